@@ -1,0 +1,22 @@
+"""schedlang: learning-rate (and other hyperparameter) schedules as exact, checked programs.
+
+    import schedlang
+    prog = schedlang.compile("warmup(linear, 500) >> cosine(1e-3, 1e-4, 500)")
+    prog["lr"](250)          # 0.0005
+
+See ``docs/`` for the language, the standard library and the presets.
+"""
+
+from .errors import SchedlangError
+from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
+from .schedule_algebra import t
+
+__all__ = ["Program", "Schedule", "SchedlangError", "compile", "equivalent", "load", "t"]
+__version__ = "0.1.0"
+
+
+def equivalent(a, b, **options):
+    """Whether two schedules are the same function of the step (see ``schedlang.verify``)."""
+    from .verify import equivalent as _equivalent
+
+    return _equivalent(a, b, **options)

@@ -1,0 +1,159 @@
+"""The closed-form check (SPEC §4), on the sympy tree alone.
+
+It runs on whatever expression a ``Schedule`` holds, so schedules built
+through the Python API are held to the same rules as parsed files: only ``t``
+and declared parameters may be free, only functions with a branch-free torch
+equivalent may appear, and once every parameter is bound the value must be
+finite at every step ``t >= 0``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.logic.boolalg import Boolean
+
+from .errors import SchedlangError, Span
+from .schedule_algebra import t
+from .special import restart_index
+
+#: Every function a schedule may use: each has a branch-free torch spelling.
+ALLOWED = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.floor, sp.ceiling,
+           sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.Mod, restart_index)
+_STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCondPair,
+              Relational, sp.And, sp.Or, sp.Not)
+
+
+def check_closed_form(expr: sp.Basic, allowed_symbols, span: Span | None = None, what: str = "schedule"):
+    """Refuse anything but arithmetic, the allowed functions, ``t`` and the parameters."""
+    allowed_symbols = set(allowed_symbols) | {t}
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Symbol):
+            if node not in allowed_symbols:
+                raise SchedlangError(f"the {what} depends on '{node}', which is neither the step t "
+                                     "nor a declared parameter", span,
+                                     hint="declare it with `param " + str(node) + ": float`")
+        elif node in (sp.zoo, sp.oo, -sp.oo, sp.nan):
+            raise SchedlangError(f"the {what} has a value that is not finite ({node})", span,
+                                 hint="look for a division by zero or log(0)")
+        elif node.is_Number or node in (sp.pi, sp.E) or isinstance(node, (Boolean, *_STRUCTURE)):
+            continue
+        elif isinstance(node, sp.Expr) and isinstance(node, ALLOWED):
+            continue
+        else:
+            name = getattr(node.func, "__name__", type(node).__name__)
+            raise SchedlangError(f"the {what} uses {name}, which has no closed form for lazy "
+                                 "devices", span)
+
+
+def first_nonfinite_step(expr: sp.Expr, limit: int | None = None) -> int | None:
+    """The smallest step where a fully bound schedule is not finite, if there is one.
+
+    Each branch of a ``Piecewise`` is examined only on the steps where it is
+    selected.  Hazards (a zero denominator, a negative ``sqrt``/``log``
+    argument, ``Mod`` by zero) are solved for exactly where sympy can; where
+    it cannot, the steps from 0 to ``limit`` are sampled.
+    """
+    candidates = []
+    for hazard, domain in _hazards(expr, sp.Interval(0, sp.oo)):
+        step = _first_integer_where(hazard, domain, limit)
+        if step is not None:
+            candidates.append(step)
+    return min(candidates) if candidates else None
+
+
+def _hazards(expr, domain):
+    """(condition under which the value breaks, set of t where that part is used)."""
+    if isinstance(expr, sp.Piecewise):
+        remaining = domain
+        for branch, cond in expr.args:
+            where = _condition_set(cond)
+            here = remaining if where is None else sp.Intersection(remaining, where)
+            yield from _hazards(branch, here)
+            if where is None:
+                # A condition we cannot turn into a set of steps (it has parameters):
+                # keep the whole domain for later branches, which is the safe side.
+                continue
+            remaining = sp.Complement(remaining, where)
+            if remaining is sp.S.EmptySet:
+                return
+        return
+    if isinstance(expr, (Relational, Boolean)) and not isinstance(expr, sp.Expr):
+        return
+    if isinstance(expr, sp.Pow):
+        base, exponent = expr.args
+        if exponent.is_number and exponent.is_negative:
+            yield sp.Eq(base, 0), domain
+        if not (exponent.is_integer or (exponent.is_number and exponent.is_integer)):
+            yield sp.Lt(base, 0), domain
+    elif isinstance(expr, sp.log):
+        yield sp.Le(expr.args[0], 0), domain
+    elif isinstance(expr, sp.Mod):
+        yield sp.Eq(expr.args[1], 0), domain
+    for arg in expr.args:
+        if isinstance(arg, sp.Basic):
+            yield from _hazards(arg, domain)
+
+
+def _condition_set(cond):
+    if cond == sp.true:
+        return sp.Interval(0, sp.oo)
+    if cond.free_symbols - {t}:
+        return None
+    try:
+        return cond.as_set()
+    except (NotImplementedError, TypeError, ValueError):
+        return None
+
+
+def _first_integer_where(hazard, domain, limit):
+    if hazard == sp.false or domain is sp.S.EmptySet or hazard.free_symbols - {t}:
+        return None
+    if t not in hazard.free_symbols:
+        return _first_integer_in(domain) if hazard == sp.true else None
+    try:
+        solved = sp.solveset(hazard, t, domain=sp.S.Reals)
+    except (NotImplementedError, TypeError, ValueError):
+        solved = None
+    if solved is not None and not isinstance(solved, (sp.ConditionSet, sp.ImageSet)) and \
+            not solved.has(sp.ConditionSet, sp.ImageSet):
+        return _first_integer_in(sp.Intersection(solved, domain))
+    return _sample(hazard, domain, limit)
+
+
+def _first_integer_in(s):
+    s = sp.Intersection(s, sp.Interval(0, sp.oo))
+    if s is sp.S.EmptySet:
+        return None
+    if isinstance(s, sp.FiniteSet):
+        ints = sorted(int(x) for x in s if x.is_integer)
+        return ints[0] if ints else None
+    if isinstance(s, sp.Interval):
+        start = sp.ceiling(s.inf)
+        if start == s.inf and s.left_open:
+            start += 1
+        if start in s:
+            return int(start)
+        return None
+    if isinstance(s, sp.Union):
+        found = [_first_integer_in(part) for part in s.args]
+        found = [f for f in found if f is not None]
+        return min(found) if found else None
+    return _sample_set(s)
+
+
+def _sample_set(s, count: int = 2000):
+    for step in range(count):
+        if sp.Integer(step) in s:
+            return step
+    return None
+
+
+def _sample(hazard, domain, limit):
+    for step in range(min(limit or 2000, 2000)):
+        if sp.Integer(step) not in domain:
+            continue
+        value = hazard.subs(t, step)
+        if value == sp.true:
+            return step
+    return None

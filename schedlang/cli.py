@@ -1,0 +1,205 @@
+"""``schedlang`` on the command line.
+
+Every subcommand turns a ``SchedlangError`` into a caret diagnostic on stderr
+and exit status 2; no user error ever shows a traceback.  Heavy imports
+(torch, matplotlib) happen inside the subcommands that need them, so
+``schedlang check`` stays quick and never imports torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import SchedlangError
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    try:
+        return args.run(args) or EXIT_OK
+    except SchedlangError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:  # e.g. `schedlang eval ... | head`
+        return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own usage errors: exit 2, no traceback either
+        self.print_usage(sys.stderr)
+        print(f"schedlang: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="schedlang", description="Exact, checked learning-rate schedules.")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def command(name, run, help_text):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(run=run)
+        return sub
+
+    def with_defines(sub):
+        sub.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                         help="bind a parameter (repeatable)")
+        return sub
+
+    sub = with_defines(command("check", _check, "parse and check a .sched file; summarise it"))
+    sub.add_argument("file")
+    sub.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    sub = with_defines(command("eval", _eval, "print schedule values at a range of steps"))
+    sub.add_argument("file")
+    sub.add_argument("--steps", default=None, metavar="START:STOP:STEP",
+                     help="steps to show (STOP excluded); default: 11 points across the schedule")
+    sub.add_argument("--csv", action="store_true", help="comma-separated output")
+    sub.add_argument("--schedule", action="append", metavar="NAME", help="only these schedules")
+
+    sub = with_defines(command("plot", _plot, "plot every schedule in a file"))
+    sub.add_argument("file")
+    sub.add_argument("-o", "--output", help="image file (PNG, SVG, PDF); without it, plot in the terminal")
+    sub.add_argument("--steps", default=None, metavar="START:STOP[:STEP]")
+    sub.add_argument("--log", action="store_true", help="logarithmic value axis")
+
+    sub = with_defines(command("compile", _compile, "write a standalone Python module"))
+    sub.add_argument("file")
+    sub.add_argument("--target", choices=("python", "torch", "cerebras"), default="python")
+    sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--class-name", default=None, help="scheduler class name (torch, cerebras)")
+
+    return parser
+
+
+def defines(args) -> dict[str, str]:
+    values = {}
+    for item in args.defines:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise SchedlangError(f"-D expects NAME=VALUE, got {item!r}", hint="e.g. -D total=10000")
+        values[name.strip()] = value.strip()
+    return values
+
+
+def load_program(args):
+    from .program import load
+
+    return load(args.file, defines(args))
+
+
+def parse_steps(text: str | None, program) -> range:
+    if text is None:
+        return default_steps(program)
+    parts = text.split(":")
+    try:
+        numbers = [int(p.replace("_", "")) if p.strip() else None for p in parts]
+    except ValueError:
+        raise SchedlangError(f"--steps expects START:STOP:STEP with whole numbers, got {text!r}") from None
+    if len(numbers) == 1 and numbers[0] is not None:
+        return range(numbers[0], numbers[0] + 1)
+    if len(numbers) not in (2, 3):
+        raise SchedlangError(f"--steps expects START:STOP:STEP, got {text!r}")
+    start = numbers[0] or 0
+    stop = numbers[1] if numbers[1] is not None else default_steps(program).stop
+    step = numbers[2] if len(numbers) == 3 and numbers[2] is not None else 1
+    if start < 0 or step <= 0:
+        raise SchedlangError(f"--steps needs START >= 0 and STEP > 0, got {text!r}")
+    return range(start, stop, step)
+
+
+def default_steps(program, points: int = 10) -> range:
+    """0 to just past the longest finite schedule (or 1000), in ``points`` steps."""
+    ends = [s.duration for s in program if isinstance(s.duration, int)]
+    end = max(ends) if ends else 1000
+    step = max(1, end // points)
+    return range(0, end + step + 1, step)
+
+
+def _check(args) -> int:
+    from .analysis import summarise
+
+    program = load_program(args)
+    report = summarise(program)
+    print(report.text)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.strict and report.warnings:
+        print(f"error: {len(report.warnings)} warning(s) with --strict", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _eval(args) -> int:
+    program = load_program(args)
+    names = args.schedule or list(program.schedules)
+    schedules = [program[n] for n in names]
+    steps = parse_steps(args.steps, program)
+    columns = [s.values(steps) for s in schedules]
+    if args.csv:
+        print(",".join(["step", *names]))
+        for i, step in enumerate(steps):
+            print(",".join([str(step), *(repr(c[i]) for c in columns)]))
+        return EXIT_OK
+    width = max(len(str(steps[-1])) if len(steps) else 4, 4)
+    print("step".rjust(width) + "".join(f"  {n:>14}" for n in names))
+    for i, step in enumerate(steps):
+        print(str(step).rjust(width) + "".join(f"  {c[i]:>14.8g}" for c in columns))
+    return EXIT_OK
+
+
+def _plot(args) -> int:
+    from .plot import plot
+
+    program = load_program(args)
+    steps = parse_steps(args.steps, program)
+    out = plot(program, steps, output=args.output, log=args.log)
+    if args.output:
+        print(f"wrote {out}")
+    else:
+        print(out)
+    return EXIT_OK
+
+
+def _compile(args) -> int:
+    from .backends.emit import emit
+
+    program = load_program(args)
+    source_name = Path(args.file).name
+    text = emit(program, args.target, source_name=source_name, class_name=args.class_name)
+    if args.output:
+        write_atomically(Path(args.output), text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file and a rename: a failure leaves no half-written file."""
+    import os
+    import tempfile
+
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise SchedlangError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The plain-Python target: the reference every other backend is tested against.
+
+A sympy ``PythonCodePrinter`` with the few changes exactness needs: ``floor``
+and ``Mod`` of whole numbers become ``//`` and ``%`` on Python ints (never a
+float division that can land a hair below a step boundary), integer bases of
+powers become floats (``10 ** t`` must not grow a huge int), and the cycle
+index of cosine restarts is computed with integers.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+from .base import GeneratedModule, ModuleSpec, header
+
+RESTART_INDEX_HELPER = '''\
+def _restart_index(t, first, mult):
+    """Index of the restart cycle holding step t (cycle i lasts first * mult**i steps)."""
+    index, start, length = 0, 0, first
+    while start + length <= t:
+        start, length, index = start + length, length * mult, index + 1
+    return index
+'''
+
+
+def integer_ratio(expr: sp.Expr):
+    """``(numerator, denominator)`` when ``expr`` is a ratio of whole-number expressions."""
+    numerator, denominator = sp.fraction(sp.together(expr))
+    if numerator.is_integer and denominator.is_integer:
+        return numerator, denominator
+    return None
+
+
+class ReferencePrinter(PythonCodePrinter):
+    """sympy to Python using ``math`` only."""
+
+    def __init__(self):
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+        self.uses_restart_index = False
+
+    def _print_floor(self, expr):
+        ratio = integer_ratio(expr.args[0])
+        if ratio is not None:
+            numerator, denominator = ratio
+            if denominator == 1:
+                return f"({self._print(numerator)})"
+            return f"(({self._print(numerator)}) // ({self._print(denominator)}))"
+        return f"math.floor({self._print(expr.args[0])})"
+
+    def _print_ceiling(self, expr):
+        ratio = integer_ratio(expr.args[0])
+        if ratio is not None:
+            numerator, denominator = ratio
+            return f"(-((-({self._print(numerator)})) // ({self._print(denominator)})))"
+        return f"math.ceil({self._print(expr.args[0])})"
+
+    def _print_Mod(self, expr):
+        a, b = expr.args
+        return f"(({self._print(a)}) % ({self._print(b)}))"
+
+    def _print_Pow(self, expr, rational=False):
+        base, exponent = expr.args
+        if base.is_Integer and not exponent.is_number:
+            return f"{float(base)!r}**({self._print(exponent)})"
+        return super()._print_Pow(expr, rational=rational)
+
+    def _print_Rational(self, expr):
+        return f"({expr.p}/{expr.q})"
+
+    def _print_Piecewise(self, expr):
+        # Branches are tried in order; the last one is the default whatever its condition,
+        # because schedlang only builds Piecewise whose branches cover every step.
+        *head, last = expr.args
+        out = self._print(last.expr)
+        for branch in reversed(head):
+            out = f"(({self._print(branch.expr)}) if ({self._print(branch.cond)}) else {out})"
+        return out
+
+    def _print_restart_index(self, expr):
+        self.uses_restart_index = True
+        return f"_restart_index({', '.join(self._print(a) for a in expr.args)})"
+
+
+def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:
+    """``def name(t, *, p=default, ...): return <expr>``."""
+    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
+                   for p in params)
+    signature = f"def {name}(t{', *' + args if args else ''}):"
+    renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
+                             if p.py_name != p.symbol.name})
+    return f"{signature}\n    return {printer.doprint(renamed)}\n"
+
+
+def generate(spec: ModuleSpec) -> GeneratedModule:
+    """A standalone module defining one function per schedule and ``SCHEDULES``."""
+    printer = ReferencePrinter()
+    bodies = [function_source(s.py_name, s.expr, spec.params, printer) for s in spec.schedules]
+    parts = [header(spec, "python"), "import math\n"]
+    if printer.uses_restart_index:
+        parts.append("\n" + RESTART_INDEX_HELPER)
+    parts.extend("\n\n" + body for body in bodies)
+    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
+    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
+    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})

@@ -1,0 +1,121 @@
+"""Every user-facing failure is a ``SchedlangError`` that points into the source.
+
+A message alone is not enough to fix a schedule: the user needs the file, the
+line and column, the offending text underlined and, where we can guess, a
+hint.  This module owns the one ``Span`` type and the one renderer, so every
+stage (parser, lowering, checks, CLI) reports errors the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+_SNIPPET_WIDTH = 100
+
+
+@dataclass(frozen=True)
+class Source:
+    """The text of one schedule file and the name to show for it."""
+
+    text: str
+    filename: str = "<string>"
+
+    def line(self, lineno: int) -> str:
+        lines = self.text.splitlines()
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of a source: 1-based line and column, end exclusive."""
+
+    source: Source
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def at_offset(cls, source: Source, offset: int, length: int = 1) -> Span:
+        before = source.text[:offset]
+        line = before.count("\n") + 1
+        column = offset - (before.rfind("\n") + 1) + 1
+        return cls(source, line, column, line, column + max(length, 1))
+
+    def to(self, other: Span | None) -> Span:
+        """The span from the start of ``self`` to the end of ``other``."""
+        if other is None:
+            return self
+        return Span(self.source, self.line, self.column, other.end_line, other.end_column)
+
+    @property
+    def location(self) -> str:
+        return f"{self.source.filename}:{self.line}:{self.column}"
+
+    def snippet(self) -> str:
+        text = self.source.line(self.line).expandtabs(1)
+        if self.end_line == self.line:
+            width = max(self.end_column - self.column, 1)
+        else:
+            width = max(len(text) - self.column + 1, 1)
+        column = self.column
+        if len(text) > _SNIPPET_WIDTH:  # show a window of a long line around the culprit
+            start = max(0, min(column - 1 - _SNIPPET_WIDTH // 2, len(text) - _SNIPPET_WIDTH))
+            text = ("..." if start else "") + text[start:start + _SNIPPET_WIDTH] + "..."
+            column = column - start + (3 if start else 0)
+            width = min(width, _SNIPPET_WIDTH - (column - 1) + 3)
+        gutter = f"{self.line:>4} | "
+        pad = " " * (len(gutter) - 2) + "| "
+        return f"{gutter}{text}\n{pad}{' ' * (column - 1)}{'^' * width}"
+
+
+class SchedlangError(Exception):
+    """A problem in a schedule that the user can fix.
+
+    ``str()`` renders ``file:line:col: error: message``, the source line with a
+    caret under the culprit, and a hint when there is one.
+    """
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    @property
+    def filename(self) -> str | None:
+        return self.span.source.filename if self.span else None
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    @property
+    def column(self) -> int | None:
+        return self.span.column if self.span else None
+
+    def with_span(self, span: Span | None) -> SchedlangError:
+        """Attach a location to an error raised where none was known."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def __str__(self) -> str:
+        head = f"{self.span.location}: error: {self.message}" if self.span else f"error: {self.message}"
+        parts = [head]
+        if self.span is not None:
+            parts.append(self.span.snippet())
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+def did_you_mean(name: str, known) -> str | None:
+    """A 'did you mean' hint naming the closest known name, if any is close."""
+    matches = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.6)
+    if not matches:
+        lowered = {k.lower(): k for k in known}
+        if name.lower() in lowered:
+            matches = [lowered[name.lower()]]
+    return f"did you mean '{matches[0]}'?" if matches else None

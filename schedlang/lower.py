@@ -1,0 +1,548 @@
+"""``ir.Module`` to sympy: names resolved, calls checked, ``>>`` and ``for`` given meaning.
+
+Lowering is the one place that knows both the source spans and the sympy
+forms, so every error about *what* a program says (unknown names, wrong
+arguments, a warmup with nothing after it, something after an infinite
+schedule) is raised here, at the culprit's span.  Checks that need the whole
+expression (closed form, finiteness, bound durations) run afterwards in
+``check`` on the sympy tree alone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from . import ir, stdlib
+from .errors import SchedlangError, Span, did_you_mean
+from .schedule_algebra import Segment, combine, hold_for, sequence, t
+from .stdlib import REQUIRED, Builtin, Warmup
+
+PARAM_TYPES = ("int", "float")
+
+#: Time units (Composer style) and the parameter each one needs to become steps.
+TIME_UNITS = {
+    "ba": (None, "batches, i.e. optimizer steps"),
+    "ep": ("steps_per_epoch", "epochs"),
+    "dur": ("max_duration", "fractions of the whole run"),
+    "sp": ("batch_size", "samples"),
+    "tok": ("tokens_per_batch", "tokens"),
+}
+
+
+@dataclass(frozen=True)
+class Cond:
+    """A condition: a sympy boolean (``true``/``false`` literals included)."""
+
+    value: sp.Basic
+
+
+@dataclass(frozen=True)
+class ListValue:
+    items: tuple
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Text:
+    value: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """A user ``def``: substituted at each call; never recursive."""
+
+    node: ir.Def
+
+
+@dataclass
+class ParamInfo:
+    """A declared parameter: its symbol, type, default, constraint and source span."""
+
+    name: str
+    type: str
+    symbol: sp.Symbol
+    default: sp.Expr | None
+    where: sp.Basic | None
+    span: Span
+
+
+@dataclass
+class Lowered:
+    """What lowering found in a file, still symbolic in every parameter."""
+
+    params: dict[str, ParamInfo]
+    schedules: dict[str, tuple[Segment, Span]]
+    durations: list[tuple[sp.Expr, Span]] = field(default_factory=list)
+
+
+def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
+    if type_ == "int":
+        return sp.Symbol(name, integer=True, positive=True) if positive else sp.Symbol(
+            name, integer=True, nonnegative=True)
+    return sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
+
+
+def lower(module: ir.Module) -> Lowered:
+    return _Lowerer(module).run()
+
+
+class _Lowerer:
+    def __init__(self, module: ir.Module):
+        self.module = module
+        self.env: dict[str, object] = {}
+        self.defined_at: dict[str, Span] = {}
+        self.params: dict[str, ParamInfo] = {}
+        self.schedules: dict[str, tuple[Segment, Span]] = {}
+        self.durations: list[tuple[sp.Expr, Span]] = []
+        self.calling: list[str] = []  # user functions being expanded, to refuse recursion
+        self.scopes: list[dict[str, object]] = []
+
+    # -- statements ------------------------------------------------------------------
+
+    def run(self) -> Lowered:
+        statements = self.module.statements
+        later = {s.name: s.span for s in statements if hasattr(s, "name")}
+        self.later = later
+        for stmt in statements:
+            if stmt.name in self.env or stmt.name in self.defined_at:
+                raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
+                                     hint=f"first defined at {self.defined_at[stmt.name].location}")
+            if stmt.name == "t":
+                raise SchedlangError("'t' is the step and cannot be redefined", stmt.span)
+            if isinstance(stmt, ir.Param):
+                self._param(stmt)
+            elif isinstance(stmt, ir.Let):
+                self.env[stmt.name] = self.value(stmt.value)
+            elif isinstance(stmt, ir.Def):
+                self.env[stmt.name] = Function(stmt)
+            else:
+                value = self.value(stmt.value)
+                segment = self.schedule_value(value, stmt.value, "a schedule")
+                self.schedules[stmt.name] = (segment, stmt.span)
+                self.env[stmt.name] = segment
+            self.defined_at[stmt.name] = stmt.span
+        if not self.schedules:
+            raise SchedlangError("the file defines no schedule", self.module.span,
+                                 hint="add `schedule lr = ...`")
+        return Lowered(self.params, self.schedules, self.durations)
+
+    def _param(self, stmt: ir.Param) -> None:
+        if stmt.type not in PARAM_TYPES:
+            raise SchedlangError(f"unknown parameter type '{stmt.type}'", stmt.type_span,
+                                 hint="use int (whole numbers, e.g. steps) or float")
+        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name)
+        symbol = param_symbol(stmt.name, stmt.type, positive)
+        default = None
+        if stmt.default is not None:
+            default = self.constant(stmt.default, "a parameter default")
+        self.env[stmt.name] = Segment(symbol)
+        where = None
+        if stmt.where is not None:
+            where = self.condition(stmt.where)
+        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, where, stmt.span)
+
+    # -- values ----------------------------------------------------------------------
+
+    def value(self, node: ir.Node):
+        method = getattr(self, f"_{type(node).__name__.lower()}")
+        return method(node)
+
+    def _number(self, node: ir.Number):
+        return Segment(sp.Rational(node.value.numerator, node.value.denominator))
+
+    def _duration(self, node: ir.Duration):
+        param, meaning = TIME_UNITS[node.unit]
+        amount = sp.Rational(node.value.numerator, node.value.denominator)
+        if node.unit != "dur" and node.value.denominator != 1:
+            raise SchedlangError(f"'{node.text}' is not a whole number of {meaning}", node.span,
+                                 hint="only 'dur' takes fractions, e.g. 0.3dur")
+        if param is None:
+            return Segment(amount)
+        if param not in self.params:
+            raise SchedlangError(f"'{node.text}' counts {meaning}, but the file declares no "
+                                 f"'{param}' parameter", node.span,
+                                 hint=f"add `param {param}: int` (a value in steps)")
+        scale = self.params[param].symbol
+        steps = amount * scale if node.unit in ("ep", "dur") else amount / scale
+        return Segment(sp.floor(steps))
+
+    def _string(self, node: ir.String):
+        return Text(node.value)
+
+    def _bool(self, node: ir.Bool):
+        return Cond(sp.true if node.value else sp.false)
+
+    def _list(self, node: ir.List):
+        return ListValue(tuple(self.value(i) for i in node.items), tuple(i.span for i in node.items))
+
+    def _name(self, node: ir.Name):
+        if node.id == "t":
+            return Segment(t)
+        for scope in reversed(self.scopes):
+            if node.id in scope:
+                return scope[node.id]
+        if node.id in self.env:
+            found = self.env[node.id]
+            if isinstance(found, Function):
+                raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
+                                     hint=f"{node.id}({', '.join(found.node.params)})")
+            return found
+        if node.id in stdlib.CONSTANTS:
+            return Segment(stdlib.CONSTANTS[node.id])
+        if node.id in stdlib.SCHEDULES or node.id in stdlib.MATH:
+            raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
+                                 hint=f"e.g. {_signature(node.id)}")
+        raise self.unknown(node)
+
+    def unknown(self, node: ir.Name) -> SchedlangError:
+        if node.id in stdlib.DATA_DEPENDENT:
+            return SchedlangError(f"a schedule cannot depend on '{node.id}'", node.span,
+                                  hint=stdlib.DATA_DEPENDENT[node.id])
+        if node.id in self.later:
+            return SchedlangError(f"'{node.id}' is used before it is defined", node.span,
+                                  hint=f"it is defined at {self.later[node.id].location}; "
+                                       "move that definition up")
+        if "." in node.id:
+            from .presets import PRESETS
+
+            known = PRESETS.keys()
+        else:
+            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t",
+                     *(k for s in self.scopes for k in s)]
+        hint = did_you_mean(node.id, known)
+        if hint is None and "." not in node.id:
+            hint = "schedules may use t, parameters, let-names and the standard library"
+        return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint)
+
+    def _binop(self, node: ir.BinOp):
+        left = self.schedule_value(self.value(node.left), node.left, "a number")
+        right = self.schedule_value(self.value(node.right), node.right, "a number")
+        a, b = left.held(), right.held()
+        if node.op == "+":
+            expr = a + b
+        elif node.op == "-":
+            expr = a - b
+        elif node.op == "*":
+            expr = a * b
+        elif node.op == "/":
+            if b == 0:
+                raise SchedlangError("division by zero", node.right.span)
+            expr = a / b
+        else:
+            if a == 0 and b.is_number and b.is_negative:
+                raise SchedlangError("zero to a negative power", node.span)
+            expr = a**b
+        return Segment(expr, combine(left, right))
+
+    def _unary(self, node: ir.Unary):
+        operand = self.schedule_value(self.value(node.operand), node.operand, "a number")
+        return operand if node.op == "+" else Segment(-operand.expr, operand.duration)
+
+    def _compare(self, node: ir.Compare):
+        ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
+        exprs = [self.schedule_value(self.value(o), o, "a number").held() for o in node.operands]
+        parts = [ops[op](a, b) for op, a, b in zip(node.ops, exprs, exprs[1:])]
+        return Cond(sp.And(*parts))
+
+    def _boolop(self, node: ir.BoolOp):
+        left, right = self.condition(node.left), self.condition(node.right)
+        return Cond(sp.And(left, right) if node.op == "and" else sp.Or(left, right))
+
+    def _not(self, node: ir.Not):
+        return Cond(sp.Not(self.condition(node.operand)))
+
+    def _if(self, node: ir.If):
+        cond = self.condition(node.cond)
+        then = self.schedule_value(self.value(node.then), node.then, "a number")
+        other = self.schedule_value(self.value(node.other), node.other, "a number")
+        if cond == sp.true:
+            return then
+        if cond == sp.false:
+            return other
+        expr = sp.Piecewise((then.held(), cond), (other.held(), True))
+        return Segment(expr, combine(then, other, Segment(sp.Piecewise((0, cond), (1, True)))))
+
+    def _for(self, node: ir.For):
+        body = self.schedule_value(self.value(node.body), node.body, "a schedule")
+        steps = self.steps(node.steps)
+        return hold_for(body, steps)
+
+    def _seq(self, node: ir.Seq):
+        parts = _flatten_seq(node)
+        values = [(self.value(p), p) for p in parts]
+        segments: list[tuple[Segment, ir.Node]] = []
+        for i, (value, part) in enumerate(values):
+            if isinstance(value, Warmup):
+                if i + 1 == len(values):
+                    raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
+                                         "warms up to", part.span)
+                following, following_node = values[i + 1]
+                target = self.schedule_value(following, following_node, "a schedule")
+                value = self.warmup_segment(value, target.start_value(), part)
+            segments.append((self.schedule_value(value, part, "a schedule"), part))
+        result, _ = segments[0]
+        for segment, part in segments[:-1]:
+            if segment.duration is None:
+                raise SchedlangError("nothing can follow an infinite schedule", part.span,
+                                     hint="give it a length with `for N`, e.g. `(...) for 1000`")
+        for segment, _ in segments[1:]:
+            result = sequence(result, segment)
+        return result
+
+    def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
+        if warm.shape == "exp" and not (warm.start.is_positive and target.is_positive):
+            raise SchedlangError("an exp warmup needs a positive start and a positive target",
+                                 node.span, hint="give start=..., e.g. warmup(exp, 500, start=1e-6)")
+        return warm.ramp_to(target)
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _call(self, node: ir.Call):
+        name = node.func.id
+        # Calls look up functions only: `param warmup` does not hide `warmup(...)`.
+        found = self.env.get(name)
+        if isinstance(found, Function):
+            return self.call_user(found, node)
+        if name == "exp" and len(node.args) == 1 and not node.keywords:
+            return self.call_math(node)
+        if name in stdlib.MATH:
+            return self.call_math(node)
+        if name in stdlib.SCHEDULES:
+            return self.call_builtin(stdlib.SCHEDULES[name], node)
+        if "." in name:
+            from .presets import PRESETS, Rejected
+
+            preset = PRESETS.get(name)
+            if isinstance(preset, Rejected):
+                raise SchedlangError(f"{name} is not a closed-form schedule", node.func.span,
+                                     hint=preset.reason)
+            if preset is not None:
+                return self.call_builtin(preset, node)
+        if name in stdlib.CONSTANTS or name == "t" or name in self.env or \
+                any(name in s for s in self.scopes):
+            raise SchedlangError(f"'{name}' is not a function", node.func.span)
+        raise self.unknown(node.func)
+
+    def call_math(self, node: ir.Call):
+        name = node.func.id
+        if node.keywords:
+            raise SchedlangError(f"{name}() takes no keyword arguments", node.keywords[0].span)
+        arity = stdlib.MATH_ARITY[name]
+        count = len(node.args)
+        if (arity is None and count < 2) or (arity is not None and count != arity):
+            want = "at least 2 arguments" if arity is None else f"{arity} argument" + "s" * (arity > 1)
+            raise SchedlangError(f"{name}() takes {want}, got {count}", node.span,
+                                 hint=f"e.g. {_signature(name)}")
+        args = [self.schedule_value(self.value(a), a, "a number") for a in node.args]
+        return Segment(stdlib.MATH[name](*(a.held() for a in args)), combine(*args))
+
+    def call_builtin(self, builtin: Builtin, node: ir.Call):
+        spec = {a.name: a for a in builtin.args}
+        if len(node.args) > len(builtin.args):
+            extra = node.args[len(builtin.args)]
+            raise SchedlangError(f"{builtin.name}() takes at most {len(builtin.args)} arguments, "
+                                 f"got {len(node.args)}", extra.span,
+                                 hint=f"signature: {builtin.signature()}")
+        given: dict[str, ir.Node] = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+        for kw in node.keywords:
+            if kw.name not in spec:
+                hint = did_you_mean(kw.name, spec) or f"signature: {builtin.signature()}"
+                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span, hint=hint)
+            if kw.name in given:
+                raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
+            given[kw.name] = kw.value
+        kwargs = {}
+        for arg in builtin.args:
+            if arg.name not in given:
+                if arg.default is REQUIRED:
+                    raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
+                                         hint=f"signature: {builtin.signature()}")
+                kwargs[arg.name] = arg.default
+                continue
+            kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
+        try:
+            return builtin.build(**kwargs)
+        except stdlib.ArgumentError as exc:
+            node_of = given.get(exc.argument)
+            raise SchedlangError(exc.message, node_of.span if node_of else node.span,
+                                 hint=exc.hint) from None
+
+    def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
+        what = f"argument '{arg.name}' of {builtin.name}()"
+        if arg.kind == "shape":
+            if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
+                raise SchedlangError(f"{what} must be a warmup shape", node.span,
+                                     hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
+            return node.id
+        if arg.kind == "option":
+            if not isinstance(node, ir.String):
+                raise SchedlangError(f"{what} must be a double-quoted string", node.span,
+                                     hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
+            if node.value not in arg.choices:
+                hint = did_you_mean(node.value, arg.choices) or "one of " + ", ".join(
+                    f'"{c}"' for c in arg.choices)
+                raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
+            return node.value
+        if arg.kind == "flag":
+            value = self.value(node)
+            if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
+                raise SchedlangError(f"{what} must be true or false", node.span)
+            return value.value == sp.true
+        if arg.kind == "steps":
+            return self.steps(node)
+        if arg.kind == "const":
+            return self.constant(node, what)
+        if arg.kind == "values":
+            value = self.value(node)
+            if not isinstance(value, ListValue) or not value.items:
+                raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
+            items = []
+            for item, item_node in zip(value.items, _list_nodes(node, value)):
+                items.append(self._constant_of(item, item_node, f"an item of {arg.name}"))
+            return items
+        value = self.value(node)
+        if arg.kind == "schedule":
+            segment = self.schedule_value(value, node, "a schedule")
+            if builtin.name in ("repeat", "cycle", "stretch") and segment.duration is None \
+                    and builtin.name != "stretch":
+                raise SchedlangError(f"{what} must be a finite schedule", node.span,
+                                     hint="give it a length with `for N`")
+            return segment
+        return self.schedule_value(value, node, "a number").held()
+
+    def call_user(self, function: Function, node: ir.Call):
+        fdef = function.node
+        if fdef.name in self.calling:
+            raise SchedlangError(f"'{fdef.name}' calls itself; functions cannot be recursive",
+                                 node.span, hint="write the closed form, e.g. with ** or floor")
+        if len(node.args) > len(fdef.params):
+            raise SchedlangError(f"{fdef.name}() takes {len(fdef.params)} arguments, got "
+                                 f"{len(node.args)}", node.args[len(fdef.params)].span)
+        bound = {p: self.value(a) for p, a in zip(fdef.params, node.args)}
+        for kw in node.keywords:
+            if kw.name not in fdef.params:
+                raise SchedlangError(f"{fdef.name}() has no parameter '{kw.name}'", kw.span,
+                                     hint=did_you_mean(kw.name, fdef.params))
+            if kw.name in bound:
+                raise SchedlangError(f"{fdef.name}() got '{kw.name}' twice", kw.span)
+            bound[kw.name] = self.value(kw.value)
+        missing = [p for p in fdef.params if p not in bound]
+        if missing:
+            raise SchedlangError(f"{fdef.name}() is missing '{missing[0]}'", node.span,
+                                 hint=f"{fdef.name}({', '.join(fdef.params)})")
+        self.calling.append(fdef.name)
+        self.scopes.append(bound)
+        try:
+            return self.value(fdef.body)
+        finally:
+            self.scopes.pop()
+            self.calling.pop()
+
+    # -- coercions -------------------------------------------------------------------
+
+    def schedule_value(self, value, node: ir.Node, expected: str) -> Segment:
+        if isinstance(value, Segment):
+            return value
+        if isinstance(value, Warmup):
+            raise SchedlangError("warmup(...) only makes sense right before `>>`", node.span,
+                                 hint="e.g. warmup(linear, 500) >> cosine(1e-3, 1e-5, 9500)")
+        raise SchedlangError(f"expected {expected}, got {_kind(value)}", node.span)
+
+    def condition(self, node: ir.Node) -> sp.Basic:
+        value = self.value(node)
+        if not isinstance(value, Cond):
+            raise SchedlangError(f"expected a condition, got {_kind(value)}", node.span,
+                                 hint="e.g. t < 1000, or two conditions joined by and / or")
+        return value.value
+
+    def constant(self, node: ir.Node, what: str) -> sp.Expr:
+        return self._constant_of(self.value(node), node, what)
+
+    def _constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
+        segment = self.schedule_value(value, node, "a number")
+        if segment.depends_on_step:
+            raise SchedlangError(f"{what} cannot depend on the step t", node.span)
+        return segment.expr
+
+    def steps(self, node: ir.Node) -> sp.Expr:
+        value = self.value(node)
+        segment = self.schedule_value(value, node, "a number of steps")
+        if segment.depends_on_step:
+            raise SchedlangError("a duration cannot depend on the step t", node.span)
+        expr = segment.expr
+        if expr.is_number:
+            _check_steps(expr, node.span)
+        self.durations.append((expr, node.span))
+        return expr
+
+
+def _check_steps(expr: sp.Expr, span: Span) -> None:
+    """A bound duration must be a positive whole number of steps."""
+    if expr in (sp.oo, sp.zoo, sp.nan) or not expr.is_finite:
+        raise SchedlangError("a duration must be a finite number of steps", span)
+    if not expr.is_integer:
+        value = float(expr)
+        raise SchedlangError(f"a duration must be a whole number of steps, not {_show(value)}", span,
+                             hint=f"round it, e.g. {math.floor(value)} or {math.ceil(value)}")
+    if expr <= 0:
+        raise SchedlangError(f"a duration must be positive, not {expr}", span)
+
+
+def check_steps(expr: sp.Expr, span: Span) -> None:
+    _check_steps(expr, span)
+
+
+def _show(value: float) -> str:
+    return f"{value:g}"
+
+
+def _says_positive(node: ir.Node, name: str) -> bool:
+    """Whether a `where` clause states ``name > 0`` (or ``0 < name``), directly or in an `and`."""
+    if isinstance(node, ir.BoolOp) and node.op == "and":
+        return _says_positive(node.left, name) or _says_positive(node.right, name)
+    if isinstance(node, ir.Compare) and len(node.ops) == 1:
+        left, right = node.operands
+        zero = Fraction(0)
+        if node.ops[0] == ">" and isinstance(left, ir.Name) and left.id == name:
+            return isinstance(right, ir.Number) and right.value >= zero
+        if node.ops[0] == "<" and isinstance(right, ir.Name) and right.id == name:
+            return isinstance(left, ir.Number) and left.value >= zero
+    return False
+
+
+def _flatten_seq(node: ir.Node) -> list[ir.Node]:
+    parts = []
+    while isinstance(node, ir.Seq):
+        parts.append(node.then)
+        node = node.first
+    parts.append(node)
+    return parts[::-1]
+
+
+def _list_nodes(node: ir.Node, value: ListValue):
+    return node.items if isinstance(node, ir.List) else [node] * len(value.items)
+
+
+def _kind(value) -> str:
+    if isinstance(value, ListValue):
+        return "a list"
+    if isinstance(value, Text):
+        return "a string"
+    if isinstance(value, Cond):
+        return "a condition"
+    if isinstance(value, Warmup):
+        return "a warmup"
+    return "a number"
+
+
+def _signature(name: str) -> str:
+    if name in stdlib.SCHEDULES:
+        return stdlib.SCHEDULES[name].signature()
+    arity = stdlib.MATH_ARITY.get(name)
+    if arity is None:
+        return f"{name}(a, b)"
+    return f"{name}({', '.join('xyz'[:arity])})"

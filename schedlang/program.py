@@ -1,0 +1,282 @@
+"""The Python API: ``compile``/``load`` give a ``Program`` of ``Schedule`` objects.
+
+A program stays symbolic in its parameters (so a scheduler class can take
+them as constructor arguments) and also knows their bound values (defaults,
+overridden by ``params=``), which is what ``Schedule.expr``, ``__call__`` and
+the checks use.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from pathlib import Path
+
+import sympy as sp
+
+from . import check
+from .codegen import python as python_codegen
+from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, mangle, number_literal
+from .codegen.load import load as load_generated
+from .errors import SchedlangError, Span, did_you_mean
+from .lower import Lowered, ParamInfo, check_steps, lower
+from .parser import parse
+from .schedule_algebra import Segment, t
+
+
+def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
+    """Parse, lower and check a schedule program; ``params`` bind declared parameters."""
+    return Program(lower(parse(source, filename)), params or {})
+
+
+def load(path: str | Path, params: dict | None = None) -> Program:
+    """``compile`` the file at ``path``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return compile(data, params, filename=str(path))
+
+
+def to_number(value, name: str = "value") -> sp.Expr:
+    """A user-supplied number as an exact sympy number (``0.1`` is ``1/10``); never evaluated."""
+    if isinstance(value, bool):
+        raise SchedlangError(f"{name} must be a number, not {value}")
+    if isinstance(value, sp.Basic):
+        if not value.is_number:
+            raise SchedlangError(f"{name} must be a number, not {value}")
+        return value
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, (float, str, Fraction)):
+        try:
+            fraction = Fraction(str(value).strip().replace("_", "")) if not isinstance(
+                value, Fraction) else value
+        except (ValueError, ZeroDivisionError):
+            raise SchedlangError(f"{name} must be a number, not {value!r}",
+                                 hint="write it like 500, 0.1 or 3e-4") from None
+        return sp.Rational(fraction.numerator, fraction.denominator)
+    raise SchedlangError(f"{name} must be a number, not {type(value).__name__}")
+
+
+class Program:
+    """The schedules of one file, their parameters and the values bound to them."""
+
+    def __init__(self, lowered: Lowered, given: dict):
+        self.params: dict[str, ParamInfo] = lowered.params
+        self._lowered = lowered
+        self.values: dict[str, sp.Expr] = self._bind(given)
+        self.schedules: dict[str, Schedule] = {
+            name: Schedule(name, segment, self, span)
+            for name, (segment, span) in lowered.schedules.items()
+        }
+        self._check()
+
+    # -- binding ---------------------------------------------------------------------
+
+    def _bind(self, given: dict) -> dict[str, sp.Expr]:
+        for name in given:
+            if name not in self.params:
+                raise SchedlangError(f"the file has no parameter '{name}'",
+                                     hint=did_you_mean(name, self.params) or
+                                     ("it declares " + ", ".join(self.params) if self.params
+                                      else "it declares no parameters"))
+        values: dict[str, sp.Expr] = {}
+        substitutions = {}
+        for name, info in self.params.items():
+            if name in given:
+                value = to_number(given[name], f"parameter '{name}'")
+            elif info.default is not None:
+                value = info.default.xreplace(substitutions)
+            else:
+                continue
+            if info.type == "int" and value.is_number and not value.is_integer:
+                raise SchedlangError(f"parameter '{name}' is an int, not {float(value):g}", info.span)
+            values[name] = value
+            substitutions[info.symbol] = value
+        for name, info in self.params.items():
+            if info.where is None:
+                continue
+            verdict = info.where.xreplace(substitutions)
+            if verdict == sp.false:
+                shown = ", ".join(f"{n} = {_show(v)}" for n, v in values.items()
+                                  if self.params[n].symbol in info.where.free_symbols)
+                raise SchedlangError(f"parameter '{name}' must satisfy {info.where} ({shown})",
+                                     info.span)
+        return values
+
+    @property
+    def substitutions(self) -> dict[sp.Symbol, sp.Expr]:
+        return {self.params[n].symbol: v for n, v in self.values.items()}
+
+    @property
+    def unbound(self) -> list[str]:
+        return [n for n in self.params if n not in self.values]
+
+    @property
+    def constraints(self) -> list[sp.Basic]:
+        """Declared ``where`` clauses and the positivity of every duration, in the symbols."""
+        found = [info.where for info in self.params.values() if info.where is not None]
+        found += [sp.Gt(d, 0) for d, _ in self._lowered.durations if d.free_symbols]
+        return found
+
+    # -- checks ----------------------------------------------------------------------
+
+    def _check(self) -> None:
+        symbols = [info.symbol for info in self.params.values()]
+        for schedule in self.schedules.values():
+            check.check_closed_form(schedule.segment.held(), symbols, schedule.span)
+        substitutions = self.substitutions
+        for duration, span in self._lowered.durations:
+            bound = duration.xreplace(substitutions)
+            if bound.is_number:
+                check_steps(bound, span)
+        for schedule in self.schedules.values():
+            if schedule.is_bound:
+                step = check.first_nonfinite_step(schedule.expr)
+                if step is not None:
+                    raise SchedlangError(f"schedule '{schedule.name}' is not finite at step {step}",
+                                         schedule.span,
+                                         hint="a division by zero, or sqrt/log of a negative "
+                                              "number or zero, at that step")
+
+    # -- access ----------------------------------------------------------------------
+
+    def __getitem__(self, name: str) -> Schedule:
+        try:
+            return self.schedules[name]
+        except KeyError:
+            raise SchedlangError(f"no schedule named '{name}'",
+                                 hint=did_you_mean(name, self.schedules) or
+                                 "the file defines " + ", ".join(self.schedules)) from None
+
+    def __iter__(self):
+        return iter(self.schedules.values())
+
+    def __len__(self) -> int:
+        return len(self.schedules)
+
+    def module_spec(self, source_name: str | None = None, bind_all: bool = False) -> ModuleSpec:
+        """The checked input of every code generator: schedules symbolic in the parameters.
+
+        Bound values become the parameters' defaults; ``bind_all`` substitutes them instead.
+        """
+        params = []
+        if not bind_all:
+            for name, info in self.params.items():
+                value = self.values.get(name)
+                params.append(ParamSpec(name, mangle(name), info.symbol,
+                                        None if value is None else number_literal(value)))
+        schedules = []
+        for schedule in self.schedules.values():
+            expr = schedule.expr if bind_all else schedule.segment.held()
+            schedules.append(ScheduleSpec(schedule.name, mangle(schedule.name), expr))
+        return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename)
+
+    @property
+    def filename(self) -> str:
+        first = next(iter(self.schedules.values()))
+        return first.span.source.filename if first.span else "<string>"
+
+    def python_source(self, source_name: str | None = None) -> str:
+        return python_codegen.generate(self.module_spec(source_name)).source
+
+    def scheduler_class(self, name: str = "Scheduler", target: str = "torch", **options):
+        """A ``torch.optim.lr_scheduler.LRScheduler`` subclass setting every schedule of the file."""
+        from .backends.scheduler import scheduler_class
+
+        return scheduler_class(self, name, target=target, **options)
+
+    @functools.cached_property
+    def _reference(self):
+        module = python_codegen.generate(self.module_spec(bind_all=True))
+        return load_generated(module, "schedlang_reference")
+
+
+class Schedule:
+    """One named schedule: its symbolic form, its bound form and fast evaluation."""
+
+    def __init__(self, name: str, segment: Segment, program: Program | None, span: Span | None):
+        self.name = name
+        self.segment = segment
+        self.program = program
+        self.span = span
+
+    def __repr__(self) -> str:
+        return f"<Schedule {self.name}: {self.expr}>"
+
+    @functools.cached_property
+    def expr(self) -> sp.Expr:
+        """The value as a sympy expression in ``schedlang.t``, bound parameters substituted."""
+        held = self.segment.held()
+        return held.xreplace(self.program.substitutions) if self.program else held
+
+    @property
+    def symbolic_expr(self) -> sp.Expr:
+        """The value with every parameter left as a symbol."""
+        return self.segment.held()
+
+    @functools.cached_property
+    def duration(self):
+        """Whole steps (int), a sympy expression of unbound parameters, or None for infinity."""
+        d = self.segment.duration
+        if d is None:
+            return None
+        if self.program:
+            d = d.xreplace(self.program.substitutions)
+        return int(d) if d.is_Integer else d
+
+    @property
+    def is_bound(self) -> bool:
+        return not (self.expr.free_symbols - {t})
+
+    def _require_bound(self):
+        missing = sorted(str(s) for s in self.expr.free_symbols - {t})
+        if missing:
+            raise SchedlangError(
+                f"schedule '{self.name}' needs a value for parameter '{missing[0]}'",
+                self.program.params[missing[0]].span if self.program and missing[0] in
+                self.program.params else self.span,
+                hint=f"pass params={{'{missing[0]}': ...}} or -D {missing[0]}=...")
+
+    @functools.cached_property
+    def _function(self):
+        self._require_bound()
+        return getattr(self.program._reference, mangle(self.name))
+
+    def __call__(self, step) -> float:
+        """The value at ``step`` (a whole number >= 0), from the plain-Python reference."""
+        if isinstance(step, bool) or not isinstance(step, int):
+            if isinstance(step, float) and step.is_integer():
+                step = int(step)
+            elif hasattr(step, "__index__"):
+                step = step.__index__()
+            else:
+                raise SchedlangError(f"a step is a whole number >= 0, not {step!r}")
+        if step < 0:
+            raise SchedlangError(f"a step is a whole number >= 0, not {step}")
+        return float(self._function(step))
+
+    def values(self, steps) -> list[float]:
+        function = self._function
+        return [float(function(int(s))) for s in steps]
+
+    def torch(self, steps, dtype=None):
+        """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
+        from .backends.torch_eval import evaluate
+
+        return evaluate(self, steps, dtype=dtype)
+
+    @property
+    def breakpoints(self) -> list:
+        """The steps where the formula changes branch, as far as they are known."""
+        return sorted({c.rhs for c in self.expr.atoms(sp.StrictLessThan) if c.lhs == t
+                       and c.rhs.is_number}, key=float)
+
+
+def _show(value: sp.Expr) -> str:
+    return str(int(value)) if value.is_Integer else f"{float(value):g}"
+
+
+

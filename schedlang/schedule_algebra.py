@@ -1,0 +1,144 @@
+"""The meaning of a schedule (SPEC §1) as sympy: local steps, holding, sequencing.
+
+A ``Segment`` is a formula in the local step ``t`` plus a duration (``None`` for
+infinity).  Everything else in schedlang is built from three operations here:
+``held`` (a finite segment keeps its end value ``f(n)`` from ``t = n`` on),
+``sequence`` (``a >> b``: ``b`` sees its own local step from 0) and
+``combine`` (the duration of an arithmetic mix of segments).  Conditions are
+kept in the canonical form ``t < c`` so later stages (printers, verification)
+can read the breakpoints straight off the tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.core.relational import Relational
+
+#: The step symbol: a whole number >= 0.  Every schedule is a function of it.
+t = sp.Symbol("t", integer=True, nonnegative=True)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A formula of the local step and how many steps it lasts (``None``: forever)."""
+
+    expr: sp.Expr
+    duration: sp.Expr | None = None
+
+    @property
+    def finite(self) -> bool:
+        return self.duration is not None
+
+    @property
+    def depends_on_step(self) -> bool:
+        return t in self.expr.free_symbols
+
+    def start_value(self) -> sp.Expr:
+        return at(self.expr, 0)
+
+    def end_value(self) -> sp.Expr:
+        """``f(n)``: the value a finite segment holds after its last step."""
+        assert self.duration is not None
+        return at(self.expr, self.duration)
+
+    def held(self) -> sp.Expr:
+        """The value at every step t >= 0, holding ``f(n)`` from ``t = n`` on."""
+        if self.duration is None or not self.depends_on_step:
+            return self.expr
+        n = self.duration
+        if isinstance(self.expr, sp.Piecewise) and _all_before(self.expr, n):
+            # The branches already cover [0, n): extend the list instead of nesting it.
+            *head, (last, _) = self.expr.args
+            return sp.Piecewise(*head, (last, sp.Lt(t, n)), (self.end_value(), True))
+        return sp.Piecewise((self.expr, sp.Lt(t, n)), (self.end_value(), True))
+
+
+def _all_before(expr: sp.Piecewise, n) -> bool:
+    """Whether every branch but the last reads ``t < c`` with ``c <= n`` provably."""
+    for _, cond in expr.args[:-1]:
+        if not (isinstance(cond, sp.StrictLessThan) and cond.lhs == t
+                and (n - cond.rhs).is_nonnegative):
+            return False
+    last = expr.args[-1].cond
+    return last == sp.true or (isinstance(last, sp.StrictLessThan) and last.lhs == t
+                                and (n - last.rhs).is_nonnegative)
+
+
+def at(expr: sp.Expr, step) -> sp.Expr:
+    """The formula at one step (a number or a symbolic offset), conditions kept canonical."""
+    return canonical(expr.subs(t, step))
+
+
+def shifted(expr: sp.Expr, offset) -> sp.Expr:
+    """``expr`` seen from a segment that starts at global step ``offset``."""
+    if offset == 0 or t not in expr.free_symbols:
+        return expr
+    return canonical(expr.subs(t, t - offset))
+
+
+def canonical(expr: sp.Expr) -> sp.Expr:
+    """Rewrite every comparison that is linear in t with unit slope as ``t < c`` etc."""
+    if not expr.has(Relational):
+        return expr
+    return expr.replace(lambda e: isinstance(e, Relational), _canonical_relation)
+
+
+def _canonical_relation(rel: Relational):
+    if t not in rel.free_symbols or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
+                                                          sp.StrictGreaterThan, sp.GreaterThan)):
+        return rel
+    diff = sp.expand(rel.lhs - rel.rhs)
+    slope = diff.coeff(t)
+    rest = diff - slope * t
+    if t in rest.free_symbols or slope not in (1, -1):
+        return rel
+    if slope == 1:  # t + rest  op  0   ->   t op -rest
+        return rel.func(t, -rest)
+    flipped = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+               sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[rel.func]
+    return flipped(t, rest)
+
+
+def sequence(first: Segment, then: Segment) -> Segment:
+    """``first >> then``; ``first`` must be finite (the caller reports it otherwise)."""
+    assert first.duration is not None
+    n = first.duration
+    value = sp.Piecewise((first.expr, sp.Lt(t, n)), (shifted(then.held(), n), True))
+    duration = None if then.duration is None else n + then.duration
+    return Segment(_flatten(value), duration)
+
+
+def _flatten(expr: sp.Expr) -> sp.Expr:
+    """Merge a Piecewise whose last branch is itself a Piecewise into one list of branches.
+
+    Sequencing nests to the right; a flat list of ``t < c_i`` branches is both
+    what people read in ``schedlang show`` and what the printers turn into one
+    chain of ``where``.
+    """
+    if not isinstance(expr, sp.Piecewise):
+        return expr
+    *head, (last_expr, last_cond) = expr.args
+    if last_cond == sp.true and isinstance(last_expr, sp.Piecewise):
+        return sp.Piecewise(*head, *last_expr.args)
+    return expr
+
+
+def combine(*segments: Segment) -> sp.Expr | None:
+    """The duration of a value computed pointwise from several segments.
+
+    Finite segments set it (the longest one wins); segments constant in ``t``
+    (numbers, parameters) are neutral; one that changes forever makes it infinite.
+    """
+    finite = [s.duration for s in segments if s.duration is not None]
+    if any(s.duration is None and s.depends_on_step for s in segments):
+        return None
+    if not finite:
+        return None
+    return finite[0] if len(finite) == 1 else sp.Max(*finite)
+
+
+def hold_for(body: Segment, steps) -> Segment:
+    """``body for steps``: cut or held to exactly ``steps`` steps."""
+    return Segment(body.held(), steps)

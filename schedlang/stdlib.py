@@ -1,0 +1,295 @@
+"""The standard library: core schedules, extra built-ins and math functions.
+
+Each entry is a tiny pure function from checked arguments to a ``Segment``
+(optax's style: small constructors, composed by ``>>``).  Its ``Signature``
+says what kind each argument must be, so wrong arities, unknown keywords and
+a list where a number belongs are reported at the argument, before the
+function runs.  Formulas are in the docstrings; ``docs/stdlib.md`` lists them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .schedule_algebra import Segment, at, t
+from .special import restart_index, restart_start
+
+REQUIRED = object()
+THREE_TENTHS = sp.Rational(3, 10)
+
+
+class ArgumentError(Exception):
+    """Raised by a builtin about one of its arguments; lowering adds the argument's span."""
+
+    def __init__(self, argument: str, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.argument, self.message, self.hint = argument, message, hint
+
+# Argument kinds:
+#   value    - a number or schedule (its held formula is used)
+#   steps    - a duration: constant in t, a positive whole number once bound
+#   const    - a number constant in t (e.g. a power, a ratio)
+#   values   - a list of numbers constant in t
+#   schedule - a schedule, finite or not
+#   shape    - a bare warmup shape name: linear, cosine, exp
+#   option   - a double-quoted string from a fixed set
+#   flag     - true or false
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    kind: str
+    default: object = REQUIRED
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    args: tuple[Arg, ...]
+    build: Callable[..., object]
+    variadic: bool = False  # min/max take any number (>= 2) of values
+
+    @property
+    def doc(self) -> str:
+        return (self.build.__doc__ or "").strip()
+
+    def signature(self) -> str:
+        if self.variadic:
+            return f"{self.name}(a, b, ...)"
+        parts = [a.name if a.default is REQUIRED else f"{a.name}={_show_default(a.default)}"
+                 for a in self.args]
+        return f"{self.name}({', '.join(parts)})"
+
+
+def _show_default(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return "none" if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class Warmup:
+    """``warmup(shape, n, start)``: a ramp whose target is the next segment's start value."""
+
+    shape: str
+    steps: sp.Expr
+    start: sp.Expr
+
+    def ramp_to(self, target: sp.Expr) -> Segment:
+        n, start = self.steps, self.start
+        if self.shape == "linear":
+            expr = start + (target - start) * t / n
+        elif self.shape == "cosine":
+            expr = target + (start - target) * (1 + sp.cos(sp.pi * t / n)) / 2
+        else:  # exp: geometric from start to target; both must be positive
+            expr = start * (target / start) ** (t / n)
+        return Segment(expr, n)
+
+
+# -- core schedules (SPEC §3) ----------------------------------------------------------
+
+
+def constant(v, n=None):
+    """``v``; forever, or for ``n`` steps when ``n`` is given."""
+    return Segment(v, n)
+
+
+def linear(v0, v1, n):
+    """``v0 + (v1 - v0) * t / n`` for ``n`` steps, then ``v1``."""
+    return Segment(v0 + (v1 - v0) * t / n, n)
+
+
+def cosine(v0, v1, n):
+    """``v1 + (v0 - v1) * (1 + cos(pi * t / n)) / 2`` for ``n`` steps, then ``v1``."""
+    return Segment(v1 + (v0 - v1) * (1 + sp.cos(sp.pi * t / n)) / 2, n)
+
+
+def poly(v0, v1, n, power=1):
+    """``(v0 - v1) * (1 - t / n) ** power + v1`` for ``n`` steps, then ``v1``."""
+    return Segment((v0 - v1) * (1 - t / n) ** power + v1, n)
+
+
+def exp_decay(v0, rate, n, staircase=False):
+    """``v0 * rate ** (t / n)`` forever (``floor(t / n)`` in the exponent when staircase)."""
+    exponent = sp.floor(t / n) if staircase else t / n
+    return Segment(v0 * rate**exponent)
+
+
+def step(v0, gamma, every):
+    """``v0 * gamma ** floor(t / every)`` forever."""
+    return Segment(v0 * gamma ** sp.floor(t / every))
+
+
+def multistep(v0, gamma, milestones):
+    """``v0 * gamma ** k`` where ``k`` counts the milestones ``<= t`` (repeats count twice)."""
+    if all(m.is_number for m in milestones):
+        ordered = sorted(milestones)
+        branches = [(v0 * gamma**i, sp.Lt(t, m)) for i, m in enumerate(ordered)]
+        return Segment(sp.Piecewise(*branches, (v0 * gamma ** len(ordered), True)))
+    count = sum((sp.Piecewise((1, sp.Ge(t, m)), (0, True)) for m in milestones), sp.Integer(0))
+    return Segment(v0 * gamma**count)
+
+
+def piecewise(values, milestones):
+    """``values[i]`` from milestone ``i-1`` (inclusive) to milestone ``i``; the last value forever."""
+    if len(values) != len(milestones) + 1:
+        raise ArgumentError("values", f"piecewise() needs one more value than milestones; got "
+                            f"{len(values)} values and {len(milestones)} milestones")
+    branches = [(v, sp.Lt(t, m)) for v, m in zip(values, milestones)]
+    return Segment(sp.Piecewise(*branches, (values[-1], True)))
+
+
+def warmup(shape, n, start=0):
+    """Ramp from ``start`` to the start value of the segment after ``>>`` over ``n`` steps."""
+    return Warmup(shape, n, start)
+
+
+# -- more built-ins ---------------------------------------------------------------------
+
+
+def inverse_sqrt(v0, n=1):
+    """``v0`` for ``t < n``, then ``v0 * sqrt(n / t)`` forever (transformer-style decay)."""
+    return Segment(sp.Piecewise((v0, sp.Lt(t, n)), (v0 * sp.sqrt(n / t), True)))
+
+
+def cosine_restarts(v0, v1, period, mult=1):
+    """SGDR: cosine from ``v0`` to ``v1`` over ``period`` steps, restarting forever.
+
+    Cycle ``i`` lasts ``period * mult**i`` steps (``mult`` a whole number >= 1);
+    within it ``v1 + (v0 - v1) * (1 + cos(pi * t_i / T_i)) / 2``.
+    """
+    if mult == 1:
+        local, length = sp.Mod(t, period), period
+    else:
+        index = restart_index(t, period, mult)
+        local, length = t - restart_start(index, period, mult), period * mult**index
+    return Segment(v1 + (v0 - v1) * (1 + sp.cos(sp.pi * local / length)) / 2)
+
+
+def cyclic(lo, hi, up, down=None, mode="triangular", gamma=1):
+    """Triangle waves between ``lo`` and ``hi`` (torch's CyclicLR): ``up`` steps up, ``down`` down.
+
+    ``triangular2`` halves the height every cycle; ``exp_range`` scales it by ``gamma ** t``.
+    """
+    down = up if down is None else down
+    total = up + down
+    local = sp.Mod(t, total)
+    fraction = sp.Piecewise((local / up, sp.Le(local, up)), ((total - local) / down, True))
+    if mode == "triangular":
+        scale = 1
+    elif mode == "triangular2":
+        scale = sp.Rational(1, 2) ** sp.floor(t / total)
+    else:
+        scale = gamma**t
+    return Segment(lo + (hi - lo) * fraction * scale)
+
+
+def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10_000,
+             anneal="cos", three_phase=False):
+    """One cycle (torch's OneCycleLR) over ``n`` steps: ``peak/div`` up to ``peak``, then down.
+
+    Phase ends are ``pct_start*n - 1`` (and ``2*pct_start*n - 2`` with three phases) and
+    ``n - 1``; each phase interpolates by cosine (``anneal="cos"``) or linearly.  After
+    ``n - 1`` it holds ``peak / (div_factor * final_div_factor)``.
+    """
+    initial = peak / div_factor
+    low = initial / final_div_factor
+    end0 = pct_start * n - 1
+    if three_phase:
+        phases = [(0, end0, initial, peak), (end0, 2 * pct_start * n - 2, peak, initial),
+                  (2 * pct_start * n - 2, n - 1, initial, low)]
+    else:
+        phases = [(0, end0, initial, peak), (end0, n - 1, peak, low)]
+
+    def ramp(begin, end, a, b):
+        pct = (t - begin) / (end - begin)
+        if anneal == "cos":
+            return b + (a - b) / 2 * (1 + sp.cos(sp.pi * pct))
+        return (b - a) * pct + a
+
+    branches = [(ramp(*phase), sp.Le(t, phase[1])) for phase in phases]
+    return Segment(sp.Piecewise(*branches, (low, True)))
+
+
+def repeat(schedule: Segment, times=None):
+    """Play a finite schedule ``times`` times (forever without ``times``); then hold its end."""
+    d = schedule.duration
+    once = at(schedule.expr, sp.Mod(t, d))
+    if times is None:
+        return Segment(once)
+    return Segment(sp.Piecewise((once, sp.Lt(t, d * times)), (schedule.end_value(), True)), d * times)
+
+
+def cycle(schedule: Segment):
+    """Repeat a finite schedule forever (``repeat`` without a count)."""
+    return repeat(schedule)
+
+
+def stretch(schedule: Segment, factor):
+    """Run a schedule ``factor`` times slower: ``s(t / factor)``; durations scale by ``factor``."""
+    duration = None if schedule.duration is None else schedule.duration * factor
+    return Segment(at(schedule.expr, t / factor), duration)
+
+
+# -- math functions (SPEC §2) -----------------------------------------------------------
+
+
+def clamp(x, lo, hi):
+    """``min(max(x, lo), hi)``."""
+    return sp.Min(sp.Max(x, lo), hi)
+
+
+MATH = {
+    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
+    "floor": sp.floor, "ceil": sp.ceiling, "abs": sp.Abs, "min": sp.Min, "max": sp.Max,
+    "clamp": clamp,
+}
+MATH_ARITY = {name: 1 for name in MATH} | {"min": None, "max": None, "clamp": 3}
+CONSTANTS = {"pi": sp.pi, "e": sp.E}
+
+
+def _b(name, build, *args, **kw) -> Builtin:
+    return Builtin(name, tuple(args), build, **kw)
+
+
+V, S = "value", "steps"
+SCHEDULES = {b.name: b for b in [
+    _b("constant", constant, Arg("v", V), Arg("n", S, None)),
+    _b("linear", linear, Arg("v0", V), Arg("v1", V), Arg("n", S)),
+    _b("cosine", cosine, Arg("v0", V), Arg("v1", V), Arg("n", S)),
+    _b("poly", poly, Arg("v0", V), Arg("v1", V), Arg("n", S), Arg("power", "const", 1)),
+    _b("exp", exp_decay, Arg("v0", V), Arg("rate", V), Arg("n", S), Arg("staircase", "flag", False)),
+    _b("step", step, Arg("v0", V), Arg("gamma", V), Arg("every", S)),
+    _b("multistep", multistep, Arg("v0", V), Arg("gamma", V), Arg("milestones", "values")),
+    _b("piecewise", piecewise, Arg("values", "values"), Arg("milestones", "values")),
+    _b("warmup", warmup, Arg("shape", "shape"), Arg("n", S), Arg("start", V, 0)),
+    _b("inverse_sqrt", inverse_sqrt, Arg("v0", V), Arg("n", S, 1)),
+    _b("cosine_restarts", cosine_restarts, Arg("v0", V), Arg("v1", V), Arg("period", S),
+       Arg("mult", "const", 1)),
+    _b("cyclic", cyclic, Arg("lo", V), Arg("hi", V), Arg("up", S), Arg("down", S, None),
+       Arg("mode", "option", "triangular", ("triangular", "triangular2", "exp_range")),
+       Arg("gamma", V, 1)),
+    _b("onecycle", onecycle, Arg("peak", V), Arg("n", S), Arg("pct_start", "const", sp.Rational(3, 10)),
+       Arg("div_factor", "const", 25), Arg("final_div_factor", "const", 10_000),
+       Arg("anneal", "option", "cos", ("cos", "linear")), Arg("three_phase", "flag", False)),
+    _b("repeat", repeat, Arg("schedule", "schedule"), Arg("times", S, None)),
+    _b("cycle", cycle, Arg("schedule", "schedule")),
+    _b("stretch", stretch, Arg("schedule", "schedule"), Arg("factor", "const")),
+]}
+
+WARMUP_SHAPES = ("linear", "cosine", "exp")
+
+#: Names a schedule can never depend on, with the reason shown to the user.
+DATA_DEPENDENT = {
+    name: "a schedule is a closed-form function of the step; it cannot depend on values "
+          "known only while training runs"
+    for name in ("loss", "lr", "metric", "metrics", "val_loss", "grad", "grad_norm", "accuracy",
+                 "epoch_loss", "prev", "previous", "last_lr", "value", "plateau")
+}
