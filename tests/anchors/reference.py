@@ -94,10 +94,14 @@ SOURCES: dict[str, dict] = {
         # pure-python wheel; pin the target anyway so the host python does not matter
         "pip_flags": ["--only-binary=:all:", "--python-version", "3.11"],
         "files": {
-            "composer/optim/scheduler.py": "df207a00dc04f2d431e75dc14747d2f0819173baad9aae7a3fb29ce987dbd5ad",
-            "composer/core/time.py": "3bffaa575f81dd439f6476e93c04f016c09d02502734f41629ad52ccbb29fc15",
-            "composer/core/serializable.py": "9b99b5da6f129bd9c434d6e73176d0cb3209b043e2c98238cffeb7a6115d7497",
-            "composer/utils/string_enum.py": "df7a6cdce123a918232ee1fb047acdecd062917de31055390835261481ff35b0",
+            "composer/optim/scheduler.py":
+                "df207a00dc04f2d431e75dc14747d2f0819173baad9aae7a3fb29ce987dbd5ad",
+            "composer/core/time.py":
+                "3bffaa575f81dd439f6476e93c04f016c09d02502734f41629ad52ccbb29fc15",
+            "composer/core/serializable.py":
+                "9b99b5da6f129bd9c434d6e73176d0cb3209b043e2c98238cffeb7a6115d7497",
+            "composer/utils/string_enum.py":
+                "df7a6cdce123a918232ee1fb047acdecd062917de31055390835261481ff35b0",
         },
     },
     "cerebras_pytorch": {
@@ -107,9 +111,12 @@ SOURCES: dict[str, dict] = {
                       "--implementation", "cp", "--abi", "cp311",
                       "--platform", "manylinux2014_x86_64"],
         "files": {
-            "cerebras/pytorch/optim/scheduler.py": "a9f0116d75d062983fcfd63155e3e99bd0b800e4f2fe65b7555e5ce62fdb4932",
-            "cerebras/pytorch/optim/lr_scheduler.py": "563aef8056a2d2470a2635eed8a081ecd44b4933b5ae1a0c27a4e03afe297d27",
-            "cerebras/pytorch/optim/weight_decay_scheduler.py": "86d0e6c4397dbb5a6f9d8275b5d4ee8191f5d9dc18f11e80ddd7247a3256c49a",
+            "cerebras/pytorch/optim/scheduler.py":
+                "a9f0116d75d062983fcfd63155e3e99bd0b800e4f2fe65b7555e5ce62fdb4932",
+            "cerebras/pytorch/optim/lr_scheduler.py":
+                "563aef8056a2d2470a2635eed8a081ecd44b4933b5ae1a0c27a4e03afe297d27",
+            "cerebras/pytorch/optim/weight_decay_scheduler.py":
+                "86d0e6c4397dbb5a6f9d8275b5d4ee8191f5d9dc18f11e80ddd7247a3256c49a",
         },
     },
 }
@@ -117,7 +124,7 @@ SOURCES: dict[str, dict] = {
 _MANIFEST = "MANIFEST.json"
 _AUTO_FETCH_TIMEOUT = 10.0  # seconds per network operation when a value function fetches on demand
 _lock = threading.RLock()
-_failed_fetch: dict[str, str] = {}  # cache dir -> reason: one failed automatic fetch per process, then no more
+_failed_fetch: dict[str, str] = {}  # cache dir -> reason: one failed automatic fetch per process
 _loaded: dict[tuple[str, str], object] = {}     # (package, cache dir) -> loaded source namespace
 
 
@@ -176,7 +183,8 @@ def _download_wheel(name: str, dest: Path, timeout: float) -> Path:
         with urllib.request.urlopen(url["url"], timeout=timeout) as resp, open(target, "wb") as fh:
             shutil.copyfileobj(resp, fh)
     except Exception as exc:  # noqa: BLE001 - any failure means "unavailable"
-        raise AnchorUnavailable(f"no pip, and PyPI download of {spec['requirement']} failed: {exc!r}") from None
+        raise AnchorUnavailable(
+            f"no pip, and PyPI download of {spec['requirement']} failed: {exc!r}") from None
     if _sha256(target) != url["digests"]["sha256"]:
         raise AnchorUnavailable(f"{target.name}: checksum mismatch")
     return target
@@ -609,7 +617,8 @@ def _load_cerebras(cache_dir=None):
 def _cerebras_scheduler(ns, name: str, kwargs: dict, optimizer):
     for mod in (ns.lr_scheduler, ns.weight_decay_scheduler):
         cls = getattr(mod, name, None)
-        if inspect.isclass(cls) and issubclass(cls, ns.scheduler.Scheduler) and cls.__module__ == mod.__name__:
+        if (inspect.isclass(cls) and issubclass(cls, ns.scheduler.Scheduler)
+                and cls.__module__ == mod.__name__):
             break
     else:
         raise ValueError(f"cerebras.pytorch.optim has no scheduler class {name!r}")

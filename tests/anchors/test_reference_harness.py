@@ -93,9 +93,9 @@ TORCH = [
      "0.04 0.52 1 0.857143 0.714287 0.57143 0.428574 0.285717 0.142861 4e-06"),
     ("OneCycleLR", {"max_lr": 1.0, "total_steps": 10, "three_phase": True}, {"momentum": 0.9},
      "0.04 0.52 1 0.52 0.04 0.0361807 0.0261817 0.0138223 0.00382328 4e-06"),
-    ("SequentialLR", {"schedulers": [("LinearLR", {"start_factor": 0.25, "end_factor": 1.0, "total_iters": 4}),
-                                     ("CosineAnnealingLR", {"T_max": 6, "eta_min": 0.1})],
-                      "milestones": [4]}, None,
+    ("SequentialLR", {"schedulers": [
+        ("LinearLR", {"start_factor": 0.25, "end_factor": 1.0, "total_iters": 4}),
+        ("CosineAnnealingLR", {"T_max": 6, "eta_min": 0.1})], "milestones": [4]}, None,
      "0.25 0.4375 0.625 0.8125 1 0.939711 0.775 0.55 0.325 0.160289 0.1 0.160289"),
     ("ChainedScheduler", {"schedulers": [("ConstantLR", {"factor": 0.1, "total_iters": 2}),
                                          ("ExponentialLR", {"gamma": 0.9})]}, None,
@@ -159,7 +159,8 @@ HF = [
     ("inverse_sqrt", {"num_warmup_steps": W},
      "0 0.25 0.5 0.75 1 0.894427 0.816497 0.755929 0.707107 0.666667 0.632456 0.603023 0.57735 0.5547"),
     ("inverse_sqrt", {"num_warmup_steps": 0},
-     "1 0.99995 0.9999 0.99985 0.9998 0.99975 0.9997 0.99965 0.9996 0.99955 0.9995 0.99945 0.999401 0.999351"),
+     "1 0.99995 0.9999 0.99985 0.9998 0.99975 0.9997 0.99965 0.9996 0.99955 0.9995 0.99945 "
+     "0.999401 0.999351"),
     ("cosine_with_min_lr", {"num_warmup_steps": W, "num_training_steps": T, "min_lr_rate": 0.1},
      "0 0.25 0.5 0.75 1 0.939711 0.775 0.55 0.325 0.160289 0.1 0.160289 0.325 0.55"),
     ("cosine_warmup_with_min_lr", {"num_warmup_steps": W, "num_training_steps": T, "min_lr_rate": 0.1},
@@ -213,7 +214,8 @@ OPTAX = [
     ("piecewise_constant_schedule", {"init_value": 1.0, "boundaries_and_scales": {3: 0.5, 6: 0.1}},
      "1 1 1 0.5 0.5 0.5 0.05 0.05 0.05 0.05 0.05 0.05 0.05 0.05"),
     ("exponential_decay", {"init_value": 1.0, "transition_steps": 4, "decay_rate": 0.5},
-     "1 0.840896 0.707107 0.594604 0.5 0.420448 0.353553 0.297302 0.25 0.210224 0.176777 0.148651 0.125 0.105112"),
+     "1 0.840896 0.707107 0.594604 0.5 0.420448 0.353553 0.297302 0.25 0.210224 0.176777 0.148651 "
+     "0.125 0.105112"),
     ("exponential_decay", {"init_value": 1.0, "transition_steps": 4, "decay_rate": 0.5, "staircase": True},
      "1 1 1 1 0.5 0.5 0.5 0.5 0.25 0.25 0.25 0.25 0.125 0.125"),
     ("exponential_decay", {"init_value": 1.0, "transition_steps": 4, "decay_rate": 0.5, "transition_begin": 2,
@@ -225,8 +227,8 @@ OPTAX = [
      "1 0.925328 0.728553 0.477953 0.25 0.0952699 0.0214466 0.00144858 0 0 0 0 0 0"),
     ("warmup_constant_schedule", {"init_value": 0.0, "peak_value": 1.0, "warmup_steps": 4},
      "0 0.25 0.5 0.75 1 1 1 1 1 1 1 1 1 1"),
-    ("warmup_cosine_decay_schedule", {"init_value": 0.0, "peak_value": 1.0, "warmup_steps": 4, "decay_steps": 10,
-                                      "end_value": 0.1},
+    ("warmup_cosine_decay_schedule", {"init_value": 0.0, "peak_value": 1.0, "warmup_steps": 4,
+                                      "decay_steps": 10, "end_value": 0.1},
      "0 0.25 0.5 0.75 1 0.939711 0.775 0.55 0.325 0.160289 0.1 0.1 0.1 0.1"),
     ("warmup_exponential_decay_schedule", {"init_value": 0.0, "peak_value": 1.0, "warmup_steps": 4,
                                            "transition_steps": 2, "decay_rate": 0.5},
@@ -254,7 +256,8 @@ OPTAX = [
 ]
 
 
-@pytest.mark.parametrize(("fn", "kwargs", "expected"), OPTAX, ids=[f"{i}-{c[0]}" for i, c in enumerate(OPTAX)])
+@pytest.mark.parametrize(("fn", "kwargs", "expected"), OPTAX,
+                         ids=[f"{i}-{c[0]}" for i, c in enumerate(OPTAX)])
 def test_optax_snippet_values(fn, kwargs, expected):
     assert_row(run(R.optax_values, fn, kwargs, range(len(row(expected)))), expected)
 
@@ -284,9 +287,11 @@ COMPOSER = [  # (class, kwargs, expected) for t = 0..13, max_duration="10ba", da
     ("LinearScheduler", {"alpha_i": 0.25, "alpha_f": 1.0, "t_max": "4ba"},
      "0.25 0.4375 0.625 0.8125 1 1 1 1 1 1 1 1 1 1"),
     ("ExponentialScheduler", {"gamma": 0.5, "decay_period": "4ba"},
-     "1 0.840896 0.707107 0.594604 0.5 0.420448 0.353553 0.297302 0.25 0.210224 0.176777 0.148651 0.125 0.105112"),
+     "1 0.840896 0.707107 0.594604 0.5 0.420448 0.353553 0.297302 0.25 0.210224 0.176777 0.148651 "
+     "0.125 0.105112"),
     ("ExponentialScheduler", {"gamma": 0.5},
-     "1 0.870551 0.757858 0.659754 0.574349 0.5 0.435275 0.378929 0.329877 0.287175 0.25 0.217638 0.189465 0.164938"),
+     "1 0.870551 0.757858 0.659754 0.574349 0.5 0.435275 0.378929 0.329877 0.287175 0.25 0.217638 "
+     "0.189465 0.164938"),
     ("CosineAnnealingScheduler", {},
      "1 0.975528 0.904508 0.793893 0.654508 0.5 0.345492 0.206107 0.0954915 0.0244717 0 0 0 0"),
     ("CosineAnnealingScheduler", {"t_max": "8ba", "alpha_f": 0.1},
@@ -355,7 +360,8 @@ CEREBRAS = [  # t = 0..11, from expected_output/cerebras_cstorch.txt
      "0 0.25 0.5 0.75 1 1 1 1 1 1 1 1"),
     ("LinearLR", {"initial_learning_rate": 1.0, "end_learning_rate": 0.1, "total_iters": 8}, None,
      "1 0.8875 0.775 0.6625 0.55 0.4375 0.325 0.2125 0.1 0.1 0.1 0.1"),
-    ("LinearLR", {"initial_learning_rate": 1.0, "end_learning_rate": 0.1, "total_iters": 8, "cycle": True}, None,
+    ("LinearLR", {"initial_learning_rate": 1.0, "end_learning_rate": 0.1, "total_iters": 8, "cycle": True},
+     None,
      "1 0.8875 0.775 0.6625 0.55 0.4375 0.325 0.2125 0.1 0.1 0.1 0.1"),
     ("PolynomialLR", {"initial_learning_rate": 1.0, "end_learning_rate": 0.0, "total_iters": 8, "power": 2.0},
      None, "1 0.765625 0.5625 0.390625 0.25 0.140625 0.0625 0.015625 0 0 0 0"),
@@ -388,7 +394,8 @@ CEREBRAS = [  # t = 0..11, from expected_output/cerebras_cstorch.txt
     ("MultiplicativeLR", {"initial_learning_rate": 1.0, "coefficient": 0.9}, None,
      "1 0.9 0.81 0.729 0.6561 0.59049 0.531441 0.478297 0.430467 0.38742 0.348678 0.31381"),
     ("LambdaLR", {"initial_learning_rate": 1.0}, None,
-     "0 0.0316667 0.0601667 0.0857375 0.108601 0.128963 0.147018 0.162945 0.176912 0.189075 0.199579 0.20856"),
+     "0 0.0316667 0.0601667 0.0857375 0.108601 0.128963 0.147018 0.162945 0.176912 0.189075 0.199579 "
+     "0.20856"),
     ("CosineAnnealingWarmRestarts", {"initial_learning_rate": 1.0, "T_0": 4}, None,  # 2.10.0 bug after T_0
      "1 0.853553 0.5 0.146447 1 1 1 1 0 0 0 0"),
     ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "step_size_up": 2, "step_size_down": 4}, None,
@@ -433,7 +440,8 @@ def test_cerebras_consensus_modelzoo_milestones_and_sparse_steps():
     # no milestones: ModelZoo derives cumsum(total_iters[:-1]) = [4]
     got = run(R.cerebras_values, "SequentialLR", {"schedulers": children}, range(13))
     assert_row(got, CONSENSUS)
-    explicit = run(R.cerebras_values, "SequentialLR", {"schedulers": children, "milestones": [4]}, [12, 5, 0, 5])
+    explicit = run(R.cerebras_values, "SequentialLR", {"schedulers": children, "milestones": [4]},
+                   [12, 5, 0, 5])
     assert explicit == [got[12], got[5], got[0], got[5]]
     # the same through the weight-decay twins (generic argument names)
     wd_children = [("LinearWD", {"initial_val": 0.0, "end_val": 1.0, "total_iters": 4}),
@@ -455,7 +463,8 @@ def test_cerebras_quirks_and_isolation():
     assert v != 0.1 + 0.9 * (1 + math.cos(math.pi / 8)) / 2 and v == pytest.approx(0.965746, rel=1e-6)
     # neither the import stubs nor the loaded source modules are left in sys.modules
     run(R.composer_values, "ConstantScheduler", {}, [0])
-    loaded = {id(m) for ns in R._loaded.values() for m in vars(ns).values() if isinstance(m, types.ModuleType)}
+    loaded = {id(m) for ns in R._loaded.values() for m in vars(ns).values()
+              if isinstance(m, types.ModuleType)}
     assert loaded
     for name, mod in list(sys.modules.items()):
         assert id(mod) not in loaded, name
@@ -474,8 +483,8 @@ def test_sambaflow_documented_formulas():
                [0.5 * (1 + math.cos(math.pi / 6)), 0.0, 0.0])
     assert_row(R.sambaflow_values("polynomial_decay_schedule_with_warmup", kw, range(12)),
                "0 0.25 0.5 0.75 1 0.833333 0.666667 0.5 0.333333 0.166667 0 0")
-    assert_row(R.sambaflow_values("polynomial_decay_schedule_with_warmup", {**kw, "learning_rate": 2.0,
-                                                                           "end_lr_ratio": 0.5}, [4, 7, 10, 99]),
+    poly = {**kw, "learning_rate": 2.0, "end_lr_ratio": 0.5}
+    assert_row(R.sambaflow_values("polynomial_decay_schedule_with_warmup", poly, [4, 7, 10, 99]),
                [2.0, 1.5, 1.0, 1.0])
     assert R.sambaflow_values("fixed_lr", {"learning_rate": 3e-4}, [0, 5, 1000]) == [3e-4] * 3
     with pytest.raises(ValueError, match="unknown"):
