@@ -125,6 +125,9 @@ class _Lowerer:
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
+        for stmt in statements:
+            if isinstance(stmt, ir.Param) and stmt.where is not None:
+                self.params[stmt.name].where = self.condition(stmt.where)
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
@@ -140,10 +143,8 @@ class _Lowerer:
         if stmt.default is not None:
             default = self.constant(stmt.default, "a parameter default")
         self.env[stmt.name] = Segment(symbol)
-        where = None
-        if stmt.where is not None:
-            where = self.condition(stmt.where)
-        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, where, stmt.span)
+        # The `where` clause may name parameters declared further down: see run().
+        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, None, stmt.span)
 
     # -- values ----------------------------------------------------------------------
 
@@ -307,9 +308,8 @@ class _Lowerer:
         found = self.env.get(name)
         if isinstance(found, Function):
             return self.call_user(found, node)
-        if name == "exp" and len(node.args) == 1 and not node.keywords:
-            return self.call_math(node)
-        if name in stdlib.MATH:
+        # `exp(x)` is the math function; `exp(v0, rate, n)` the decay schedule.
+        if name in stdlib.MATH and (name != "exp" or (len(node.args) == 1 and not node.keywords)):
             return self.call_math(node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
@@ -361,7 +361,7 @@ class _Lowerer:
                 if arg.default is REQUIRED:
                     raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
                                          hint=f"signature: {builtin.signature()}")
-                kwargs[arg.name] = arg.default
+                kwargs[arg.name] = sp.Integer(arg.default) if type(arg.default) is int else arg.default
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
         try:

@@ -190,8 +190,9 @@ class Program:
 
     @functools.cached_property
     def _reference(self):
-        module = python_codegen.generate(self.module_spec(bind_all=True))
-        return load_generated(module, "schedlang_reference")
+        # The very module `schedlang compile --target python` writes, so the in-process
+        # reference and the standalone file agree to the last bit.
+        return load_generated(python_codegen.generate(self.module_spec()), "schedlang_reference")
 
 
 class Schedule:
@@ -271,8 +272,12 @@ class Schedule:
     @property
     def breakpoints(self) -> list:
         """The steps where the formula changes branch, as far as they are known."""
-        return sorted({c.rhs for c in self.expr.atoms(sp.StrictLessThan) if c.lhs == t
-                       and c.rhs.is_number}, key=float)
+        found = set()
+        for rel in self.expr.atoms(sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan):
+            if rel.lhs == t and rel.rhs.is_number:
+                # `t <= c` and `t > c` switch between c and c + 1.
+                found.add(rel.rhs + 1 if isinstance(rel, (sp.LessThan, sp.StrictGreaterThan)) else rel.rhs)
+        return sorted(found, key=float)
 
 
 def _show(value: sp.Expr) -> str:

@@ -215,7 +215,7 @@ def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10
         return (b - a) * pct + a
 
     branches = [(ramp(*phase), sp.Le(t, phase[1])) for phase in phases]
-    return Segment(sp.Piecewise(*branches, (low, True)))
+    return Segment(sp.Piecewise(*branches, (low, True)), n)
 
 
 def repeat(schedule: Segment, times=None):
