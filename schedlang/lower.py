@@ -236,6 +236,7 @@ class _Lowerer:
         else:
             if a == 0 and b.is_number and b.is_negative:
                 raise SchedlangError("zero to a negative power", node.span)
+            _refuse_huge_power(a, b, node.span)
             expr = a**b
         return Segment(expr, combine(left, right))
 
@@ -498,6 +499,21 @@ def check_steps(expr: sp.Expr, span: Span) -> None:
 
 def _show(value: float) -> str:
     return f"{value:g}"
+
+
+MAX_POWER_BITS = 4096
+
+
+def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:
+    """Exact arithmetic would build a number with millions of digits (e.g. ``9 ** 9 ** 9``)."""
+    if base.is_number and exponent.is_number and base not in (0, 1, -1):
+        try:
+            size = abs(float(exponent)) * abs(math.log2(abs(float(base))))
+        except (OverflowError, ValueError, TypeError):
+            size = math.inf
+        if size > MAX_POWER_BITS:
+            raise SchedlangError("this power is too large to compute exactly", span,
+                                 hint="the result is far outside the range of a float64")
 
 
 def _says_positive(node: ir.Node, name: str) -> bool:

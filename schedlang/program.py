@@ -257,11 +257,19 @@ class Schedule:
                 raise SchedlangError(f"a step is a whole number >= 0, not {step!r}")
         if step < 0:
             raise SchedlangError(f"a step is a whole number >= 0, not {step}")
-        return float(self._function(step))
+        return self._evaluate(self._function, step)
+
+    def _evaluate(self, function, step: int) -> float:
+        try:
+            return float(function(step))
+        except (OverflowError, ZeroDivisionError, ValueError) as exc:
+            raise SchedlangError(f"schedule '{self.name}' has no float64 value at step {step} "
+                                 f"({exc})", self.span,
+                                 hint="the value overflows, or the formula breaks at that step") from None
 
     def values(self, steps) -> list[float]:
         function = self._function
-        return [float(function(int(s))) for s in steps]
+        return [self._evaluate(function, int(s)) for s in steps]
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
