@@ -71,6 +71,8 @@ def _show_default(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
+    if isinstance(value, sp.Rational) and not value.is_Integer:
+        return f"{float(value):g}"
     return "none" if value is None else str(value)
 
 

@@ -50,3 +50,10 @@ def test_grammar_found_after_non_editable_install(tmp_path):
                             cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
     assert float(result.stdout) == pytest.approx(5.5e-4)
+
+
+def test_stdlib_reference_is_current():
+    from schedlang.docgen import stdlib_markdown
+
+    committed = (ROOT / "docs" / "stdlib.md").read_text(encoding="utf-8")
+    assert committed == stdlib_markdown(), "run `python -m schedlang.docgen` and commit docs/stdlib.md"
