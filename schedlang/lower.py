@@ -67,7 +67,7 @@ class ParamInfo:
     symbol: sp.Symbol
     default: sp.Expr | None
     where: sp.Basic | None
-    span: Span
+    span: Span | None
 
 
 @dataclass

@@ -177,7 +177,7 @@ class Program:
     @property
     def filename(self) -> str:
         first = next(iter(self.schedules.values()))
-        return first.span.source.filename if first.span else "<string>"
+        return first.span.source.filename if first.span else "<python>"
 
     def python_source(self, source_name: str | None = None) -> str:
         return python_codegen.generate(self.module_spec(source_name)).source
@@ -206,6 +206,35 @@ class Schedule:
 
     def __repr__(self) -> str:
         return f"<Schedule {self.name}: {self.expr}>"
+
+    @classmethod
+    def from_sympy(cls, expr, duration=None, *, name: str = "lr", params: dict | None = None) -> Schedule:
+        """A schedule from a sympy expression in the step, held to the same checks as a file.
+
+        Any symbol named ``t`` is the step; every other free symbol must be named in
+        ``params`` (name -> value, or None to leave it symbolic).  ``duration`` is a whole
+        number of steps (the value holds ``f(duration)`` afterwards) or None for forever.
+        """
+        if not isinstance(expr, sp.Basic):
+            expr = to_number(expr, "the expression")
+        expr = expr.xreplace({s: t for s in expr.free_symbols if s.name == "t"})
+        params = dict(params or {})
+        infos = {}
+        for symbol in sorted(expr.free_symbols - {t}, key=lambda s: s.name):
+            if symbol.name not in params:
+                raise SchedlangError(f"the expression depends on '{symbol.name}', which is neither "
+                                     "the step t nor a parameter",
+                                     hint=f"pass params={{'{symbol.name}': value}}")
+            kind = "int" if symbol.is_integer else "float"
+            infos[symbol.name] = ParamInfo(symbol.name, kind, symbol, None, None, None)
+        if duration is not None:
+            duration = to_number(duration, "duration") if not isinstance(duration, sp.Basic) else duration
+        unknown = set(params) - set(infos)
+        if unknown:
+            raise SchedlangError(f"the expression has no parameter '{sorted(unknown)[0]}'")
+        given = {k: v for k, v in params.items() if v is not None}
+        durations = [] if duration is None else [(duration, None)]
+        return Program(Lowered(infos, {name: (Segment(expr, duration), None)}, durations), given)[name]
 
     @functools.cached_property
     def expr(self) -> sp.Expr:

@@ -22,7 +22,7 @@ def poly_(v0, v1, n, p):
 
 def sgdr(v0, v1, period, mult):
     def f(s):
-        start, length = 0, period
+        start, length = (s - s % period, period) if mult == 1 else (0, period)
         while start + length <= s:
             start, length = start + length, length * mult
         return v1 + (v0 - v1) * (1 + math.cos(math.pi * (s - start) / length)) / 2
