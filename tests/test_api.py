@@ -8,8 +8,8 @@ from schedlang import t
 
 
 def test_spec_api_names():
-    prog = schedlang.compile("param total: int\nschedule lr = warmup(linear, 500) >> cosine(1e-3, 1e-4, total - 500)",
-                             params={"total": 10_000})
+    source = "param total: int\nschedule lr = warmup(linear, 500) >> cosine(1e-3, 1e-4, total - 500)"
+    prog = schedlang.compile(source, params={"total": 10_000})
     lr = prog["lr"]
     assert isinstance(lr, schedlang.Schedule)
     assert lr(250) == pytest.approx(5e-4)
@@ -19,7 +19,8 @@ def test_spec_api_names():
 
 
 def test_symbolic_parameters_stay_symbolic():
-    prog = schedlang.compile("param total: int\nparam peak: float = 1e-3\nschedule lr = cosine(peak, 0, total)")
+    prog = schedlang.compile("param total: int\nparam peak: float = 1e-3\n"
+                             "schedule lr = cosine(peak, 0, total)")
     lr = prog["lr"]
     assert {s.name for s in lr.expr.free_symbols} == {"t", "total"}
     assert str(lr.duration) == "total"
