@@ -18,7 +18,7 @@ import sympy as sp
 
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
-from .schedule_algebra import Segment, combine, hold_for, sequence, t
+from .schedule_algebra import Segment, combine, hold_for, sequence, tau
 from .stdlib import REQUIRED, Builtin, Warmup
 
 PARAM_TYPES = ("int", "float")
@@ -182,7 +182,7 @@ class _Lowerer:
 
     def _name(self, node: ir.Name):
         if node.id == "t":
-            return Segment(t)
+            return Segment(tau)
         for scope in reversed(self.scopes):
             if node.id in scope:
                 return scope[node.id]

@@ -21,7 +21,7 @@ from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
 from .lower import Lowered, ParamInfo, check_steps, lower
 from .parser import parse
-from .schedule_algebra import Segment, t
+from .schedule_algebra import Segment, finish, t
 
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
@@ -126,7 +126,7 @@ class Program:
     def _check(self) -> None:
         symbols = [info.symbol for info in self.params.values()]
         for schedule in self.schedules.values():
-            check.check_closed_form(schedule.segment.held(), symbols, schedule.span)
+            check.check_closed_form(schedule.symbolic_expr, symbols, schedule.span)
         substitutions = self.substitutions
         for duration, span in self._lowered.durations:
             bound = duration.xreplace(substitutions)
@@ -170,7 +170,7 @@ class Program:
                                         None if value is None else number_literal(value)))
         schedules = []
         for schedule in self.schedules.values():
-            expr = schedule.expr if bind_all else schedule.segment.held()
+            expr = schedule.expr if bind_all else schedule.symbolic_expr
             schedules.append(ScheduleSpec(schedule.name, mangle(schedule.name), expr))
         return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename)
 
@@ -239,13 +239,13 @@ class Schedule:
     @functools.cached_property
     def expr(self) -> sp.Expr:
         """The value as a sympy expression in ``schedlang.t``, bound parameters substituted."""
-        held = self.segment.held()
+        held = self.symbolic_expr
         return held.xreplace(self.program.substitutions) if self.program else held
 
-    @property
+    @functools.cached_property
     def symbolic_expr(self) -> sp.Expr:
-        """The value with every parameter left as a symbol."""
-        return self.segment.held()
+        """The value at every step, in ``schedlang.t``, with every parameter left a symbol."""
+        return finish(self.segment.held())
 
     @functools.cached_property
     def duration(self):

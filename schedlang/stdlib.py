@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .schedule_algebra import Segment, at, t
+from .schedule_algebra import Segment, at
+from .schedule_algebra import tau as t  # formulas are built in the real-valued step
 from .special import restart_index, restart_start
 
 REQUIRED = object()
