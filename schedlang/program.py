@@ -273,7 +273,10 @@ class Schedule:
     @functools.cached_property
     def _function(self):
         self._require_bound()
-        return getattr(self.program._reference, mangle(self.name))
+        function = getattr(self.program._reference, mangle(self.name))
+        # A required parameter this schedule does not use may stay unbound.
+        unused = {mangle(name): None for name in self.program.unbound}
+        return functools.partial(function, **unused) if unused else function
 
     def __call__(self, step) -> float:
         """The value at ``step`` (a whole number >= 0), from the plain-Python reference."""

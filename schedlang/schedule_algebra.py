@@ -87,14 +87,28 @@ def _all_before(expr: sp.Piecewise, n) -> bool:
 
 def at(expr: sp.Expr, step) -> sp.Expr:
     """The formula at one step (a number or a symbolic offset), conditions kept canonical."""
-    return canonical(expr.subs({t: step, tau: step}, simultaneous=True))
+    return canonical(_replace_step(expr, step))
 
 
 def shifted(expr: sp.Expr, offset) -> sp.Expr:
     """``expr`` seen from a segment that starts at global step ``offset``."""
     if offset == 0 or not has_step(expr):
         return expr
-    return canonical(expr.subs({t: tau - offset, tau: tau - offset}, simultaneous=True))
+    return canonical(_replace_step(expr, tau - offset))
+
+
+def _replace_step(expr: sp.Expr, value) -> sp.Expr:
+    """Put ``value`` (which may itself contain ``tau``) where either step symbol stands.
+
+    ``tau`` goes first, then ``t``: ``value`` never contains ``t``, so nothing is
+    replaced twice.  (sympy's simultaneous ``subs`` re-evaluates every branch at
+    once and trips over branches that are complex where they are never used.)
+    """
+    if tau in expr.free_symbols:
+        expr = expr.subs(tau, value)
+    if t in expr.free_symbols:
+        expr = expr.subs(t, value)
+    return expr
 
 
 def canonical(expr: sp.Expr) -> sp.Expr:
