@@ -309,7 +309,7 @@ class _Lowerer:
             return self.call_user(found, node)
         if name == "exp" and len(node.args) == 1 and not node.keywords:
             return self.call_math(node)
-        if name in stdlib.MATH:
+        if name in stdlib.MATH and name != "exp":  # exp(v0, rate, n) is the schedule
             return self.call_math(node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
