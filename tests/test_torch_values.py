@@ -12,6 +12,8 @@ from torch_cases import STDLIB_CASES, all_programs, interesting_steps  # noqa: E
 
 import schedlang  # noqa: E402
 from schedlang import stdlib  # noqa: E402
+from schedlang.codegen.torch import TorchPrinter  # noqa: E402
+from schedlang.special import restart_index, restart_index_int  # noqa: E402
 
 PROGRAMS = all_programs()
 SCHEDULES = [(f"{pid}:{s.name}", s) for pid, program in PROGRAMS for s in program]
@@ -93,3 +95,27 @@ def test_hazards_are_clamped():
     with _AllFinite():
         for schedule in program:
             schedule.torch(steps)
+
+
+@pytest.mark.parametrize("first, mult", [(10, 2), (3, 3), (7, 5)])
+def test_restart_index_exact_at_every_cycle_start(first, mult):
+    lr = schedlang.compile(f"cosine_restarts(1, 0.1, {first}, mult={mult})")["lr"]
+    steps, index = [], 0
+    while True:
+        start = first * (mult**index - 1) // (mult - 1)
+        if start > 2**42:
+            break
+        steps += [s for s in (start - 1, start, start + 1) if s >= 0]
+        index += 1
+    got = lr.torch(torch.tensor(steps)).tolist()
+    for step, value in zip(steps, got):
+        assert value == pytest.approx(lr(step), rel=1e-12, abs=1e-13), step
+    # The index itself, straight from the printed integer code.
+    printer = TorchPrinter()
+    code = printer.int_code(restart_index(schedlang.t, first, mult))
+    namespace = {"torch": torch}
+    body = "\n".join(["_dev = t.device", "_compute = torch.float64", *printer.lines, f"out = {code}"])
+    namespace["t"] = torch.tensor(steps)
+    exec(body, namespace)  # printer output only
+    assert namespace["out"].tolist() == [restart_index_int(s, first, mult) for s in steps]
+
