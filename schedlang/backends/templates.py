@@ -7,6 +7,9 @@ Only ``{...}`` fields are filled in, and only with checked identifiers
 
 TORCH_CLASS = '''
 
+_PLAIN = (float, int)
+
+
 class {class_name}(torch.optim.lr_scheduler.LRScheduler):
     """Sets {keys} in every optimizer param group from {source}.
 
@@ -49,17 +52,17 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         out = []
         for group in self.optimizer.param_groups:
             current = group[key]
-            if isinstance(current, torch.Tensor):
+            if isinstance(current, _PLAIN):  # cheaper than isinstance(current, torch.Tensor)
+                if plain is None:
+                    plain = float(python_function(self.last_epoch, **self.params))
+                value = plain
+            else:
                 where = (current.device, current.dtype)
                 value = found.get(where)
                 if value is None:
                     value = torch_function(self._device_step(current.device), **self.params,
                                            _dtype=current.dtype)
                     found[where] = value
-            else:
-                if plain is None:
-                    plain = float(python_function(self.last_epoch, **self.params))
-                value = plain
             if self.RELATIVE:
                 value = value * group["initial_" + key]
             out.append(value)
@@ -85,11 +88,11 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         groups = self.optimizer.param_groups
         for key in self.SCHEDULES:
             for group, value in zip(groups, self.values(key)):
-                if isinstance(group[key], torch.Tensor):
-                    group[key].copy_(value)
-                else:
+                if isinstance(group[key], _PLAIN):
                     group[key] = value
-        self._last_lr = [group["lr"].clone() if isinstance(group["lr"], torch.Tensor) else group["lr"]
+                else:
+                    group[key].copy_(value)
+        self._last_lr = [group["lr"] if isinstance(group["lr"], _PLAIN) else group["lr"].clone()
                          for group in groups]
 
     def state_dict(self):

@@ -32,6 +32,9 @@ def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.floa
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 
 
+_PLAIN = (float, int)
+
+
 class GptPretrain(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr``, ``weight_decay`` in every optimizer param group from gpt_pretrain.sched.
 
@@ -74,17 +77,17 @@ class GptPretrain(torch.optim.lr_scheduler.LRScheduler):
         out = []
         for group in self.optimizer.param_groups:
             current = group[key]
-            if isinstance(current, torch.Tensor):
+            if isinstance(current, _PLAIN):  # cheaper than isinstance(current, torch.Tensor)
+                if plain is None:
+                    plain = float(python_function(self.last_epoch, **self.params))
+                value = plain
+            else:
                 where = (current.device, current.dtype)
                 value = found.get(where)
                 if value is None:
                     value = torch_function(self._device_step(current.device), **self.params,
                                            _dtype=current.dtype)
                     found[where] = value
-            else:
-                if plain is None:
-                    plain = float(python_function(self.last_epoch, **self.params))
-                value = plain
             if self.RELATIVE:
                 value = value * group["initial_" + key]
             out.append(value)
@@ -110,11 +113,11 @@ class GptPretrain(torch.optim.lr_scheduler.LRScheduler):
         groups = self.optimizer.param_groups
         for key in self.SCHEDULES:
             for group, value in zip(groups, self.values(key)):
-                if isinstance(group[key], torch.Tensor):
-                    group[key].copy_(value)
-                else:
+                if isinstance(group[key], _PLAIN):
                     group[key] = value
-        self._last_lr = [group["lr"].clone() if isinstance(group["lr"], torch.Tensor) else group["lr"]
+                else:
+                    group[key].copy_(value)
+        self._last_lr = [group["lr"] if isinstance(group["lr"], _PLAIN) else group["lr"].clone()
                          for group in groups]
 
     def state_dict(self):
