@@ -122,3 +122,20 @@ def test_check_never_imports_torch():
               "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n")
     done = _run("-c", script)
     assert done.returncode == 0, done.stderr
+
+
+def test_long_eval_uses_torch(monkeypatch, capsys):
+    from schedlang.backends import torch_eval
+
+    path = str(ROOT / "examples" / "warmup_cosine.sched")
+    assert main(["eval", path, "--steps", "0:1200:7", "--csv"]) == 0
+    short = capsys.readouterr().out.splitlines()
+    monkeypatch.setattr(torch_eval, "LONG_RANGE", 10)
+    calls = []
+    real = torch_eval.evaluate
+    monkeypatch.setattr(torch_eval, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert main(["eval", path, "--steps", "0:1200:7", "--csv"]) == 0
+    long = capsys.readouterr().out.splitlines()
+    assert calls and short[0] == long[0] and len(short) == len(long)
+    for a, b in zip(short[1:], long[1:]):
+        assert float(a.split(",")[1]) == pytest.approx(float(b.split(",")[1]), rel=1e-12, abs=1e-18)

@@ -56,3 +56,27 @@ def evaluate(schedule, steps, dtype=None):
 
     function = torch_function(schedule)
     return function(as_steps(steps), _dtype=dtype or torch.float64)
+
+
+#: From this many steps on, ``values`` evaluates with torch (when it is installed).
+LONG_RANGE = 100_000
+
+
+def values(schedule, steps) -> list[float]:
+    """Values at ``steps`` for ``schedlang eval`` and plots: torch for long ranges, else Python.
+
+    Short ranges never import torch (``find_spec`` only looks), so a quick
+    ``eval`` stays as quick as the reference; long ranges are evaluated in one
+    vectorised call instead of a Python loop.
+    """
+    import importlib.util
+
+    if len(steps) < LONG_RANGE or importlib.util.find_spec("torch") is None:
+        return schedule.values(steps)
+    import torch
+
+    if isinstance(steps, range):
+        tensor = torch.arange(steps.start, steps.stop, steps.step, dtype=torch.int64)
+    else:
+        tensor = torch.tensor(list(steps), dtype=torch.int64)
+    return evaluate(schedule, tensor).tolist()
