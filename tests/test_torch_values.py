@@ -119,3 +119,38 @@ def test_restart_index_exact_at_every_cycle_start(first, mult):
     exec(body, namespace)  # printer output only
     assert namespace["out"].tolist() == [restart_index_int(s, first, mult) for s in steps]
 
+
+
+PARAM_CASES = [
+    ("param w: int = 10\nparam p: int = 7\nschedule lr = warmup(linear, w) >> "
+     "cosine_restarts(1, 0.1, p, mult=2)", {"w": 13, "p": 5}),
+    ("param a: int = 30\nparam b: int = 60\nschedule lr = multistep(0.1, 0.5, [a, b])", {"a": 70}),
+    ("param s: float = 2.5\nschedule lr = stretch(cosine(1, 0, 10), s) >> constant(0.5)", {"s": 4}),
+    ("param k: int = 5\nparam lo: float = 0.1\nschedule lr = clamp(t / k, lo, 1) + floor(t / k) * 0.01",
+     {"k": 9, "lo": 0.2}),
+    ("param n: int = 7\nparam g: float = 0.9\nschedule lr = exp(1, g, n, staircase=true)", {"g": 0.5}),
+    ("param n: int = 4\nparam lo: float = 0.1\n"
+     'schedule lr = cyclic(lo, 1, n, mode="triangular2")', {"n": 6}),
+    ("param n: int = 400\nparam v: float = 1e-3\nschedule lr = inverse_sqrt(v, n)", {"n": 3}),
+    ("param c: float = 29.5\nschedule lr = if t <= c then exp(floor(t / 3)) else 1", {"c": 12.25}),
+    ("param pct: float = 0.3\nparam n: int = 100\nschedule lr = onecycle(1.0, n, pct_start=pct)",
+     {"pct": 0.25, "n": 80}),
+]
+
+
+@pytest.mark.parametrize("source, override", PARAM_CASES, ids=[str(i) for i in range(len(PARAM_CASES))])
+def test_parameters_stay_arguments(source, override):
+    """Emitted functions take the parameters as arguments; any binding gives the reference."""
+    from schedlang.backends.emit import emit
+    from schedlang.codegen.base import GeneratedModule
+    from schedlang.codegen.load import load
+
+    module = load(GeneratedModule(emit(schedlang.compile(source), "torch", "p.sched"), {}))
+    for given in ({}, override):
+        reference = schedlang.compile(source, params=given)["lr"]
+        steps = interesting_steps(reference, count=10) + list(range(0, 120, 3))
+        got = module.lr(torch.tensor(steps), **given).tolist()
+        for step, g, w in zip(steps, got, reference.values(steps)):
+            assert g == pytest.approx(w, rel=1e-12, abs=1e-12), (step, given)
+        with _AllFinite():
+            module.lr(torch.tensor(steps + [2**62]), **given)

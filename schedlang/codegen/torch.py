@@ -81,6 +81,10 @@ def needs_clamp(expr: sp.Basic) -> bool:
 
 def _upper_bound(cond) -> sp.Expr | None:
     """The largest whole step satisfying a canonical ``t < c`` / ``t <= c``, else None."""
+    if isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan)) and cond.rhs == t:
+        # sympy may keep ``t < c`` as ``c > t``: read it the other way round.
+        flipped = sp.StrictLessThan if isinstance(cond, sp.StrictGreaterThan) else sp.LessThan
+        cond = flipped(t, cond.lhs, evaluate=False)
     if isinstance(cond, (sp.StrictLessThan, sp.LessThan)) and cond.lhs == t \
             and t not in cond.rhs.free_symbols:
         c = cond.rhs
@@ -147,9 +151,20 @@ class TorchPrinter(PythonCodePrinter):
         scope = self.scope
         if self.raw_step or scope.trivial:
             return "t"
-        lo = self.int_code(scope.lo)
-        hi = None if scope.hi is None else self.int_code(scope.hi)
+        lo = self._int_bound(scope.lo)
+        hi = None if scope.hi is None else self._int_bound(scope.hi)
         return self.bind(("ti", scope.lo, scope.hi), _clamp("t", lo, hi))
+
+    def _int_bound(self, bound: sp.Expr) -> str:
+        """A whole-number bound in int64; one of float parameters is rounded in float first."""
+        code = self.int_code(bound)
+        if code is None:
+            saved, self.raw_step = self.raw_step, True
+            try:
+                code = f"({self.float_tensor(bound)}).to(torch.int64)"
+            finally:
+                self.raw_step = saved
+        return code
 
     def param(self, symbol: sp.Symbol, integer: bool) -> str:
         name = self.params[symbol].py_name
@@ -239,7 +254,9 @@ class TorchPrinter(PythonCodePrinter):
         s, f, m = (self.int_code(a) for a in expr.args)
         if s is None or f is None or m is None:
             return None
-        ratio = self.float_code(step * (mult - 1) / first + 1)
+        if step == 0:
+            return "0"  # cycle 0 starts at step 0, whatever the period
+        ratio = self.float_tensor(step * (mult - 1) / first + 1)
         log_m = self.float_code(sp.log(mult))
         guess = self.bind(("ri0", expr, self._step_key(expr)),
                           f"torch.floor(torch.log({ratio}) / {log_m}).to(torch.int64)")
@@ -347,6 +364,8 @@ class TorchPrinter(PythonCodePrinter):
         code = self.int_code(expr)
         if code is None:
             return fallback()
+        if code.lstrip("-").isdigit():  # a whole number known here, e.g. restart_index(0, ...)
+            return f"{float(code)!r}"
         return self.bind(("if", expr, self._step_key(expr)), f"({code}).to(_compute)")
 
     def _print_floor(self, expr):
