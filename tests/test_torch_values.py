@@ -154,3 +154,15 @@ def test_parameters_stay_arguments(source, override):
             assert g == pytest.approx(w, rel=1e-12, abs=1e-12), (step, given)
         with _AllFinite():
             module.lr(torch.tensor(steps + [2**62]), **given)
+
+
+def test_no_dead_statements():
+    """Every intermediate the printer names is used: no wasted op per call."""
+    import re
+
+    from schedlang.codegen.torch import generate
+
+    for pid, program in PROGRAMS:
+        source = generate(program.module_spec(bind_all=True)).source
+        for name in set(re.findall(r"(_v\d+) = ", source)):
+            assert len(re.findall(rf"\b{name}\b", source)) >= 2, (pid, name)

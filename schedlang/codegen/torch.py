@@ -188,6 +188,8 @@ class TorchPrinter(PythonCodePrinter):
         """int64 code for a whole-number expression, or None when it is not one we can do."""
         if expr.is_Integer:
             return str(int(expr))
+        if not expr.is_integer:
+            return None  # decided before printing parts, so no dead statements are left behind
         if expr == t:
             return self.int_step()
         if isinstance(expr, sp.Symbol):
