@@ -76,9 +76,11 @@ def test_float32_tensor_lr_is_rounded_reference(gpt):
         scheduler.step()
 
 
-def test_relative_multiplies_initial_values(gpt):
+@pytest.mark.parametrize("tensor", [False, True])
+def test_relative_multiplies_initial_values(gpt, tensor):
     reference = schedlang.load(GPT, params=SMALL)
-    optimizer = _optimizer(lr=2.0, weight_decay=0.5)
+    wrap = (lambda v: torch.tensor(v, dtype=torch.float64)) if tensor else (lambda v: v)
+    optimizer = _optimizer(lr=wrap(2.0), weight_decay=wrap(0.5))
     scheduler = gpt.scheduler_class("GPT", relative=True)(optimizer, **SMALL)
     for step, ((lr_value, wd),) in enumerate(_run(scheduler, optimizer, 60)):
         assert lr_value == pytest.approx(2.0 * reference["lr"](step), rel=1e-13, abs=1e-19)
@@ -219,3 +221,19 @@ def test_cerebras_code_has_no_python_branching(path):
             assert _branching(node) == [], node.name
             checked += 1
     assert checked >= 2 + len(program.schedules) - 1
+
+
+def test_cerebras_stand_in_resumes():
+    program = schedlang.compile("warmup(linear, 5) >> cosine(1e-3, 1e-5, 20)")
+    cls = program.scheduler_class("Cs", target="cerebras")
+    optimizer = _optimizer()
+    first = cls(optimizer)
+    for _ in range(12):
+        first.step()
+    state = first.state_dict()
+    first.step()  # the saved state must not move with the live scheduler
+    second = cls(_optimizer())
+    second.load_state_dict(state)
+    second.step()
+    assert int(second.last_epoch) == 13
+    assert torch.equal(second.get_last_lr()[0], first.get_last_lr()[0])

@@ -166,3 +166,9 @@ def test_no_dead_statements():
         source = generate(program.module_spec(bind_all=True)).source
         for name in set(re.findall(r"(_v\d+) = ", source)):
             assert len(re.findall(rf"\b{name}\b", source)) >= 2, (pid, name)
+
+
+def test_unbound_parameter_is_a_schedlang_error():
+    lr = schedlang.compile("param total: int\nschedule lr = linear(1, 0, total)")["lr"]
+    with pytest.raises(schedlang.SchedlangError, match="needs a value for parameter 'total'"):
+        lr.torch([0, 1])
