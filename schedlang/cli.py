@@ -116,8 +116,9 @@ def parse_steps(text: str | None, program) -> range:
 
 
 def default_steps(program, points: int = 10) -> range:
-    """0 to just past the longest finite schedule (or 1000), in ``points`` steps."""
+    """0 to just past the longest finite schedule (or the last breakpoint, or 1000)."""
     ends = [s.duration for s in program if isinstance(s.duration, int)]
+    ends += [int(b) for s in program if s.duration is None and s.is_bound for b in s.breakpoints]
     end = max(ends) if ends else 1000
     step = max(1, end // points)
     return range(0, end + step + 1, step)
@@ -161,7 +162,8 @@ def _plot(args) -> int:
     from .plot import plot
 
     program = load_program(args)
-    steps = parse_steps(args.steps, program)
+    # A picture needs many more points than a table: about one per pixel column.
+    steps = parse_steps(args.steps, program) if args.steps else default_steps(program, points=800)
     out = plot(program, steps, output=args.output, log=args.log)
     if args.output:
         print(f"wrote {out}")
