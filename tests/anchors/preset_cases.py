@@ -167,4 +167,49 @@ TORCH = [
                         ("PolynomialLR", {"total_iters": 250})]}, 500, 0.1),
 ]
 
-CASES: list[Case] = [*TORCH]
+def _hf(name, source, steps=400, lr=1.0, warmup=None, total=None, **kwargs):
+    options = {"lr": lr, "num_warmup_steps": warmup, "num_training_steps": total}
+    return Case(f"hf.{name}", source, "hf", name, kwargs, steps, options)
+
+
+HF = [
+    _hf("constant", "hf.constant(lr=3e-4)", 50, 3e-4),
+    _hf("constant_with_warmup", "hf.constant_with_warmup(lr=3e-4, num_warmup_steps=50)", 200, 3e-4, 50),
+    _hf("linear", "hf.linear(lr=3e-4, num_warmup_steps=50, num_training_steps=300)", 700, 3e-4, 50, 300),
+    _hf("linear", "hf.linear(lr=3e-4, num_training_steps=300)", 700, 3e-4, 0, 300),
+    _hf("cosine", "hf.cosine(lr=3e-4, num_warmup_steps=50, num_training_steps=300)", 800, 3e-4, 50, 300),
+    _hf("cosine", "hf.cosine(lr=3e-4, num_warmup_steps=20, num_training_steps=300, num_cycles=1.5)", 700,
+        3e-4, 20, 300, num_cycles=1.5),
+    _hf("cosine_with_restarts", "hf.cosine_with_restarts(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=350, num_cycles=3)", 800, 3e-4, 50, 350, num_cycles=3),
+    _hf("cosine_with_restarts", "hf.cosine_with_restarts(lr=3e-4, num_warmup_steps=10, "
+        "num_training_steps=310)", 700, 3e-4, 10, 310),
+    _hf("polynomial", "hf.polynomial(lr=3e-4, num_warmup_steps=50, num_training_steps=300, "
+        "lr_end=1e-5, power=2.0)", 700, 3e-4, 50, 300, lr_end=1e-5, power=2.0),
+    _hf("polynomial", "hf.polynomial(lr=3e-4, num_warmup_steps=50, num_training_steps=300)", 700,
+        3e-4, 50, 300),
+    _hf("inverse_sqrt", "hf.inverse_sqrt(lr=3e-4, num_warmup_steps=100)", 800, 3e-4, 100),
+    _hf("inverse_sqrt", "hf.inverse_sqrt(lr=3e-4, num_warmup_steps=0, timescale=50)", 800, 3e-4, 0,
+        timescale=50),
+    _hf("inverse_sqrt", "hf.inverse_sqrt(lr=3e-4)", 300, 3e-4, 0),
+    _hf("cosine_with_min_lr", "hf.cosine_with_min_lr(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=300, min_lr=3e-5)", 800, 3e-4, 50, 300, min_lr=3e-5),
+    _hf("cosine_with_min_lr", "hf.cosine_with_min_lr(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=300, min_lr_rate=0.1)", 800, 3e-4, 50, 300, min_lr_rate=0.1),
+    _hf("cosine_warmup_with_min_lr", "hf.cosine_warmup_with_min_lr(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=300, min_lr_rate=0.1)", 800, 3e-4, 50, 300, min_lr_rate=0.1),
+    _hf("cosine_warmup_with_min_lr", "hf.cosine_warmup_with_min_lr(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=300, min_lr=1e-5, warmup_lr_rate=0.05)", 800, 3e-4, 50, 300, min_lr=1e-5,
+        warmup_lr_rate=0.05),
+    _hf("warmup_stable_decay", "hf.warmup_stable_decay(lr=3e-4, num_warmup_steps=50, "
+        "num_training_steps=400, num_decay_steps=100)", 900, 3e-4, 50, 400, num_decay_steps=100),
+    _hf("warmup_stable_decay", 'hf.warmup_stable_decay(lr=3e-4, num_warmup_steps=40, '
+        'num_stable_steps=150, num_decay_steps=120, warmup_type="cosine", decay_type="1-sqrt", '
+        'min_lr_ratio=0.1)', 700, 3e-4, 40, None, num_stable_steps=150, num_decay_steps=120,
+        warmup_type="cosine", decay_type="1-sqrt", min_lr_ratio=0.1),
+    _hf("warmup_stable_decay", 'hf.warmup_stable_decay(lr=3e-4, num_warmup_steps=40, '
+        'num_training_steps=300, num_decay_steps=100, warmup_type="1-sqrt", decay_type="linear")',
+        700, 3e-4, 40, 300, num_decay_steps=100, warmup_type="1-sqrt", decay_type="linear"),
+]
+
+CASES: list[Case] = [*TORCH, *HF]
