@@ -56,7 +56,7 @@ class Case:
         if self.library == "hf":
             return R.hf_values(self.name, steps, **self.options, **self.kwargs)
         if self.library == "optax":
-            return R.optax_values(self.name, self.kwargs, steps)
+            return optax_vector(self.name, self.kwargs, steps)
         if self.library == "composer":
             return R.composer_values(self.name, self.kwargs, steps, **self.options)
         if self.library == "cerebras":
@@ -69,6 +69,30 @@ class Case:
         import schedlang
 
         return schedlang.compile(self.source, params=self.params)["lr"].values(self.compared)
+
+
+def optax_vector(name: str, kwargs: dict, steps) -> list[float]:
+    """``reference.optax_values`` in one vectorised call (jax per-step calls are slow).
+
+    Same conventions: x64 on while the schedule is built and run, int64 counts.
+    """
+    try:
+        import jax
+        import optax
+    except ImportError as exc:
+        raise R.AnchorUnavailable(f"optax is not installed ({exc})") from None
+    previous = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", True)
+    try:
+        kwargs = dict(kwargs)
+        if "schedules" in kwargs:
+            kwargs["schedules"] = [getattr(optax, n)(**k) for n, k in kwargs["schedules"]]
+        schedule = getattr(optax, name)(**kwargs)
+        counts = jax.numpy.asarray(list(steps), dtype=jax.numpy.int64)
+        values = jax.jit(jax.vmap(lambda c: jax.numpy.asarray(schedule(c), dtype=jax.numpy.float64)))(counts)
+        return [float(v) for v in values.tolist()]
+    finally:
+        jax.config.update("jax_enable_x64", previous)
 
 
 class Code:
@@ -212,4 +236,84 @@ HF = [
         700, 3e-4, 40, 300, num_decay_steps=100, warmup_type="1-sqrt", decay_type="linear"),
 ]
 
-CASES: list[Case] = [*TORCH, *HF]
+def _ox(name, source, steps, **kwargs):
+    return Case(f"optax.{name}", source, "optax", name, kwargs, steps)
+
+
+_WCD = ("optax.warmup_cosine_decay_schedule(init_value=0.0, peak_value=1e-3, warmup_steps={w}, "
+        "decay_steps={d}, end_value=1e-5)")
+
+OPTAX = [
+    _ox("constant_schedule", "optax.constant_schedule(1e-3)", 20, value=1e-3),
+    _ox("linear_schedule", "optax.linear_schedule(init_value=1e-3, end_value=1e-5, transition_steps=200, "
+        "transition_begin=50)", 600, init_value=1e-3, end_value=1e-5, transition_steps=200,
+        transition_begin=50),
+    _ox("polynomial_schedule", "optax.polynomial_schedule(init_value=1e-3, end_value=1e-5, power=2.5, "
+        "transition_steps=300)", 700, init_value=1e-3, end_value=1e-5, power=2.5, transition_steps=300),
+    _ox("piecewise_constant_schedule", "optax.piecewise_constant_schedule(init_value=1e-3, "
+        "boundaries_and_scales=[[300, 0.1], [100, 0.5], [200, 0.5]])", 600, init_value=1e-3,
+        boundaries_and_scales={300: 0.1, 100: 0.5, 200: 0.5}),
+    _ox("exponential_decay", "optax.exponential_decay(init_value=1e-3, transition_steps=50, "
+        "decay_rate=0.5, transition_begin=20)", 600, init_value=1e-3, transition_steps=50,
+        decay_rate=0.5, transition_begin=20),
+    _ox("exponential_decay", "optax.exponential_decay(init_value=1e-3, transition_steps=50, "
+        "decay_rate=0.5, staircase=true, end_value=2e-5)", 600, init_value=1e-3, transition_steps=50,
+        decay_rate=0.5, staircase=True, end_value=2e-5),
+    _ox("exponential_decay", "optax.exponential_decay(init_value=1e-5, transition_steps=100, "
+        "decay_rate=2.0, end_value=1e-3)", 1000, init_value=1e-5, transition_steps=100,
+        decay_rate=2.0, end_value=1e-3),
+    _ox("cosine_decay_schedule", "optax.cosine_decay_schedule(init_value=1e-3, decay_steps=300, "
+        "alpha=0.01)", 700, init_value=1e-3, decay_steps=300, alpha=0.01),
+    _ox("cosine_decay_schedule", "optax.cosine_decay_schedule(init_value=1e-3, decay_steps=300, "
+        "exponent=2.0)", 700, init_value=1e-3, decay_steps=300, exponent=2.0),
+    _ox("warmup_constant_schedule", "optax.warmup_constant_schedule(init_value=0.0, peak_value=1e-3, "
+        "warmup_steps=100)", 300, init_value=0.0, peak_value=1e-3, warmup_steps=100),
+    _ox("warmup_cosine_decay_schedule", _WCD.format(w=100, d=500), 1200, init_value=0.0,
+        peak_value=1e-3, warmup_steps=100, decay_steps=500, end_value=1e-5),
+    _ox("warmup_exponential_decay_schedule", "optax.warmup_exponential_decay_schedule(init_value=0.0, "
+        "peak_value=1e-3, warmup_steps=100, transition_steps=40, decay_rate=0.8, end_value=1e-5)",
+        800, init_value=0.0, peak_value=1e-3, warmup_steps=100, transition_steps=40, decay_rate=0.8,
+        end_value=1e-5),
+    _ox("sgdr_schedule", "optax.sgdr_schedule(cosine_kwargs=[" + _WCD.format(w=20, d=200) + ", "
+        + _WCD.format(w=20, d=300) + "])", 1100,
+        cosine_kwargs=[dict(init_value=0.0, peak_value=1e-3, warmup_steps=20, decay_steps=200,
+                            end_value=1e-5),
+                       dict(init_value=0.0, peak_value=1e-3, warmup_steps=20, decay_steps=300,
+                            end_value=1e-5)]),
+    _ox("join_schedules", "optax.join_schedules(schedules=[optax.constant_schedule(1e-4), "
+        "optax.cosine_decay_schedule(1e-3, 300)], boundaries=[50])", 800,
+        schedules=[("constant_schedule", {"value": 1e-4}),
+                   ("cosine_decay_schedule", {"init_value": 1e-3, "decay_steps": 300})],
+        boundaries=[50]),
+    _ox("piecewise_interpolate_schedule", 'optax.piecewise_interpolate_schedule("cosine", 1e-3, '
+        "[[100, 0.5], [250, 0.1], [400, 2.0]])", 900, interpolate_type="cosine", init_value=1e-3,
+        boundaries_and_scales={100: 0.5, 250: 0.1, 400: 2.0}),
+    _ox("piecewise_interpolate_schedule", 'optax.piecewise_interpolate_schedule("linear", 1e-3, '
+        "[[0, 2.0], [150, 0.1]])", 400, interpolate_type="linear", init_value=1e-3,
+        boundaries_and_scales={0: 2.0, 150: 0.1}),
+    _ox("linear_onecycle_schedule", "optax.linear_onecycle_schedule(transition_steps=300, "
+        "peak_value=1e-3)", 700, transition_steps=300, peak_value=1e-3),
+    _ox("linear_onecycle_schedule", "optax.linear_onecycle_schedule(transition_steps=100, "
+        "peak_value=1e-3, pct_start=0.29, pct_final=0.57)", 300, transition_steps=100,
+        peak_value=1e-3, pct_start=0.29, pct_final=0.57),
+    _ox("cosine_onecycle_schedule", "optax.cosine_onecycle_schedule(transition_steps=300, "
+        "peak_value=1e-3, pct_start=0.25)", 700, transition_steps=300, peak_value=1e-3, pct_start=0.25),
+]
+
+
+def _sf(name, source, steps, **kwargs):
+    return Case(f"sambaflow.{name}", source, "sambaflow", name, kwargs, steps)
+
+
+SAMBAFLOW = [
+    _sf("cosine_schedule_with_warmup", "sambaflow.cosine_schedule_with_warmup(learning_rate=1e-3, "
+        "warmup_steps=100, max_steps=500)", 1100, learning_rate=1e-3, warmup_steps=100, max_steps=500),
+    _sf("polynomial_decay_schedule_with_warmup", "sambaflow.polynomial_decay_schedule_with_warmup("
+        "learning_rate=1e-3, warmup_steps=100, max_steps=500, end_lr_ratio=0.05)", 1100,
+        learning_rate=1e-3, warmup_steps=100, max_steps=500, end_lr_ratio=0.05),
+    _sf("polynomial_decay_schedule_with_warmup", "sambaflow.polynomial_decay_schedule_with_warmup("
+        "learning_rate=1e-3, max_steps=300)", 700, learning_rate=1e-3, max_steps=300),
+    _sf("fixed_lr", "sambaflow.fixed_lr(learning_rate=1e-3)", 20, learning_rate=1e-3),
+]
+
+CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW]
