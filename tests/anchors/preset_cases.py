@@ -446,7 +446,8 @@ CEREBRAS = [
     _cb("ChainedWD", "cerebras.ChainedWD(schedulers=[cerebras.ExponentialWD(initial_val=0.1, "
         "total_iters=100, decay_rate=0.5), cerebras.MultiplicativeWD(initial_val=1.0, "
         "coefficient=0.9990000128746033)])",
-        400, note="float32 base (see MultiplicativeLR)", schedulers=[("ExponentialWD", {"initial_val": 0.1, "total_iters": 100, "decay_rate": 0.5}),
+        400, note="float32 base (see MultiplicativeLR)",
+        schedulers=[("ExponentialWD", {"initial_val": 0.1, "total_iters": 100, "decay_rate": 0.5}),
                          ("MultiplicativeWD", {"initial_val": 1.0, "coefficient": 0.999})]),
 ]
 
