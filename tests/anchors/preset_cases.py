@@ -59,8 +59,10 @@ class Case:
             return R.hf_values(self.name, steps, **self.options, **self.kwargs)
         if self.library == "optax":
             return optax_vector(self.name, self.kwargs, steps)
-        if self.library == "composer":
-            return R.composer_values(self.name, self.kwargs, steps, **self.options)
+        if self.library == "composer":  # Composer returns the multiplier of the optimizer's lr
+            options = dict(self.options)
+            lr = options.pop("lr", 1.0)
+            return [lr * v for v in R.composer_values(self.name, self.kwargs, steps, **options)]
         if self.library == "cerebras":
             return cerebras_float64(self.name, self.kwargs, steps, **self.options)
         if self.library == "sambaflow":
@@ -451,4 +453,56 @@ CEREBRAS = [
                          ("MultiplicativeWD", {"initial_val": 1.0, "coefficient": 0.999})]),
 ]
 
-CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS]
+def _cp(name, source, steps, params=None, max_duration=None, dataloader_len=None, **kwargs):
+    options = {"max_duration": max_duration, "dataloader_len": dataloader_len, "lr": 0.1}
+    return Case(f"composer.{name}", source, "composer", name, kwargs, steps, options, params or {})
+
+
+_DUR = "param max_duration: int\nschedule lr = "
+_EP = "param steps_per_epoch: int\nschedule lr = "
+
+COMPOSER = [
+    _cp("StepScheduler", "composer.StepScheduler(lr=0.1, step_size=25ba, gamma=0.5)", 300,
+        step_size="25ba", gamma=0.5),
+    _cp("StepScheduler", _EP + "composer.StepScheduler(lr=0.1, step_size=2ep)", 300,
+        {"steps_per_epoch": 40}, dataloader_len=40, step_size="2ep"),
+    _cp("MultiStepScheduler", "composer.MultiStepScheduler(lr=0.1, milestones=[50ba, 120ba, 120ba], "
+        "gamma=0.5)", 300, milestones=["50ba", "120ba", "120ba"], gamma=0.5),
+    _cp("ConstantScheduler", "composer.ConstantScheduler(lr=0.1, alpha=0.25, t_max=100ba)", 300,
+        alpha=0.25, t_max="100ba"),
+    _cp("ConstantScheduler", _DUR + "composer.ConstantScheduler(lr=0.1, alpha=0.25)", 300,
+        {"max_duration": 120}, "120ba", alpha=0.25),
+    _cp("LinearScheduler", "composer.LinearScheduler(lr=0.1, alpha_i=0.5, alpha_f=0.01, t_max=200)", 500,
+        alpha_i=0.5, alpha_f=0.01, t_max="200ba"),
+    _cp("LinearScheduler", _DUR + "composer.LinearScheduler(lr=0.1)", 500, {"max_duration": 220}, "220ba"),
+    _cp("ExponentialScheduler", _EP + "composer.ExponentialScheduler(lr=0.1, gamma=0.5)", 400,
+        {"steps_per_epoch": 50}, dataloader_len=50, gamma=0.5),
+    _cp("ExponentialScheduler", "composer.ExponentialScheduler(lr=0.1, gamma=0.9, decay_period=30ba)",
+        400, gamma=0.9, decay_period="30ba"),
+    _cp("CosineAnnealingScheduler", _DUR + "composer.CosineAnnealingScheduler(lr=0.1, t_max=0.75dur, "
+        "alpha_f=0.05)", 700, {"max_duration": 400}, "400ba", t_max="0.75dur", alpha_f=0.05),
+    _cp("CosineAnnealingScheduler", _EP + "composer.CosineAnnealingScheduler(lr=0.1, t_max=3ep)", 400,
+        {"steps_per_epoch": 64}, dataloader_len=64, t_max="3ep"),
+    _cp("CosineAnnealingWarmRestartsScheduler", "composer.CosineAnnealingWarmRestartsScheduler(lr=0.1, "
+        "t_0=30ba, t_mult=2, alpha_f=0.1)", 700, t_0="30ba", t_mult=2.0, alpha_f=0.1),
+    _cp("CosineAnnealingWarmRestartsScheduler", "composer.CosineAnnealingWarmRestartsScheduler(lr=0.1, "
+        "t_0=50ba)", 400, t_0="50ba"),
+    _cp("PolynomialScheduler", _DUR + "composer.PolynomialScheduler(lr=0.1, power=3, alpha_f=0.01)", 600,
+        {"max_duration": 250}, "250ba", power=3.0, alpha_f=0.01),
+    _cp("MultiStepWithWarmupScheduler", "composer.MultiStepWithWarmupScheduler(lr=0.1, t_warmup=40ba, "
+        "milestones=[100ba, 200ba], gamma=0.5)", 400, t_warmup="40ba", milestones=["100ba", "200ba"],
+        gamma=0.5),
+    _cp("ConstantWithWarmupScheduler", _DUR + "composer.ConstantWithWarmupScheduler(lr=0.1, t_warmup=40ba, "
+        "alpha=0.5)", 300, {"max_duration": 150}, "150ba", t_warmup="40ba", alpha=0.5),
+    _cp("LinearWithWarmupScheduler", _DUR + "composer.LinearWithWarmupScheduler(lr=0.1, t_warmup=0.1dur, "
+        "alpha_i=0.8, alpha_f=0.05)", 800, {"max_duration": 400}, "400ba", t_warmup="0.1dur",
+        alpha_i=0.8, alpha_f=0.05),
+    _cp("CosineAnnealingWithWarmupScheduler", "composer.CosineAnnealingWithWarmupScheduler(lr=0.1, "
+        "t_warmup=50ba, t_max=400ba, alpha_f=0.1)", 900, t_warmup="50ba", t_max="400ba", alpha_f=0.1),
+    _cp("CosineAnnealingWithWarmupScheduler", _DUR + "composer.CosineAnnealingWithWarmupScheduler(lr=0.1, "
+        "t_warmup=0.05dur)", 700, {"max_duration": 333}, "333ba", t_warmup="0.05dur"),
+    _cp("PolynomialWithWarmupScheduler", "composer.PolynomialWithWarmupScheduler(lr=0.1, t_warmup=30ba, "
+        "t_max=300ba)", 700, t_warmup="30ba", t_max="300ba"),
+]
+
+CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *COMPOSER]
