@@ -112,3 +112,11 @@ def test_presets_document_themselves():
     for name, preset in PRESETS.items():
         if not isinstance(preset, Rejected):
             assert preset.doc, name
+
+
+def test_every_preset_has_a_conformance_case():
+    from anchors.preset_cases import CASES
+
+    covered = {case.preset for case in CASES}
+    missing = [n for n, p in PRESETS.items() if not isinstance(p, Rejected) and n not in covered]
+    assert not missing

@@ -505,4 +505,36 @@ COMPOSER = [
         "t_max=300ba)", 700, t_warmup="30ba", t_max="300ba"),
 ]
 
-CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *COMPOSER]
+# The weight-decay twins share the LR classes' math; one case each checks the generic keywords.
+CEREBRAS_WD = [
+    _cb("ConstantWD", "cerebras.ConstantWD(val=0.05, total_iters=10)", 30, val=0.05, total_iters=10),
+    _cb("PolynomialWD", "cerebras.PolynomialWD(initial_val=0.1, end_val=0.01, total_iters=100, power=0.5)",
+        250, initial_val=0.1, end_val=0.01, total_iters=100, power=0.5),
+    _cb("LinearWD", "cerebras.LinearWD(initial_val=0.1, end_val=0.0, total_iters=100)", 250,
+        initial_val=0.1, end_val=0.0, total_iters=100),
+    _cb("ExponentialWD", "cerebras.ExponentialWD(initial_val=0.1, total_iters=40, decay_rate=0.5, "
+        "staircase=true)", 250, initial_val=0.1, total_iters=40, decay_rate=0.5, staircase=True),
+    _cb("InverseExponentialTimeDecayWD", "cerebras.InverseExponentialTimeDecayWD(initial_val=0.1, "
+        "step_exponent=0.5, total_iters=10, decay_rate=1.0)", 300, initial_val=0.1, step_exponent=0.5,
+        total_iters=10, decay_rate=1.0),
+    _cb("InverseSquareRootDecayWD", "cerebras.InverseSquareRootDecayWD(initial_val=0.1, warmup_steps=25)",
+        200, initial_val=0.1, warmup_steps=25),
+    _cb("MultiStepWD", "cerebras.MultiStepWD(initial_val=0.1, gamma=0.1, milestones=[50, 150])", 300,
+        initial_val=0.1, gamma=0.1, milestones=[50, 150]),
+    _cb("StepWD", "cerebras.StepWD(initial_val=0.1, step_size=40, gamma=0.5)", 300, initial_val=0.1,
+        step_size=40, gamma=0.5),
+    _cb("CosineAnnealingWD", "cerebras.CosineAnnealingWD(initial_val=0.1, T_max=60, eta_min=0.01)", 300,
+        initial_val=0.1, T_max=60, eta_min=0.01),
+    _cb("LambdaWD", "cerebras.LambdaWD(initial_val=1.0)", 60, initial_val=1.0,
+        note="no val_lambda: the built-in demo lambdas (see LambdaLR)"),
+    _cb("CosineAnnealingWarmRestartsWD", "cerebras.CosineAnnealingWarmRestartsWD(initial_val=0.1, T_0=50)",
+        200, upto=50, initial_val=0.1, T_0=50, note="2.10 is wrong after T_0 (see CosineAnnealingWarmRestarts)"),
+    _cb("MultiplicativeWD", "cerebras.MultiplicativeWD(initial_val=0.1, coefficient=0.5)", 100,
+        initial_val=0.1, coefficient=0.5),
+    _cb("ChainedLR", "cerebras.ChainedLR(schedulers=[cerebras.CosineAnnealingLR(initial_learning_rate=0.01, "
+        "T_max=100), cerebras.StepLR(initial_learning_rate=1.0, step_size=50, gamma=0.5)])", 400,
+        schedulers=[("CosineAnnealingLR", {"initial_learning_rate": 0.01, "T_max": 100}),
+                    ("StepLR", {"initial_learning_rate": 1.0, "step_size": 50, "gamma": 0.5})]),
+]
+
+CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER]
