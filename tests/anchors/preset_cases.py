@@ -528,7 +528,8 @@ CEREBRAS_WD = [
     _cb("LambdaWD", "cerebras.LambdaWD(initial_val=1.0)", 60, initial_val=1.0,
         note="no val_lambda: the built-in demo lambdas (see LambdaLR)"),
     _cb("CosineAnnealingWarmRestartsWD", "cerebras.CosineAnnealingWarmRestartsWD(initial_val=0.1, T_0=50)",
-        200, upto=50, initial_val=0.1, T_0=50, note="2.10 is wrong after T_0 (see CosineAnnealingWarmRestarts)"),
+        200, upto=50, initial_val=0.1, T_0=50,
+        note="2.10 is wrong after T_0 (see CosineAnnealingWarmRestarts)"),
     _cb("MultiplicativeWD", "cerebras.MultiplicativeWD(initial_val=0.1, coefficient=0.5)", 100,
         initial_val=0.1, coefficient=0.5),
     _cb("ChainedLR", "cerebras.ChainedLR(schedulers=[cerebras.CosineAnnealingLR(initial_learning_rate=0.01, "
