@@ -120,3 +120,12 @@ def test_every_preset_has_a_conformance_case():
     covered = {case.preset for case in CASES}
     missing = [n for n, p in PRESETS.items() if not isinstance(p, Rejected) and n not in covered]
     assert not missing
+
+
+def test_presets_doc_lists_every_preset_with_its_signature():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "presets.md").read_text(encoding="utf-8")
+    for name, preset in PRESETS.items():
+        shown = f"`{name}`" if isinstance(preset, Rejected) else f"`{preset.signature()}`"
+        assert shown in text, name
