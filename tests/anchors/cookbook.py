@@ -99,6 +99,11 @@ def anchor_code(case: Case) -> str:
             opt = "" if name in ("ChainedScheduler", "ChainedWD", "ChainedLR") else "optimizer"
             sep = ", " if opt and args else ""
             return f"cstorch.optim.{module}.{name}({opt}{sep}{args})"
+        if "lr_lambda" in kw:  # Cerebras takes the lambda by subclassing
+            rest = {k: v for k, v in kw.items() if k != "lr_lambda"}
+            return (f"class My{case.name}(cstorch.optim.lr_scheduler.{case.name}):\n"
+                    f"    def set_value_lambda(self):\n        return [{kw['lr_lambda']!r}]\n\n"
+                    f"sched = My{case.name}(optimizer, {_kwargs(rest, child)})")
         return f"sched = {child(case.name, kw)}"
     if case.library == "sambaflow":
         flags = " ".join(f"--{k} {v}" for k, v in kw.items())

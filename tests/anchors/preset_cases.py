@@ -111,12 +111,26 @@ def cerebras_float64(name: str, kwargs: dict, steps, **options) -> list[float]:
     """
     import torch
 
+    if isinstance(kwargs.get("lr_lambda"), Code):
+        name, kwargs = _cerebras_lambda_subclass(name, kwargs)
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
         return R.cerebras_values(name, kwargs, steps, **options)
     finally:
         torch.set_default_dtype(previous)
+
+
+def _cerebras_lambda_subclass(name: str, kwargs: dict) -> tuple[str, dict]:
+    """Cerebras' LambdaLR takes no lambda: users subclass it and override
+    ``set_value_lambda``.  Do exactly that, inside the loaded 2.10 module."""
+    ns = R._load_cerebras()
+    module = ns.lr_scheduler
+    fn = kwargs["lr_lambda"]
+    cls = type(f"Schedlang{name}", (getattr(module, name),),
+               {"set_value_lambda": lambda self: [fn], "__module__": module.__name__})
+    setattr(module, cls.__name__, cls)
+    return cls.__name__, {k: v for k, v in kwargs.items() if k != "lr_lambda"}
 
 
 class Code:
@@ -398,6 +412,10 @@ CEREBRAS = [
     _cb("LambdaLR", "cerebras.LambdaLR(initial_learning_rate=0.5)", 400, upto=75, initial_learning_rate=0.5,
         note="no lr_lambda: Cerebras' built-in demo lambdas [t/30, 0.95**t]; Cerebras raises "
              "float32(0.95) to the power t, a relative gap of t * 1.3e-8, inside 1e-6 until t = 75"),
+    _cb("LambdaLR", "cerebras.LambdaLR(initial_learning_rate=0.01, lr_lambda=1 / (1 + t / 50))", 400,
+        initial_learning_rate=0.01, lr_lambda=Code("lambda t: 1 / (1 + t / 50)", lambda t: 1 / (1 + t / 50)),
+        note="Cerebras takes no lambda argument: the anchor is a LambdaLR subclass whose "
+             "set_value_lambda returns [lr_lambda]"),
     _cb("CosineAnnealingWarmRestarts", "cerebras.CosineAnnealingWarmRestarts(initial_learning_rate=0.01, "
         "T_0=100, eta_min=1e-4)", 400, upto=100,
         note="2.10 is wrong after T_0 (see presets.md); compared with torch below",
