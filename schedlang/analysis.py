@@ -46,7 +46,10 @@ def summarise_schedule(schedule) -> ScheduleSummary:
     duration = schedule.duration
     if not schedule.is_bound:
         return ScheduleSummary(schedule.name, duration, None, None, None, None, 0)
-    horizon = duration if isinstance(duration, int) else INFINITE_HORIZON
+    if isinstance(duration, int):
+        horizon = duration
+    else:  # past every breakpoint, so a step decay shows all its steps
+        horizon = max([INFINITE_HORIZON, *(2 * int(b) for b in schedule.breakpoints)])
     values = schedule.values(scan_steps(schedule, horizon))
     end = values[-1] if isinstance(duration, int) else None
     return ScheduleSummary(schedule.name, duration, values[0], end, min(values), max(values), horizon)

@@ -18,7 +18,7 @@ import sympy as sp
 
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
-from .schedule_algebra import Segment, combine, hold_for, sequence, t
+from .schedule_algebra import Segment, combine, hold_for, sequence, tau
 from .stdlib import REQUIRED, Builtin, Warmup
 
 PARAM_TYPES = ("int", "float")
@@ -67,7 +67,7 @@ class ParamInfo:
     symbol: sp.Symbol
     default: sp.Expr | None
     where: sp.Basic | None
-    span: Span
+    span: Span | None
 
 
 @dataclass
@@ -125,6 +125,9 @@ class _Lowerer:
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
+        for stmt in statements:
+            if isinstance(stmt, ir.Param) and stmt.where is not None:
+                self.params[stmt.name].where = self.condition(stmt.where)
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
@@ -140,10 +143,8 @@ class _Lowerer:
         if stmt.default is not None:
             default = self.constant(stmt.default, "a parameter default")
         self.env[stmt.name] = Segment(symbol)
-        where = None
-        if stmt.where is not None:
-            where = self.condition(stmt.where)
-        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, where, stmt.span)
+        # The `where` clause may name parameters declared further down: see run().
+        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, None, stmt.span)
 
     # -- values ----------------------------------------------------------------------
 
@@ -187,7 +188,7 @@ class _Lowerer:
 
     def _name(self, node: ir.Name):
         if node.id == "t":
-            return Segment(t)
+            return Segment(tau)
         for scope in reversed(self.scopes):
             if node.id in scope:
                 return scope[node.id]
@@ -241,6 +242,7 @@ class _Lowerer:
         else:
             if a == 0 and b.is_number and b.is_negative:
                 raise SchedlangError("zero to a negative power", node.span)
+            _refuse_huge_power(a, b, node.span)
             expr = a**b
         return Segment(expr, combine(left, right))
 
@@ -313,9 +315,8 @@ class _Lowerer:
         found = self.env.get(name)
         if isinstance(found, Function):
             return self.call_user(found, node)
-        if name == "exp" and len(node.args) == 1 and not node.keywords:
-            return self.call_math(node)
-        if name in stdlib.MATH:
+        # `exp(x)` is the math function; `exp(v0, rate, n)` the decay schedule.
+        if name in stdlib.MATH and (name != "exp" or (len(node.args) == 1 and not node.keywords)):
             return self.call_math(node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
@@ -367,7 +368,7 @@ class _Lowerer:
                 if arg.default is REQUIRED:
                     raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
                                          hint=f"signature: {builtin.signature()}")
-                kwargs[arg.name] = arg.default
+                kwargs[arg.name] = sp.Integer(arg.default) if type(arg.default) is int else arg.default
                 if isinstance(arg.default, stdlib.TimeDefault):
                     steps = self.time_in_steps(
                         Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
@@ -535,6 +536,21 @@ def check_steps(expr: sp.Expr, span: Span) -> None:
 
 def _show(value: float) -> str:
     return f"{value:g}"
+
+
+MAX_POWER_BITS = 4096
+
+
+def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:
+    """Exact arithmetic would build a number with millions of digits (e.g. ``9 ** 9 ** 9``)."""
+    if base.is_number and exponent.is_number and base not in (0, 1, -1):
+        try:
+            size = abs(float(exponent)) * abs(math.log2(abs(float(base))))
+        except (OverflowError, ValueError, TypeError):
+            size = math.inf
+        if size > MAX_POWER_BITS:
+            raise SchedlangError("this power is too large to compute exactly", span,
+                                 hint="the result is far outside the range of a float64")
 
 
 def _says_positive(node: ir.Node, name: str) -> bool:

@@ -86,6 +86,8 @@ def _has_code(text: str) -> bool:
 def _lark() -> lark.Lark:
     # lark binds the inline transformer when the parser is built, so one parser and
     # one builder serve every call; the builder is pointed at each new source in turn.
+    # No cache=True: lark would unpickle tables from a predictable file in the shared temp
+    # directory, and building them costs only a quarter of a second.
     return lark.Lark(grammar_text(), parser="lalr", transformer=_BUILDER, maybe_placeholders=True)
 
 
@@ -139,8 +141,16 @@ def _token_span(source: Source, token: Token) -> Span:
     return Span(source, token.line, token.column, end_line, end_column)
 
 
-def _number(text: str) -> Fraction:
-    return Fraction(text.replace("_", ""))
+MAX_EXPONENT = 400  # 1e400 is far beyond float64 already; bigger ones are typos (or attacks)
+
+
+def _number(text: str, span: Span) -> Fraction:
+    text = text.replace("_", "")
+    mantissa, _, exponent = text.lower().partition("e")
+    if exponent and abs(int(exponent)) > MAX_EXPONENT or len(mantissa) > MAX_EXPONENT:
+        raise SchedlangError("this number is out of range", span,
+                             hint=f"schedlang numbers stay within 1e-{MAX_EXPONENT}..1e{MAX_EXPONENT}")
+    return Fraction(text)
 
 
 @v_args(inline=True)
@@ -169,13 +179,15 @@ class _Builder(Transformer):
     # -- atoms -----------------------------------------------------------------------
 
     def number(self, tok):
-        return ir.Number(self._span(tok), _number(tok), str(tok))
+        span = self._span(tok)
+        return ir.Number(span, _number(str(tok), span), str(tok))
 
     def duration(self, tok):
         text = str(tok)
         for unit in ("dur", "ba", "ep", "sp", "tok"):
             if text.endswith(unit):
-                return ir.Duration(self._span(tok), _number(text[: -len(unit)]), unit, text)
+                span = self._span(tok)
+                return ir.Duration(span, _number(text[: -len(unit)], span), unit, text)
         raise AssertionError(text)  # pragma: no cover - the grammar admits only these units
 
     def string(self, tok):

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .schedule_algebra import Segment, at, t
+from .schedule_algebra import Segment, at
+from .schedule_algebra import tau as t  # formulas are built in the real-valued step
 from .special import restart_index, restart_start
 
 REQUIRED = object()
@@ -88,8 +89,8 @@ def _show_default(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
-    if isinstance(value, sp.Rational) and not value.is_Integer and sp.Rational(repr(float(value))) == value:
-        return repr(float(value))  # 1/10 reads as 0.1, as it was written; 1/3 stays 1/3
+    if isinstance(value, sp.Rational) and not value.is_Integer:
+        return f"{float(value):g}"
     return "none" if value is None else str(value)
 
 
@@ -234,7 +235,7 @@ def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10
         return (b - a) * pct + a
 
     branches = [(ramp(*phase), sp.Le(t, phase[1])) for phase in phases]
-    return Segment(sp.Piecewise(*branches, (low, True)))
+    return Segment(sp.Piecewise(*branches, (low, True)), n)
 
 
 def repeat(schedule: Segment, times=None):

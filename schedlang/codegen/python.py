@@ -62,7 +62,7 @@ class ReferencePrinter(PythonCodePrinter):
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
         if base.is_Integer and not exponent.is_number:
-            return f"{float(base)!r}**({self._print(exponent)})"
+            return f"({float(base)!r})**({self._print(exponent)})"
         return super()._print_Pow(expr, rational=rational)
 
     def _print_Rational(self, expr):
@@ -83,7 +83,7 @@ class ReferencePrinter(PythonCodePrinter):
 
 
 def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:
-    """``def name(t, *, p=default, ...): return <expr>``."""
+    """``def name(t, *, p=default, ...): return <expr>``; every function takes every parameter."""
     args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
                    for p in params)
     signature = f"def {name}(t{', *' + args if args else ''}):"

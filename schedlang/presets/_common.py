@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..schedule_algebra import Segment, hold_for, sequence, t
+from ..schedule_algebra import Segment, hold_for, sequence
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin
 
 V, S, C, L = "value", "steps", "const", "values"

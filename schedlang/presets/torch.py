@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep
 
 # Build functions take every argument: defaults live in the Arg table below, once.
@@ -224,9 +224,9 @@ PRESETS = [
 
 REJECTED = [
     Rejected("torch.ReduceLROnPlateau",
-             "ReduceLROnPlateau lowers the lr when a metric stops improving, so its value depends "
+             "ReduceLROnPlateau changes the lr when a metric stops improving, so its value depends "
              "on training data, not on the step alone; pick a fixed decay such as "
-             "torch.StepLR(lr=..., step_size=..., gamma=...) or cosine(...) instead"),
+             "torch.StepLR or cosine(...) instead"),
     Rejected("torch.MultiplicativeLR",
              "MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running "
              "product with no closed form for an arbitrary lambda; for a constant factor use "
