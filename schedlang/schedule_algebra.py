@@ -31,8 +31,8 @@ _STEPS = (t, tau)
 
 
 def finish(expr):
-    """A built formula in the public step ``t``."""
-    return expr.xreplace({tau: t}) if isinstance(expr, sp.Basic) else expr
+    """A built formula in the public step ``t``, every comparison in canonical form."""
+    return canonical(expr.xreplace({tau: t})) if isinstance(expr, sp.Basic) else expr
 
 
 def has_step(expr) -> bool:
@@ -126,14 +126,16 @@ def _canonical_relation(rel: Relational):
     (step,) = steps
     diff = sp.expand(rel.lhs - rel.rhs)
     slope = diff.coeff(step)
-    rest = diff - slope * step
-    if step in rest.free_symbols or slope not in (1, -1):
+    rest = sp.expand(diff - slope * step)
+    if step in rest.free_symbols or not slope.is_number or slope == 0:
         return rel
-    if slope == 1:  # t + rest  op  0   ->   t op -rest
-        return rel.func(step, -rest)
+    # slope*t + rest  op  0   ->   t op -rest/slope   (the order flips when slope < 0)
+    bound = sp.expand(-rest / slope)
+    if slope > 0:
+        return rel.func(step, bound)
     flipped = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
                sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[rel.func]
-    return flipped(step, rest)
+    return flipped(step, bound)
 
 
 def sequence(first: Segment, then: Segment) -> Segment:
