@@ -130,10 +130,6 @@ def sequential(children: list[Segment], milestones, name: str) -> Segment:
     return result
 
 
-def steps_between(a, b) -> sp.Expr:
-    return sp.Integer(b) - sp.Integer(a)
-
-
 def piecewise_phases(phases, after) -> sp.Expr:
     """``Piecewise`` of ``(value, t <= end)`` phases, then ``after``."""
     return sp.Piecewise(*[(value, sp.Le(t, end)) for value, end in phases], (after, True))
