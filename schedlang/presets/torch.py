@@ -24,8 +24,6 @@ import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep
-
-# Build functions take every argument: defaults live in the Arg table below, once.
 from ._common import (
     FLAG,
     SCHEDULES,
@@ -44,6 +42,7 @@ from ._common import (
     whole,
 )
 
+# Build functions take every argument: the defaults live once, in the Arg table at the end.
 ONE_THIRD = sp.Rational(1, 3)
 LR = arg("lr", V, 1)
 
