@@ -48,7 +48,7 @@ from .schedule_algebra import t
 from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
-MAX_ALGEBRAIC_STEPS = 200  # steps whose equality needs sympy (irrational values)
+MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_CASE_SPLITS = 3
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
@@ -70,7 +70,15 @@ class Counterexample:
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v}" for k, v in self.params.items())
         return (f"step {self.step}{f' (with {where})' if where else ''}: "
-                f"{self.a:.10g} vs {self.b:.10g}")
+                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}")
+
+
+def _shown(value: float, exact: str | None) -> str:
+    """A float that tells two close values apart; the exact fraction when it is short."""
+    text = repr(value)
+    if exact is not None and "/" in exact and len(exact) <= 24:
+        text += f" (= {exact})"
+    return text
 
 
 @dataclass(frozen=True)
@@ -311,7 +319,10 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
     for i in range(rank(sp.Integer(0)), len(points)):
         lo = int(points[i])
         hi = int(points[i + 1]) if i + 1 < len(points) else None
-        ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
+        try:
+            ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
+        except Undecidable as exc:
+            return Verdict(UNKNOWN, reason=str(exc))
         try:
             if zero_on(ra - rb, sp.Integer(lo), None if hi is None else sp.Integer(hi)):
                 continue
