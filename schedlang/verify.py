@@ -123,13 +123,19 @@ class _Side:
     symbols: dict  # name -> symbol
 
 
-def _side(x, params: dict) -> _Side:
+def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
+    """The ``Schedule`` meant by ``x``: itself, a program's ``lr`` (or only schedule), or source.
+
+    Source text is compiled with those of ``params`` it declares, so one set of
+    ``-D`` values can serve two files with different parameters.
+    """
     from .lower import lower
     from .parser import parse
-    from .program import Program, Schedule, to_number
+    from .program import Program, Schedule
 
+    params = params or {}
     if isinstance(x, (str, bytes)):
-        lowered = lower(parse(x))
+        lowered = lower(parse(x, filename))
         x = Program(lowered, {k: v for k, v in params.items() if k in lowered.params})
     if isinstance(x, Program):
         if "lr" in x.schedules:
@@ -142,6 +148,13 @@ def _side(x, params: dict) -> _Side:
     if not isinstance(x, Schedule):
         raise SchedlangError(f"cannot compare a {type(x).__name__}; give a Schedule, a Program or "
                              "source text")
+    return x
+
+
+def _side(x, params: dict) -> _Side:
+    from .program import to_number
+
+    x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}
     extra = {infos[k].symbol: to_number(v, f"parameter '{k}'") for k, v in params.items()
