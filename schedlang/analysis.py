@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
 MAX_SCAN = 200_000
 INFINITE_HORIZON = 10_000  # steps summarised for a schedule that never ends
 JUMP_RTOL = 1e-9
