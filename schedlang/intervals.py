@@ -206,3 +206,23 @@ def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
     if not expr.has(sp.StrictLessThan, sp.GreaterThan):
         return expr
     return expr.replace(lambda e: isinstance(e, (sp.StrictLessThan, sp.GreaterThan)), decide)
+
+
+def decide_parameters(expr: sp.Expr, facts: list[Fact]) -> sp.Expr:
+    """Settle comparisons between parameters alone (``total < warm``) that the facts decide."""
+    def decide(rel):
+        if t in rel.free_symbols or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
+                                                         sp.StrictGreaterThan, sp.GreaterThan)):
+            return rel
+        small, big = (rel.lhs, rel.rhs) if isinstance(rel, (sp.StrictLessThan, sp.LessThan)) else (
+            rel.rhs, rel.lhs)
+        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        if (positive if strict else nonnegative)(big - small, facts):
+            return sp.true
+        if (nonnegative if strict else positive)(small - big, facts):
+            return sp.false
+        return rel
+
+    if not expr.has(Relational):
+        return expr
+    return expr.replace(lambda e: isinstance(e, Relational), decide)

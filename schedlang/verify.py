@@ -35,6 +35,7 @@ from .errors import SchedlangError
 from .intervals import (
     Fact,
     Undecidable,
+    decide_parameters,
     facts_from,
     nonnegative,
     normalise,
@@ -218,6 +219,7 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
 
 def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
     """A symbolic proof over every integer step and every admissible parameter value."""
+    na, nb = decide_parameters(na, facts), decide_parameters(nb, facts)
     try:
         points = order(thresholds(na) | thresholds(nb), facts)
     except Undecidable as u:
