@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -50,6 +51,7 @@ from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
 MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
+MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_CASE_SPLITS = 3
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
@@ -67,6 +69,7 @@ class Counterexample:
     params: dict = field(default_factory=dict)
     a_exact: str | None = None
     b_exact: str | None = None
+    earliest: bool = True  # False when some earlier step could be neither proven equal nor different
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v}" for k, v in self.params.items())
@@ -245,31 +248,37 @@ def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
 
 
 class _Scan:
-    """Step-by-step comparison with a shared budget; remembers which kinds of proof were used."""
+    """Step-by-step comparison with a shared budget; remembers which kinds of proof were used.
 
-    def __init__(self, rtol: Fraction):
+    A step whose equality cannot be proven does not stop the scan: it is kept as
+    ``pending`` (the verdict is at best unknown) while later steps are still searched
+    for a provable difference, which is then reported as not necessarily the earliest.
+    """
+
+    def __init__(self, rtol: Fraction, budget: int = MAX_STEPS):
         self.rtol = rtol
-        self.budget = MAX_STEPS
+        self.budget = budget
         self.algebraic = MAX_ALGEBRAIC_STEPS
+        self.deadline: float | None = None
         self.kinds: set[str] = set()
+        self.pending: Verdict | None = None
 
     def run(self, ra, rb, steps) -> Verdict | None:
-        """None when every step agrees; else a different/unknown verdict."""
+        """A different verdict, or None (check ``pending`` and ``budget`` for the rest)."""
         try:
             fa, fb = ev.compile_expr(ra), ev.compile_expr(rb)
         except ev.Undetermined as exc:
-            return Verdict(UNKNOWN, reason=f"cannot evaluate exactly: {exc}")
+            self._unknown(f"cannot evaluate exactly: {exc}")
+            return None
         for step in steps:
             self.budget -= 1
             if self.budget < 0:
-                return Verdict(UNKNOWN, reason=f"more than {MAX_STEPS} steps to check one by one "
-                                              "and no symbolic proof")
+                self._unknown(f"more than {MAX_STEPS} steps to check one by one and no symbolic proof")
+                return None
             try:
                 va, vb = fa(step), fb(step)
             except (ev.Undetermined, ZeroDivisionError, ValueError) as exc:
-                verdict = self._algebraic(ra, rb, step, f"cannot evaluate step {step}: {exc}")
-                if verdict is not None:
-                    return verdict
+                self._algebraic(ra, rb, step, f"cannot evaluate step {step}: {exc}")
                 continue
             same = ev.equal(va, vb)
             if same:
@@ -279,32 +288,38 @@ class _Scan:
                 close = ev.within(va, vb, self.rtol)
                 if close:
                     self.kinds.add("tolerance")
-                    continue
-                if close is False:
-                    return _different(step, va, vb, "exhaustive")
-                return Verdict(UNKNOWN, reason=f"at step {step} the tolerance is too close to call")
+                elif close is False:
+                    return self._different(step, va, vb)
+                else:
+                    self._unknown(f"at step {step} the tolerance is too close to call")
+                continue
             if same is False:
-                return _different(step, va, vb, "exhaustive")
-            verdict = self._algebraic(ra, rb, step, f"at step {step} the values agree to "
-                                      "~45 digits but are not proven equal")
-            if verdict is not None:
-                return verdict
+                return self._different(step, va, vb)
+            self._algebraic(ra, rb, step, f"at step {step} the values agree to ~45 digits but "
+                                          "are not proven equal")
         return None
 
-    def _algebraic(self, ra, rb, step, reason) -> Verdict | None:
+    def _unknown(self, reason: str) -> None:
+        if self.pending is None:
+            self.pending = Verdict(UNKNOWN, reason=reason)
+
+    def _different(self, step, va, vb) -> Verdict:
+        def show(v):
+            return str(v) if ev.is_exact(v) else None
+
+        return Verdict(DIFFERENT, "exhaustive", Counterexample(
+            step, ev.to_float(va), ev.to_float(vb), {}, show(va), show(vb),
+            earliest=self.pending is None))
+
+    def _algebraic(self, ra, rb, step, reason) -> None:
         self.algebraic -= 1
-        if self.algebraic >= 0 and is_zero(sp.expand(ra - rb).subs(t, step)):
+        if self.deadline is None:
+            self.deadline = time.monotonic() + MAX_ALGEBRAIC_SECONDS
+        if self.pending is None and self.algebraic >= 0 and time.monotonic() < self.deadline and \
+                is_zero(sp.expand(ra - rb).subs(t, step)):
             self.kinds.add("algebraic")
-            return None
-        return Verdict(UNKNOWN, reason=reason)
-
-
-def _different(step, va, vb, method) -> Verdict:
-    def show(v):
-        return str(v) if ev.is_exact(v) else None
-
-    return Verdict(DIFFERENT, method, Counterexample(step, ev.to_float(va), ev.to_float(vb), {},
-                                                     show(va), show(vb)))
+            return
+        self._unknown(reason)
 
 
 def _pure_period(e: sp.Expr) -> int | None:
@@ -328,8 +343,7 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
     if not all(p.is_Integer for p in points):
         return Verdict(UNKNOWN, reason="a breakpoint is not a whole number")
     rank = rank_of(points, [])
-    scan = _Scan(rtol)
-    scan.budget = max_steps
+    scan = _Scan(rtol, max_steps)
     symbolic_only = True
     for i in range(rank(sp.Integer(0)), len(points)):
         lo = int(points[i])
@@ -358,10 +372,12 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
         verdict = scan.run(ra, rb, steps)
         if verdict is not None:
             return verdict
-        if not complete:
+        if not complete and scan.pending is None:
             return Verdict(UNKNOWN, reason=f"the schedules agree on steps 0..{steps.stop - 1}, but "
                                           f"from step {lo} on their formulas could not be proven "
                                           "equal")
+    if scan.pending is not None:
+        return scan.pending
     if symbolic_only:
         return Verdict(EQUIVALENT, "symbolic")
     for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-algebraic")):
@@ -408,7 +424,7 @@ def _search(na, nb, free, conditions, rtol) -> Verdict:
             ce = verdict.counterexample
             shown = {str(s): (int(v) if v.is_Integer else float(v)) for s, v in binding.items()}
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
-                                                              ce.a_exact, ce.b_exact))
+                                                              ce.a_exact, ce.b_exact, ce.earliest))
     return Verdict(UNKNOWN, reason="no symbolic proof for every parameter value, and no "
                                    "counterexample among the values tried; bind the parameters "
                                    "(params=... / -D) for an exhaustive check")
