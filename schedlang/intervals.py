@@ -86,12 +86,28 @@ def _threshold_form(rel: Relational):
     return sp.Ge(t, sp.ceiling(c))
 
 
+def as_threshold(rel) -> tuple[sp.Expr, bool] | None:
+    """``(b, True)`` for ``t < b``, ``(b, False)`` for ``t >= b``, in either spelling.
+
+    Piecewise may store ``t < d0`` as ``d0 > t`` (sympy's canonical order), so both
+    sides are read.
+    """
+    if isinstance(rel, (sp.StrictLessThan, sp.GreaterThan)) and rel.lhs == t:
+        b, below = rel.rhs, isinstance(rel, sp.StrictLessThan)
+    elif isinstance(rel, (sp.StrictGreaterThan, sp.LessThan)) and rel.rhs == t:
+        b, below = rel.lhs, isinstance(rel, sp.StrictGreaterThan)
+    else:
+        return None
+    return None if t in b.free_symbols else (b, below)
+
+
 def thresholds(expr: sp.Expr) -> set[sp.Expr]:
     """Every ``b`` of a ``t < b`` / ``t >= b`` in a normalised expression."""
     found = set()
-    for rel in expr.atoms(sp.StrictLessThan, sp.GreaterThan):
-        if rel.lhs == t and t not in rel.rhs.free_symbols:
-            found.add(sp.expand(rel.rhs))
+    for rel in expr.atoms(Relational):
+        threshold = as_threshold(rel)
+        if threshold is not None:
+            found.add(sp.expand(threshold[0]))
     return found
 
 
@@ -195,17 +211,16 @@ def rank_of(points: list[sp.Expr], facts: list[Fact]):
 def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
     """``expr`` for ``t`` in ``[points[i], points[i+1])``: each ``t < b`` decided, branches gone."""
     def decide(rel):
-        if not isinstance(rel, (sp.StrictLessThan, sp.GreaterThan)) or rel.lhs != t or \
-                t in rel.rhs.free_symbols:
+        threshold = as_threshold(rel)
+        if threshold is None:
             return rel
-        below = rank(rel.rhs) > i  # b >= points[i + 1] > t
-        if isinstance(rel, sp.StrictLessThan):
-            return sp.true if below else sp.false
-        return sp.false if below else sp.true
+        b, is_lt = threshold
+        below = rank(b) > i  # b >= points[i + 1] > t
+        return sp.true if below == is_lt else sp.false
 
-    if not expr.has(sp.StrictLessThan, sp.GreaterThan):
+    if not expr.has(Relational):
         return expr
-    return expr.replace(lambda e: isinstance(e, (sp.StrictLessThan, sp.GreaterThan)), decide)
+    return expr.replace(lambda e: isinstance(e, Relational), decide)
 
 
 def decide_parameters(expr: sp.Expr, facts: list[Fact]) -> sp.Expr:
