@@ -46,6 +46,17 @@ def to_float(x) -> float:
     return float(mpmath.mpf(x.mid))
 
 
+def show_difference(a, b) -> str:
+    """``a - b`` to three digits, however small (mpmath has no underflow)."""
+    d = to_interval(a) - to_interval(b) if not (is_exact(a) and is_exact(b)) else None
+    if d is None:
+        exact = a - b
+        value = mpmath.mpf(exact.numerator) / exact.denominator
+    else:
+        value = mpmath.mpf(d.mid)
+    return mpmath.nstr(value, 3)
+
+
 def less(a, b) -> bool:
     """``a < b`` when it is decided, else ``Undetermined``."""
     if is_exact(a) and is_exact(b):

@@ -70,11 +70,13 @@ class Counterexample:
     a_exact: str | None = None
     b_exact: str | None = None
     earliest: bool = True  # False when some earlier step could be neither proven equal nor different
+    difference: str | None = None  # a - b to 3 digits (floats may print the same)
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v}" for k, v in self.params.items())
         return (f"step {self.step}{f' (with {where})' if where else ''}: "
-                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}")
+                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}"
+                + (f" (a - b = {self.difference})" if self.a == self.b and self.difference else ""))
 
 
 def _shown(value: float, exact: str | None) -> str:
@@ -309,7 +311,7 @@ class _Scan:
 
         return Verdict(DIFFERENT, "exhaustive", Counterexample(
             step, ev.to_float(va), ev.to_float(vb), {}, show(va), show(vb),
-            earliest=self.pending is None))
+            earliest=self.pending is None, difference=ev.show_difference(va, vb)))
 
     def _algebraic(self, ra, rb, step, reason) -> None:
         self.algebraic -= 1
@@ -424,7 +426,8 @@ def _search(na, nb, free, conditions, rtol) -> Verdict:
             ce = verdict.counterexample
             shown = {str(s): (int(v) if v.is_Integer else float(v)) for s, v in binding.items()}
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
-                                                              ce.a_exact, ce.b_exact, ce.earliest))
+                                                              ce.a_exact, ce.b_exact, ce.earliest,
+                                                              ce.difference))
     return Verdict(UNKNOWN, reason="no symbolic proof for every parameter value, and no "
                                    "counterexample among the values tried; bind the parameters "
                                    "(params=... / -D) for an exhaustive check")
