@@ -189,7 +189,13 @@ def order(points, facts: list[Fact]) -> list[sp.Expr]:
 
     for x, y in itertools.combinations(distinct, 2):
         compare(x, y)  # raise early on an undecidable pair
-    return sorted(distinct, key=functools.cmp_to_key(compare))
+    ordered = sorted(distinct, key=functools.cmp_to_key(compare))
+    # The prover is incomplete, so ``compare`` need not be transitive; the order is
+    # trusted only when each neighbour is proven <= the next (<= itself is transitive).
+    for x, y in zip(ordered, ordered[1:]):
+        if not nonnegative(y - x, facts):
+            raise Undecidable(x, y)
+    return ordered
 
 
 def rank_of(points: list[sp.Expr], facts: list[Fact]):
