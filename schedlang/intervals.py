@@ -46,11 +46,36 @@ class Fact:
 
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Min/Max/Abs as Piecewise, and every comparison in ``t`` as ``t < b`` / ``t >= b``."""
+    if expr.has(sp.Min, sp.Max) and expr.has(Relational):
+        expr = expr.replace(lambda e: isinstance(e, Relational), _distribute)
     if expr.has(sp.Min, sp.Max, sp.Abs):
         expr = expr.rewrite(sp.Piecewise)
     if not expr.has(Relational):
         return expr
     return expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+
+
+def _distribute(rel: Relational):
+    """``t < min(a, b)`` as ``t < a and t < b`` (and the like), so ``a`` and ``b`` stay thresholds.
+
+    A duration built by ``combine`` (``max(d1, d2)``) or a user's ``t < min(w, n)`` would
+    otherwise become one threshold hidden in a Piecewise, which cannot be ordered.
+    """
+    if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return rel
+    if rel.lhs == t and isinstance(rel.rhs, (sp.Min, sp.Max)) and t not in rel.rhs.free_symbols:
+        op, bound = type(rel), rel.rhs
+    elif rel.rhs == t and isinstance(rel.lhs, (sp.Min, sp.Max)) and t not in rel.lhs.free_symbols:
+        op = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+              sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[type(rel)]
+        bound = rel.lhs
+    else:
+        return rel
+    below = op in (sp.StrictLessThan, sp.LessThan)
+    # t < min: every one; t < max: any one; t > min: any one; t > max: every one.
+    every = below == isinstance(bound, sp.Min)
+    parts = [_distribute(op(t, arg)) for arg in bound.args]
+    return sp.And(*parts) if every else sp.Or(*parts)
 
 
 def _threshold_form(rel: Relational):

@@ -4,9 +4,10 @@
   ``"symbolic"`` (an algebraic identity on every interval between breakpoints,
   for every admissible parameter value), ``"exhaustive-exact"`` (bound
   parameters: every step up to the last breakpoint compared in exact rational
-  arithmetic, the tail proven equal), ``"exhaustive-algebraic"`` (as before,
-  but some steps have irrational values: their enclosures overlap and sympy
-  proves the difference at that step zero) or ``"tolerance"`` (``rtol > 0``:
+  arithmetic, the tail proven equal), ``"exhaustive-interval"`` (as before,
+  but some steps have irrational values: they are enclosed in mpmath intervals,
+  and where the two enclosures overlap sympy proves the difference at that
+  step zero) or ``"tolerance"`` (``rtol > 0``:
   proven within the tolerance at every step).
 * **different** with a ``counterexample``: a step (and parameter values, when
   some were free) where the two values provably differ.  With every parameter
@@ -50,6 +51,7 @@ from .schedule_algebra import t
 from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
+MAX_TAIL_SCAN = 20_000  # steps searched for a counterexample in a tail that has no proof
 MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_CASE_SPLITS = 3
@@ -370,7 +372,7 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
             if pa is not None and pb is not None:
                 steps = range(lo, lo + math.lcm(pa, pb))
             else:
-                steps, complete = range(lo, lo + max(scan.budget, 0)), False
+                steps, complete = range(lo, lo + max(min(scan.budget, MAX_TAIL_SCAN), 0)), False
         verdict = scan.run(ra, rb, steps)
         if verdict is not None:
             return verdict
@@ -382,7 +384,7 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
         return scan.pending
     if symbolic_only:
         return Verdict(EQUIVALENT, "symbolic")
-    for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-algebraic")):
+    for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-interval")):
         if kind in scan.kinds:
             return Verdict(EQUIVALENT, method)
     return Verdict(EQUIVALENT, "exhaustive-exact")

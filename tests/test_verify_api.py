@@ -74,6 +74,20 @@ def test_exhaustive_methods():
     assert verdict
     wiggle = "if t < 60 then sin(pi * t) * t / 7 + 1 else 1"
     assert equivalent(wiggle, "constant(1)")
+    # equal at every integer step, not as formulas of a real t: decided one step at a time
+    exact = equivalent("(floor(t * t / 2)) for 50", "(t * t / 2 - (1 - cos(pi * t)) / 4) for 50")
+    assert exact and exact.method == "exhaustive-exact"
+    enclosed = equivalent("(floor(t * t / 2) + sqrt(2)) for 50",
+                          "(t * t / 2 - (1 - cos(pi * t)) / 4 + sqrt(2)) for 50")
+    assert enclosed and enclosed.method == "exhaustive-interval"
+    late = equivalent("(floor(t * t / 2) + sqrt(2)) for 50",
+                      "(t * t / 2 - (1 - cos(pi * t)) / 4 + sqrt(2)) for 51")
+    assert late.different and late.counterexample.step == 51
+
+
+def test_unprovable_tail_is_unknown_not_equivalent():
+    verdict = equivalent("floor(t * t / 2)", "t * t / 2 - (1 - cos(pi * t)) / 4")
+    assert verdict.unknown and "could not be proven" in verdict.reason
 
 
 def test_unknown_is_never_equivalent_when_values_drift_late():
