@@ -186,3 +186,10 @@ def test_cli_check_strict(tmp_path, capsys):
     assert main(["check", str(path)]) == 0
     assert main(["check", str(path), "--strict"]) == 2
     assert "jumps at step 100" in capsys.readouterr().err
+
+
+def test_reference_negative_integer_base():
+    # cos(pi * t) becomes (-1)**t in sympy; the reference printed it as -1.0**t (= -1)
+    lr = schedlang.compile("cos(pi * t)")["lr"]
+    assert [lr(k) for k in range(4)] == [1.0, -1.0, 1.0, -1.0]
+    assert schedlang.compile("cosine(1 / 7, 0, 1)")["lr"](0) == pytest.approx(1 / 7)

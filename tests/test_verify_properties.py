@@ -115,3 +115,59 @@ def test_perturbations_are_never_equivalent(segs, index, chain):
     assert not verdict
     assert verdict.different, verdict
     assert verdict.counterexample.step == sum(s[3] for s in segs[:i])
+
+
+def symbolic_pair(segs):
+    """The sequence with durations ``d0, d1, ...`` left free, and its global if-chain."""
+    params = "".join(f"param d{i}: int where d{i} > 0\n" for i in range(len(segs)))
+    calls, chain, start = [], [], "0"
+    for i, (kind, v0, v1, _) in enumerate(segs):
+        n = f"d{i}"
+        calls.append(call((kind, v0, v1, n)))
+        local = f"(t - ({start}))"
+        if kind == "linear":
+            body = f"{num(v0)} + ({num(v1 - v0)}) * {local} / {n}"
+        elif kind == "cosine":
+            body = f"{num(v1)} + ({num(v0 - v1)}) * (1 + cos(pi * {local} / {n})) / 2"
+        elif kind == "poly":
+            body = f"({num(v0 - v1)}) * (1 - {local} / {n}) ** 2 + {num(v1)}"
+        else:
+            body = num(v0)
+        start = f"{start} + {n}"
+        chain.append(f"if t < {start} then {body} else ")
+    chain.append(num(end_value(segs[-1])))
+    return params + "schedule lr = " + " >> ".join(calls), params + "schedule lr = " + "".join(chain)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(segments, min_size=1, max_size=4))
+def test_symbolic_durations_proven_for_all_values(segs):
+    a, b = symbolic_pair(segs)
+    verdict = equivalent(a, b)
+    assert verdict and verdict.method == "symbolic", verdict
+
+
+def _close(x: float, y: float) -> bool:
+    return abs(x - y) <= 1e-12 * max(1.0, abs(x), abs(y))
+
+
+@SETTINGS
+@given(programs, st.integers(0, 100), st.sampled_from(["v0", "v1", "n"]))
+def test_any_perturbation_verdict_matches_the_reference(segs, index, what):
+    """Changing any number: whatever the verdict, it agrees with the plain-Python values."""
+    import schedlang
+
+    i = index % len(segs)
+    kind, v0, v1, n = segs[i]
+    changed = {"v0": (kind, v0 + Fraction(1, 7), v1, n), "v1": (kind, v0, v1 + Fraction(1, 7), n),
+               "n": (kind, v0, v1, n + 1)}[what]
+    a, b = source(segs), source(segs[:i] + [changed] + segs[i + 1:])
+    verdict = equivalent(a, b)
+    sa, sb = schedlang.compile(a)["lr"], schedlang.compile(b)["lr"]
+    horizon = sum(s[3] for s in segs) + 3
+    if verdict:
+        assert all(_close(sa(k), sb(k)) for k in range(horizon))
+    elif verdict.different:
+        step = verdict.counterexample.step
+        assert all(_close(sa(k), sb(k)) for k in range(step))
+        assert sa(step) != sb(step)
