@@ -165,10 +165,16 @@ def _side(x, params: dict) -> _Side:
     x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}
-    extra = {infos[k].symbol: to_number(v, f"parameter '{k}'") for k, v in params.items()
-             if k in infos and k not in program.values}
-    expr = x.expr.xreplace(extra)
-    bound = {**(program.substitutions if program else {}), **extra}
+    given = {}
+    for name, value in params.items():
+        if name in infos:
+            number = to_number(value, f"parameter '{name}'")
+            if infos[name].type == "int" and not number.is_integer:
+                raise SchedlangError(f"parameter '{name}' is an int, not {value}")
+            given[infos[name].symbol] = number
+    # ``params`` wins over values the program was compiled with (also for Schedule inputs).
+    bound = {**(program.substitutions if program else {}), **given}
+    expr = x.symbolic_expr.xreplace(bound) if program else x.expr
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)

@@ -193,3 +193,13 @@ def test_reference_negative_integer_base():
     lr = schedlang.compile("cos(pi * t)")["lr"]
     assert [lr(k) for k in range(4)] == [1.0, -1.0, 1.0, -1.0]
     assert schedlang.compile("cosine(1 / 7, 0, 1)")["lr"](0) == pytest.approx(1 / 7)
+
+
+def test_params_override_values_of_compiled_schedules():
+    a = schedlang.compile("param n: int = 10\nschedule lr = linear(1, 0, n)")
+    b = schedlang.compile("param n: int = 10\nschedule lr = linear(1, 0, 10)")
+    assert equivalent(a, b)
+    verdict = equivalent(a, b, params={"n": 20})
+    assert verdict.different and verdict.counterexample.step == 1
+    with pytest.raises(SchedlangError):
+        equivalent(a, b, params={"n": 2.5})
