@@ -113,13 +113,15 @@ def _pow(base, exponent):
         if root is not None:
             return root ** exponent.numerator
     b, e = to_interval(base), to_interval(exponent)
+    if is_exact(exponent) and exponent.denominator == 1:
+        return b ** int(exponent)
     if b.a <= 0:
         raise Undetermined("non-positive base with a fractional power")
     return iv.exp(e * iv.log(b))
 
 
 def _exact_root(x: Fraction, k: int) -> Fraction | None:
-    if x < 0:
+    if x < 0 or max(x.numerator.bit_length(), x.denominator.bit_length()) > 1000:
         return None
     p, q = round(x.numerator ** (1 / k)), round(x.denominator ** (1 / k))
     for dp in (-1, 0, 1):
