@@ -143,7 +143,8 @@ def summarise(program) -> Report:
             s.duration, int) else str(s.duration)
         scope = "" if isinstance(s.duration, int) else f" (over steps 0..{s.horizon})"
         end = "" if s.end is None else f", end {_fmt(s.end)}"
-        budget = f", lr budget {'' if s.budget_exact else '~'}{_fmt(s.budget)}"
+        label = "lr budget" if s.name == "lr" else "sum"  # the sum of the values over the steps
+        budget = f", {label} {'' if s.budget_exact else '~'}{_fmt(s.budget)}"
         lines.append(f"schedule {s.name}: {length}, start {_fmt(s.start)}{end}, "
                      f"min {_fmt(s.low)}, max {_fmt(s.high)}{budget}{scope}")
     warnings = [w for s in summaries for w in s.warnings]
