@@ -427,10 +427,9 @@ class _Lowerer:
         if arg.kind == "pairs":
             return self.pairs(node, what)
         value = self.value(node)
-        if arg.kind == "schedule":
+        if arg.kind in ("schedule", "finite"):
             segment = self.schedule_value(value, node, "a schedule")
-            if builtin.name in ("repeat", "cycle", "stretch") and segment.duration is None \
-                    and builtin.name != "stretch":
+            if arg.kind == "finite" and segment.duration is None:
                 raise SchedlangError(f"{what} must be a finite schedule", node.span,
                                      hint="give it a length with `for N`")
             return segment

@@ -35,6 +35,7 @@ class ArgumentError(Exception):
 #   const    - a number constant in t (e.g. a power, a ratio)
 #   values   - a list of numbers constant in t
 #   schedule - a schedule, finite or not
+#   finite   - a schedule with a finite duration (what repeat and cycle play again)
 #   shape    - a bare warmup shape name: linear, cosine, exp
 #   option   - a double-quoted string from a fixed set
 #   flag     - true or false
@@ -299,8 +300,8 @@ SCHEDULES = {b.name: b for b in [
     _b("onecycle", onecycle, Arg("peak", V), Arg("n", S), Arg("pct_start", "const", sp.Rational(3, 10)),
        Arg("div_factor", "const", 25), Arg("final_div_factor", "const", 10_000),
        Arg("anneal", "option", "cos", ("cos", "linear")), Arg("three_phase", "flag", False)),
-    _b("repeat", repeat, Arg("schedule", "schedule"), Arg("times", S, None)),
-    _b("cycle", cycle, Arg("schedule", "schedule")),
+    _b("repeat", repeat, Arg("schedule", "finite"), Arg("times", S, None)),
+    _b("cycle", cycle, Arg("schedule", "finite")),
     _b("stretch", stretch, Arg("schedule", "schedule"), Arg("factor", "const")),
 ]}
 
