@@ -76,7 +76,30 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--class-name", default=None, help="scheduler class name (torch, cerebras)")
 
+    sub = with_defines(command("verify", _verify, "prove two schedules equal, or show where they differ"))
+    sub.add_argument("sides", nargs="*", action=_SideAction, default=None, metavar="FILE",
+                     help="a .sched file (its 'lr' schedule, or its only one)")
+    sub.add_argument("-e", dest="sides", action=_SideAction, metavar="EXPR",
+                     help="a schedule given inline instead of a file (for either side)")
+    sub.add_argument("--rtol", default="0", help="accept values within this relative tolerance")
+
+    sub = with_defines(command("show", _show, "print each schedule's formula"))
+    sub.add_argument("file")
+    sub.add_argument("--latex", action="store_true", help="LaTeX (sympy's printer) instead of text")
+
     return parser
+
+
+class _SideAction(argparse.Action):
+    """Files and ``-e`` expressions into one list, in the order given (A then B)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sides = list(getattr(namespace, "sides", None) or [])
+        if option_string:
+            sides.append(("expr", values))
+        else:
+            sides.extend(("file", v) for v in values)
+        namespace.sides = sides
 
 
 def defines(args) -> dict[str, str]:
@@ -179,6 +202,87 @@ def _compile(args) -> int:
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _verify(args) -> int:
+    from fractions import Fraction
+
+    from .verify import equivalent, pick_schedule
+
+    sides = args.sides or []
+    if len(sides) != 2:
+        raise SchedlangError(f"verify compares two schedules, got {len(sides)}",
+                             hint="schedlang verify A.sched B.sched, or -e 'EXPR' for either side")
+    try:
+        rtol = Fraction(args.rtol.strip())
+    except (ValueError, ZeroDivisionError):
+        raise SchedlangError(f"--rtol expects a number, got {args.rtol!r}") from None
+    params = defines(args)
+    declared = set()
+    schedules, sources = [], []
+    for kind, text in sides:
+        source, filename = (text, "<-e>") if kind == "expr" else (_read(text), text)
+        sources.append((source, filename))
+        schedule = pick_schedule(source, params, filename)
+        declared |= set(schedule.program.params)
+        schedules.append(schedule)
+    unknown = sorted(set(params) - declared)
+    if unknown:
+        raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'")
+    names = [text if kind == "file" else f"-e {text!r}" for kind, text in sides]
+    verdict = equivalent(*schedules, rtol=rtol)
+    print(f"A: {names[0]}\nB: {names[1]}")
+    if verdict.equivalent:
+        print(f"equivalent (proven: {verdict.method})")
+        return EXIT_OK
+    if verdict.unknown:
+        print(f"unknown: {verdict.reason}")
+        return EXIT_ERROR
+    ce = verdict.counterexample
+    print(f"different: first difference at {ce} (found by: {verdict.method})")
+    if ce.params:
+        schedules = [pick_schedule(source, {**params, **ce.params}, filename)
+                     for source, filename in sources]
+    table = _difference_table(schedules, ce.step)
+    if table:
+        print(table)
+    return EXIT_DIFFERENT
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _difference_table(schedules, step: int, around: int = 2) -> str:
+    """Both schedules' values just before and after the first differing step."""
+    try:
+        steps = range(max(0, step - around), step + around + 1)
+        columns = [s.values(steps) for s in schedules]
+    except SchedlangError:
+        return ""
+    lines = [f"  {'step':>8}  {'A':>22}  {'B':>22}"]
+    for i, k in enumerate(steps):
+        mark = ">" if k == step else " "
+        lines.append(f"{mark} {k:>8}  {columns[0][i]!r:>22}  {columns[1][i]!r:>22}")
+    return "\n".join(lines)
+
+
+def _show(args) -> int:
+    import sympy as sp
+
+    program = load_program(args)
+    for schedule in program:
+        length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
+        if args.latex:
+            print(f"% {schedule.name} ({length})")
+            print(f"{schedule.name}(t) = {sp.latex(schedule.expr)}")
+        else:
+            print(f"{schedule.name} ({length}):")
+            print(f"  {schedule.expr}")
     return EXIT_OK
 
 

@@ -11,7 +11,7 @@ can read the breakpoints straight off the tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 from sympy.core.relational import Relational
@@ -21,11 +21,30 @@ t = sp.Symbol("t", integer=True, nonnegative=True)
 
 
 @dataclass(frozen=True)
+class Mark:
+    """Where a schedule was put together, for ``schedlang check``'s warnings (not its meaning).
+
+    ``kind == "join"``: an ``a >> b`` boundary at local ``step``; ``value`` is where ``a`` was
+    heading (``a``'s end value), to compare with ``b``'s start.  ``kind == "cut"``: a ``for``
+    that stops a segment at ``step`` before its own end; ``value`` is the end it never reaches
+    and ``reached`` the value it holds instead.
+    Only ``>>`` and ``for`` record marks; other operations drop them, which only means fewer
+    warnings.
+    """
+
+    kind: str
+    step: sp.Expr
+    value: sp.Expr
+    reached: sp.Expr | None = None
+
+
+@dataclass(frozen=True)
 class Segment:
     """A formula of the local step and how many steps it lasts (``None``: forever)."""
 
     expr: sp.Expr
     duration: sp.Expr | None = None
+    marks: tuple[Mark, ...] = field(default=(), compare=False)
 
     @property
     def finite(self) -> bool:
@@ -107,7 +126,9 @@ def sequence(first: Segment, then: Segment) -> Segment:
     n = first.duration
     value = sp.Piecewise((first.expr, sp.Lt(t, n)), (shifted(then.held(), n), True))
     duration = None if then.duration is None else n + then.duration
-    return Segment(_flatten(value), duration)
+    marks = (*first.marks, Mark("join", n, first.end_value()),
+             *(Mark(m.kind, n + m.step, m.value, m.reached) for m in then.marks))
+    return Segment(_flatten(value), duration, marks)
 
 
 def _flatten(expr: sp.Expr) -> sp.Expr:
@@ -141,4 +162,8 @@ def combine(*segments: Segment) -> sp.Expr | None:
 
 def hold_for(body: Segment, steps) -> Segment:
     """``body for steps``: cut or held to exactly ``steps`` steps."""
-    return Segment(body.held(), steps)
+    marks = body.marks
+    cut_short = body.duration is not None and (body.duration - steps).is_positive is not False
+    if cut_short and body.depends_on_step:
+        marks += (Mark("cut", steps, body.end_value(), at(body.held(), steps)),)
+    return Segment(body.held(), steps, marks)

@@ -1,0 +1,288 @@
+"""Values of a bound schedule at integer steps, exactly or with proven error bounds.
+
+``verify`` needs values it can trust, not floats: a rational value is computed
+as a ``Fraction`` (exact), anything else as an ``mpmath.iv`` interval that is
+guaranteed to contain the true value.  Two exact values are equal or not; two
+disjoint intervals are provably different; overlapping intervals decide
+nothing by themselves (the caller then tries an algebraic proof at that step).
+
+The sympy tree is turned into nested closures once (no ``eval``/``exec``), so
+each step costs a walk over the tree with Python numbers.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import sympy as sp
+from sympy.core.relational import Relational
+
+from .schedule_algebra import t
+from .special import restart_index, restart_index_int
+
+iv = mpmath.iv
+iv.prec = 160
+
+
+class Undetermined(Exception):  # noqa: N818 - a state, not a failure
+    """An interval straddles a decision (a comparison, a floor) or a case is not supported."""
+
+
+def is_exact(x) -> bool:
+    return isinstance(x, Fraction)
+
+
+def to_interval(x):
+    if isinstance(x, Fraction):
+        return iv.mpf(x.numerator) / iv.mpf(x.denominator)
+    return x
+
+
+def to_float(x) -> float:
+    if isinstance(x, Fraction):
+        return float(x)
+    return float(mpmath.mpf(x.mid))
+
+
+def less(a, b) -> bool:
+    """``a < b`` when it is decided, else ``Undetermined``."""
+    if is_exact(a) and is_exact(b):
+        return a < b
+    a, b = to_interval(a), to_interval(b)
+    if a.b < b.a:
+        return True
+    if a.a >= b.b:
+        return False
+    raise Undetermined("comparison too close to call")
+
+
+def equal(a, b) -> bool | None:
+    """True / False when decided, None when two enclosures overlap."""
+    if is_exact(a) and is_exact(b):
+        return a == b
+    a, b = to_interval(a), to_interval(b)
+    if a.b < b.a or b.b < a.a:
+        return False
+    return None
+
+
+def within(a, b, rtol) -> bool | None:
+    """``|a - b| <= rtol * max(|a|, |b|)``: True / False when decided, else None."""
+    if is_exact(a) and is_exact(b):
+        return abs(a - b) <= Fraction(rtol) * max(abs(a), abs(b))
+    a, b = to_interval(a), to_interval(b)
+    diff = abs(a - b)
+    scale = iv.mpf(max(abs(a).a, abs(b).a)), iv.mpf(max(abs(a).b, abs(b).b))
+    tol = to_interval(Fraction(rtol))
+    if diff.b <= (tol * scale[0]).a:
+        return True
+    if diff.a > (tol * scale[1]).b:
+        return False
+    return None
+
+
+def _floor(x) -> Fraction:
+    if is_exact(x):
+        return Fraction(math.floor(x))
+    lo, hi = mpmath.floor(x.a), mpmath.floor(x.b)
+    if lo != hi:
+        raise Undetermined("floor of an enclosure that straddles an integer")
+    return Fraction(int(lo))
+
+
+def _pow(base, exponent):
+    if is_exact(base) and is_exact(exponent):
+        if exponent.denominator == 1:
+            if base == 0 and exponent < 0:
+                raise Undetermined("zero to a negative power")
+            return base ** int(exponent)
+        root = _exact_root(base, exponent.denominator)
+        if root is not None:
+            return root ** exponent.numerator
+    b, e = to_interval(base), to_interval(exponent)
+    if b.a <= 0:
+        raise Undetermined("non-positive base with a fractional power")
+    return iv.exp(e * iv.log(b))
+
+
+def _exact_root(x: Fraction, k: int) -> Fraction | None:
+    if x < 0:
+        return None
+    p, q = round(x.numerator ** (1 / k)), round(x.denominator ** (1 / k))
+    for dp in (-1, 0, 1):
+        for dq in (-1, 0, 1):
+            if q + dq > 0 and p + dp >= 0 and Fraction(p + dp, q + dq) ** k == x:
+                return Fraction(p + dp, q + dq)
+    return None
+
+
+#: cos(pi * r) for the rationals r (mod 2) where it is rational.
+_COS_PI = {Fraction(0): Fraction(1), Fraction(1, 3): Fraction(1, 2), Fraction(1, 2): Fraction(0),
+           Fraction(2, 3): Fraction(-1, 2), Fraction(1): Fraction(-1), Fraction(4, 3): Fraction(-1, 2),
+           Fraction(3, 2): Fraction(0), Fraction(5, 3): Fraction(1, 2)}
+
+
+def _pi_multiple(arg: sp.Expr):
+    """``X`` compiled, when ``arg`` is ``pi * X`` (so cos/sin can be exact at nice points)."""
+    if isinstance(arg, sp.Mul) and sp.pi in arg.args:
+        return compile_expr(arg / sp.pi)
+    return None
+
+
+def _trig(fn, arg: sp.Expr):
+    inner = _pi_multiple(arg)
+    general = compile_expr(arg)
+    interval_fn = {sp.cos: iv.cos, sp.sin: iv.sin, sp.tan: iv.tan}[fn]
+
+    def run(s):
+        if inner is not None:
+            r = inner(s)
+            if is_exact(r):
+                if fn is sp.cos and r % 2 in _COS_PI:
+                    return _COS_PI[r % 2]
+                if fn is sp.sin and (r - Fraction(1, 2)) % 2 in _COS_PI:
+                    return _COS_PI[(r - Fraction(1, 2)) % 2]
+                if fn is sp.tan and r.denominator == 1:
+                    return Fraction(0)
+        x = general(s)
+        if is_exact(x) and x == 0:
+            return Fraction(1) if fn is sp.cos else Fraction(0)
+        return interval_fn(to_interval(x))
+
+    return run
+
+
+def compile_expr(expr: sp.Basic):
+    """A function ``step -> value`` (Fraction, interval, or bool for conditions)."""
+    if expr == t:
+        return Fraction
+    if expr.is_Rational:
+        value = Fraction(int(expr.p), int(expr.q))
+        return lambda s: value
+    if expr is sp.pi:
+        return lambda s: iv.pi
+    if expr is sp.E:
+        return lambda s: iv.e
+    if expr in (sp.true, sp.false):
+        value = bool(expr)
+        return lambda s: value
+    args = [compile_expr(a) for a in expr.args] if not isinstance(expr, (sp.Piecewise,)) else None
+    if isinstance(expr, sp.Add):
+        def add(s):
+            total = Fraction(0)
+            for f in args:
+                v = f(s)
+                total = total + v if is_exact(total) and is_exact(v) else to_interval(total) + to_interval(v)
+            return total
+        return add
+    if isinstance(expr, sp.Mul):
+        def mul(s):
+            total = Fraction(1)
+            for f in args:
+                v = f(s)
+                total = total * v if is_exact(total) and is_exact(v) else to_interval(total) * to_interval(v)
+            return total
+        return mul
+    if isinstance(expr, sp.Pow):
+        base, exponent = args
+        return lambda s: _pow(base(s), exponent(s))
+    if isinstance(expr, sp.floor):
+        return lambda s: _floor(args[0](s))
+    if isinstance(expr, sp.ceiling):
+        return lambda s: -_floor(-args[0](s))
+    if isinstance(expr, sp.Mod):
+        a, b = args
+        return lambda s: _mod(a(s), b(s))
+    if isinstance(expr, restart_index):
+        def index(s):
+            step, first, mult = (f(s) for f in args)
+            if not all(is_exact(v) and v.denominator == 1 for v in (step, first, mult)):
+                raise Undetermined("restart_index of a non-integer")
+            return Fraction(restart_index_int(int(step), int(first), int(mult)))
+        return index
+    if isinstance(expr, (sp.cos, sp.sin, sp.tan)):
+        return _trig(type(expr), expr.args[0])
+    if isinstance(expr, sp.exp):
+        return lambda s: _exp(args[0](s))
+    if isinstance(expr, sp.log):
+        return lambda s: _log(args[0](s))
+    if isinstance(expr, sp.Abs):
+        return lambda s: _abs(args[0](s))
+    if isinstance(expr, (sp.Min, sp.Max)):
+        pick_max = isinstance(expr, sp.Max)
+
+        def extreme(s):
+            values = [f(s) for f in args]
+            best = values[0]
+            for v in values[1:]:
+                if less(best, v) == pick_max:
+                    best = v
+            return best
+        return extreme
+    if isinstance(expr, sp.Piecewise):
+        branches = [(compile_expr(e), compile_expr(c)) for e, c in expr.args]
+
+        def piecewise(s):
+            for value, cond in branches:
+                if cond(s):
+                    return value(s)
+            raise Undetermined("no branch applies")
+        return piecewise
+    if isinstance(expr, Relational):
+        a, b = args
+        ops = {sp.StrictLessThan: lambda x, y: less(x, y), sp.LessThan: lambda x, y: not less(y, x),
+               sp.StrictGreaterThan: lambda x, y: less(y, x), sp.GreaterThan: lambda x, y: not less(x, y)}
+        if type(expr) in ops:
+            op = ops[type(expr)]
+            return lambda s: op(a(s), b(s))
+        if isinstance(expr, (sp.Eq, sp.Ne)):
+            want = isinstance(expr, sp.Eq)
+
+            def eq(s):
+                verdict = equal(a(s), b(s))
+                if verdict is None:
+                    raise Undetermined("equality of enclosures")
+                return verdict == want
+            return eq
+    if isinstance(expr, sp.And):
+        return lambda s: all(f(s) for f in args)
+    if isinstance(expr, sp.Or):
+        return lambda s: any(f(s) for f in args)
+    if isinstance(expr, sp.Not):
+        return lambda s: not args[0](s)
+    if expr.is_number:
+        value = expr.evalf(60)
+        if value.is_Float:
+            enclosure = iv.mpf(str(value)) + iv.mpf([-1, 1]) * iv.mpf("1e-50")
+            return lambda s: enclosure
+    raise Undetermined(f"cannot evaluate {type(expr).__name__}")
+
+
+def _mod(a, b):
+    if is_exact(a) and is_exact(b):
+        if b == 0:
+            raise Undetermined("Mod by zero")
+        return a - b * Fraction(math.floor(a / b))
+    q = _floor(to_interval(a) / to_interval(b))
+    return to_interval(a) - to_interval(b) * to_interval(q)
+
+
+def _exp(x):
+    if is_exact(x) and x == 0:
+        return Fraction(1)
+    return iv.exp(to_interval(x))
+
+
+def _log(x):
+    if is_exact(x) and x == 1:
+        return Fraction(0)
+    x = to_interval(x)
+    if x.a <= 0:
+        raise Undetermined("log of a non-positive enclosure")
+    return iv.log(x)
+
+
+def _abs(x):
+    return abs(x)

@@ -1,0 +1,228 @@
+"""Breakpoints of a schedule and the integer intervals between them (used by ``verify``).
+
+A schedule is piecewise in the step: every branch condition that is linear in
+``t`` can be written, for *integer* ``t``, as ``t < b`` or ``not (t < b)``
+with an integer-valued threshold ``b`` (``t <= c`` is ``t < floor(c) + 1``).
+Once the thresholds of two schedules are merged and put in order, each
+schedule restricted to one interval ``[b_i, b_{i+1})`` is a single formula
+without branches, and the two formulas can be compared there.
+
+Thresholds may hold parameters.  Their order is then decided from the
+parameters' declared assumptions plus *facts* (``g > 0`` / ``g >= 0``, from
+``where`` clauses and duration positivity); an order that cannot be decided
+raises ``Undecidable`` so the caller can split into cases.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.core.relational import Relational
+
+from .schedule_algebra import t
+
+
+class Undecidable(Exception):  # noqa: N818 - a state, not a failure
+    """The order of two thresholds does not follow from what is known."""
+
+    def __init__(self, x: sp.Expr, y: sp.Expr):
+        super().__init__(f"cannot order {x} and {y}")
+        self.x, self.y = x, y
+
+
+@dataclass(frozen=True)
+class Fact:
+    """``expr > 0`` (strict) or ``expr >= 0``, about parameters only."""
+
+    expr: sp.Expr
+    strict: bool
+
+
+# -- normal form --------------------------------------------------------------------------
+
+
+def normalise(expr: sp.Expr) -> sp.Expr:
+    """Min/Max/Abs as Piecewise, and every comparison in ``t`` as ``t < b`` / ``t >= b``."""
+    if expr.has(sp.Min, sp.Max, sp.Abs):
+        expr = expr.rewrite(sp.Piecewise)
+    if not expr.has(Relational):
+        return expr
+    return expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+
+
+def _threshold_form(rel: Relational):
+    """``t < b`` (as ``Lt``) or ``t >= b`` (as ``Ge``) with integer-valued ``b``, when linear in t."""
+    if t not in rel.free_symbols:
+        return rel
+    if isinstance(rel, (sp.Eq, sp.Ne)):
+        eq = _threshold_form(sp.Le(rel.lhs, rel.rhs)), _threshold_form(sp.Ge(rel.lhs, rel.rhs))
+        both = sp.And(*eq)
+        return both if isinstance(rel, sp.Eq) else sp.Not(both)
+    if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return rel
+    diff = sp.expand(rel.lhs - rel.rhs)
+    if not diff.is_polynomial(t) or sp.degree(diff, t) != 1:
+        return rel
+    slope = diff.coeff(t, 1)
+    rest = diff - slope * t
+    if t in rest.free_symbols:
+        return rel
+    op = type(rel)
+    if slope.is_negative:
+        op = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+              sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[op]
+    elif not slope.is_positive:
+        return rel
+    c = -rest / slope  # t op c
+    if op is sp.StrictLessThan:
+        return sp.Lt(t, sp.ceiling(c))
+    if op is sp.LessThan:
+        return sp.Lt(t, sp.floor(c) + 1)
+    if op is sp.StrictGreaterThan:
+        return sp.Ge(t, sp.floor(c) + 1)
+    return sp.Ge(t, sp.ceiling(c))
+
+
+def thresholds(expr: sp.Expr) -> set[sp.Expr]:
+    """Every ``b`` of a ``t < b`` / ``t >= b`` in a normalised expression."""
+    found = set()
+    for rel in expr.atoms(sp.StrictLessThan, sp.GreaterThan):
+        if rel.lhs == t and t not in rel.rhs.free_symbols:
+            found.add(sp.expand(rel.rhs))
+    return found
+
+
+# -- facts and order ----------------------------------------------------------------------
+
+
+def facts_from(constraints) -> list[Fact]:
+    """Usable facts from ``where`` clauses; anything else (``or``, ``!=``) is dropped (safe)."""
+    found: list[Fact] = []
+    for c in constraints:
+        if c in (sp.true, True):
+            continue
+        if isinstance(c, sp.And):
+            found += facts_from(c.args)
+        elif isinstance(c, (sp.StrictLessThan, sp.StrictGreaterThan)):
+            big, small = (c.rhs, c.lhs) if isinstance(c, sp.StrictLessThan) else (c.lhs, c.rhs)
+            found.append(Fact(sp.expand(big - small), True))
+        elif isinstance(c, (sp.LessThan, sp.GreaterThan)):
+            big, small = (c.rhs, c.lhs) if isinstance(c, sp.LessThan) else (c.lhs, c.rhs)
+            found.append(Fact(sp.expand(big - small), False))
+    return found
+
+
+def _usable(facts: list[Fact]) -> list[tuple[sp.Expr, bool]]:
+    """Facts as ``(g, strict)``; a strict fact on an integer ``g`` also gives ``g - 1 >= 0``."""
+    out = []
+    for f in facts:
+        out.append((f.expr, f.strict))
+        if f.strict and f.expr.is_integer:
+            out.append((f.expr - 1, False))
+    return out
+
+
+def nonnegative(d: sp.Expr, facts: list[Fact]) -> bool:
+    """Whether ``d >= 0`` follows from the assumptions and at most two facts."""
+    d = sp.expand(d)
+    if d.is_nonnegative:
+        return True
+    usable = _usable(facts)
+    for size in (1, 2):
+        for combo in itertools.combinations_with_replacement(usable, size):
+            if sp.expand(d - sum(g for g, _ in combo)).is_nonnegative:
+                return True
+    return False
+
+
+def positive(d: sp.Expr, facts: list[Fact]) -> bool:
+    """Whether ``d > 0`` follows (an integer ``d`` needs ``d - 1 >= 0``)."""
+    d = sp.expand(d)
+    if d.is_positive:
+        return True
+    if d.is_integer and nonnegative(d - 1, facts):
+        return True
+    for g, strict in _usable(facts):
+        if strict and sp.expand(d - g).is_nonnegative:
+            return True
+    return False
+
+
+def order(points, facts: list[Fact]) -> list[sp.Expr]:
+    """``points`` (with 0) sorted by a proven total preorder; equal ones merged.
+
+    Raises ``Undecidable`` for the first pair whose order does not follow.
+    """
+    points = {sp.expand(p) for p in points} | {sp.Integer(0)}
+    if all(p.is_number for p in points):
+        return sorted(points, key=lambda p: sp.Rational(p) if p.is_Rational else float(p))
+    distinct: list[sp.Expr] = []
+    for p in sorted(points, key=sp.default_sort_key):
+        if not any(sp.expand(p - q) == 0 for q in distinct):
+            distinct.append(p)
+
+    @functools.cache
+    def compare(x, y):
+        up, down = nonnegative(y - x, facts), nonnegative(x - y, facts)
+        if not (up or down):
+            raise Undecidable(x, y)
+        return 0 if up and down else -1 if up else 1
+
+    for x, y in itertools.combinations(distinct, 2):
+        compare(x, y)  # raise early on an undecidable pair
+    return sorted(distinct, key=functools.cmp_to_key(compare))
+
+
+def rank_of(points: list[sp.Expr], facts: list[Fact]):
+    """A function from a threshold to its index in ``points`` (equal thresholds share it)."""
+    index = {p: i for i, p in enumerate(points)}
+
+    def rank(b):
+        b = sp.expand(b)
+        if b in index:
+            return index[b]
+        for p, i in index.items():
+            if sp.expand(b - p) == 0:
+                return i
+        raise Undecidable(b, points[0])
+
+    return rank
+
+
+def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
+    """``expr`` for ``t`` in ``[points[i], points[i+1])``: each ``t < b`` decided, branches gone."""
+    def decide(rel):
+        if not isinstance(rel, (sp.StrictLessThan, sp.GreaterThan)) or rel.lhs != t or \
+                t in rel.rhs.free_symbols:
+            return rel
+        below = rank(rel.rhs) > i  # b >= points[i + 1] > t
+        if isinstance(rel, sp.StrictLessThan):
+            return sp.true if below else sp.false
+        return sp.false if below else sp.true
+
+    if not expr.has(sp.StrictLessThan, sp.GreaterThan):
+        return expr
+    return expr.replace(lambda e: isinstance(e, (sp.StrictLessThan, sp.GreaterThan)), decide)
+
+
+def decide_parameters(expr: sp.Expr, facts: list[Fact]) -> sp.Expr:
+    """Settle comparisons between parameters alone (``total < warm``) that the facts decide."""
+    def decide(rel):
+        if t in rel.free_symbols or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
+                                                         sp.StrictGreaterThan, sp.GreaterThan)):
+            return rel
+        small, big = (rel.lhs, rel.rhs) if isinstance(rel, (sp.StrictLessThan, sp.LessThan)) else (
+            rel.rhs, rel.lhs)
+        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        if (positive if strict else nonnegative)(big - small, facts):
+            return sp.true
+        if (nonnegative if strict else positive)(small - big, facts):
+            return sp.false
+        return rel
+
+    if not expr.has(Relational):
+        return expr
+    return expr.replace(lambda e: isinstance(e, Relational), decide)

@@ -1,0 +1,414 @@
+"""Are two schedules the same function of the step?  ``equivalent`` answers in three values.
+
+* **equivalent** (truthy) only with a proof.  ``method`` says which:
+  ``"symbolic"`` (an algebraic identity on every interval between breakpoints,
+  for every admissible parameter value), ``"exhaustive-exact"`` (bound
+  parameters: every step up to the last breakpoint compared in exact rational
+  arithmetic, the tail proven equal), ``"exhaustive-algebraic"`` (as before,
+  but some steps have irrational values: their enclosures overlap and sympy
+  proves the difference at that step zero) or ``"tolerance"`` (``rtol > 0``:
+  proven within the tolerance at every step).
+* **different** with a ``counterexample``: a step (and parameter values, when
+  some were free) where the two values provably differ.  With every parameter
+  bound, it is the *earliest* such step.
+* **unknown** with a ``reason`` when neither could be established within the
+  work caps (``MAX_STEPS`` exhaustive steps).
+
+Soundness comes first: anything not proven is unknown, never equivalent.
+The pieces: ``intervals`` (breakpoints, their order under constraints, the
+branch-free formula on each interval), ``zero`` (proving a difference zero,
+floors and Mods included) and ``exact_eval`` (values with guaranteed bounds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from . import exact_eval as ev
+from .errors import SchedlangError
+from .intervals import (
+    Fact,
+    Undecidable,
+    decide_parameters,
+    facts_from,
+    nonnegative,
+    normalise,
+    order,
+    positive,
+    rank_of,
+    restrict,
+    thresholds,
+)
+from .schedule_algebra import t
+from .zero import is_zero, zero_on
+
+MAX_STEPS = 100_000  # exhaustive steps per verdict
+MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
+MAX_CASE_SPLITS = 3
+SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
+SEARCH_STEPS = 3_000
+
+EQUIVALENT, DIFFERENT, UNKNOWN = "equivalent", "different", "unknown"
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A step where the two schedules provably differ (``params``: values chosen for free ones)."""
+
+    step: int
+    a: float
+    b: float
+    params: dict = field(default_factory=dict)
+    a_exact: str | None = None
+    b_exact: str | None = None
+
+    def __str__(self) -> str:
+        where = ", ".join(f"{k} = {v}" for k, v in self.params.items())
+        return (f"step {self.step}{f' (with {where})' if where else ''}: "
+                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}")
+
+
+def _shown(value: float, exact: str | None) -> str:
+    """A float that tells two close values apart; the exact fraction when it is short."""
+    text = repr(value)
+    if exact is not None and "/" in exact and len(exact) <= 24:
+        text += f" (= {exact})"
+    return text
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``equivalent`` / ``different`` / ``unknown``; truthy only when equivalent."""
+
+    status: str
+    method: str | None = None
+    counterexample: Counterexample | None = None
+    reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.status == EQUIVALENT
+
+    @property
+    def equivalent(self) -> bool:
+        return self.status == EQUIVALENT
+
+    @property
+    def different(self) -> bool:
+        return self.status == DIFFERENT
+
+    @property
+    def unknown(self) -> bool:
+        return self.status == UNKNOWN
+
+    def __str__(self) -> str:
+        if self.status == EQUIVALENT:
+            return f"equivalent (proven: {self.method})"
+        if self.status == DIFFERENT:
+            return f"different at {self.counterexample} (found: {self.method})"
+        return f"unknown: {self.reason}"
+
+
+# -- inputs ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Side:
+    expr: sp.Expr
+    conditions: list  # where clauses and duration positivity, in the (merged) symbols
+    symbols: dict  # name -> symbol
+
+
+def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
+    """The ``Schedule`` meant by ``x``: itself, a program's ``lr`` (or only schedule), or source.
+
+    Source text is compiled with those of ``params`` it declares, so one set of
+    ``-D`` values can serve two files with different parameters.
+    """
+    from .lower import lower
+    from .parser import parse
+    from .program import Program, Schedule
+
+    params = params or {}
+    if isinstance(x, (str, bytes)):
+        lowered = lower(parse(x, filename))
+        x = Program(lowered, {k: v for k, v in params.items() if k in lowered.params})
+    if isinstance(x, Program):
+        if "lr" in x.schedules:
+            x = x.schedules["lr"]
+        elif len(x.schedules) == 1:
+            x = next(iter(x.schedules.values()))
+        else:
+            raise SchedlangError("the program has several schedules and none is named 'lr'",
+                                 hint="pass one schedule, e.g. prog['" + next(iter(x.schedules)) + "']")
+    if not isinstance(x, Schedule):
+        raise SchedlangError(f"cannot compare a {type(x).__name__}; give a Schedule, a Program or "
+                             "source text")
+    return x
+
+
+def _side(x, params: dict) -> _Side:
+    from .program import to_number
+
+    x = pick_schedule(x, params)
+    program = x.program
+    infos = program.params if program else {}
+    extra = {infos[k].symbol: to_number(v, f"parameter '{k}'") for k, v in params.items()
+             if k in infos and k not in program.values}
+    expr = x.expr.xreplace(extra)
+    bound = {**(program.substitutions if program else {}), **extra}
+    conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
+    symbols = {name: info.symbol for name, info in infos.items()}
+    return _Side(expr, conditions, symbols)
+
+
+def _merge_symbols(a: _Side, b: _Side) -> None:
+    """One symbol per parameter name, with the assumptions of both sides (admissible for both)."""
+    for name in set(a.symbols) & set(b.symbols):
+        sa, sb = a.symbols[name], b.symbols[name]
+        if sa == sb:
+            continue
+        assumptions = {"real": True}
+        for key in ("integer", "positive", "nonnegative"):
+            if sa.assumptions0.get(key) or sb.assumptions0.get(key):
+                assumptions[key] = True
+        merged = sp.Symbol(name, **assumptions)
+        for side, old in ((a, sa), (b, sb)):
+            side.expr = side.expr.xreplace({old: merged})
+            side.conditions = [c.xreplace({old: merged}) for c in side.conditions]
+            side.symbols[name] = merged
+
+
+# -- the decision ---------------------------------------------------------------------------
+
+
+def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
+    """Whether ``a`` and ``b`` give the same value at every step ``t >= 0``.
+
+    ``a``/``b``: ``Schedule``, ``Program`` (its ``lr``, or its only schedule) or source text
+    (compiled with the ``params`` it declares).  ``params`` also binds free parameters of
+    ``Schedule``/``Program`` inputs.  ``rtol > 0`` accepts values within that relative
+    tolerance.  Parameters left free must agree for *every* admissible value.
+    """
+    params = dict(params or {})
+    rtol = Fraction(str(rtol)) if not isinstance(rtol, Fraction) else rtol
+    if rtol < 0:
+        raise SchedlangError(f"rtol must be >= 0, not {rtol}")
+    sa, sb = _side(a, params), _side(b, params)
+    unknown_names = set(params) - set(sa.symbols) - set(sb.symbols)
+    if unknown_names:
+        raise SchedlangError(f"neither schedule has a parameter '{sorted(unknown_names)[0]}'")
+    _merge_symbols(sa, sb)
+    conditions = [c for c in sa.conditions + sb.conditions if c is not sp.true]
+    if sp.false in conditions:
+        return Verdict(UNKNOWN, reason="the bound parameter values violate a `where` clause")
+    na, nb = normalise(sa.expr), normalise(sb.expr)
+    free = (na.free_symbols | nb.free_symbols) - {t}
+    if not free:
+        return _decide_bound(na, nb, rtol)
+    facts = facts_from(conditions)
+    if _prove(na, nb, facts, MAX_CASE_SPLITS):
+        return Verdict(EQUIVALENT, "symbolic")
+    return _search(na, nb, sorted(free, key=str), conditions, rtol)
+
+
+def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
+    """A symbolic proof over every integer step and every admissible parameter value."""
+    na, nb = decide_parameters(na, facts), decide_parameters(nb, facts)
+    try:
+        points = order(thresholds(na) | thresholds(nb), facts)
+    except Undecidable as u:
+        if splits <= 0:
+            return False
+        # Either y > x or x >= y; a case that contradicts the facts holds vacuously.
+        before, after = sp.expand(u.y - u.x), sp.expand(u.x - u.y)
+        return ((nonnegative(after, facts) or _prove(na, nb, facts + [Fact(before, True)], splits - 1))
+                and (positive(before, facts)
+                     or _prove(na, nb, facts + [Fact(after, False)], splits - 1)))
+    rank = rank_of(points, facts)
+    for i in range(rank(sp.Integer(0)), len(points)):
+        stop = points[i + 1] if i + 1 < len(points) else None
+        try:
+            if not zero_on(restrict(na, i, rank) - restrict(nb, i, rank), points[i], stop):
+                return False
+        except Undecidable:
+            return False
+    return True
+
+
+# -- bound schedules: intervals, exhaustive steps, the tail ---------------------------------
+
+
+class _Scan:
+    """Step-by-step comparison with a shared budget; remembers which kinds of proof were used."""
+
+    def __init__(self, rtol: Fraction):
+        self.rtol = rtol
+        self.budget = MAX_STEPS
+        self.algebraic = MAX_ALGEBRAIC_STEPS
+        self.kinds: set[str] = set()
+
+    def run(self, ra, rb, steps) -> Verdict | None:
+        """None when every step agrees; else a different/unknown verdict."""
+        try:
+            fa, fb = ev.compile_expr(ra), ev.compile_expr(rb)
+        except ev.Undetermined as exc:
+            return Verdict(UNKNOWN, reason=f"cannot evaluate exactly: {exc}")
+        for step in steps:
+            self.budget -= 1
+            if self.budget < 0:
+                return Verdict(UNKNOWN, reason=f"more than {MAX_STEPS} steps to check one by one "
+                                              "and no symbolic proof")
+            try:
+                va, vb = fa(step), fb(step)
+            except (ev.Undetermined, ZeroDivisionError, ValueError) as exc:
+                verdict = self._algebraic(ra, rb, step, f"cannot evaluate step {step}: {exc}")
+                if verdict is not None:
+                    return verdict
+                continue
+            same = ev.equal(va, vb)
+            if same:
+                self.kinds.add("exact" if ev.is_exact(va) and ev.is_exact(vb) else "algebraic")
+                continue
+            if self.rtol > 0:
+                close = ev.within(va, vb, self.rtol)
+                if close:
+                    self.kinds.add("tolerance")
+                    continue
+                if close is False:
+                    return _different(step, va, vb, "exhaustive")
+                return Verdict(UNKNOWN, reason=f"at step {step} the tolerance is too close to call")
+            if same is False:
+                return _different(step, va, vb, "exhaustive")
+            verdict = self._algebraic(ra, rb, step, f"at step {step} the values agree to "
+                                      "~45 digits but are not proven equal")
+            if verdict is not None:
+                return verdict
+        return None
+
+    def _algebraic(self, ra, rb, step, reason) -> Verdict | None:
+        self.algebraic -= 1
+        if self.algebraic >= 0 and is_zero(sp.expand(ra - rb).subs(t, step)):
+            self.kinds.add("algebraic")
+            return None
+        return Verdict(UNKNOWN, reason=reason)
+
+
+def _different(step, va, vb, method) -> Verdict:
+    def show(v):
+        return str(v) if ev.is_exact(v) else None
+
+    return Verdict(DIFFERENT, method, Counterexample(step, ev.to_float(va), ev.to_float(vb), {},
+                                                     show(va), show(vb)))
+
+
+def _pure_period(e: sp.Expr) -> int | None:
+    """The period of ``e`` when ``t`` occurs only as ``Mod(t + c, k)`` with integer ``k``."""
+    period = 1
+    mods = {}
+    for m in e.atoms(sp.Mod):
+        arg, k = m.args
+        if not k.is_Integer or sp.expand(arg - t).free_symbols:
+            return None
+        period = math.lcm(period, int(k))
+        mods[m] = sp.Dummy()
+    return period if t not in e.xreplace(mods).free_symbols else None
+
+
+def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict:
+    try:
+        points = order(thresholds(na) | thresholds(nb), [])
+    except (Undecidable, TypeError) as exc:
+        return Verdict(UNKNOWN, reason=f"breakpoints not comparable: {exc}")
+    if not all(p.is_Integer for p in points):
+        return Verdict(UNKNOWN, reason="a breakpoint is not a whole number")
+    rank = rank_of(points, [])
+    scan = _Scan(rtol)
+    scan.budget = max_steps
+    symbolic_only = True
+    for i in range(rank(sp.Integer(0)), len(points)):
+        lo = int(points[i])
+        hi = int(points[i + 1]) if i + 1 < len(points) else None
+        try:
+            ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
+        except Undecidable as exc:
+            return Verdict(UNKNOWN, reason=str(exc))
+        try:
+            if zero_on(ra - rb, sp.Integer(lo), None if hi is None else sp.Integer(hi)):
+                continue
+        except (TypeError, ValueError, RecursionError):
+            pass
+        symbolic_only = False
+        complete = True
+        if hi is not None:
+            steps = range(lo, hi)
+        elif t not in ra.free_symbols | rb.free_symbols:
+            steps = range(lo, lo + 1)
+        else:
+            pa, pb = _pure_period(ra), _pure_period(rb)
+            if pa is not None and pb is not None:
+                steps = range(lo, lo + math.lcm(pa, pb))
+            else:
+                steps, complete = range(lo, lo + max(scan.budget, 0)), False
+        verdict = scan.run(ra, rb, steps)
+        if verdict is not None:
+            return verdict
+        if not complete:
+            return Verdict(UNKNOWN, reason=f"the schedules agree on steps 0..{steps.stop - 1}, but "
+                                          f"from step {lo} on their formulas could not be proven "
+                                          "equal")
+    if symbolic_only:
+        return Verdict(EQUIVALENT, "symbolic")
+    for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-algebraic")):
+        if kind in scan.kinds:
+            return Verdict(EQUIVALENT, method)
+    return Verdict(EQUIVALENT, "exhaustive-exact")
+
+
+# -- free parameters: look for a counterexample --------------------------------------------
+
+
+def _candidates(symbol: sp.Symbol) -> list[sp.Expr]:
+    if symbol.is_integer:
+        values = [1, 2, 3, 5, 8, 13, 100]
+        if not symbol.is_positive:
+            values.append(0)
+    else:
+        values = [1, sp.Rational(1, 2), 3, sp.Rational(1, 10), 2]
+        if not symbol.is_nonnegative:
+            values += [-1, 0]
+    return [sp.Integer(v) if isinstance(v, int) else v for v in values]
+
+
+def _search(na, nb, free, conditions, rtol) -> Verdict:
+    """No proof: try admissible parameter values in search of a step where they differ."""
+    pools = [_candidates(s) for s in free]
+    combos = [tuple(pool[min(i, len(pool) - 1)] for pool in pools) for i in range(7)]
+    rng = random.Random(0)
+    combos += [tuple(rng.choice(pool) for pool in pools) for _ in range(SEARCH_CANDIDATES)]
+    tried = set()
+    for combo in itertools.islice((c for c in combos if not (c in tried or tried.add(c))),
+                                  SEARCH_CANDIDATES):
+        binding = dict(zip(free, combo))
+        if not all(sp.simplify(c.xreplace(binding)) == sp.true for c in conditions):
+            continue
+        try:
+            ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
+            if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
+                continue
+            verdict = _decide_bound(ba, bb, rtol, SEARCH_STEPS)
+        except (TypeError, ValueError, ZeroDivisionError, RecursionError):
+            continue
+        if verdict.different:
+            ce = verdict.counterexample
+            shown = {str(s): (int(v) if v.is_Integer else float(v)) for s, v in binding.items()}
+            return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
+                                                              ce.a_exact, ce.b_exact))
+    return Verdict(UNKNOWN, reason="no symbolic proof for every parameter value, and no "
+                                   "counterexample among the values tried; bind the parameters "
+                                   "(params=... / -D) for an exhaustive check")

@@ -1,0 +1,157 @@
+"""Proving that a branch-free difference of two schedules is zero on an interval of steps.
+
+Only transformations that preserve value are used (expand, cancel, trigsimp,
+simplify), so ending at ``0`` is a proof; sympy's ``equals`` is *not* used,
+because it may answer from random numerical samples.
+
+Step functions need more than algebra.  Two sufficient tricks, tried in order:
+
+* *generalise*: rewrite ``Mod(x, k)`` as ``x - k*floor(x/k)`` and replace every
+  ``floor``/``ceiling``/``restart_index`` by a fresh symbol; if the difference
+  vanishes for every value of those symbols it vanishes at the real ones;
+* *residues*: with numeric periods of least common multiple ``L``, write
+  ``t = start + L*q + r`` for each ``r < L``; the floors then split into a
+  part linear in ``q`` and a number, and each residue class is checked alone.
+
+A short interval (a few steps) is checked step by step instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from .schedule_algebra import t
+from .special import restart_index
+
+MAX_RESIDUES = 120
+MAX_SHORT = 24
+_q = sp.Symbol("q_", integer=True, nonnegative=True)
+
+
+def is_zero(d: sp.Expr, cheap: bool = False) -> bool:
+    """Whether ``d`` is identically zero (a proof, or False when none is found).
+
+    ``cheap`` stops after expand/cancel: the full ``simplify`` can take a second on a
+    large expression, so callers try their cheap rewrites first.
+    """
+    if d == 0:
+        return True
+    if d.is_number and d.is_zero is False:
+        return False
+    try:
+        e = sp.expand(d)
+        if e == 0:
+            return True
+        if sp.cancel(sp.together(e)) == 0:
+            return True
+        if cheap:
+            return False
+        if e.has(sp.sin, sp.cos, sp.tan) and sp.expand(sp.trigsimp(e)) == 0:
+            return True
+        return sp.simplify(e) == 0
+    except (NotImplementedError, TypeError, ValueError, RecursionError, ZeroDivisionError):
+        return False
+
+
+def _step_atoms(e: sp.Expr):
+    return e.atoms(sp.floor, sp.ceiling, restart_index, sp.Mod)
+
+
+def generalised(d: sp.Expr) -> sp.Expr:
+    """``d`` with Mod written by floor and every step function a fresh symbol."""
+    d = d.replace(lambda x: isinstance(x, sp.Mod), lambda x: x.args[0] - x.args[1] * sp.floor(
+        x.args[0] / x.args[1]))
+    atoms = sorted(d.atoms(sp.floor, sp.ceiling, restart_index), key=sp.default_sort_key)
+    fresh = {a: sp.Symbol(f"g{i}_", integer=True) for i, a in enumerate(atoms)}
+    return d.xreplace(fresh)
+
+
+def periods(e: sp.Expr) -> int | None:
+    """Least common multiple of the step periods of the floors/Mods in ``e``, if all numeric."""
+    lcm = 1
+    for atom in _step_atoms(e):
+        if isinstance(atom, restart_index):
+            return None
+        arg = atom.args[0] / atom.args[1] if isinstance(atom, sp.Mod) else atom.args[0]
+        if isinstance(atom, sp.Mod) and not atom.args[1].is_Rational:
+            return None
+        slope = sp.expand(arg).coeff(t, 1)
+        if t in sp.expand(arg - slope * t).free_symbols or not slope.is_Rational:
+            return None
+        if slope != 0:
+            lcm = math.lcm(lcm, int(slope.q))
+    return lcm
+
+
+def rebase_restarts(d: sp.Expr, start: sp.Expr) -> sp.Expr:
+    """Write every ``restart_index(t + c, T0*m**k, m)`` as ``restart_index(t + c + S_k, T0, m) - k``.
+
+    ``S_k = T0 (m^k - 1)/(m - 1)`` is where cycle ``k`` of the base schedule starts, so a
+    restart schedule continued after its first ``k`` cycles (as an unrolled sequence writes
+    it) becomes the base one.  Valid where ``t + c >= 0``, i.e. from ``start`` on.
+    """
+    atoms = [a for a in d.atoms(restart_index) if a.args[1].is_Integer and a.args[2].is_Integer
+             and a.args[2] > 1 and not sp.expand(a.args[0] - t).free_symbols]
+    replace = {}
+    for mult in {a.args[2] for a in atoms}:
+        group = [a for a in atoms if a.args[2] == mult]
+        base = min(int(a.args[1]) for a in group)
+        for a in group:
+            step, period = a.args[0], int(a.args[1])
+            k = round(math.log(period / base, int(mult))) if period % base == 0 else -1
+            if k <= 0 or base * int(mult) ** k != period or not (start + step - t).is_nonnegative:
+                continue
+            offset = base * (int(mult) ** k - 1) // (int(mult) - 1)
+            replace[a] = restart_index(step + offset, base, mult) - k
+    return d.xreplace(replace) if replace else d
+
+
+def pinned(d: sp.Expr, start: sp.Expr, stop: sp.Expr) -> sp.Expr:
+    """Step functions that are constant on ``[start, stop)`` (numeric) replaced by their value.
+
+    ``floor`` of an increasing linear argument and ``restart_index`` are non-decreasing in
+    ``t``, so equal values at both ends mean one value throughout.
+    """
+    d = d.replace(lambda x: isinstance(x, sp.Mod), lambda x: x.args[0] - x.args[1] * sp.floor(
+        x.args[0] / x.args[1]))
+    replace = {}
+    for atom in d.atoms(sp.floor, sp.ceiling, restart_index):
+        arg = atom.args[0]
+        slope = sp.expand(arg).coeff(t, 1)
+        if arg.free_symbols != {t} or not slope.is_positive or not sp.expand(arg - slope * t).is_number:
+            continue
+        first, last = atom.subs(t, start), atom.subs(t, stop - 1)
+        if first.is_Integer and first == last:
+            replace[atom] = first
+    return d.xreplace(replace) if replace else d
+
+
+def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
+    """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever)."""
+    if t not in d.free_symbols:
+        return is_zero(d)
+    length = None if stop is None else sp.expand(stop - start)
+    if length is not None and length.is_Integer and int(length) <= MAX_SHORT:
+        return all(is_zero(d.subs(t, start + k)) for k in range(int(length)))
+    if is_zero(d, cheap=True):
+        return True
+    candidates = [d]
+    if _step_atoms(d):
+        e = rebase_restarts(d, start) if d.has(restart_index) else d
+        if stop is not None and start.is_Integer and stop.is_Integer:
+            e = pinned(e, start, stop)
+        candidates += [e, generalised(e)]
+        if any(is_zero(c, cheap=True) for c in candidates[1:]):
+            return True
+    if any(is_zero(c) for c in candidates):
+        return True
+    period = periods(d)
+    if period is None or period > MAX_RESIDUES or not start.is_Integer:
+        return False
+    for r in range(period):
+        shifted = d.subs(t, start + period * _q + r)
+        if not is_zero(shifted, cheap=True) and not is_zero(generalised(shifted)):
+            return False
+    return True
