@@ -156,20 +156,26 @@ class _Lowerer:
         return Segment(sp.Rational(node.value.numerator, node.value.denominator))
 
     def _duration(self, node: ir.Duration):
-        param, meaning = TIME_UNITS[node.unit]
-        amount = sp.Rational(node.value.numerator, node.value.denominator)
+        _, meaning = TIME_UNITS[node.unit]
         if node.unit != "dur" and node.value.denominator != 1:
             raise SchedlangError(f"'{node.text}' is not a whole number of {meaning}", node.span,
                                  hint="only 'dur' takes fractions, e.g. 0.3dur")
+        return Segment(self.time_in_steps(node.value, node.unit, node.text, node.span))
+
+    def time_in_steps(self, value: Fraction, unit: str, text: str, span: Span,
+                      context: str = "") -> sp.Expr:
+        """A Composer-style time (``500ba``, ``2ep``, ``0.3dur``) as a number of steps."""
+        param, meaning = TIME_UNITS[unit]
+        amount = sp.Rational(value.numerator, value.denominator)
         if param is None:
-            return Segment(amount)
+            return amount
         if param not in self.params:
-            raise SchedlangError(f"'{node.text}' counts {meaning}, but the file declares no "
-                                 f"'{param}' parameter", node.span,
+            raise SchedlangError(f"{context}'{text}' counts {meaning}, but the file declares no "
+                                 f"'{param}' parameter", span,
                                  hint=f"add `param {param}: int` (a value in steps)")
         scale = self.params[param].symbol
-        steps = amount * scale if node.unit in ("ep", "dur") else amount / scale
-        return Segment(sp.floor(steps))
+        steps = amount * scale if unit in ("ep", "dur") else amount / scale
+        return sp.floor(steps)
 
     def _string(self, node: ir.String):
         return Text(node.value)
@@ -363,6 +369,12 @@ class _Lowerer:
                     raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
                                          hint=f"signature: {builtin.signature()}")
                 kwargs[arg.name] = sp.Integer(arg.default) if type(arg.default) is int else arg.default
+                if isinstance(arg.default, stdlib.TimeDefault):
+                    steps = self.time_in_steps(
+                        Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
+                        context=f"{builtin.name}() defaults {arg.name} to {arg.default}: ")
+                    self.durations.append((steps, node.span))
+                    kwargs[arg.name] = steps
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
         try:
@@ -405,6 +417,15 @@ class _Lowerer:
             for item, item_node in zip(value.items, _list_nodes(node, value)):
                 items.append(self._constant_of(item, item_node, f"an item of {arg.name}"))
             return items
+        if arg.kind == "schedules":
+            value = self.value(node)
+            if not isinstance(value, ListValue) or not value.items:
+                raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]",
+                                     node.span)
+            return [self.schedule_value(item, item_node, "a schedule")
+                    for item, item_node in zip(value.items, _list_nodes(node, value))]
+        if arg.kind == "pairs":
+            return self.pairs(node, what)
         value = self.value(node)
         if arg.kind == "schedule":
             segment = self.schedule_value(value, node, "a schedule")
@@ -468,6 +489,22 @@ class _Lowerer:
         if segment.depends_on_step:
             raise SchedlangError(f"{what} cannot depend on the step t", node.span)
         return segment.expr
+
+    def pairs(self, node: ir.Node, what: str) -> list[tuple[sp.Expr, sp.Expr]]:
+        """A non-empty list of ``[a, b]`` pairs of numbers constant in t."""
+        value = self.value(node)
+        example = "[[1000, 0.5], [2000, 0.1]]"
+        if not isinstance(value, ListValue) or not value.items:
+            raise SchedlangError(f"{what} must be a non-empty list of pairs like {example}", node.span)
+        found = []
+        for item, item_node in zip(value.items, _list_nodes(node, value)):
+            if not isinstance(item, ListValue) or len(item.items) != 2:
+                raise SchedlangError(f"each item of {what} must be a pair [a, b]", item_node.span,
+                                     hint=f"e.g. {example}")
+            inner = _list_nodes(item_node, item)
+            found.append(tuple(self._constant_of(v, n, f"an item of {what}")
+                               for v, n in zip(item.items, inner)))
+        return found
 
     def steps(self, node: ir.Node) -> sp.Expr:
         value = self.value(node)

@@ -37,6 +37,8 @@ class ArgumentError(Exception):
 #   shape    - a bare warmup shape name: linear, cosine, exp
 #   option   - a double-quoted string from a fixed set
 #   flag     - true or false
+#   schedules - a non-empty list of schedules (composites: SequentialLR, ChainedScheduler)
+#   pairs    - a non-empty list of [number, number] pairs (optax's boundaries_and_scales)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,22 @@ class Builtin:
         return f"{self.name}({', '.join(parts)})"
 
 
+@dataclass(frozen=True)
+class TimeDefault:
+    """A default written as a Composer time (``1dur``, ``1ep``): lowering converts it to
+    steps with the file's ``max_duration`` / ``steps_per_epoch`` parameters, as it does
+    for the same literal written in the call."""
+
+    amount: int
+    unit: str
+
+    def __str__(self) -> str:
+        return f"{self.amount}{self.unit}"
+
+
 def _show_default(value) -> str:
+    if isinstance(value, TimeDefault):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):

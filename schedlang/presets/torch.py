@@ -1,0 +1,235 @@
+"""``torch.*``: the closed-form schedulers of ``torch.optim.lr_scheduler`` (torch 2.13).
+
+Each class keeps torch's keyword names and defaults and takes one extra
+keyword, ``lr``: the optimizer's initial learning rate (torch's ``base_lr``),
+default 1 so that a preset without it is torch's multiplier of the lr.
+Values are the closed forms (``_get_closed_form_lr``); run alone from step 0
+torch's chainable updates agree with them to ~1e-16 (verified in the
+conformance tests).  Past the end each one does what torch does: LinearLR,
+ConstantLR and PolynomialLR hold, CosineAnnealingLR is periodic (it climbs
+back to ``lr`` at ``2*T_max``), ExponentialLR/StepLR keep decaying.
+
+Composites take no ``lr``: their children carry it (in torch they share one
+optimizer, so their ``lr`` keywords must agree).
+``SequentialLR(schedulers=[...], milestones=[...])`` plays child
+``i`` from milestone ``i-1`` with its own local step; ``ChainedScheduler``
+is the product of its children's factors, which is what torch computes only
+for children whose chainable step multiplies the lr by ``f(t)/f(t-1)``; the
+others are refused with the reason.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..schedule_algebra import t
+from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep
+
+# Build functions take every argument: defaults live in the Arg table below, once.
+from ._common import (
+    FLAG,
+    SCHEDULES,
+    C,
+    L,
+    PresetSegment,
+    Rejected,
+    S,
+    V,
+    arg,
+    frac,
+    onecycle_expr,
+    positive_steps,
+    preset,
+    sequential,
+    whole,
+)
+
+ONE_THIRD = sp.Rational(1, 3)
+LR = arg("lr", V, 1)
+
+
+def _torch(expr, duration=None, *, lr, chain=False, label=""):
+    return PresetSegment(expr, duration, base=lr, ratio_chainable=chain, label=label)
+
+
+def lambda_lr(lr_lambda, lr):
+    """``lr * lr_lambda`` where ``lr_lambda`` is an expression in the step ``t``."""
+    return _torch(lr * lr_lambda, lr=lr, label="LambdaLR")
+
+
+def step_lr(step_size, gamma, lr):
+    """``lr * gamma ** floor(t / step_size)``."""
+    return _torch(lr * gamma ** sp.floor(t / step_size), lr=lr, chain=True, label="StepLR")
+
+
+def multistep_lr(milestones, gamma, lr):
+    """``lr * gamma ** (number of milestones <= t)``; a repeated milestone counts twice."""
+    return _torch(multistep(lr, gamma, milestones).expr, lr=lr, chain=True, label="MultiStepLR")
+
+
+def constant_lr(factor, total_iters, lr):
+    """``lr * factor`` for ``t < total_iters``, then ``lr``."""
+    if factor.is_number and not 0 <= factor <= 1:
+        raise ArgumentError("factor", "torch requires 0 <= factor <= 1")
+    chain = not (factor.is_number and factor == 0)  # torch's chainable form divides by factor
+    expr = sp.Piecewise((lr * factor, sp.Lt(t, total_iters)), (lr, True))
+    return _torch(expr, total_iters, lr=lr, chain=chain, label="ConstantLR")
+
+
+def linear_lr(start_factor, end_factor, total_iters, lr):
+    """``lr * (start_factor + (end_factor - start_factor) * t / total_iters)``, then held."""
+    if start_factor.is_number and not 0 < start_factor <= 1:
+        raise ArgumentError("start_factor", "torch requires 0 < start_factor <= 1",
+                            hint="a warmup from exactly 0 is warmup(linear, n) >> ... or cerebras.LinearLR")
+    if end_factor.is_number and not 0 <= end_factor <= 1:
+        raise ArgumentError("end_factor", "torch requires 0 <= end_factor <= 1")
+    expr = lr * (start_factor + (end_factor - start_factor) * t / total_iters)
+    return _torch(expr, total_iters, lr=lr, chain=True, label="LinearLR")
+
+
+def exponential_lr(gamma, lr):
+    """``lr * gamma ** t``."""
+    return _torch(lr * gamma**t, lr=lr, chain=True, label="ExponentialLR")
+
+
+def polynomial_lr(total_iters, power, lr):
+    """``lr * (1 - t / total_iters) ** power``, then 0."""
+    return _torch(lr * (1 - t / total_iters) ** power, total_iters, lr=lr, chain=True,
+                  label="PolynomialLR")
+
+
+def cosine_annealing_lr(T_max, eta_min, lr):  # noqa: N803 - torch's keyword
+    """``eta_min + (lr - eta_min) * (1 + cos(pi * t / T_max)) / 2``, periodic past ``T_max``."""
+    expr = eta_min + (lr - eta_min) * (1 + sp.cos(sp.pi * t / T_max)) / 2
+    return _torch(expr, lr=lr, label="CosineAnnealingLR")
+
+
+def cosine_annealing_warm_restarts(T_0, T_mult, eta_min, lr):  # noqa: N803
+    """SGDR: cosine from ``lr`` to ``eta_min`` over ``T_0 * T_mult**i`` steps in cycle ``i``."""
+    mult = whole(T_mult, "T_mult")
+    return _torch(cosine_restarts(lr, eta_min, T_0, mult).expr, lr=lr,
+                  label="CosineAnnealingWarmRestarts")
+
+
+def cyclic_lr(base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_mode,
+              cycle_momentum, base_momentum, max_momentum, lr):
+    """Triangle waves between ``base_lr`` and ``max_lr`` (torch's CyclicLR closed form).
+
+    torch overwrites the optimizer lr with ``base_lr``, so ``lr`` has no effect; the
+    momentum arguments and ``scale_mode`` (always derived from ``mode`` without a custom
+    ``scale_fn``) are accepted for compatibility and do not change the lr.
+    """
+    return _torch(cyclic(base_lr, max_lr, step_size_up, step_size_down, mode, gamma).expr, lr=lr,
+                  label="CyclicLR")
+
+
+def one_cycle_lr(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal_strategy,
+                 cycle_momentum, base_momentum, max_momentum, div_factor, final_div_factor,
+                 three_phase, lr):
+    """torch's OneCycleLR over ``total_steps`` (or ``epochs * steps_per_epoch``) steps.
+
+    From ``max_lr / div_factor`` up to ``max_lr`` at ``pct_start*n - 1``, down to
+    ``max_lr / (div_factor * final_div_factor)`` at ``n - 1``; held after that (torch
+    extrapolates one more step and then raises).  ``lr`` is overwritten by torch.
+    """
+    if total_steps is None:
+        if epochs is None or steps_per_epoch is None:
+            raise ArgumentError("total_steps", "OneCycleLR needs total_steps, or both epochs "
+                                               "and steps_per_epoch")
+        total_steps = epochs * steps_per_epoch
+    initial = max_lr / div_factor
+    segment = onecycle_expr(initial, max_lr, initial / final_div_factor, total_steps,
+                            pct_start, anneal_strategy, three_phase)
+    return _torch(segment.expr, lr=lr, label="OneCycleLR")
+
+
+def _shared_lr(schedulers, name):
+    """torch's children share one optimizer, so their ``lr`` keywords must agree."""
+    bases = {c.base for c in schedulers if isinstance(c, PresetSegment) and c.base is not None
+             and c.base.is_number}
+    if len(bases) > 1:
+        raise ArgumentError("schedulers", f"the schedulers of {name} give different lr values "
+                                          f"({', '.join(sorted(str(b) for b in bases))}); in torch "
+                                          "they share one optimizer, so give each the same lr=")
+
+
+def sequential_lr(schedulers, milestones):
+    """Child ``i`` from milestone ``i-1`` on, at its local step ``t - milestone``.
+
+    The children carry the optimizer lr (``lr=`` on each, as they share one optimizer
+    in torch); the composite itself has no ``lr``.
+    """
+    for m in milestones:
+        positive_steps(m, "milestones")
+    _shared_lr(schedulers, "SequentialLR")
+    segment = sequential(schedulers, milestones, "SequentialLR")
+    base = next((c.base for c in schedulers if isinstance(c, PresetSegment)), None)
+    return PresetSegment(segment.expr, segment.duration, base=base, label="SequentialLR")
+
+
+def chained_scheduler(schedulers):
+    """``S_0(t) * prod S_i(t) / lr``: torch's product of chainable factors.
+
+    Only children whose chainable step multiplies the lr by ``f(t)/f(t-1)`` compose
+    this way in torch (StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
+    PolynomialLR and chains of them); the others are refused.
+    """
+    _shared_lr(schedulers, "ChainedScheduler")
+    value = sp.Integer(1)
+    for i, child in enumerate(schedulers):
+        if not (isinstance(child, PresetSegment) and child.ratio_chainable):
+            what = child.label if isinstance(child, PresetSegment) and child.label else "this schedule"
+            raise ArgumentError("schedulers", f"torch.ChainedScheduler cannot chain {what}: its "
+                                "chainable step does not multiply the lr by a ratio of its own "
+                                "values (it overwrites the lr or adds to it), so the chain is not "
+                                "a product", hint="chain StepLR, MultiStepLR, ConstantLR, LinearLR, "
+                                "ExponentialLR or PolynomialLR; multiply schedules with * for "
+                                "an exact product")
+        value = value * child.held() / (child.base if i else 1)
+    durations = [c.duration for c in schedulers]
+    duration = None if any(d is None for d in durations) else sp.Max(*durations)
+    return PresetSegment(value, duration, base=schedulers[0].base, ratio_chainable=True,
+                         label="ChainedScheduler")
+
+
+_CHOICES_MODE = ("triangular", "triangular2", "exp_range")
+
+PRESETS = [
+    preset("torch.LambdaLR", lambda_lr, arg("lr_lambda", V), LR),
+    preset("torch.StepLR", step_lr, arg("step_size", S), arg("gamma", V, frac("0.1")), LR),
+    preset("torch.MultiStepLR", multistep_lr, arg("milestones", L), arg("gamma", V, frac("0.1")), LR),
+    preset("torch.ConstantLR", constant_lr, arg("factor", C, ONE_THIRD), arg("total_iters", S, 5), LR),
+    preset("torch.LinearLR", linear_lr, arg("start_factor", C, ONE_THIRD), arg("end_factor", C, 1),
+           arg("total_iters", S, 5), LR),
+    preset("torch.ExponentialLR", exponential_lr, arg("gamma", V), LR),
+    preset("torch.PolynomialLR", polynomial_lr, arg("total_iters", S, 5), arg("power", C, 1), LR),
+    preset("torch.CosineAnnealingLR", cosine_annealing_lr, arg("T_max", S), arg("eta_min", V, 0), LR),
+    preset("torch.CosineAnnealingWarmRestarts", cosine_annealing_warm_restarts, arg("T_0", S),
+           arg("T_mult", C, 1), arg("eta_min", V, 0), LR),
+    preset("torch.CyclicLR", cyclic_lr, arg("base_lr", V), arg("max_lr", V),
+           arg("step_size_up", S, 2000), arg("step_size_down", S, None),
+           arg("mode", "option", "triangular", _CHOICES_MODE), arg("gamma", V, 1),
+           arg("scale_mode", "option", "cycle", ("cycle", "iterations")),
+           arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.8")),
+           arg("max_momentum", C, frac("0.9")), LR),
+    preset("torch.OneCycleLR", one_cycle_lr, arg("max_lr", V), arg("total_steps", S, None),
+           arg("epochs", S, None), arg("steps_per_epoch", S, None), arg("pct_start", C, frac("0.3")),
+           arg("anneal_strategy", "option", "cos", ("cos", "linear")),
+           arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.85")),
+           arg("max_momentum", C, frac("0.95")), arg("div_factor", C, 25),
+           arg("final_div_factor", C, 10_000), arg("three_phase", FLAG, False), LR),
+    preset("torch.SequentialLR", sequential_lr, arg("schedulers", SCHEDULES), arg("milestones", L)),
+    preset("torch.ChainedScheduler", chained_scheduler, arg("schedulers", SCHEDULES)),
+]
+
+REJECTED = [
+    Rejected("torch.ReduceLROnPlateau",
+             "ReduceLROnPlateau lowers the lr when a metric stops improving, so its value depends "
+             "on training data, not on the step alone; pick a fixed decay such as "
+             "torch.StepLR(lr=..., step_size=..., gamma=...) or cosine(...) instead"),
+    Rejected("torch.MultiplicativeLR",
+             "MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running "
+             "product with no closed form for an arbitrary lambda; for a constant factor use "
+             "torch.ExponentialLR(lr=..., gamma=factor) or cerebras.MultiplicativeLR, otherwise "
+             "write the product in closed form with torch.LambdaLR(lr=..., lr_lambda=...)"),
+]
