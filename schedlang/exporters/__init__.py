@@ -1,0 +1,22 @@
+"""``schedlang export``: ``.sched`` programs -> other systems' configuration formats.
+
+``cerebras_yaml.export`` writes a ModelZoo ``schedulers:`` block; see that
+module for what it accepts.  Exports are deterministic (same input, same
+bytes) and are read back and proven equal to the original before they are
+returned.
+"""
+
+from __future__ import annotations
+
+FORMATS = ("cerebras-yaml",)
+
+
+def export(source: str | bytes, format: str = "cerebras-yaml", filename: str = "<string>",  # noqa: A002
+           params: dict | None = None, verify: bool = True) -> str:
+    from ..errors import SchedlangError
+
+    if format != "cerebras-yaml":
+        raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(FORMATS))
+    from .cerebras_yaml import export as export_cerebras
+
+    return export_cerebras(source, filename, params, verify)
