@@ -106,7 +106,8 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
     found = cm.lookup(name, legacy=legacy)
     if found is None:
         raise SchedlangError(f"unknown Cerebras scheduler '{name}'", name_span,
-                             hint=did_you_mean(name, cm.known_names()) or
+                             hint=did_you_mean(name, [*cm.CLASSES, *cm.CLASS_ALIASES]) or
+                             did_you_mean(name, cm.known_names()) or
                              "see cerebras.pytorch.optim.lr_scheduler for the class names")
     lr_name, kind = found
     if lr_name in cm.UNSUPPORTED:

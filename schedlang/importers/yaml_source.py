@@ -77,9 +77,16 @@ def load(text: str, filename: str = "<string>") -> Node:
         loader.dispose()
 
 
+_STANDARD_TAGS = "tag:yaml.org,2002:"
+_PYTHON_TAGS = "tag:yaml.org,2002:python"
+
+
 def _convert(loader, node, source: Source) -> Node:
     yaml = _yaml()
     span = _span(source, node.start_mark, node.end_mark)
+    if not node.tag.startswith(_STANDARD_TAGS) or node.tag.startswith(_PYTHON_TAGS):
+        raise SchedlangError(f"the YAML tag {node.tag} is not allowed", span,
+                             hint="configurations hold plain numbers, strings, lists and mappings")
     if isinstance(node, yaml.MappingNode):
         loader.flatten_mapping(node)  # merge keys (<<), as safe_load does
         values: dict[str, Node] = {}
