@@ -220,8 +220,12 @@ _MATH = {
     "trunc": _trunc,
     "pi": Traced(sp.pi), "e": Traced(sp.E), "tau": Traced(2 * sp.pi),
 }
-_BY_IDENTITY = {id(getattr(math, name)): fn for name, fn in _MATH.items()
-                if callable(fn) and hasattr(math, name)}
+#: ``from math import cos, pi`` binds the very objects of ``math``: found by identity.
+_BY_IDENTITY = {id(getattr(math, name)): fn for name, fn in _MATH.items() if hasattr(math, name)}
+
+
+def _is_math(value) -> bool:
+    return any(value is getattr(math, name, None) for name in _MATH)
 
 
 class _MathProxy(types.ModuleType):
@@ -302,7 +306,7 @@ def _patch(fn):
     for key, value in original.items():
         if value is math:
             value = _MathProxy("math")
-        elif callable(value) and id(value) in _BY_IDENTITY:
+        elif id(value) in _BY_IDENTITY and _is_math(value):
             value = _BY_IDENTITY[id(value)]
         new_globals[key] = value
     new_globals["__builtins__"] = _patched_builtins()
@@ -324,7 +328,7 @@ def _rebind(fn: types.FunctionType, new_globals: dict) -> types.FunctionType:
                 continue
             if value is math:
                 value = _MathProxy("math")
-            elif callable(value) and id(value) in _BY_IDENTITY:
+            elif id(value) in _BY_IDENTITY and _is_math(value):
                 value = _BY_IDENTITY[id(value)]
             elif any(value is b for b in (min, max, int, float)):
                 value = _patched_builtins()[value.__name__]
