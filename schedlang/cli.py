@@ -329,7 +329,7 @@ def _export(args) -> int:
         source = path.read_bytes()
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
-    text = export(source, args.format, str(path), defines(args), verify=not args.no_verify)
+    text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify)
     _write(args.output, text)
     return EXIT_OK
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 FORMATS = ("cerebras-yaml",)
 
 
-def export(source: str | bytes, format: str = "cerebras-yaml", filename: str = "<string>",  # noqa: A002
+def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
            params: dict | None = None, verify: bool = True) -> str:
+    """``source`` (.sched text) in another format; ``params`` bind its parameters (export writes numbers)."""
     from ..errors import SchedlangError
 
     if format != "cerebras-yaml":
