@@ -88,8 +88,8 @@ def _show_default(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
-    if isinstance(value, sp.Rational) and not value.is_Integer:
-        return f"{float(value):g}"
+    if isinstance(value, sp.Rational) and not value.is_Integer and sp.Rational(repr(float(value))) == value:
+        return repr(float(value))  # 1/10 reads as 0.1, as it was written; 1/3 stays 1/3
     return "none" if value is None else str(value)
 
 

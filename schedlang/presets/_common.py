@@ -98,11 +98,13 @@ def positive_steps(value, name: str, allow_zero: bool = False):
 
 
 def increasing(values, name: str, strictly: bool = True):
-    nums = [number(v, name) for v in values]
-    if any((b <= a) if strictly else (b < a) for a, b in zip(nums, nums[1:])):
-        raise ArgumentError(name, f"'{name}' must be increasing, got "
-                                  f"[{', '.join(str(v) for v in nums)}]")
-    return nums
+    """Check the order of milestones wherever it is known (parameters may stay symbolic)."""
+    for a, b in zip(values, values[1:]):
+        gap = b - a
+        if gap.is_number and (gap <= 0 if strictly else gap < 0):
+            raise ArgumentError(name, f"'{name}' must be increasing, got "
+                                      f"[{', '.join(str(v) for v in values)}]")
+    return list(values)
 
 
 def sequential(children: list[Segment], milestones, name: str) -> Segment:
@@ -115,7 +117,7 @@ def sequential(children: list[Segment], milestones, name: str) -> Segment:
         raise ArgumentError("milestones", f"{name} needs one milestone fewer than schedulers: got "
                                           f"{len(children)} schedulers and {len(milestones)} milestones")
     bounds = increasing(milestones, "milestones")
-    if bounds and bounds[0] <= 0:
+    if bounds and bounds[0].is_number and bounds[0] <= 0:
         raise ArgumentError("milestones", "milestones must be positive step numbers")
     if not bounds:
         return children[0]

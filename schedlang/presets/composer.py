@@ -1,2 +1,173 @@
-"""placeholder"""
-PRESETS = []
+"""``composer.*``: the schedulers of ``composer.optim.scheduler`` (mosaicml 0.32).
+
+Composer schedulers return a multiplier ``alpha(t)`` of the optimizer's lr;
+the preset is ``lr * alpha(t)`` (``lr`` default 1: the multiplier itself).
+``t`` is the batch count the scheduler is called with; a Composer Trainer
+applies the value one batch late (it steps the scheduler before advancing
+the timestamp), which is the Trainer's business, not the schedule's (SPEC §3).
+
+Times: Composer writes them as strings (``"10ba"``, ``"2ep"``, ``"0.5dur"``);
+schedlang writes the same literals without quotes (``10ba``, ``2ep``,
+``0.5dur``) or plain step counts.  ``ep`` needs a ``param steps_per_epoch``
+(Composer's ``dataloader_len``) and ``dur`` a ``param max_duration`` (the run
+length in steps), declared in the file; they become ``floor(amount * param)``
+steps, which is Composer's ``int()`` conversion.  The defaults ``t_max="1dur"``
+and ``decay_period="1ep"`` need those parameters too.
+
+Not modelled: the scale-schedule ratio (``ssr`` is 1, so ``scale_warmup``
+changes nothing), sample/token units in a Trainer, and the Trainer's
+``t_max >= max_duration`` check.  A zero-length warmup (``"0ba"``, which
+Composer only warns about) is refused: use the scheduler without warmup.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..schedule_algebra import t
+from ..stdlib import ArgumentError, TimeDefault, cosine_restarts, multistep
+from ._common import FLAG, C, L, PresetSegment, S, V, arg, frac, number, preset
+
+HALF = sp.Rational(1, 2)
+LR = arg("lr", V, 1)
+DUR = TimeDefault(1, "dur")
+T_MAX = arg("t_max", S, DUR)
+SCALE_WARMUP = arg("scale_warmup", FLAG, False)
+TENTH = frac("0.1")
+
+
+def _seg(lr, alpha, duration=None, label=""):
+    return PresetSegment(lr * alpha, duration, label=label)
+
+
+def _cosine(alpha_f, tau):
+    """Composer's ``_cosine_anneal(tau, min_y=alpha_f)`` for ``tau`` in [0, 1]."""
+    return alpha_f + (1 - alpha_f) * (1 + sp.cos(tau * sp.pi)) / 2
+
+
+def step_scheduler(step_size, gamma, lr):
+    """``gamma ** floor(t / step_size)``."""
+    return _seg(lr, gamma ** sp.floor(t / step_size), label="StepScheduler")
+
+
+def multistep_scheduler(milestones, gamma, lr):
+    """``gamma ** (number of milestones <= t)``."""
+    return _seg(lr, multistep(1, gamma, milestones).expr, label="MultiStepScheduler")
+
+
+def constant_scheduler(alpha, t_max, lr):
+    """``alpha`` for ``t < t_max``, then **1.0** (Composer jumps back to the full lr)."""
+    return _seg(lr, sp.Piecewise((alpha, sp.Lt(t, t_max)), (1, True)), t_max, "ConstantScheduler")
+
+
+def linear_scheduler(alpha_i, alpha_f, t_max, lr):
+    """``alpha_i + (alpha_f - alpha_i) * t / t_max``, then ``alpha_f``."""
+    return _seg(lr, alpha_i + (alpha_f - alpha_i) * t / t_max, t_max, "LinearScheduler")
+
+
+def exponential_scheduler(gamma, decay_period, lr):
+    """``gamma ** (t / decay_period)``, forever."""
+    return _seg(lr, gamma ** (t / decay_period), label="ExponentialScheduler")
+
+
+def cosine_annealing_scheduler(t_max, alpha_f, lr):
+    """``alpha_f + (1 - alpha_f) * (1 + cos(pi * t / t_max)) / 2``, then ``alpha_f``."""
+    return _seg(lr, _cosine(alpha_f, t / t_max), t_max, "CosineAnnealingScheduler")
+
+
+def cosine_annealing_warm_restarts_scheduler(t_0, t_mult, alpha_f, lr):
+    """Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``t_mult * t_0``, ..., forever.
+
+    ``t_mult`` must be a whole number: Composer truncates ``int(t_mult * previous)`` at
+    every restart, which for a fractional ``t_mult`` has no closed form.
+    """
+    mult = number(t_mult, "t_mult")
+    if not mult.is_integer or mult < 1:
+        raise ArgumentError("t_mult", f"t_mult must be a whole number >= 1 here, not {mult}",
+                            hint="Composer truncates int(t_mult * interval) at each restart, which "
+                                 "has no closed form for a fractional t_mult")
+    return _seg(lr, cosine_restarts(1, alpha_f, t_0, int(mult)).expr,
+                label="CosineAnnealingWarmRestartsScheduler")
+
+
+def polynomial_scheduler(power, t_max, alpha_f, lr):
+    """``alpha_f + (1 - alpha_f) * (1 - t / t_max) ** power``, then ``alpha_f``."""
+    return _seg(lr, alpha_f + (1 - alpha_f) * (1 - t / t_max) ** power, t_max, "PolynomialScheduler")
+
+
+def _warm(t_warmup, peak, after):
+    """``peak * t / t_warmup`` before ``t_warmup``, ``after`` from then on."""
+    return sp.Piecewise((peak * t / t_warmup, sp.Lt(t, t_warmup)), (after, True))
+
+
+def _tau(t_warmup, t_max):
+    """Fraction of the post-warmup time, ``(t - t_warmup) / (t_max - t_warmup)`` (0 if no room).
+
+    The docstrings say ``/ t_max``; the code divides by ``t_max - t_warmup``.
+    """
+    room = t_max - t_warmup
+    if room.is_number and room <= 0:
+        return sp.Integer(0)
+    return (t - t_warmup) / room
+
+
+def _end(t_warmup, t_max):
+    room = t_max - t_warmup
+    return None if (room.is_number and room <= 0) else t_max
+
+
+def multistep_with_warmup_scheduler(t_warmup, milestones, gamma, scale_warmup, lr):
+    """``t / t_warmup`` during the warmup, then ``gamma ** (number of milestones <= t)``."""
+    return _seg(lr, _warm(t_warmup, 1, multistep(1, gamma, milestones).expr),
+                label="MultiStepWithWarmupScheduler")
+
+
+def linear_with_warmup_scheduler(t_warmup, alpha_i, alpha_f, t_max, scale_warmup, lr):
+    """``alpha_i * t / t_warmup``, then a line from ``alpha_i`` to ``alpha_f`` at ``t_max``; held."""
+    after = alpha_i + (alpha_f - alpha_i) * _tau(t_warmup, t_max)
+    return _seg(lr, _warm(t_warmup, alpha_i, after), _end(t_warmup, t_max), "LinearWithWarmupScheduler")
+
+
+def constant_with_warmup_scheduler(t_warmup, alpha, t_max, scale_warmup, lr):
+    """``alpha * t / t_warmup``, then ``alpha`` (LinearWithWarmup from ``alpha`` to ``alpha``)."""
+    return _seg(lr, _warm(t_warmup, alpha, alpha), _end(t_warmup, t_max), "ConstantWithWarmupScheduler")
+
+
+def cosine_annealing_with_warmup_scheduler(t_warmup, t_max, alpha_f, scale_warmup, lr):
+    """``t / t_warmup``, then a cosine from 1 to ``alpha_f`` at ``t_max``; held."""
+    return _seg(lr, _warm(t_warmup, 1, _cosine(alpha_f, _tau(t_warmup, t_max))), _end(t_warmup, t_max),
+                "CosineAnnealingWithWarmupScheduler")
+
+
+def polynomial_with_warmup_scheduler(t_warmup, power, t_max, alpha_f, scale_warmup, lr):
+    """``t / t_warmup``, then ``alpha_f + (1 - alpha_f) * (1 - tau) ** power``; held at ``alpha_f``."""
+    after = alpha_f + (1 - alpha_f) * (1 - _tau(t_warmup, t_max)) ** power
+    return _seg(lr, _warm(t_warmup, 1, after), _end(t_warmup, t_max), "PolynomialWithWarmupScheduler")
+
+
+W = arg("t_warmup", S)
+PRESETS = [
+    preset("composer.StepScheduler", step_scheduler, arg("step_size", S), arg("gamma", V, TENTH), LR),
+    preset("composer.MultiStepScheduler", multistep_scheduler, arg("milestones", L),
+           arg("gamma", V, TENTH), LR),
+    preset("composer.ConstantScheduler", constant_scheduler, arg("alpha", V, 1), T_MAX, LR),
+    preset("composer.LinearScheduler", linear_scheduler, arg("alpha_i", V, 1), arg("alpha_f", V, 0),
+           T_MAX, LR),
+    preset("composer.ExponentialScheduler", exponential_scheduler, arg("gamma", V),
+           arg("decay_period", S, TimeDefault(1, "ep")), LR),
+    preset("composer.CosineAnnealingScheduler", cosine_annealing_scheduler, T_MAX, arg("alpha_f", V, 0), LR),
+    preset("composer.CosineAnnealingWarmRestartsScheduler", cosine_annealing_warm_restarts_scheduler,
+           arg("t_0", S), arg("t_mult", C, 1), arg("alpha_f", V, 0), LR),
+    preset("composer.PolynomialScheduler", polynomial_scheduler, arg("power", C), T_MAX,
+           arg("alpha_f", V, 0), LR),
+    preset("composer.MultiStepWithWarmupScheduler", multistep_with_warmup_scheduler, W,
+           arg("milestones", L), arg("gamma", V, TENTH), SCALE_WARMUP, LR),
+    preset("composer.ConstantWithWarmupScheduler", constant_with_warmup_scheduler, W,
+           arg("alpha", V, 1), T_MAX, SCALE_WARMUP, LR),
+    preset("composer.LinearWithWarmupScheduler", linear_with_warmup_scheduler, W, arg("alpha_i", V, 1),
+           arg("alpha_f", V, 0), T_MAX, SCALE_WARMUP, LR),
+    preset("composer.CosineAnnealingWithWarmupScheduler", cosine_annealing_with_warmup_scheduler, W,
+           T_MAX, arg("alpha_f", V, 0), SCALE_WARMUP, LR),
+    preset("composer.PolynomialWithWarmupScheduler", polynomial_with_warmup_scheduler, W,
+           arg("power", C, 2), T_MAX, arg("alpha_f", V, 0), SCALE_WARMUP, LR),
+]
