@@ -15,6 +15,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+import sympy as sp
+
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .numbers import exact, sched_text
 
@@ -113,7 +115,7 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
         return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
     if "max_steps" not in flags.values:
         raise SchedlangError(f"{name} needs --max_steps", flags.spans.get("lr_schedule"))
-    warm = _number(flags, "warmup_steps", whole=True) if "warmup_steps" in flags.values else 0
+    warm = _number(flags, "warmup_steps", whole=True) if "warmup_steps" in flags.values else sp.Integer(0)
     total = _number(flags, "max_steps", whole=True)
     if total <= warm:
         raise SchedlangError(f"--max_steps ({total}) must be larger than --warmup_steps ({warm})",
