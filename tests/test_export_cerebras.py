@@ -147,3 +147,19 @@ def test_preset_files_export_argument_for_argument():
     text = export(imported, "x.sched")
     original = yaml.safe_load(EXAMPLE.read_text())["trainer"]["init"]["schedulers"]
     assert yaml.safe_load(text)["schedulers"] == original
+
+
+@pytest.mark.skipif("cerebras.SequentialWD" not in PRESETS, reason="cerebras.* presets not merged yet")
+def test_weight_decay_twins_round_trip_in_preset_style():
+    text = """schedulers:
+- LinearLR: {initial_learning_rate: 0.0, end_learning_rate: 1.0e-3, total_iters: 10}
+- SequentialWD:
+    schedulers:
+    - ConstantWD: {val: 0.1, total_iters: 5}
+    - CosineDecayWD: {initial_val: 0.1, end_val: 0.0, total_iters: 10}
+"""
+    source = importers.from_cerebras_yaml(text, "wd.yaml")
+    assert "cerebras.CosineDecayWD(initial_val=0.1, end_val=0, total_iters=10)" in source
+    program = schedlang.compile(source)
+    assert schedlang.equivalent(program["weight_decay"], "constant(0.1) for 5 >> cosine(0.1, 0, 10)")
+    assert yaml.safe_load(export(source, "wd.sched")) == yaml.safe_load(text)

@@ -308,10 +308,11 @@ class _Translator:
         if builtin is None or found is None or found[0] in cm.UNSUPPORTED:
             raise SchedlangError(f"{node.func.id} cannot be exported to Cerebras YAML", node.func.span,
                                  hint=cm.UNSUPPORTED.get(found[0] if found else "", None))
-        name = found[0]
+        name, target = found
         spec = {a[0]: a for a in cm.CLASSES[name]}
         sched = Sched(name, span=node.span)
-        for arg_name, arg_node in _given(builtin, node).items():
+        for given_name, arg_node in _given(builtin, node).items():
+            arg_name = cm.WD_ARGS.get(given_name, given_name) if target == "weight_decay" else given_name
             if arg_name not in spec:
                 raise SchedlangError(f"{node.func.id}'s argument '{arg_name}' has no ModelZoo key",
                                      arg_node.span)
@@ -322,9 +323,9 @@ class _Translator:
                     raise SchedlangError("write the schedulers as a list [...] to export them", arg_node.span)
                 sched.children = [self.piece(item).sched for item in items]
             elif kind in ("flag", "option", "list"):
-                sched.args[arg_name] = self.arg_value(arg_node, builtin, arg_name)
+                sched.args[arg_name] = self.arg_value(arg_node, builtin, given_name)
             else:
-                sched.args[arg_name] = self.number(arg_node, f"argument '{arg_name}'")
+                sched.args[arg_name] = self.number(arg_node, f"argument '{given_name}'")
         if name == "SequentialLR":
             derived = cm.milestones_from_total_iters(sched.children)
             if derived is None or ("milestones" in sched.args and list(sched.args["milestones"]) != derived):

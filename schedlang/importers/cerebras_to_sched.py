@@ -49,16 +49,20 @@ def _notes(sched: Sched) -> list[str]:
 # -- presets style ------------------------------------------------------------------------
 
 
-def _preset(s: Sched, depth: int) -> str:
+def _preset(s: Sched, depth: int, target: str | None = None) -> str:
+    """``cerebras.X(...)`` with the anchor's names: the ``*WD`` twin and its keywords for weight decay."""
+    wd = (target or s.target) == "weight_decay"
     parts = []
     for name, kind, _ in cm.CLASSES[s.name]:
+        key = cm.LR_TO_WD_ARGS.get(name, name) if wd else name
         if kind == "schedulers":
             inner = INDENT * (depth + 2)
-            children = "".join(f"{inner}{_preset(c, depth + 2)},\n" for c in s.children)
-            parts.append(f"{name}=[\n{children}{INDENT * (depth + 1)}]")
+            children = "".join(f"{inner}{_preset(c, depth + 2, target or s.target)},\n"
+                               for c in s.children)
+            parts.append(f"{key}=[\n{children}{INDENT * (depth + 1)}]")
         elif name in s.args and s.args[name] is not None:
-            parts.append(f"{name}={_value(s.args[name])}")
-    call = f"cerebras.{s.name}"
+            parts.append(f"{key}={_value(s.args[name])}")
+    call = f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}"
     if s.children:
         pad = INDENT * (depth + 1)
         return f"{call}(\n" + "".join(f"{pad}{p},\n" for p in parts) + f"{INDENT * depth})"
