@@ -8,6 +8,7 @@ import math
 from math import cos, pi
 
 import pytest
+import sympy
 
 import schedlang
 
@@ -67,7 +68,7 @@ def test_math_names_imported_from_math_and_helpers():
 def test_lambdas_partials_and_exact_decimals():
     schedule = schedlang.from_python(lambda s: 0.1 * 0.95 ** s)
     assert schedlang.equivalent(schedule, "0.1 * 0.95 ** t")
-    assert schedule.expr.has(schedlang.t) and not schedule.expr.atoms(__import__("sympy").Float)
+    assert schedule.expr.has(schedlang.t) and not schedule.expr.atoms(sympy.Float)
     partial = functools.partial(linear_warmup_decay, warmup=20)
     assert schedlang.equivalent(schedlang.from_python(partial), "warmup(linear, 20) >> linear(1, 0, 80)")
     assert schedlang.equivalent(schedlang.from_python(lambda s: 3), "constant(3)")

@@ -302,3 +302,25 @@ def test_both_styles_are_equivalent(name, kwargs):
     text = "schedulers:\n" + "\n".join(_yaml_block(name, kwargs, 0)) + "\n"
     verdict = schedlang.equivalent(imported(text, "core"), imported(text, "presets"))
     assert verdict, verdict
+
+
+def test_check_and_plain_import_load_neither_yaml_nor_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from schedlang.cli import main; rc = main(['check', 'examples/gpt_pretrain.sched']);"
+            "bad = sorted({'yaml', 'torch', 'schedlang.importers'} & set(sys.modules));"
+            "assert not bad, bad; raise SystemExit(rc)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_importing_a_yaml_never_imports_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from schedlang.cli import main; "
+            "rc = main(['import', 'examples/cerebras_sequential.yaml', '--lower']);"
+            "assert 'torch' not in sys.modules; raise SystemExit(rc)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
