@@ -258,7 +258,8 @@ def _verify(args) -> int:
         print(f"unknown: {verdict.reason}")
         return EXIT_ERROR
     ce = verdict.counterexample
-    print(f"different: first difference at {ce} (found by: {verdict.method})")
+    first = "first difference" if ce.earliest else "a difference (an earlier step could not be decided)"
+    print(f"different: {first} at {ce} (found by: {verdict.method})")
     if ce.params:
         schedules = [pick_schedule(source, {**params, **ce.params}, filename)
                      for source, filename in sources]

@@ -46,6 +46,17 @@ def to_float(x) -> float:
     return float(mpmath.mpf(x.mid))
 
 
+def show_difference(a, b) -> str:
+    """``a - b`` to three digits, however small (mpmath has no underflow)."""
+    d = to_interval(a) - to_interval(b) if not (is_exact(a) and is_exact(b)) else None
+    if d is None:
+        exact = a - b
+        value = mpmath.mpf(exact.numerator) / exact.denominator
+    else:
+        value = mpmath.mpf(d.mid)
+    return mpmath.nstr(value, 3)
+
+
 def less(a, b) -> bool:
     """``a < b`` when it is decided, else ``Undetermined``."""
     if is_exact(a) and is_exact(b):
@@ -102,13 +113,15 @@ def _pow(base, exponent):
         if root is not None:
             return root ** exponent.numerator
     b, e = to_interval(base), to_interval(exponent)
+    if is_exact(exponent) and exponent.denominator == 1:
+        return b ** int(exponent)
     if b.a <= 0:
         raise Undetermined("non-positive base with a fractional power")
     return iv.exp(e * iv.log(b))
 
 
 def _exact_root(x: Fraction, k: int) -> Fraction | None:
-    if x < 0:
+    if x < 0 or max(x.numerator.bit_length(), x.denominator.bit_length()) > 1000:
         return None
     p, q = round(x.numerator ** (1 / k)), round(x.denominator ** (1 / k))
     for dp in (-1, 0, 1):

@@ -46,11 +46,36 @@ class Fact:
 
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Min/Max/Abs as Piecewise, and every comparison in ``t`` as ``t < b`` / ``t >= b``."""
+    if expr.has(sp.Min, sp.Max) and expr.has(Relational):
+        expr = expr.replace(lambda e: isinstance(e, Relational), _distribute)
     if expr.has(sp.Min, sp.Max, sp.Abs):
         expr = expr.rewrite(sp.Piecewise)
     if not expr.has(Relational):
         return expr
     return expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+
+
+def _distribute(rel: Relational):
+    """``t < min(a, b)`` as ``t < a and t < b`` (and the like), so ``a`` and ``b`` stay thresholds.
+
+    A duration built by ``combine`` (``max(d1, d2)``) or a user's ``t < min(w, n)`` would
+    otherwise become one threshold hidden in a Piecewise, which cannot be ordered.
+    """
+    if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+        return rel
+    if rel.lhs == t and isinstance(rel.rhs, (sp.Min, sp.Max)) and t not in rel.rhs.free_symbols:
+        op, bound = type(rel), rel.rhs
+    elif rel.rhs == t and isinstance(rel.lhs, (sp.Min, sp.Max)) and t not in rel.lhs.free_symbols:
+        op = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+              sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[type(rel)]
+        bound = rel.lhs
+    else:
+        return rel
+    below = op in (sp.StrictLessThan, sp.LessThan)
+    # t < min: every one; t < max: any one; t > min: any one; t > max: every one.
+    every = below == isinstance(bound, sp.Min)
+    parts = [_distribute(op(t, arg)) for arg in bound.args]
+    return sp.And(*parts) if every else sp.Or(*parts)
 
 
 def _threshold_form(rel: Relational):
@@ -86,12 +111,28 @@ def _threshold_form(rel: Relational):
     return sp.Ge(t, sp.ceiling(c))
 
 
+def as_threshold(rel) -> tuple[sp.Expr, bool] | None:
+    """``(b, True)`` for ``t < b``, ``(b, False)`` for ``t >= b``, in either spelling.
+
+    Piecewise may store ``t < d0`` as ``d0 > t`` (sympy's canonical order), so both
+    sides are read.
+    """
+    if isinstance(rel, (sp.StrictLessThan, sp.GreaterThan)) and rel.lhs == t:
+        b, below = rel.rhs, isinstance(rel, sp.StrictLessThan)
+    elif isinstance(rel, (sp.StrictGreaterThan, sp.LessThan)) and rel.rhs == t:
+        b, below = rel.lhs, isinstance(rel, sp.StrictGreaterThan)
+    else:
+        return None
+    return None if t in b.free_symbols else (b, below)
+
+
 def thresholds(expr: sp.Expr) -> set[sp.Expr]:
     """Every ``b`` of a ``t < b`` / ``t >= b`` in a normalised expression."""
     found = set()
-    for rel in expr.atoms(sp.StrictLessThan, sp.GreaterThan):
-        if rel.lhs == t and t not in rel.rhs.free_symbols:
-            found.add(sp.expand(rel.rhs))
+    for rel in expr.atoms(Relational):
+        threshold = as_threshold(rel)
+        if threshold is not None:
+            found.add(sp.expand(threshold[0]))
     return found
 
 
@@ -173,7 +214,13 @@ def order(points, facts: list[Fact]) -> list[sp.Expr]:
 
     for x, y in itertools.combinations(distinct, 2):
         compare(x, y)  # raise early on an undecidable pair
-    return sorted(distinct, key=functools.cmp_to_key(compare))
+    ordered = sorted(distinct, key=functools.cmp_to_key(compare))
+    # The prover is incomplete, so ``compare`` need not be transitive; the order is
+    # trusted only when each neighbour is proven <= the next (<= itself is transitive).
+    for x, y in zip(ordered, ordered[1:]):
+        if not nonnegative(y - x, facts):
+            raise Undecidable(x, y)
+    return ordered
 
 
 def rank_of(points: list[sp.Expr], facts: list[Fact]):
@@ -195,17 +242,16 @@ def rank_of(points: list[sp.Expr], facts: list[Fact]):
 def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
     """``expr`` for ``t`` in ``[points[i], points[i+1])``: each ``t < b`` decided, branches gone."""
     def decide(rel):
-        if not isinstance(rel, (sp.StrictLessThan, sp.GreaterThan)) or rel.lhs != t or \
-                t in rel.rhs.free_symbols:
+        threshold = as_threshold(rel)
+        if threshold is None:
             return rel
-        below = rank(rel.rhs) > i  # b >= points[i + 1] > t
-        if isinstance(rel, sp.StrictLessThan):
-            return sp.true if below else sp.false
-        return sp.false if below else sp.true
+        b, is_lt = threshold
+        below = rank(b) > i  # b >= points[i + 1] > t
+        return sp.true if below == is_lt else sp.false
 
-    if not expr.has(sp.StrictLessThan, sp.GreaterThan):
+    if not expr.has(Relational):
         return expr
-    return expr.replace(lambda e: isinstance(e, (sp.StrictLessThan, sp.GreaterThan)), decide)
+    return expr.replace(lambda e: isinstance(e, Relational), decide)
 
 
 def decide_parameters(expr: sp.Expr, facts: list[Fact]) -> sp.Expr:

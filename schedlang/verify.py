@@ -4,9 +4,10 @@
   ``"symbolic"`` (an algebraic identity on every interval between breakpoints,
   for every admissible parameter value), ``"exhaustive-exact"`` (bound
   parameters: every step up to the last breakpoint compared in exact rational
-  arithmetic, the tail proven equal), ``"exhaustive-algebraic"`` (as before,
-  but some steps have irrational values: their enclosures overlap and sympy
-  proves the difference at that step zero) or ``"tolerance"`` (``rtol > 0``:
+  arithmetic, the tail proven equal), ``"exhaustive-interval"`` (as before,
+  but some steps have irrational values: they are enclosed in mpmath intervals,
+  and where the two enclosures overlap sympy proves the difference at that
+  step zero) or ``"tolerance"`` (``rtol > 0``:
   proven within the tolerance at every step).
 * **different** with a ``counterexample``: a step (and parameter values, when
   some were free) where the two values provably differ.  With every parameter
@@ -25,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -49,7 +51,9 @@ from .schedule_algebra import t
 from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
+MAX_TAIL_SCAN = 20_000  # steps searched for a counterexample in a tail that has no proof
 MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
+MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_CASE_SPLITS = 3
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
@@ -67,11 +71,14 @@ class Counterexample:
     params: dict = field(default_factory=dict)
     a_exact: str | None = None
     b_exact: str | None = None
+    earliest: bool = True  # False when some earlier step could be neither proven equal nor different
+    difference: str | None = None  # a - b to 3 digits (floats may print the same)
 
     def __str__(self) -> str:
         where = ", ".join(f"{k} = {v}" for k, v in self.params.items())
         return (f"step {self.step}{f' (with {where})' if where else ''}: "
-                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}")
+                f"{_shown(self.a, self.a_exact)} vs {_shown(self.b, self.b_exact)}"
+                + (f" (a - b = {self.difference})" if self.a == self.b and self.difference else ""))
 
 
 def _shown(value: float, exact: str | None) -> str:
@@ -158,10 +165,16 @@ def _side(x, params: dict) -> _Side:
     x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}
-    extra = {infos[k].symbol: to_number(v, f"parameter '{k}'") for k, v in params.items()
-             if k in infos and k not in program.values}
-    expr = x.expr.xreplace(extra)
-    bound = {**(program.substitutions if program else {}), **extra}
+    given = {}
+    for name, value in params.items():
+        if name in infos:
+            number = to_number(value, f"parameter '{name}'")
+            if infos[name].type == "int" and not number.is_integer:
+                raise SchedlangError(f"parameter '{name}' is an int, not {value}")
+            given[infos[name].symbol] = number
+    # ``params`` wins over values the program was compiled with (also for Schedule inputs).
+    bound = {**(program.substitutions if program else {}), **given}
+    expr = x.symbolic_expr.xreplace(bound) if program else x.expr
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)
@@ -245,31 +258,37 @@ def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
 
 
 class _Scan:
-    """Step-by-step comparison with a shared budget; remembers which kinds of proof were used."""
+    """Step-by-step comparison with a shared budget; remembers which kinds of proof were used.
 
-    def __init__(self, rtol: Fraction):
+    A step whose equality cannot be proven does not stop the scan: it is kept as
+    ``pending`` (the verdict is at best unknown) while later steps are still searched
+    for a provable difference, which is then reported as not necessarily the earliest.
+    """
+
+    def __init__(self, rtol: Fraction, budget: int = MAX_STEPS):
         self.rtol = rtol
-        self.budget = MAX_STEPS
+        self.budget = budget
         self.algebraic = MAX_ALGEBRAIC_STEPS
+        self.deadline: float | None = None
         self.kinds: set[str] = set()
+        self.pending: Verdict | None = None
 
     def run(self, ra, rb, steps) -> Verdict | None:
-        """None when every step agrees; else a different/unknown verdict."""
+        """A different verdict, or None (check ``pending`` and ``budget`` for the rest)."""
         try:
             fa, fb = ev.compile_expr(ra), ev.compile_expr(rb)
         except ev.Undetermined as exc:
-            return Verdict(UNKNOWN, reason=f"cannot evaluate exactly: {exc}")
+            self._unknown(f"cannot evaluate exactly: {exc}")
+            return None
         for step in steps:
             self.budget -= 1
             if self.budget < 0:
-                return Verdict(UNKNOWN, reason=f"more than {MAX_STEPS} steps to check one by one "
-                                              "and no symbolic proof")
+                self._unknown(f"more than {MAX_STEPS} steps to check one by one and no symbolic proof")
+                return None
             try:
                 va, vb = fa(step), fb(step)
             except (ev.Undetermined, ZeroDivisionError, ValueError) as exc:
-                verdict = self._algebraic(ra, rb, step, f"cannot evaluate step {step}: {exc}")
-                if verdict is not None:
-                    return verdict
+                self._algebraic(ra, rb, step, f"cannot evaluate step {step}: {exc}")
                 continue
             same = ev.equal(va, vb)
             if same:
@@ -279,32 +298,38 @@ class _Scan:
                 close = ev.within(va, vb, self.rtol)
                 if close:
                     self.kinds.add("tolerance")
-                    continue
-                if close is False:
-                    return _different(step, va, vb, "exhaustive")
-                return Verdict(UNKNOWN, reason=f"at step {step} the tolerance is too close to call")
+                elif close is False:
+                    return self._different(step, va, vb)
+                else:
+                    self._unknown(f"at step {step} the tolerance is too close to call")
+                continue
             if same is False:
-                return _different(step, va, vb, "exhaustive")
-            verdict = self._algebraic(ra, rb, step, f"at step {step} the values agree to "
-                                      "~45 digits but are not proven equal")
-            if verdict is not None:
-                return verdict
+                return self._different(step, va, vb)
+            self._algebraic(ra, rb, step, f"at step {step} the values agree to ~45 digits but "
+                                          "are not proven equal")
         return None
 
-    def _algebraic(self, ra, rb, step, reason) -> Verdict | None:
+    def _unknown(self, reason: str) -> None:
+        if self.pending is None:
+            self.pending = Verdict(UNKNOWN, reason=reason)
+
+    def _different(self, step, va, vb) -> Verdict:
+        def show(v):
+            return str(v) if ev.is_exact(v) else None
+
+        return Verdict(DIFFERENT, "exhaustive", Counterexample(
+            step, ev.to_float(va), ev.to_float(vb), {}, show(va), show(vb),
+            earliest=self.pending is None, difference=ev.show_difference(va, vb)))
+
+    def _algebraic(self, ra, rb, step, reason) -> None:
         self.algebraic -= 1
-        if self.algebraic >= 0 and is_zero(sp.expand(ra - rb).subs(t, step)):
+        if self.deadline is None:
+            self.deadline = time.monotonic() + MAX_ALGEBRAIC_SECONDS
+        if self.pending is None and self.algebraic >= 0 and time.monotonic() < self.deadline and \
+                is_zero(sp.expand(ra - rb).subs(t, step)):
             self.kinds.add("algebraic")
-            return None
-        return Verdict(UNKNOWN, reason=reason)
-
-
-def _different(step, va, vb, method) -> Verdict:
-    def show(v):
-        return str(v) if ev.is_exact(v) else None
-
-    return Verdict(DIFFERENT, method, Counterexample(step, ev.to_float(va), ev.to_float(vb), {},
-                                                     show(va), show(vb)))
+            return
+        self._unknown(reason)
 
 
 def _pure_period(e: sp.Expr) -> int | None:
@@ -328,8 +353,7 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
     if not all(p.is_Integer for p in points):
         return Verdict(UNKNOWN, reason="a breakpoint is not a whole number")
     rank = rank_of(points, [])
-    scan = _Scan(rtol)
-    scan.budget = max_steps
+    scan = _Scan(rtol, max_steps)
     symbolic_only = True
     for i in range(rank(sp.Integer(0)), len(points)):
         lo = int(points[i])
@@ -354,17 +378,19 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
             if pa is not None and pb is not None:
                 steps = range(lo, lo + math.lcm(pa, pb))
             else:
-                steps, complete = range(lo, lo + max(scan.budget, 0)), False
+                steps, complete = range(lo, lo + max(min(scan.budget, MAX_TAIL_SCAN), 0)), False
         verdict = scan.run(ra, rb, steps)
         if verdict is not None:
             return verdict
-        if not complete:
+        if not complete and scan.pending is None:
             return Verdict(UNKNOWN, reason=f"the schedules agree on steps 0..{steps.stop - 1}, but "
                                           f"from step {lo} on their formulas could not be proven "
                                           "equal")
+    if scan.pending is not None:
+        return scan.pending
     if symbolic_only:
         return Verdict(EQUIVALENT, "symbolic")
-    for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-algebraic")):
+    for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-interval")):
         if kind in scan.kinds:
             return Verdict(EQUIVALENT, method)
     return Verdict(EQUIVALENT, "exhaustive-exact")
@@ -408,7 +434,8 @@ def _search(na, nb, free, conditions, rtol) -> Verdict:
             ce = verdict.counterexample
             shown = {str(s): (int(v) if v.is_Integer else float(v)) for s, v in binding.items()}
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
-                                                              ce.a_exact, ce.b_exact))
+                                                              ce.a_exact, ce.b_exact, ce.earliest,
+                                                              ce.difference))
     return Verdict(UNKNOWN, reason="no symbolic proof for every parameter value, and no "
                                    "counterexample among the values tried; bind the parameters "
                                    "(params=... / -D) for an exhaustive check")

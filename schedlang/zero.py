@@ -128,6 +128,32 @@ def pinned(d: sp.Expr, start: sp.Expr, stop: sp.Expr) -> sp.Expr:
     return d.xreplace(replace) if replace else d
 
 
+def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
+    """Whether ``d`` (bound) is provably nonzero at one of a few steps of ``[start, stop)``.
+
+    A cheap refutation before the costly simplifications: values come with proven
+    bounds from ``exact_eval``, so a nonzero answer is certain.
+    """
+    from . import exact_eval as ev
+
+    if d.free_symbols != {t}:
+        return False
+    first = int(start)
+    last = first + 1000 if stop is None else int(stop) - 1
+    samples = sorted(x for x in {first, first + 1, first + 2, (first + last) // 2, last} if x <= last)
+    try:
+        f = ev.compile_expr(d)
+    except ev.Undetermined:
+        return False
+    for step in samples:
+        try:
+            if ev.equal(f(step), ev.Fraction(0)) is False:
+                return True
+        except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
+            continue
+    return False
+
+
 def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever)."""
     if t not in d.free_symbols:
@@ -137,6 +163,8 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
         return all(is_zero(d.subs(t, start + k)) for k in range(int(length)))
     if is_zero(d, cheap=True):
         return True
+    if start.is_Integer and (stop is None or stop.is_Integer) and nonzero_somewhere(d, start, stop):
+        return False
     candidates = [d]
     if _step_atoms(d):
         e = rebase_restarts(d, start) if d.has(restart_index) else d

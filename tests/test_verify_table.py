@@ -67,6 +67,8 @@ TABLE = [
     ("symbolic where", TOTAL + "schedule lr = warmup(linear, warm) >> linear(1, 0, total - warm)",
      TOTAL + "schedule lr = if t < warm then t / warm else if t < total then "
              "1 - (t - warm) / (total - warm) else 0", EQ),
+    ("symbolic min threshold", "param w: int\nparam n: int\nschedule lr = if t < min(w, n) then 1 else 2",
+     "param w: int\nparam n: int\nschedule lr = if t < w and t < n then 1 else 2", EQ),
     ("restarts mult unrolled", "cosine_restarts(1, 0, 10, mult=2)",
      "cosine(1, 0, 10) >> cosine(1, 0, 20) >> cosine(1, 0, 40) >> cosine_restarts(1, 0, 80, mult=2)",
      EQ_OR_UNKNOWN),
@@ -99,6 +101,8 @@ TABLE = [
     ("symbolic tail", WARMUP_COSINE, HAND.format(tail="p / 1000"), DIFF, None),
     ("symbolic length", "param n: int\nschedule lr = linear(1, 0, n)",
      "param n: int\nschedule lr = linear(1, 0, n + 1)", DIFF, None),
+    ("symbolic min off", "param w: int\nparam n: int\nschedule lr = if t < min(w, n) then 1 else 2",
+     "param w: int\nparam n: int\nschedule lr = if t < w or t < n then 1 else 2", DIFF, None),
     ("symbolic warmup off", WARMUP_COSINE, HAND.format(tail="0").replace("p * t / w", "p * t / (w + 1)"),
      DIFF, None),
 ]

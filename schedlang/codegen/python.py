@@ -62,7 +62,7 @@ class ReferencePrinter(PythonCodePrinter):
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
         if base.is_Integer and not exponent.is_number:
-            return f"({float(base)!r})**({self._print(exponent)})"
+            return f"({float(base)!r})**({self._print(exponent)})"  # (-1.0)**t, not -(1.0**t)
         return super()._print_Pow(expr, rational=rational)
 
     def _print_Rational(self, expr):
