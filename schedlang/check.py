@@ -100,10 +100,33 @@ def _condition_set(cond):
         return sp.Interval(0, sp.oo)
     if cond.free_symbols - {t}:
         return None
+    simple = _interval_of(cond)
+    if simple is not None:
+        return simple
     try:
         return cond.as_set()
     except (NotImplementedError, TypeError, ValueError):
         return None
+
+
+def _interval_of(cond):
+    """``t < c`` and friends (and their and/or) as intervals, without sympy's general solver."""
+    if isinstance(cond, (sp.And, sp.Or)):
+        parts = [_interval_of(a) for a in cond.args]
+        if any(p is None for p in parts):
+            return None
+        return sp.Intersection(*parts) if isinstance(cond, sp.And) else sp.Union(*parts)
+    if isinstance(cond, Relational) and cond.lhs == t and cond.rhs.is_number:
+        c = cond.rhs
+        if isinstance(cond, sp.StrictLessThan):
+            return sp.Interval(-sp.oo, c, right_open=True)
+        if isinstance(cond, sp.LessThan):
+            return sp.Interval(-sp.oo, c)
+        if isinstance(cond, sp.StrictGreaterThan):
+            return sp.Interval(c, sp.oo, left_open=True)
+        if isinstance(cond, sp.GreaterThan):
+            return sp.Interval(c, sp.oo)
+    return None
 
 
 def _first_integer_where(hazard, domain, limit):

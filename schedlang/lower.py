@@ -18,7 +18,7 @@ import sympy as sp
 
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
-from .schedule_algebra import Segment, combine, hold_for, sequence, t
+from .schedule_algebra import Segment, combine, hold_for, sequence, tau
 from .stdlib import REQUIRED, Builtin, Warmup
 
 PARAM_TYPES = ("int", "float")
@@ -82,7 +82,7 @@ class ParamInfo:
     symbol: sp.Symbol
     default: sp.Expr | None
     where: sp.Basic | None
-    span: Span
+    span: Span | None
 
 
 @dataclass
@@ -214,7 +214,7 @@ class _Lowerer:
                 raise SchedlangError("scale() rescales durations, and `t` used directly here has none",
                                      node.span, hint="give times as durations (schedule lengths, `for`, "
                                                      "500ba); stretch(schedule, factor) scales t itself")
-            return Segment(t)
+            return Segment(tau)
         for scope in reversed(self.scopes):
             if node.id in scope:
                 return scope[node.id]

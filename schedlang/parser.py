@@ -86,6 +86,8 @@ def _has_code(text: str) -> bool:
 def _lark() -> lark.Lark:
     # lark binds the inline transformer when the parser is built, so one parser and
     # one builder serve every call; the builder is pointed at each new source in turn.
+    # No cache=True: lark would unpickle tables from a predictable file in the shared temp
+    # directory, and building them costs only a quarter of a second.
     return lark.Lark(grammar_text(), parser="lalr", transformer=_BUILDER, maybe_placeholders=True)
 
 

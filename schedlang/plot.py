@@ -15,7 +15,9 @@ MARKS = "*o+x#@%&"
 
 
 def plot(program, steps: range, output: str | None = None, log: bool = False) -> str:
-    series = [(s.name, s.values(steps), s.breakpoints) for s in program if s.is_bound]
+    from .backends.torch_eval import values
+
+    series = [(s.name, values(s, steps), s.breakpoints) for s in program if s.is_bound]
     if not series:
         raise SchedlangError("no schedule in the file has all its parameters bound",
                              hint="bind them with -D name=value")

@@ -21,7 +21,7 @@ from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
 from .lower import Lowered, ParamInfo, check_steps, lower
 from .parser import parse
-from .schedule_algebra import Segment, t
+from .schedule_algebra import Segment, finish, t
 
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
@@ -126,7 +126,7 @@ class Program:
     def _check(self) -> None:
         symbols = [info.symbol for info in self.params.values()]
         for schedule in self.schedules.values():
-            check.check_closed_form(schedule.segment.held(), symbols, schedule.span)
+            check.check_closed_form(schedule.symbolic_expr, symbols, schedule.span)
         substitutions = self.substitutions
         for duration, span in self._lowered.durations:
             bound = duration.xreplace(substitutions)
@@ -170,14 +170,14 @@ class Program:
                                         None if value is None else number_literal(value)))
         schedules = []
         for schedule in self.schedules.values():
-            expr = schedule.expr if bind_all else schedule.segment.held()
+            expr = schedule.expr if bind_all else schedule.symbolic_expr
             schedules.append(ScheduleSpec(schedule.name, mangle(schedule.name), expr))
         return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename)
 
     @property
     def filename(self) -> str:
         first = next(iter(self.schedules.values()))
-        return first.span.source.filename if first.span else "<string>"
+        return first.span.source.filename if first.span else "<python>"
 
     def python_source(self, source_name: str | None = None) -> str:
         return python_codegen.generate(self.module_spec(source_name)).source
@@ -207,16 +207,45 @@ class Schedule:
     def __repr__(self) -> str:
         return f"<Schedule {self.name}: {self.expr}>"
 
+    @classmethod
+    def from_sympy(cls, expr, duration=None, *, name: str = "lr", params: dict | None = None) -> Schedule:
+        """A schedule from a sympy expression in the step, held to the same checks as a file.
+
+        Any symbol named ``t`` is the step; every other free symbol must be named in
+        ``params`` (name -> value, or None to leave it symbolic).  ``duration`` is a whole
+        number of steps (the value holds ``f(duration)`` afterwards) or None for forever.
+        """
+        if not isinstance(expr, sp.Basic):
+            expr = to_number(expr, "the expression")
+        expr = expr.xreplace({s: t for s in expr.free_symbols if s.name == "t"})
+        params = dict(params or {})
+        infos = {}
+        for symbol in sorted(expr.free_symbols - {t}, key=lambda s: s.name):
+            if symbol.name not in params:
+                raise SchedlangError(f"the expression depends on '{symbol.name}', which is neither "
+                                     "the step t nor a parameter",
+                                     hint=f"pass params={{'{symbol.name}': value}}")
+            kind = "int" if symbol.is_integer else "float"
+            infos[symbol.name] = ParamInfo(symbol.name, kind, symbol, None, None, None)
+        if duration is not None:
+            duration = to_number(duration, "duration") if not isinstance(duration, sp.Basic) else duration
+        unknown = set(params) - set(infos)
+        if unknown:
+            raise SchedlangError(f"the expression has no parameter '{sorted(unknown)[0]}'")
+        given = {k: v for k, v in params.items() if v is not None}
+        durations = [] if duration is None else [(duration, None)]
+        return Program(Lowered(infos, {name: (Segment(expr, duration), None)}, durations), given)[name]
+
     @functools.cached_property
     def expr(self) -> sp.Expr:
         """The value as a sympy expression in ``schedlang.t``, bound parameters substituted."""
-        held = self.segment.held()
+        held = self.symbolic_expr
         return held.xreplace(self.program.substitutions) if self.program else held
 
-    @property
+    @functools.cached_property
     def symbolic_expr(self) -> sp.Expr:
-        """The value with every parameter left as a symbol."""
-        return self.segment.held()
+        """The value at every step, in ``schedlang.t``, with every parameter left a symbol."""
+        return finish(self.segment.held())
 
     @functools.cached_property
     def duration(self):
@@ -244,7 +273,10 @@ class Schedule:
     @functools.cached_property
     def _function(self):
         self._require_bound()
-        return getattr(self.program._reference, mangle(self.name))
+        function = getattr(self.program._reference, mangle(self.name))
+        # A required parameter this schedule does not use may stay unbound.
+        unused = {mangle(name): None for name in self.program.unbound}
+        return functools.partial(function, **unused) if unused else function
 
     def __call__(self, step) -> float:
         """The value at ``step`` (a whole number >= 0), from the plain-Python reference."""

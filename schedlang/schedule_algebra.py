@@ -7,6 +7,13 @@ infinity).  Everything else in schedlang is built from three operations here:
 ``combine`` (the duration of an arithmetic mix of segments).  Conditions are
 kept in the canonical form ``t < c`` so later stages (printers, verification)
 can read the breakpoints straight off the tree.
+
+Two symbols stand for the step.  ``t`` is the public one, a whole number, and
+every finished schedule is written in it.  ``tau`` is the same step while a
+schedule is being built: a real number, so sympy cannot use integrality to
+rewrite ``floor(t)`` as ``t`` or ``cos(pi*t)`` as ``(-1)**t`` in a formula that
+``stretch`` later evaluates at ``t / k``.  ``finish`` turns ``tau`` into ``t``.
+Everything here accepts either symbol.
 """
 
 from __future__ import annotations
@@ -16,8 +23,20 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.core.relational import Relational
 
-#: The step symbol: a whole number >= 0.  Every schedule is a function of it.
+#: The step symbol: a whole number >= 0.  Every finished schedule is a function of it.
 t = sp.Symbol("t", integer=True, nonnegative=True)
+#: The step while a formula is being built (see the module docstring).
+tau = sp.Symbol("t", real=True, nonnegative=True)
+_STEPS = (t, tau)
+
+
+def finish(expr):
+    """A built formula in the public step ``t``, every comparison in canonical form."""
+    return canonical(expr.xreplace({tau: t})) if isinstance(expr, sp.Basic) else expr
+
+
+def has_step(expr) -> bool:
+    return isinstance(expr, sp.Basic) and bool(expr.free_symbols & {t, tau})
 
 
 @dataclass(frozen=True)
@@ -52,7 +71,7 @@ class Segment:
 
     @property
     def depends_on_step(self) -> bool:
-        return t in self.expr.free_symbols
+        return has_step(self.expr)
 
     def start_value(self) -> sp.Expr:
         return at(self.expr, 0)
@@ -70,31 +89,45 @@ class Segment:
         if isinstance(self.expr, sp.Piecewise) and _all_before(self.expr, n):
             # The branches already cover [0, n): extend the list instead of nesting it.
             *head, (last, _) = self.expr.args
-            return sp.Piecewise(*head, (last, sp.Lt(t, n)), (self.end_value(), True))
-        return sp.Piecewise((self.expr, sp.Lt(t, n)), (self.end_value(), True))
+            return sp.Piecewise(*head, (last, sp.Lt(tau, n)), (self.end_value(), True))
+        return sp.Piecewise((self.expr, sp.Lt(tau, n)), (self.end_value(), True))
 
 
 def _all_before(expr: sp.Piecewise, n) -> bool:
     """Whether every branch but the last reads ``t < c`` with ``c <= n`` provably."""
     for _, cond in expr.args[:-1]:
-        if not (isinstance(cond, sp.StrictLessThan) and cond.lhs == t
+        if not (isinstance(cond, sp.StrictLessThan) and cond.lhs in _STEPS
                 and (n - cond.rhs).is_nonnegative):
             return False
     last = expr.args[-1].cond
-    return last == sp.true or (isinstance(last, sp.StrictLessThan) and last.lhs == t
+    return last == sp.true or (isinstance(last, sp.StrictLessThan) and last.lhs in _STEPS
                                 and (n - last.rhs).is_nonnegative)
 
 
 def at(expr: sp.Expr, step) -> sp.Expr:
     """The formula at one step (a number or a symbolic offset), conditions kept canonical."""
-    return canonical(expr.subs(t, step))
+    return canonical(_replace_step(expr, step))
 
 
 def shifted(expr: sp.Expr, offset) -> sp.Expr:
     """``expr`` seen from a segment that starts at global step ``offset``."""
-    if offset == 0 or t not in expr.free_symbols:
+    if offset == 0 or not has_step(expr):
         return expr
-    return canonical(expr.subs(t, t - offset))
+    return canonical(_replace_step(expr, tau - offset))
+
+
+def _replace_step(expr: sp.Expr, value) -> sp.Expr:
+    """Put ``value`` (which may itself contain ``tau``) where either step symbol stands.
+
+    ``tau`` goes first, then ``t``: ``value`` never contains ``t``, so nothing is
+    replaced twice.  (sympy's simultaneous ``subs`` re-evaluates every branch at
+    once and trips over branches that are complex where they are never used.)
+    """
+    if tau in expr.free_symbols:
+        expr = expr.subs(tau, value)
+    if t in expr.free_symbols:
+        expr = expr.subs(t, value)
+    return expr
 
 
 def canonical(expr: sp.Expr) -> sp.Expr:
@@ -105,26 +138,30 @@ def canonical(expr: sp.Expr) -> sp.Expr:
 
 
 def _canonical_relation(rel: Relational):
-    if t not in rel.free_symbols or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
-                                                          sp.StrictGreaterThan, sp.GreaterThan)):
+    steps = rel.free_symbols & {t, tau}
+    if len(steps) != 1 or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
+                                                sp.StrictGreaterThan, sp.GreaterThan)):
         return rel
+    (step,) = steps
     diff = sp.expand(rel.lhs - rel.rhs)
-    slope = diff.coeff(t)
-    rest = diff - slope * t
-    if t in rest.free_symbols or slope not in (1, -1):
+    slope = diff.coeff(step)
+    rest = sp.expand(diff - slope * step)
+    if step in rest.free_symbols or not slope.is_number or slope == 0:
         return rel
-    if slope == 1:  # t + rest  op  0   ->   t op -rest
-        return rel.func(t, -rest)
+    # slope*t + rest  op  0   ->   t op -rest/slope   (the order flips when slope < 0)
+    bound = sp.expand(-rest / slope)
+    if slope > 0:
+        return rel.func(step, bound)
     flipped = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
                sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[rel.func]
-    return flipped(t, rest)
+    return flipped(step, bound)
 
 
 def sequence(first: Segment, then: Segment) -> Segment:
     """``first >> then``; ``first`` must be finite (the caller reports it otherwise)."""
     assert first.duration is not None
     n = first.duration
-    value = sp.Piecewise((first.expr, sp.Lt(t, n)), (shifted(then.held(), n), True))
+    value = sp.Piecewise((first.expr, sp.Lt(tau, n)), (shifted(then.held(), n), True))
     duration = None if then.duration is None else n + then.duration
     marks = (*first.marks, Mark("join", n, first.end_value()),
              *(Mark(m.kind, n + m.step, m.value, m.reached) for m in then.marks))

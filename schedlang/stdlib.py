@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .schedule_algebra import Segment, at, t
+from .schedule_algebra import Segment, at
+from .schedule_algebra import tau as t  # formulas are built in the real-valued step
 from .special import restart_index, restart_start
 
 REQUIRED = object()
@@ -88,8 +89,8 @@ def _show_default(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return f'"{value}"'
-    if isinstance(value, sp.Rational) and not value.is_Integer and sp.Rational(repr(float(value))) == value:
-        return repr(float(value))  # 1/10 reads as 0.1, as it was written; 1/3 stays 1/3
+    if isinstance(value, sp.Rational) and not value.is_Integer:
+        return f"{float(value):g}"
     return "none" if value is None else str(value)
 
 

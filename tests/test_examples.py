@@ -33,10 +33,19 @@ def test_example_generated_module_matches_reference(path: Path):
             assert function(step) == schedule(step)
 
 
-def test_examples_cli_check():
-    for path in EXAMPLES:
-        result = run_cli("check", path.relative_to(ROOT))
-        assert result.returncode == 0, result.stderr
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_cli_check(path, capsys):
+    from schedlang.cli import main
+
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert all(f"schedule {s.name}:" in out for s in schedlang.load(path))
+
+
+def test_cli_check_process():
+    result = run_cli("check", "examples/warmup_cosine.sched")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("schedule lr: 1000 steps")
 
 
 def test_step_decay_example_values():

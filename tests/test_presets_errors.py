@@ -71,6 +71,8 @@ def test_wrong_keyword_suggests_the_anchor_keyword():
     ("hf.cosine_with_min_lr(lr=1e-3, num_training_steps=10)", "one of min_lr or min_lr_rate"),
     ("hf.warmup_stable_decay(num_decay_steps=10)", "num_training_steps or num_stable_steps"),
     ("hf.linear(num_warmup_steps=20, num_training_steps=10)", "longer than num_training_steps"),
+    ("hf.inverse_sqrt(timescale=0)", "timescale must be positive"),
+    ("cerebras.InverseSquareRootDecayLR(warmup_steps=0)", "not finite at step 0"),
     ("optax.piecewise_constant_schedule(1, [[10, 0.5], [10, 0.1]])", "distinct"),
     ("optax.piecewise_constant_schedule(1, [[10, -0.5]])", "non-negative"),
     ("optax.piecewise_constant_schedule(1, [10, 0.5])", "must be a pair"),

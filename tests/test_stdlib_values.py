@@ -22,7 +22,7 @@ def poly_(v0, v1, n, p):
 
 def sgdr(v0, v1, period, mult):
     def f(s):
-        start, length = 0, period
+        start, length = (s - s % period, period) if mult == 1 else (0, period)
         while start + length <= s:
             start, length = start + length, length * mult
         return v1 + (v0 - v1) * (1 + math.cos(math.pi * (s - start) / length)) / 2
@@ -136,3 +136,15 @@ def test_issue_example_exact_values():
     steps = [0, 250, 500, 750, 1000, 1001, 5000]
     got = values("warmup(linear, 500) >> cosine(0.001, 1e-4, 500)", steps)
     assert got == pytest.approx([0, 5e-4, 1e-3, 5.5e-4, 1e-4, 1e-4, 1e-4], rel=1e-12)
+
+
+@pytest.mark.parametrize("source, want", [
+    # Formulas are built in a real-valued step, so stretching never sees floor(t) -> t
+    # or cos(pi*t) -> (-1)**t rewrites that hold only for whole steps.
+    ("stretch(step(1, 0.5, 1), 2)", [1, 1, 0.5, 0.5, 0.25, 0.25]),
+    ("stretch(cosine(1, 0, 1), 2)", [1, 0.5, 0, 0, 0, 0]),
+    ("stretch(linear(0, 1, 3), 2)", [0, 1 / 6, 2 / 6, 3 / 6, 4 / 6, 5 / 6]),
+    ("stretch(repeat(linear(0, 1, 2)), 2)", [0, 0.25, 0.5, 0.75, 0, 0.25]),
+])
+def test_stretch_sees_the_real_formula(source, want):
+    assert values(source, range(6)) == pytest.approx(want, abs=1e-15)

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 import sympy as sp
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-RESERVED = {"math", "torch", "t", "SCHEDULES", "PARAMS", "SOURCE"}
+# Names generated modules use for themselves (scheduler constructors take
+# ``self, optimizer, *, <params>, last_epoch``).
+RESERVED = {"math", "torch", "t", "SCHEDULES", "PARAMS", "SOURCE", "self", "optimizer", "last_epoch"}
 
 
 def mangle(name: str) -> str:

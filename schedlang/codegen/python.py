@@ -83,8 +83,7 @@ class ReferencePrinter(PythonCodePrinter):
 
 
 def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:
-    """``def name(t, *, p=default, ...): return <expr>``, taking the parameters it uses."""
-    params = [p for p in params if p.symbol in expr.free_symbols]
+    """``def name(t, *, p=default, ...): return <expr>``; every function takes every parameter."""
     args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
                    for p in params)
     signature = f"def {name}(t{', *' + args if args else ''}):"

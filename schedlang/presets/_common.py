@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..schedule_algebra import Segment, hold_for, sequence, t
+from ..schedule_algebra import Segment, hold_for, sequence
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin
 
 V, S, C, L = "value", "steps", "const", "values"
@@ -127,10 +128,6 @@ def sequential(children: list[Segment], milestones, name: str) -> Segment:
         piece = child if i == len(children) - 1 else hold_for(child, bounds[i] - starts[i])
         result = sequence(result, piece)
     return result
-
-
-def steps_between(a, b) -> sp.Expr:
-    return sp.Integer(b) - sp.Integer(a)
 
 
 def piecewise_phases(phases, after) -> sp.Expr:

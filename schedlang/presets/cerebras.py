@@ -28,7 +28,7 @@ import itertools
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, piecewise
 from ._common import (
     FLAG,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError, TimeDefault, cosine_restarts, multistep
 from ._common import FLAG, C, L, PresetSegment, S, V, arg, frac, number, preset
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
 from ._common import C, PresetSegment, Rejected, S, V, arg, frac, preset
 
@@ -111,6 +111,8 @@ def inverse_sqrt(lr, num_warmup_steps, num_training_steps, timescale):
     _check_warmup(w, None)
     if timescale is None:
         timescale = w if (w.is_number and w != 0) else (sp.Integer(10_000) if w.is_number else w)
+    if timescale.is_number and timescale <= 0:
+        raise ArgumentError("timescale", f"timescale must be positive, not {timescale} (HF divides by it)")
     decay = 1 / sp.sqrt((t + timescale - w) / timescale)
     return _hf(lr * _with_warmup(w, decay), label="inverse_sqrt")
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import Segment, sequence, t
+from ..schedule_algebra import Segment, sequence
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
 from ._common import FLAG, PAIRS, SCHEDULES, C, L, PresetSegment, S, V, arg, frac, number, preset, sequential
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
 from ._common import C, PresetSegment, S, V, arg, frac, preset
 

@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..schedule_algebra import t
+from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep
-
-# Build functions take every argument: defaults live in the Arg table below, once.
 from ._common import (
     FLAG,
     SCHEDULES,
@@ -44,6 +42,7 @@ from ._common import (
     whole,
 )
 
+# Build functions take every argument: the defaults live once, in the Arg table at the end.
 ONE_THIRD = sp.Rational(1, 3)
 LR = arg("lr", V, 1)
 
@@ -224,9 +223,9 @@ PRESETS = [
 
 REJECTED = [
     Rejected("torch.ReduceLROnPlateau",
-             "ReduceLROnPlateau lowers the lr when a metric stops improving, so its value depends "
+             "ReduceLROnPlateau changes the lr when a metric stops improving, so its value depends "
              "on training data, not on the step alone; pick a fixed decay such as "
-             "torch.StepLR(lr=..., step_size=..., gamma=...) or cosine(...) instead"),
+             "torch.StepLR or cosine(...) instead"),
     Rejected("torch.MultiplicativeLR",
              "MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running "
              "product with no closed form for an arbitrary lambda; for a constant factor use "

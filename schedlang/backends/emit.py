@@ -1,0 +1,142 @@
+"""``schedlang compile``: standalone modules for the python, torch and cerebras targets.
+
+A generated module imports only ``math`` and/or ``torch`` (the cerebras one
+also tries ``cerebras.pytorch``), never schedlang, and is the same bytes for
+the same input.  User text reaches it only as identifiers checked and mangled
+by ``codegen.base.mangle`` and numbers printed by our printers; the source
+file's name appears in the header comment, reduced to safe characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..codegen import python as python_codegen
+from ..codegen import torch as torch_codegen
+from ..codegen.base import ModuleSpec, header, mangle
+from ..errors import SchedlangError
+from . import templates
+
+TARGETS = ("python", "torch", "cerebras")
+
+
+def emit(program, target: str, source_name: str, class_name: str | None = None, *,
+         relative: bool = False, schedule: str | None = None) -> str:
+    """The text of a standalone module for ``target``; see the module docstring."""
+    if target not in TARGETS:
+        raise SchedlangError(f"unknown target {target!r}", hint="use " + ", ".join(TARGETS))
+    spec = program.module_spec(source_name)
+    if target == "python":
+        return python_codegen.generate(spec).source
+    name = check_class_name(class_name or default_class_name(source_name), spec)
+    if target == "torch":
+        return torch_module(spec, name, relative=relative)
+    if relative:
+        raise SchedlangError("relative=True is for target='torch'; Cerebras schedulers set absolute "
+                             "values")
+    return cerebras_module(program, spec, name, pick_schedule(program, schedule))
+
+
+def default_class_name(source_name: str) -> str:
+    """``warmup_cosine.sched`` -> ``WarmupCosine``; anything unusable -> ``Scheduler``."""
+    stem = re.sub(r"\.[A-Za-z0-9]*$", "", source_name.replace("\\", "/").rsplit("/", 1)[-1])
+    words = re.findall(r"[A-Za-z0-9]+", stem)
+    name = "".join(w[:1].upper() + w[1:] for w in words)
+    if not name:
+        return "Scheduler"
+    if name[0].isdigit():
+        name = "Schedule" + name
+    return mangle(name)
+
+
+def check_class_name(name: str, spec: ModuleSpec) -> str:
+    """A class name must be a plain identifier that shadows nothing the module uses."""
+    try:
+        ok = mangle(name) == name
+    except ValueError:
+        ok = False
+    taken = {s.py_name for s in spec.schedules} | {p.py_name for p in spec.params}
+    if not ok or name in taken:
+        raise SchedlangError(f"--class-name {name!r} cannot name the scheduler class",
+                             hint="use a Python identifier that is not a keyword, a builtin, "
+                                  "a schedule or parameter of the file, and does not start with '_'")
+    return name
+
+
+def pick_schedule(program, schedule: str | None) -> str:
+    """The schedule a Cerebras class drives: ``schedule=``, else ``lr``, else the only one."""
+    if schedule is not None:
+        program[schedule]  # noqa: B018 - raises a SchedlangError naming the known schedules
+        return schedule
+    if "lr" in program.schedules:
+        return "lr"
+    if len(program.schedules) == 1:
+        return next(iter(program.schedules))
+    raise SchedlangError("a Cerebras LRScheduler sets one schedule; the file has "
+                         + ", ".join(program.schedules) + " and none is named 'lr'",
+                         hint="pass schedule='NAME'")
+
+
+def _signature(spec: ModuleSpec) -> str:
+    return "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
+                   for p in spec.params)
+
+
+def _params(spec: ModuleSpec) -> str:
+    return ", ".join(f"{p.py_name!r}: {p.py_name}" for p in spec.params)
+
+
+def _torch_functions(spec: ModuleSpec) -> list[str]:
+    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params)
+            for s in spec.schedules]
+
+
+def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> str:
+    """Torch functions, plain-Python twins (for float param groups) and the scheduler class."""
+    printer = python_codegen.ReferencePrinter()
+    references = ["\n\n" + python_codegen.function_source(f"_reference_{s.py_name}", s.expr,
+                                                          spec.params, printer)
+                  for s in spec.schedules]
+    parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
+    if printer.uses_restart_index:
+        parts.append("\n\n" + python_codegen.RESTART_INDEX_HELPER)
+    parts += references + _torch_functions(spec)
+    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
+    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
+    keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
+    parts.append(templates.TORCH_CLASS.format(
+        class_name=class_name, keys=keys, source=_source_phrase(spec),
+        mode="multiples of each group's initial value (relative)" if relative else "absolute",
+        table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
+        relative=bool(relative), signature=_signature(spec), params=_params(spec)))
+    return "".join(parts)
+
+
+def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> str:
+    """Torch functions and a Cerebras-shaped class (stand-in base when cstorch is absent)."""
+    chosen = next(s for s in spec.schedules if s.name == key)
+    parts = [header(spec, "cerebras"), "import torch\n"]
+    parts += _torch_functions(spec)
+    parts.append(templates.CEREBRAS_BASE.format())
+    parts.append(templates.CEREBRAS_CLASS.format(
+        class_name=class_name, key=key, source=_source_phrase(spec), mode="absolute",
+        signature=_signature(spec), params=_params(spec), function=chosen.py_name,
+        total_iters=total_iters_code(program, key, spec)))
+    return "".join(parts)
+
+
+def total_iters_code(program, key: str, spec: ModuleSpec) -> str:
+    """Python code (in the constructor's parameters) for the schedule's duration, or ``None``."""
+    duration = program[key].segment.duration
+    if duration is None:
+        return "None"
+    renamed = duration.xreplace({p.symbol: type(p.symbol)(p.py_name, **p.symbol.assumptions0)
+                                 for p in spec.params if p.py_name != p.symbol.name})
+    code = python_codegen.ReferencePrinter().doprint(renamed)
+    return code if duration.is_Integer else f"round({code})"
+
+
+def _source_phrase(spec: ModuleSpec) -> str:
+    from ..codegen.base import safe_comment
+
+    return safe_comment(spec.source_name).replace('"', "?")

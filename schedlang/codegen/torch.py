@@ -1,0 +1,483 @@
+"""The torch target: branch-free code that traces into one static graph.
+
+Lazy devices (Cerebras), ``torch.compile(fullgraph=True)`` and CUDA graphs all
+need a schedule to be a fixed sequence of tensor ops with no Python decision
+on a tensor.  So this printer turns a checked sympy expression into a
+function body of straight-line torch code:
+
+* ``Piecewise`` becomes nested ``torch.where`` with the last branch as the
+  default.  ``where`` evaluates *every* branch at every step, so each branch
+  that could blow up (``exp``, ``cos``, ``sqrt``, a power, a division) sees
+  the step clamped into the interval where it is used, derived from the
+  preceding ``t < c`` / ``t <= c`` conditions.  Nothing unused can be
+  inf or NaN (which would poison gradients or trip NaN checks), and ``cos``
+  never gets an argument far outside its segment.
+* The step stays an int64 tensor.  Conditions, segment bounds, ``floor``,
+  ``ceiling`` and ``Mod`` of whole-number ratios and the restart index are
+  integer arithmetic (``torch.div(..., rounding_mode="floor")``,
+  ``torch.remainder``), so boundaries are exact at any step; a float32 step
+  counter would lose whole steps past 2**24.
+* Values are computed in ``_compute`` (float64 unless asked otherwise) and
+  cast to ``_dtype`` once at the end, so a float32 result is the correctly
+  rounded float64 value even at step 2**31 - 1.
+* Subtrees without ``t`` or parameters are folded to float literals;
+  parameters become 0-d tensors at entry so every operand of ``where``,
+  ``minimum`` and ``maximum`` is a tensor (never a Python number), and
+  conditions on parameters alone are tensors too.  Tensors for constants
+  are made with ``torch.full`` (a fill kernel), which is safe inside CUDA
+  graph capture, unlike ``torch.tensor`` (a host-to-device copy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..schedule_algebra import t
+from ..special import restart_index
+from .base import GeneratedModule, ModuleSpec, ParamSpec, header
+from .python import integer_ratio
+
+#: Nodes that can overflow, go non-finite or lose precision off their segment.
+_HAZARDS = (sp.cos, sp.sin, sp.tan, sp.exp, sp.log)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The steps a sub-expression is used on: ``lo <= t <= hi`` (``hi`` None: no end).
+
+    ``clamp`` says whether the expression needs the step clamped into that
+    interval (it holds something hazardous); the bounds are kept either way
+    so nested ``Piecewise`` can narrow them further.
+    """
+
+    lo: sp.Expr = sp.Integer(0)
+    hi: sp.Expr | None = None
+    clamp: bool = False
+
+    @property
+    def trivial(self) -> bool:
+        return not self.clamp or (self.lo == 0 and self.hi is None)
+
+
+def needs_clamp(expr: sp.Basic) -> bool:
+    """Whether evaluating ``expr`` off its own segment could misbehave."""
+    if isinstance(expr, sp.Piecewise) or t not in expr.free_symbols:
+        return False  # nested Piecewise clamp their own branches; constants are safe
+    if isinstance(expr, _HAZARDS):
+        return True
+    if isinstance(expr, sp.Pow):
+        base, exponent = expr.args
+        if t in exponent.free_symbols:
+            return True
+        if t in base.free_symbols and not (exponent.is_Integer and exponent >= 0):
+            return True
+    return any(needs_clamp(a) for a in expr.args if isinstance(a, sp.Basic))
+
+
+def _upper_bound(cond) -> sp.Expr | None:
+    """The largest whole step satisfying a canonical ``t < c`` / ``t <= c``, else None."""
+    if isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan)) and cond.rhs == t:
+        # sympy may keep ``t < c`` as ``c > t``: read it the other way round.
+        flipped = sp.StrictLessThan if isinstance(cond, sp.StrictGreaterThan) else sp.LessThan
+        cond = flipped(t, cond.lhs, evaluate=False)
+    if isinstance(cond, (sp.StrictLessThan, sp.LessThan)) and cond.lhs == t \
+            and t not in cond.rhs.free_symbols:
+        c = cond.rhs
+        if isinstance(cond, sp.StrictLessThan):
+            return c - 1 if c.is_integer else sp.ceiling(c) - 1
+        return c if c.is_integer else sp.floor(c)
+    return None
+
+
+def _smaller(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return sp.Min(a, b)
+
+
+def _literal(value: sp.Expr) -> str:
+    """A float literal for a number (exact rationals, pi, e, ... rounded once)."""
+    number = float(sp.N(value, 40))
+    text = repr(number)
+    return f"({text})" if number < 0 else text
+
+
+class TorchPrinter(PythonCodePrinter):
+    """sympy to straight-line torch statements; ``doprint`` returns the final expression.
+
+    Statements that name intermediate tensors (clamped steps, integer
+    indices, parameter tensors) accumulate in ``lines`` and are shared by
+    every use in one function.
+    """
+
+    printmethod = "_torchcode"
+
+    def __init__(self, params: tuple[ParamSpec, ...] = ()):
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+        self.params = {p.symbol: p for p in params}
+        self.lines: list[str] = []
+        self.memo: dict[object, str] = {}
+        self.scope = Scope()
+        self.raw_step = False  # conditions read the unclamped step
+
+    # -- statements ------------------------------------------------------------------
+
+    def bind(self, key, code: str) -> str:
+        """A name for ``code``, emitted once per ``key`` in this function."""
+        name = self.memo.get(key)
+        if name is None:
+            name = f"_v{len(self.memo)}"
+            self.memo[key] = name
+            self.lines.append(f"{name} = {code}")
+        return name
+
+    def float_step(self) -> str:
+        base = self.bind("tf", "t.to(_compute)")
+        scope = self.scope
+        if self.raw_step or scope.trivial:
+            return base
+        lo = self.float_code(scope.lo)
+        hi = None if scope.hi is None else self.float_code(scope.hi)
+        return self.bind(("tf", scope.lo, scope.hi), _clamp(base, lo, hi))
+
+    def int_step(self) -> str:
+        scope = self.scope
+        if self.raw_step or scope.trivial:
+            return "t"
+        lo = self._int_bound(scope.lo)
+        hi = None if scope.hi is None else self._int_bound(scope.hi)
+        return self.bind(("ti", scope.lo, scope.hi), _clamp("t", lo, hi))
+
+    def _int_bound(self, bound: sp.Expr) -> str:
+        """A whole-number bound in int64; one of float parameters is rounded in float first."""
+        code = self.int_code(bound)
+        if code is None:
+            saved, self.raw_step = self.raw_step, True
+            try:
+                code = f"({self.float_tensor(bound)}).to(torch.int64)"
+            finally:
+                self.raw_step = saved
+        return code
+
+    def param(self, symbol: sp.Symbol, integer: bool) -> str:
+        name = self.params[symbol].py_name
+        dtype = "torch.int64" if integer else "_compute"
+        return self.bind(("p", symbol, integer),
+                         f"torch.full((), {name}, dtype={dtype}, device=_dev)")
+
+    def tensor(self, value: sp.Expr) -> str:
+        """A 0-d tensor holding a number (for ``where``, ``minimum``: never a Python number)."""
+        return self.bind(("c", value), f"torch.full((), {_literal(value)}, dtype=_compute, device=_dev)")
+
+    # -- three kinds of code ------------------------------------------------------------
+
+    def float_code(self, expr: sp.Expr) -> str:
+        return self._print(expr)
+
+    def float_tensor(self, expr: sp.Expr) -> str:
+        return self.tensor(expr) if expr.is_number else self._print(expr)
+
+    def int_code(self, expr: sp.Expr) -> str | None:
+        """int64 code for a whole-number expression, or None when it is not one we can do."""
+        if expr.is_Integer:
+            return str(int(expr))
+        if not expr.is_integer:
+            return None  # decided before printing parts, so no dead statements are left behind
+        if expr == t:
+            return self.int_step()
+        if isinstance(expr, sp.Symbol):
+            if expr in self.params and expr.is_integer:
+                return self.param(expr, integer=True)
+            return None
+        if isinstance(expr, (sp.Add, sp.Mul)):
+            parts = [self.int_code(a) for a in expr.args]
+            if any(p is None for p in parts):
+                return None
+            joiner = " + " if isinstance(expr, sp.Add) else "*"
+            return "(" + joiner.join(f"({p})" for p in parts) + ")"
+        if isinstance(expr, (sp.Min, sp.Max)):
+            parts = [self.int_code(a) for a in expr.args]
+            if any(p is None for p in parts):
+                return None
+            return _min_max(expr, parts, [a.is_number for a in expr.args], self.int_tensor_literal)
+        if isinstance(expr, (sp.floor, sp.ceiling)):
+            code = self._int_rounding(expr)
+            return None if code is None else self.bind(("i", expr, self._step_key(expr)), code)
+        if isinstance(expr, sp.Mod):
+            a, b = (self.int_code(x) for x in expr.args)
+            if a is None or b is None:
+                return None
+            return self.bind(("i", expr, self._step_key(expr)),
+                             f"torch.remainder({self._as_int_tensor(a, expr.args[0])}, {b})")
+        if isinstance(expr, restart_index):
+            return self._restart_index(expr)
+        return None
+
+    def _step_key(self, expr) -> str | None:
+        """Which step variable ``expr`` reads, so equal nodes share one computation."""
+        return self.int_step() if t in expr.free_symbols else None
+
+    def int_tensor_literal(self, value) -> str:
+        return self.bind(("ci", value), f"torch.full((), {int(value)}, dtype=torch.int64, device=_dev)")
+
+    def _as_int_tensor(self, code: str, expr: sp.Expr) -> str:
+        return self.int_tensor_literal(expr) if expr.is_Integer else code
+
+    def _int_rounding(self, expr) -> str | None:
+        ratio = integer_ratio(expr.args[0])
+        if ratio is None:
+            return None
+        numerator, denominator = ratio
+        top, bottom = self.int_code(numerator), self.int_code(denominator)
+        if top is None or bottom is None:
+            return None
+        if denominator == 1:
+            return top
+        if isinstance(expr, sp.floor):
+            return f"torch.div({self._as_int_tensor(top, numerator)}, {bottom}, rounding_mode='floor')"
+        negated = self._as_int_tensor(f"-({top})", -numerator)
+        return f"(-torch.div({negated}, {bottom}, rounding_mode='floor'))"
+
+    def _restart_index(self, expr) -> str | None:
+        """Exact cycle index: a float log estimate, corrected by one in integers.
+
+        The estimate ``floor(log(t (m - 1) / T0 + 1) / log m)`` can be one off at
+        cycle starts; comparing the integer start of cycles ``i`` and ``i + 1``
+        with ``t`` fixes it.  Exact while ``T0 * m**(i + 1)`` fits in int64.
+        """
+        step, first, mult = expr.args
+        s, f, m = (self.int_code(a) for a in expr.args)
+        if s is None or f is None or m is None:
+            return None
+        if step == 0:
+            return "0"  # cycle 0 starts at step 0, whatever the period
+        ratio = self.float_tensor(step * (mult - 1) / first + 1)
+        log_m = self.float_code(sp.log(mult))
+        guess = self.bind(("ri0", expr, self._step_key(expr)),
+                          f"torch.floor(torch.log({ratio}) / {log_m}).to(torch.int64)")
+        m_t = self._as_int_tensor(m, mult)
+
+        def start(index: str) -> str:
+            return f"torch.div(({f})*(torch.pow({m_t}, {index}) - 1), ({m}) - 1, rounding_mode='floor')"
+
+        return self.bind(("ri", expr, self._step_key(expr)),
+                         f"{guess} - ({start(guess)} > ({s})).to(torch.int64)"
+                         f" + ({start(guess + ' + 1')} <= ({s})).to(torch.int64)")
+
+    def bool_code(self, cond) -> str:
+        """A bool tensor for a condition; comparisons of whole numbers stay in int64."""
+        if cond == sp.true or cond == sp.false:
+            return self.bind(("b", bool(cond)),
+                             f"torch.full((), {bool(cond)}, dtype=torch.bool, device=_dev)")
+        if isinstance(cond, sp.And):
+            return "(" + " & ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Or):
+            return "(" + " | ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Not):
+            return f"(~{self.bool_code(cond.args[0])})"
+        if not isinstance(cond, Relational):
+            raise ValueError(f"cannot print condition {cond}")
+        op = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+              sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}[type(cond)]
+        lhs, rhs = cond.lhs, cond.rhs
+        # A whole step against a fractional number: compare with the rounded bound.
+        if lhs.is_integer and rhs.is_number and not rhs.is_integer and op in ("<", "<=", ">", ">="):
+            rhs = sp.ceiling(rhs) if op in ("<", ">=") else sp.floor(rhs)
+        saved, self.raw_step = self.raw_step, True
+        try:
+            left, right = self.int_code(lhs), self.int_code(rhs)
+            if left is None or right is None or (lhs.is_number and rhs.is_number):
+                left, right = self.float_tensor(lhs), self.float_code(rhs)
+            elif lhs.is_number:
+                left = self.int_tensor_literal(lhs)
+        finally:
+            self.raw_step = saved
+        return f"({left} {op} {right})"
+
+    # -- sympy printer hooks (float context) ---------------------------------------------
+
+    def _print(self, expr, **kwargs):
+        if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
+            return _literal(expr)
+        return super()._print(expr, **kwargs)
+
+    def _print_Symbol(self, expr):
+        if expr == t:
+            return self.float_step()
+        if expr in self.params:
+            return self.param(expr, integer=False)
+        raise ValueError(f"unexpected symbol {expr}")
+
+    def _print_Mul(self, expr):
+        numbers = [a for a in expr.args if a.is_number]
+        if len(numbers) > 1:  # fold pi/500 and friends into one literal
+            rest = [a for a in expr.args if not a.is_number]
+            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
+            return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
+        return super()._print_Mul(expr)
+
+    def _print_Float(self, expr):
+        return _literal(expr)
+
+    def _print_Pow(self, expr, rational=False):
+        base, exponent = expr.args
+        if exponent == sp.S.Half:
+            return f"torch.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half:
+            return f"(1.0/torch.sqrt({self._print(base)}))"
+        if exponent == -1:
+            return f"(1.0/{self.parenthesize(base, PRECEDENCE['Pow'])})"
+        if exponent.is_Integer and exponent > 0 and t not in exponent.free_symbols:
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
+        return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
+
+    def _function(self, name):
+        def printer(expr):
+            return f"torch.{name}({self._print(expr.args[0])})"
+        return printer
+
+    def _print_cos(self, expr):
+        return self._function("cos")(expr)
+
+    def _print_sin(self, expr):
+        return self._function("sin")(expr)
+
+    def _print_tan(self, expr):
+        return self._function("tan")(expr)
+
+    def _print_exp(self, expr):
+        return self._function("exp")(expr)
+
+    def _print_log(self, expr):
+        return self._function("log")(expr)
+
+    def _print_Abs(self, expr):
+        return self._function("abs")(expr)
+
+    def _integer_in_float(self, expr, fallback) -> str:
+        """A whole-number node computed in int64, then converted; ``fallback()`` otherwise."""
+        code = self.int_code(expr)
+        if code is None:
+            return fallback()
+        if code.lstrip("-").isdigit():  # a whole number known here, e.g. restart_index(0, ...)
+            return f"{float(code)!r}"
+        return self.bind(("if", expr, self._step_key(expr)), f"({code}).to(_compute)")
+
+    def _print_floor(self, expr):
+        return self._integer_in_float(expr, lambda: f"torch.floor({self._print(expr.args[0])})")
+
+    def _print_ceiling(self, expr):
+        return self._integer_in_float(expr, lambda: f"torch.ceil({self._print(expr.args[0])})")
+
+    def _print_Mod(self, expr):
+        a, b = expr.args
+        return self._integer_in_float(
+            expr, lambda: f"torch.remainder({self.float_tensor(a)}, {self._print(b)})")
+
+    def _print_restart_index(self, expr):
+        def refuse():
+            raise ValueError("restart_index needs whole-number arguments")
+        return self._integer_in_float(expr, refuse)
+
+    def _print_Min(self, expr):
+        return _min_max(expr, [self._print(a) for a in expr.args],
+                        [a.is_number for a in expr.args], self.tensor)
+
+    def _print_Max(self, expr):
+        return self._print_Min(expr)
+
+    def _print_Piecewise(self, expr):
+        outer = self.scope
+        lo = outer.lo
+        branches: list[tuple[str, str | None]] = []
+        args = expr.args
+        for index, (value, cond) in enumerate(args):
+            last = index == len(args) - 1
+            bound = None if last else _upper_bound(cond)
+            hi = outer.hi if bound is None else _smaller(outer.hi, bound)
+            if hi is not None and (lo - hi).is_positive:
+                continue  # no step reaches this branch
+            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value))
+            try:
+                code = self.float_tensor(value)
+            finally:
+                self.scope = outer
+            branches.append((code, None if last else self.bool_code(cond)))
+            if bound is not None:
+                lo = sp.Max(lo, bound + 1)
+        out = branches[-1][0]
+        for code, cond in reversed(branches[:-1]):
+            out = f"torch.where({cond}, {code}, {out})"
+        return out
+
+    def _print_Relational(self, expr):
+        return self.bool_code(expr)
+
+    def _print_NumberSymbol(self, expr):
+        return _literal(expr)
+
+    def _print_Exp1(self, expr):
+        return _literal(expr)
+
+    def _print_Pi(self, expr):
+        return _literal(expr)
+
+
+def _clamp(code: str, lo: str, hi: str | None) -> str:
+    if hi is None:
+        return f"torch.clamp({code}, min={lo})"
+    return f"torch.clamp({code}, min={lo}, max={hi})"
+
+
+def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:
+    """``Min``/``Max`` with tensors only: ``minimum``/``maximum``, literals as clamp bounds."""
+    is_min = isinstance(expr, sp.Min)
+    tensors = [p for p, lit in zip(parts, literal) if not lit]
+    numbers = [a for a, lit in zip(expr.args, literal) if lit]
+    if not tensors:
+        return make_tensor((min if is_min else max)(numbers, key=float))
+    out = tensors[0]
+    for other in tensors[1:]:
+        out = f"torch.{'minimum' if is_min else 'maximum'}({out}, {other})"
+    if numbers:
+        bound = (min if is_min else max)(numbers, key=float)
+        text = str(int(bound)) if bound.is_Integer else _literal(bound)
+        out = f"torch.clamp({out}, {'max' if is_min else 'min'}={text})"
+    return out
+
+
+def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...]) -> str:
+    """``def name(t, *, p=default, ..., _dtype=torch.float64, _compute=torch.float64)``.
+
+    ``t`` is an int64 tensor of steps (any shape, any device); the result has
+    its shape and device and dtype ``_dtype``.
+    """
+    printer = TorchPrinter(params)
+    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
+                   for p in params)
+    signature = f"def {name}(t, *{args}, _dtype=torch.float64, _compute=torch.float64):"
+    if t not in expr.free_symbols and expr.is_number:
+        body = [f"return torch.full(t.shape, {_literal(expr)}, dtype=_dtype, device=t.device)"]
+    else:
+        value = printer.doprint(expr)
+        if t not in expr.free_symbols:
+            value = f"torch.zeros(t.shape, dtype=_compute, device=_dev) + {value}"
+        body = ["_dev = t.device", *printer.lines, f"return ({value}).to(_dtype)"]
+    return signature + "\n" + "".join(f"    {line}\n" for line in body)
+
+
+def generate(spec: ModuleSpec) -> GeneratedModule:
+    """A standalone module of torch functions, one per schedule, and ``SCHEDULES``."""
+    bodies = [function_source(s.py_name, s.expr, spec.params) for s in spec.schedules]
+    parts = [header(spec, "torch"), "import torch\n"]
+    parts.extend("\n\n" + body for body in bodies)
+    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
+    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
+    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})

@@ -1,0 +1,144 @@
+"""``schedlang compile --target python|torch|cerebras``: standalone, deterministic, pinned."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from torch_cases import EXAMPLES, ROOT
+
+import schedlang
+from schedlang.backends.emit import default_class_name, emit
+from schedlang.cli import main
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("SCHEDLANG_UPDATE_GOLDEN") == "1"
+TARGETS = ("python", "torch", "cerebras")
+CASES = [(path, target) for path in EXAMPLES for target in TARGETS]
+
+
+def _run(*args, env=None, cwd=ROOT):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+@pytest.mark.parametrize("path, target", CASES, ids=[f"{p.stem}-{t}" for p, t in CASES])
+def test_golden(path, target):
+    """The generated source is pinned; SCHEDLANG_UPDATE_GOLDEN=1 rewrites the files."""
+    text = emit(schedlang.load(path), target, path.name)
+    golden = GOLDEN / f"{path.stem}_{target}.py"
+    if UPDATE:
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(text, encoding="utf-8")
+    assert golden.exists(), "run with SCHEDLANG_UPDATE_GOLDEN=1 to create the golden files"
+    assert text == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path, target", CASES, ids=[f"{p.stem}-{t}" for p, t in CASES])
+def test_imports_only_math_and_torch(path, target):
+    tree = ast.parse(emit(schedlang.load(path), target, path.name))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add(node.module)
+    allowed = {"math", "torch"} | ({"cerebras.pytorch.optim.lr_scheduler"} if target == "cerebras" else set())
+    assert imported <= allowed
+    assert "schedlang" not in str(imported)
+
+
+def test_deterministic_across_processes(tmp_path):
+    path = next(p for p in EXAMPLES if p.name == "gpt_pretrain.sched")
+    out = tmp_path / "gpt.py"
+    done = _run("-m", "schedlang", "compile", str(path), "--target", "torch", "-o", str(out),
+                env={"PYTHONHASHSEED": "12345"})
+    assert done.returncode == 0, done.stderr
+    assert out.read_text() == emit(schedlang.load(path), "torch", path.name)
+
+
+def test_compiled_module_drives_adamw(tmp_path):
+    """The CLI's torch module, imported on its own in a fresh process, runs a real loop."""
+    source = ROOT / "examples" / "warmup_cosine.sched"
+    out = tmp_path / "x.py"
+    assert main(["compile", str(source), "--target", "torch", "-o", str(out)]) == 0
+    lr = schedlang.load(source)["lr"]
+    expected = [lr(step) for step in range(1003)]
+    script = (
+        "import sys, torch, x\n"
+        "assert not any(m.startswith('schedlang') for m in sys.modules)\n"
+        "model = torch.nn.Linear(4, 1)\n"
+        "opt = torch.optim.AdamW(model.parameters(), lr=0.5)\n"
+        "sched = x.WarmupCosine(opt)\n"
+        "seen = []\n"
+        "for step in range(1003):\n"
+        "    seen.append(repr(opt.param_groups[0]['lr']))\n"
+        "    if step < 5:\n"
+        "        opt.zero_grad(); model(torch.ones(2, 4)).pow(2).mean().backward()\n"
+        "    opt.step(); sched.step()\n"
+        "print(' '.join(seen))\n"
+    )
+    done = _run("-c", script, cwd=tmp_path, env={"PYTHONPATH": str(tmp_path), "OMP_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stderr
+    seen = [float(line) for line in done.stdout.split()]
+    assert seen == pytest.approx(expected, rel=1e-15, abs=1e-20)
+
+
+def test_class_names():
+    assert default_class_name("warmup_cosine.sched") == "WarmupCosine"
+    assert default_class_name("dir/2-layer lr.sched") == "Schedule2LayerLr"
+    assert default_class_name("---.sched") == "Scheduler"
+    program = schedlang.load(EXAMPLES[0])
+    assert "class Mine(" in emit(program, "torch", "a.sched", class_name="Mine")
+
+
+@pytest.mark.parametrize("name", ["1x", "class", "a b", "lr", "print", "_private", "x;import os"])
+def test_bad_class_name_exits_2(name, capsys):
+    path = ROOT / "examples" / "warmup_cosine.sched"
+    assert main(["compile", str(path), "--target", "torch", "--class-name", name]) == 2
+    assert "cannot name the scheduler class" in capsys.readouterr().err
+
+
+def test_no_user_text_reaches_code():
+    program = schedlang.compile("param lambda: float = 0.5\nparam optimizer: int = 3\n"
+                                "schedule print = lambda * 0.5 ** floor(t / optimizer)\n",
+                                filename="evil\"\n__import__('os').system('x').sched")
+    for target in TARGETS:
+        text = emit(program, target, program.filename)
+        tree = ast.parse(text)  # valid Python with mangled names
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        assert "__import__" not in names and "system" not in str(names)
+        assert text.splitlines()[1].startswith("# Do not edit")
+        assert "lambda_" in text and "print_" in text
+        if target != "python":
+            assert "optimizer_" in text
+
+
+def test_check_never_imports_torch():
+    path = ROOT / "examples" / "gpt_pretrain.sched"
+    script = ("import sys\nfrom schedlang.cli import main\n"
+              f"assert main(['check', {str(path)!r}]) == 0\n"
+              "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n")
+    done = _run("-c", script)
+    assert done.returncode == 0, done.stderr
+
+
+def test_long_eval_uses_torch(monkeypatch, capsys):
+    from schedlang.backends import torch_eval
+
+    path = str(ROOT / "examples" / "warmup_cosine.sched")
+    assert main(["eval", path, "--steps", "0:1200:7", "--csv"]) == 0
+    short = capsys.readouterr().out.splitlines()
+    monkeypatch.setattr(torch_eval, "LONG_RANGE", 10)
+    calls = []
+    real = torch_eval.evaluate
+    monkeypatch.setattr(torch_eval, "evaluate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    assert main(["eval", path, "--steps", "0:1200:7", "--csv"]) == 0
+    long = capsys.readouterr().out.splitlines()
+    assert calls and short[0] == long[0] and len(short) == len(long)
+    for a, b in zip(short[1:], long[1:]):
+        assert float(a.split(",")[1]) == pytest.approx(float(b.split(",")[1]), rel=1e-12, abs=1e-18)
