@@ -102,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--format", choices=("cerebras-yaml",), default="cerebras-yaml")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--schedule", action="append", metavar="NAME",
+                     help="export only these schedules (repeatable; default: all)")
     sub.add_argument("--no-verify", action="store_true",
                      help="skip reading the export back and proving it equal to the original")
 
@@ -332,7 +334,8 @@ def _export(args) -> int:
         source = path.read_bytes()
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
-    text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify)
+    text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify,
+                  schedules=args.schedule)
     _write(args.output, text)
     return EXIT_OK
 

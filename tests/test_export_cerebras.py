@@ -163,3 +163,14 @@ def test_weight_decay_twins_round_trip_in_preset_style():
     program = schedlang.compile(source)
     assert schedlang.equivalent(program["weight_decay"], "constant(0.1) for 5 >> cosine(0.1, 0, 10)")
     assert yaml.safe_load(export(source, "wd.sched")) == yaml.safe_load(text)
+
+
+def test_schedule_option_picks_what_to_export():
+    result = run_cli("export", "examples/step_decay.sched", "--schedule", "lr")
+    assert result.returncode == 0, result.stderr
+    (block,) = yaml.safe_load(result.stdout)["schedulers"]
+    assert [next(iter(c)) for c in block["SequentialLR"]["schedulers"]] == ["LinearLR", "MultiStepLR"]
+    refused = run_cli("export", "examples/step_decay.sched")
+    assert refused.returncode == 2 and "--schedule lr" in refused.stderr
+    unknown = run_cli("export", "examples/step_decay.sched", "--schedule", "lrr")
+    assert unknown.returncode == 2 and "no schedule named 'lrr'" in unknown.stderr

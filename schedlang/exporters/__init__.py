@@ -12,7 +12,7 @@ FORMATS = ("cerebras-yaml",)
 
 
 def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
-           params: dict | None = None, verify: bool = True) -> str:
+           params: dict | None = None, verify: bool = True, schedules: list[str] | None = None) -> str:
     """``source`` (.sched text) in another format; ``params`` bind its parameters (export writes numbers)."""
     from ..errors import SchedlangError
 
@@ -20,4 +20,4 @@ def export(source: str | bytes, filename: str = "<string>", *, format: str = "ce
         raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(FORMATS))
     from .cerebras_yaml import export as export_cerebras
 
-    return export_cerebras(source, filename, params, verify)
+    return export_cerebras(source, filename, params, verify, schedules)

@@ -75,30 +75,35 @@ class _Piece:
 
 
 def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
-           verify: bool = True) -> str:
-    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound)."""
+           verify: bool = True, schedules: list[str] | None = None) -> str:
+    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound).
+
+    ``schedules`` picks the schedules to export (default: all of them).
+    """
     module = parse(source, filename)
     program = Program(lower(module), params or {})
     lowerer = _Lowerer(module)
     lowerer.run()
     translator = _Translator(lowerer, program, module)
     scheds = []
+    for name in schedules or ():
+        program[name]  # an unknown name is an error with a hint
     for stmt in module.statements:
-        if not isinstance(stmt, ir.ScheduleDecl):
+        if not isinstance(stmt, ir.ScheduleDecl) or (schedules and stmt.name not in schedules):
             continue
         if stmt.name not in TARGETS:
             raise SchedlangError(f"Cerebras schedules only lr and weight_decay, not '{stmt.name}'", stmt.span,
-                                 hint="rename it, or export a file with only lr / weight_decay")
+                                 hint="rename it, or pick the others with --schedule lr")
         sched = translator.top(stmt.value)
         sched.target = stmt.name
         scheds.append(sched)
     text = render(scheds, filename)
     if verify:
-        _verify(program, text, filename)
+        _verify(program, text, filename, schedules)
     return text
 
 
-def _verify(program: Program, text: str, filename: str) -> None:
+def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
         import yaml  # noqa: F401
@@ -110,6 +115,8 @@ def _verify(program: Program, text: str, filename: str) -> None:
 
     back = compile_source(from_cerebras_yaml(text, f"{filename} (exported)", style="core"))
     for name, schedule in program.schedules.items():
+        if schedules and name not in schedules:
+            continue
         verdict = equivalent(schedule, back[name], rtol=_RTOL if _inexact(text) else 0)
         if verdict.different:
             raise SchedlangError(f"internal error: the export of '{name}' differs from the original at "
