@@ -34,7 +34,8 @@ def _notes(sched: Sched) -> list[str]:
     notes = []
     if sched.name == "SequentialLR":
         shown = ", ".join(str(int(m)) for m in sched.args["milestones"])
-        notes.append(f"{sched.target}: SequentialLR milestones [{shown}] derived from total_iters, as "
+        cls = "SequentialWD" if sched.target == "weight_decay" else "SequentialLR"
+        notes.append(f"{sched.target}: {cls} milestones [{shown}] derived from total_iters, as "
                      "ModelZoo does.")
     if sched.name == "CosineAnnealingWarmRestarts":
         notes.append("CosineAnnealingWarmRestarts follows PyTorch's SGDR; cstorch 2.10 computes the wrong "
