@@ -23,6 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sympy.core.cache import clear_cache  # noqa: E402
+
 import schedlang  # noqa: E402
 from schedlang import equivalent  # noqa: E402
 
@@ -103,6 +105,7 @@ def cases(k: int):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--cold", action="store_true", help="clear sympy's cache before each verdict")
     args = parser.parse_args()
     sizes = (1, 5, 10) if args.quick else range(1, 11)
     print(f"{'segments':>8}  {'case':<10} {'verdict':<11} {'method':<20} {'compile s':>9} "
@@ -112,6 +115,8 @@ def main() -> None:
         for name, a, b, expected in cases(k):
             start = time.process_time()
             pa, pb = schedlang.compile(a), schedlang.compile(b)
+            if args.cold:
+                clear_cache()
             compiled = time.process_time()
             verdict = equivalent(pa, pb)
             elapsed = time.process_time() - compiled

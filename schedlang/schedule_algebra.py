@@ -199,7 +199,8 @@ def combine(*segments: Segment) -> sp.Expr | None:
 
 def hold_for(body: Segment, steps) -> Segment:
     """``body for steps``: cut or held to exactly ``steps`` steps."""
-    marks = body.marks
+    # Marks the cut hides (past ``steps``) would land inside whatever follows: drop them.
+    marks = tuple(m for m in body.marks if (steps - m.step).is_nonnegative)
     cut_short = body.duration is not None and (body.duration - steps).is_positive is not False
     if cut_short and body.depends_on_step:
         marks += (Mark("cut", steps, body.end_value(), at(body.held(), steps)),)

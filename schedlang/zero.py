@@ -173,13 +173,19 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
         candidates += [e, generalised(e)]
         if any(is_zero(c, cheap=True) for c in candidates[1:]):
             return True
+    period = periods(d) if start.is_Integer and _step_atoms(d) else None
+    residues = period is not None and period <= MAX_RESIDUES
+    if residues and _by_residues(d, start, period, cheap=True):
+        return True
     if any(is_zero(c) for c in candidates):
         return True
-    period = periods(d)
-    if period is None or period > MAX_RESIDUES or not start.is_Integer:
-        return False
+    return residues and _by_residues(d, start, period, cheap=False)
+
+
+def _by_residues(d: sp.Expr, start: sp.Expr, period: int, cheap: bool) -> bool:
+    """Zero on every class ``t = start + period*q + r`` (``q >= 0``), each proven alone."""
     for r in range(period):
         shifted = d.subs(t, start + period * _q + r)
-        if not is_zero(shifted, cheap=True) and not is_zero(generalised(shifted)):
+        if not (is_zero(shifted, cheap=True) or is_zero(generalised(shifted), cheap=cheap)):
             return False
     return True

@@ -203,3 +203,8 @@ def test_params_override_values_of_compiled_schedules():
     assert verdict.different and verdict.counterexample.step == 1
     with pytest.raises(SchedlangError):
         equivalent(a, b, params={"n": 2.5})
+
+
+def test_jump_hidden_by_a_cut_is_not_reported_later():
+    src = "((linear(0, 1, 10) >> constant(0.5, 10)) for 5) >> linear(0.5, 0, 20)"
+    assert not any("step 10" in w for w in _warnings(src))
