@@ -11,7 +11,7 @@ from .errors import SchedlangError
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
 from .schedule_algebra import t
 
-__all__ = ["Program", "Schedule", "SchedlangError", "compile", "equivalent", "load", "t"]
+__all__ = ["Program", "Schedule", "SchedlangError", "compile", "equivalent", "from_python", "load", "t"]
 __version__ = "0.1.0"
 
 
@@ -20,3 +20,10 @@ def equivalent(a, b, **options):
     from .verify import equivalent as _equivalent
 
     return _equivalent(a, b, **options)
+
+
+def from_python(fn, params=None, name="lr"):
+    """Trace a LambdaLR-style ``fn(step)`` into a ``Schedule`` (see ``schedlang.importers.python_fn``)."""
+    from .importers.python_fn import from_python as _from_python
+
+    return _from_python(fn, params, name)

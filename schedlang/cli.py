@@ -87,6 +87,26 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--latex", action="store_true", help="LaTeX (sympy's printer) instead of text")
 
+    sub = command("import", _import, "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source")
+    sub.add_argument("file", nargs="?", help="a .yaml file, a file holding a SambaFlow command line, or - "
+                                             "for standard input")
+    sub.add_argument("--format", choices=("cerebras-yaml", "sambaflow"), default=None,
+                     help="default: from the file name (.yaml/.yml: cerebras-yaml; .sh/.txt: sambaflow)")
+    sub.add_argument("--lower", action="store_true",
+                     help="write plain standard-library calls (linear, cosine, >>) instead of presets")
+    sub.add_argument("-o", "--output", help="output .sched file (default: standard output)")
+    sub.add_argument("--flags", nargs=argparse.REMAINDER, default=None, metavar="FLAG",
+                     help="SambaFlow flags instead of a file: everything after --flags (so it comes last)")
+
+    sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
+    sub.add_argument("file")
+    sub.add_argument("--format", choices=("cerebras-yaml",), default="cerebras-yaml")
+    sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--schedule", action="append", metavar="NAME",
+                     help="export only these schedules (repeatable; default: all)")
+    sub.add_argument("--no-verify", action="store_true",
+                     help="skip reading the export back and proving it equal to the original")
+
     return parser
 
 
@@ -289,6 +309,45 @@ def _show(args) -> int:
             print(f"{schedule.name} ({length}):")
             print(f"  {schedule.expr}")
     return EXIT_OK
+
+
+def _import(args) -> int:
+    from . import importers
+
+    style = "core" if args.lower else "presets"
+    if args.flags is not None:
+        if args.file is not None or args.format not in (None, "sambaflow"):
+            raise SchedlangError("--flags takes SambaFlow flags instead of a file",
+                                 hint="schedlang import --flags --lr_schedule ... --learning_rate ...")
+        text = importers.from_sambaflow(args.flags, "<flags>", style)
+    elif args.file is None:
+        raise SchedlangError("give a file to import (or - for standard input, or --flags ...)")
+    else:
+        text = importers.import_file(args.file, args.format, style)
+    _write(args.output, text)
+    return EXIT_OK
+
+
+def _export(args) -> int:
+    from .exporters import export
+
+    path = Path(args.file)
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+    text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify,
+                  schedules=args.schedule)
+    _write(args.output, text)
+    return EXIT_OK
+
+
+def _write(output: str | None, text: str) -> None:
+    if output:
+        write_atomically(Path(output), text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
 
 
 def write_atomically(path: Path, text: str) -> None:

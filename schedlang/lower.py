@@ -33,6 +33,21 @@ TIME_UNITS = {
 }
 
 
+#: Preset arguments that are warmup lengths: scale() leaves them alone unless scale_warmup.
+WARMUP_ARGS = ("t_warmup", "warmup_steps", "num_warmup_steps")
+#: List arguments that hold steps: scale() rescales their items.
+STEP_LISTS = ("milestones", "boundaries")
+
+
+@dataclass(frozen=True)
+class TimeScale:
+    """An enclosing ``scale(schedule, ratio, scale_warmup)``."""
+
+    ratio: sp.Expr
+    scale_warmup: bool
+    span: Span
+
+
 @dataclass(frozen=True)
 class Cond:
     """A condition: a sympy boolean (``true``/``false`` literals included)."""
@@ -100,6 +115,10 @@ class _Lowerer:
         self.durations: list[tuple[sp.Expr, Span]] = []
         self.calling: list[str] = []  # user functions being expanded, to refuse recursion
         self.scopes: list[dict[str, object]] = []
+        # scale(...) in effect, outermost first; whether a warmup duration is being lowered
+        self.time_scales: list[TimeScale] = []
+        self.in_warmup = False
+        self.preset_scales_warmup = False
 
     # -- statements ------------------------------------------------------------------
 
@@ -168,14 +187,17 @@ class _Lowerer:
         param, meaning = TIME_UNITS[unit]
         amount = sp.Rational(value.numerator, value.denominator)
         if param is None:
-            return amount
+            return self.scaled(amount)
         if param not in self.params:
             raise SchedlangError(f"{context}'{text}' counts {meaning}, but the file declares no "
                                  f"'{param}' parameter", span,
                                  hint=f"add `param {param}: int` (a value in steps)")
-        scale = self.params[param].symbol
-        steps = amount * scale if unit in ("ep", "dur") else amount / scale
-        return sp.floor(steps)
+        size = self.params[param].symbol
+        if unit == "dur":  # against the run as scaled by every scale(), warmups included (Composer)
+            return sp.floor(amount * self.scaled(size, self.time_scales))
+        if unit == "ep":
+            return self.scaled(sp.floor(amount * size))
+        return sp.floor(self.scaled(amount) / size)
 
     def _string(self, node: ir.String):
         return Text(node.value)
@@ -188,6 +210,10 @@ class _Lowerer:
 
     def _name(self, node: ir.Name):
         if node.id == "t":
+            if self.time_scales:
+                raise SchedlangError("scale() rescales durations, and `t` used directly here has none",
+                                     node.span, hint="give times as durations (schedule lengths, `for`, "
+                                                     "500ba); stretch(schedule, factor) scales t itself")
             return Segment(tau)
         for scope in reversed(self.scopes):
             if node.id in scope:
@@ -318,6 +344,8 @@ class _Lowerer:
         # `exp(x)` is the math function; `exp(v0, rate, n)` the decay schedule.
         if name in stdlib.MATH and (name != "exp" or (len(node.args) == 1 and not node.keywords)):
             return self.call_math(node)
+        if name == "scale":
+            return self.call_scale(node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
@@ -347,6 +375,65 @@ class _Lowerer:
         args = [self.schedule_value(self.value(a), a, "a number") for a in node.args]
         return Segment(stdlib.MATH[name](*(a.held() for a in args)), combine(*args))
 
+    def call_scale(self, node: ir.Call):
+        """``scale(schedule, ratio, scale_warmup=false)``: Composer's scale_schedule_ratio.
+
+        Every duration inside ``schedule`` (schedule lengths, ``for``, milestones,
+        time literals) becomes ``floor(duration * ratio)``, as Composer's
+        ``_convert_time`` does with ``int(value * ssr)``; ``dur`` times resolve
+        against ``floor(max_duration * ratio)``, the Trainer's scaled run.
+        Warmup durations (``warmup(shape, n)``, preset arguments named
+        ``t_warmup`` / ``warmup_steps`` / ``num_warmup_steps``) keep their length
+        unless ``scale_warmup`` is true here or on the preset.
+        """
+        builtin = stdlib.SCHEDULES["scale"]
+        given = self.bind_arguments(builtin, node)
+        for name in ("schedule", "ratio"):
+            if name not in given:
+                raise SchedlangError(f"scale() is missing '{name}'", node.span,
+                                     hint=f"signature: {builtin.signature()}")
+        spec = {a.name: a for a in builtin.args}
+        ratio = self.constant(given["ratio"], "argument 'ratio' of scale()")
+        if ratio.is_number and not ratio.is_positive:
+            raise SchedlangError(f"the ratio of scale() must be positive, not {ratio}", given["ratio"].span)
+        scale_warmup = False
+        if "scale_warmup" in given:
+            scale_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
+        self.time_scales.append(TimeScale(ratio, scale_warmup, node.span))
+        try:
+            segment = self.schedule_value(self.value(given["schedule"]), given["schedule"], "a schedule")
+        finally:
+            self.time_scales.pop()
+        return builtin.build(schedule=segment, ratio=ratio, scale_warmup=scale_warmup)
+
+    def active_scales(self) -> list[TimeScale]:
+        """The scales that apply to the duration being lowered now (innermost last)."""
+        if not self.in_warmup:
+            return self.time_scales
+        return [s for s in self.time_scales if s.scale_warmup or self.preset_scales_warmup]
+
+    def scaled(self, steps: sp.Expr, scales=None) -> sp.Expr:
+        for scale in reversed(self.active_scales() if scales is None else scales):
+            steps = sp.floor(steps * scale.ratio)
+        return steps
+
+    def bind_arguments(self, builtin: Builtin, node: ir.Call) -> dict[str, ir.Node]:
+        spec = {a.name: a for a in builtin.args}
+        if len(node.args) > len(builtin.args):
+            extra = node.args[len(builtin.args)]
+            raise SchedlangError(f"{builtin.name}() takes at most {len(builtin.args)} arguments, "
+                                 f"got {len(node.args)}", extra.span,
+                                 hint=f"signature: {builtin.signature()}")
+        given: dict[str, ir.Node] = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+        for kw in node.keywords:
+            if kw.name not in spec:
+                hint = did_you_mean(kw.name, spec) or f"signature: {builtin.signature()}"
+                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span, hint=hint)
+            if kw.name in given:
+                raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
+            given[kw.name] = kw.value
+        return given
+
     def call_builtin(self, builtin: Builtin, node: ir.Call):
         spec = {a.name: a for a in builtin.args}
         if len(node.args) > len(builtin.args):
@@ -363,7 +450,23 @@ class _Lowerer:
                 raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
             given[kw.name] = kw.value
         kwargs = {}
+        saved = self.in_warmup, self.preset_scales_warmup
+        if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == "flag":
+            self.preset_scales_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
+        try:
+            self._builtin_arguments(builtin, node, given, kwargs)
+        finally:
+            self.in_warmup, self.preset_scales_warmup = saved
+        try:
+            return builtin.build(**kwargs)
+        except stdlib.ArgumentError as exc:
+            node_of = given.get(exc.argument)
+            raise SchedlangError(exc.message, node_of.span if node_of else node.span,
+                                 hint=exc.hint) from None
+
+    def _builtin_arguments(self, builtin: Builtin, node: ir.Call, given: dict, kwargs: dict) -> None:
         for arg in builtin.args:
+            self.in_warmup = arg.name in WARMUP_ARGS or (builtin.name == "warmup" and arg.name == "n")
             if arg.name not in given:
                 if arg.default is REQUIRED:
                     raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
@@ -377,12 +480,7 @@ class _Lowerer:
                     kwargs[arg.name] = steps
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
-        try:
-            return builtin.build(**kwargs)
-        except stdlib.ArgumentError as exc:
-            node_of = given.get(exc.argument)
-            raise SchedlangError(exc.message, node_of.span if node_of else node.span,
-                                 hint=exc.hint) from None
+        self.in_warmup = False
 
     def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
         what = f"argument '{arg.name}' of {builtin.name}()"
@@ -415,7 +513,10 @@ class _Lowerer:
                 raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
             items = []
             for item, item_node in zip(value.items, _list_nodes(node, value)):
-                items.append(self._constant_of(item, item_node, f"an item of {arg.name}"))
+                item = self._constant_of(item, item_node, f"an item of {arg.name}")
+                if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
+                    item = self.scaled(item)
+                items.append(item)
             return items
         if arg.kind == "schedules":
             value = self.value(node)
@@ -511,6 +612,11 @@ class _Lowerer:
         if segment.depends_on_step:
             raise SchedlangError("a duration cannot depend on the step t", node.span)
         expr = segment.expr
+        if self.time_scales and not _has_time_unit(node):  # time literals scale themselves
+            before, expr = expr, self.scaled(expr)
+            if expr.is_number and expr <= 0 < before:
+                raise SchedlangError(f"scale() makes this duration {expr} steps (from {before})", node.span,
+                                     hint="a duration must stay at least 1 step; use a larger ratio")
         if expr.is_number:
             _check_steps(expr, node.span)
         self.durations.append((expr, node.span))
@@ -563,6 +669,17 @@ def _says_positive(node: ir.Node, name: str) -> bool:
             return isinstance(right, ir.Number) and right.value >= zero
         if node.ops[0] == "<" and isinstance(right, ir.Name) and right.id == name:
             return isinstance(left, ir.Number) and left.value >= zero
+    return False
+
+
+def _has_time_unit(node) -> bool:
+    """Whether an argument is written with time literals (``500ba``), which scale themselves."""
+    if isinstance(node, ir.Duration):
+        return True
+    if isinstance(node, ir.Node):
+        return any(_has_time_unit(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
+    if isinstance(node, tuple):
+        return any(_has_time_unit(n) for n in node)
     return False
 
 

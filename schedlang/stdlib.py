@@ -259,6 +259,17 @@ def stretch(schedule: Segment, factor):
     return Segment(at(schedule.expr, t / factor), duration)
 
 
+def scale(schedule: Segment, ratio, scale_warmup=False):
+    """Composer's ``scale_schedule_ratio``: every duration inside becomes ``floor(d * ratio)``.
+
+    Lengths, ``for``, milestones and time literals (``500ba``, ``2ep``) are scaled as
+    Composer's ``int(value * ssr)``; ``dur`` counts against ``floor(max_duration * ratio)``.
+    Warmup lengths (``warmup(shape, n)``, ``t_warmup=``) keep theirs unless
+    ``scale_warmup=true``.  ``t`` written directly inside is refused (it has no duration).
+    """
+    return schedule  # lowering rescales the durations while it builds ``schedule``
+
+
 # -- math functions (SPEC §2) -----------------------------------------------------------
 
 
@@ -303,6 +314,8 @@ SCHEDULES = {b.name: b for b in [
     _b("repeat", repeat, Arg("schedule", "finite"), Arg("times", S, None)),
     _b("cycle", cycle, Arg("schedule", "finite")),
     _b("stretch", stretch, Arg("schedule", "schedule"), Arg("factor", "const")),
+    _b("scale", scale, Arg("schedule", "schedule"), Arg("ratio", "const"),
+       Arg("scale_warmup", "flag", False)),
 ]}
 
 WARMUP_SHAPES = ("linear", "cosine", "exp")

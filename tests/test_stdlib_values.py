@@ -96,6 +96,8 @@ CASES = [
     ("repeat(linear(1, 0, 10), 3)", lambda s: 1 - (s % 10) / 10 if s < 30 else 0.0, 30),
     ("cycle(linear(1, 0, 10))", lambda s: 1 - (s % 10) / 10, 10),
     ("stretch(linear(1, 0, 10), 3)", lambda s: 1 - min(s, 30) / 30, 30),
+    ("scale(warmup(linear, 4) >> linear(1, 0, 10), 0.35)",  # warmup kept, floor(3.5) = 3 after it
+     lambda s: s / 4 if s < 4 else max(0.0, 1 - (s - 4) / 3), 10),
     ("linear(1, 0, 10) for 5", lambda s: 1 - min(s, 5) / 10, 5),
     ("linear(1, 0, 10) for 20", lambda s: 1 - min(s, 10) / 10, 20),
     ("0.5 * cosine(1, 0, 10) >> 0", lambda s: 0.5 * cos_(1, 0, 10)(s) if s < 10 else 0.0, 10),

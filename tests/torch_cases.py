@@ -32,6 +32,7 @@ STDLIB_CASES = {
     "repeat": ["repeat(linear(1, 0, 10), 3)", "repeat(warmup(linear, 5) >> cosine(1, 0.1, 20))"],
     "cycle": ["cycle(cosine(1, 0.1, 13))"],
     "stretch": ["stretch(cosine(1, 0, 10), 2.5)", "stretch(warmup(linear, 4) >> constant(1, 6), 3)"],
+    "scale": ["scale(warmup(linear, 4) >> cosine(1, 0, 10) >> step(0.1, 0.5, 3), 0.35)"],
 }
 
 EXTRA_CASES = [

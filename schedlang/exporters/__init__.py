@@ -1,0 +1,23 @@
+"""``schedlang export``: ``.sched`` programs -> other systems' configuration formats.
+
+``cerebras_yaml.export`` writes a ModelZoo ``schedulers:`` block; see that
+module for what it accepts.  Exports are deterministic (same input, same
+bytes) and are read back and proven equal to the original before they are
+returned.
+"""
+
+from __future__ import annotations
+
+FORMATS = ("cerebras-yaml",)
+
+
+def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
+           params: dict | None = None, verify: bool = True, schedules: list[str] | None = None) -> str:
+    """``source`` (.sched text) in another format; ``params`` bind its parameters (export writes numbers)."""
+    from ..errors import SchedlangError
+
+    if format != "cerebras-yaml":
+        raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(FORMATS))
+    from .cerebras_yaml import export as export_cerebras
+
+    return export_cerebras(source, filename, params, verify, schedules)

@@ -1,0 +1,413 @@
+"""``.sched`` -> a Cerebras ModelZoo ``schedulers:`` block.
+
+Export reads the *syntax* of the schedule (so ``linear(...) >> cosine(...)``
+becomes the SequentialLR a person would write) and the *values* of every
+argument from lowering, with the program's parameters bound.  It accepts what
+ModelZoo can express exactly:
+
+* the core schedules with a Cerebras twin (``constant linear cosine poly exp
+  step multistep piecewise cyclic``), ``warmup(linear|cosine|exp, n)``,
+* ``cerebras.*`` presets, argument for argument,
+* ``>>`` (SequentialLR, milestones left to ModelZoo's derivation from
+  ``total_iters``), ``X for n`` where that is a cut of a linear piece or a hold,
+* anything constant in ``t`` (ConstantLR), ``let`` names,
+* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins).
+
+Anything else is a ``SchedlangError`` at the construct, saying why ModelZoo
+cannot carry it.  The export is then read back and proven equal to the
+original with ``schedlang.equivalent`` before it is returned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from .. import ir
+from ..errors import SchedlangError
+from ..importers import cerebras_model as cm
+from ..importers.cerebras_model import Sched
+from ..importers.numbers import yaml_float_text
+from ..lower import _flatten_seq, _Lowerer, lower
+from ..parser import parse
+from ..program import Program
+
+TARGETS = ("lr", "weight_decay")
+_I, _E, _T = "initial_learning_rate", "end_learning_rate", "total_iters"
+_CORE = {
+    # schedlang builtin -> (Cerebras class, {schedlang arg: Cerebras arg})
+    "linear": ("LinearLR", {"v0": "initial_learning_rate", "v1": "end_learning_rate", "n": "total_iters"}),
+    "cosine": ("CosineDecayLR", {"v0": _I, "v1": _E, "n": _T}),
+    "poly": ("PolynomialLR", {"v0": "initial_learning_rate", "v1": "end_learning_rate", "n": "total_iters",
+                              "power": "power"}),
+    "exp": ("ExponentialLR", {"v0": "initial_learning_rate", "rate": "decay_rate", "n": "total_iters",
+                              "staircase": "staircase"}),
+    "step": ("StepLR", {"v0": "initial_learning_rate", "gamma": "gamma", "every": "step_size"}),
+    "multistep": ("MultiStepLR", {"v0": _I, "gamma": "gamma", "milestones": "milestones"}),
+    "piecewise": ("PiecewiseConstantLR", {"values": "learning_rates", "milestones": "milestones"}),
+    "cyclic": ("CyclicLR", {"lo": "base_lr", "hi": "max_lr", "up": "step_size_up", "down": "step_size_down",
+                            "mode": "mode", "gamma": "gamma"}),
+    "constant": ("ConstantLR", {"v": "learning_rate", "n": "total_iters"}),
+}
+_REFUSED_CORE = {
+    "cosine_restarts": "Cerebras 2.10's CosineAnnealingWarmRestarts computes the wrong phase after the "
+                       "first period; write the cycles out as a sequence of cosine(...) pieces",
+    "inverse_sqrt": "its Cerebras twin needs sqrt(n) as a number, which YAML cannot hold exactly; use "
+                    "cerebras.InverseSquareRootDecayLR directly",
+    "repeat": "ModelZoo has no repeat; write the repetitions out with >>",
+    "cycle": "ModelZoo has no repeat; write the repetitions out with >>",
+    "stretch": "ModelZoo has no time scaling; scale the durations of the pieces instead",
+    "scale": "ModelZoo has no time scaling; scale the durations of the pieces instead",
+    "onecycle": "cstorch's OneCycleLR has no total_iters (so it cannot stand before >>) and extrapolates "
+                "past total_steps where schedlang holds; use cerebras.OneCycleLR if you want its exact "
+                "behaviour",
+}
+
+
+@dataclass
+class _Piece:
+    """A translated scheduler and, inside a sequence, how many steps it runs."""
+
+    sched: Sched
+    node: ir.Node
+    length: sp.Expr | None = None
+
+
+def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
+           verify: bool = True, schedules: list[str] | None = None) -> str:
+    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound).
+
+    ``schedules`` picks the schedules to export (default: all of them).
+    """
+    module = parse(source, filename)
+    program = Program(lower(module), params or {})
+    lowerer = _Lowerer(module)
+    lowerer.run()
+    translator = _Translator(lowerer, program, module)
+    scheds = []
+    for name in schedules or ():
+        program[name]  # an unknown name is an error with a hint
+    for stmt in module.statements:
+        if not isinstance(stmt, ir.ScheduleDecl) or (schedules and stmt.name not in schedules):
+            continue
+        if stmt.name not in TARGETS:
+            raise SchedlangError(f"Cerebras schedules only lr and weight_decay, not '{stmt.name}'", stmt.span,
+                                 hint="rename it, or pick the others with --schedule lr")
+        sched = translator.top(stmt.value)
+        sched.target = stmt.name
+        scheds.append(sched)
+    text = render(scheds, filename)
+    if verify:
+        _verify(program, text, filename, schedules)
+    return text
+
+
+def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
+    """Read the export back and prove it equal to the original (skipped without PyYAML)."""
+    try:
+        import yaml  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
+        return
+    from ..importers import from_cerebras_yaml
+    from ..program import compile as compile_source
+    from ..verify import equivalent
+
+    back = compile_source(from_cerebras_yaml(text, f"{filename} (exported)", style="core"))
+    for name, schedule in program.schedules.items():
+        if schedules and name not in schedules:
+            continue
+        verdict = equivalent(schedule, back[name], rtol=_RTOL if _inexact(text) else 0)
+        if verdict.different:
+            raise SchedlangError(f"internal error: the export of '{name}' differs from the original at "
+                                 f"{verdict.counterexample}", schedule.span,
+                                 hint="please report this with the file")
+
+
+_RTOL = sp.Rational(1, 10**12)
+
+
+def _inexact(text: str) -> bool:
+    return "# ~" in text
+
+
+class _Translator:
+    def __init__(self, lowerer: _Lowerer, program: Program, module: ir.Module):
+        self.lowerer = lowerer
+        self.program = program
+        self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
+        self.defs = {s.name for s in module.statements if isinstance(s, ir.Def)}
+
+    # -- values ------------------------------------------------------------------------
+
+    def bound(self, expr: sp.Expr, node: ir.Node) -> sp.Expr:
+        value = expr.xreplace(self.program.substitutions)
+        if value.free_symbols:
+            missing = sorted(str(s) for s in value.free_symbols)[0]
+            raise SchedlangError(f"parameter '{missing}' has no value", node.span,
+                                 hint=f"bind it with -D {missing}=... (the export writes numbers)")
+        return sp.nsimplify(value) if isinstance(value, sp.Float) else value
+
+    def number(self, node: ir.Node, what: str) -> sp.Expr:
+        segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
+        if segment.depends_on_step:
+            raise SchedlangError(f"{what} must be a number for Cerebras, not a schedule", node.span)
+        return self.bound(segment.expr, node)
+
+    def segment(self, node: ir.Node):
+        return self.lowerer.schedule_value(self.lowerer.value(node), node, "a schedule")
+
+    # -- schedules -----------------------------------------------------------------------
+
+    def top(self, node: ir.Node) -> Sched:
+        piece = self.piece(node)
+        if piece.length is not None:  # `X for n` alone: fine if X has settled by n
+            own = cm.own_length(piece.sched)
+            if not (piece.sched.name == "ConstantLR" or (own is not None and own <= piece.length)):
+                raise SchedlangError("`for` cuts this schedule before its end, and a Cerebras scheduler "
+                                     "cannot stop early on its own", node.span,
+                                     hint="follow it with `>>` and the next schedule")
+        return piece.sched
+
+    def piece(self, node: ir.Node) -> _Piece:
+        if isinstance(node, ir.Seq):
+            return _Piece(self.sequence(node), node)
+        if isinstance(node, ir.For):
+            inner = self.piece(node.body)
+            length = self.number(node.steps, "the length after `for`")
+            return _Piece(inner.sched, node, length)
+        if isinstance(node, ir.Name) and node.id in self.lets:
+            return self.piece(self.lets[node.id])
+        if isinstance(node, ir.Call):
+            return _Piece(self.call(node), node)
+        segment = self.segment(node)
+        if not segment.depends_on_step:
+            value = self.bound(segment.expr, node)
+            return _Piece(Sched("ConstantLR", {"learning_rate": value}, span=node.span), node)
+        raise SchedlangError(f"{_construct(node)} has no Cerebras scheduler", node.span,
+                             hint="Cerebras YAML can hold its scheduler classes, >> (SequentialLR) "
+                                  "and constants; use `schedlang compile --target cerebras` for any "
+                                  "schedule")
+
+    def sequence(self, node: ir.Seq) -> Sched:
+        parts = _flatten_seq(node)
+        children: list[Sched] = []
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(part, ir.Call) and part.func.id == "warmup":
+                if last:
+                    raise SchedlangError("a warmup must be followed by `>>`", part.span)
+                piece = self.warmup(part, parts[i + 1])
+            else:
+                piece = self.piece(part)
+            if piece.sched.name == "SequentialLR":
+                nested = piece.sched.children
+                if not last:
+                    length = self.segment(part).duration if piece.length is None else piece.length
+                    total = sum((c.args["total_iters"] for c in nested[:-1]), sp.Integer(0))
+                    children.extend(nested[:-1])
+                    children.extend(self.fit(nested[-1], self.bound(length, part) - total, part))
+                else:
+                    children.extend(nested)
+                continue
+            if last:
+                children.append(piece.sched)
+                continue
+            length = piece.length
+            if length is None:
+                duration = self.segment(part).duration
+                if duration is None:
+                    raise SchedlangError("nothing can follow an infinite schedule", part.span)
+                length = self.bound(duration, part)
+            children.extend(self.fit(piece.sched, length, part))
+        sched = Sched("SequentialLR", children=children, span=node.span)
+        sched.args["milestones"] = cm.milestones_from_total_iters(children)
+        return sched
+
+    def fit(self, sched: Sched, length: sp.Expr, node: ir.Node) -> list[Sched]:
+        """``sched`` as SequentialLR children running exactly ``length`` steps (total_iters = length)."""
+        if sched.name == "ConstantLR":
+            sched.args["total_iters"] = length
+            return [sched]
+        own = sched.args.get("total_iters") if sched.name in (
+            "LinearLR", "CosineDecayLR", "PolynomialLR", "ExponentialLR",
+            "InverseExponentialTimeDecayLR") else None
+        if own == length:
+            return [sched]
+        if own is not None and sched.name in ("LinearLR", "CosineDecayLR", "PolynomialLR") and own < length:
+            end = sched.args["end_learning_rate"]
+            hold = Sched("ConstantLR", {"learning_rate": end, "total_iters": length - own}, span=node.span)
+            return [sched, hold]
+        if own is not None and sched.name == "LinearLR" and own > length:
+            start, end = sched.args["initial_learning_rate"], sched.args["end_learning_rate"]
+            cut = Sched("LinearLR", {"initial_learning_rate": start,
+                                     "end_learning_rate": start + (end - start) * length / own,
+                                     "total_iters": length}, span=node.span)
+            return [cut]
+        if own is None:
+            raise SchedlangError(f"{sched.name} has no total_iters, so ModelZoo cannot place it before "
+                                 "another scheduler", node.span,
+                                 hint="ModelZoo derives SequentialLR milestones from total_iters; a "
+                                      "piece before `>>` must be linear, cosine, poly, exp (for its "
+                                      "decay period) or constant")
+        raise SchedlangError(f"this {sched.name} runs {own} steps but `for` gives it {length}", node.span,
+                             hint="ModelZoo takes a scheduler's length from its total_iters; make them equal")
+
+    def warmup(self, node: ir.Call, following: ir.Node) -> _Piece:
+        warm = self.lowerer.value(node)
+        target = self.bound(self.segment(following).start_value(), following)
+        start = self.bound(warm.start, node)
+        steps = self.bound(warm.steps, node)
+        if warm.shape == "linear":
+            sched = Sched("LinearLR", {"initial_learning_rate": start, "end_learning_rate": target,
+                                       "total_iters": steps}, span=node.span)
+        elif warm.shape == "cosine":
+            sched = Sched("CosineDecayLR", {"initial_learning_rate": start, "end_learning_rate": target,
+                                            "total_iters": steps}, span=node.span)
+        else:
+            sched = Sched("ExponentialLR", {"initial_learning_rate": start, "total_iters": steps,
+                                            "decay_rate": target / start}, span=node.span)
+        return _Piece(sched, node, steps)
+
+    def call(self, node: ir.Call) -> Sched:
+        from ..presets import PRESETS
+        from ..stdlib import SCHEDULES
+
+        name = node.func.id
+        if name in self.defs:
+            raise SchedlangError(f"the user function '{name}' cannot be exported", node.func.span,
+                                 hint="write it with standard schedules or cerebras.* presets")
+        if name in _REFUSED_CORE:
+            raise SchedlangError(f"{name}(...) cannot be exported to Cerebras YAML", node.func.span,
+                                 hint=_REFUSED_CORE[name])
+        if name in _CORE:
+            cls, mapping = _CORE[name]
+            given = _given(SCHEDULES[name], node)
+            sched = Sched(cls, span=node.span)
+            for arg_name, arg_node in given.items():
+                sched.args[mapping[arg_name]] = self.arg_value(arg_node, SCHEDULES[name], arg_name)
+            if cls == "ConstantLR":
+                sched.args.pop("total_iters", None)
+            return sched
+        if name.startswith("cerebras."):
+            return self.preset(node, PRESETS.get(name))
+        if "." in name:
+            raise SchedlangError(f"{name} cannot be exported to Cerebras YAML", node.func.span,
+                                 hint="export supports the core schedules and cerebras.* presets")
+        raise SchedlangError(f"{name}(...) has no Cerebras scheduler", node.func.span)
+
+    def arg_value(self, node: ir.Node, builtin, arg_name: str):
+        kind = next(a.kind for a in builtin.args if a.name == arg_name)
+        if kind == "flag":
+            return self.lowerer.argument(builtin, next(a for a in builtin.args if a.name == arg_name), node)
+        if kind == "option":
+            return node.value if isinstance(node, ir.String) else None
+        if kind == "values":
+            value = self.lowerer.value(node)
+            items = node.items if isinstance(node, ir.List) else [node] * len(value.items)
+            return [self.bound(self.lowerer._constant_of(v, n, arg_name), n)
+                    for v, n in zip(value.items, items)]
+        return self.number(node, f"argument '{arg_name}'")
+
+    def preset(self, node: ir.Call, builtin) -> Sched:
+        cls = node.func.id.split(".", 1)[1]
+        found = cm.lookup(cls)
+        if builtin is None or found is None or found[0] in cm.UNSUPPORTED:
+            raise SchedlangError(f"{node.func.id} cannot be exported to Cerebras YAML", node.func.span,
+                                 hint=cm.UNSUPPORTED.get(found[0] if found else "", None))
+        name, target = found
+        spec = {a[0]: a for a in cm.CLASSES[name]}
+        sched = Sched(name, span=node.span)
+        for given_name, arg_node in _given(builtin, node).items():
+            arg_name = cm.WD_ARGS.get(given_name, given_name) if target == "weight_decay" else given_name
+            if arg_name not in spec:
+                raise SchedlangError(f"{node.func.id}'s argument '{arg_name}' has no ModelZoo key",
+                                     arg_node.span)
+            kind = spec[arg_name][1]
+            if kind == "schedulers":
+                items = arg_node.items if isinstance(arg_node, ir.List) else None
+                if items is None:
+                    raise SchedlangError("write the schedulers as a list [...] to export them", arg_node.span)
+                sched.children = [self.piece(item).sched for item in items]
+            elif kind in ("flag", "option", "list"):
+                sched.args[arg_name] = self.arg_value(arg_node, builtin, given_name)
+            else:
+                sched.args[arg_name] = self.number(arg_node, f"argument '{given_name}'")
+        if name == "SequentialLR":
+            derived = cm.milestones_from_total_iters(sched.children)
+            if derived is None or ("milestones" in sched.args and list(sched.args["milestones"]) != derived):
+                raise SchedlangError("ModelZoo derives SequentialLR milestones from total_iters; these "
+                                     "schedulers and milestones do not agree", node.span)
+            sched.args["milestones"] = derived
+        return sched
+
+
+def _given(builtin, node: ir.Call) -> dict:
+    given = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+    given.update({kw.name: kw.value for kw in node.keywords})
+    return given
+
+
+def _construct(node: ir.Node) -> str:
+    if isinstance(node, ir.If):
+        return "`if ... then ... else`"
+    if isinstance(node, ir.BinOp):
+        return f"arithmetic on schedules (`{node.op}`)"
+    if isinstance(node, ir.Unary):
+        return "a negated schedule"
+    if isinstance(node, ir.Name):
+        return "`t`" if node.id == "t" else f"'{node.id}'"
+    return "this expression"
+
+
+# -- YAML text ---------------------------------------------------------------------------
+
+
+def render(scheds: list[Sched], origin: str) -> str:
+    lines = [f"# Exported by `schedlang export` from {origin} (ModelZoo trainer.init.schedulers).",
+             "schedulers:"]
+    for sched in scheds:
+        lines.extend(_render(sched, 0))
+    return "\n".join(lines) + "\n"
+
+
+def _render(s: Sched, depth: int) -> list[str]:
+    pad = "  " * depth
+    wd = s.target == "weight_decay"
+    name = cm.LR_TO_WD[s.name] if wd else s.name
+    lines = [f"{pad}- {name}:"]
+    for arg_name, kind, _ in cm.CLASSES[s.name]:
+        key = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if wd else arg_name
+        if kind == "schedulers":
+            lines.append(f"{pad}    {key}:")
+            for child in s.children:
+                child.target = s.target
+                lines.extend(_render(child, depth + 2))
+            continue
+        if arg_name == "milestones" and s.name == "SequentialLR":
+            continue  # ModelZoo derives them from total_iters
+        value = s.args.get(arg_name)
+        if value is None:
+            continue
+        lines.append(f"{pad}    {key}: {_scalar(value)}")
+    return lines
+
+
+def _scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    value = sp.nsimplify(value) if isinstance(value, sp.Float) else value
+    if value.is_Integer:
+        return str(int(value))
+    if not value.is_Rational:
+        raise SchedlangError(f"the value {value} is not a rational number; YAML cannot hold it exactly")
+    text = yaml_float_text(float(value))
+    from fractions import Fraction
+
+    if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
+        return f"{text}  # ~ {value}"
+    return text

@@ -1,0 +1,82 @@
+"""``schedlang import``: other systems' schedule configurations -> ``.sched`` source.
+
+Importers *read data*; none of them evaluates text as code.  Each returns
+``.sched`` source (so the result can be reviewed, edited and committed) that
+compiles to the same function of the step as the original, which the tests
+prove with ``schedlang.equivalent``.
+
+* ``from_cerebras_yaml(text)``: Cerebras ModelZoo Trainer YAML and the legacy
+  ``optimizer.learning_rate`` format (``importers/cerebras_yaml.py``).
+* ``from_sambaflow(flags)``: SambaFlow's ``--lr_schedule`` command-line flags
+  (``importers/sambaflow.py``).
+* ``schedlang.from_python(fn)``: traces a LambdaLR-style Python function with a
+  symbolic step (``importers/python_fn.py``); it returns a ``Schedule``.
+
+``style="presets"`` (the default) writes the anchor's own preset names
+(``cerebras.LinearLR``, ``sambaflow.cosine_schedule_with_warmup``);
+``style="core"`` (``--lower`` on the command line) writes plain standard-library
+calls (``linear``, ``cosine``, ``>>``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import SchedlangError
+
+FORMATS = ("cerebras-yaml", "sambaflow")
+STYLES = ("presets", "core")
+
+
+def from_cerebras_yaml(text: str, filename: str = "<string>", style: str = "presets") -> str:
+    """``.sched`` source for the schedulers of a Cerebras ModelZoo YAML configuration."""
+    from . import cerebras_to_sched
+    from . import cerebras_yaml as reader
+
+    _check_style(style)
+    return cerebras_to_sched.source(reader.read(text, filename), filename, style)
+
+
+def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> str:
+    """``.sched`` source for SambaFlow flags: a list of arguments, a command line, or a dict."""
+    from . import sambaflow as reader
+
+    _check_style(style)
+    return reader.source(reader.read(flags, origin), origin, style)
+
+
+def import_file(path: str | Path, format: str | None = None, style: str = "presets") -> str:  # noqa: A002
+    """Read ``path`` in ``format`` (guessed from the suffix: .yaml/.yml are Cerebras YAML)."""
+    path = Path(path)
+    fmt = format or guess_format(path)
+    try:
+        text = path.read_text(encoding="utf-8") if str(path) != "-" else _stdin()
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise SchedlangError(f"{path} is not UTF-8 text") from None
+    if fmt == "cerebras-yaml":
+        return from_cerebras_yaml(text, str(path), style)
+    if fmt == "sambaflow":
+        return from_sambaflow(text, str(path), style)
+    raise SchedlangError(f"unknown import format '{fmt}'", hint="one of " + ", ".join(FORMATS))
+
+
+def guess_format(path: Path) -> str:
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return "cerebras-yaml"
+    if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):
+        return "sambaflow"
+    raise SchedlangError(f"cannot tell the format of {path} from its name",
+                         hint="pass --format " + " or --format ".join(FORMATS))
+
+
+def _stdin() -> str:
+    import sys
+
+    return sys.stdin.read()
+
+
+def _check_style(style: str) -> None:
+    if style not in STYLES:
+        raise SchedlangError(f"unknown import style '{style}'", hint="one of " + ", ".join(STYLES))

@@ -1,0 +1,159 @@
+"""What a Cerebras scheduler *is*, independent of YAML or ``.sched`` text.
+
+Import and export both go through ``Sched``: a class name from
+``cerebras.pytorch.optim.lr_scheduler`` (weight-decay twins are normalised to
+their LR name and ``target = "weight_decay"``), its arguments as exact sympy
+numbers, booleans or strings, and its children for the composites.  The
+tables below are cstorch 2.10.0's signatures (``lr_scheduler.py`` /
+``weight_decay_scheduler.py``), ModelZoo's key aliases
+(``base_converter.py``) and its rule for SequentialLR milestones
+(``validate.py`` ``compute_milestones``): ``cumsum(total_iters[:-1])``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+REQ = object()
+
+#: LR class -> ((argument, kind, default), ...).  Kinds: value, steps, flag, option, list, schedulers.
+CLASSES: dict[str, tuple[tuple[str, str, object], ...]] = {
+    "ConstantLR": (("learning_rate", "value", REQ), ("total_iters", "steps", None)),
+    "PolynomialLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
+                     ("total_iters", "steps", REQ), ("power", "value", 1), ("cycle", "flag", False)),
+    "LinearLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
+                 ("total_iters", "steps", REQ), ("cycle", "flag", False)),
+    "ExponentialLR": (("initial_learning_rate", "value", REQ), ("total_iters", "steps", REQ),
+                      ("decay_rate", "value", REQ), ("staircase", "flag", False)),
+    "InverseExponentialTimeDecayLR": (("initial_learning_rate", "value", REQ),
+                                      ("step_exponent", "value", REQ),
+                                      ("total_iters", "steps", REQ), ("decay_rate", "value", REQ),
+                                      ("staircase", "flag", False)),
+    "InverseSquareRootDecayLR": (("initial_learning_rate", "value", 1), ("scale", "value", 1),
+                                 ("warmup_steps", "value", 1)),
+    "CosineDecayLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
+                      ("total_iters", "steps", REQ)),
+    "SequentialLR": (("schedulers", "schedulers", REQ), ("milestones", "list", None)),
+    "PiecewiseConstantLR": (("learning_rates", "list", REQ), ("milestones", "list", REQ)),
+    "MultiStepLR": (("initial_learning_rate", "value", REQ), ("gamma", "value", REQ),
+                    ("milestones", "list", REQ)),
+    "StepLR": (("initial_learning_rate", "value", REQ), ("step_size", "steps", REQ), ("gamma", "value", REQ)),
+    "CosineAnnealingLR": (("initial_learning_rate", "value", REQ), ("T_max", "steps", REQ),
+                          ("eta_min", "value", 0)),
+    "LambdaLR": (("initial_learning_rate", "value", REQ),),
+    "CosineAnnealingWarmRestarts": (("initial_learning_rate", "value", REQ), ("T_0", "steps", REQ),
+                                    ("T_mult", "value", 1), ("eta_min", "value", 0)),
+    "MultiplicativeLR": (("initial_learning_rate", "value", REQ), ("coefficient", "value", REQ)),
+    "ChainedScheduler": (("schedulers", "schedulers", REQ),),
+    "CyclicLR": (("base_lr", "value", REQ), ("max_lr", "value", REQ), ("step_size_up", "steps", 2000),
+                 ("step_size_down", "steps", None),
+                 ("mode", "option", "triangular"), ("gamma", "value", 1), ("scale_mode", "option", "cycle")),
+    "OneCycleLR": (("initial_learning_rate", "value", REQ), ("max_lr", "value", REQ),
+                   ("total_steps", "steps", 1000), ("pct_start", "value", sp.Rational(3, 10)),
+                   ("final_div_factor", "value", 10_000), ("three_phase", "flag", False),
+                   ("anneal_strategy", "option", "cos")),
+    "ScalePerParamLR": (("scheduler", "schedulers", REQ),),
+}
+
+#: Options and their allowed values.
+CHOICES = {
+    "mode": ("triangular", "triangular2", "exp_range"),
+    "scale_mode": ("cycle", "iterations"),
+    "anneal_strategy": ("cos", "linear"),
+}
+
+#: Other spellings ModelZoo accepts for a class name.
+CLASS_ALIASES = {"ChainedLR": "ChainedScheduler"}
+
+#: Weight-decay twin -> LR class.
+WD_CLASSES = {
+    "ConstantWD": "ConstantLR", "PolynomialWD": "PolynomialLR", "LinearWD": "LinearLR",
+    "ExponentialWD": "ExponentialLR", "InverseExponentialTimeDecayWD": "InverseExponentialTimeDecayLR",
+    "InverseSquareRootDecayWD": "InverseSquareRootDecayLR", "CosineDecayWD": "CosineDecayLR",
+    "SequentialWD": "SequentialLR", "PiecewiseConstantWD": "PiecewiseConstantLR",
+    "MultiStepWD": "MultiStepLR", "StepWD": "StepLR", "CosineAnnealingWD": "CosineAnnealingLR",
+    "LambdaWD": "LambdaLR", "CosineAnnealingWarmRestartsWD": "CosineAnnealingWarmRestarts",
+    "MultiplicativeWD": "MultiplicativeLR", "ChainedWD": "ChainedScheduler", "CyclicWD": "CyclicLR",
+    "OneCycleWD": "OneCycleLR", "ScalePerParamWD": "ScalePerParamLR",
+}
+LR_TO_WD = {lr: wd for wd, lr in WD_CLASSES.items()}
+
+#: Weight-decay twins use generic argument names.
+WD_ARGS = {"val": "learning_rate", "initial_val": "initial_learning_rate", "end_val": "end_learning_rate",
+           "vals": "learning_rates", "base_val": "base_lr", "max_val": "max_lr"}
+LR_TO_WD_ARGS = {lr: wd for wd, lr in WD_ARGS.items()}
+
+#: ModelZoo's config converter renames (``_apply_lrs_transforms``): old key -> key.
+KEY_ALIASES = {
+    "steps": "total_iters", "decay_steps": "total_iters",
+    "learning_rate": "initial_learning_rate", "base_lr": "initial_learning_rate",
+    "values": "learning_rates", "boundaries": "milestones",
+    "t_max": "T_max", "t_0": "T_0", "t_mult": "T_mult",
+}
+
+#: Classes with no closed form ModelZoo YAML can carry, and why.
+UNSUPPORTED = {
+    "LambdaLR": "LambdaLR is only usable by subclassing it in Python (its lambdas are code, not "
+                "configuration); write the closed form in schedlang, or trace the function with "
+                "schedlang.from_python",
+    "ScalePerParamLR": "ScalePerParamLR scales each parameter group by its own adjust_learning_rate; "
+                       "schedlang schedules are the same for every group",
+}
+
+#: The argument each class's ChainedScheduler normalisation divides by (``initial_val``).
+INITIAL_ARG = {name: "initial_learning_rate" for name, args in CLASSES.items()
+               if any(a[0] == "initial_learning_rate" for a in args)} | {"CyclicLR": "base_lr"}
+
+
+@dataclass
+class Sched:
+    """One scheduler: canonical LR class name, exact arguments, children, where it came from."""
+
+    name: str
+    args: dict = field(default_factory=dict)
+    children: list = field(default_factory=list)
+    target: str = "lr"  # or "weight_decay"
+    span: object = None  # errors.Span of the class name, when known
+    arg_spans: dict = field(default_factory=dict)
+
+
+def lookup(name: str, legacy: bool = False) -> tuple[str, str] | None:
+    """``(LR class name, target)`` for a case-insensitive class name (ModelZoo's matching).
+
+    ``legacy`` also accepts the old short names (``"Linear"`` for ``LinearLR``).
+    """
+    lowered = name.lower()
+    candidates = [lowered, lowered + "lr"] if legacy else [lowered]
+    for candidate in candidates:
+        for known in (*CLASSES, *CLASS_ALIASES):
+            if known.lower() == candidate:
+                return CLASS_ALIASES.get(known, known), "lr"
+        for wd, lr in WD_CLASSES.items():
+            if wd.lower() == candidate:
+                return lr, "weight_decay"
+    return None
+
+
+def known_names() -> list[str]:
+    return [*CLASSES, *CLASS_ALIASES, *WD_CLASSES]
+
+
+def own_length(s: Sched):
+    """The steps after which a scheduler holds its end value, or None (it keeps changing / unknown)."""
+    if s.name in ("LinearLR", "PolynomialLR", "CosineDecayLR"):
+        return s.args["total_iters"]
+    return None
+
+
+def milestones_from_total_iters(children: list[Sched]) -> list | None:
+    """ModelZoo's rule: ``cumsum(total_iters)`` of every child but the last; None if one lacks it."""
+    found, total = [], sp.Integer(0)
+    for child in children[:-1]:
+        iters = child.args.get("total_iters")
+        if iters is None:
+            return None
+        total += iters
+        found.append(total)
+    return found

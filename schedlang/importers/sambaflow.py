@@ -1,0 +1,136 @@
+"""SambaFlow command-line flags -> ``.sched`` source.
+
+SambaFlow configures its three built-in schedules with flags on the training
+command (``--lr_schedule``, ``--learning_rate``, ``--warmup_steps``,
+``--max_steps``, ``--end_lr_ratio``; SambaNova's "custom learning rate
+scheduler" docs).  We read them from a list of arguments, a command line
+(split with ``shlex``, the shell's word rules, never executed; backslash
+line continuations and ``#`` comments allowed) or a dict, and ignore every
+other flag of the command.  ``--steps_this_run`` only stops training early; it
+does not change the schedule.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SchedlangError, Source, Span, did_you_mean
+from .numbers import exact, sched_text
+
+SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
+FLAGS = ("lr_schedule", "learning_rate", "warmup_steps", "max_steps", "end_lr_ratio")
+END_RATIO = {"cosine_schedule_with_warmup": "0.1", "polynomial_decay_schedule_with_warmup": "0"}
+
+
+@dataclass
+class Flags:
+    values: dict = field(default_factory=dict)  # flag -> text
+    spans: dict = field(default_factory=dict)  # flag -> Span or None
+    source: Source | None = None
+
+
+def read(flags, origin: str = "<flags>") -> Flags:
+    """The schedule flags, each with the span of its value when read from text."""
+    found = Flags()
+    if isinstance(flags, dict):
+        for key, value in flags.items():
+            key = key.lstrip("-")
+            if key in FLAGS:
+                found.values[key] = str(value)
+                found.spans[key] = None
+        return found
+    if isinstance(flags, str):
+        text = flags
+        try:
+            words = shlex.split(text.replace("\\\n", " "), comments=True)
+        except ValueError as exc:
+            raise SchedlangError(f"cannot split the command line: {exc}") from None
+    else:
+        words = [str(w) for w in flags]
+        text = " ".join(shlex.quote(w) for w in words)
+    found.source = Source(text, origin)
+    position = 0
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if not word.startswith("--"):
+            continue
+        name, has_value, value = word[2:].partition("=")
+        name = name.replace("-", "_")
+        if name not in FLAGS:
+            continue
+        at = text.find(word, position)
+        if has_value:
+            where = _locate(found.source, value, at + len(name) + 3) if value else None
+        else:
+            if i >= len(words) or words[i].startswith("--"):
+                raise SchedlangError(f"--{name} needs a value", _locate(found.source, word, position))
+            value = words[i]
+            i += 1
+            where = _locate(found.source, value, at + len(word))
+        if where is not None:
+            position = max(position, text.find(value, at + len(word) if not has_value else at) + len(value))
+        found.values[name] = value
+        found.spans[name] = where
+    return found
+
+
+def _locate(source: Source, token: str, start: int) -> Span | None:
+    offset = source.text.find(token, max(start, 0))
+    if offset < 0:
+        return None
+    return Span.at_offset(source, offset, len(token))
+
+
+def _number(flags: Flags, name: str, whole: bool = False):
+    text = flags.values[name]
+    value = exact(text)
+    if value is None or (whole and (not value.is_Integer or value < 0)):
+        want = "a whole number >= 0" if whole else "a number"
+        raise SchedlangError(f"--{name} must be {want}, not {text!r}", flags.spans.get(name))
+    return value
+
+
+def source(flags: Flags, origin: str, style: str = "presets") -> str:
+    if "lr_schedule" not in flags.values:
+        raise SchedlangError("no --lr_schedule flag found",
+                             Span(flags.source, 1, 1, 1, 2) if flags.source and flags.source.text else None,
+                             hint="one of " + ", ".join(SCHEDULES))
+    name = flags.values["lr_schedule"]
+    if name not in SCHEDULES:
+        raise SchedlangError(f"'{name}' is not a SambaFlow built-in schedule", flags.spans.get("lr_schedule"),
+                             hint=did_you_mean(name, SCHEDULES) or "one of " + ", ".join(SCHEDULES))
+    if "learning_rate" not in flags.values:
+        raise SchedlangError("no --learning_rate flag found", flags.spans.get("lr_schedule"))
+    lr = _number(flags, "learning_rate")
+    head = [f"# Imported by `schedlang import` from {origin} (SambaFlow flags).",
+            "# SambaFlow's code is not public: these presets follow its documented behaviour."]
+    if name == "fixed_lr":
+        body = f"sambaflow.fixed_lr(learning_rate={sched_text(lr)})" if style == "presets" \
+            else f"constant({sched_text(lr)})"
+        return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+    if "max_steps" not in flags.values:
+        raise SchedlangError(f"{name} needs --max_steps", flags.spans.get("lr_schedule"))
+    warm = _number(flags, "warmup_steps", whole=True) if "warmup_steps" in flags.values else sp.Integer(0)
+    total = _number(flags, "max_steps", whole=True)
+    if total <= warm:
+        raise SchedlangError(f"--max_steps ({total}) must be larger than --warmup_steps ({warm})",
+                             flags.spans.get("max_steps"))
+    given_ratio = "end_lr_ratio" in flags.values
+    ratio = _number(flags, "end_lr_ratio") if given_ratio else exact(END_RATIO[name])
+    if style == "presets":
+        parts = [f"learning_rate={sched_text(lr)}", f"warmup_steps={sched_text(warm)}",
+                 f"max_steps={sched_text(total)}"]
+        if given_ratio:
+            parts.append(f"end_lr_ratio={sched_text(ratio)}")
+        body = f"sambaflow.{name}({', '.join(parts)})"
+    else:
+        shape = "cosine" if name == "cosine_schedule_with_warmup" else "linear"
+        body = f"{shape}({sched_text(lr)}, {sched_text(lr * ratio)}, {sched_text(total - warm)})"
+        if warm:
+            body = f"warmup(linear, {sched_text(warm)}) >> {body}"
+    return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
