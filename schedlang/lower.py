@@ -108,6 +108,8 @@ def lower(module: ir.Module) -> Lowered:
 class _Lowerer:
     def __init__(self, module: ir.Module):
         self.module = module
+        # every name the file defines, to tell "used before defined" from "unknown"
+        self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
         self.env: dict[str, object] = {}
         self.defined_at: dict[str, Span] = {}
         self.params: dict[str, ParamInfo] = {}
@@ -124,8 +126,6 @@ class _Lowerer:
 
     def run(self) -> Lowered:
         statements = self.module.statements
-        later = {s.name: s.span for s in statements if hasattr(s, "name")}
-        self.later = later
         for stmt in statements:
             if stmt.name in self.env or stmt.name in self.defined_at:
                 raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
