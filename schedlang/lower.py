@@ -618,12 +618,12 @@ class _Lowerer:
                 raise SchedlangError(f"scale() makes this duration {expr} steps (from {before})", node.span,
                                      hint="a duration must stay at least 1 step; use a larger ratio")
         if expr.is_number:
-            _check_steps(expr, node.span)
+            check_steps(expr, node.span)
         self.durations.append((expr, node.span))
         return expr
 
 
-def _check_steps(expr: sp.Expr, span: Span) -> None:
+def check_steps(expr: sp.Expr, span: Span) -> None:
     """A bound duration must be a positive whole number of steps."""
     if expr in (sp.oo, sp.zoo, sp.nan) or not expr.is_finite:
         raise SchedlangError("a duration must be a finite number of steps", span)
@@ -633,10 +633,6 @@ def _check_steps(expr: sp.Expr, span: Span) -> None:
                              hint=f"round it, e.g. {math.floor(value)} or {math.ceil(value)}")
     if expr <= 0:
         raise SchedlangError(f"a duration must be positive, not {expr}", span)
-
-
-def check_steps(expr: sp.Expr, span: Span) -> None:
-    _check_steps(expr, span)
 
 
 def _show(value: float) -> str:

@@ -22,9 +22,6 @@ from .errors import SchedlangError, Source, Span
 
 MAX_DEPTH = 100  # nesting levels of one expression; deeper is surely a mistake
 
-KEYWORDS = ("param", "let", "def", "schedule", "if", "then", "else", "for", "and", "or", "not",
-            "true", "false", "where")
-
 # What each terminal means to a person reading an error.
 _TERMINAL_WORDS = {
     "NUMBER": "a number", "DURATION": "a duration like 500ba", "STRING": 'a "string"',
