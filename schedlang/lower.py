@@ -436,19 +436,7 @@ class _Lowerer:
 
     def call_builtin(self, builtin: Builtin, node: ir.Call):
         spec = {a.name: a for a in builtin.args}
-        if len(node.args) > len(builtin.args):
-            extra = node.args[len(builtin.args)]
-            raise SchedlangError(f"{builtin.name}() takes at most {len(builtin.args)} arguments, "
-                                 f"got {len(node.args)}", extra.span,
-                                 hint=f"signature: {builtin.signature()}")
-        given: dict[str, ir.Node] = {a.name: arg for a, arg in zip(builtin.args, node.args)}
-        for kw in node.keywords:
-            if kw.name not in spec:
-                hint = did_you_mean(kw.name, spec) or f"signature: {builtin.signature()}"
-                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span, hint=hint)
-            if kw.name in given:
-                raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
-            given[kw.name] = kw.value
+        given = self.bind_arguments(builtin, node)
         kwargs = {}
         saved = self.in_warmup, self.preset_scales_warmup
         if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == "flag":
