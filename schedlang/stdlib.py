@@ -221,7 +221,17 @@ def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10
     ``n - 1`` it holds ``peak / (div_factor * final_div_factor)``.
     """
     initial = peak / div_factor
-    low = initial / final_div_factor
+    expr = onecycle_phases(initial, peak, initial / final_div_factor, n, pct_start, anneal, three_phase)
+    return Segment(expr, n)
+
+
+def onecycle_phases(initial, peak, low, n, pct_start, anneal: str, three_phase: bool) -> sp.Expr:
+    """torch's one-cycle phases (shared with the torch and Cerebras presets).
+
+    Phase ends are ``pct_start*n - 1`` (``2*pct_start*n - 2``) and ``n - 1``; each phase
+    interpolates ``a -> b`` by cosine (``b + (a - b)/2 (1 + cos(pi p))``) or linearly;
+    after the last phase end the value is ``low``.
+    """
     end0 = pct_start * n - 1
     if three_phase:
         phases = [(0, end0, initial, peak), (end0, 2 * pct_start * n - 2, peak, initial),
@@ -236,7 +246,7 @@ def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10
         return (b - a) * pct + a
 
     branches = [(ramp(*phase), sp.Le(t, phase[1])) for phase in phases]
-    return Segment(sp.Piecewise(*branches, (low, True)), n)
+    return sp.Piecewise(*branches, (low, True))
 
 
 def repeat(schedule: Segment, times=None):

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..schedule_algebra import Segment, hold_for, sequence
-from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin
 
 V, S, C, L = "value", "steps", "const", "values"
@@ -128,30 +127,3 @@ def sequential(children: list[Segment], milestones, name: str) -> Segment:
         piece = child if i == len(children) - 1 else hold_for(child, bounds[i] - starts[i])
         result = sequence(result, piece)
     return result
-
-
-def piecewise_phases(phases, after) -> sp.Expr:
-    """``Piecewise`` of ``(value, t <= end)`` phases, then ``after``."""
-    return sp.Piecewise(*[(value, sp.Le(t, end)) for value, end in phases], (after, True))
-
-
-def onecycle_expr(initial, peak, low, n, pct_start, anneal: str, three_phase: bool) -> Segment:
-    """torch/Cerebras one-cycle: phase ends ``pct*n - 1`` (``2*pct*n - 2``) and ``n - 1``.
-
-    Each phase interpolates ``start -> end`` by cosine (``end + (start-end)/2 (1 + cos(pi p))``)
-    or linearly; after the last phase end the value holds ``low``.
-    """
-    end0 = pct_start * n - 1
-    if three_phase:
-        spans = [(0, end0, initial, peak), (end0, 2 * pct_start * n - 2, peak, initial),
-                 (2 * pct_start * n - 2, n - 1, initial, low)]
-    else:
-        spans = [(0, end0, initial, peak), (end0, n - 1, peak, low)]
-
-    def ramp(begin, end, a, b):
-        pct = (t - begin) / (end - begin)
-        if anneal == "cos":
-            return b + (a - b) / 2 * (1 + sp.cos(sp.pi * pct))
-        return (b - a) * pct + a
-
-    return Segment(piecewise_phases([(ramp(*s), s[1]) for s in spans], low))

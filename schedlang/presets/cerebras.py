@@ -29,7 +29,7 @@ import itertools
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
-from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, piecewise
+from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases, piecewise
 from ._common import (
     FLAG,
     SCHEDULES,
@@ -40,7 +40,6 @@ from ._common import (
     V,
     arg,
     frac,
-    onecycle_expr,
     preset,
     sequential,
     whole,
@@ -192,9 +191,9 @@ def one_cycle(initial_val, max_val, total_steps, pct_start, final_div_factor, th
               anneal_strategy):
     """PyTorch's one-cycle from ``initial_val`` (not ``max/div_factor``) to ``max_val`` and down
     to ``initial_val / final_div_factor`` at ``total_steps - 1``; held after (2.10 extrapolates)."""
-    segment = onecycle_expr(initial_val, max_val, initial_val / final_div_factor, total_steps,
+    expr = onecycle_phases(initial_val, max_val, initial_val / final_div_factor, total_steps,
                             pct_start, anneal_strategy, three_phase)
-    return _seg(segment.expr, initial=initial_val, label="OneCycle")
+    return _seg(expr, initial=initial_val, label="OneCycle")
 
 
 # (LR class, WD class, build, [(build argument, LR keyword, WD keyword, kind, default)])

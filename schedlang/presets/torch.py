@@ -23,7 +23,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
-from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep
+from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases
 from ._common import (
     FLAG,
     SCHEDULES,
@@ -35,7 +35,6 @@ from ._common import (
     V,
     arg,
     frac,
-    onecycle_expr,
     positive_steps,
     preset,
     sequential,
@@ -137,9 +136,9 @@ def one_cycle_lr(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal
                                                "and steps_per_epoch")
         total_steps = epochs * steps_per_epoch
     initial = max_lr / div_factor
-    segment = onecycle_expr(initial, max_lr, initial / final_div_factor, total_steps,
+    expr = onecycle_phases(initial, max_lr, initial / final_div_factor, total_steps,
                             pct_start, anneal_strategy, three_phase)
-    return _torch(segment.expr, lr=lr, label="OneCycleLR")
+    return _torch(expr, lr=lr, label="OneCycleLR")
 
 
 def _shared_lr(schedulers, name):
