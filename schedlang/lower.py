@@ -75,7 +75,13 @@ class Function:
 
 @dataclass
 class ParamInfo:
-    """A declared parameter: its symbol, type, default, constraint and source span."""
+    """A declared parameter: its symbol, type, default, constraint and source span.
+
+    ``where`` is written in ``plain_symbol``s, which assume nothing but the type: in the
+    parameter's own ``symbol`` (positive when the clause says so) ``p > 0`` would already
+    read ``True`` and could never be checked.  ``assumption`` is the clause in the symbols
+    the schedules use, for the prover.
+    """
 
     name: str
     type: str
@@ -83,6 +89,12 @@ class ParamInfo:
     default: sp.Expr | None
     where: sp.Basic | None
     span: Span | None
+
+    @property
+    def assumption(self) -> sp.Basic | None:
+        if self.where is None:
+            return None
+        return self.where.xreplace({plain_symbol(self.name, self.type): self.symbol})
 
 
 @dataclass
@@ -92,6 +104,11 @@ class Lowered:
     params: dict[str, ParamInfo]
     schedules: dict[str, tuple[Segment, Span]]
     durations: list[tuple[sp.Expr, Span]] = field(default_factory=list)
+
+
+def plain_symbol(name: str, type_: str) -> sp.Symbol:
+    """A parameter as ``where`` clauses see it: its type and nothing more (see ``ParamInfo``)."""
+    return sp.Symbol(name, integer=True) if type_ == "int" else sp.Symbol(name, real=True)
 
 
 def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
@@ -144,13 +161,22 @@ class _Lowerer:
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
-        for stmt in statements:
-            if isinstance(stmt, ir.Param) and stmt.where is not None:
-                self.params[stmt.name].where = self.condition(stmt.where)
+        self._where_clauses()
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
         return Lowered(self.params, self.schedules, self.durations)
+
+    def _where_clauses(self) -> None:
+        """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""
+        saved = dict(self.env)
+        self.env.update({name: Segment(plain_symbol(name, info.type)) for name, info in self.params.items()})
+        try:
+            for stmt in self.module.statements:
+                if isinstance(stmt, ir.Param) and stmt.where is not None:
+                    self.params[stmt.name].where = self.condition(stmt.where)
+        finally:
+            self.env = saved
 
     def _param(self, stmt: ir.Param) -> None:
         if stmt.type not in PARAM_TYPES:

@@ -16,10 +16,10 @@ import sympy as sp
 
 from . import check
 from .codegen import python as python_codegen
-from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, mangle, number_literal
+from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .lower import Lowered, ParamInfo, check_steps, lower
+from .lower import Lowered, ParamInfo, check_steps, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
 
@@ -60,6 +60,40 @@ def to_number(value, name: str = "value") -> sp.Expr:
     raise SchedlangError(f"{name} must be a number, not {type(value).__name__}")
 
 
+def bind_params(params: dict[str, ParamInfo], given: dict, base: dict | None = None) -> dict[str, sp.Expr]:
+    """Values of a file's parameters: ``given`` over ``base`` over the defaults, each checked.
+
+    The one place where values meet declarations (``compile(params=)``, ``-D``, scheduler
+    constructors, ``equivalent(params=)``): an ``int`` is a whole number >= 0, and every
+    ``where`` clause whose parameters are all bound must hold.  The schedules' symbols
+    assume what the clauses say (``abs(p)`` is ``p`` when ``where p > 0``), so a value
+    that breaks a clause never reaches them.  Names not declared in ``params`` are ignored.
+    """
+    values: dict[str, sp.Expr] = {}
+    substitutions = {}
+    for name, info in params.items():
+        if name in given:
+            value = to_number(given[name], f"parameter '{name}'")
+        elif base is not None and name in base:
+            value = base[name]
+        elif info.default is not None:
+            value = info.default.xreplace(substitutions)
+        else:
+            continue
+        if info.type == "int" and value.is_number and not (value.is_integer and value >= 0):
+            raise SchedlangError(f"parameter '{name}' is an int (a whole number >= 0), not {_show(value)}",
+                                 info.span)
+        values[name] = value
+        substitutions[info.symbol] = value
+    plain = {plain_symbol(n, params[n].type): v for n, v in values.items()}
+    for name, info in params.items():
+        if info.where is not None and info.where.xreplace(plain) == sp.false:
+            shown = ", ".join(f"{n} = {_show(v)}" for n, v in values.items()
+                              if plain_symbol(n, params[n].type) in info.where.free_symbols)
+            raise SchedlangError(f"parameter '{name}' must satisfy {info.where} ({shown})", info.span)
+    return values
+
+
 class Program:
     """The schedules of one file, their parameters and the values bound to them."""
 
@@ -82,29 +116,7 @@ class Program:
                                      hint=did_you_mean(name, self.params) or
                                      ("it declares " + ", ".join(self.params) if self.params
                                       else "it declares no parameters"))
-        values: dict[str, sp.Expr] = {}
-        substitutions = {}
-        for name, info in self.params.items():
-            if name in given:
-                value = to_number(given[name], f"parameter '{name}'")
-            elif info.default is not None:
-                value = info.default.xreplace(substitutions)
-            else:
-                continue
-            if info.type == "int" and value.is_number and not value.is_integer:
-                raise SchedlangError(f"parameter '{name}' is an int, not {float(value):g}", info.span)
-            values[name] = value
-            substitutions[info.symbol] = value
-        for name, info in self.params.items():
-            if info.where is None:
-                continue
-            verdict = info.where.xreplace(substitutions)
-            if verdict == sp.false:
-                shown = ", ".join(f"{n} = {_show(v)}" for n, v in values.items()
-                                  if self.params[n].symbol in info.where.free_symbols)
-                raise SchedlangError(f"parameter '{name}' must satisfy {info.where} ({shown})",
-                                     info.span)
-        return values
+        return bind_params(self.params, given)
 
     @property
     def substitutions(self) -> dict[sp.Symbol, sp.Expr]:
@@ -117,7 +129,7 @@ class Program:
     @property
     def constraints(self) -> list[sp.Basic]:
         """Declared ``where`` clauses and the positivity of every duration, in the symbols."""
-        found = [info.where for info in self.params.values() if info.where is not None]
+        found = [info.assumption for info in self.params.values() if info.where is not None]
         found += [sp.Gt(d, 0) for d, _ in self._lowered.durations if d.free_symbols]
         return found
 
@@ -162,17 +174,23 @@ class Program:
 
         Bound values become the parameters' defaults; ``bind_all`` substitutes them instead.
         """
+        py_names = self.py_names
         params = []
         if not bind_all:
             for name, info in self.params.items():
                 value = self.values.get(name)
-                params.append(ParamSpec(name, mangle(name), info.symbol,
+                params.append(ParamSpec(name, py_names[name], info.symbol,
                                         None if value is None else number_literal(value)))
         schedules = []
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr
-            schedules.append(ScheduleSpec(schedule.name, mangle(schedule.name), expr))
+            schedules.append(ScheduleSpec(schedule.name, py_names[schedule.name], expr))
         return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename)
+
+    @functools.cached_property
+    def py_names(self) -> dict[str, str]:
+        """The identifier of every parameter and schedule in generated code (one-to-one)."""
+        return unique_names([*self.params, *self.schedules])
 
     @property
     def filename(self) -> str:
@@ -273,9 +291,9 @@ class Schedule:
     @functools.cached_property
     def _function(self):
         self._require_bound()
-        function = getattr(self.program._reference, mangle(self.name))
+        function = self.program._reference.SCHEDULES[self.name]
         # A required parameter this schedule does not use may stay unbound.
-        unused = {mangle(name): None for name in self.program.unbound}
+        unused = {self.program.py_names[name]: None for name in self.program.unbound}
         return functools.partial(function, **unused) if unused else function
 
     def __call__(self, step) -> float:
@@ -321,7 +339,7 @@ class Schedule:
 
 
 def _show(value: sp.Expr) -> str:
-    return str(int(value)) if value.is_Integer else f"{float(value):g}"
+    return str(int(value)) if value.is_Integer else f"{float(value):g}" if value.is_number else str(value)
 
 
 

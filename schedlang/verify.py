@@ -160,20 +160,16 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
 
 
 def _side(x, params: dict) -> _Side:
-    from .program import to_number
+    from .program import bind_params
 
     x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}
-    given = {}
-    for name, value in params.items():
-        if name in infos:
-            number = to_number(value, f"parameter '{name}'")
-            if infos[name].type == "int" and not number.is_integer:
-                raise SchedlangError(f"parameter '{name}' is an int, not {value}")
-            given[infos[name].symbol] = number
-    # ``params`` wins over values the program was compiled with (also for Schedule inputs).
-    bound = {**(program.substitutions if program else {}), **given}
+    # ``params`` wins over values the program was compiled with (also for Schedule inputs),
+    # checked against the declarations like any other binding.
+    values = bind_params(infos, {n: v for n, v in params.items() if n in infos},
+                         program.values if program else None)
+    bound = {infos[n].symbol: v for n, v in values.items()}
     expr = x.symbolic_expr.xreplace(bound) if program else x.expr
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}

@@ -10,7 +10,6 @@ in integers, which a float step (or a float32 counter past 2**24) would not.
 from __future__ import annotations
 
 from ..codegen import torch as torch_codegen
-from ..codegen.base import mangle
 from ..codegen.load import load as load_generated
 from ..errors import SchedlangError
 
@@ -25,7 +24,7 @@ def torch_function(schedule):
         spec = schedule.program.module_spec(bind_all=True)
         module = load_generated(torch_codegen.generate(spec), "schedlang_torch")
         for other in schedule.program.schedules.values():
-            other.__dict__[_CACHE_ATTRIBUTE] = getattr(module, mangle(other.name))
+            other.__dict__[_CACHE_ATTRIBUTE] = module.SCHEDULES[other.name]
         function = schedule.__dict__[_CACHE_ATTRIBUTE]
     return function
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE, precedence
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Names generated modules use for themselves (scheduler constructors take
@@ -29,6 +30,68 @@ def mangle(name: str) -> str:
             or name in RESERVED or name.startswith("_"):
         name = name + "_" if not name.startswith("_") else "u" + name
     return name
+
+
+def unique_names(names) -> dict[str, str]:
+    """An injective ``name -> identifier`` map for everything one generated module defines.
+
+    ``mangle`` alone is not one-to-one (``lambda`` and ``lambda_`` both give ``lambda_``).
+    Names that are already safe keep themselves; each mangled name then takes the first
+    of ``x_``, ``x__``, ... that nothing else in the module uses.  Deterministic: the same
+    names in the same order give the same identifiers.
+    """
+    names = list(dict.fromkeys(names))
+    out = {n: n for n in names if mangle(n) == n}
+    taken = set(out.values())
+    for name in names:
+        if name in out:
+            continue
+        candidate = mangle(name)
+        while candidate in taken:
+            candidate = mangle(candidate + "_")
+        out[name] = candidate
+        taken.add(candidate)
+    return {n: out[n] for n in names}
+
+
+def is_atomic(code: str) -> bool:
+    """Whether ``code`` is one operand whatever surrounds it: a name, a non-negative number,
+    a call ``f(...)`` or a fully parenthesized expression."""
+    if _ATOM.fullmatch(code):
+        return True
+    head = _CALLEE.match(code)
+    start = head.end() if head else 0
+    if code[start:start + 1] != "(":
+        return False
+    depth = 0
+    for index in range(start, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[index], 0)
+        if depth == 0:
+            return index == len(code) - 1
+    return False
+
+
+_ATOM = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*|[0-9][0-9_.]*(e[+-]?[0-9]+)?")
+_CALLEE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+
+
+class AtomicPrinting:
+    """Printer mixin: a node sympy ranks as an operand is printed as one.
+
+    sympy's printers parenthesize a child by *sympy's* precedence of the child
+    (``Piecewise``, ``Min``, a function or a symbol never get parentheses).  Our
+    printers print some of those as operator expressions (a ``Piecewise`` with one
+    reachable branch is just that branch's formula, ``a if c else b`` in Python),
+    so the rule is kept here for every node at once: code for a node of function
+    or atom precedence is wrapped unless it already is a single operand.
+    """
+
+    def _print(self, expr, **kwargs):
+        code = super()._print(expr, **kwargs)
+        if isinstance(expr, sp.Basic) and precedence(expr) >= PRECEDENCE["Func"] \
+                and isinstance(code, str) and not is_atomic(code):
+            return f"({code})"
+        return code
 
 
 def number_literal(value: sp.Expr) -> str:

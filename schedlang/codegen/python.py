@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .base import GeneratedModule, ModuleSpec, header
+from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
 RESTART_INDEX_HELPER = '''\
 def _restart_index(t, first, mult):
@@ -32,7 +32,7 @@ def integer_ratio(expr: sp.Expr):
     return None
 
 
-class ReferencePrinter(PythonCodePrinter):
+class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     """sympy to Python using ``math`` only."""
 
     def __init__(self):

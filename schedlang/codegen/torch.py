@@ -39,7 +39,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import t
 from ..special import restart_index
-from .base import GeneratedModule, ModuleSpec, ParamSpec, header
+from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_ratio
 
 #: Nodes that can overflow, go non-finite or lose precision off their segment.
@@ -109,7 +109,7 @@ def _literal(value: sp.Expr) -> str:
     return f"({text})" if number < 0 else text
 
 
-class TorchPrinter(PythonCodePrinter):
+class TorchPrinter(AtomicPrinting, PythonCodePrinter):
     """sympy to straight-line torch statements; ``doprint`` returns the final expression.
 
     Statements that name intermediate tensors (clamped steps, integer

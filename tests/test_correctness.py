@@ -1,0 +1,115 @@
+"""Reproductions of the defects a differential fuzzer found (issue 8), one test each.
+
+Each compares the backends with each other and with exact values at the steps that
+showed the defect; the fuzzer (tests/test_fuzz.py) keeps the classes from coming back.
+"""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import schedlang
+from schedlang import SchedlangError
+from schedlang.backends.emit import emit
+from schedlang.codegen.base import GeneratedModule
+from schedlang.codegen.load import load as load_generated
+
+# -- 1. the torch printer keeps every operand an operand ----------------------------------
+
+ARITHMETIC = [
+    ("0.5 * linear(3, 6, 10)", [1.5, 2.25, 3.0, 3.0]),
+    ("linear(3, 6, 10) / 2", [1.5, 2.25, 3.0, 3.0]),
+    ("1 - linear(3, 6, 10)", [-2.0, -3.5, -5.0, -5.0]),
+    ("linear(3, 6, 10) + linear(3, 6, 10)", [6.0, 9.0, 12.0, 12.0]),
+    ("linear(3, 6, 10) ** 2", [9.0, 20.25, 36.0, 36.0]),
+    ("2 ** linear(1, 2, 10)", [2.0, 2 ** 1.5, 4.0, 4.0]),
+    ("-(linear(3, 6, 10)) * 2", [-6.0, -9.0, -12.0, -12.0]),
+    ("max(linear(3, 6, 10), 4) / 2", [2.0, 2.25, 3.0, 3.0]),
+    ("(constant(1, 5) >> linear(3, 6, 10)) / 2", [0.5, 0.5, 2.25, 3.0]),
+]
+
+
+@pytest.mark.parametrize("source, expected", ARITHMETIC, ids=[s for s, _ in ARITHMETIC])
+def test_arithmetic_on_schedules_is_the_same_in_every_target(source, expected):
+    steps = [0, 5, 10, 20] if "constant(1, 5)" not in source else [0, 4, 10, 20]
+    schedule = schedlang.compile(source)["lr"]
+    assert [schedule(s) for s in steps] == pytest.approx(expected, rel=1e-15)
+    assert schedule.torch(torch.tensor(steps)).tolist() == pytest.approx(expected, rel=1e-15)
+    module = load_generated(GeneratedModule(emit(schedule.program, "torch", "x.sched"), {}))
+    assert module.lr(torch.tensor(steps)).tolist() == pytest.approx(expected, rel=1e-15)
+
+
+def test_eval_prints_the_same_values_for_long_ranges():
+    schedule = schedlang.compile("0.5 * linear(3, 6, 10)")["lr"]
+    from schedlang.backends.torch_eval import values
+
+    assert values(schedule, range(0, 100_000))[:3] == [1.5, 1.65, 1.8]
+
+
+# -- 2. where clauses are checked, whatever they let the symbolic engine assume -------------
+
+POSITIVE = "param p: float = 1 where {clause}\nschedule lr = abs(p) * linear(1, 0, 10)"
+
+
+@pytest.mark.parametrize("clause", ["p > 0", "0 < p", "p > 0 and p < 5", "p < 5 and p > 0"])
+def test_a_strict_lower_bound_is_enforced(clause):
+    source = POSITIVE.format(clause=clause)
+    assert schedlang.compile(source)["lr"](0) == 1.0
+    with pytest.raises(SchedlangError, match="must satisfy"):
+        schedlang.compile(source, params={"p": -2})
+    with pytest.raises(SchedlangError, match="must satisfy"):
+        schedlang.compile(source.replace("= 1", "= -1"))
+
+
+def test_an_int_parameter_is_never_negative():
+    with pytest.raises(SchedlangError, match="whole number >= 0"):
+        schedlang.compile("param n: int = 1\nschedule lr = abs(n) * linear(1, 0, 10)", params={"n": -2})
+
+
+def test_equivalent_checks_the_values_it_binds():
+    a = POSITIVE.format(clause="p > 0")
+    b = a.replace("abs(p)", "p")
+    assert schedlang.equivalent(a, b)  # for every p > 0
+    with pytest.raises(SchedlangError, match="must satisfy"):
+        schedlang.equivalent(a, b, params={"p": -2})
+
+
+def test_scheduler_constructor_checks_where_clauses():
+    program = schedlang.compile(POSITIVE.format(clause="p > 0"))
+    cls = program.scheduler_class("S")
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    with pytest.raises(SchedlangError, match="must satisfy"):
+        cls(optimizer, p=-2.0)
+
+
+def test_verify_cli_checks_defines(tmp_path):
+    a, b = tmp_path / "a.sched", tmp_path / "b.sched"
+    a.write_text(POSITIVE.format(clause="p > 0"))
+    b.write_text(POSITIVE.format(clause="p > 0").replace("abs(p)", "p"))
+    done = subprocess.run([sys.executable, "-m", "schedlang", "verify", str(a), str(b), "-D", "p=-2"],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "must satisfy" in done.stderr, done.stderr
+
+
+# -- 3. generated names are one-to-one ---------------------------------------------------------
+
+def test_mangled_schedule_names_do_not_collide():
+    program = schedlang.compile("schedule lambda = constant(1)\nschedule lambda_ = constant(2)")
+    assert (program["lambda"](0), program["lambda_"](0)) == (1.0, 2.0)
+    steps = torch.tensor([0])
+    assert (program["lambda"].torch(steps).item(), program["lambda_"].torch(steps).item()) == (1.0, 2.0)
+
+
+def test_mangled_parameter_names_do_not_collide(tmp_path):
+    source = ("param lambda: float = 1\nparam lambda_: float = 2\n"
+              "schedule lr = constant(lambda)\nschedule momentum = constant(lambda_)")
+    program = schedlang.compile(source)
+    assert len(set(program.py_names.values())) == len(program.py_names)
+    for target in ("python", "torch", "cerebras"):
+        module = load_generated(GeneratedModule(emit(program, target, "x.sched", schedule="lr"), {}))
+        function = module.SCHEDULES["lr"] if target != "cerebras" else None
+        if function is not None:
+            assert float(function(torch.tensor([0]) if target != "python" else 0)) == 1.0
+    assert (program["lr"](0), program["momentum"](0)) == (1.0, 2.0)
