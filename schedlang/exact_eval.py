@@ -34,6 +34,19 @@ def is_exact(x) -> bool:
     return isinstance(x, Fraction)
 
 
+def exact_text(x, max_digits: int = 60) -> str | None:
+    """``x`` as ``p/q`` when it is exact and short enough to read; None otherwise.
+
+    A difference found at step 777 777 of ``0.999 ** t`` is a fraction with millions of
+    digits: it is shown as a float instead (and ``str`` of it would hit Python's
+    4300-digit conversion limit).
+    """
+    if not is_exact(x):
+        return None
+    bits = x.numerator.bit_length() + x.denominator.bit_length()
+    return str(x) if bits * 0.302 <= max_digits else None
+
+
 def to_interval(x):
     if isinstance(x, Fraction):
         return iv.mpf(x.numerator) / iv.mpf(x.denominator)

@@ -349,9 +349,7 @@ class _Lowerer:
             if segment.duration is None:
                 raise SchedlangError("nothing can follow an infinite schedule", part.span,
                                      hint="give it a length with `for N`, e.g. `(...) for 1000`")
-        for segment, _ in segments[1:]:
-            result = sequence(result, segment)
-        return result
+        return sequence(*(segment for segment, _ in segments)) if len(segments) > 1 else result
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
         if warm.shape == "exp" and not (warm.start.is_positive and target.is_positive):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 from sympy.core.relational import Relational
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 #: The step symbol: a whole number >= 0.  Every finished schedule is a function of it.
 t = sp.Symbol("t", integer=True, nonnegative=True)
@@ -85,23 +86,69 @@ class Segment:
         """The value at every step t >= 0, holding ``f(n)`` from ``t = n`` on."""
         if self.duration is None or not self.depends_on_step:
             return self.expr
-        n = self.duration
-        if isinstance(self.expr, sp.Piecewise) and _all_before(self.expr, n):
-            # The branches already cover [0, n): extend the list instead of nesting it.
-            *head, (last, _) = self.expr.args
-            return sp.Piecewise(*head, (last, sp.Lt(tau, n)), (self.end_value(), True))
-        return sp.Piecewise((self.expr, sp.Lt(tau, n)), (self.end_value(), True))
+        return piecewise([*cover(self.expr, self.duration), (self.end_value(), sp.true)])
 
 
-def _all_before(expr: sp.Piecewise, n) -> bool:
-    """Whether every branch but the last reads ``t < c`` with ``c <= n`` provably."""
-    for _, cond in expr.args[:-1]:
-        if not (isinstance(cond, sp.StrictLessThan) and cond.lhs in _STEPS
-                and (n - cond.rhs).is_nonnegative):
-            return False
-    last = expr.args[-1].cond
-    return last == sp.true or (isinstance(last, sp.StrictLessThan) and last.lhs in _STEPS
-                                and (n - last.rhs).is_nonnegative)
+def branches(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Basic]]:
+    """``expr`` as a list of ``(formula, condition)`` pairs, the last one the default."""
+    return list(expr.args) if isinstance(expr, sp.Piecewise) else [(expr, sp.true)]
+
+
+def piecewise(pairs) -> sp.Expr:
+    """A flat ``Piecewise`` of branches already in canonical form, built without sympy's
+    argument collapsing (which recurses once per branch of a nested ``Piecewise``)."""
+    out = []
+    for pair in pairs:
+        cond = pair[1]
+        if cond is sp.false:
+            continue
+        out.append(pair)
+        if cond is sp.true:
+            break
+    if len(out) == 1 and out[0][1] is sp.true:
+        return out[0][0]
+    # Basic.__new__: no argument processing at all, so pairs taken from another Piecewise
+    # are shared, not rebuilt (sequencing stays linear in the number of branches).
+    return sp.Basic.__new__(sp.Piecewise, *(p if isinstance(p, ExprCondPair) else ExprCondPair(*p)
+                                            for p in out))
+
+
+def cover(expr: sp.Expr, n) -> list[tuple[sp.Expr, sp.Basic]]:
+    """Branches of ``expr`` for the steps ``0 <= t < n``, the last one ending at ``t < n``.
+
+    Branches that start at or after ``n`` are dropped; when a bound cannot be compared
+    with ``n`` the whole formula becomes one branch (nested, still correct).
+    """
+    out = []
+    pairs = branches(expr)
+    for index, pair in enumerate(pairs):
+        value, cond = pair
+        bound = _bound(cond)
+        last = index == len(pairs) - 1  # the default, whatever its condition says
+        if not last and bound is not None and _at_most(bound, n):
+            out.append(pair)
+        elif last or (bound is not None and _at_most(n, bound)):
+            out.append((value, sp.Lt(tau, n)))
+            return out
+        else:
+            return [(expr, sp.Lt(tau, n))]
+    return out
+
+
+def _at_most(a, b) -> bool:
+    """``a <= b`` provably (numbers compared directly, the common and cheap case)."""
+    if a.is_Rational and b.is_Rational:
+        return a.p * b.q <= b.p * a.q
+    if a.is_number and b.is_number:
+        return bool(a <= b)
+    return bool((b - a).is_nonnegative)
+
+
+def _bound(cond) -> sp.Expr | None:
+    """``c`` of a canonical ``t < c``, else None."""
+    if isinstance(cond, sp.StrictLessThan) and cond.lhs in _STEPS:
+        return cond.rhs
+    return None
 
 
 def at(expr: sp.Expr, step) -> sp.Expr:
@@ -119,15 +166,51 @@ def shifted(expr: sp.Expr, offset) -> sp.Expr:
 def _replace_step(expr: sp.Expr, value) -> sp.Expr:
     """Put ``value`` (which may itself contain ``tau``) where either step symbol stands.
 
-    ``tau`` goes first, then ``t``: ``value`` never contains ``t``, so nothing is
-    replaced twice.  (sympy's simultaneous ``subs`` re-evaluates every branch at
-    once and trips over branches that are complex where they are never used.)
+    The tree is rebuilt bottom-up, each comparison put in canonical form *before* the
+    ``Piecewise`` holding it is built.  sympy's ``subs`` builds the ``Piecewise`` first,
+    and its argument collapsing can then chase non-canonical conditions such as
+    ``2*n - t > -Max(10, 2*n)`` into unbounded recursion; it also re-evaluates every
+    branch at once and trips over branches that are complex where they are never used.
     """
-    if tau in expr.free_symbols:
-        expr = expr.subs(tau, value)
-    if t in expr.free_symbols:
-        expr = expr.subs(t, value)
-    return expr
+    memo: dict = {}
+    value = sp.Integer(value) if isinstance(value, int) else value
+
+    def rebuild(node):
+        if node in _STEPS:
+            return value
+        if not node.args or not (node.free_symbols & {t, tau}):
+            return node
+        done = memo.get(node)
+        if done is None:
+            if isinstance(node, sp.Piecewise):
+                done = piecewise(_branches(node, rebuild, value))
+            else:
+                done = node.func(*[rebuild(a) for a in node.args])
+                if isinstance(done, Relational):
+                    done = _canonical_relation(done)
+            memo[node] = done
+        return done
+
+    return rebuild(expr)
+
+
+def _branches(node: sp.Piecewise, rebuild, value) -> list[tuple]:
+    """The branches of a ``Piecewise`` rebuilt: a condition that became false drops its branch
+    unbuilt (its formula may be complex there), one that became true ends the list.
+    ``t < c`` at a number is decided by comparing numbers (the common case, kept cheap)."""
+    out = []
+    for expr, cond in node.args:
+        bound = _bound(cond)
+        if bound is not None and bound.is_number and value.is_number:
+            cond = sp.false if _at_most(bound, value) else sp.true
+        else:
+            cond = rebuild(cond)
+        if cond == sp.false:
+            continue
+        out.append((rebuild(expr), cond))
+        if cond == sp.true:
+            break
+    return out
 
 
 def canonical(expr: sp.Expr) -> sp.Expr:
@@ -157,30 +240,28 @@ def _canonical_relation(rel: Relational):
     return flipped(step, bound)
 
 
-def sequence(first: Segment, then: Segment) -> Segment:
-    """``first >> then``; ``first`` must be finite (the caller reports it otherwise)."""
-    assert first.duration is not None
-    n = first.duration
-    value = sp.Piecewise((first.expr, sp.Lt(tau, n)), (shifted(then.held(), n), True))
-    duration = None if then.duration is None else n + then.duration
-    marks = (*first.marks, Mark("join", n, first.end_value()),
-             *(Mark(m.kind, n + m.step, m.value, m.reached) for m in then.marks))
-    return Segment(_flatten(value), duration, marks)
+def sequence(*segments: Segment) -> Segment:
+    """``a >> b >> ...``; all but the last must be finite (the caller reports it otherwise).
 
-
-def _flatten(expr: sp.Expr) -> sp.Expr:
-    """Merge a Piecewise whose last branch is itself a Piecewise into one list of branches.
-
-    Sequencing nests to the right; a flat list of ``t < c_i`` branches is both
-    what people read in ``schedlang show`` and what the printers turn into one
-    chain of ``where``.
+    One flat list of branches in one pass: each segment's branches are cut to its
+    duration in its own local step, then moved to where it starts.
     """
-    if not isinstance(expr, sp.Piecewise):
-        return expr
-    *head, (last_expr, last_cond) = expr.args
-    if last_cond == sp.true and isinstance(last_expr, sp.Piecewise):
-        return sp.Piecewise(*head, *last_expr.args)
-    return expr
+    pairs: list[tuple[sp.Expr, sp.Basic]] = []
+    marks: list[Mark] = []
+    offset = sp.Integer(0)
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        local = segment.held() if last else piecewise([*cover(segment.expr, segment.duration),
+                                                        (sp.nan, sp.true)])
+        moved = branches(shifted(local, offset))
+        pairs += moved if last else moved[:-1]
+        marks += [Mark(m.kind, offset + m.step, m.value, m.reached) for m in segment.marks]
+        if not last:
+            assert segment.duration is not None
+            marks.append(Mark("join", offset + segment.duration, segment.end_value()))
+            offset = offset + segment.duration
+    duration = None if segments[-1].duration is None else offset + segments[-1].duration
+    return Segment(piecewise(pairs), duration, tuple(marks))
 
 
 def combine(*segments: Segment) -> sp.Expr | None:

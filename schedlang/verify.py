@@ -310,11 +310,8 @@ class _Scan:
             self.pending = Verdict(UNKNOWN, reason=reason)
 
     def _different(self, step, va, vb) -> Verdict:
-        def show(v):
-            return str(v) if ev.is_exact(v) else None
-
         return Verdict(DIFFERENT, "exhaustive", Counterexample(
-            step, ev.to_float(va), ev.to_float(vb), {}, show(va), show(vb),
+            step, ev.to_float(va), ev.to_float(vb), {}, ev.exact_text(va), ev.exact_text(vb),
             earliest=self.pending is None, difference=ev.show_difference(va, vb)))
 
     def _algebraic(self, ra, rb, step, reason) -> None:

@@ -113,3 +113,45 @@ def test_mangled_parameter_names_do_not_collide(tmp_path):
         if function is not None:
             assert float(function(torch.tensor([0]) if target != "python" else 0)) == 1.0
     assert (program["lr"](0), program["momentum"](0)) == (1.0, 2.0)
+
+
+# -- 4. counterexamples with huge exact values ------------------------------------------------
+
+def test_a_counterexample_with_a_huge_exact_value_is_reported():
+    verdict = schedlang.equivalent("0.999 ** t", "0.999 ** t + (if t == 777777 then 1e-3 else 0)")
+    assert verdict.different and verdict.counterexample.step == 777777
+    assert verdict.counterexample.a_exact is None  # millions of digits: shown as a float
+    assert "777777" in str(verdict)
+
+
+# -- 5. deep and long programs compile without recursion errors --------------------------------
+
+def test_a_sum_of_sequences_with_symbolic_lengths_compiles():
+    source = ("param n: int = 1000\n"
+              "schedule lr = constant(1, 2*n) >> (linear(1,0,n) >> linear(0,1,n)) + linear(1,2,10)"
+              " >> constant(1,5)")
+    lr = schedlang.compile(source)["lr"]
+    expected = {0: 1, 1999: 1, 2000: 2, 2005: 0.995 + 1.5, 3999: 0.999 + 2, 4000: 1, 4010: 1}
+    assert [lr(s) for s in expected] == pytest.approx(list(expected.values()), rel=1e-12)
+
+
+def test_many_chained_lets_compile():
+    count = 150
+    source = ("let s0 = linear(1, 0, 10)\n"
+              + "".join(f"let s{i} = s{i - 1} >> linear(1, 0, 10)\n" for i in range(1, count))
+              + f"schedule lr = s{count - 1}\n")
+    lr = schedlang.compile(source)["lr"]
+    steps = [0, 5, 10 * count - 5, 10 * count, 10 * count + 7]
+    expected = [1.0, 0.5, 0.5, 0.0, 0.0]
+    assert [lr(s) for s in steps] == expected
+    assert lr.torch(torch.tensor(steps)).tolist() == expected
+
+
+def test_a_long_sequence_compiles_flat_in_every_target():
+    count = 90
+    lr = schedlang.compile("schedule lr = " + " >> ".join(["linear(1, 0, 10)"] * count))["lr"]
+    assert len(lr.expr.args) == count + 1  # one flat list of branches
+    steps = list(range(0, 10 * count + 3, 7))
+    expected = [0.0 if s >= 10 * count else 1 - (s % 10) / 10 for s in steps]
+    assert [lr(s) for s in steps] == pytest.approx(expected, abs=1e-15)
+    assert lr.torch(torch.tensor(steps)).tolist() == pytest.approx(expected, abs=1e-15)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..schedule_algebra import t
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
 RESTART_INDEX_HELPER = '''\
@@ -89,7 +90,46 @@ def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter)
     signature = f"def {name}(t{', *' + args if args else ''}):"
     renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
                              if p.py_name != p.symbol.name})
-    return f"{signature}\n    return {printer.doprint(renamed)}\n"
+    return signature + "\n" + "".join(f"{line}\n" for line in body_lines(renamed, printer, 1))
+
+
+def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int) -> list[str]:
+    """Statements returning ``expr``: a top-level ``Piecewise`` becomes ``if`` statements.
+
+    A schedule of a thousand segments would otherwise be a conditional expression
+    nested a thousand deep, past what Python's parser accepts.  When every branch
+    reads ``t < c`` with increasing numbers ``c``, the ``if``s form a balanced tree
+    (about log2(segments) comparisons per step); otherwise they are tried in order.
+    """
+    pad = "    " * depth
+    if not isinstance(expr, sp.Piecewise):
+        return [f"{pad}return {printer.doprint(expr)}"]
+    pairs = list(expr.args)
+    bounds = [_numeric_bound(c) for _, c in pairs[:-1]]
+    if all(b is not None for b in bounds) and all(x < y for x, y in zip(bounds, bounds[1:])):
+        return _bisect_lines([e for e, _ in pairs], bounds, printer, depth)
+    lines = []
+    for value, cond in pairs[:-1]:
+        lines.append(f"{pad}if {printer.doprint(cond)}:")
+        lines.extend(body_lines(value, printer, depth + 1))
+    return lines + body_lines(pairs[-1][0], printer, depth)
+
+
+def _bisect_lines(values, bounds, printer, depth) -> list[str]:
+    """``values[i]`` for ``bounds[i-1] <= t < bounds[i]``, by halving the bounds."""
+    if len(values) == 1:
+        return body_lines(values[0], printer, depth)
+    middle = len(values) // 2
+    pad = "    " * depth
+    return [f"{pad}if t < {printer.doprint(bounds[middle - 1])}:",
+            *_bisect_lines(values[:middle], bounds[:middle - 1], printer, depth + 1),
+            *_bisect_lines(values[middle:], bounds[middle:], printer, depth)]
+
+
+def _numeric_bound(cond):
+    if isinstance(cond, sp.StrictLessThan) and cond.lhs == t and cond.rhs.is_Integer:
+        return cond.rhs
+    return None
 
 
 def generate(spec: ModuleSpec) -> GeneratedModule:

@@ -42,6 +42,9 @@ from ..special import restart_index
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_ratio
 
+#: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
+#: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
+MAX_INLINE_BRANCHES = 8
 #: Nodes that can overflow, go non-finite or lose precision off their segment.
 _HAZARDS = (sp.cos, sp.sin, sp.tan, sp.exp, sp.log)
 
@@ -415,6 +418,8 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         out = branches[-1][0]
         for code, cond in reversed(branches[:-1]):
             out = f"torch.where({cond}, {code}, {out})"
+            if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
+                out = self.bind(("w", len(self.memo)), out)
         return out
 
     def _print_Relational(self, expr):

@@ -122,8 +122,7 @@ def sequential(children: list[Segment], milestones, name: str) -> Segment:
     if not bounds:
         return children[0]
     starts = [sp.Integer(0), *bounds]
-    result = hold_for(children[0], bounds[0] - starts[0])
+    pieces = [hold_for(children[0], bounds[0] - starts[0])]
     for i, child in enumerate(children[1:], start=1):
-        piece = child if i == len(children) - 1 else hold_for(child, bounds[i] - starts[i])
-        result = sequence(result, piece)
-    return result
+        pieces.append(child if i == len(children) - 1 else hold_for(child, bounds[i] - starts[i]))
+    return sequence(*pieces)

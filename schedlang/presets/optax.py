@@ -138,12 +138,11 @@ def warmup_exponential_decay_schedule(init_value, peak_value, warmup_steps, tran
 def sgdr_schedule(cosine_kwargs):
     """The cycles one after another, each for its own length (optax joins them at the
     cumulative ``decay_steps``); the last one holds its end."""
-    result = None
     for i, cycle in enumerate(cosine_kwargs):
         if cycle.duration is None and i < len(cosine_kwargs) - 1:
             raise ArgumentError("cosine_kwargs", "every cycle but the last needs a length; use "
                                                  "optax.warmup_cosine_decay_schedule(...) cycles")
-        result = cycle if result is None else sequence(result, cycle)
+    result = sequence(*cosine_kwargs) if len(cosine_kwargs) > 1 else cosine_kwargs[0]
     return _seg(result.expr, result.duration, "sgdr_schedule")
 
 

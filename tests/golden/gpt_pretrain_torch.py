@@ -6,7 +6,13 @@ import torch
 
 
 def _reference_lr(t, *, peak=0.0006, warmup=2000, total=100000):
-    return ((((peak*t/warmup) if ((t < warmup)) else ((9/20))*peak*(math.cos(math.pi*(t - warmup)/(total - warmup)) + 1) + ((1/10))*peak)) if ((t < total)) else ((peak*total/warmup) if ((total < warmup)) else ((1/10))*peak))
+    if (t < total):
+        if (t < warmup):
+            return peak*t/warmup
+        return ((9/20))*peak*(math.cos(math.pi*(t - warmup)/(total - warmup)) + 1) + ((1/10))*peak
+    if (total < warmup):
+        return peak*total/warmup
+    return ((1/10))*peak
 
 
 def _reference_weight_decay(t, *, peak=0.0006, warmup=2000, total=100000):

@@ -4,7 +4,13 @@ import math
 
 
 def lr(t, *, total=10000):
-    return (((((39/25000) - (9/6250)*math.cos(math.pi*t/(((1/4))*total - 1))) if ((t <= ((1/4))*total - 1)) else ((((749997/500000000))*math.cos(((4/3))*math.pi*(t - (1/4)*total + 1)/total) + (750003/500000000)) if ((t <= total - 1)) else (3/250000000)))) if ((t < total)) else (3/250000000))
+    if (t < total):
+        if (t <= ((1/4))*total - 1):
+            return (39/25000) - (9/6250)*math.cos(math.pi*t/(((1/4))*total - 1))
+        if (t <= total - 1):
+            return ((749997/500000000))*math.cos(((4/3))*math.pi*(t - (1/4)*total + 1)/total) + (750003/500000000)
+        return (3/250000000)
+    return (3/250000000)
 
 
 SCHEDULES = {'lr': lr}

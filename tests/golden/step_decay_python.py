@@ -4,7 +4,9 @@ import math
 
 
 def lr(t, *, steps_per_epoch=500, base=0.1):
-    return ((((1/5))*base*t/steps_per_epoch) if ((t < 5*steps_per_epoch)) else (10.0)**(-((1) if ((t >= 30*steps_per_epoch)) else 0) - ((1) if ((t >= 60*steps_per_epoch)) else 0) - ((1) if ((t >= 80*steps_per_epoch)) else 0))*base)
+    if (t < 5*steps_per_epoch):
+        return ((1/5))*base*t/steps_per_epoch
+    return (10.0)**(-((1) if ((t >= 30*steps_per_epoch)) else 0) - ((1) if ((t >= 60*steps_per_epoch)) else 0) - ((1) if ((t >= 80*steps_per_epoch)) else 0))*base
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1):

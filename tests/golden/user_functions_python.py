@@ -8,7 +8,9 @@ def lr(t, *, floor_lr=1e-05):
 
 
 def momentum(t, *, floor_lr=1e-05):
-    return ((((1/10000))*t + (17/20)) if ((t < 1000)) else (19/20))
+    if t < 1000:
+        return ((1/10000))*t + (17/20)
+    return (19/20)
 
 
 SCHEDULES = {'lr': lr, 'momentum': momentum}

@@ -10,7 +10,9 @@ def _reference_lr(t, *, floor_lr=1e-05):
 
 
 def _reference_momentum(t, *, floor_lr=1e-05):
-    return ((((1/10000))*t + (17/20)) if ((t < 1000)) else (19/20))
+    if t < 1000:
+        return ((1/10000))*t + (17/20)
+    return (19/20)
 
 
 def lr(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64):

@@ -6,7 +6,11 @@ import torch
 
 
 def _reference_lr(t):
-    return ((((1/500000))*t) if ((t < 500)) else ((((9/20000))*math.cos(math.pi*(((1/500))*t - 1)) + (11/20000)) if ((t < 1000)) else (1/10000)))
+    if t < 500:
+        return ((1/500000))*t
+    if t < 1000:
+        return ((9/20000))*math.cos(math.pi*(((1/500))*t - 1)) + (11/20000)
+    return (1/10000)
 
 
 def lr(t, *, _dtype=torch.float64, _compute=torch.float64):

@@ -10,7 +10,7 @@ def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float
     _v2 = torch.full((), total, dtype=_compute, device=_dev)
     _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
     _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((_v1 < (0.8)*_v2), torch.where((t < 1000), (0.001)*_v0*_v1, _v0), torch.where((t < _v3), _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2, _v4))).to(_dtype)
+    return (torch.where((t < _v3), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2)), torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v4))).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -20,7 +20,7 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     _v2 = torch.full((), total, dtype=_compute, device=_dev)
     _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
     _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), ((0.1)*torch.where((_v1 < (0.8)*_v2), torch.where((t < 1000), (0.001)*_v0*_v1, _v0), _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2))/_v0, _v4)).to(_dtype)
+    return (torch.where((t < _v3), ((0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2)))/_v0, (0.1)*torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v4)/_v0)).to(_dtype)
 
 
 class _StandInLRScheduler:

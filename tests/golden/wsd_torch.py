@@ -6,11 +6,21 @@ import torch
 
 
 def _reference_lr(t, *, peak=0.001, total=50000):
-    return ((((((1/1000))*peak*t) if ((t < 1000)) else peak)) if ((t < ((4/5))*total)) else ((peak - 5*peak*(t - (4/5)*total)/total) if ((t < total)) else 0))
+    if (t < total):
+        if (t < 1000):
+            return ((1/1000))*peak*t
+        if (t < ((4/5))*total):
+            return peak
+        return peak - 5*peak*(t - (4/5)*total)/total
+    if (total < 1000):
+        return ((1/1000))*peak*total
+    return 0
 
 
 def _reference_weight_decay(t, *, peak=0.001, total=50000):
-    return ((((((1/10))*((((((1/1000))*peak*t) if ((t < 1000)) else peak)) if ((t < ((4/5))*total)) else ((peak - 5*peak*(t - (4/5)*total)/total) if ((t < total)) else 0))) if ((t < total)) else 0)/peak) if ((t < total)) else 0)
+    if (t < total):
+        return ((((1/10))*((((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*(t - (4/5)*total)/total))) if ((t < total)) else ((((1/1000))*peak*total) if ((total < 1000)) else 0))) if ((t < total)) else ((1/10))*((((1/1000))*peak*total) if ((total < 1000)) else 0))/peak
+    return ((1/10))*((((1/1000))*peak*total) if ((total < 1000)) else 0)/peak
 
 
 def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -20,7 +30,7 @@ def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float
     _v2 = torch.full((), total, dtype=_compute, device=_dev)
     _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
     _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((_v1 < (0.8)*_v2), torch.where((t < 1000), (0.001)*_v0*_v1, _v0), torch.where((t < _v3), _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2, _v4))).to(_dtype)
+    return (torch.where((t < _v3), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2)), torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v4))).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -30,7 +40,7 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     _v2 = torch.full((), total, dtype=_compute, device=_dev)
     _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
     _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), ((0.1)*torch.where((_v1 < (0.8)*_v2), torch.where((t < 1000), (0.001)*_v0*_v1, _v0), _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2))/_v0, _v4)).to(_dtype)
+    return (torch.where((t < _v3), ((0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v1 - 0.8*_v2)/_v2)))/_v0, (0.1)*torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v4)/_v0)).to(_dtype)
 
 
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
