@@ -19,7 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, mangle, number_literal
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .lower import Lowered, ParamInfo, check_steps, lower
+from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
 
@@ -134,6 +134,7 @@ class Program:
                 check_steps(bound, span)
         for schedule in self.schedules.values():
             if schedule.is_bound:
+                check_within_steps(schedule.name, schedule.duration, schedule.breakpoints, schedule.span)
                 step = check.first_nonfinite_step(schedule.expr)
                 if step is not None:
                     raise SchedlangError(f"schedule '{schedule.name}' is not finite at step {step}",
