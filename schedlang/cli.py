@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .errors import SchedlangError
+from .limits import read_bounded, read_bounded_text
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
@@ -277,7 +278,7 @@ def _verify(args) -> int:
 
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_bounded_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
@@ -333,7 +334,7 @@ def _export(args) -> int:
 
     path = Path(args.file)
     try:
-        source = path.read_bytes()
+        source = read_bounded(path)
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify,

@@ -73,6 +73,21 @@ def decimal(text: str) -> Fraction:
     return Fraction(text)
 
 
+def read_bounded(path) -> bytes:
+    """A file's bytes, but never more than ``MAX_FILE_BYTES + 1`` of them (enough to refuse it).
+
+    Raises ``OSError`` like ``Path.read_bytes``; a 10 GB file costs 256 KiB of memory.
+    """
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def read_bounded_text(path) -> str:
+    """``read_bounded`` as UTF-8 text (``UnicodeDecodeError`` if it is not, unless too big anyway)."""
+    data = read_bounded(path)
+    return data.decode("utf-8", errors="replace" if len(data) > MAX_FILE_BYTES else "strict")
+
+
 def documented() -> dict[str, int]:
     """Each limit's name and value, for the docs test."""
     return {name: value for name, value in globals().items()

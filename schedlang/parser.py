@@ -88,7 +88,7 @@ def _check_size(text: str | bytes, filename: str) -> None:
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="replace"))
     if size > MAX_FILE_BYTES:
         head = text[:200].decode("utf-8", errors="replace") if isinstance(text, bytes) else text[:200]
-        raise SchedlangError(f"the file is {size} bytes; schedlang reads at most {MAX_FILE_BYTES}",
+        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
                              Span.at_offset(Source(head, filename), 0),
                              hint="a schedule is a few lines; generate long piecewise tables in "
                                   "smaller parts, or check that this is the right file")

@@ -19,6 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, mangle, number_literal
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
+from .limits import read_bounded
 from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
@@ -33,7 +34,7 @@ def load(path: str | Path, params: dict | None = None) -> Program:
     """``compile`` the file at ``path``."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     return compile(data, params, filename=str(path))
