@@ -19,7 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, mangle, number_literal
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .limits import read_bounded
+from .limits import MAX_DIGITS, LimitError, decimal, read_bounded
 from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
@@ -51,14 +51,25 @@ def to_number(value, name: str = "value") -> sp.Expr:
     if isinstance(value, int):
         return sp.Integer(value)
     if isinstance(value, (float, str, Fraction)):
-        try:
-            fraction = Fraction(str(value).strip().replace("_", "")) if not isinstance(
-                value, Fraction) else value
-        except (ValueError, ZeroDivisionError):
-            raise SchedlangError(f"{name} must be a number, not {value!r}",
-                                 hint="write it like 500, 0.1 or 3e-4") from None
+        fraction = value if isinstance(value, Fraction) else _fraction(str(value), name)
         return sp.Rational(fraction.numerator, fraction.denominator)
     raise SchedlangError(f"{name} must be a number, not {type(value).__name__}")
+
+
+def _fraction(text: str, name: str) -> Fraction:
+    """A decimal (or ``p/q``) within the digit limits: 5000 digits are "too long", not "not a number"."""
+    try:
+        return decimal(text)
+    except LimitError as exc:
+        raise SchedlangError(f"{name}: {exc}", hint=exc.hint) from None
+    except ValueError:
+        pass
+    try:
+        if len(text) <= 2 * MAX_DIGITS + 1:  # p/q, each part within the digit limit
+            return Fraction(text.strip().replace("_", ""))
+    except (ValueError, ZeroDivisionError):
+        pass
+    raise SchedlangError(f"{name} must be a number, not {text!r}", hint="write it like 500, 0.1 or 3e-4")
 
 
 class Program:
