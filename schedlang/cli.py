@@ -12,21 +12,25 @@ import argparse
 import sys
 from pathlib import Path
 
+from .command_line import CommandLine
 from .errors import SchedlangError
+from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR
+    args.command_line = CommandLine(argv)
     try:
         return args.run(args) or EXIT_OK
     except SchedlangError as exc:
-        print(str(exc), file=sys.stderr)
+        print(str(args.command_line.locate(exc, getattr(args, "defines", []))), file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `schedlang eval ... | head`
         return EXIT_OK
@@ -123,11 +127,21 @@ class _SideAction(argparse.Action):
 
 
 def defines(args) -> dict[str, str]:
+    """``-D NAME=VALUE`` arguments, each checked here so an error points at the bad part."""
+    from .program import to_number
+
+    command_line = getattr(args, "command_line", None) or CommandLine([])
     values = {}
     for item in args.defines:
         name, sep, value = item.partition("=")
+        name_span, value_span = command_line.define_spans(item)
         if not sep or not name.strip():
-            raise SchedlangError(f"-D expects NAME=VALUE, got {item!r}", hint="e.g. -D total=10000")
+            raise SchedlangError(f"-D expects NAME=VALUE, got {item!r}",
+                                 command_line.value_span("-D", item), hint="e.g. -D total=10000")
+        try:
+            to_number(value, f"-D {name.strip()}")
+        except SchedlangError as exc:
+            raise exc.with_span(value_span) from None
         values[name.strip()] = value.strip()
     return values
 
@@ -138,24 +152,67 @@ def load_program(args):
     return load(args.file, defines(args))
 
 
-def parse_steps(text: str | None, program) -> range:
+def parse_steps(text: str | None, program, span_of=None) -> range:
+    """``--steps START:STOP:STEP`` (or one step) as a range of at most ``MAX_EVAL_POINTS`` steps.
+
+    ``span_of(start, length)`` locates part of the text on the command line, for carets.
+    """
     if text is None:
         return default_steps(program)
+    span_of = span_of or (lambda start, length: None)
     parts = text.split(":")
-    try:
-        numbers = [int(p.replace("_", "")) if p.strip() else None for p in parts]
-    except ValueError:
-        raise SchedlangError(f"--steps expects START:STOP:STEP with whole numbers, got {text!r}") from None
-    if len(numbers) == 1 and numbers[0] is not None:
+    if len(parts) > 3:
+        raise SchedlangError(f"--steps expects START:STOP:STEP, got {text!r}", span_of(0, len(text)),
+                             hint="e.g. --steps 0:1000:100")
+    numbers, offset = [], 0
+    for part in parts:
+        numbers.append(_step_number(part, span_of(offset, max(len(part), 1))))
+        offset += len(part) + 1
+    if len(numbers) == 1:
+        if numbers[0] is None:
+            raise SchedlangError("--steps is empty", span_of(0, 1), hint="e.g. --steps 0:1000:100")
         return range(numbers[0], numbers[0] + 1)
-    if len(numbers) not in (2, 3):
-        raise SchedlangError(f"--steps expects START:STOP:STEP, got {text!r}")
     start = numbers[0] or 0
     stop = numbers[1] if numbers[1] is not None else default_steps(program).stop
     step = numbers[2] if len(numbers) == 3 and numbers[2] is not None else 1
-    if start < 0 or step <= 0:
-        raise SchedlangError(f"--steps needs START >= 0 and STEP > 0, got {text!r}")
-    return range(start, stop, step)
+    if step <= 0:
+        raise SchedlangError(f"--steps needs STEP > 0, got {text!r}",
+                             span_of(offset - len(parts[-1]) - 1, max(len(parts[-1]), 1)))
+    steps = range(start, stop, step)
+    if len(steps) > MAX_EVAL_POINTS:
+        raise SchedlangError(f"--steps {text} is {len(steps)} steps; schedlang shows at most "
+                             f"{MAX_EVAL_POINTS}", span_of(0, len(text)),
+                             hint=f"take a larger STEP, e.g. --steps {start}:{stop}:"
+                                  f"{-(-(stop - start) // MAX_EVAL_POINTS)}")
+    return steps
+
+
+def _step_number(part: str, span) -> int | None:
+    """One whole step of ``--steps`` (``1_000``, ``1e6``), from 0 to ``MAX_STEP``."""
+    if not part.strip():
+        return None
+    hint = "START:STOP:STEP are whole numbers of steps, e.g. --steps 0:1000:100"
+    try:
+        value = decimal(part)
+    except LimitError as exc:
+        raise SchedlangError(f"--steps: {exc}", span, hint=exc.hint) from None
+    except ValueError:
+        raise SchedlangError(f"--steps expects whole numbers, got {part.strip()!r}", span,
+                             hint=hint) from None
+    if value.denominator != 1 or value < 0:
+        raise SchedlangError(f"--steps expects whole numbers >= 0, got {part.strip()!r}", span, hint=hint)
+    if value > MAX_STEP:
+        raise SchedlangError(f"--steps goes beyond the largest step {MAX_STEP} "
+                             f"(2**{MAX_STEP.bit_length() - 1})", span, hint=hint)
+    return int(value)
+
+
+def _steps_locator(args):
+    """``span_of`` for ``parse_steps``: part of the ``--steps`` value on the command line."""
+    command_line = getattr(args, "command_line", None)
+    if command_line is None or args.steps is None:
+        return None
+    return lambda start, length: command_line.value_span("--steps", args.steps, start, length)
 
 
 def default_steps(program, points: int = 10) -> range:
@@ -185,7 +242,7 @@ def _eval(args) -> int:
     program = load_program(args)
     names = args.schedule or list(program.schedules)
     schedules = [program[n] for n in names]
-    steps = parse_steps(args.steps, program)
+    steps = parse_steps(args.steps, program, _steps_locator(args))
     from .backends.torch_eval import values
 
     columns = [values(s, steps) for s in schedules]
@@ -206,7 +263,10 @@ def _plot(args) -> int:
 
     program = load_program(args)
     # A picture needs many more points than a table: about one per pixel column.
-    steps = parse_steps(args.steps, program) if args.steps else default_steps(program, points=800)
+    if args.steps:
+        steps = parse_steps(args.steps, program, _steps_locator(args))
+    else:
+        steps = default_steps(program, points=800)
     out = plot(program, steps, output=args.output, log=args.log)
     if args.output:
         print(f"wrote {out}")
@@ -230,7 +290,6 @@ def _compile(args) -> int:
 
 
 def _verify(args) -> int:
-    from fractions import Fraction
 
     from .verify import equivalent, pick_schedule
 
@@ -238,10 +297,7 @@ def _verify(args) -> int:
     if len(sides) != 2:
         raise SchedlangError(f"verify compares two schedules, got {len(sides)}",
                              hint="schedlang verify A.sched B.sched, or -e 'EXPR' for either side")
-    try:
-        rtol = Fraction(args.rtol.strip())
-    except (ValueError, ZeroDivisionError):
-        raise SchedlangError(f"--rtol expects a number, got {args.rtol!r}") from None
+    rtol = _rtol(args)
     params = defines(args)
     declared = set()
     schedules, sources = [], []
@@ -275,9 +331,29 @@ def _verify(args) -> int:
     return EXIT_DIFFERENT
 
 
+def _rtol(args):
+    """``--rtol``: a number >= 0, written like 1e-9 (or a fraction 1/1000)."""
+    from fractions import Fraction
+
+    span = args.command_line.value_span("--rtol", args.rtol) if hasattr(args, "command_line") else None
+    try:
+        rtol = decimal(args.rtol)
+    except LimitError as exc:
+        raise SchedlangError(f"--rtol: {exc}", span, hint=exc.hint) from None
+    except ValueError:
+        try:
+            rtol = Fraction(args.rtol.strip()) if len(args.rtol) <= 100 else None
+        except (ValueError, ZeroDivisionError):
+            rtol = None
+    if rtol is None or rtol < 0:
+        raise SchedlangError(f"--rtol expects a number >= 0, got {args.rtol!r}", span,
+                             hint="e.g. --rtol 1e-9") from None
+    return rtol
+
+
 def _read(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_bounded_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
@@ -333,7 +409,7 @@ def _export(args) -> int:
 
     path = Path(args.file)
     try:
-        source = path.read_bytes()
+        source = read_bounded(path)
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify,

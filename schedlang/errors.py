@@ -111,11 +111,52 @@ class SchedlangError(Exception):
         return "\n".join(parts)
 
 
+#: Candidates this close to the best match count as a tie, which ``_role`` then breaks.
+NEAR_TIE = 0.05
+
+
 def did_you_mean(name: str, known) -> str | None:
     """A 'did you mean' hint naming the closest known name, if any is close."""
-    matches = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.6)
-    if not matches:
-        lowered = {k.lower(): k for k in known}
-        if name.lower() in lowered:
-            matches = [lowered[name.lower()]]
-    return f"did you mean '{matches[0]}'?" if matches else None
+    match = closest(name, known)
+    return f"did you mean '{match}'?" if match else None
+
+
+def closest(name: str, known, cutoff: float = 0.6) -> str | None:
+    """The known name closest to ``name``; among near ties, the learning-rate schedule.
+
+    Libraries name twins alike (Cerebras' ``CosineDecayLR`` / ``CosineDecayWD``) and a
+    plain string distance cannot tell which one a truncated name meant; the lr one is
+    what nearly everyone means, so near ties go to names that end in LR, and names that
+    end in WD (or another non-lr role) come last.  Exact case-insensitive matches win.
+    """
+    candidates = sorted(set(known))
+    lowered = {k.lower(): k for k in candidates}
+    if name.lower() in lowered and name not in candidates:
+        return lowered[name.lower()]
+    matcher = difflib.SequenceMatcher(b=name)
+    scored = []
+    for candidate in candidates:
+        matcher.set_seq1(candidate)
+        if matcher.real_quick_ratio() >= cutoff and matcher.quick_ratio() >= cutoff:
+            score = matcher.ratio()
+            if score >= cutoff:
+                scored.append((score, candidate))
+    if not scored:
+        return None
+    best = max(score for score, _ in scored)
+    ties = [(score, c) for score, c in scored if score >= best - NEAR_TIE]
+    return max(ties, key=lambda item: (_role(item[1]), item[0], -len(item[1]), item[1]))[1]
+
+
+_LR_SUFFIXES = ("lr", "_lr", "learningrate", "learning_rate")
+_OTHER_SUFFIXES = ("wd", "_wd", "weightdecay", "weight_decay", "momentum", "beta")
+
+
+def _role(candidate: str) -> int:
+    """1 for a learning-rate name (``CosineDecayLR``), -1 for its twins (``...WD``), else 0."""
+    last = candidate.rsplit(".", 1)[-1].lower()
+    if last.endswith(_LR_SUFFIXES):
+        return 1
+    if last.endswith(_OTHER_SUFFIXES):
+        return -1
+    return 0

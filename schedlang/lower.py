@@ -18,6 +18,7 @@ import sympy as sp
 
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
+from .limits import MAX_DEF_EXPANSION, MAX_SEGMENTS, MAX_STEP
 from .schedule_algebra import Segment, combine, hold_for, sequence, tau
 from .stdlib import REQUIRED, Builtin, Warmup
 
@@ -133,6 +134,7 @@ class _Lowerer:
         self.schedules: dict[str, tuple[Segment, Span]] = {}
         self.durations: list[tuple[sp.Expr, Span]] = []
         self.calling: list[str] = []  # user functions being expanded, to refuse recursion
+        self.expanded = 0  # IR nodes that calls of user functions expanded to (MAX_DEF_EXPANSION)
         self.scopes: list[dict[str, object]] = []
         # scale(...) in effect, outermost first; whether a warmup duration is being lowered
         self.time_scales: list[TimeScale] = []
@@ -333,6 +335,10 @@ class _Lowerer:
 
     def _seq(self, node: ir.Seq):
         parts = _flatten_seq(node)
+        if len(parts) > MAX_SEGMENTS:
+            raise SchedlangError(f"this sequence joins {len(parts)} schedules with >>; schedlang takes "
+                                 f"at most {MAX_SEGMENTS}", parts[MAX_SEGMENTS].span,
+                                 hint="use a formula (step, multistep, cycle) for a repeating pattern")
         values = [(self.value(p), p) for p in parts]
         segments: list[tuple[Segment, ir.Node]] = []
         for i, (value, part) in enumerate(values):
@@ -528,6 +534,8 @@ class _Lowerer:
                 item = self._constant_of(item, item_node, f"an item of {arg.name}")
                 if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
                     item = self.scaled(item)
+                if arg.name in STEP_LISTS:
+                    _refuse_huge_step(item, item_node.span, f"an item of {arg.name}")
                 items.append(item)
             return items
         if arg.kind == "schedules":
@@ -568,6 +576,7 @@ class _Lowerer:
         if missing:
             raise SchedlangError(f"{fdef.name}() is missing '{missing[0]}'", node.span,
                                  hint=f"{fdef.name}({', '.join(fdef.params)})")
+        self._spend_expansion(fdef, node)
         self.calling.append(fdef.name)
         self.scopes.append(bound)
         try:
@@ -575,6 +584,16 @@ class _Lowerer:
         finally:
             self.scopes.pop()
             self.calling.pop()
+
+    def _spend_expansion(self, fdef: ir.Def, node: ir.Call) -> None:
+        """A def is expanded at every call: ``f(x) = g(x) + g(x)`` nested 40 deep is 2**40 bodies."""
+        self.expanded += _node_count(fdef.body)
+        if self.expanded > MAX_DEF_EXPANSION:
+            raise SchedlangError(f"calls of user functions expand to more than {MAX_DEF_EXPANSION} "
+                                 "expression nodes", node.span,
+                                 hint=f"'{fdef.name}' is expanded at every call, so functions calling "
+                                      "functions several times grow exponentially; compute shared "
+                                      "parts once with `let`")
 
     # -- coercions -------------------------------------------------------------------
 
@@ -645,6 +664,26 @@ def check_steps(expr: sp.Expr, span: Span) -> None:
                              hint=f"round it, e.g. {math.floor(value)} or {math.ceil(value)}")
     if expr <= 0:
         raise SchedlangError(f"a duration must be positive, not {expr}", span)
+    _refuse_huge_step(expr, span, "a duration")
+
+
+def check_within_steps(name: str, duration, breakpoints, span: Span | None) -> None:
+    """A whole schedule (``>>`` adds durations up; ``if t < c``) must also fit in ``MAX_STEP``."""
+    ends = [sp.Integer(duration)] if isinstance(duration, int) else []
+    last = max([b for b in breakpoints if b.is_comparable] + ends, default=0)
+    if last > MAX_STEP:
+        shown = _show(float(last)) if last > 10**12 else str(last)
+        raise SchedlangError(f"schedule '{name}' changes at step {shown}, beyond the largest step "
+                             f"{MAX_STEP} (2**{MAX_STEP.bit_length() - 1})", span,
+                             hint="torch counts steps in int64; no training run is this long")
+
+
+def _refuse_huge_step(expr: sp.Expr, span: Span, what: str = "a step") -> None:
+    """Steps are int64 in torch: a duration of 10**30 would overflow there, long after `check`."""
+    if expr.is_number and expr.is_comparable and expr > MAX_STEP:
+        raise SchedlangError(f"{what} must be at most {MAX_STEP} steps "
+                             f"(2**{MAX_STEP.bit_length() - 1})", span,
+                             hint="torch counts steps in int64; no training run is this long")
 
 
 def _show(value: float) -> str:
@@ -689,6 +728,19 @@ def _has_time_unit(node) -> bool:
     if isinstance(node, tuple):
         return any(_has_time_unit(n) for n in node)
     return False
+
+
+def _node_count(node) -> int:
+    """How many IR nodes ``node`` holds: the cost of expanding it once (iterative: no recursion)."""
+    count, stack = 0, [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Node):
+            count += 1
+            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
+        elif isinstance(item, tuple):
+            stack.extend(item)
+    return count
 
 
 def _flatten_seq(node: ir.Node) -> list[ir.Node]:

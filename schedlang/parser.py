@@ -19,8 +19,13 @@ from lark import Token, Transformer, v_args
 
 from . import ir
 from .errors import SchedlangError, Source, Span
+from .limits import MAX_FILE_BYTES, MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal
 
-MAX_DEPTH = 100  # nesting levels of one expression; deeper is surely a mistake
+MAX_DEPTH = MAX_NESTING  # the old name, kept for importers of this module
+
+#: The words of the language (SPEC section 2): never names, even where the grammar could tell.
+RESERVED = frozenset("param let def schedule where if then else for and or not true false".split())
+_BOM = "\ufeff"
 
 # What each terminal means to a person reading an error.
 _TERMINAL_WORDS = {
@@ -45,7 +50,8 @@ def grammar_text() -> str:
 
 
 def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
-    """Parse the text of a .sched file."""
+    """Parse the text of a .sched file (a leading UTF-8 byte order mark is dropped)."""
+    _check_size(text, filename)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -55,6 +61,8 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
                 f"the file is not valid UTF-8 (byte 0x{text[exc.start]:02x} at offset {exc.start})",
                 Span.at_offset(source, exc.start),
                 hint="save the file as UTF-8 text") from None
+    # Editors on Windows write a BOM; it is not part of the text, and columns count without it.
+    text = text.removeprefix(_BOM)
     source = Source(text, filename)
     if not _has_code(text):
         raise SchedlangError(
@@ -73,6 +81,17 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
         raise SchedlangError("the file ends in the middle of an expression",
                              Span.at_offset(source, len(text)),
                              hint=f"expected {_expected_words(exc.expected)}") from None
+
+
+def _check_size(text: str | bytes, filename: str) -> None:
+    """Refuse a huge file before the parser spends seconds (and memory) on it."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="replace"))
+    if size > MAX_FILE_BYTES:
+        head = text[:200].decode("utf-8", errors="replace") if isinstance(text, bytes) else text[:200]
+        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
+                             Span.at_offset(Source(head, filename), 0),
+                             hint="a schedule is a few lines; generate long piecewise tables in "
+                                  "smaller parts, or check that this is the right file")
 
 
 def _has_code(text: str) -> bool:
@@ -138,16 +157,27 @@ def _token_span(source: Source, token: Token) -> Span:
     return Span(source, token.line, token.column, end_line, end_column)
 
 
-MAX_EXPONENT = 400  # 1e400 is far beyond float64 already; bigger ones are typos (or attacks)
-
-
 def _number(text: str, span: Span) -> Fraction:
-    text = text.replace("_", "")
-    mantissa, _, exponent = text.lower().partition("e")
-    if exponent and abs(int(exponent)) > MAX_EXPONENT or len(mantissa) > MAX_EXPONENT:
-        raise SchedlangError("this number is out of range", span,
-                             hint=f"schedlang numbers stay within 1e-{MAX_EXPONENT}..1e{MAX_EXPONENT}")
-    return Fraction(text)
+    try:
+        return decimal(text)
+    except LimitError as exc:
+        raise SchedlangError(str(exc), span, hint=exc.hint) from None
+
+
+def _count(items, what: str) -> None:
+    """Refuse a list or call longer than ``MAX_LIST_ITEMS`` before anything is built from it."""
+    if len(items) > MAX_LIST_ITEMS:
+        raise SchedlangError(f"{what} has {len(items)} items; schedlang takes at most {MAX_LIST_ITEMS}",
+                             items[MAX_LIST_ITEMS].span,
+                             hint="a schedule with this many pieces is surely generated: use a "
+                                  "formula (step, multistep, exp) or a coarser table")
+
+
+def _not_reserved(token, what: str, span: Span) -> None:
+    """``schedule if = ...`` parses (the lexer reads a name there) but the word is not a name."""
+    if str(token) in RESERVED:
+        raise SchedlangError(f"'{token}' is a word of the language and cannot be {what}", span,
+                             hint=f"pick another name, e.g. '{token}_' or 'my_{token}'")
 
 
 @v_args(inline=True)
@@ -167,8 +197,8 @@ class _Builder(Transformer):
 
     def _made(self, node, *children):
         depth = 1 + max((self.depth.get(id(c), 0) for c in children), default=0)
-        if depth > MAX_DEPTH:
-            raise SchedlangError(f"this expression nests more than {MAX_DEPTH} levels deep", node.span,
+        if depth > MAX_NESTING:
+            raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep", node.span,
                                  hint="split it into `let` definitions")
         self.depth[id(node)] = depth
         return node
@@ -197,6 +227,8 @@ class _Builder(Transformer):
         return ir.Bool(self._span(tok), False)
 
     def name(self, *parts):
+        for part in parts:
+            _not_reserved(part, "used as a name", self._span(part))
         return ir.Name(self._span(*parts), ".".join(str(p) for p in parts))
 
     def paren(self, lpar, expr):
@@ -208,16 +240,19 @@ class _Builder(Transformer):
 
     def list_(self, lsqb, *items):
         items = tuple(i for i in items if i is not None)
+        _count(items, "this list")
         return self._made(ir.List(self._span(lsqb, *items), items), *items)
 
     def arguments(self, *args):
         return [a for a in args if a is not None]
 
     def keyword(self, name, value):
+        # Not checked for reserved words: it names the callee's argument (`scale(schedule=...)`).
         return ir.Keyword(self._span(name, value), str(name), value)
 
     def call(self, func, lpar, arguments):
         arguments = arguments or []
+        _count(arguments, "this call")
         positional, keywords = [], []
         for arg in arguments:
             if isinstance(arg, ir.Keyword):
@@ -265,23 +300,28 @@ class _Builder(Transformer):
     # -- statements ------------------------------------------------------------------
 
     def param(self, name, type_, default, where):
+        _not_reserved(name, "a parameter name", self._span(name))
         return ir.Param(self._span(name, where or default or type_), str(name), str(type_),
                         self._span(type_), default, where)
 
     def let(self, name, value):
+        _not_reserved(name, "a let name", self._span(name))
         return ir.Let(self._span(name, value), str(name), value)
 
     def def_(self, name, *rest):
         *params, body = rest
         params = [p for p in params if p is not None]
+        _not_reserved(name, "a function name", self._span(name))
         seen = set()
         for p in params:
+            _not_reserved(p, "a parameter name", self._span(p))
             if str(p) in seen:
                 raise SchedlangError(f"parameter '{p}' appears twice", self._span(p))
             seen.add(str(p))
         return ir.Def(self._span(name, body), str(name), tuple(str(p) for p in params), body)
 
     def schedule(self, name, value):
+        _not_reserved(name, "a schedule name", self._span(name))
         return ir.ScheduleDecl(self._span(name, value), str(name), value)
 
     def program(self, *statements):

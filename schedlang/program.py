@@ -19,7 +19,8 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .lower import Lowered, ParamInfo, check_steps, lower, plain_symbol
+from .limits import MAX_DIGITS, LimitError, decimal, read_bounded
+from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
 
@@ -33,7 +34,7 @@ def load(path: str | Path, params: dict | None = None) -> Program:
     """``compile`` the file at ``path``."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = read_bounded(path)
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     return compile(data, params, filename=str(path))
@@ -50,12 +51,7 @@ def to_number(value, name: str = "value") -> sp.Expr:
     if isinstance(value, int):
         return sp.Integer(value)
     if isinstance(value, (float, str, Fraction)):
-        try:
-            fraction = Fraction(str(value).strip().replace("_", "")) if not isinstance(
-                value, Fraction) else value
-        except (ValueError, ZeroDivisionError):
-            raise SchedlangError(f"{name} must be a number, not {value!r}",
-                                 hint="write it like 500, 0.1 or 3e-4") from None
+        fraction = value if isinstance(value, Fraction) else _fraction(str(value), name)
         return sp.Rational(fraction.numerator, fraction.denominator)
     raise SchedlangError(f"{name} must be a number, not {type(value).__name__}")
 
@@ -92,6 +88,22 @@ def bind_params(params: dict[str, ParamInfo], given: dict, base: dict | None = N
                               if plain_symbol(n, params[n].type) in info.where.free_symbols)
             raise SchedlangError(f"parameter '{name}' must satisfy {info.where} ({shown})", info.span)
     return values
+
+
+def _fraction(text: str, name: str) -> Fraction:
+    """A decimal (or ``p/q``) within the digit limits: 5000 digits are "too long", not "not a number"."""
+    try:
+        return decimal(text)
+    except LimitError as exc:
+        raise SchedlangError(f"{name}: {exc}", hint=exc.hint) from None
+    except ValueError:
+        pass
+    try:
+        if len(text) <= 2 * MAX_DIGITS + 1:  # p/q, each part within the digit limit
+            return Fraction(text.strip().replace("_", ""))
+    except (ValueError, ZeroDivisionError):
+        pass
+    raise SchedlangError(f"{name} must be a number, not {text!r}", hint="write it like 500, 0.1 or 3e-4")
 
 
 class Program:
@@ -146,6 +158,7 @@ class Program:
                 check_steps(bound, span)
         for schedule in self.schedules.values():
             if schedule.is_bound:
+                check_within_steps(schedule.name, schedule.duration, schedule.breakpoints, schedule.span)
                 step = check.first_nonfinite_step(schedule.expr)
                 if step is not None:
                     raise SchedlangError(f"schedule '{schedule.name}' is not finite at step {step}",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SchedlangError
+from ..limits import MAX_FILE_BYTES, read_bounded_text
 
 FORMATS = ("cerebras-yaml", "sambaflow")
 STYLES = ("presets", "core")
@@ -50,7 +51,7 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     path = Path(path)
     fmt = format or guess_format(path)
     try:
-        text = path.read_text(encoding="utf-8") if str(path) != "-" else _stdin()
+        text = read_bounded_text(path) if str(path) != "-" else _stdin()
     except OSError as exc:
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
@@ -74,7 +75,7 @@ def guess_format(path: Path) -> str:
 def _stdin() -> str:
     import sys
 
-    return sys.stdin.read()
+    return sys.stdin.read(MAX_FILE_BYTES + 1)
 
 
 def _check_style(style: str) -> None:

@@ -15,6 +15,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..limits import decimal
+
 
 def exact(value) -> sp.Rational | None:
     """A YAML scalar (int, float or numeric string) as an exact rational; None if not a number."""
@@ -28,8 +30,8 @@ def exact(value) -> sp.Rational | None:
         fraction = Fraction(repr(value))
     elif isinstance(value, str):
         try:
-            fraction = Fraction(value.strip().replace("_", ""))
-        except (ValueError, ZeroDivisionError):
+            fraction = decimal(value)  # within the digit limits: never 10 ** 999999999
+        except ValueError:
             return None
     else:
         return None

@@ -7,13 +7,24 @@ build ``Node``s that keep a ``Span`` for every value and every mapping key.
 Scalars are constructed by the safe constructor, exactly as ``safe_load``
 would.  PyYAML is an optional dependency (the ``yaml`` extra); it is imported
 here, lazily, only when a YAML file is actually read.
+
+A hostile file cannot make the reader hang or crash: the loader counts
+nesting depth and aliases as it composes (``MAX_YAML_DEPTH``,
+``MAX_YAML_ALIASES``), the conversion counts values as aliases expand them
+(``MAX_YAML_VALUES``: a billion-laughs file stops there), and long or huge
+numbers are refused before Python converts them (``MAX_DIGITS``).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 
 from ..errors import SchedlangError, Source, Span
+from ..limits import MAX_FILE_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, decimal
+
+_NUMERIC = re.compile(r"[-+]?[\d_.]+([eE][-+]?[\d_]+)?")
 
 
 @dataclass
@@ -58,32 +69,89 @@ def _span(source: Source, start, end) -> Span:
     return Span(source, line, column, line, max(len(text) + 1, column + 1))
 
 
+@functools.lru_cache(maxsize=1)
+def _loader_class():
+    """``yaml.SafeLoader`` that counts depth, aliases and merged keys while it composes."""
+    yaml = _yaml()
+
+    class BoundedLoader(yaml.SafeLoader):
+        def __init__(self, text: str, source: Source):
+            super().__init__(text)
+            self.source, self.depth, self.aliases = source, 0, 0
+
+        def refuse(self, message: str, mark, hint: str) -> SchedlangError:
+            return SchedlangError(message, _span(self.source, mark, mark), hint=hint)
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_YAML_ALIASES:
+                    raise self.refuse(f"more than {MAX_YAML_ALIASES} YAML aliases", event.start_mark,
+                                      hint="a configuration needs few aliases (*name); write values out")
+            self.depth += 1
+            if self.depth > MAX_YAML_DEPTH:
+                raise self.refuse(f"the YAML nests more than {MAX_YAML_DEPTH} levels deep",
+                                  event.start_mark, hint="a scheduler configuration is a few levels deep")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def flatten_mapping(self, node):
+            super().flatten_mapping(node)  # merge keys (<<) copy entries: count them too
+            if len(node.value) > MAX_YAML_VALUES:
+                raise self.refuse(f"merge keys (<<) expand this mapping to more than {MAX_YAML_VALUES} "
+                                  "entries", node.start_mark, hint="write the mapping out")
+
+    return BoundedLoader
+
+
 def load(text: str, filename: str = "<string>") -> Node:
     """Parse YAML text safely into ``Node``s; YAML syntax errors become ``SchedlangError``s."""
     yaml = _yaml()
-    source = Source(text, filename)
-    loader = yaml.SafeLoader(text)
+    source = Source(text.removeprefix("\ufeff"), filename)
+    _check_size(source)
+    loader = None
     try:
+        loader = _loader_class()(source.text, source)
         root = loader.get_single_node()
         if root is None:
             raise SchedlangError("the YAML file is empty", Span(source, 1, 1, 1, 2))
-        return _convert(loader, root, source)
+        return _convert(loader, root, source, [0])
+    except yaml.reader.ReaderError as exc:  # a NUL byte or other control character
+        raise SchedlangError(f"not valid YAML: character U+{exc.character:04X} is not allowed",
+                             Span.at_offset(source, exc.position),
+                             hint="YAML files are printable text; remove the character") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         span = _span(source, mark, mark) if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise SchedlangError(f"not valid YAML: {problem}", span) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+def _check_size(source: Source) -> None:
+    size = len(source.text.encode("utf-8", errors="replace"))
+    if size > MAX_FILE_BYTES:
+        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
+                             Span(source, 1, 1, 1, 2), hint="check that this is the right file")
 
 
 _STANDARD_TAGS = "tag:yaml.org,2002:"
 _PYTHON_TAGS = "tag:yaml.org,2002:python"
 
 
-def _convert(loader, node, source: Source) -> Node:
+def _convert(loader, node, source: Source, count: list[int]) -> Node:
     yaml = _yaml()
     span = _span(source, node.start_mark, node.end_mark)
+    count[0] += 1  # values after alias expansion, shared by the whole walk
+    if count[0] > MAX_YAML_VALUES:
+        raise SchedlangError(f"the YAML holds more than {MAX_YAML_VALUES} values once its aliases "
+                             "are expanded", span,
+                             hint="aliases (*name) that repeat other aliases grow exponentially")
     if not node.tag.startswith(_STANDARD_TAGS) or node.tag.startswith(_PYTHON_TAGS):
         raise SchedlangError(f"the YAML tag {node.tag} is not allowed", span,
                              hint="configurations hold plain numbers, strings, lists and mappings")
@@ -99,9 +167,21 @@ def _convert(loader, node, source: Source) -> Node:
             if key in values:
                 raise SchedlangError(f"'{key}' is given twice", key_span,
                                      hint=f"first at {keys[key].location}")
-            values[key] = _convert(loader, value_node, source)
+            values[key] = _convert(loader, value_node, source, count)
             keys[key] = key_span
         return Node(values, span, keys)
     if isinstance(node, yaml.SequenceNode):
-        return Node([_convert(loader, item, source) for item in node.value], span)
+        return Node([_convert(loader, item, source, count) for item in node.value], span)
+    _check_number(node.value, span)
     return Node(loader.construct_object(node, deep=True), span)
+
+
+def _check_number(text: str, span: Span) -> None:
+    """A 5000-digit integer (or ``1e999999999``) is refused before Python converts it."""
+    if isinstance(text, str) and _NUMERIC.fullmatch(text.strip()):
+        try:
+            decimal(text)
+        except LimitError as exc:
+            raise SchedlangError(str(exc), span, hint=exc.hint) from None
+        except ValueError:
+            pass  # not a plain decimal (``1:30``, ``1.2.3``): the safe constructor decides

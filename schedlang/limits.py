@@ -1,0 +1,94 @@
+"""Every size limit of schedlang, in one place.
+
+A schedule file, a ``-D`` value, a ``--steps`` range or an imported YAML file
+can be hostile or simply mistyped (a stray ``**`` or a pasted megabyte of
+numbers).  Each limit below turns such input into a located ``SchedlangError``
+in bounded time and memory instead of a hang, a ``MemoryError`` or a
+traceback.  The values are generous for real schedules; ``docs/language.md``
+("Limits") lists them and ``tests/test_limits.py`` checks that the docs and
+the code agree, so change a number here and there together.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+#: Bytes of one ``.sched`` file or imported configuration.
+MAX_FILE_BYTES = 256 * 1024
+#: Nesting levels of one expression (parentheses, operators, calls, lists).
+MAX_NESTING = 100
+#: Digits of one number literal (``-D`` values and YAML numbers included).
+MAX_DIGITS = 400
+#: Magnitude of a literal's decimal exponent: ``1e400`` is far beyond float64 already.
+MAX_EXPONENT = 400
+#: Items of one list literal (``piecewise`` values, milestones) and arguments of one call.
+MAX_LIST_ITEMS = 1000
+#: Schedules joined by ``>>`` in one sequence.
+MAX_SEGMENTS = 1000
+#: Expression nodes that expanding the calls of user functions (``def``) may produce in one file.
+MAX_DEF_EXPANSION = 20_000
+#: The largest duration, milestone or step: torch evaluates steps as int64, with room to add.
+MAX_STEP = 2**62
+#: Steps one ``schedlang eval`` / ``plot --steps`` range may hold.
+MAX_EVAL_POINTS = 10_000_000
+#: Nesting levels of an imported YAML document.
+MAX_YAML_DEPTH = 100
+#: Aliases (``*name``) in an imported YAML document.
+MAX_YAML_ALIASES = 100
+#: Values of an imported YAML document once aliases are expanded (the billion-laughs guard).
+MAX_YAML_VALUES = 100_000
+
+_DECIMAL = re.compile(r"[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?")
+
+
+class LimitError(ValueError):
+    """A number outside the limits above: the message says which limit, the hint what to do."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
+def decimal(text: str) -> Fraction:
+    """An exact decimal literal (``500``, ``1_000``, ``3e-4``, ``0.1``) within the digit limits.
+
+    ``Fraction(text)`` alone would compute ``10 ** 999999999`` for ``1e999999999`` and
+    refuse 5000 digits with Python's own message; this checks the sizes first.
+    Raises ``LimitError`` for a number that is too long, ``ValueError`` for one that is
+    not a decimal literal at all.
+    """
+    text = text.strip()
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(f"not a decimal number: {text!r}")
+    text = text.replace("_", "")
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = sum(c.isdigit() for c in mantissa)
+    if digits > MAX_DIGITS:
+        raise LimitError(f"this number has {digits} digits; schedlang reads at most {MAX_DIGITS}",
+                         "write a long number with an exponent, e.g. 1.5e20")
+    if exponent and (len(exponent.lstrip("+-")) > 6 or abs(int(exponent)) > MAX_EXPONENT):
+        raise LimitError("this number is out of range",
+                         f"schedlang numbers stay within 1e-{MAX_EXPONENT}..1e{MAX_EXPONENT}")
+    return Fraction(text)
+
+
+def read_bounded(path) -> bytes:
+    """A file's bytes, but never more than ``MAX_FILE_BYTES + 1`` of them (enough to refuse it).
+
+    Raises ``OSError`` like ``Path.read_bytes``; a 10 GB file costs 256 KiB of memory.
+    """
+    with open(path, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def read_bounded_text(path) -> str:
+    """``read_bounded`` as UTF-8 text (``UnicodeDecodeError`` if it is not, unless too big anyway)."""
+    data = read_bounded(path)
+    return data.decode("utf-8", errors="replace" if len(data) > MAX_FILE_BYTES else "strict")
+
+
+def documented() -> dict[str, int]:
+    """Each limit's name and value, for the docs test."""
+    return {name: value for name, value in globals().items()
+            if name.startswith("MAX_") and isinstance(value, int)}
