@@ -155,3 +155,22 @@ def test_a_long_sequence_compiles_flat_in_every_target():
     expected = [0.0 if s >= 10 * count else 1 - (s % 10) / 10 for s in steps]
     assert [lr(s) for s in steps] == pytest.approx(expected, abs=1e-15)
     assert lr.torch(torch.tensor(steps)).tolist() == pytest.approx(expected, abs=1e-15)
+
+
+# -- 9. each segment is computed in its own local step ------------------------------------------
+
+def test_no_precision_is_lost_after_a_long_prefix():
+    lr = schedlang.compile("constant(1, 1e9) >> linear(1e-6, 0, 100)")["lr"]
+    steps = [10**9, 10**9 + 50, 10**9 + 99]
+    exact = [1e-6, 5e-7, 1e-8]
+    assert [lr(s) for s in steps] == pytest.approx(exact, rel=1e-14)
+    assert lr.torch(torch.tensor(steps)).tolist() == pytest.approx(exact, rel=1e-14)
+    assert lr.torch(torch.tensor(steps), dtype=torch.float32).tolist() == [
+        float(torch.tensor(v, dtype=torch.float32)) for v in exact]
+
+
+def test_a_decay_to_zero_after_a_warmup_never_goes_negative():
+    lr = schedlang.compile("warmup(linear, 3) >> linear(0.3, 0, 7777777)")["lr"]
+    steps = list(range(7777770, 7777782))
+    assert min(lr(s) for s in steps) == 0.0
+    assert lr.torch(torch.tensor(steps)).min().item() == 0.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..schedule_algebra import t
+from ..schedule_algebra import canonical, t
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
 RESTART_INDEX_HELPER = '''\
@@ -93,37 +93,54 @@ def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter)
     return signature + "\n" + "".join(f"{line}\n" for line in body_lines(renamed, printer, 1))
 
 
-def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int) -> list[str]:
+def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) -> list[str]:
     """Statements returning ``expr``: a top-level ``Piecewise`` becomes ``if`` statements.
 
     A schedule of a thousand segments would otherwise be a conditional expression
     nested a thousand deep, past what Python's parser accepts.  When every branch
     reads ``t < c`` with increasing numbers ``c``, the ``if``s form a balanced tree
     (about log2(segments) comparisons per step); otherwise they are tried in order.
+    Each branch is computed in its own local step (``t - start``, whole numbers),
+    so ``constant(1, 10**9) >> linear(1e-6, 0, 100)`` loses nothing to cancellation.
     """
     pad = "    " * depth
     if not isinstance(expr, sp.Piecewise):
-        return [f"{pad}return {printer.doprint(expr)}"]
+        return _local_return(expr, printer, pad, start)
     pairs = list(expr.args)
     bounds = [_numeric_bound(c) for _, c in pairs[:-1]]
     if all(b is not None for b in bounds) and all(x < y for x, y in zip(bounds, bounds[1:])):
-        return _bisect_lines([e for e, _ in pairs], bounds, printer, depth)
+        return _bisect_lines([e for e, _ in pairs], [start, *bounds], printer, depth)
     lines = []
     for value, cond in pairs[:-1]:
         lines.append(f"{pad}if {printer.doprint(cond)}:")
-        lines.extend(body_lines(value, printer, depth + 1))
-    return lines + body_lines(pairs[-1][0], printer, depth)
+        lines.extend(body_lines(value, printer, depth + 1, start))
+        start = _bound_of(cond) if _bound_of(cond) is not None else start
+    return lines + body_lines(pairs[-1][0], printer, depth, start)
 
 
-def _bisect_lines(values, bounds, printer, depth) -> list[str]:
-    """``values[i]`` for ``bounds[i-1] <= t < bounds[i]``, by halving the bounds."""
+def _local_return(expr: sp.Expr, printer: ReferencePrinter, pad: str, start) -> list[str]:
+    """``return expr``, written in the local step ``t - start`` when that changes the formula."""
+    if start == 0 or t not in expr.free_symbols:
+        return [f"{pad}return {printer.doprint(expr)}"]
+    local = canonical(expr.xreplace({t: t + start}))
+    return [f"{pad}t = t - ({printer.doprint(start)})", f"{pad}return {printer.doprint(local)}"]
+
+
+def _bisect_lines(values, starts, printer, depth) -> list[str]:
+    """``values[i]`` for ``starts[i] <= t < starts[i + 1]``, by halving the list."""
     if len(values) == 1:
-        return body_lines(values[0], printer, depth)
+        return body_lines(values[0], printer, depth, starts[0])
     middle = len(values) // 2
     pad = "    " * depth
-    return [f"{pad}if t < {printer.doprint(bounds[middle - 1])}:",
-            *_bisect_lines(values[:middle], bounds[:middle - 1], printer, depth + 1),
-            *_bisect_lines(values[middle:], bounds[middle:], printer, depth)]
+    return [f"{pad}if t < {printer.doprint(starts[middle])}:",
+            *_bisect_lines(values[:middle], starts[:middle], printer, depth + 1),
+            *_bisect_lines(values[middle:], starts[middle:], printer, depth)]
+
+
+def _bound_of(cond):
+    if isinstance(cond, sp.StrictLessThan) and cond.lhs == t and t not in cond.rhs.free_symbols:
+        return cond.rhs
+    return None
 
 
 def _numeric_bound(cond):

@@ -37,7 +37,7 @@ from sympy.core.relational import Relational
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..schedule_algebra import t
+from ..schedule_algebra import canonical, t
 from ..special import restart_index
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_ratio
@@ -61,10 +61,11 @@ class Scope:
     lo: sp.Expr = sp.Integer(0)
     hi: sp.Expr | None = None
     clamp: bool = False
+    local: bool = False  # the step is a branch's local step, which is negative before the branch
 
     @property
     def trivial(self) -> bool:
-        return not self.clamp or (self.lo == 0 and self.hi is None)
+        return not self.clamp or (self.lo == 0 and self.hi is None and not self.local)
 
 
 def needs_clamp(expr: sp.Basic) -> bool:
@@ -129,6 +130,9 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         self.memo: dict[object, str] = {}
         self.scope = Scope()
         self.raw_step = False  # conditions read the unclamped step
+        # The int64 code the symbol ``t`` stands for: the function's step, or inside a
+        # branch of a Piecewise the branch's local step (see ``_localized``).
+        self.step = "t"
 
     # -- statements ------------------------------------------------------------------
 
@@ -142,21 +146,21 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         return name
 
     def float_step(self) -> str:
-        base = self.bind("tf", "t.to(_compute)")
+        base = self.bind(("tf", self.step), f"{self.step}.to(_compute)")
         scope = self.scope
         if self.raw_step or scope.trivial:
             return base
         lo = self.float_code(scope.lo)
         hi = None if scope.hi is None else self.float_code(scope.hi)
-        return self.bind(("tf", scope.lo, scope.hi), _clamp(base, lo, hi))
+        return self.bind(("tf", self.step, scope.lo, scope.hi), _clamp(base, lo, hi))
 
     def int_step(self) -> str:
         scope = self.scope
         if self.raw_step or scope.trivial:
-            return "t"
+            return self.step
         lo = self._int_bound(scope.lo)
         hi = None if scope.hi is None else self._int_bound(scope.hi)
-        return self.bind(("ti", scope.lo, scope.hi), _clamp("t", lo, hi))
+        return self.bind(("ti", self.step, scope.lo, scope.hi), _clamp(self.step, lo, hi))
 
     def _int_bound(self, bound: sp.Expr) -> str:
         """A whole-number bound in int64; one of float parameters is rounded in float first."""
@@ -407,9 +411,9 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
             hi = outer.hi if bound is None else _smaller(outer.hi, bound)
             if hi is not None and (lo - hi).is_positive:
                 continue  # no step reaches this branch
-            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value))
+            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value), local=outer.local)
             try:
-                code = self.float_tensor(value)
+                code = self._localized(value)
             finally:
                 self.scope = outer
             branches.append((code, None if last else self.bool_code(cond)))
@@ -421,6 +425,33 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
             if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
                 out = self.bind(("w", len(self.memo)), out)
         return out
+
+    def _localized(self, value: sp.Expr) -> str:
+        """A branch's value computed in its local step ``t - lo`` (int64), ``lo`` its first step.
+
+        In the global step a segment that starts late cancels: ``1e-6 - 1e-8 * (t - 1e9)``
+        expanded is ``10.000001 - 1e-8 * t``.  Substituting ``t -> t + lo`` in the exact
+        formula undoes the expansion exactly, and the local step is exact in int64.
+        """
+        scope = self.scope
+        lo = scope.lo
+        if lo == 0 or t not in value.free_symbols or not lo.is_integer:
+            return self.float_tensor(value)
+        saved_raw, self.raw_step = self.raw_step, True
+        try:
+            lo_code = self.int_code(lo)
+        finally:
+            self.raw_step = saved_raw
+        if lo_code is None:
+            return self.float_tensor(value)
+        step = self.bind(("local", self.step, lo), f"({self.step} - ({lo_code}))")
+        saved_step, self.step = self.step, step
+        hi = None if scope.hi is None else scope.hi - lo
+        self.scope = Scope(sp.Integer(0), hi, scope.clamp, local=True)
+        try:
+            return self.float_tensor(canonical(value.xreplace({t: t + lo})))
+        finally:
+            self.step, self.scope = saved_step, scope
 
     def _print_Relational(self, expr):
         return self.bool_code(expr)

@@ -6,7 +6,8 @@ import math
 def lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
-    return (10.0)**(-((1) if ((t >= 30*steps_per_epoch)) else 0) - ((1) if ((t >= 60*steps_per_epoch)) else 0) - ((1) if ((t >= 80*steps_per_epoch)) else 0))*base
+    t = t - (5*steps_per_epoch)
+    return (10.0)**(-((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1):

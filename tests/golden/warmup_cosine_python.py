@@ -7,7 +7,8 @@ def lr(t):
     if t < 500:
         return ((1/500000))*t
     if t < 1000:
-        return ((9/20000))*math.cos(math.pi*(((1/500))*t - 1)) + (11/20000)
+        t = t - (500)
+        return ((9/20000))*math.cos(((1/500))*math.pi*t) + (11/20000)
     return (1/10000)
 
 

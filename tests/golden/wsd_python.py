@@ -9,7 +9,8 @@ def lr(t, *, peak=0.001, total=50000):
             return ((1/1000))*peak*t
         if (t < ((4/5))*total):
             return peak
-        return peak - 5*peak*(t - (4/5)*total)/total
+        t = t - (((4/5))*total)
+        return -5*peak*t/total + peak
     if (total < 1000):
         return ((1/1000))*peak*total
     return 0
