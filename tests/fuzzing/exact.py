@@ -60,7 +60,7 @@ def _floor(x) -> int:
     return int(mpmath.floor(x))
 
 
-def _restart_index(step: int, first: int, mult: int) -> int:
+def _restart_index(step: Fraction, first: Fraction, mult: int) -> int:
     """Largest i with first * (mult**i - 1) / (mult - 1) <= step (written afresh here)."""
     i, total = 0, 0
     while True:
@@ -164,9 +164,9 @@ class Evaluator:
             return not self.ev(e.args[0])
         if type(e).__name__ == "restart_index":
             step, first, mult = (self.ev(a) for a in e.args)
-            if not all(_is_exact(x) and x.denominator == 1 for x in (step, first, mult)):
-                raise NotSupported("restart_index of non-integers")
-            return Fraction(_restart_index(int(step), int(first), int(mult)))
+            if not all(_is_exact(x) for x in (step, first, mult)) or mult.denominator != 1:
+                raise NotSupported("restart_index of irrational arguments")
+            return Fraction(_restart_index(step, first, int(mult)))
         raise NotSupported(f"{type(e).__name__}: {e}")
 
     def _rounded(self, arg):
@@ -270,6 +270,10 @@ def _linear_in_step(e, t) -> bool:
 def _exact_root(x: Fraction, n: int) -> Fraction | None:
     """The n-th root of x when it is rational, else None."""
     def iroot(k: int) -> int | None:
+        if k in (0, 1):
+            return k
+        if n > k.bit_length():  # 2**n > k: no whole n-th root but 0 and 1
+            return None
         r = round(k ** (1.0 / n)) if k < 2**1000 else int(mpmath.nint(mpmath.root(k, n)))
         for c in (r - 1, r, r + 1):
             if c >= 0 and c**n == k:
