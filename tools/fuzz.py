@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fuzzing.generator import generate  # noqa: E402
-from fuzzing.runner import check_program, summarize  # noqa: E402
+from fuzzing.runner import check_isolated, check_program, summarize  # noqa: E402
 
 
 def program_seed(seed: int, index: int) -> int:
@@ -32,11 +32,12 @@ def program_seed(seed: int, index: int) -> int:
 
 def _work(args):
     seed, budget = args
-    return check_program(generate(seed), budget=budget)
+    return check_isolated(generate(seed), budget=budget)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--programs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)

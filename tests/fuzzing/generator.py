@@ -160,7 +160,8 @@ class Generator:
             ms = sorted(r.sample(range(1, 400), r.randint(1, 4)))
             if self.chance(0.2):
                 ms.append(ms[-1])  # a repeated milestone counts twice
-            return Expr(f"multistep({v()}, {r.choice(GAMMAS)}, [{', '.join(map(str, ms))}])", False, False, True)
+            listed = ", ".join(map(str, ms))
+            return Expr(f"multistep({v()}, {r.choice(GAMMAS)}, [{listed}])", False, False, True)
         if kind == "piecewise":
             ms = sorted(r.sample(range(1, 400), r.randint(1, 4)))
             vals = [v() for _ in range(len(ms) + 1)]

@@ -64,8 +64,10 @@ class PairGenerator:
 
     def tail(self) -> str:
         r = self.rng
-        return r.choice((f"constant({num(self.value())})", f"step({num(self.value())}, 0.5, {r.choice((3, 10))})",
-                         f"exp(1, 0.9, {r.choice((5, 50))})", f"cosine_restarts(1, 0.1, {r.choice((4, 10))})"))
+        return r.choice((f"constant({num(self.value())})",
+                         f"step({num(self.value())}, 0.5, {r.choice((3, 10))})",
+                         f"exp(1, 0.9, {r.choice((5, 50))})",
+                         f"cosine_restarts(1, 0.1, {r.choice((4, 10))})"))
 
     def segments(self, k=None):
         return [self.segment() for _ in range(k or self.rng.randint(1, 4))]
@@ -126,9 +128,11 @@ class PairGenerator:
             v, ms = self.value() + 1, sorted(r.sample(range(1, 300), r.randint(1, 3)))
             vals = [v * Fraction(1, 2) ** i for i in range(len(ms) + 1)]
             return Pair(f"multistep({num(v)}, 0.5, [{', '.join(map(str, ms))}])",
-                        f"piecewise([{', '.join(map(num, vals))}], [{', '.join(map(str, ms))}])", True, rewrite)
+                        f"piecewise([{', '.join(map(num, vals))}], [{', '.join(map(str, ms))}])",
+                        True, rewrite)
         if rewrite == "param-warmup":
-            head = "param w: int = 10 where w > 0\nparam p: float = 1e-3 where p > 0\nparam n: int = 100 where n > 0\n"
+            head = ("param w: int = 10 where w > 0\nparam p: float = 1e-3 where p > 0\n"
+                    "param n: int = 100 where n > 0\n")
             params = r.choice(({}, {"w": 7, "n": 33}, {"p": "0.5"}))
             return Pair(head + "schedule lr = warmup(linear, w) >> cosine(p, 0, n)",
                         head + "schedule lr = linear(0, p, w) >> cosine(p, 0, n)", True, rewrite, params)

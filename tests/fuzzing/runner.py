@@ -19,7 +19,10 @@ within one float32 ulp of the exact value rounded to float32, or within the floa
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import random
+import select
 import signal
 import struct
 import time
@@ -154,6 +157,44 @@ def check_program(program: Program, budget: float = BUDGET_S, torch_checks: bool
     return result
 
 
+def check_isolated(program: Program, budget: float = BUDGET_S, torch_checks: bool = True) -> Result:
+    """``check_program`` in a forked child, killed after ``budget`` + 2 s.
+
+    A signal cannot interrupt one long C call (a huge big-integer power inside sympy),
+    so a hang there would stall the parent; the child is simply killed instead.
+    """
+    import schedlang  # noqa: F401 - imported once in the parent, not in every child
+    if torch_checks:
+        import torch  # noqa: F401
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.close(read_end)
+        try:
+            data = pickle.dumps(check_program(program, budget, torch_checks))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            data = pickle.dumps(Result(program, [Failure("crash", program, detail=_crash(exc))]))
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + budget + 2
+    with os.fdopen(read_end, "rb") as source:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([source], [], [], remaining)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return Result(program, [Failure("hang", program, detail=f"killed after {budget + 2:g} s")],
+                              seconds=budget + 2)
+            chunk = source.read1(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    return pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's result
+
+
 def _check(program: Program, result: Result, torch_checks: bool) -> None:
     import schedlang
     from schedlang.codegen.base import mangle
@@ -252,7 +293,8 @@ def _check_schedule(program, result, schedule, module_fn, torch_checks) -> None:
         except (Hang, RecursionError):
             raise
         except Exception as exc:  # noqa: BLE001
-            result.failures.append(Failure("crash", program, schedule.name, s, detail="reference: " + _crash(exc)))
+            result.failures.append(Failure("crash", program, schedule.name, s,
+                                           detail="reference: " + _crash(exc)))
             return
 
     torch64, torch32, module = {}, {}, {}
@@ -280,7 +322,8 @@ def _check_schedule(program, result, schedule, module_fn, torch_checks) -> None:
         except (Hang, RecursionError):
             raise
         except Exception as exc:  # noqa: BLE001
-            result.failures.append(Failure("crash", program, schedule.name, detail=f"{label}: " + _crash(exc)))
+            result.failures.append(Failure("crash", program, schedule.name,
+                                           detail=f"{label}: " + _crash(exc)))
             continue
         if out is not None:
             table.update(zip(checked, (float(x) for x in out.tolist())))
