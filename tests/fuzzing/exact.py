@@ -1,0 +1,306 @@
+"""An exact evaluator of a schedule's sympy expression at integer steps.
+
+Independent of ``schedlang.exact_eval`` (which is part of what is under test):
+the sympy tree is walked here with
+
+* ``fractions.Fraction`` for every rational value: ``+ - * /``, integer powers,
+  ``floor``, ``ceiling``, ``Mod``, ``Abs``, ``Min``/``Max``, comparisons and the
+  conditions of ``Piecewise`` are decided exactly;
+* ``mpmath`` at 50 significant digits for ``cos``/``sin``/``tan`` (argument
+  reduced exactly when it is a rational multiple of pi), ``exp``, ``log`` and
+  powers with a non-integer exponent (or an integer exponent so large that the
+  exact rational would have more than ``MAX_BITS`` bits).
+
+Besides the value, ``evaluate`` returns a *condition* number ``kappa``: the
+largest ``|log(power)|`` of a power or ``exp`` whose exponent depends on the step,
+and the largest ``|argument|`` of a trigonometric function of the step.  A
+float64 evaluation of such a node carries a relative error of about
+``kappa * 2**-53`` that no implementation can avoid (the exponent or argument
+is itself rounded); the runner's tolerance uses it (see docs/testing.md).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import sympy as sp
+
+DPS = 50
+MAX_BITS = 20_000  # beyond this an exact power is computed with mpmath instead
+
+T_NAME = "t"
+
+
+class NotSupported(Exception):
+    """A node this evaluator does not know."""
+
+
+def _mpf(x):
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return x
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, Fraction)
+
+
+def _cmp(a, b) -> int:
+    if _is_exact(a) and _is_exact(b):
+        return (a > b) - (a < b)
+    a, b = _mpf(a), _mpf(b)
+    return (a > b) - (a < b)
+
+
+def _floor(x) -> int:
+    if _is_exact(x):
+        return math.floor(x)
+    return int(mpmath.floor(x))
+
+
+def _restart_index(step: Fraction, first: Fraction, mult: int) -> int:
+    """Largest i with first * (mult**i - 1) / (mult - 1) <= step (written afresh here)."""
+    i, total = 0, 0
+    while True:
+        length = first * mult**i
+        if total + length > step:
+            return i
+        total += length
+        i += 1
+
+
+class Evaluator:
+    """``Evaluator(expr)(step) -> (value, kappa)``; value is a Fraction or an mpf."""
+
+    def __init__(self, expr: sp.Basic):
+        self.expr = expr
+        self.t = next((s for s in expr.free_symbols if s.name == T_NAME), None)
+        extra = [s for s in expr.free_symbols if s.name != T_NAME]
+        if extra:
+            raise NotSupported(f"unbound symbols {extra}")
+
+    def __call__(self, step: int):
+        self.kappa = 0.0
+        self.fragile = False
+        self.step = step
+        with mpmath.workdps(DPS):
+            value = self.ev(self.expr)
+        return value, self.kappa, self.fragile
+
+    def _depends(self, e) -> bool:
+        return self.t is not None and self.t in e.free_symbols
+
+    # -- the walk ---------------------------------------------------------------------
+
+    def ev(self, e):  # noqa: C901 - one branch per node type
+        if e.is_Symbol:
+            return Fraction(self.step)
+        if e.is_Integer:
+            return Fraction(int(e))
+        if e.is_Rational:
+            return Fraction(int(e.p), int(e.q))
+        if e.is_Float:
+            return Fraction(str(e))  # not expected in schedlang output, but exact if present
+        if e is sp.pi:
+            return +mpmath.pi
+        if e is sp.E:
+            return mpmath.e + 0
+        if e is sp.true or e is sp.false:
+            return bool(e)
+        if isinstance(e, sp.Add):
+            return self._sum([self.ev(a) for a in e.args])
+        if isinstance(e, sp.Mul):
+            return self._prod([self.ev(a) for a in e.args])
+        if isinstance(e, sp.Pow):
+            return self._pow(e)
+        if isinstance(e, sp.exp):
+            x = self.ev(e.args[0])
+            if self._depends(e):
+                self.kappa = max(self.kappa, abs(float(_mpf(x))))
+            return mpmath.exp(_mpf(x)) if x != 0 else Fraction(1)
+        if isinstance(e, sp.log):
+            x = self.ev(e.args[0])
+            if x == 1:
+                return Fraction(0)
+            return mpmath.log(_mpf(x))
+        if isinstance(e, (sp.cos, sp.sin, sp.tan)):
+            return self._trig(e)
+        if isinstance(e, sp.floor):
+            return Fraction(_floor(self._rounded(e.args[0])))
+        if isinstance(e, sp.ceiling):
+            return Fraction(-_floor(-self._rounded(e.args[0])))
+        if isinstance(e, sp.Mod):
+            a, b = self._rounded(e.args[0]), self.ev(e.args[1])
+            if _is_exact(a) and _is_exact(b):
+                return a - b * math.floor(a / b)
+            a, b = _mpf(a), _mpf(b)
+            return a - b * mpmath.floor(a / b)
+        if isinstance(e, sp.Abs):
+            x = self.ev(e.args[0])
+            return abs(x)
+        if isinstance(e, (sp.Min, sp.Max)):
+            values = [self.ev(a) for a in e.args]
+            best = values[0]
+            for v in values[1:]:
+                c = _cmp(v, best)
+                if (c < 0 and isinstance(e, sp.Min)) or (c > 0 and isinstance(e, sp.Max)):
+                    best = v
+            return best
+        if isinstance(e, sp.Piecewise):
+            for value, cond in e.args:
+                if self.ev(cond):
+                    return self.ev(value)
+            raise NotSupported("Piecewise with no true branch")
+        if isinstance(e, sp.core.relational.Relational):
+            c = _cmp(self.ev(e.lhs), self.ev(e.rhs))
+            return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0, "==": c == 0, "!=": c != 0}[e.rel_op]
+        if isinstance(e, sp.And):
+            return all(self.ev(a) for a in e.args)
+        if isinstance(e, sp.Or):
+            return any(self.ev(a) for a in e.args)
+        if isinstance(e, sp.Not):
+            return not self.ev(e.args[0])
+        if type(e).__name__ == "restart_index":
+            step, first, mult = (self.ev(a) for a in e.args)
+            if not all(_is_exact(x) for x in (step, first, mult)) or mult.denominator != 1:
+                raise NotSupported("restart_index of irrational arguments")
+            return Fraction(_restart_index(step, first, int(mult)))
+        raise NotSupported(f"{type(e).__name__}: {e}")
+
+    def _rounded(self, arg):
+        """The argument of floor/ceiling; marks the step fragile when floats cannot decide it.
+
+        schedlang computes ``floor``/``ceiling`` of a rational linear function of the step
+        exactly (integer arithmetic).  Any other argument is a float computation, and one
+        within ``1e-9`` of a whole number may round to either side: no float
+        implementation can be blamed for that, so the runner skips such a step.
+        """
+        x = self.ev(arg)
+        if not _linear_in_step(arg, self.t):
+            nearest = _floor(x + Fraction(1, 2)) if _is_exact(x) else int(mpmath.nint(x))
+            if abs(_mpf(x) - nearest) <= mpmath.mpf("1e-9") * max(1, abs(nearest)):
+                self.fragile = True
+        return x
+
+    @staticmethod
+    def _sum(values):
+        exact = sum((v for v in values if _is_exact(v)), Fraction(0))
+        rest = [v for v in values if not _is_exact(v)]
+        if not rest:
+            return exact
+        return mpmath.fsum(rest) + _mpf(exact)
+
+    @staticmethod
+    def _prod(values):
+        exact = Fraction(1)
+        rest = []
+        for v in values:
+            if _is_exact(v):
+                exact *= v
+            else:
+                rest.append(v)
+        if not rest or exact == 0:
+            return exact
+        out = _mpf(exact)
+        for v in rest:
+            out *= v
+        return out
+
+    def _pow(self, e):
+        base, exponent = self.ev(e.base), self.ev(e.exp)
+        if self._depends(e.exp) and base != 0:
+            magnitude = abs(float(_mpf(exponent)) * float(mpmath.log(abs(_mpf(base)))))
+            self.kappa = max(self.kappa, magnitude)
+        if _is_exact(base) and _is_exact(exponent):
+            if exponent.denominator == 1:
+                k = exponent.numerator
+                bits = max(base.numerator.bit_length(), base.denominator.bit_length()) * abs(k)
+                if bits <= MAX_BITS:
+                    if k < 0 and base == 0:
+                        raise ZeroDivisionError("0 ** negative")
+                    return base**k
+                return mpmath.power(_mpf(base), k)
+            if base >= 0:
+                root = _exact_root(base, exponent.denominator)
+                if root is not None:
+                    return self._pow_exact(root, exponent.numerator)
+        b = _mpf(base)
+        if b < 0:
+            raise NotSupported("negative base with a non-integer exponent")
+        return mpmath.power(b, _mpf(exponent))
+
+    def _pow_exact(self, base: Fraction, k: int):
+        bits = max(base.numerator.bit_length(), base.denominator.bit_length()) * abs(k)
+        return base**k if bits <= MAX_BITS else mpmath.power(_mpf(base), k)
+
+    def _trig(self, e):
+        fn = {sp.cos: mpmath.cospi, sp.sin: mpmath.sinpi}.get(type(e))
+        arg = e.args[0]
+        ratio = sp.expand(arg / sp.pi)
+        if not ratio.has(sp.pi):
+            r = self.ev(ratio)
+            if self._depends(arg):
+                self.kappa = max(self.kappa, abs(float(_mpf(r))) * math.pi)
+            if _is_exact(r):
+                r = r - 2 * math.floor(r / 2)  # exact reduction modulo 2
+                if isinstance(e, sp.tan):
+                    return mpmath.tan(mpmath.pi * _mpf(r))
+                if (2 * r).denominator == 1:  # multiples of pi/2: exact
+                    c = {Fraction(0): 1, Fraction(1, 2): 0, Fraction(1): -1, Fraction(3, 2): 0}[r]
+                    s = {Fraction(0): 0, Fraction(1, 2): 1, Fraction(1): 0, Fraction(3, 2): -1}[r]
+                    return Fraction(c if isinstance(e, sp.cos) else s)
+                return fn(_mpf(r))
+            x = _mpf(r) * mpmath.pi
+        else:
+            x = _mpf(self.ev(arg))
+            if self._depends(arg):
+                self.kappa = max(self.kappa, abs(float(x)))
+        return {sp.cos: mpmath.cos, sp.sin: mpmath.sin, sp.tan: mpmath.tan}[type(e)](x)
+
+
+def _linear_in_step(e, t) -> bool:
+    if t is None or t not in e.free_symbols:
+        return e.is_Rational is True
+    poly = sp.Poly(e, t) if e.is_polynomial(t) else None
+    return poly is not None and poly.degree() <= 1 and all(c.is_Rational for c in poly.all_coeffs())
+
+
+def _exact_root(x: Fraction, n: int) -> Fraction | None:
+    """The n-th root of x when it is rational, else None."""
+    def iroot(k: int) -> int | None:
+        if k in (0, 1):
+            return k
+        if n > k.bit_length():  # 2**n > k: no whole n-th root but 0 and 1
+            return None
+        r = round(k ** (1.0 / n)) if k < 2**1000 else int(mpmath.nint(mpmath.root(k, n)))
+        for c in (r - 1, r, r + 1):
+            if c >= 0 and c**n == k:
+                return c
+        return None
+
+    a, b = iroot(x.numerator), iroot(x.denominator)
+    return None if a is None or b is None else Fraction(a, b)
+
+
+def evaluate(expr: sp.Basic, step: int):
+    """``(value, kappa, fragile)`` of ``expr`` at ``step``; see the module docstring."""
+    return Evaluator(expr)(step)
+
+
+def to_float(value) -> float:
+    """The float64 nearest to the exact value (inf when it overflows)."""
+    if _is_exact(value):
+        try:
+            return float(value)  # Fraction -> float is correctly rounded
+        except OverflowError:
+            return math.inf if value > 0 else -math.inf
+    with mpmath.workdps(DPS):
+        if abs(value) > mpmath.mpf("1.8e308"):
+            return math.inf if value > 0 else -math.inf
+        return float(value)
+
+
+def magnitude(value) -> float:
+    return abs(to_float(value))

@@ -1,0 +1,353 @@
+"""Run one program every way schedlang evaluates it and compare against ``exact``.
+
+For each schedule of a program, at every sampled step:
+
+* ``exact``: ``fuzzing.exact`` on ``Schedule.expr`` (the truth);
+* ``reference``: ``schedlang.compile(src, params)[name](step)`` (plain Python);
+* ``torch64`` / ``torch32``: ``Schedule.torch(steps)`` in float64 and float32;
+* ``module``: the function of the same name in the module ``schedlang compile
+  --target torch`` writes (``backends.emit.emit``), loaded in a fresh namespace;
+  it keeps the parameters symbolic (their values are keyword defaults).
+
+Agreement (docs/testing.md): ``|got - exact| <= 1e-12 * scale + 8 * kappa * 2**-53 * scale``
+where ``scale`` is the largest ``|exact|`` over the sampled steps (at least ``1e-30``) and
+``kappa`` the evaluator's condition number at that step (``|log|`` of a power with the step
+in its exponent, ``|argument|`` of a trigonometric function of the step).  float32 must be
+within one float32 ulp of the exact value rounded to float32, or within the float64 bound.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import random
+import select
+import signal
+import struct
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from . import exact
+from .generator import Program
+
+HUGE_STEPS = (2**24 + 1, 2**31 - 1, 2**40)
+REL = 1e-12
+KAPPA_FACTOR = 8 * 2.0**-53
+SCALE_FLOOR = 1e-30
+MAX_BREAKPOINTS = 40
+BUDGET_S = 10.0
+
+KINDS = ("crash", "hang", "rejected", "overflow", "reference", "reference-error", "torch64", "torch32",
+         "module", "evaluator")
+
+
+@dataclass
+class Failure:
+    kind: str
+    program: Program
+    schedule: str | None = None
+    step: int | None = None
+    values: dict = field(default_factory=dict)
+    detail: str = ""
+
+    def report(self) -> str:
+        lines = [f"[{self.kind}] {self.detail}".rstrip()]
+        if self.schedule is not None:
+            lines.append(f"schedule {self.schedule!r} at step {self.step}: "
+                         + ", ".join(f"{k} = {v!r}" for k, v in self.values.items()))
+        lines.append(self.program.describe().rstrip())
+        return "\n".join(lines)
+
+
+@dataclass
+class Result:
+    program: Program
+    failures: list[Failure] = field(default_factory=list)
+    schedules: int = 0
+    points: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+
+
+class Hang(BaseException):  # noqa: N818 - not an Exception: no `except Exception` in the core swallows it
+    """The per-program time budget ran out."""
+
+
+@contextmanager
+def time_budget(seconds: float):
+    """Raise ``Hang`` after ``seconds`` (main thread only; a no-op elsewhere)."""
+    def alarm(signum, frame):
+        raise Hang(f"over the {seconds:g} s budget")
+
+    try:
+        previous = signal.signal(signal.SIGALRM, alarm)
+    except ValueError:  # not the main thread
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)  # and again every 0.5 s should one be swallowed
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def sample_steps(schedule, seed: int) -> list[int]:
+    """0, each breakpoint and duration +-1, a few random steps, the huge steps."""
+    rng = random.Random(seed)
+    found = {0, 1, 2}
+    marks = []
+    for b in schedule.breakpoints:
+        try:
+            marks.append(int(b))
+        except TypeError:
+            continue
+    if len(marks) > MAX_BREAKPOINTS:
+        marks = marks[:MAX_BREAKPOINTS // 2] + rng.sample(marks[MAX_BREAKPOINTS // 2:], MAX_BREAKPOINTS // 2)
+    if isinstance(schedule.duration, int):
+        marks.append(schedule.duration)
+    for m in marks:
+        found.update((m - 1, m, m + 1))
+    top = max([m for m in marks if m < 2**40] + [1000])
+    found.update(rng.randrange(0, 2 * top + 2) for _ in range(4))
+    found.update(HUGE_STEPS)
+    return sorted(s for s in found if 0 <= s <= 2**40)
+
+
+def _f32(x: float) -> float:
+    """x rounded to float32 (to nearest, ties to even)."""
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def _ulp32(x: float) -> float:
+    """The spacing of float32 numbers at |x| (subnormal spacing near 0)."""
+    if not math.isfinite(x):
+        return math.inf
+    exponent = math.frexp(abs(x))[1] if x else -125
+    return math.ldexp(1.0, max(exponent, -125) - 24)
+
+
+def load_module(program_obj, params: dict):
+    from schedlang.backends.emit import emit
+
+    text = emit(program_obj, "torch", "fuzz.sched", "FuzzScheduler")
+    namespace: dict = {"__name__": "schedlang_fuzz_module"}
+    exec(compile(text, "<fuzz-module>", "exec"), namespace)  # noqa: S102 - our own generated module
+    return namespace
+
+
+def check_program(program: Program, budget: float = BUDGET_S, torch_checks: bool = True) -> Result:
+    """Every disagreement, crash or hang of ``program`` (see the module docstring)."""
+    result = Result(program)
+    start = time.perf_counter()
+    try:
+        with time_budget(budget):
+            _check(program, result, torch_checks)
+    except Hang as exc:
+        result.failures.append(Failure("hang", program, detail=str(exc)))
+    except RecursionError:
+        result.failures.append(Failure("crash", program, detail="RecursionError"))
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def check_isolated(program: Program, budget: float = BUDGET_S, torch_checks: bool = True) -> Result:
+    """``check_program`` in a forked child, killed after ``budget`` + 2 s.
+
+    A signal cannot interrupt one long C call (a huge big-integer power inside sympy),
+    so a hang there would stall the parent; the child is simply killed instead.
+    """
+    import schedlang  # noqa: F401 - imported once in the parent, not in every child
+    if torch_checks:
+        import torch  # noqa: F401
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        os.close(read_end)
+        try:
+            data = pickle.dumps(check_program(program, budget, torch_checks))
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            data = pickle.dumps(Result(program, [Failure("crash", program, detail=_crash(exc))]))
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+        os._exit(0)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + budget + 2
+    with os.fdopen(read_end, "rb") as source:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([source], [], [], remaining)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return Result(program, [Failure("hang", program, detail=f"killed after {budget + 2:g} s")],
+                              seconds=budget + 2)
+            chunk = source.read1(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.waitpid(pid, 0)
+    return pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's result
+
+
+def _check(program: Program, result: Result, torch_checks: bool) -> None:
+    import schedlang
+    from schedlang.codegen.base import mangle
+
+    try:
+        compiled = schedlang.compile(program.source, program.params)
+    except schedlang.SchedlangError as exc:
+        result.failures.append(Failure("rejected", program, detail=str(exc).splitlines()[0]))
+        return
+    except (Hang, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - any other exception is a finding
+        result.failures.append(Failure("crash", program, detail=_crash(exc)))
+        return
+    module = None
+    if torch_checks:
+        try:
+            module = load_module(compiled, program.params)
+        except (Hang, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            result.failures.append(Failure("crash", program, detail="emit torch: " + _crash(exc)))
+    for name in program.schedules:
+        result.schedules += 1
+        schedule = compiled[name]
+        _check_schedule(program, result, schedule, module and module.get(mangle(name)), torch_checks)
+
+
+def _crash(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = next((f"{f.filename.split('/schedlang/')[-1]}:{f.lineno}" for f in reversed(frames)
+                  if "/schedlang/" in f.filename), "?")
+    return f"{type(exc).__name__}: {str(exc)[:200]} (at {where})"
+
+
+def _check_schedule(program, result, schedule, module_fn, torch_checks) -> None:  # noqa: C901
+    import schedlang
+
+    try:
+        steps = sample_steps(schedule, program.seed)
+    except (Hang, RecursionError):
+        raise
+    except Exception as exc:  # noqa: BLE001
+        result.failures.append(Failure("crash", program, schedule.name, detail="breakpoints: " + _crash(exc)))
+        return
+    try:
+        evaluator = exact.Evaluator(schedule.expr)
+        truth = {s: evaluator(s) for s in steps}
+    except exact.NotSupported as exc:
+        result.failures.append(Failure("evaluator", program, schedule.name, detail=str(exc)[:200]))
+        return
+    except (ZeroDivisionError, ValueError) as exc:
+        result.failures.append(Failure("evaluator", program, schedule.name, detail=repr(exc)[:200]))
+        return
+    floats = {s: exact.to_float(v) for s, (v, _, _) in truth.items()}
+    finite = [abs(x) for x in floats.values() if math.isfinite(x)]
+    scale = max(finite + [SCALE_FLOOR])
+    result.points += len(steps)
+
+    def tolerance(step):
+        return REL * scale + KAPPA_FACTOR * truth[step][1] * scale
+
+    overflow = [s for s in steps if not math.isfinite(floats[s])]
+    if overflow:
+        s = overflow[0]
+        result.failures.append(Failure("overflow", program, schedule.name, s, {"exact": floats[s]},
+                                       "compiled, but the exact value overflows float64 "
+                                       "(not finite in float64: should be refused)"))
+    checked = [s for s in steps if math.isfinite(floats[s])]
+    compared = [s for s in checked if not truth[s][2]]  # fragile steps: see exact.Evaluator._rounded
+    result.skipped += len(checked) - len(compared)
+
+    def compare(kind, got: dict, tol32=False):
+        for s in compared:
+            if s not in got:  # that evaluation crashed (reported as a crash)
+                return
+            want, value = floats[s], got[s]
+            if tol32:
+                ok = value == _f32(want) or abs(value - _f32(want)) <= max(_ulp32(want), tolerance(s))
+            else:
+                ok = math.isfinite(value) and abs(value - want) <= tolerance(s)
+            if not ok:
+                result.failures.append(Failure(kind, program, schedule.name, s,
+                                               {"exact": want, kind: value, **others(s)},
+                                               f"|diff| = {abs(value - want):.3g} > tol {tolerance(s):.3g}"))
+                return
+
+    reference = {}
+    for s in checked:
+        try:
+            reference[s] = schedule(s)
+        except schedlang.SchedlangError as exc:
+            result.failures.append(Failure("reference-error", program, schedule.name, s, {"exact": floats[s]},
+                                           str(exc).splitlines()[0]))
+            return
+        except (Hang, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            result.failures.append(Failure("crash", program, schedule.name, s,
+                                           detail="reference: " + _crash(exc)))
+            return
+
+    torch64, torch32, module = {}, {}, {}
+
+    def others(s):
+        out = {"reference": reference.get(s)}
+        for label, table in (("torch64", torch64), ("torch32", torch32), ("module", module)):
+            if s in table:
+                out[label] = table[s]
+        return out
+
+    compare("reference", reference)
+    if not torch_checks or not checked:
+        return
+    import torch
+
+    tensor = torch.tensor(checked, dtype=torch.int64)
+    for label, table, call in (
+        ("torch64", torch64, lambda: schedule.torch(tensor)),
+        ("torch32", torch32, lambda: schedule.torch(tensor, dtype=torch.float32)),
+        ("module", module, lambda: module_fn(tensor) if module_fn else None),
+    ):
+        try:
+            out = call()
+        except (Hang, RecursionError):
+            raise
+        except Exception as exc:  # noqa: BLE001
+            result.failures.append(Failure("crash", program, schedule.name,
+                                           detail=f"{label}: " + _crash(exc)))
+            continue
+        if out is not None:
+            table.update(zip(checked, (float(x) for x in out.tolist())))
+    compare("torch64", torch64)
+    if torch32:
+        compare("torch32", torch32, tol32=True)
+    if module:
+        compare("module", module)
+
+
+def summarize(results: list[Result]) -> dict:
+    failures = [f for r in results for f in r.failures]
+    counts = {k: sum(1 for f in failures if f.kind == k) for k in KINDS}
+    return {
+        "programs": len(results),
+        "schedules": sum(r.schedules for r in results),
+        "points": sum(r.points for r in results),
+        "skipped_fragile_points": sum(r.skipped for r in results),
+        "disagreements": sum(counts[k] for k in ("reference", "torch64", "torch32", "module")),
+        "crashes": counts["crash"],
+        "hangs": counts["hang"],
+        "rejections": counts["rejected"],
+        "overflows": counts["overflow"],
+        "reference_errors": counts["reference-error"],
+        "evaluator_unsupported": counts["evaluator"],
+        "failing_programs": sum(1 for r in results if r.failures),
+    }

@@ -1,0 +1,100 @@
+"""Differential fuzzing: every way schedlang evaluates a program agrees with an exact evaluator.
+
+A seeded generator (``tests/fuzzing/generator.py``) writes valid programs covering the
+whole language and standard library and a sample of presets; each schedule is
+evaluated at its breakpoints +-1, 0, random steps and huge steps by the Python
+reference, ``Schedule.torch`` (float64 and float32), the standalone torch module and
+``tests/fuzzing/exact.py`` (exact rationals / 50-digit mpmath).  See docs/testing.md
+for the agreement bound.  ``python tools/fuzz.py --programs 10000`` is the long run.
+"""
+
+
+import pytest
+import sympy as sp
+from fuzzing import exact
+from fuzzing.generator import Program, generate
+from fuzzing.known_defects import KNOWN_DEFECTS
+from fuzzing.runner import check_isolated, check_program, summarize
+
+import schedlang
+
+PROGRAMS = 120  # CI: seeds 0 .. PROGRAMS-1, in chunks (one test each); ~0.2 s a program
+CHUNK = 40
+BUDGET_S = 3.0  # per program in CI (tools/fuzz.py: 10 s); a hang costs BUDGET_S + 2
+
+
+def _report(results) -> str:
+    """The smallest failing program of each kind, with the step and the values."""
+    best = {}
+    for r in results:
+        for f in r.failures:
+            if f.kind not in best or len(f.program.source) < len(best[f.kind].program.source):
+                best[f.kind] = f
+    figures = summarize(results)
+    return (f"{figures}\n\n" + "\n\n".join(f.report() for f in best.values())
+            + "\n\nreproduce: python tools/fuzz.py (see docs/testing.md) or check_program(generate(seed))")
+
+
+# -- the exact evaluator itself ------------------------------------------------------------
+
+
+def test_exact_evaluator_knows_the_answers():
+    t = schedlang.t
+    assert exact.evaluate(sp.Rational(1, 3) * t + 1, 6)[0] == 3
+    assert exact.evaluate(sp.cos(sp.pi * t / 3), 2**40 + 5)[0] == -1  # 3 mod 6: reduced exactly
+    value, kappa, _ = exact.evaluate(sp.cos(sp.pi * t / 3), 3)
+    assert value == -1 and kappa > 0
+    assert exact.evaluate(sp.floor(t / 7), 2**31 - 1)[0] == (2**31 - 1) // 7
+    assert exact.evaluate(sp.Mod(t, 10), 123)[0] == 3
+    assert exact.evaluate(sp.Piecewise((1, t < 5), (2, True)), 5)[0] == 2
+    assert exact.evaluate(sp.Min(t, 3), 7)[0] == 3
+    assert exact.evaluate(sp.sqrt(t), 49)[0] == 7
+    big = exact.evaluate(sp.Rational(9999, 10000) ** t, 2**40)[0]  # exact would have 2**40 digits
+    assert 0 < exact.to_float(big) < 1e-300 or exact.to_float(big) == 0.0
+    assert exact.evaluate(sp.floor(sp.Rational(3, 10) * 10 + t * 0), 0)[0] == 3
+
+
+def test_a_known_disagreement_is_reported_clearly():
+    """The report names the program, schedule, step and every value."""
+    result = check_program(Program(0, "schedule lr = 1 - linear(1, 2, 10)\n"), budget=BUDGET_S)
+    assert result.schedules == 1 and result.points > 5
+    for failure in result.failures:
+        text = failure.report()
+        assert "schedule 'lr' at step" in text and "exact =" in text and "linear(1, 2, 10)" in text
+
+
+# -- the fuzzer ----------------------------------------------------------------------------
+
+
+@KNOWN_DEFECTS
+@pytest.mark.parametrize("start", range(0, PROGRAMS, CHUNK))
+def test_fuzz_programs_agree(start):
+    results = [check_isolated(generate(seed), budget=BUDGET_S) for seed in range(start, start + CHUNK)]
+    assert sum(r.schedules for r in results) >= CHUNK
+    assert not any(r.failures for r in results), _report(results)
+
+
+#: One minimal reproduction per defect class found on the current core (see docs/testing.md).
+REPRODUCTIONS = {
+    "torch drops parentheses (c * s)": ("0.5 * linear(3, 6, 10)", {}),
+    "torch drops parentheses (c - s)": ("3e-4 - poly(1e-3, 2, 100, power=1.5)", {}),
+    "torch drops parentheses (abs)": ("abs(1e-3 - poly(0.3, 1e-3, 3, power=1.5))", {}),
+    "cycle of a guarded singular branch refused": ("cycle(poly(1, 0, 90, power=0.5) >> constant(0, 10))", {}),
+    "repeat of inverse_sqrt refused": ("repeat(inverse_sqrt(1e-3, 2) for 7, times=7)", {}),
+    "exp overflow not caught": ("exp(1, 2, 10)", {}),
+    "compile hangs (huge exact power)":
+        ("cycle((linear(0, 1, 1000000000) >> step(0.25, 0.1, 100)) for 1)", {}),
+    "torch emit crashes on stretched restart_index":
+        ("stretch(cosine_restarts(0.25, 0.3, 7, mult=3), 10)", {}),
+    "Mod of a rational step in float (stretch of a period)": ("stretch(cosine_restarts(7, 6e-4, 7), 10)", {}),
+    "Mod of a rational step in float, after a prefix":
+        ("constant(1, 2) >> stretch(cycle(cosine(1, 0, 1000) for 1), 3)", {}),
+}
+
+
+@KNOWN_DEFECTS
+@pytest.mark.parametrize("name", list(REPRODUCTIONS))
+def test_reproduction(name):
+    source, params = REPRODUCTIONS[name]
+    result = check_isolated(Program(0, f"schedule lr = {source}\n", params), budget=BUDGET_S)
+    assert not result.failures, "\n\n".join(f.report() for f in result.failures)
