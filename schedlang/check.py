@@ -55,24 +55,34 @@ def first_nonfinite_step(expr: sp.Expr, limit: int | None = None) -> int | None:
     it cannot, the steps from 0 to ``limit`` are sampled.
     """
     candidates = []
-    for hazard, domain in _hazards(expr, sp.Interval(0, sp.oo)):
-        step = _first_integer_where(hazard, domain, limit)
+    for hazard, domain, guard in _hazards(expr, sp.Interval(0, sp.oo), None):
+        step = _first_integer_where(hazard, domain, guard, limit)
         if step is not None:
             candidates.append(step)
     return min(candidates) if candidates else None
 
 
-def _hazards(expr, domain):
-    """(condition under which the value breaks, set of t where that part is used)."""
+def _hazards(expr, domain, guard):
+    """(condition under which the value breaks, set of t where that part is used, guard).
+
+    ``guard`` is None when ``domain`` is exactly where the part is used; otherwise a
+    condition (``Mod(t, 100) < 90`` of a cycle, which has no interval form) that a
+    step must also meet, so sampling never reports a step the branch is not used on.
+    """
     if isinstance(expr, sp.Piecewise):
-        remaining = domain
+        remaining, before = domain, []
         for branch, cond in expr.args:
             where = _condition_set(cond)
             here = remaining if where is None else sp.Intersection(remaining, where)
-            yield from _hazards(branch, here)
+            inexact = where is None or any(w is None for w, _ in before)
+            branch_guard = sp.And(*(sp.Not(c) for _, c in before), cond) if inexact else None
+            if guard is not None:
+                branch_guard = sp.And(guard, branch_guard if branch_guard is not None else cond)
+            yield from _hazards(branch, here, branch_guard)
+            before.append((where, cond))
             if where is None:
-                # A condition we cannot turn into a set of steps (it has parameters):
-                # keep the whole domain for later branches, which is the safe side.
+                # A condition we cannot turn into a set of steps: keep the whole domain for
+                # later branches (the guard above says which steps really reach them).
                 continue
             remaining = sp.Complement(remaining, where)
             if remaining is sp.S.EmptySet:
@@ -83,16 +93,16 @@ def _hazards(expr, domain):
     if isinstance(expr, sp.Pow):
         base, exponent = expr.args
         if exponent.is_number and exponent.is_negative:
-            yield sp.Eq(base, 0), domain
+            yield sp.Eq(base, 0), domain, guard
         if not (exponent.is_integer or (exponent.is_number and exponent.is_integer)):
-            yield sp.Lt(base, 0), domain
+            yield sp.Lt(base, 0), domain, guard
     elif isinstance(expr, sp.log):
-        yield sp.Le(expr.args[0], 0), domain
+        yield sp.Le(expr.args[0], 0), domain, guard
     elif isinstance(expr, sp.Mod):
-        yield sp.Eq(expr.args[1], 0), domain
+        yield sp.Eq(expr.args[1], 0), domain, guard
     for arg in expr.args:
         if isinstance(arg, sp.Basic):
-            yield from _hazards(arg, domain)
+            yield from _hazards(arg, domain, guard)
 
 
 def _condition_set(cond):
@@ -129,9 +139,11 @@ def _interval_of(cond):
     return None
 
 
-def _first_integer_where(hazard, domain, limit):
+def _first_integer_where(hazard, domain, guard, limit):
     if hazard == sp.false or domain is sp.S.EmptySet or hazard.free_symbols - {t}:
         return None
+    if guard is not None:  # the branch is used on steps no set describes: look step by step
+        return _sample(sp.And(guard, hazard), domain, limit)
     if t not in hazard.free_symbols:
         return _first_integer_in(domain) if hazard == sp.true else None
     try:

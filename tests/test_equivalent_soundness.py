@@ -24,7 +24,6 @@ def _run(make, seeds):
     return outcomes, problems
 
 
-@KNOWN_DEFECTS
 def test_equal_pairs_are_never_refuted():
     outcomes, problems = _run(equal_pair, range(PAIRS))
     proven = sum(o.status == "equivalent" for o in outcomes)
@@ -52,9 +51,8 @@ def test_hand_written_cases(case):
     assert not outcome.problem, f"{case.describe()}\n  -> {outcome.problem}"
 
 
-@KNOWN_DEFECTS
 def test_abs_p_against_p_with_p_outside_its_where_clause():
-    """Known defect: proven equal although p = -2 makes them differ (or should be refused)."""
+    """Was proven equal although p = -2 makes them differ; now p = -2 is refused."""
     case = next(c for c in CASES if "abs(p)" in c.rewrite)
     outcome = check_pair(case, budget=BUDGET_S)
     assert not outcome.problem, f"{case.describe()}\n  -> {outcome.problem}"

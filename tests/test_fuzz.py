@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 from fuzzing import exact
 from fuzzing.generator import Program, generate
-from fuzzing.known_defects import KNOWN_DEFECTS
+from fuzzing.known_defects import KNOWN_DEFECTS, KNOWN_FAILING_CHUNKS
 from fuzzing.runner import check_isolated, check_program, summarize
 
 import schedlang
@@ -66,8 +66,8 @@ def test_a_known_disagreement_is_reported_clearly():
 # -- the fuzzer ----------------------------------------------------------------------------
 
 
-@KNOWN_DEFECTS
-@pytest.mark.parametrize("start", range(0, PROGRAMS, CHUNK))
+@pytest.mark.parametrize("start", [pytest.param(s, marks=KNOWN_DEFECTS if s in KNOWN_FAILING_CHUNKS else ())
+                                   for s in range(0, PROGRAMS, CHUNK)])
 def test_fuzz_programs_agree(start):
     results = [check_isolated(generate(seed), budget=BUDGET_S) for seed in range(start, start + CHUNK)]
     assert sum(r.schedules for r in results) >= CHUNK
@@ -92,8 +92,15 @@ REPRODUCTIONS = {
 }
 
 
-@KNOWN_DEFECTS
-@pytest.mark.parametrize("name", list(REPRODUCTIONS))
+#: Reproductions of defects still open (the rest are fixed and guard against regressions).
+OPEN = {"exp overflow not caught", "compile hangs (huge exact power)",
+        "torch emit crashes on stretched restart_index",
+        "Mod of a rational step in float (stretch of a period)",
+        "Mod of a rational step in float, after a prefix"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_DEFECTS if n in OPEN else ())
+                                  for n in REPRODUCTIONS])
 def test_reproduction(name):
     source, params = REPRODUCTIONS[name]
     result = check_isolated(Program(0, f"schedule lr = {source}\n", params), budget=BUDGET_S)
