@@ -11,7 +11,9 @@ the code agree, so change a number here and there together.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 from fractions import Fraction
 
 #: Bytes of one ``.sched`` file or imported configuration.
@@ -39,7 +41,30 @@ MAX_YAML_ALIASES = 100
 #: Values of an imported YAML document once aliases are expanded (the billion-laughs guard).
 MAX_YAML_VALUES = 100_000
 
+#: Python frames the compiler may use (lowering nested ``def`` calls, sympy walking a deep
+#: formula).  Python's default of 1000 is reached by 200 chained ``def``s; 3.11 runs Python
+#: calls without growing the C stack, so the higher limit is safe.
+RECURSION_LIMIT = 20_000
+
 _DECIMAL = re.compile(r"[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?")
+
+
+@contextlib.contextmanager
+def recursion_room():
+    """Run the compiler with ``RECURSION_LIMIT``; a ``RecursionError`` still left is reported
+    as a program too deeply nested, never as a traceback."""
+    from .errors import SchedlangError
+
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(saved, RECURSION_LIMIT))
+    try:
+        yield
+    except RecursionError:
+        raise SchedlangError("the program nests too deeply to compile",
+                             hint="split long chains of def calls or nested expressions "
+                                  "into separate let definitions") from None
+    finally:
+        sys.setrecursionlimit(saved)
 
 
 class LimitError(ValueError):

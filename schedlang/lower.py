@@ -11,6 +11,7 @@ expression (closed form, finiteness, bound durations) run afterwards in
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -19,7 +20,7 @@ import sympy as sp
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DEF_EXPANSION, MAX_SEGMENTS, MAX_STEP
-from .schedule_algebra import Segment, combine, hold_for, sequence, tau
+from .schedule_algebra import Segment, combine, hold_for, pointwise, sequence, tau
 from .stdlib import REQUIRED, Builtin, Warmup
 
 PARAM_TYPES = ("int", "float")
@@ -283,26 +284,18 @@ class _Lowerer:
         left = self.schedule_value(self.value(node.left), node.left, "a number")
         right = self.schedule_value(self.value(node.right), node.right, "a number")
         a, b = left.held(), right.held()
-        if node.op == "+":
-            expr = a + b
-        elif node.op == "-":
-            expr = a - b
-        elif node.op == "*":
-            expr = a * b
-        elif node.op == "/":
-            if b == 0:
-                raise SchedlangError("division by zero", node.right.span)
-            expr = a / b
-        else:
+        if node.op == "/" and b == 0:
+            raise SchedlangError("division by zero", node.right.span)
+        if node.op == "**":
             if a == 0 and b.is_number and b.is_negative:
                 raise SchedlangError("zero to a negative power", node.span)
             _refuse_huge_power(a, b, node.span)
-            expr = a**b
-        return Segment(expr, combine(left, right))
+        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right))
 
     def _unary(self, node: ir.Unary):
         operand = self.schedule_value(self.value(node.operand), node.operand, "a number")
-        return operand if node.op == "+" else Segment(-operand.expr, operand.duration)
+        return operand if node.op == "+" else Segment(pointwise(operator.neg, operand.expr),
+                                                         operand.duration)
 
     def _compare(self, node: ir.Compare):
         ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
@@ -403,7 +396,7 @@ class _Lowerer:
             raise SchedlangError(f"{name}() takes {want}, got {count}", node.span,
                                  hint=f"e.g. {_signature(name)}")
         args = [self.schedule_value(self.value(a), a, "a number") for a in node.args]
-        return Segment(stdlib.MATH[name](*(a.held() for a in args)), combine(*args))
+        return Segment(pointwise(stdlib.MATH[name], *(a.held() for a in args)), combine(*args))
 
     def call_scale(self, node: ir.Call):
         """``scale(schedule, ratio, scale_warmup=false)``: Composer's scale_schedule_ratio.
@@ -691,6 +684,11 @@ def _show(value: float) -> str:
 
 
 MAX_POWER_BITS = 4096
+
+
+#: The arithmetic operators of the language.
+_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "**": operator.pow}
 
 
 def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:

@@ -19,7 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .limits import MAX_DIGITS, LimitError, decimal, read_bounded
+from .limits import MAX_DIGITS, LimitError, decimal, read_bounded, recursion_room
 from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
@@ -27,7 +27,8 @@ from .schedule_algebra import Segment, finish, t
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
     """Parse, lower and check a schedule program; ``params`` bind declared parameters."""
-    return Program(lower(parse(source, filename)), params or {})
+    with recursion_room():
+        return Program(lower(parse(source, filename)), params or {})
 
 
 def load(path: str | Path, params: dict | None = None) -> Program:

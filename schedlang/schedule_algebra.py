@@ -264,6 +264,23 @@ def sequence(*segments: Segment) -> Segment:
     return Segment(piecewise(pairs), duration, tuple(marks))
 
 
+def pointwise(function, *exprs) -> sp.Expr:
+    """``function(*exprs)``, a lone ``Piecewise`` operand distributed over its branches.
+
+    ``0.5 * (a >> b)``, ``-s``, ``max(s, 1e-4)`` or ``s / peak`` then stay one flat table
+    (``0.5*a`` while ``t < n``, ``0.5*b`` after) instead of a ``Piecewise`` nested one
+    level deeper per operation, which chained ``def``s would nest hundreds deep.
+    Operands that change with the step are not distributed over (their own breakpoints
+    would have to be merged in).
+    """
+    tables = [i for i, e in enumerate(exprs) if isinstance(e, sp.Piecewise)]
+    if len(tables) != 1 or any(has_step(e) for i, e in enumerate(exprs) if i != tables[0]):
+        return function(*exprs)
+    i = tables[0]
+    return piecewise([(function(*exprs[:i], value, *exprs[i + 1:]), cond)
+                      for value, cond in exprs[i].args])
+
+
 def combine(*segments: Segment) -> sp.Expr | None:
     """The duration of a value computed pointwise from several segments.
 

@@ -174,3 +174,18 @@ def test_a_decay_to_zero_after_a_warmup_never_goes_negative():
     steps = list(range(7777770, 7777782))
     assert min(lr(s) for s in steps) == 0.0
     assert lr.torch(torch.tensor(steps)).min().item() == 0.0
+
+
+def test_two_hundred_chained_defs_compile_flat():
+    count = 200
+    source = ("def f0(x) = x\n" + "".join(f"def f{i}(x) = f{i - 1}(x) + 1\n" for i in range(1, count))
+              + f"schedule lr = f{count - 1}(linear(1, 0, 10))\n")
+    lr = schedlang.compile(source)["lr"]
+    assert [lr(0), lr(5), lr(50)] == [200.0, 199.5, 199.0]
+    assert len(lr.expr.args) == 2 and not lr.expr.args[0].expr.has(type(lr.expr))  # one flat table
+
+
+def test_arithmetic_with_a_constant_keeps_the_table_flat():
+    lr = schedlang.compile("-(0.5 * (linear(1, 0, 10) >> constant(2, 5)) / 4)")["lr"]
+    assert [type(e) for e, _ in lr.expr.args].count(type(lr.expr)) == 0
+    assert [lr(0), lr(10), lr(20)] == [-0.125, -0.25, -0.25]
