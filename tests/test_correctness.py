@@ -189,3 +189,16 @@ def test_arithmetic_with_a_constant_keeps_the_table_flat():
     lr = schedlang.compile("-(0.5 * (linear(1, 0, 10) >> constant(2, 5)) / 4)")["lr"]
     assert [type(e) for e, _ in lr.expr.args].count(type(lr.expr)) == 0
     assert [lr(0), lr(10), lr(20)] == [-0.125, -0.25, -0.25]
+
+
+# -- found by the fuzzer: Mod of a fractional step, restart index of a stretched schedule -------
+
+@pytest.mark.parametrize("source, step, expected", [
+    ("constant(1, 2) >> stretch(cycle(cosine(1, 0, 1000) for 1), 3)", 788, 1.0),
+    ("stretch(cosine_restarts(7, 6e-4, 7), 10)", 70, 7.0),
+    ("stretch(cosine_restarts(0.25, 0.3, 7, mult=3), 10)", 70, 0.25),
+])
+def test_fractional_steps_are_exact_in_every_target(source, step, expected):
+    lr = schedlang.compile(source)["lr"]
+    assert lr(step) == expected
+    assert lr.torch(torch.tensor([step])).item() == expected

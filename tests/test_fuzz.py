@@ -93,10 +93,7 @@ REPRODUCTIONS = {
 
 
 #: Reproductions of defects still open (the rest are fixed and guard against regressions).
-OPEN = {"exp overflow not caught", "compile hangs (huge exact power)",
-        "torch emit crashes on stretched restart_index",
-        "Mod of a rational step in float (stretch of a period)",
-        "Mod of a rational step in float, after a prefix"}
+OPEN = {"exp overflow not caught", "compile hangs (huge exact power)"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_DEFECTS if n in OPEN else ())

@@ -33,6 +33,20 @@ def integer_ratio(expr: sp.Expr):
     return None
 
 
+def integer_mod(expr: sp.Mod):
+    """``Mod(N/D, M/E)`` of whole-number ``N, D, M, E`` as ``(N*E mod M*D, D*E)``, else None.
+
+    ``Mod(t/3 + 1/3, 1)`` (a stretched cycle) computed in floats lands a hair below a
+    whole number where it should be 0; the remainder of two whole numbers, divided
+    once at the end, is exact.
+    """
+    a, b = (integer_ratio(x) for x in expr.args)
+    if a is None or b is None:
+        return None
+    (n, d), (m, e) = a, b
+    return sp.expand(n * e), sp.expand(m * d), sp.expand(d * e)
+
+
 class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     """sympy to Python using ``math`` only."""
 
@@ -57,6 +71,11 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return f"math.ceil({self._print(expr.args[0])})"
 
     def _print_Mod(self, expr):
+        whole = integer_mod(expr)
+        if whole is not None:
+            numerator, modulus, denominator = (self._print(x) for x in whole)
+            remainder = f"(({numerator}) % ({modulus}))"
+            return remainder if whole[2] == 1 else f"({remainder} / ({denominator}))"
         a, b = expr.args
         return f"(({self._print(a)}) % ({self._print(b)}))"
 

@@ -40,7 +40,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from ..schedule_algebra import canonical, t
 from ..special import restart_index
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
-from .python import integer_ratio
+from .python import integer_mod, integer_ratio
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
 #: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
@@ -260,7 +260,11 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         with ``t`` fixes it.  Exact while ``T0 * m**(i + 1)`` fits in int64.
         """
         step, first, mult = expr.args
-        s, f, m = (self.int_code(a) for a in expr.args)
+        if not step.is_integer and integer_ratio(step) is not None:
+            # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
+            # (a stretched schedule asks at t / k).
+            step = sp.floor(step)
+        s, f, m = (self.int_code(a) for a in (step, first, mult))
         if s is None or f is None or m is None:
             return None
         if step == 0:
@@ -385,8 +389,22 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Mod(self, expr):
         a, b = expr.args
-        return self._integer_in_float(
-            expr, lambda: f"torch.remainder({self.float_tensor(a)}, {self._print(b)})")
+        return self._integer_in_float(expr, lambda: self._fraction_mod(expr) or
+                                      f"torch.remainder({self.float_tensor(a)}, {self._print(b)})")
+
+    def _fraction_mod(self, expr) -> str | None:
+        """``Mod`` of whole-number ratios: an int64 remainder divided once (see ``integer_mod``)."""
+        whole = integer_mod(expr)
+        if whole is None:
+            return None
+        numerator, modulus, denominator = whole
+        codes = [self.int_code(x) for x in whole]
+        if any(c is None for c in codes):
+            return None
+        top = self._as_int_tensor(codes[0], numerator)
+        remainder = self.bind(("i", expr, self._step_key(expr)),
+                              f"torch.remainder({top}, {codes[1]}).to(_compute)")
+        return remainder if denominator == 1 else f"({remainder} / {self.float_code(denominator)})"
 
     def _print_restart_index(self, expr):
         def refuse():
