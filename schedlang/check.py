@@ -9,6 +9,9 @@ finite at every step ``t >= 0``.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import sympy as sp
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import Boolean
@@ -143,7 +146,7 @@ def _first_integer_where(hazard, domain, guard, limit):
     if hazard == sp.false or domain is sp.S.EmptySet or hazard.free_symbols - {t}:
         return None
     if guard is not None:  # the branch is used on steps no set describes: look step by step
-        return _sample(sp.And(guard, hazard), domain, limit)
+        return _sample(hazard, domain, limit, guard)
     if t not in hazard.free_symbols:
         return _first_integer_in(domain) if hazard == sp.true else None
     try:
@@ -184,11 +187,78 @@ def _sample_set(s, count: int = 2000):
     return None
 
 
-def _sample(hazard, domain, limit):
-    for step in range(min(limit or 2000, 2000)):
-        if sp.Integer(step) not in domain:
-            continue
-        value = hazard.subs(t, step)
-        if value == sp.true:
+def _sample(hazard, domain, limit, guard=None):
+    """The first of the steps 0 .. min(limit, 2000) in ``domain`` (and meeting ``guard``)
+    where ``hazard`` holds."""
+    holds = _predicate(hazard)
+    for step in _admitted(domain, guard, min(limit or 2000, 2000)):
+        if holds(step):
             return step
     return None
+
+
+@functools.lru_cache(maxsize=256)
+def _admitted(domain, guard, count: int) -> tuple[int, ...]:
+    """The steps below ``count`` a branch is used on (shared by all hazards of the branch)."""
+    used = _predicate(guard) if guard is not None else (lambda step: True)
+    try:
+        inside = _predicate(domain.as_relational(t))
+    except (NotImplementedError, TypeError, ValueError, AttributeError):
+        def inside(step):
+            return sp.Integer(step) in domain
+    return tuple(step for step in range(count) if used(step) and inside(step))
+
+
+def _predicate(condition):
+    """``step -> bool`` for a condition of the step: exact rational arithmetic (fast), with
+    sympy deciding the steps where enclosures are too close to call."""
+    from .exact_eval import Undetermined, compile_expr
+
+    try:
+        fast = compile_expr(condition)
+    except Undetermined:
+        fast = None
+
+    def holds(step: int) -> bool:
+        if fast is not None:
+            try:
+                return bool(fast(step))
+            except (Undetermined, ZeroDivisionError, ValueError):
+                pass
+        return condition.xreplace({t: sp.Integer(step)}) == sp.true
+    return holds
+
+
+def first_overflow_step(function, breakpoints, last_step: int) -> int | None:
+    """The first step at which a bound schedule's float64 value overflows, if any.
+
+    The symbolic check above finds divisions by zero and roots of negatives; a value
+    that merely grows (``exp(1, 2, 10)`` is ``2 ** (t / 10)``, past float64's 1.8e308
+    from step 10240 on) is found here by evaluating ``function`` (the plain-Python
+    reference) at step 0, at every breakpoint and its neighbours, and at every power
+    of two up to ``last_step``; between the last finite probe and the first overflowing
+    one, halving finds the first overflowing step (schedules grow monotonically there:
+    exponentials and powers of the step).
+    """
+    probes = {0, last_step, *(2**k for k in range(last_step.bit_length()))}
+    for b in breakpoints:
+        probes.update(int(b) + d for d in (-1, 0, 1) if 0 <= int(b) + d <= last_step)
+    finite_before = None
+    for step in sorted(probes):
+        if _overflows(function, step):
+            low, high = finite_before, step
+            while low is not None and high - low > 1:
+                middle = (low + high) // 2
+                low, high = (low, middle) if _overflows(function, middle) else (middle, high)
+            return high
+        finite_before = step
+    return None
+
+
+def _overflows(function, step: int) -> bool:
+    try:
+        return not math.isfinite(float(function(step)))
+    except OverflowError:
+        return True
+    except (ZeroDivisionError, ValueError):
+        return False  # not an overflow: the symbolic check reports these

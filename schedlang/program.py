@@ -19,7 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .limits import MAX_DIGITS, LimitError, decimal, read_bounded, recursion_room
+from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_bounded, recursion_room
 from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, finish, t
@@ -166,6 +166,13 @@ class Program:
                                          schedule.span,
                                          hint="a division by zero, or sqrt/log of a negative "
                                               "number or zero, at that step")
+                step = check.first_overflow_step(schedule._function, schedule.breakpoints, MAX_STEP)
+                if step is not None:
+                    raise SchedlangError(f"schedule '{schedule.name}' overflows float64 from step "
+                                         f"{step} on (it or a part of its formula exceeds 1.8e308)",
+                                         schedule.span,
+                                         hint="bound it, e.g. min(..., 1.0), or give it a length "
+                                              "with `for N` so it holds a finite end value")
 
     # -- access ----------------------------------------------------------------------
 

@@ -202,3 +202,27 @@ def test_fractional_steps_are_exact_in_every_target(source, step, expected):
     lr = schedlang.compile(source)["lr"]
     assert lr(step) == expected
     assert lr.torch(torch.tensor([step])).item() == expected
+
+
+# -- 8. float64 overflow is refused at check time; the reference saturates like torch ------------
+
+@pytest.mark.parametrize("source, step", [
+    ("exp(1, 2, 10)", 10240),
+    ("10 ** (t / 1000)", 308255),
+    ("constant(1, 100) >> exp(1e-3, 1.001, 1)", 710238),  # 1.001 ** t itself overflows first
+])
+def test_overflow_is_refused_with_its_first_step(source, step):
+    with pytest.raises(SchedlangError, match=f"overflows float64 from step {step} on"):
+        schedlang.compile(source)
+
+
+def test_a_capped_growing_value_is_finite_everywhere():
+    lr = schedlang.compile("optax.exponential_decay(init_value=1e-5, transition_steps=100, "
+                           "decay_rate=2.0, end_value=1e-3)")["lr"]
+    steps = [0, 700, 102_400, 10**9]
+    assert [lr(s) for s in steps] == [1e-5, 1e-3, 1e-3, 1e-3]
+    assert lr.torch(torch.tensor(steps)).tolist() == [1e-5, 1e-3, 1e-3, 1e-3]
+
+
+def test_a_finite_growing_schedule_is_accepted():
+    assert schedlang.compile("exp(1, 2, 10) for 5000")["lr"](10**6) == 2.0 ** 500

@@ -93,7 +93,7 @@ REPRODUCTIONS = {
 
 
 #: Reproductions of defects still open (the rest are fixed and guard against regressions).
-OPEN = {"exp overflow not caught", "compile hangs (huge exact power)"}
+OPEN = {"compile hangs (huge exact power)"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_DEFECTS if n in OPEN else ())

@@ -15,7 +15,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from ..schedule_algebra import canonical, t
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
-RESTART_INDEX_HELPER = '''\
+_RESTART_INDEX = '''\
 def _restart_index(t, first, mult):
     """Index of the restart cycle holding step t (cycle i lasts first * mult**i steps)."""
     index, start, length = 0, 0, first
@@ -23,6 +23,33 @@ def _restart_index(t, first, mult):
         start, length, index = start + length, length * mult, index + 1
     return index
 '''
+
+
+_POW = '''\
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+'''
+
+_EXP = '''\
+def _exp(x):
+    """math.exp in IEEE float64, as torch computes it: inf past 1.8e308, not an error."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+'''
+
+#: Functions a generated module defines when its formulas use them, in a fixed order.
+HELPERS = {"_restart_index": _RESTART_INDEX, "_pow": _POW, "_exp": _EXP}
+
+
+def helpers_source(printer) -> str:
+    """The helper functions ``printer`` used, each once (deterministic order)."""
+    return "".join("\n" + text for name, text in HELPERS.items() if name in printer.helpers)
 
 
 def integer_ratio(expr: sp.Expr):
@@ -52,7 +79,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def __init__(self):
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
-        self.uses_restart_index = False
+        self.helpers: set[str] = set()  # names in HELPERS the printed code calls
 
     def _print_floor(self, expr):
         ratio = integer_ratio(expr.args[0])
@@ -81,9 +108,14 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
-        if base.is_Integer and not exponent.is_number:
-            return f"({float(base)!r})**({self._print(exponent)})"  # (-1.0)**t, not -(1.0**t)
+        if not exponent.is_number:  # grows with the step: may pass float64's range
+            self.helpers.add("_pow")
+            return f"_pow({self._print(base)}, {self._print(exponent)})"
         return super()._print_Pow(expr, rational=rational)
+
+    def _print_exp(self, expr):
+        self.helpers.add("_exp")
+        return f"_exp({self._print(expr.args[0])})"
 
     def _print_Rational(self, expr):
         return f"({expr.p}/{expr.q})"
@@ -98,7 +130,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return out
 
     def _print_restart_index(self, expr):
-        self.uses_restart_index = True
+        self.helpers.add("_restart_index")
         return f"_restart_index({', '.join(self._print(a) for a in expr.args)})"
 
 
@@ -173,8 +205,7 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
     printer = ReferencePrinter()
     bodies = [function_source(s.py_name, s.expr, spec.params, printer) for s in spec.schedules]
     parts = [header(spec, "python"), "import math\n"]
-    if printer.uses_restart_index:
-        parts.append("\n" + RESTART_INDEX_HELPER)
+    parts.append(helpers_source(printer))
     parts.extend("\n\n" + body for body in bodies)
     table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
     parts.append(f"\n\nSCHEDULES = {{{table}}}\n")

@@ -10,8 +10,8 @@ from then on any failure is a regression.
 import pytest
 
 KNOWN_DEFECTS = pytest.mark.xfail(strict=False, reason=(
-    "known core defects still open (issue 8 items 6 and 8): exact powers with huge exponents "
-    "make compile/equivalent slow; exp overflow past float64 is not refused"))
+    "known core defect still open (issue 8 item 6): exact powers with huge exponents make "
+    "compile and equivalent slow"))
 
 #: Fuzz chunks (first seed) that still hit one of the open defects above.
 KNOWN_FAILING_CHUNKS = {40}  # seed 75: a huge exact power

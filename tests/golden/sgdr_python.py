@@ -9,9 +9,16 @@ def _restart_index(t, first, mult):
         start, length, index = start + length, length * mult, index + 1
     return index
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
 
 def lr(t):
-    return ((4999/200000))*math.cos(((1/1000))*(2.0)**(-_restart_index(t, 1000, 2))*math.pi*(-1000*(2.0)**(_restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
+    return ((4999/200000))*math.cos(((1/1000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
 
 
 SCHEDULES = {'lr': lr}

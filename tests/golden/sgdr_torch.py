@@ -13,8 +13,16 @@ def _restart_index(t, first, mult):
     return index
 
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
+
 def _reference_lr(t):
-    return ((4999/200000))*math.cos(((1/1000))*(2.0)**(-_restart_index(t, 1000, 2))*math.pi*(-1000*(2.0)**(_restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
+    return ((4999/200000))*math.cos(((1/1000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
 
 
 def lr(t, *, _dtype=torch.float64, _compute=torch.float64):

@@ -2,12 +2,19 @@
 # Do not edit: change the .sched file and compile again.
 import math
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
 
 def lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
     t = t - (5*steps_per_epoch)
-    return (10.0)**(-((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
+    return _pow(10, -((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1):

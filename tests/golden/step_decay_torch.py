@@ -5,11 +5,19 @@ import math
 import torch
 
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
+
 def _reference_lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
     t = t - (5*steps_per_epoch)
-    return (10.0)**(-((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
+    return _pow(10, -((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
 
 
 def _reference_momentum(t, *, steps_per_epoch=500, base=0.1):

@@ -2,9 +2,16 @@
 # Do not edit: change the .sched file and compile again.
 import math
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
 
 def lr(t, *, floor_lr=1e-05):
-    return max(floor_lr, ((1/100))*(2.0)**(-((t) // (2000))))
+    return max(floor_lr, ((1/100))*_pow(2, -((t) // (2000))))
 
 
 def momentum(t, *, floor_lr=1e-05):

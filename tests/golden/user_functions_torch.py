@@ -5,8 +5,16 @@ import math
 import torch
 
 
+def _pow(base, exponent):
+    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
+    try:
+        return float(base) ** exponent
+    except OverflowError:
+        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
+
+
 def _reference_lr(t, *, floor_lr=1e-05):
-    return max(floor_lr, ((1/100))*(2.0)**(-((t) // (2000))))
+    return max(floor_lr, ((1/100))*_pow(2, -((t) // (2000))))
 
 
 def _reference_momentum(t, *, floor_lr=1e-05):
