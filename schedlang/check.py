@@ -18,11 +18,11 @@ from sympy.logic.boolalg import Boolean
 
 from .errors import SchedlangError, Span
 from .schedule_algebra import t
-from .special import restart_index
+from .special import logb, restart_index
 
 #: Every function a schedule may use: each has a branch-free torch spelling.
 ALLOWED = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.floor, sp.ceiling,
-           sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.Mod, restart_index)
+           sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.Mod, restart_index, logb)
 _STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCondPair,
               Relational, sp.And, sp.Or, sp.Not)
 

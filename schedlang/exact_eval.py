@@ -116,12 +116,20 @@ def _floor(x) -> Fraction:
     return Fraction(int(lo))
 
 
+#: Bits an exact power may have; past it an enclosure is used (``0.5 ** 7e8`` at step 2**31).
+MAX_EXACT_POWER_BITS = 20_000
+
+
 def _pow(base, exponent):
     if is_exact(base) and is_exact(exponent):
         if exponent.denominator == 1:
             if base == 0 and exponent < 0:
                 raise Undetermined("zero to a negative power")
-            return base ** int(exponent)
+            bits = abs(int(exponent)) * max(base.numerator.bit_length(), base.denominator.bit_length())
+            if bits <= MAX_EXACT_POWER_BITS:
+                return base ** int(exponent)
+            if base > 0:
+                return _huge_power(base, int(exponent))
         root = _exact_root(base, exponent.denominator)
         if root is not None:
             return root ** exponent.numerator
@@ -131,6 +139,20 @@ def _pow(base, exponent):
     if b.a <= 0:
         raise Undetermined("non-positive base with a fractional power")
     return iv.exp(e * iv.log(b))
+
+
+def _huge_power(base: Fraction, exponent: int):
+    """A sound enclosure of ``base ** exponent`` (base > 0) past ``MAX_EXACT_POWER_BITS``:
+    far below or far above anything a float64 schedule can tell apart, so an interval
+    ``[0, 2**-B]`` or ``[2**B, inf]`` (B = the bit cap) decides every comparison that
+    matters without building the number."""
+    magnitude = exponent * (math.log2(base.numerator) - math.log2(base.denominator))
+    cap = iv.mpf(2) ** MAX_EXACT_POWER_BITS
+    if magnitude <= -MAX_EXACT_POWER_BITS:
+        return iv.mpf([0, (1 / cap).b])
+    if magnitude >= MAX_EXACT_POWER_BITS:
+        return iv.mpf([cap.a, mpmath.inf])
+    return iv.exp(iv.mpf(exponent) * iv.log(to_interval(base)))
 
 
 def _exact_root(x: Fraction, k: int) -> Fraction | None:

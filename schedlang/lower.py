@@ -21,6 +21,7 @@ from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DEF_EXPANSION, MAX_SEGMENTS, MAX_STEP
 from .schedule_algebra import Segment, combine, hold_for, pointwise, sequence, tau
+from .special import geometric
 from .stdlib import REQUIRED, Builtin, Warmup
 
 PARAM_TYPES = ("int", "float")
@@ -688,7 +689,7 @@ MAX_POWER_BITS = 4096
 
 #: The arithmetic operators of the language.
 _BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-           "**": operator.pow}
+           "**": geometric}
 
 
 def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:

@@ -16,7 +16,7 @@ import sympy as sp
 
 from .schedule_algebra import Segment, at
 from .schedule_algebra import tau as t  # formulas are built in the real-valued step
-from .special import restart_index, restart_start
+from .special import geometric, restart_index, restart_start
 
 REQUIRED = object()
 THREE_TENTHS = sp.Rational(3, 10)
@@ -110,7 +110,7 @@ class Warmup:
         elif self.shape == "cosine":
             expr = target + (start - target) * (1 + sp.cos(sp.pi * t / n)) / 2
         else:  # exp: geometric from start to target; both must be positive
-            expr = start * (target / start) ** (t / n)
+            expr = start * geometric(target / start, t / n)
         return Segment(expr, n)
 
 
@@ -140,12 +140,12 @@ def poly(v0, v1, n, power=1):
 def exp_decay(v0, rate, n, staircase=False):
     """``v0 * rate ** (t / n)`` forever (``floor(t / n)`` in the exponent when staircase)."""
     exponent = sp.floor(t / n) if staircase else t / n
-    return Segment(v0 * rate**exponent)
+    return Segment(v0 * geometric(rate, exponent))
 
 
 def step(v0, gamma, every):
     """``v0 * gamma ** floor(t / every)`` forever."""
-    return Segment(v0 * gamma ** sp.floor(t / every))
+    return Segment(v0 * geometric(gamma, sp.floor(t / every)))
 
 
 def multistep(v0, gamma, milestones):
@@ -155,7 +155,7 @@ def multistep(v0, gamma, milestones):
         branches = [(v0 * gamma**i, sp.Lt(t, m)) for i, m in enumerate(ordered)]
         return Segment(sp.Piecewise(*branches, (v0 * gamma ** len(ordered), True)))
     count = sum((sp.Piecewise((1, sp.Ge(t, m)), (0, True)) for m in milestones), sp.Integer(0))
-    return Segment(v0 * gamma**count)
+    return Segment(v0 * geometric(gamma, count))
 
 
 def piecewise(values, milestones):
@@ -206,9 +206,9 @@ def cyclic(lo, hi, up, down=None, mode="triangular", gamma=1):
     if mode == "triangular":
         scale = 1
     elif mode == "triangular2":
-        scale = sp.Rational(1, 2) ** sp.floor(t / total)
+        scale = geometric(sp.Rational(1, 2), sp.floor(t / total))
     else:
-        scale = gamma**t
+        scale = geometric(gamma, t)
     return Segment(lo + (hi - lo) * fraction * scale)
 
 

@@ -48,6 +48,7 @@ from .intervals import (
     thresholds,
 )
 from .schedule_algebra import t
+from .special import as_powers
 from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
@@ -170,7 +171,7 @@ def _side(x, params: dict) -> _Side:
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos},
                          program.values if program else None)
     bound = {infos[n].symbol: v for n, v in values.items()}
-    expr = x.symbolic_expr.xreplace(bound) if program else x.expr
+    expr = as_powers(x.symbolic_expr.xreplace(bound) if program else x.expr)
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)

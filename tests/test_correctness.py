@@ -6,6 +6,7 @@ showed the defect; the fuzzer (tests/test_fuzz.py) keeps the classes from coming
 
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -226,3 +227,32 @@ def test_a_capped_growing_value_is_finite_everywhere():
 
 def test_a_finite_growing_schedule_is_accepted():
     assert schedlang.compile("exp(1, 2, 10) for 5000")["lr"](10**6) == 2.0 ** 500
+
+
+# -- 6. exact powers with huge exponents stay formulas -------------------------------------------
+
+@pytest.mark.parametrize("source, step, expected", [
+    ("constant(1, 2_000_000) >> max(100 * 0.999 ** t, 1e-4)", 2_000_100, 100 * 0.999 ** 100),
+    ("(0.99 ** t) for 1_000_000 >> constant(1)", 1_000_001, 1.0),
+    ("exp(1e-3, 0.9999, 1) for 1_000_000 >> constant(1e-5)", 10, 1e-3 * 0.9999 ** 10),
+])
+def test_huge_exact_powers_compile_fast(source, step, expected):
+    started = time.monotonic()
+    lr = schedlang.compile(source)["lr"]
+    assert time.monotonic() - started < 5  # was 12.8 s to over a minute
+    assert lr(step) == pytest.approx(expected, rel=1e-12)
+    assert lr.torch(torch.tensor([step])).item() == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_power_is_still_computed_as_a_power():
+    lr = schedlang.compile("step(1, 0.5, 10)")["lr"]
+    assert [lr(s) for s in (0, 10, 35)] == [1.0, 0.5, 0.125]  # exactly, as 0.5 ** k
+    assert schedlang.equivalent(lr, "0.5 ** floor(t / 10)")
+
+
+def test_equivalent_finds_a_late_difference_after_a_huge_power_quickly():
+    started = time.monotonic()
+    verdict = schedlang.equivalent("step(1, 0.5, 3)",
+                                   "step(1, 0.5, 3) + (if t >= 2147483647 then 1e-3 else 0)")
+    assert verdict.different and verdict.counterexample.step == 2147483647
+    assert time.monotonic() - started < 5

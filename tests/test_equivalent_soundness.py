@@ -11,7 +11,6 @@
 """
 
 import pytest
-from fuzzing.known_defects import KNOWN_DEFECTS
 from fuzzing.pairs import CASES, check_pair, equal_pair, perturbed_pair
 
 PAIRS = 24  # of each kind in CI
@@ -38,7 +37,6 @@ def test_equal_pairs_are_mostly_proven():
     assert proven >= len(outcomes) // 2, [(o.pair.rewrite, o.status) for o in outcomes]
 
 
-@KNOWN_DEFECTS
 def test_perturbed_pairs_are_never_proven():
     outcomes, problems = _run(perturbed_pair, range(PAIRS))
     assert not problems, "\n\n".join(problems)

@@ -13,7 +13,6 @@ import pytest
 import sympy as sp
 from fuzzing import exact
 from fuzzing.generator import Program, generate
-from fuzzing.known_defects import KNOWN_DEFECTS, KNOWN_FAILING_CHUNKS
 from fuzzing.runner import check_isolated, check_program, summarize
 
 import schedlang
@@ -66,15 +65,14 @@ def test_a_known_disagreement_is_reported_clearly():
 # -- the fuzzer ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("start", [pytest.param(s, marks=KNOWN_DEFECTS if s in KNOWN_FAILING_CHUNKS else ())
-                                   for s in range(0, PROGRAMS, CHUNK)])
+@pytest.mark.parametrize("start", range(0, PROGRAMS, CHUNK))
 def test_fuzz_programs_agree(start):
     results = [check_isolated(generate(seed), budget=BUDGET_S) for seed in range(start, start + CHUNK)]
     assert sum(r.schedules for r in results) >= CHUNK
     assert not any(r.failures for r in results), _report(results)
 
 
-#: One minimal reproduction per defect class found on the current core (see docs/testing.md).
+#: One minimal reproduction per defect class the fuzzer found (all fixed; see docs/testing.md).
 REPRODUCTIONS = {
     "torch drops parentheses (c * s)": ("0.5 * linear(3, 6, 10)", {}),
     "torch drops parentheses (c - s)": ("3e-4 - poly(1e-3, 2, 100, power=1.5)", {}),
@@ -92,12 +90,7 @@ REPRODUCTIONS = {
 }
 
 
-#: Reproductions of defects still open (the rest are fixed and guard against regressions).
-OPEN = {"compile hangs (huge exact power)"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=KNOWN_DEFECTS if n in OPEN else ())
-                                  for n in REPRODUCTIONS])
+@pytest.mark.parametrize("name", list(REPRODUCTIONS))
 def test_reproduction(name):
     source, params = REPRODUCTIONS[name]
     result = check_isolated(Program(0, f"schedule lr = {source}\n", params), budget=BUDGET_S)

@@ -13,6 +13,7 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import canonical, t
+from ..special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
 _RESTART_INDEX = '''\
@@ -113,7 +114,16 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
             return f"_pow({self._print(base)}, {self._print(exponent)})"
         return super()._print_Pow(expr, rational=rational)
 
+    def _print_logb(self, expr):
+        base = expr.args[0]
+        if base.is_number:  # log of the exact base, rounded once
+            return repr(float(sp.N(sp.log(base), 40)))
+        return f"math.log({self._print(base)})"
+
     def _print_exp(self, expr):
+        power = as_power(expr)
+        if power is not None:
+            return self._print_Pow(sp.Pow(*power, evaluate=False))
         self.helpers.add("_exp")
         return f"_exp({self._print(expr.args[0])})"
 

@@ -38,7 +38,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import canonical, t
-from ..special import restart_index
+from ..special import as_power, restart_index
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_mod, integer_ratio
 
@@ -364,10 +364,17 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         return self._function("tan")(expr)
 
     def _print_exp(self, expr):
+        power = as_power(expr)
+        if power is not None:
+            base, exponent = power
+            return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
         return self._function("exp")(expr)
 
     def _print_log(self, expr):
         return self._function("log")(expr)
+
+    def _print_logb(self, expr):
+        return f"torch.log({self.float_tensor(expr.args[0])})"  # a parameter base; numbers fold
 
     def _print_Abs(self, expr):
         return self._function("abs")(expr)

@@ -31,6 +31,7 @@ import sympy as sp
 
 from ..errors import SchedlangError, Source, Span
 from ..schedule_algebra import t
+from ..special import geometric
 
 _THIS_FILE = __file__
 
@@ -109,7 +110,7 @@ class Traced:
     __truediv__, __rtruediv__ = _binary(lambda a, b: a / b)
     __floordiv__, __rfloordiv__ = _binary(lambda a, b: sp.floor(a / b))
     __mod__, __rmod__ = _binary(sp.Mod)
-    __pow__, __rpow__ = _binary(lambda a, b: a**b)
+    __pow__, __rpow__ = _binary(geometric)
     __lt__ = _compare(sp.Lt)
     __le__ = _compare(sp.Le)
     __gt__ = _compare(sp.Gt)
@@ -214,7 +215,7 @@ _MATH = {
     "tan": _unary("tan", sp.tan, math.tan), "exp": _unary("exp", sp.exp, math.exp),
     "sqrt": _unary("sqrt", sp.sqrt, math.sqrt), "fabs": _unary("fabs", sp.Abs, math.fabs),
     "floor": _unary("floor", sp.floor, math.floor), "ceil": _unary("ceil", sp.ceiling, math.ceil),
-    "pow": _unary("pow", lambda a, b: a**b, math.pow), "log": _log,
+    "pow": _unary("pow", geometric, math.pow), "log": _log,
     "log2": _unary("log2", lambda a: sp.log(a) / sp.log(2), math.log2),
     "log10": _unary("log10", lambda a: sp.log(a) / sp.log(10), math.log10),
     "trunc": _trunc,

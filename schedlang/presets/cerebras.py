@@ -29,6 +29,7 @@ import itertools
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
+from ..special import geometric
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases, piecewise
 from ._common import (
     FLAG,
@@ -72,7 +73,7 @@ def linear(initial_val, end_val, total_iters, cycle):
 def exponential(initial_val, total_iters, decay_rate, staircase):
     """``I * decay_rate ** (t / T)`` (``floor(t / T)`` when ``staircase``); ``T`` is the decay period."""
     exponent = sp.floor(t / total_iters) if staircase else t / total_iters
-    return _seg(initial_val * decay_rate**exponent, initial=initial_val, total_iters=total_iters,
+    return _seg(initial_val * geometric(decay_rate, exponent), initial=initial_val, total_iters=total_iters,
                 label="Exponential")
 
 
@@ -134,7 +135,7 @@ def multistep_(initial_val, gamma, milestones):
 
 def step(initial_val, step_size, gamma):
     """``I * gamma ** floor(t / step_size)`` (Cerebras has no default gamma)."""
-    return _seg(initial_val * gamma ** sp.floor(t / step_size), initial=initial_val, label="Step")
+    return _seg(initial_val * geometric(gamma, sp.floor(t / step_size)), initial=initial_val, label="Step")
 
 
 def cosine_annealing(initial_val, T_max, eta_min):  # noqa: N803 - Cerebras' keyword
@@ -147,7 +148,7 @@ def lambda_(initial_val, lr_lambda):
     """``I * lr_lambda`` (an expression in ``t``).  Without ``lr_lambda``, Cerebras' built-in
     demo lambdas ``[t/30, 0.95**t]``: ``(I * t/30) * (I * 0.95**t)``."""
     if lr_lambda is None:
-        expr = (initial_val * t / 30) * (initial_val * sp.Rational(95, 100) ** t)
+        expr = (initial_val * t / 30) * (initial_val * geometric(sp.Rational(95, 100), t))
     else:
         expr = initial_val * lr_lambda
     return _seg(expr, initial=initial_val, label="Lambda")
@@ -162,7 +163,7 @@ def cosine_annealing_warm_restarts(initial_val, T_0, T_mult, eta_min):  # noqa: 
 
 def multiplicative(initial_val, coefficient):
     """``I * coefficient ** t`` (a constant factor, so unlike torch's it has a closed form)."""
-    return _seg(initial_val * coefficient**t, initial=initial_val, label="Multiplicative")
+    return _seg(initial_val * geometric(coefficient, t), initial=initial_val, label="Multiplicative")
 
 
 def chained(schedulers):

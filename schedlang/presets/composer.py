@@ -25,6 +25,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
+from ..special import geometric
 from ..stdlib import ArgumentError, TimeDefault, cosine_restarts, multistep
 from ._common import FLAG, C, L, PresetSegment, S, V, arg, frac, number, preset
 
@@ -47,7 +48,7 @@ def _cosine(alpha_f, tau):
 
 def step_scheduler(step_size, gamma, lr):
     """``gamma ** floor(t / step_size)``."""
-    return _seg(lr, gamma ** sp.floor(t / step_size), label="StepScheduler")
+    return _seg(lr, geometric(gamma, sp.floor(t / step_size)), label="StepScheduler")
 
 
 def multistep_scheduler(milestones, gamma, lr):
@@ -67,7 +68,7 @@ def linear_scheduler(alpha_i, alpha_f, t_max, lr):
 
 def exponential_scheduler(gamma, decay_period, lr):
     """``gamma ** (t / decay_period)``, forever."""
-    return _seg(lr, gamma ** (t / decay_period), label="ExponentialScheduler")
+    return _seg(lr, geometric(gamma, t / decay_period), label="ExponentialScheduler")
 
 
 def cosine_annealing_scheduler(t_max, alpha_f, lr):

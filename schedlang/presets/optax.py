@@ -22,6 +22,7 @@ import sympy as sp
 
 from ..schedule_algebra import Segment, sequence
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
+from ..special import geometric
 from ..stdlib import ArgumentError
 from ._common import FLAG, PAIRS, SCHEDULES, C, L, PresetSegment, S, V, arg, frac, number, preset, sequential
 
@@ -89,7 +90,7 @@ def exponential_decay(init_value, transition_steps, decay_rate, transition_begin
     begin = _begin(transition_begin)
     p = (t - begin) / transition_steps
     decayed = sp.Piecewise((init_value, sp.Le(t, begin)),
-                           (init_value * decay_rate ** (sp.floor(p) if staircase else p), True))
+                           (init_value * geometric(decay_rate, sp.floor(p) if staircase else p), True))
     if end_value is not None:
         clip = sp.Max if number(decay_rate, "decay_rate") < 1 else sp.Min
         decayed = clip(decayed, end_value)

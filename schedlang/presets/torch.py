@@ -23,6 +23,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
+from ..special import geometric
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases
 from ._common import (
     FLAG,
@@ -57,7 +58,7 @@ def lambda_lr(lr_lambda, lr):
 
 def step_lr(step_size, gamma, lr):
     """``lr * gamma ** floor(t / step_size)``."""
-    return _torch(lr * gamma ** sp.floor(t / step_size), lr=lr, chain=True, label="StepLR")
+    return _torch(lr * geometric(gamma, sp.floor(t / step_size)), lr=lr, chain=True, label="StepLR")
 
 
 def multistep_lr(milestones, gamma, lr):
@@ -87,7 +88,7 @@ def linear_lr(start_factor, end_factor, total_iters, lr):
 
 def exponential_lr(gamma, lr):
     """``lr * gamma ** t``."""
-    return _torch(lr * gamma**t, lr=lr, chain=True, label="ExponentialLR")
+    return _torch(lr * geometric(gamma, t), lr=lr, chain=True, label="ExponentialLR")
 
 
 def polynomial_lr(total_iters, power, lr):

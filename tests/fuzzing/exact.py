@@ -116,10 +116,16 @@ class Evaluator:
         if isinstance(e, sp.Pow):
             return self._pow(e)
         if isinstance(e, sp.exp):
+            logs = [f for f in sp.Mul.make_args(e.args[0]) if type(f).__name__ == "logb"]
+            if len(logs) == 1:  # schedlang's b ** x, kept opaque to sympy: evaluate it as the power
+                base = logs[0].args[0]
+                return self._pow(sp.Pow(base, e.args[0] / logs[0], evaluate=False))
             x = self.ev(e.args[0])
             if self._depends(e):
                 self.kappa = max(self.kappa, abs(float(_mpf(x))))
             return mpmath.exp(_mpf(x)) if x != 0 else Fraction(1)
+        if type(e).__name__ == "logb":
+            return mpmath.log(_mpf(self.ev(e.args[0])))
         if isinstance(e, sp.log):
             x = self.ev(e.args[0])
             if x == 1:

@@ -14,7 +14,7 @@ def lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
     t = t - (5*steps_per_epoch)
-    return _pow(10, -((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
+    return base*_pow((1/10), ((1) if ((t >= 25*steps_per_epoch)) else 0) + ((1) if ((t >= 55*steps_per_epoch)) else 0) + ((1) if ((t >= 75*steps_per_epoch)) else 0))
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1):

@@ -17,7 +17,7 @@ def _reference_lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
     t = t - (5*steps_per_epoch)
-    return _pow(10, -((1) if ((t >= 25*steps_per_epoch)) else 0) - ((1) if ((t >= 55*steps_per_epoch)) else 0) - ((1) if ((t >= 75*steps_per_epoch)) else 0))*base
+    return base*_pow((1/10), ((1) if ((t >= 25*steps_per_epoch)) else 0) + ((1) if ((t >= 55*steps_per_epoch)) else 0) + ((1) if ((t >= 75*steps_per_epoch)) else 0))
 
 
 def _reference_momentum(t, *, steps_per_epoch=500, base=0.1):
@@ -31,10 +31,10 @@ def lr(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch
     _v2 = torch.full((), steps_per_epoch, dtype=_compute, device=_dev)
     _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
     _v4 = (t - (((5)*(_v3))))
-    _v5 = torch.full((), 10.0, dtype=_compute, device=_dev)
+    _v5 = torch.full((), 0.1, dtype=_compute, device=_dev)
     _v6 = torch.full((), 1.0, dtype=_compute, device=_dev)
     _v7 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, torch.pow(_v5, -torch.where((_v4 >= ((25)*(_v3))), _v6, _v7) - torch.where((_v4 >= ((55)*(_v3))), _v6, _v7) - torch.where((_v4 >= ((75)*(_v3))), _v6, _v7))*_v0)).to(_dtype)
+    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, _v0*torch.pow(_v5, torch.where((_v4 >= ((25)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((55)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((75)*(_v3))), _v6, _v7)))).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch.float64):

@@ -6,10 +6,10 @@ import torch
 def lr(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), floor_lr, dtype=_compute, device=_dev)
-    _v1 = torch.full((), 2.0, dtype=_compute, device=_dev)
+    _v1 = torch.full((), 0.5, dtype=_compute, device=_dev)
     _v2 = torch.div(t, 2000, rounding_mode='floor')
     _v3 = (_v2).to(_compute)
-    return (torch.maximum(_v0, (0.01)*torch.pow(_v1, -_v3))).to(_dtype)
+    return (torch.maximum(_v0, (0.01)*torch.pow(_v1, _v3))).to(_dtype)
 
 
 def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64):

@@ -11,7 +11,7 @@ def _pow(base, exponent):
 
 
 def lr(t, *, floor_lr=1e-05):
-    return max(floor_lr, ((1/100))*_pow(2, -((t) // (2000))))
+    return max(floor_lr, ((1/100))*_pow((1/2), ((t) // (2000))))
 
 
 def momentum(t, *, floor_lr=1e-05):

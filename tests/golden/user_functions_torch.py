@@ -14,7 +14,7 @@ def _pow(base, exponent):
 
 
 def _reference_lr(t, *, floor_lr=1e-05):
-    return max(floor_lr, ((1/100))*_pow(2, -((t) // (2000))))
+    return max(floor_lr, ((1/100))*_pow((1/2), ((t) // (2000))))
 
 
 def _reference_momentum(t, *, floor_lr=1e-05):
@@ -26,10 +26,10 @@ def _reference_momentum(t, *, floor_lr=1e-05):
 def lr(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), floor_lr, dtype=_compute, device=_dev)
-    _v1 = torch.full((), 2.0, dtype=_compute, device=_dev)
+    _v1 = torch.full((), 0.5, dtype=_compute, device=_dev)
     _v2 = torch.div(t, 2000, rounding_mode='floor')
     _v3 = (_v2).to(_compute)
-    return (torch.maximum(_v0, (0.01)*torch.pow(_v1, -_v3))).to(_dtype)
+    return (torch.maximum(_v0, (0.01)*torch.pow(_v1, _v3))).to(_dtype)
 
 
 def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64):
