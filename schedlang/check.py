@@ -73,23 +73,22 @@ def _hazards(expr, domain, guard):
     step must also meet, so sampling never reports a step the branch is not used on.
     """
     if isinstance(expr, sp.Piecewise):
-        remaining, before = domain, []
+        before = []
         for branch, cond in expr.args:
-            where = _condition_set(cond)
-            here = remaining if where is None else sp.Intersection(remaining, where)
-            inexact = where is None or any(w is None for w, _ in before)
-            branch_guard = sp.And(*(sp.Not(c) for _, c in before), cond) if inexact else None
-            if guard is not None:
-                branch_guard = sp.And(guard, branch_guard if branch_guard is not None else cond)
-            yield from _hazards(branch, here, branch_guard)
-            before.append((where, cond))
-            if where is None:
-                # A condition we cannot turn into a set of steps: keep the whole domain for
-                # later branches (the guard above says which steps really reach them).
-                continue
-            remaining = sp.Complement(remaining, where)
-            if remaining is sp.S.EmptySet:
-                return
+            if _may_break(branch):  # the sets are built only for branches that can break
+                where = _condition_set(cond)
+                taken = [w for w, _ in before if w is not None]
+                remaining = sp.Complement(domain, sp.Union(*taken)) if taken else domain
+                here = remaining if where is None else sp.Intersection(remaining, where)
+                inexact = where is None or any(w is None for w, _ in before)
+                branch_guard = sp.And(*(sp.Not(c) for _, c in before), cond) if inexact else None
+                if guard is not None:
+                    branch_guard = sp.And(guard, branch_guard if branch_guard is not None else cond)
+                if here is not sp.S.EmptySet:
+                    yield from _hazards(branch, here, branch_guard)
+            # A condition with no set form (None) keeps the whole domain for later branches;
+            # the guard says which steps really reach them.
+            before.append((_condition_set(cond), cond))
         return
     if isinstance(expr, (Relational, Boolean)) and not isinstance(expr, sp.Expr):
         return
@@ -108,6 +107,14 @@ def _hazards(expr, domain, guard):
             yield from _hazards(arg, domain, guard)
 
 
+def _may_break(expr) -> bool:
+    """Whether ``expr`` has a node ``_hazards`` looks at (a power that can divide by zero or
+    take a root of a negative, a log, a Mod)."""
+    return any(isinstance(n, (sp.log, sp.Mod)) or (isinstance(n, sp.Pow) and not (
+        n.exp.is_Integer and n.exp >= 0)) for n in sp.preorder_traversal(expr))
+
+
+@functools.lru_cache(maxsize=4096)
 def _condition_set(cond):
     if cond == sp.true:
         return sp.Interval(0, sp.oo)

@@ -21,8 +21,6 @@ from . import ir
 from .errors import SchedlangError, Source, Span
 from .limits import MAX_FILE_BYTES, MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal
 
-MAX_DEPTH = MAX_NESTING  # the old name, kept for importers of this module
-
 #: The words of the language (SPEC section 2): never names, even where the grammar could tell.
 RESERVED = frozenset("param let def schedule where if then else for and or not true false".split())
 _BOM = "\ufeff"
@@ -295,7 +293,12 @@ class _Builder(Transformer):
         return self._made(ir.For(self._span(body, steps), body, steps), body, steps)
 
     def seq(self, first, op, then):
-        return self._made(ir.Seq(self._span(first, then), first, then), first, then)
+        node = ir.Seq(self._span(first, then), first, then)
+        if isinstance(first, ir.Seq):
+            # ``a >> b >> c`` is a list of segments (lowering flattens it), not nesting:
+            # only ``then`` adds a level (``MAX_SEGMENTS`` bounds the length).
+            self.depth[id(first)] = self.depth.get(id(first), 1) - 1
+        return self._made(node, first, then)
 
     # -- statements ------------------------------------------------------------------
 

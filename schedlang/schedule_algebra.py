@@ -33,7 +33,7 @@ _STEPS = (t, tau)
 
 def finish(expr):
     """A built formula in the public step ``t``, every comparison in canonical form."""
-    return canonical(expr.xreplace({tau: t})) if isinstance(expr, sp.Basic) else expr
+    return _replace_step(expr, t) if isinstance(expr, sp.Basic) else expr
 
 
 def has_step(expr) -> bool:
@@ -105,12 +105,23 @@ def piecewise(pairs) -> sp.Expr:
         out.append(pair)
         if cond is sp.true:
             break
+    # A branch followed by one with the same formula whose condition covers it adds nothing.
+    out = [p for p, q in zip(out, out[1:]) if not (p[0] == q[0] and _covers(q[1], p[1]))] + out[-1:]
     if len(out) == 1 and out[0][1] is sp.true:
         return out[0][0]
     # Basic.__new__: no argument processing at all, so pairs taken from another Piecewise
     # are shared, not rebuilt (sequencing stays linear in the number of branches).
     return sp.Basic.__new__(sp.Piecewise, *(p if isinstance(p, ExprCondPair) else ExprCondPair(*p)
                                             for p in out))
+
+
+def _covers(wide, narrow) -> bool:
+    """Whether condition ``wide`` holds wherever ``narrow`` does (``True``, or ``t < c`` with a
+    larger ``c``)."""
+    if wide is sp.true:
+        return True
+    a, b = _bound(wide), _bound(narrow)
+    return a is not None and b is not None and _at_most(b, a)
 
 
 def cover(expr: sp.Expr, n) -> list[tuple[sp.Expr, sp.Basic]]:
@@ -131,8 +142,17 @@ def cover(expr: sp.Expr, n) -> list[tuple[sp.Expr, sp.Basic]]:
             out.append((value, sp.Lt(tau, n)))
             return out
         else:
-            return [(expr, sp.Lt(tau, n))]
+            return [(_cut_at(expr, n), sp.Lt(tau, n))]
     return out
+
+
+def _cut_at(expr: sp.Expr, n) -> sp.Expr:
+    """``expr`` used only where ``t < n``: a branch reading exactly ``t < n`` becomes the default."""
+    pairs = branches(expr)
+    for index, (value, cond) in enumerate(pairs):
+        if _bound(cond) == n:
+            return piecewise([*pairs[:index], (value, sp.true)])
+    return expr
 
 
 def _at_most(a, b) -> bool:
@@ -153,14 +173,14 @@ def _bound(cond) -> sp.Expr | None:
 
 def at(expr: sp.Expr, step) -> sp.Expr:
     """The formula at one step (a number or a symbolic offset), conditions kept canonical."""
-    return canonical(_replace_step(expr, step))
+    return _replace_step(expr, step)
 
 
 def shifted(expr: sp.Expr, offset) -> sp.Expr:
     """``expr`` seen from a segment that starts at global step ``offset``."""
     if offset == 0 or not has_step(expr):
         return expr
-    return canonical(_replace_step(expr, tau - offset))
+    return _replace_step(expr, tau - offset)
 
 
 def _replace_step(expr: sp.Expr, value) -> sp.Expr:
@@ -174,6 +194,12 @@ def _replace_step(expr: sp.Expr, value) -> sp.Expr:
     """
     memo: dict = {}
     value = sp.Integer(value) if isinstance(value, int) else value
+    # ``value`` = step + offset (a shift, or the other step symbol): canonical ``t < c``
+    # becomes ``t < c - offset`` without sympy solving anything (the common case).
+    steps = list(value.free_symbols & {t, tau})
+    offset = value - steps[0] if len(steps) == 1 else None
+    if offset is not None and has_step(offset):
+        offset = None
 
     def rebuild(node):
         if node in _STEPS:
@@ -184,6 +210,11 @@ def _replace_step(expr: sp.Expr, value) -> sp.Expr:
         if done is None:
             if isinstance(node, sp.Piecewise):
                 done = piecewise(_branches(node, rebuild, value))
+            elif offset is not None and isinstance(node, _ORDER) and node.lhs in _STEPS \
+                    and not has_step(node.rhs):
+                bound = node.rhs - offset
+                # A positive number bound: sympy would only confirm the relation stays as is.
+                done = node.func(steps[0], bound, evaluate=not (bound.is_Number and bound > 0))
             else:
                 done = node.func(*[rebuild(a) for a in node.args])
                 if isinstance(done, Relational):
@@ -211,6 +242,9 @@ def _branches(node: sp.Piecewise, rebuild, value) -> list[tuple]:
         if cond == sp.true:
             break
     return out
+
+
+_ORDER = (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)
 
 
 def canonical(expr: sp.Expr) -> sp.Expr:

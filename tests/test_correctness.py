@@ -198,6 +198,7 @@ def test_arithmetic_with_a_constant_keeps_the_table_flat():
     ("constant(1, 2) >> stretch(cycle(cosine(1, 0, 1000) for 1), 3)", 788, 1.0),
     ("stretch(cosine_restarts(7, 6e-4, 7), 10)", 70, 7.0),
     ("stretch(cosine_restarts(0.25, 0.3, 7, mult=3), 10)", 70, 0.25),
+    ("stretch(repeat(cosine_restarts(0.3, 6e-4, 2, mult=3) for 50, times=7), 2)", 100, 0.3),
 ])
 def test_fractional_steps_are_exact_in_every_target(source, step, expected):
     lr = schedlang.compile(source)["lr"]

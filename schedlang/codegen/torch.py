@@ -238,7 +238,10 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         return self.int_tensor_literal(expr) if expr.is_Integer else code
 
     def _int_rounding(self, expr) -> str | None:
-        ratio = integer_ratio(expr.args[0])
+        arg = expr.args[0]
+        if isinstance(arg, sp.Mod) and isinstance(expr, sp.floor):
+            return self._floor_of_mod(arg)
+        ratio = integer_ratio(arg)
         if ratio is None:
             return None
         numerator, denominator = ratio
@@ -252,6 +255,20 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         negated = self._as_int_tensor(f"-({top})", -numerator)
         return f"(-torch.div({negated}, {bottom}, rounding_mode='floor'))"
 
+    def _floor_of_mod(self, mod: sp.Mod) -> str | None:
+        """``floor(Mod(N/D, M/E))`` in int64: ``remainder(N*E, M*D) // (D*E)``."""
+        whole = integer_mod(mod)
+        if whole is None:
+            return None
+        numerator, modulus, denominator = whole
+        codes = [self.int_code(x) for x in whole]
+        if any(c is None for c in codes):
+            return None
+        remainder = f"torch.remainder({self._as_int_tensor(codes[0], numerator)}, {codes[1]})"
+        if denominator == 1:
+            return remainder
+        return f"torch.div({remainder}, {codes[2]}, rounding_mode='floor')"
+
     def _restart_index(self, expr) -> str | None:
         """Exact cycle index: a float log estimate, corrected by one in integers.
 
@@ -260,7 +277,7 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         with ``t`` fixes it.  Exact while ``T0 * m**(i + 1)`` fits in int64.
         """
         step, first, mult = expr.args
-        if not step.is_integer and integer_ratio(step) is not None:
+        if not step.is_integer:
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
             # (a stretched schedule asks at t / k).
             step = sp.floor(step)

@@ -18,7 +18,7 @@ def lr(t, *, peak=0.001, total=50000):
 
 def weight_decay(t, *, peak=0.001, total=50000):
     if (t < total):
-        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else ((peak - 5*peak*(t - (4/5)*total)/total) if ((t < total)) else 0)))/peak
+        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*(t - (4/5)*total)/total))/peak
     return ((1/10))*((((1/1000))*peak*total) if ((total < 1000)) else 0)/peak
 
 
