@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import time
 
 import sympy as sp
 from sympy.core.relational import Relational
@@ -23,6 +24,8 @@ from .special import logb, restart_index
 #: Every function a schedule may use: each has a branch-free torch spelling.
 ALLOWED = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.floor, sp.ceiling,
            sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.Mod, restart_index, logb)
+#: Seconds sympy may spend deciding sampled steps of one condition (see ``_predicate``).
+SYMBOLIC_SAMPLE_SECONDS = 2.0
 _STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCondPair,
               Relational, sp.And, sp.Or, sp.Not)
 
@@ -226,12 +229,20 @@ def _predicate(condition):
     except Undetermined:
         fast = None
 
+    deadline = [None]
+
     def holds(step: int) -> bool:
         if fast is not None:
             try:
                 return bool(fast(step))
             except (Undetermined, ZeroDivisionError, ValueError):
                 pass
+        # sympy decides what the enclosures could not, within a time budget per condition
+        # (deciding ``Eq(cos(...), 0)`` can take seconds); past it, undecided steps count as
+        # safe, and the overflow probe on the reference still sees a non-finite value.
+        deadline[0] = deadline[0] or time.monotonic() + SYMBOLIC_SAMPLE_SECONDS
+        if time.monotonic() > deadline[0]:
+            return False
         return condition.xreplace({t: sp.Integer(step)}) == sp.true
     return holds
 

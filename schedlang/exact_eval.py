@@ -246,6 +246,8 @@ def compile_expr(expr: sp.Basic):
     if isinstance(expr, restart_index):
         def index(s):
             step, first, mult = (f(s) for f in args)
+            if is_exact(step) and step.denominator != 1:
+                step = Fraction(math.floor(step))  # cycles start at whole steps (a stretched schedule)
             if not all(is_exact(v) and v.denominator == 1 for v in (step, first, mult)):
                 raise Undetermined("restart_index of a non-integer")
             return Fraction(restart_index_int(int(step), int(first), int(mult)))

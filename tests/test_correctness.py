@@ -257,3 +257,11 @@ def test_equivalent_finds_a_late_difference_after_a_huge_power_quickly():
                                    "step(1, 0.5, 3) + (if t >= 2147483647 then 1e-3 else 0)")
     assert verdict.different and verdict.counterexample.step == 2147483647
     assert time.monotonic() - started < 5
+
+
+def test_the_finiteness_check_of_a_stretched_restart_schedule_is_bounded():
+    started = time.monotonic()
+    lr = schedlang.compile("warmup(cosine, 1, start=1e-5) >> stretch(exp(1.5, 0.9999, 100, staircase=true)"
+                           " - (7 / cosine_restarts(6e-4, 1.5, 3, mult=2)), 3)")["lr"]
+    assert time.monotonic() - started < 10  # ran past a minute deciding cos(...) == 0 in sympy
+    assert lr(100) == pytest.approx(lr.torch(torch.tensor([100])).item(), rel=1e-12)
