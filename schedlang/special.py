@@ -31,6 +31,8 @@ class restart_index(sp.Function):  # noqa: N801 - sympy function classes are low
 
     @classmethod
     def eval(cls, step, first, mult):
+        if step.is_Rational and not step.is_Integer:
+            step = sp.floor(step)  # cycles start at whole steps (a stretched schedule asks at t / k)
         if all(arg.is_Integer for arg in (step, first, mult)) and step >= 0 and first >= 1 and mult >= 2:
             return sp.Integer(restart_index_int(int(step), int(first), int(mult)))
         return None

@@ -199,6 +199,8 @@ def test_arithmetic_with_a_constant_keeps_the_table_flat():
     ("stretch(cosine_restarts(7, 6e-4, 7), 10)", 70, 7.0),
     ("stretch(cosine_restarts(0.25, 0.3, 7, mult=3), 10)", 70, 0.25),
     ("stretch(repeat(cosine_restarts(0.3, 6e-4, 2, mult=3) for 50, times=7), 2)", 100, 0.3),
+    ("stretch((constant(0.25, 17) >> exp(2, 0.5, 100)) for 100 >> stretch(repeat(cosine_restarts(7, 1e-3, 5,"
+     " mult=2) for 105, times=1), 2) for 1, 10)", 1000, 7.0),
 ])
 def test_fractional_steps_are_exact_in_every_target(source, step, expected):
     lr = schedlang.compile(source)["lr"]
