@@ -22,7 +22,7 @@ from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_bounded, recursion_room
 from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower, plain_symbol
 from .parser import parse
-from .schedule_algebra import Segment, finish, t
+from .schedule_algebra import Segment, finish, flatten, t
 
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
@@ -279,7 +279,8 @@ class Schedule:
     def expr(self) -> sp.Expr:
         """The value as a sympy expression in ``schedlang.t``, bound parameters substituted."""
         held = self.symbolic_expr
-        return held.xreplace(self.program.substitutions) if self.program else held
+        # Bound values can decide bounds the symbols could not: one flat table again.
+        return flatten(held.xreplace(self.program.substitutions)) if self.program else held
 
     @functools.cached_property
     def symbolic_expr(self) -> sp.Expr:

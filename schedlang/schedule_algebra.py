@@ -124,7 +124,28 @@ def _covers(wide, narrow) -> bool:
     return a is not None and b is not None and _at_most(b, a)
 
 
-def cover(expr: sp.Expr, n) -> list[tuple[sp.Expr, sp.Basic]]:
+def flatten(expr: sp.Expr, step=None) -> sp.Expr:
+    """A ``Piecewise`` whose branches are ``Piecewise`` themselves, spliced into one table
+    wherever the bounds can now be compared (after parameters are bound, say)."""
+    if not isinstance(expr, sp.Piecewise):
+        return expr
+    step = step or (t if t in expr.free_symbols else tau)
+    out = []
+    for value, cond in expr.args:
+        bound = _bound(cond)
+        if isinstance(value, (sp.Add, sp.Mul)):  # 100 * Piecewise(...): distribute the constant
+            value = pointwise(value.func, *value.args)
+        inner = flatten(value, step)
+        if isinstance(inner, sp.Piecewise) and bound is not None:
+            out += cover(inner, bound, step)
+        elif isinstance(inner, sp.Piecewise) and cond is sp.true:
+            out += branches(inner)
+        else:
+            out.append((inner, cond))
+    return piecewise(out)
+
+
+def cover(expr: sp.Expr, n, step=tau) -> list[tuple[sp.Expr, sp.Basic]]:
     """Branches of ``expr`` for the steps ``0 <= t < n``, the last one ending at ``t < n``.
 
     Branches that start at or after ``n`` are dropped; when a bound cannot be compared
@@ -139,10 +160,10 @@ def cover(expr: sp.Expr, n) -> list[tuple[sp.Expr, sp.Basic]]:
         if not last and bound is not None and _at_most(bound, n):
             out.append(pair)
         elif last or (bound is not None and _at_most(n, bound)):
-            out.append((value, sp.Lt(tau, n)))
+            out.append((value, sp.Lt(step, n)))
             return out
         else:
-            return [(_cut_at(expr, n), sp.Lt(tau, n))]
+            return [(_cut_at(expr, n), sp.Lt(step, n))]
     return out
 
 

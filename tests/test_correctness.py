@@ -7,6 +7,7 @@ showed the defect; the fuzzer (tests/test_fuzz.py) keeps the classes from coming
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,6 +17,8 @@ from schedlang import SchedlangError
 from schedlang.backends.emit import emit
 from schedlang.codegen.base import GeneratedModule
 from schedlang.codegen.load import load as load_generated
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # -- 1. the torch printer keeps every operand an operand ----------------------------------
 
@@ -267,3 +270,12 @@ def test_the_finiteness_check_of_a_stretched_restart_schedule_is_bounded():
                            " - (7 / cosine_restarts(6e-4, 1.5, 3, mult=2)), 3)")["lr"]
     assert time.monotonic() - started < 10  # ran past a minute deciding cos(...) == 0 in sympy
     assert lr(100) == pytest.approx(lr.torch(torch.tensor([100])).item(), rel=1e-12)
+
+
+def test_bound_values_give_one_flat_table():
+    program = schedlang.load(ROOT / "examples" / "wsd.sched")
+    for schedule in program:
+        pairs = schedule.expr.args
+        assert not any(isinstance(value, type(schedule.expr)) or value.has(type(schedule.expr))
+                       for value, _ in pairs)
+    assert [float(c.rhs) for _, c in program["weight_decay"].expr.args[:-1]] == [1000, 40000, 50000]
