@@ -78,8 +78,8 @@ def _hazards(expr, domain, guard):
     if isinstance(expr, sp.Piecewise):
         before = []
         for branch, cond in expr.args:
+            where = _condition_set(cond)
             if _may_break(branch):  # the sets are built only for branches that can break
-                where = _condition_set(cond)
                 taken = [w for w, _ in before if w is not None]
                 remaining = sp.Complement(domain, sp.Union(*taken)) if taken else domain
                 here = remaining if where is None else sp.Intersection(remaining, where)
@@ -91,7 +91,7 @@ def _hazards(expr, domain, guard):
                     yield from _hazards(branch, here, branch_guard)
             # A condition with no set form (None) keeps the whole domain for later branches;
             # the guard says which steps really reach them.
-            before.append((_condition_set(cond), cond))
+            before.append((where, cond))
         return
     if isinstance(expr, (Relational, Boolean)) and not isinstance(expr, sp.Expr):
         return

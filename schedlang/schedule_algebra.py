@@ -120,7 +120,7 @@ def _covers(wide, narrow) -> bool:
     larger ``c``)."""
     if wide is sp.true:
         return True
-    a, b = _bound(wide), _bound(narrow)
+    a, b = strict_bound(wide), strict_bound(narrow)
     return a is not None and b is not None and _at_most(b, a)
 
 
@@ -132,7 +132,7 @@ def flatten(expr: sp.Expr, step=None) -> sp.Expr:
     step = step or (t if t in expr.free_symbols else tau)
     out = []
     for value, cond in expr.args:
-        bound = _bound(cond)
+        bound = strict_bound(cond)
         if isinstance(value, (sp.Add, sp.Mul)):  # 100 * Piecewise(...): distribute the constant
             value = pointwise(value.func, *value.args)
         inner = flatten(value, step)
@@ -155,7 +155,7 @@ def cover(expr: sp.Expr, n, step=tau) -> list[tuple[sp.Expr, sp.Basic]]:
     pairs = branches(expr)
     for index, pair in enumerate(pairs):
         value, cond = pair
-        bound = _bound(cond)
+        bound = strict_bound(cond)
         last = index == len(pairs) - 1  # the default, whatever its condition says
         if not last and bound is not None and _at_most(bound, n):
             out.append(pair)
@@ -171,7 +171,7 @@ def _cut_at(expr: sp.Expr, n) -> sp.Expr:
     """``expr`` used only where ``t < n``: a branch reading exactly ``t < n`` becomes the default."""
     pairs = branches(expr)
     for index, (value, cond) in enumerate(pairs):
-        if _bound(cond) == n:
+        if strict_bound(cond) == n:
             return piecewise([*pairs[:index], (value, sp.true)])
     return expr
 
@@ -185,8 +185,8 @@ def _at_most(a, b) -> bool:
     return bool((b - a).is_nonnegative)
 
 
-def _bound(cond) -> sp.Expr | None:
-    """``c`` of a canonical ``t < c``, else None."""
+def strict_bound(cond) -> sp.Expr | None:
+    """``c`` of a canonical ``t < c`` (either step symbol), else None."""
     if isinstance(cond, sp.StrictLessThan) and cond.lhs in _STEPS:
         return cond.rhs
     return None
@@ -252,7 +252,7 @@ def _branches(node: sp.Piecewise, rebuild, value) -> list[tuple]:
     ``t < c`` at a number is decided by comparing numbers (the common case, kept cheap)."""
     out = []
     for expr, cond in node.args:
-        bound = _bound(cond)
+        bound = strict_bound(cond)
         if bound is not None and bound.is_number and value.is_number:
             cond = sp.false if _at_most(bound, value) else sp.true
         else:
@@ -306,10 +306,8 @@ def sequence(*segments: Segment) -> Segment:
     offset = sp.Integer(0)
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
-        local = segment.held() if last else piecewise([*cover(segment.expr, segment.duration),
-                                                        (sp.nan, sp.true)])
-        moved = branches(shifted(local, offset))
-        pairs += moved if last else moved[:-1]
+        local = segment.held() if last else piecewise(cover(segment.expr, segment.duration))
+        pairs += branches(shifted(local, offset))
         marks += [Mark(m.kind, offset + m.step, m.value, m.reached) for m in segment.marks]
         if not last:
             assert segment.duration is not None

@@ -98,7 +98,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> s
                                                           spec.params, printer)
                   for s in spec.schedules]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
-    parts.append(python_codegen.helpers_source(printer).replace("\ndef ", "\n\ndef "))
+    parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
     parts += references + _torch_functions(spec)
     table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
     parts.append(f"\n\nSCHEDULES = {{{table}}}\n")

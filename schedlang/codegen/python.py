@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..schedule_algebra import canonical, t
+from ..schedule_algebra import at, strict_bound, t
 from ..special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header
 
@@ -48,9 +48,9 @@ def _exp(x):
 HELPERS = {"_restart_index": _RESTART_INDEX, "_pow": _POW, "_exp": _EXP}
 
 
-def helpers_source(printer) -> str:
-    """The helper functions ``printer`` used, each once (deterministic order)."""
-    return "".join("\n" + text for name, text in HELPERS.items() if name in printer.helpers)
+def helpers_source(printer, gap: str = "\n") -> str:
+    """The helper functions ``printer`` used, each once (deterministic order), ``gap`` before each."""
+    return "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
 
 
 def integer_ratio(expr: sp.Expr):
@@ -168,14 +168,15 @@ def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) ->
     if not isinstance(expr, sp.Piecewise):
         return _local_return(expr, printer, pad, start)
     pairs = list(expr.args)
-    bounds = [_numeric_bound(c) for _, c in pairs[:-1]]
-    if all(b is not None for b in bounds) and all(x < y for x, y in zip(bounds, bounds[1:])):
+    bounds = [strict_bound(c) for _, c in pairs[:-1]]
+    if all(b is not None and b.is_Integer for b in bounds) and all(x < y for x, y in zip(bounds, bounds[1:])):
         return _bisect_lines([e for e, _ in pairs], [start, *bounds], printer, depth)
     lines = []
     for value, cond in pairs[:-1]:
         lines.append(f"{pad}if {printer.doprint(cond)}:")
         lines.extend(body_lines(value, printer, depth + 1, start))
-        start = _bound_of(cond) if _bound_of(cond) is not None else start
+        bound = strict_bound(cond)
+        start = start if bound is None else bound
     return lines + body_lines(pairs[-1][0], printer, depth, start)
 
 
@@ -183,7 +184,7 @@ def _local_return(expr: sp.Expr, printer: ReferencePrinter, pad: str, start) -> 
     """``return expr``, written in the local step ``t - start`` when that changes the formula."""
     if start == 0 or t not in expr.free_symbols:
         return [f"{pad}return {printer.doprint(expr)}"]
-    local = canonical(expr.xreplace({t: t + start}))
+    local = at(expr, t + start)
     return [f"{pad}t = t - ({printer.doprint(start)})", f"{pad}return {printer.doprint(local)}"]
 
 
@@ -196,18 +197,6 @@ def _bisect_lines(values, starts, printer, depth) -> list[str]:
     return [f"{pad}if t < {printer.doprint(starts[middle])}:",
             *_bisect_lines(values[:middle], starts[:middle], printer, depth + 1),
             *_bisect_lines(values[middle:], starts[middle:], printer, depth)]
-
-
-def _bound_of(cond):
-    if isinstance(cond, sp.StrictLessThan) and cond.lhs == t and t not in cond.rhs.free_symbols:
-        return cond.rhs
-    return None
-
-
-def _numeric_bound(cond):
-    if isinstance(cond, sp.StrictLessThan) and cond.lhs == t and cond.rhs.is_Integer:
-        return cond.rhs
-    return None
 
 
 def generate(spec: ModuleSpec) -> GeneratedModule:

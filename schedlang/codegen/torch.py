@@ -37,7 +37,7 @@ from sympy.core.relational import Relational
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..schedule_algebra import canonical, t
+from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_mod, integer_ratio
@@ -257,17 +257,23 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _floor_of_mod(self, mod: sp.Mod) -> str | None:
         """``floor(Mod(N/D, M/E))`` in int64: ``remainder(N*E, M*D) // (D*E)``."""
+        found = self._whole_remainder(mod)
+        if found is None:
+            return None
+        remainder, denominator, bottom = found
+        return remainder if denominator == 1 else f"torch.div({remainder}, {bottom}, rounding_mode='floor')"
+
+    def _whole_remainder(self, mod: sp.Mod):
+        """``(int64 code of remainder(N*E, M*D), D*E, its code)`` for ``Mod(N/D, M/E)``
+        (see ``integer_mod``), or None when the parts are not whole-number code."""
         whole = integer_mod(mod)
         if whole is None:
             return None
-        numerator, modulus, denominator = whole
         codes = [self.int_code(x) for x in whole]
         if any(c is None for c in codes):
             return None
-        remainder = f"torch.remainder({self._as_int_tensor(codes[0], numerator)}, {codes[1]})"
-        if denominator == 1:
-            return remainder
-        return f"torch.div({remainder}, {codes[2]}, rounding_mode='floor')"
+        top = self._as_int_tensor(codes[0], whole[0])
+        return f"torch.remainder({top}, {codes[1]})", whole[2], codes[2]
 
     def _restart_index(self, expr) -> str | None:
         """Exact cycle index: a float log estimate, corrected by one in integers.
@@ -418,17 +424,12 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _fraction_mod(self, expr) -> str | None:
         """``Mod`` of whole-number ratios: an int64 remainder divided once (see ``integer_mod``)."""
-        whole = integer_mod(expr)
-        if whole is None:
+        found = self._whole_remainder(expr)
+        if found is None:
             return None
-        numerator, modulus, denominator = whole
-        codes = [self.int_code(x) for x in whole]
-        if any(c is None for c in codes):
-            return None
-        top = self._as_int_tensor(codes[0], numerator)
-        remainder = self.bind(("i", expr, self._step_key(expr)),
-                              f"torch.remainder({top}, {codes[1]}).to(_compute)")
-        return remainder if denominator == 1 else f"({remainder} / {self.float_code(denominator)})"
+        remainder, denominator, _ = found
+        value = self.bind(("i", expr, self._step_key(expr)), f"{remainder}.to(_compute)")
+        return value if denominator == 1 else f"({value} / {self.float_code(denominator)})"
 
     def _print_restart_index(self, expr):
         def refuse():
@@ -491,7 +492,7 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         hi = None if scope.hi is None else scope.hi - lo
         self.scope = Scope(sp.Integer(0), hi, scope.clamp, local=True)
         try:
-            return self.float_tensor(canonical(value.xreplace({t: t + lo})))
+            return self.float_tensor(at(value, t + lo))
         finally:
             self.step, self.scope = saved_step, scope
 
