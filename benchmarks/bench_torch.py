@@ -3,8 +3,11 @@
 1. Per-step cost of a generated scheduler class (float lr: plain-Python values,
    no torch op) against torch's own ``SequentialLR(LinearLR, CosineAnnealingLR)``
    for the same warmup + cosine, and against ``LambdaLR`` with a Python lambda.
+   The tensor-lr class is compared with the same ``SequentialLR`` on a tensor lr.
 2. Vectorised evaluation of 1M steps with the generated branch-free code against
    a hand-written ``torch.where`` expression of the same schedule.
+3. ``schedlang.compile`` of chains of 10, 100 and 1000 ``linear`` segments: seconds per
+   segment, relative to the 10-segment chain (1.0 means linear-time compilation).
 
 Ratios are measured in the same run, so they compare like with like on any
 machine.  Not collected by pytest (the file name does not start with test_).
@@ -88,8 +91,11 @@ def main() -> None:
     ours = per_step(cls)
     sequential = per_step(torch_sequential)
     lam = per_step(torch_lambda)
-    tensor_lr = per_step(lambda opt: (opt.param_groups[0].__setitem__("lr", torch.tensor(PEAK)),
-                                      cls(opt))[1], steps=5_000)
+    def with_tensor_lr(make):
+        return lambda opt: (opt.param_groups[0].__setitem__("lr", torch.tensor(PEAK)), make(opt))[1]
+
+    tensor_lr = per_step(with_tensor_lr(cls), steps=5_000)
+    sequential_tensor = per_step(with_tensor_lr(torch_sequential), steps=5_000)
     print(f"per scheduler.step() (float lr, eager, torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads)")
     print(f"  schedlang class            {ours * 1e6:8.2f} us")
@@ -97,6 +103,8 @@ def main() -> None:
           f"{ours / sequential:.2f}")
     print(f"  torch LambdaLR (lambda)    {lam * 1e6:8.2f} us   ratio ours/lambda = {ours / lam:.2f}")
     print(f"  schedlang class, tensor lr {tensor_lr * 1e6:8.2f} us   (torch ops on a device counter)")
+    print(f"  torch SequentialLR, tensor {sequential_tensor * 1e6:8.2f} us   ratio ours/torch = "
+          f"{tensor_lr / sequential_tensor:.2f}")
 
     steps = torch.arange(1_000_000, dtype=torch.int64)
     generated = torch_function(program["lr"])
@@ -106,6 +114,16 @@ def main() -> None:
     print("1M steps, float64, vectorised")
     print(f"  schedlang generated        {ours_v * 1e3:8.2f} ms")
     print(f"  hand-written torch.where   {hand_v * 1e3:8.2f} ms   ratio ours/hand = {ours_v / hand_v:.2f}")
+
+    print("schedlang.compile of a >> chain of linear segments")
+    per_segment = {}
+    for count in (10, 100, 1000):
+        source = "schedule lr = " + " >> ".join(["linear(1, 0, 10)"] * count)
+        start = time.perf_counter()
+        schedlang.compile(source)
+        per_segment[count] = (time.perf_counter() - start) / count
+        print(f"  {count:5d} segments {per_segment[count] * count:8.3f} s   per segment vs 10: "
+              f"{per_segment[count] / per_segment[10]:.2f}")
 
 
 if __name__ == "__main__":
