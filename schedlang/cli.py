@@ -12,6 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import exporters, importers
 from .command_line import CommandLine
 from .errors import SchedlangError
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
@@ -94,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = command("import", _import, "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source")
     sub.add_argument("file", nargs="?", help="a .yaml file, a file holding a SambaFlow command line, or - "
                                              "for standard input")
-    sub.add_argument("--format", choices=("cerebras-yaml", "sambaflow"), default=None,
+    sub.add_argument("--format", choices=importers.FORMATS, default=None,
                      help="default: from the file name (.yaml/.yml: cerebras-yaml; .sh/.txt: sambaflow)")
     sub.add_argument("--lower", action="store_true",
                      help="write plain standard-library calls (linear, cosine, >>) instead of presets")
@@ -104,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
-    sub.add_argument("--format", choices=("cerebras-yaml",), default="cerebras-yaml")
+    sub.add_argument("--format", choices=exporters.FORMATS, default="cerebras-yaml")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")

@@ -8,7 +8,19 @@ returned.
 
 from __future__ import annotations
 
-FORMATS = ("cerebras-yaml",)
+
+def _cerebras_yaml(source, filename, params, verify, schedules):
+    from .cerebras_yaml import export as export_cerebras
+
+    return export_cerebras(source, filename, params, verify, schedules)
+
+
+#: Every export format: its name -> ``writer(source, filename, params, verify,
+#: schedules) -> text``.  One line per format; ``--format`` choices derive from it.
+WRITERS = {
+    "cerebras-yaml": _cerebras_yaml,
+}
+FORMATS = tuple(WRITERS)
 
 
 def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
@@ -16,8 +28,6 @@ def export(source: str | bytes, filename: str = "<string>", *, format: str = "ce
     """``source`` (.sched text) in another format; ``params`` bind its parameters (export writes numbers)."""
     from ..errors import SchedlangError
 
-    if format != "cerebras-yaml":
+    if format not in WRITERS:
         raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(FORMATS))
-    from .cerebras_yaml import export as export_cerebras
-
-    return export_cerebras(source, filename, params, verify, schedules)
+    return WRITERS[format](source, filename, params, verify, schedules)
