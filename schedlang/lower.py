@@ -10,6 +10,7 @@ expression (closed form, finiteness, bound durations) run afterwards in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 from dataclasses import dataclass, field
@@ -106,7 +107,9 @@ class Lowered:
 
     params: dict[str, ParamInfo]
     schedules: dict[str, tuple[Segment, Span]]
-    durations: list[tuple[sp.Expr, Span]] = field(default_factory=list)
+    #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
+    #: zero, SPEC §1; a period (``every``, ``period``) may not).
+    durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
 
 
 def plain_symbol(name: str, type_: str) -> sp.Symbol:
@@ -134,7 +137,7 @@ class _Lowerer:
         self.defined_at: dict[str, Span] = {}
         self.params: dict[str, ParamInfo] = {}
         self.schedules: dict[str, tuple[Segment, Span]] = {}
-        self.durations: list[tuple[sp.Expr, Span]] = []
+        self.durations: list[tuple[sp.Expr, Span, bool]] = []
         self.calling: list[str] = []  # user functions being expanded, to refuse recursion
         self.expanded = 0  # IR nodes that calls of user functions expanded to (MAX_DEF_EXPANSION)
         self.scopes: list[dict[str, object]] = []
@@ -324,7 +327,7 @@ class _Lowerer:
 
     def _for(self, node: ir.For):
         body = self.schedule_value(self.value(node.body), node.body, "a schedule")
-        steps = self.steps(node.steps)
+        steps = self.steps(node.steps, zero_ok=True)
         return hold_for(body, steps)
 
     def _seq(self, node: ir.Seq):
@@ -470,7 +473,7 @@ class _Lowerer:
         finally:
             self.in_warmup, self.preset_scales_warmup = saved
         try:
-            return builtin.build(**kwargs)
+            return zero_length_call(builtin, kwargs)
         except stdlib.ArgumentError as exc:
             node_of = given.get(exc.argument)
             raise SchedlangError(exc.message, node_of.span if node_of else node.span,
@@ -488,7 +491,7 @@ class _Lowerer:
                     steps = self.time_in_steps(
                         Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
                         context=f"{builtin.name}() defaults {arg.name} to {arg.default}: ")
-                    self.durations.append((steps, node.span))
+                    self.durations.append((steps, node.span, arg.kind == "duration"))
                     kwargs[arg.name] = steps
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
@@ -515,8 +518,8 @@ class _Lowerer:
             if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
                 raise SchedlangError(f"{what} must be true or false", node.span)
             return value.value == sp.true
-        if arg.kind == "steps":
-            return self.steps(node)
+        if arg.kind in ("steps", "duration"):
+            return self.steps(node, zero_ok=arg.kind == "duration")
         if arg.kind == "const":
             return self.constant(node, what)
         if arg.kind == "values":
@@ -631,7 +634,8 @@ class _Lowerer:
                                for v, n in zip(item.items, inner)))
         return found
 
-    def steps(self, node: ir.Node) -> sp.Expr:
+    def steps(self, node: ir.Node, zero_ok: bool = False) -> sp.Expr:
+        """A number of steps: a length (``zero_ok``: ``0`` is a zero-length segment) or a period."""
         value = self.value(node)
         segment = self.schedule_value(value, node, "a number of steps")
         if segment.depends_on_step:
@@ -639,26 +643,47 @@ class _Lowerer:
         expr = segment.expr
         if self.time_scales and not _has_time_unit(node):  # time literals scale themselves
             before, expr = expr, self.scaled(expr)
-            if expr.is_number and expr <= 0 < before:
+            if expr.is_number and expr <= 0 < before and not zero_ok:
                 raise SchedlangError(f"scale() makes this duration {expr} steps (from {before})", node.span,
                                      hint="a duration must stay at least 1 step; use a larger ratio")
         if expr.is_number:
-            check_steps(expr, node.span)
-        self.durations.append((expr, node.span))
+            check_steps(expr, node.span, zero_ok)
+        self.durations.append((expr, node.span, zero_ok))
         return expr
 
 
-def check_steps(expr: sp.Expr, span: Span) -> None:
-    """A bound duration must be a positive whole number of steps."""
+def check_steps(expr: sp.Expr, span: Span, zero_ok: bool = False) -> None:
+    """A bound duration must be a whole number of steps: ``>= 0`` for a length, ``> 0`` for a period."""
     if expr in (sp.oo, sp.zoo, sp.nan) or not expr.is_finite:
         raise SchedlangError("a duration must be a finite number of steps", span)
     if not expr.is_integer:
         value = float(expr)
         raise SchedlangError(f"a duration must be a whole number of steps, not {_show(value)}", span,
                              hint=f"round it, e.g. {math.floor(value)} or {math.ceil(value)}")
-    if expr <= 0:
-        raise SchedlangError(f"a duration must be positive, not {expr}", span)
+    if expr < 0 or (expr == 0 and not zero_ok):
+        what = "a length must be at least 0" if zero_ok else "a period must be positive"
+        raise SchedlangError(f"{what}, not {expr}", span)
     _refuse_huge_step(expr, span, "a duration")
+
+
+def zero_length_call(builtin: Builtin, kwargs: dict):
+    """``builtin(**kwargs)``, where a length of 0 gives a zero-length segment (SPEC §1).
+
+    The formulas divide by their length (``t / n``), so a 0 is built as a positive
+    placeholder ``n`` and the result is the segment's end value ``f(n)``, taken while ``n``
+    is still a symbol and only then set to 0: ``linear(v0, v1, 0)`` holds ``v1``,
+    ``warmup(linear, 0) >> b`` is ``b``.
+    """
+    kinds = {a.name: a.kind for a in builtin.args}
+    zero = {name: sp.Dummy(name, integer=True, positive=True) for name, value in kwargs.items()
+            if kinds[name] == "duration" and value == 0}
+    if not zero:
+        return builtin.build(**kwargs)
+    built = builtin.build(**(kwargs | zero))
+    to_zero = {d: 0 for d in zero.values()}
+    if isinstance(built, stdlib.Warmup):
+        return dataclasses.replace(built, steps=sp.Integer(0))
+    return Segment(built.end_value().xreplace(to_zero), sp.Integer(0))
 
 
 def check_within_steps(name: str, duration, breakpoints, span: Span | None) -> None:

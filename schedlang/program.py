@@ -143,7 +143,8 @@ class Program:
     def constraints(self) -> list[sp.Basic]:
         """Declared ``where`` clauses and the positivity of every duration, in the symbols."""
         found = [info.assumption for info in self.params.values() if info.where is not None]
-        found += [sp.Gt(d, 0) for d, _ in self._lowered.durations if d.free_symbols]
+        found += [sp.Ge(d, 0) if zero_ok else sp.Gt(d, 0)
+                  for d, _, zero_ok in self._lowered.durations if d.free_symbols]
         return found
 
     # -- checks ----------------------------------------------------------------------
@@ -153,10 +154,10 @@ class Program:
         for schedule in self.schedules.values():
             check.check_closed_form(schedule.symbolic_expr, symbols, schedule.span)
         substitutions = self.substitutions
-        for duration, span in self._lowered.durations:
+        for duration, span, zero_ok in self._lowered.durations:
             bound = duration.xreplace(substitutions)
             if bound.is_number:
-                check_steps(bound, span)
+                check_steps(bound, span, zero_ok)
         for schedule in self.schedules.values():
             if schedule.is_bound:
                 check_within_steps(schedule.name, schedule.duration, schedule.breakpoints, schedule.span)
@@ -272,7 +273,7 @@ class Schedule:
         if unknown:
             raise SchedlangError(f"the expression has no parameter '{sorted(unknown)[0]}'")
         given = {k: v for k, v in params.items() if v is not None}
-        durations = [] if duration is None else [(duration, None)]
+        durations = [] if duration is None else [(duration, None, True)]
         return Program(Lowered(infos, {name: (Segment(expr, duration), None)}, durations), given)[name]
 
     @functools.cached_property

@@ -31,7 +31,8 @@ class ArgumentError(Exception):
 
 # Argument kinds:
 #   value    - a number or schedule (its held formula is used)
-#   steps    - a duration: constant in t, a positive whole number once bound
+#   steps    - a period (``every``, ``period``, ``up``): constant in t, a positive whole number
+#   duration - a length (``n``): constant in t, a whole number >= 0; 0 is a zero-length segment
 #   const    - a number constant in t (e.g. a power, a ratio)
 #   values   - a list of numbers constant in t
 #   schedule - a schedule, finite or not
@@ -105,6 +106,8 @@ class Warmup:
 
     def ramp_to(self, target: sp.Expr) -> Segment:
         n, start = self.steps, self.start
+        if n == 0:  # zero-length (SPEC §1): nothing to ramp, `warmup(linear, 0) >> b` is `b`
+            return Segment(target, n)
         if self.shape == "linear":
             expr = start + (target - start) * t / n
         elif self.shape == "cosine":
@@ -252,6 +255,9 @@ def onecycle_phases(initial, peak, low, n, pct_start, anneal: str, three_phase: 
 def repeat(schedule: Segment, times=None):
     """Play a finite schedule ``times`` times (forever without ``times``); then hold its end."""
     d = schedule.duration
+    if d == 0:
+        raise ArgumentError("schedule", "a zero-length schedule has no steps to repeat",
+                            hint="give it a length of at least 1 step")
     once = at(schedule.expr, sp.Mod(t, d))
     if times is None:
         return Segment(once)
@@ -301,24 +307,24 @@ def _b(name, build, *args, **kw) -> Builtin:
     return Builtin(name, tuple(args), build, **kw)
 
 
-V, S = "value", "steps"
+V, S, D = "value", "steps", "duration"
 SCHEDULES = {b.name: b for b in [
-    _b("constant", constant, Arg("v", V), Arg("n", S, None)),
-    _b("linear", linear, Arg("v0", V), Arg("v1", V), Arg("n", S)),
-    _b("cosine", cosine, Arg("v0", V), Arg("v1", V), Arg("n", S)),
-    _b("poly", poly, Arg("v0", V), Arg("v1", V), Arg("n", S), Arg("power", "const", 1)),
+    _b("constant", constant, Arg("v", V), Arg("n", D, None)),
+    _b("linear", linear, Arg("v0", V), Arg("v1", V), Arg("n", D)),
+    _b("cosine", cosine, Arg("v0", V), Arg("v1", V), Arg("n", D)),
+    _b("poly", poly, Arg("v0", V), Arg("v1", V), Arg("n", D), Arg("power", "const", 1)),
     _b("exp", exp_decay, Arg("v0", V), Arg("rate", V), Arg("n", S), Arg("staircase", "flag", False)),
     _b("step", step, Arg("v0", V), Arg("gamma", V), Arg("every", S)),
     _b("multistep", multistep, Arg("v0", V), Arg("gamma", V), Arg("milestones", "values")),
     _b("piecewise", piecewise, Arg("values", "values"), Arg("milestones", "values")),
-    _b("warmup", warmup, Arg("shape", "shape"), Arg("n", S), Arg("start", V, 0)),
+    _b("warmup", warmup, Arg("shape", "shape"), Arg("n", D), Arg("start", V, 0)),
     _b("inverse_sqrt", inverse_sqrt, Arg("v0", V), Arg("n", S, 1)),
     _b("cosine_restarts", cosine_restarts, Arg("v0", V), Arg("v1", V), Arg("period", S),
        Arg("mult", "const", 1)),
     _b("cyclic", cyclic, Arg("lo", V), Arg("hi", V), Arg("up", S), Arg("down", S, None),
        Arg("mode", "option", "triangular", ("triangular", "triangular2", "exp_range")),
        Arg("gamma", V, 1)),
-    _b("onecycle", onecycle, Arg("peak", V), Arg("n", S), Arg("pct_start", "const", sp.Rational(3, 10)),
+    _b("onecycle", onecycle, Arg("peak", V), Arg("n", D), Arg("pct_start", "const", sp.Rational(3, 10)),
        Arg("div_factor", "const", 25), Arg("final_div_factor", "const", 10_000),
        Arg("anneal", "option", "cos", ("cos", "linear")), Arg("three_phase", "flag", False)),
     _b("repeat", repeat, Arg("schedule", "finite"), Arg("times", S, None)),

@@ -69,8 +69,8 @@ def test_from_sympy_is_checked():
         schedlang.Schedule.from_sympy(1 / t)
     with pytest.raises(schedlang.SchedlangError, match="no closed form"):
         schedlang.Schedule.from_sympy(sp.gamma(t + 1))
-    with pytest.raises(schedlang.SchedlangError, match="positive"):
-        schedlang.Schedule.from_sympy(t, duration=0)
+    with pytest.raises(schedlang.SchedlangError, match="at least 0"):
+        schedlang.Schedule.from_sympy(t, duration=-1)
     plain_t = sp.Symbol("t")
     assert schedlang.Schedule.from_sympy(sp.floor(plain_t / 3), None)(7) == 2
 

@@ -89,7 +89,7 @@ def test_scale_warmup_follows_composers_documented_intent_not_its_plateau():
 
 
 @pytest.mark.parametrize("source, message", [
-    ("scale(linear(1, 0, 1), 0.5)", "scale() makes this duration 0 steps"),
+    ("scale(step(1, 0.5, 1), 0.5)", "scale() makes this duration 0 steps"),
     ("scale(0.5 ** t, 2)", "`t` used directly here has none"),
     ("scale(linear(1, 0, 10), 0)", "must be positive"),
     ("scale(linear(1, 0, 10), t)", "cannot depend on the step"),

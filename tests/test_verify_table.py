@@ -14,6 +14,7 @@ from schedlang import equivalent
 EQ, DIFF, EQ_OR_UNKNOWN = "eq", "diff", "eq-or-unknown"
 
 P = "param w: int\nparam n: int\nparam p: float where p > 0\n"
+POSITIVE = "param w: int where w > 0\nparam n: int where n > 0\nparam p: float where p > 0\n"
 WARMUP_COSINE = P + "schedule lr = warmup(linear, w) >> cosine(p, 0, n)"
 HAND = (P + "schedule lr = if t < w then p * t / w else if t < w + n then "
         "p * (1 + cos(pi * (t - w) / n)) / 2 else {tail}")
@@ -58,8 +59,12 @@ TABLE = [
     ("exp vs power", "0.5 ** (t / 10)", "exp(-t * log(2) / 10)", EQ),
     ("linear vs max", "linear(1, 0, 100)", "max(1 - t / 100, 0)", EQ),
     ("symbolic warmup cosine", WARMUP_COSINE, HAND.format(tail="0"), EQ),
-    ("symbolic <= boundary", WARMUP_COSINE,
-     HAND.format(tail="0").replace("if t < w then", "if t <= w then"), EQ),
+    # `t <= w` divides by w at t = 0: equal only for w > 0 (a length may be 0, SPEC §1)
+    # and at t = w it gives p where a zero-length cosine (n = 0) already holds 0
+    ("symbolic <= boundary", POSITIVE + WARMUP_COSINE[len(P):],
+     POSITIVE + HAND.format(tail="0").replace("if t < w then", "if t <= w then")[len(P):], EQ),
+    ("symbolic <= boundary, w may be 0", WARMUP_COSINE,
+     HAND.format(tail="0").replace("if t < w then", "if t <= w then"), EQ_OR_UNKNOWN),
     ("symbolic hold", "param n: int\nschedule lr = linear(1, 0, n) >> constant(0)",
      "param n: int\nschedule lr = linear(1, 0, n)", EQ),
     ("symbolic step", "param k: int where k > 0\nparam v: float\nschedule lr = step(v, 0.5, k)",
