@@ -510,9 +510,10 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
 
 def _clamp(code: str, lo: str, hi: str | None) -> str:
-    if hi is None:
-        return f"torch.clamp({code}, min={lo})"
-    return f"torch.clamp({code}, min={lo}, max={hi})"
+    """One bound per ``clamp``: Dynamo (torch 2.13) fails to trace a ``clamp`` with a
+    number for one bound and a tensor for the other (a parameter's end)."""
+    clamped = f"torch.clamp({code}, min={lo})"
+    return clamped if hi is None else f"torch.clamp({clamped}, max={hi})"
 
 
 def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:

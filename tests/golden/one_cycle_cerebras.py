@@ -10,10 +10,10 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     _v2 = torch.full((), total, dtype=torch.int64, device=_dev)
     _v3 = torch.div(_v2, 4, rounding_mode='floor')
     _v4 = (_v3).to(_compute)
-    _v5 = torch.clamp(_v0, min=0.0, max=torch.minimum(_v1 + (-1.0), _v4 + (-1.0)))
+    _v5 = torch.clamp(torch.clamp(_v0, min=0.0), max=torch.minimum(_v1 + (-1.0), _v4 + (-1.0)))
     _v6 = (t - (_v3))
     _v7 = _v6.to(_compute)
-    _v8 = torch.clamp(_v7, min=0.0, max=_v1 - _v4 + (-1.0))
+    _v8 = torch.clamp(torch.clamp(_v7, min=0.0), max=_v1 - _v4 + (-1.0))
     _v9 = torch.full((), 1.2e-08, dtype=_compute, device=_dev)
     return (torch.where((t < _v2), torch.where((_v0 <= (0.25)*_v1 + (-1.0)), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((0.25)*_v1 + (-1.0))), (0.001499994)*torch.cos(4.188790204786391*(_v8 - 0.25*_v1 + _v4 + 1.0)/_v1) + 0.001500006), _v9)).to(_dtype)
 

@@ -50,10 +50,16 @@ class UserFunctions(torch.optim.lr_scheduler.LRScheduler):
 
     Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
     ``optimizer.step()``: after k calls a group holds the value at step k.
-    Float entries are set from plain-Python functions (no torch op per step);
-    tensor entries (``lr=torch.tensor(1e-3)``) are filled in place on their
-    device from branch-free torch code and a device-side int64 step counter,
-    so a compiled or CUDA-graph-captured step never waits for the host.
+
+    Two counters, one truth at a time.  Eagerly, the step is a host int and a
+    value costs one plain-Python call plus, for a tensor entry
+    (``lr=torch.tensor(1e-3)``), one in-place fill.  Inside ``torch.compile``
+    or a CUDA-graph capture the step is an int64 tensor per device, advanced
+    in place, and tensor entries are computed from it by branch-free torch
+    code: no Python int changes (nothing for Dynamo to guard on, no
+    recompilation) and no host sync.  ``last_epoch``, ``get_last_lr()`` and
+    ``state_dict()`` read the device counter back (one sync) only after such
+    steps.
     """
 
     SCHEDULES = {'lr': (lr, _reference_lr), 'momentum': (momentum, _reference_momentum)}
@@ -61,33 +67,66 @@ class UserFunctions(torch.optim.lr_scheduler.LRScheduler):
 
     def __init__(self, optimizer, *, floor_lr=1e-05, last_epoch=-1):
         self.params = {'floor_lr': floor_lr}
-        self._device_steps = {}
+        self._epoch = last_epoch
+        self._host_stale = False
+        self._counters = {}
         for index, group in enumerate(optimizer.param_groups):
             for key in self.SCHEDULES:
                 if key not in group:
                     raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
+                value = group[key]
+                if isinstance(value, torch.Tensor) and value.device not in self._counters:
+                    self._counters[value.device] = torch.full((), last_epoch, dtype=torch.int64,
+                                                              device=value.device)
                 if self.RELATIVE and last_epoch == -1 and key != "lr":
-                    value = group[key]
                     group.setdefault("initial_" + key,
                                      value.clone() if isinstance(value, torch.Tensor) else value)
-        super().__init__(optimizer, last_epoch)
+        self._cuda = any(device.type == "cuda" for device in self._counters)
+        # Not LRScheduler.__init__: it wraps optimizer.step in a function Dynamo refuses to
+        # trace, which breaks every compiled training step in two.  The rest is the same.
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        for index, group in enumerate(optimizer.param_groups):
+            if last_epoch == -1:
+                lr = group["lr"]
+                group.setdefault("initial_lr", lr.clone() if isinstance(lr, torch.Tensor) else lr)
+            elif "initial_lr" not in group:
+                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] "
+                               "when resuming a scheduler with last_epoch >= 0")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
 
-    def _device_step(self, device):
-        step = self._device_steps.get(device)
-        if step is None:
-            step = torch.full((), self.last_epoch, dtype=torch.int64, device=device)
-            self._device_steps[device] = step
-        return step
+    @property
+    def last_epoch(self):
+        if self._host_stale:
+            self._epoch = int(next(iter(self._counters.values())))
+            self._host_stale = False
+        return self._epoch
 
-    def values(self, key):
-        """The value of schedule ``key`` for every param group at ``self.last_epoch``."""
+    @last_epoch.setter
+    def last_epoch(self, value):
+        self._epoch = int(value)
+        self._host_stale = False
+        for counter in self._counters.values():
+            counter.fill_(self._epoch)
+
+    def _on_device(self):
+        """Whether this step runs compiled or captured: the device counters are the truth."""
+        return bool(self._counters) and (torch.compiler.is_compiling()
+                                         or (self._cuda and torch.cuda.is_current_stream_capturing()))
+
+    def values(self, key, on_device=False):
+        """The value of schedule ``key`` for every param group at the current step."""
         torch_function, python_function = self.SCHEDULES[key]
         plain = None
         found = {}
         out = []
         for group in self.optimizer.param_groups:
             current = group[key]
-            if isinstance(current, _PLAIN):  # cheaper than isinstance(current, torch.Tensor)
+            if isinstance(current, _PLAIN) or not on_device:
                 if plain is None:
                     plain = float(python_function(self.last_epoch, **self.params))
                 value = plain
@@ -95,7 +134,7 @@ class UserFunctions(torch.optim.lr_scheduler.LRScheduler):
                 where = (current.device, current.dtype)
                 value = found.get(where)
                 if value is None:
-                    value = torch_function(self._device_step(current.device), **self.params,
+                    value = torch_function(self._counters[current.device], **self.params,
                                            _dtype=current.dtype)
                     found[where] = value
             if self.RELATIVE:
@@ -110,35 +149,42 @@ class UserFunctions(torch.optim.lr_scheduler.LRScheduler):
 
     _get_closed_form_lr = get_lr
 
+    def get_last_lr(self):
+        return [lr.clone() if isinstance(lr, torch.Tensor) else lr
+                for lr in (group["lr"] for group in self.optimizer.param_groups)]
+
     def step(self, epoch=None):
-        self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            for step in self._device_steps.values():
-                step.add_(1)
+        on_device = epoch is None and self._on_device()
+        if on_device:
+            for counter in self._counters.values():
+                counter.add_(1)
+            self._host_stale = True
+        elif epoch is None:
+            self._step_count += 1
+            self.last_epoch = self.last_epoch + 1
         else:
+            self._step_count += 1
             self.last_epoch = epoch
-            for step in self._device_steps.values():
-                step.fill_(epoch)
-        groups = self.optimizer.param_groups
         for key in self.SCHEDULES:
-            for group, value in zip(groups, self.values(key)):
-                if isinstance(group[key], _PLAIN):
+            for group, value in zip(self.optimizer.param_groups, self.values(key, on_device)):
+                current = group[key]
+                if isinstance(current, _PLAIN):
                     group[key] = value
+                elif isinstance(value, torch.Tensor):
+                    current.copy_(value)
                 else:
-                    group[key].copy_(value)
-        self._last_lr = [group["lr"] if isinstance(group["lr"], _PLAIN) else group["lr"].clone()
-                         for group in groups]
+                    current.fill_(value)
 
     def state_dict(self):
-        for step in self._device_steps.values():
-            # A replayed CUDA graph advances only the device counter: it is the truth.
-            self.last_epoch = int(step)
-            break
-        return {key: value for key, value in self.__dict__.items()
-                if key not in ("optimizer", "_device_steps")}
+        state = {key: value for key, value in self.__dict__.items()
+                 if key not in ("optimizer", "_counters", "_epoch", "_host_stale")}
+        state["last_epoch"] = self.last_epoch
+        return state
 
     def load_state_dict(self, state_dict):
-        self.__dict__.update(state_dict)
-        for step in self._device_steps.values():
-            step.fill_(self.last_epoch)
+        state = dict(state_dict)
+        epoch = state.pop("last_epoch")
+        for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
+            state.pop(stale, None)
+        self.__dict__.update(state)
+        self.last_epoch = epoch
