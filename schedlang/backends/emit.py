@@ -107,7 +107,8 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> s
         class_name=class_name, keys=keys, source=_source_phrase(spec),
         mode="multiples of each group's initial value (relative)" if relative else "absolute",
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
-        relative=bool(relative), signature=_signature(spec), params=_params(spec)))
+        relative=bool(relative), signature=_signature(spec), params=_params(spec),
+        entries=repr(templates.ENTRIES)))
     return "".join(parts)
 
 

@@ -16,6 +16,7 @@ from ..codegen.base import GeneratedModule
 from ..codegen.load import load as load_generated
 from ..errors import SchedlangError
 from .emit import check_class_name, emit, pick_schedule
+from .templates import ENTRIES
 
 
 def scheduler_class(program, name: str = "Scheduler", target: str = "torch", relative: bool = False,
@@ -80,7 +81,7 @@ def _check_groups(optimizer, keys, resuming_relative: bool) -> None:
         raise SchedlangError(f"{type(optimizer).__name__} is not an optimizer (it has no param_groups)")
     for index, group in enumerate(groups):
         for key in keys:
-            if key not in group:
+            if ENTRIES.get(key, (key,))[0] not in group:
                 present = ", ".join(sorted(k for k in group if k != "params"))
                 raise SchedlangError(
                     f"optimizer param group {index} has no '{key}' for the schedule of that name",

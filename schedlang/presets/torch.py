@@ -116,7 +116,7 @@ def cyclic_lr(base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_
 
     torch overwrites the optimizer lr with ``base_lr``, so ``lr`` has no effect; the
     momentum arguments and ``scale_mode`` (always derived from ``mode`` without a custom
-    ``scale_fn``) are accepted for compatibility and do not change the lr.
+    ``scale_fn``) do not change the lr; ``torch.CyclicLR.momentum`` is the momentum curve.
     """
     return _torch(cyclic(base_lr, max_lr, step_size_up, step_size_down, mode, gamma).expr, lr=lr,
                   label="CyclicLR")
@@ -131,15 +131,52 @@ def one_cycle_lr(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal
     ``max_lr / (div_factor * final_div_factor)`` at ``n - 1``; held after that (torch
     extrapolates one more step and then raises).  ``lr`` is overwritten by torch.
     """
+    total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
+    initial = max_lr / div_factor
+    expr = onecycle_phases(initial, max_lr, initial / final_div_factor, total_steps,
+                            pct_start, anneal_strategy, three_phase)
+    return _torch(expr, lr=lr, label="OneCycleLR")
+
+
+def cyclic_momentum(base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_mode,
+                    cycle_momentum, base_momentum, max_momentum, lr):
+    """The momentum torch's CyclicLR sets beside its lr: the same wave upside down.
+
+    ``max_momentum - (max_momentum - base_momentum) * wave(t)`` where the lr is
+    ``base_lr + (max_lr - base_lr) * wave(t)``: high momentum while the lr is low.  Name the
+    schedule ``momentum`` (SGD) or ``beta1`` (Adam family, where torch cycles ``betas[0]``).
+    """
+    _needs_cycle_momentum(cycle_momentum, "CyclicLR")
+    wave = cyclic(max_momentum, base_momentum, step_size_up, step_size_down, mode, gamma).expr
+    return PresetSegment(wave, None, label="CyclicLR.momentum")
+
+
+def one_cycle_momentum(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal_strategy,
+                       cycle_momentum, base_momentum, max_momentum, div_factor, final_div_factor,
+                       three_phase, lr):
+    """The momentum torch's OneCycleLR sets beside its lr: ``max_momentum`` down to
+    ``base_momentum`` while the lr rises, back up while it falls (held in a third phase),
+    annealed like the lr.  Name the schedule ``momentum`` (SGD) or ``beta1`` (Adam family)."""
+    _needs_cycle_momentum(cycle_momentum, "OneCycleLR")
+    total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
+    expr = onecycle_phases(max_momentum, base_momentum, max_momentum, total_steps,
+                           pct_start, anneal_strategy, three_phase)
+    return PresetSegment(expr, total_steps, label="OneCycleLR.momentum")
+
+
+def _needs_cycle_momentum(cycle_momentum, name):
+    if not cycle_momentum:
+        raise ArgumentError("cycle_momentum", f"with cycle_momentum=false {name} leaves the "
+                                              "momentum alone; there is no momentum schedule")
+
+
+def _one_cycle_steps(total_steps, epochs, steps_per_epoch):
     if total_steps is None:
         if epochs is None or steps_per_epoch is None:
             raise ArgumentError("total_steps", "OneCycleLR needs total_steps, or both epochs "
                                                "and steps_per_epoch")
         total_steps = epochs * steps_per_epoch
-    initial = max_lr / div_factor
-    expr = onecycle_phases(initial, max_lr, initial / final_div_factor, total_steps,
-                            pct_start, anneal_strategy, three_phase)
-    return _torch(expr, lr=lr, label="OneCycleLR")
+    return total_steps
 
 
 def _shared_lr(schedulers, name):
@@ -193,6 +230,19 @@ def chained_scheduler(schedulers):
 
 _CHOICES_MODE = ("triangular", "triangular2", "exp_range")
 
+_CYCLIC_ARGS = (arg("base_lr", V), arg("max_lr", V),
+                arg("step_size_up", S, 2000), arg("step_size_down", S, None),
+                arg("mode", "option", "triangular", _CHOICES_MODE), arg("gamma", V, 1),
+                arg("scale_mode", "option", "cycle", ("cycle", "iterations")),
+                arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.8")),
+                arg("max_momentum", C, frac("0.9")), LR)
+_ONE_CYCLE_ARGS = (arg("max_lr", V), arg("total_steps", S, None),
+                   arg("epochs", S, None), arg("steps_per_epoch", S, None), arg("pct_start", C, frac("0.3")),
+                   arg("anneal_strategy", "option", "cos", ("cos", "linear")),
+                   arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.85")),
+                   arg("max_momentum", C, frac("0.95")), arg("div_factor", C, 25),
+                   arg("final_div_factor", C, 10_000), arg("three_phase", FLAG, False), LR)
+
 PRESETS = [
     preset("torch.LambdaLR", lambda_lr, arg("lr_lambda", V), LR),
     preset("torch.StepLR", step_lr, arg("step_size", S), arg("gamma", V, frac("0.1")), LR),
@@ -205,18 +255,10 @@ PRESETS = [
     preset("torch.CosineAnnealingLR", cosine_annealing_lr, arg("T_max", S), arg("eta_min", V, 0), LR),
     preset("torch.CosineAnnealingWarmRestarts", cosine_annealing_warm_restarts, arg("T_0", S),
            arg("T_mult", C, 1), arg("eta_min", V, 0), LR),
-    preset("torch.CyclicLR", cyclic_lr, arg("base_lr", V), arg("max_lr", V),
-           arg("step_size_up", S, 2000), arg("step_size_down", S, None),
-           arg("mode", "option", "triangular", _CHOICES_MODE), arg("gamma", V, 1),
-           arg("scale_mode", "option", "cycle", ("cycle", "iterations")),
-           arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.8")),
-           arg("max_momentum", C, frac("0.9")), LR),
-    preset("torch.OneCycleLR", one_cycle_lr, arg("max_lr", V), arg("total_steps", S, None),
-           arg("epochs", S, None), arg("steps_per_epoch", S, None), arg("pct_start", C, frac("0.3")),
-           arg("anneal_strategy", "option", "cos", ("cos", "linear")),
-           arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.85")),
-           arg("max_momentum", C, frac("0.95")), arg("div_factor", C, 25),
-           arg("final_div_factor", C, 10_000), arg("three_phase", FLAG, False), LR),
+    preset("torch.CyclicLR", cyclic_lr, *_CYCLIC_ARGS),
+    preset("torch.CyclicLR.momentum", cyclic_momentum, *_CYCLIC_ARGS),
+    preset("torch.OneCycleLR", one_cycle_lr, *_ONE_CYCLE_ARGS),
+    preset("torch.OneCycleLR.momentum", one_cycle_momentum, *_ONE_CYCLE_ARGS),
     preset("torch.SequentialLR", sequential_lr, arg("schedulers", SCHEDULES), arg("milestones", L)),
     preset("torch.ChainedScheduler", chained_scheduler, arg("schedulers", SCHEDULES)),
 ]

@@ -151,8 +151,9 @@ def max_error(ours: list[float], anchor: list[float], floor: float) -> float:
     return max((abs(a - b) / max(abs(b), floor * peak) for a, b in zip(ours, anchor)), default=0.0)
 
 
-def _tc(preset, source, name, kwargs, steps=400, lr=1.0, **extra):
-    return Case(preset, source, "torch", name, kwargs, steps, {"lr": lr}, **extra)
+def _tc(preset, source, name, kwargs, steps=400, lr=1.0, optimizer_kwargs=None, key="lr", **extra):
+    options = {"lr": lr} | ({} if key == "lr" else {"key": key, "optimizer_kwargs": optimizer_kwargs})
+    return Case(preset, source, "torch", name, kwargs, steps, options, **extra)
 
 
 TORCH = [
@@ -192,6 +193,15 @@ TORCH = [
         'mode="exp_range", gamma=0.995)', "CyclicLR",
         {"base_lr": 0.001, "max_lr": 0.1, "step_size_up": 40, "mode": "exp_range", "gamma": 0.995},
         400, 0.1),
+    _tc("torch.CyclicLR.momentum", 'torch.CyclicLR.momentum(base_lr=0.001, max_lr=0.1, step_size_up=30, '
+        'step_size_down=70, mode="triangular2")', "CyclicLR",
+        {"base_lr": 0.001, "max_lr": 0.1, "step_size_up": 30, "step_size_down": 70,
+         "mode": "triangular2"}, 500, 0.1, optimizer_kwargs={"momentum": 0.9}, key="momentum",
+        note="the momentum torch writes beside the lr (name the schedule momentum or beta1)"),
+    _tc("torch.OneCycleLR.momentum", 'torch.OneCycleLR.momentum(max_lr=0.1, total_steps=300, '
+        'three_phase=true)', "OneCycleLR", {"max_lr": 0.1, "total_steps": 300, "three_phase": True},
+        300, 0.1, optimizer_kwargs={"momentum": 0.9}, key="momentum",
+        note="the momentum torch writes beside the lr (name the schedule momentum or beta1)"),
     _tc("torch.OneCycleLR", "torch.OneCycleLR(max_lr=0.1, total_steps=300)", "OneCycleLR",
         {"max_lr": 0.1, "total_steps": 300}, 300, 0.1,
         note="torch raises after total_steps; the preset holds the final value"),

@@ -342,14 +342,15 @@ def _torch_scheduler(name: str, kwargs: dict, optimizer):
 
 
 def torch_values(cls_name: str, kwargs: dict | None, steps, lr: float = 1.0, *,
-                 optimizer_kwargs: dict | None = None) -> list[float]:
+                 optimizer_kwargs: dict | None = None, key: str = "lr") -> list[float]:
     """``param_groups[0]["lr"]`` used by optimizer step ``t`` for a real torch scheduler.
 
     A ``torch.optim.SGD(lr=lr, **optimizer_kwargs)`` over one dummy parameter;
     the loop is ``opt.step(); sched.step()``.  Children of ``SequentialLR`` /
     ``ChainedScheduler`` are ``(name, kwargs)`` tuples, constructed in order on
     the same optimizer (as user code would).  Use ``optimizer_kwargs={"momentum":
-    0.9}`` for CyclicLR / OneCycleLR momentum cycling.  torch's own errors
+    0.9}`` for CyclicLR / OneCycleLR momentum cycling, and ``key="momentum"`` to read the
+    momentum instead of the lr.  torch's own errors
     propagate (e.g. OneCycleLR past ``total_steps`` raises ValueError).
     """
     torch = _import("torch", "torch")
@@ -362,7 +363,7 @@ def torch_values(cls_name: str, kwargs: dict | None, steps, lr: float = 1.0, *,
             opt.step()
             sched.step()
 
-        return _trace(steps, lambda: float(opt.param_groups[0]["lr"]), advance)
+        return _trace(steps, lambda: float(opt.param_groups[0][key]), advance)
 
 
 # --------------------------------------------------------------------------

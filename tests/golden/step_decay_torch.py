@@ -45,6 +45,35 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 
 
 _PLAIN = (float, int)
+#: Schedules that set one entry of a tuple-valued hyperparameter (Adam's ``betas``).
+_ENTRIES = {'beta1': ('betas', 0), 'beta2': ('betas', 1)}
+
+
+def _get(group, key):
+    entry = _ENTRIES.get(key)
+    return group[key] if entry is None else group[entry[0]][entry[1]]
+
+
+def _has(group, key):
+    entry = _ENTRIES.get(key)
+    return key in group if entry is None else entry[0] in group
+
+
+def _set(group, key, value):
+    """Write a value: a float entry is replaced, a tensor entry is filled in place."""
+    current = _get(group, key)
+    if isinstance(current, _PLAIN):
+        entry = _ENTRIES.get(key)
+        if entry is None:
+            group[key] = value
+        else:
+            values = list(group[entry[0]])
+            values[entry[1]] = value
+            group[entry[0]] = tuple(values)
+    elif isinstance(value, torch.Tensor):
+        current.copy_(value)
+    else:
+        current.fill_(value)
 
 
 class StepDecay(torch.optim.lr_scheduler.LRScheduler):
@@ -74,9 +103,9 @@ class StepDecay(torch.optim.lr_scheduler.LRScheduler):
         self._counters = {}
         for index, group in enumerate(optimizer.param_groups):
             for key in self.SCHEDULES:
-                if key not in group:
+                if not _has(group, key):
                     raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
-                value = group[key]
+                value = _get(group, key)
                 if isinstance(value, torch.Tensor) and value.device not in self._counters:
                     self._counters[value.device] = torch.full((), last_epoch, dtype=torch.int64,
                                                               device=value.device)
@@ -127,7 +156,7 @@ class StepDecay(torch.optim.lr_scheduler.LRScheduler):
         found = {}
         out = []
         for group in self.optimizer.param_groups:
-            current = group[key]
+            current = _get(group, key)
             if isinstance(current, _PLAIN) or not on_device:
                 if plain is None:
                     plain = float(python_function(self.last_epoch, **self.params))
@@ -169,13 +198,7 @@ class StepDecay(torch.optim.lr_scheduler.LRScheduler):
             self.last_epoch = epoch
         for key in self.SCHEDULES:
             for group, value in zip(self.optimizer.param_groups, self.values(key, on_device)):
-                current = group[key]
-                if isinstance(current, _PLAIN):
-                    group[key] = value
-                elif isinstance(value, torch.Tensor):
-                    current.copy_(value)
-                else:
-                    current.fill_(value)
+                _set(group, key, value)
 
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items()
