@@ -33,7 +33,7 @@ _STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCo
 def check_closed_form(expr: sp.Basic, allowed_symbols, span: Span | None = None, what: str = "schedule"):
     """Refuse anything but arithmetic, the allowed functions, ``t`` and the parameters."""
     allowed_symbols = set(allowed_symbols) | {t}
-    for node in sp.preorder_traversal(expr):
+    for node in _nodes(expr):
         if isinstance(node, sp.Symbol):
             if node not in allowed_symbols:
                 raise SchedlangError(f"the {what} depends on '{node}', which is neither the step t "
@@ -50,6 +50,28 @@ def check_closed_form(expr: sp.Basic, allowed_symbols, span: Span | None = None,
             name = getattr(node.func, "__name__", type(node).__name__)
             raise SchedlangError(f"the {what} uses {name}, which has no closed form for lazy "
                                  "devices", span)
+
+
+def _nodes(expr: sp.Basic):
+    """Every node of ``expr``, but not the infinities (``zoo``, ``oo``, ``nan``) of a branch
+    whose condition depends on a parameter: ``sqrt(total / (t - 7))`` while ``t >= 7 + total``
+    folds to ``zoo`` at ``t = 7`` only for ``total = 0``, which the program may never allow.
+    Whether such a branch is reached is decided once the parameters are bound."""
+    stack = [(expr, False)]
+    while stack:
+        node, conditional = stack.pop()
+        if conditional and node in (sp.zoo, sp.oo, -sp.oo, sp.nan):
+            continue
+        yield node
+        if isinstance(node, sp.Piecewise):
+            # a branch is reached only if the conditions before it fail: from the first
+            # condition on a parameter, every later branch (the default too) depends on one
+            for value, cond in node.args:
+                conditional = conditional or bool(cond.free_symbols - {t})
+                stack.append((cond, conditional))
+                stack.append((value, conditional))
+        else:
+            stack.extend((arg, conditional) for arg in node.args)
 
 
 def first_nonfinite_step(expr: sp.Expr, limit: int | None = None) -> int | None:

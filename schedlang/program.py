@@ -161,6 +161,7 @@ class Program:
         for schedule in self.schedules.values():
             if schedule.is_bound:
                 check_within_steps(schedule.name, schedule.duration, schedule.breakpoints, schedule.span)
+                check.check_closed_form(schedule.expr, symbols, schedule.span)
                 step = check.first_nonfinite_step(schedule.expr)
                 if step is not None:
                     raise SchedlangError(f"schedule '{schedule.name}' is not finite at step {step}",

@@ -279,3 +279,16 @@ def test_bound_values_give_one_flat_table():
         assert not any(isinstance(value, type(schedule.expr)) or value.has(type(schedule.expr))
                        for value, _ in pairs)
     assert [float(c.rhs) for _, c in program["weight_decay"].expr.args[:-1]] == [1000, 40000, 50000]
+
+
+def test_an_infinity_only_a_parameter_value_could_reach_is_decided_when_bound():
+    # inverse_sqrt's start value has a `total / 0` branch for total = 0, which a period
+    # never is: the file is valid, and each binding is checked on its own.
+    source = ("param total: int = 100\n"
+              "schedule lr = repeat((warmup(linear, 7) >> inverse_sqrt(0.3, total)) for 17, times=2)")
+    lr = schedlang.compile(source)["lr"]
+    assert [lr(k) for k in (0, 7, 16, 17, 24, 40)] == pytest.approx([0, 0.3, 0.3, 0, 0.3, 0.3])
+    small = schedlang.compile(source, params={"total": 3})["lr"]
+    assert small(12) == pytest.approx(0.3 * (3 / 5) ** 0.5)
+    with pytest.raises(schedlang.SchedlangError, match="not finite"):
+        schedlang.compile("param a: float = 0\nschedule lr = if a > 0 then 1 / a else 1 / a")
