@@ -65,6 +65,9 @@ class Segment:
     expr: sp.Expr
     duration: sp.Expr | None = None
     marks: tuple[Mark, ...] = field(default=(), compare=False)
+    #: ``f(n)`` when already known (``sequence`` takes it from its last part), so chained
+    #: ``let s = s >> ...`` do not re-evaluate the whole growing table at its end.
+    end: sp.Expr | None = field(default=None, compare=False)
 
     @property
     def finite(self) -> bool:
@@ -80,7 +83,7 @@ class Segment:
     def end_value(self) -> sp.Expr:
         """``f(n)``: the value a finite segment holds after its last step."""
         assert self.duration is not None
-        return at(self.expr, self.duration)
+        return at(self.expr, self.duration) if self.end is None else self.end
 
     def held(self) -> sp.Expr:
         """The value at every step t >= 0, holding ``f(n)`` from ``t = n`` on."""
@@ -306,15 +309,30 @@ def sequence(*segments: Segment) -> Segment:
     offset = sp.Integer(0)
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
-        local = segment.held() if last else piecewise(cover(segment.expr, segment.duration))
+        local = segment.held() if last else piecewise(_played(segment))
         pairs += branches(shifted(local, offset))
         marks += [Mark(m.kind, offset + m.step, m.value, m.reached) for m in segment.marks]
         if not last:
             assert segment.duration is not None
             marks.append(Mark("join", offset + segment.duration, segment.end_value()))
             offset = offset + segment.duration
-    duration = None if segments[-1].duration is None else offset + segments[-1].duration
-    return Segment(piecewise(pairs), duration, tuple(marks))
+    last = segments[-1]
+    duration = None if last.duration is None else offset + last.duration
+    end = None if last.duration is None else last.end_value()
+    return Segment(piecewise(pairs), duration, tuple(marks), end)
+
+
+def _played(segment: Segment) -> list[tuple[sp.Expr, sp.Basic]]:
+    """The branches of a finite segment for its own steps ``0 <= t < n``.
+
+    A segment built by ``sequence`` (it knows its ``end``) is a table whose bounds
+    increase up to ``t < n`` followed by the held end: its branches but the last, with
+    no comparison (what keeps chained ``let s = s >> ...`` linear).
+    """
+    pairs = branches(segment.expr)
+    if segment.end is not None and len(pairs) > 1 and strict_bound(pairs[-2][1]) == segment.duration:
+        return pairs[:-1]
+    return cover(segment.expr, segment.duration)
 
 
 def pointwise(function, *exprs) -> sp.Expr:
