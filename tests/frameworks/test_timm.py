@@ -79,7 +79,7 @@ def _error(source: str) -> schedlang.SchedlangError:
 
 # (schedlang source, message, the real call that fails the same way or None)
 ERRORS = [
-    ("timm.CosineLRScheduler(lr=0.1, t_initial=0)", "duration must be positive",
+    ("timm.CosineLRScheduler(lr=0.1, t_initial=0)", "must be positive",
      ("CosineLRScheduler", dict(t_initial=0))),
     ("timm.CosineLRScheduler(lr=0.1, t_initial=10, lr_min=-1e-5)", "lr_min >= 0",
      ("CosineLRScheduler", dict(t_initial=10, lr_min=-1e-5))),
