@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .preset_cases import CASES, Case, max_error
+from .preset_cases import CASES, FRAMEWORKS, Case, max_error
 
 COOKBOOK = Path(__file__).resolve().parents[2] / "docs" / "cookbook.md"
 
@@ -24,6 +24,8 @@ TITLES = {
     "hf": "Hugging Face (transformers.get_scheduler, transformers 5.x)",
     "sambaflow": "SambaFlow (documented formulas; no public code)",
     "optax": "optax (optax 0.2.8)",
+    "timm": "timm (timm.scheduler, timm 1.0.31)",
+    "keras": "Keras (keras.optimizers.schedules, keras 3.15.1)",
 }
 
 
@@ -108,6 +110,8 @@ def anchor_code(case: Case) -> str:
     if case.library == "sambaflow":
         flags = " ".join(f"--{k} {v}" for k, v in kw.items())
         return f"--lr_schedule {case.name} {flags}"
+    if case.library in FRAMEWORKS:
+        return FRAMEWORKS[case.library].anchor_code(case.name, kw, case.options)
     raise ValueError(case.library)
 
 
@@ -117,7 +121,8 @@ def result_line(case: Case) -> str:
     steps = case.compared
     verdict = (f"matches at every step t = 0..{steps[-1]} (error <= {case.tolerance:g})"
                if error <= case.tolerance else f"DIFFERS (max error {error:.3g})")
-    anchor_name = {"sambaflow": "the documented formula", "cerebras": "cstorch 2.10 (float32 constants)"}
+    anchor_name = {"sambaflow": "the documented formula", "cerebras": "cstorch 2.10 (float32 constants)",
+                   "keras": "Keras in float32, its dtype for Python floats"}
     return f"{verdict}, against {anchor_name.get(case.library, case.library)}"
 
 
@@ -135,9 +140,10 @@ def render() -> str:
         "Error measure: `|schedlang - anchor| / max(|anchor|, floor * peak)` at every",
         "compared step, `peak` the largest anchor value: relative error, with values",
         "within rounding of zero measured against a fraction of the peak.  float64",
-        "libraries: tolerance 1e-12, floor 1e-3.  Cerebras: tolerance 1e-6, floor 0.1",
-        "(its constants are float32; it is run with torch's default dtype float64 so",
-        "that its `t / T` ratios are not rounded to float32).  The horizon is at least",
+        "libraries: tolerance 1e-12, floor 1e-3.  Cerebras and Keras: tolerance 1e-6, floor 0.1",
+        "(Cerebras' constants are float32; it is run with torch's default dtype float64 so",
+        "that its `t / T` ratios are not rounded to float32; Keras computes in float32 and is",
+        "also compared in float64 at 1e-12 by `tests/frameworks/test_keras.py`).  The horizon is at least",
         "twice the schedule's length unless a note says why not.",
         "",
     ]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from frameworks import keras_cases, timm_cases
+
 from . import reference as R
 
 
@@ -26,7 +28,7 @@ from . import reference as R
 class Case:
     preset: str                 # the preset exercised, e.g. "torch.StepLR"
     source: str                 # the schedlang program (one expression)
-    library: str                # torch | hf | optax | composer | cerebras | sambaflow
+    library: str                # torch | hf | optax | composer | cerebras | sambaflow | timm | keras
     name: str                   # class / function / schedule type in the library
     kwargs: dict = field(default_factory=dict)
     steps: int = 400            # compare t = 0 .. steps-1
@@ -37,7 +39,7 @@ class Case:
 
     @property
     def float32(self) -> bool:
-        return self.library == "cerebras"
+        return self.library in ("cerebras", "keras")
 
     @property
     def tolerance(self) -> float:
@@ -67,6 +69,8 @@ class Case:
             return cerebras_float64(self.name, self.kwargs, steps, **self.options)
         if self.library == "sambaflow":
             return R.sambaflow_values(self.name, self.kwargs, steps)
+        if self.library in FRAMEWORKS:  # tests/frameworks/<library>_cases.py
+            return FRAMEWORKS[self.library].values(self.name, self.kwargs, steps, **self.options)
         raise ValueError(self.library)
 
     def ours(self) -> list[float]:
@@ -566,4 +570,8 @@ CEREBRAS_WD = [
                     ("StepLR", {"initial_learning_rate": 1.0, "step_size": 50, "gamma": 0.5})]),
 ]
 
-CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER]
+# Training frameworks: each keeps its rows and its real-code runner in tests/frameworks/.
+FRAMEWORKS = {"timm": timm_cases, "keras": keras_cases}
+FRAMEWORK_CASES = [Case(**row) for module in FRAMEWORKS.values() for row in module.ROWS]
+
+CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES]

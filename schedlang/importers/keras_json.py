@@ -1,0 +1,90 @@
+"""A serialized Keras ``LearningRateSchedule`` (JSON) -> ``.sched`` source.
+
+Accepted, as ``keras.optimizers.schedules.deserialize`` accepts them:
+
+- ``keras.optimizers.schedules.serialize(s)`` (= ``keras.saving.serialize_keras_object``):
+  ``{"module": "keras.optimizers.schedules", "class_name": "CosineDecay", "config": {...},
+  "registered_name": null}``;
+- ``{"class_name": ..., "config": s.get_config()}`` (the tf.keras form);
+- a serialized optimizer (``keras.optimizers.serialize(opt)``) whose ``learning_rate`` is one
+  of the above: its schedule is imported.
+
+JSON is read with the YAML reader (JSON is YAML; the safe loader keeps every value's
+line and column for diagnostics).  ``config`` keys are the constructor's keywords, so
+the preset call is the config written out (``name`` dropped: it only names the ops).
+"""
+
+from __future__ import annotations
+
+from ..errors import SchedlangError, did_you_mean
+from ..presets import PRESETS
+from .core_text import core_source
+from .numbers import exact, sched_text
+from .yaml_source import Node, load
+
+MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
+CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
+           "CosineDecay", "CosineDecayRestarts")
+
+
+def read(text: str, filename: str = "<string>") -> Node:
+    root = load(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("expected a serialized Keras LearningRateSchedule (a JSON object)", root.span)
+    config = root.value.get("config")
+    if config is not None and config.is_mapping and "learning_rate" in config.value \
+            and config.value["learning_rate"].is_mapping:
+        return config.value["learning_rate"]  # a serialized optimizer: its schedule
+    return root
+
+
+def source(root: Node, origin: str, style: str = "presets") -> str:
+    if "class_name" not in root.value:
+        raise SchedlangError("no class_name: which LearningRateSchedule is this?", root.span,
+                             hint="keras.optimizers.schedules.serialize(schedule) writes class_name and "
+                                  "config; a bare get_config() needs {\"class_name\": ..., \"config\": ...}")
+    name_node = root.value["class_name"]
+    name = name_node.value
+    if name not in CLASSES:
+        hint = did_you_mean(str(name), CLASSES) or "one of " + ", ".join(CLASSES)
+        raise SchedlangError(f"'{name}' is not one of Keras' built-in LearningRateSchedules", name_node.span,
+                             hint=hint + " (a custom schedule's formula is in its Python code)")
+    module = root.value.get("module")
+    if module is not None and module.value not in MODULES:
+        raise SchedlangError(f"module '{module.value}' is not keras.optimizers.schedules", module.span)
+    config = root.value.get("config")
+    if config is None or not config.is_mapping:
+        raise SchedlangError(f"{name} needs its config: the mapping get_config() returns",
+                             (config or name_node).span)
+    preset = PRESETS[f"keras.{name}"]
+    known = [a.name for a in preset.args]
+    parts = []
+    for key, node in config.value.items():
+        if key == "name" or (node.value is None and _default(preset, key) is None):
+            continue  # the op name, or a keyword left at its default None
+        if key not in known:
+            raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
+                                 hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
+        parts.append(f"{key}={_value(node, key)}")
+    head = [f"# Imported by `schedlang import` from {origin} (a serialized Keras LearningRateSchedule).",
+            "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
+    preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
+    if style == "presets":
+        return preset_text
+    return core_source(preset_text, [*head, "# Core style: the same schedule written without presets."], [])
+
+
+def _default(preset, key):
+    return next(a.default for a in preset.args if a.name == key)
+
+
+def _value(node: Node, key: str) -> str:
+    value = node.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(item, key) for item in value) + "]"
+    number = exact(value)
+    if number is None:
+        raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
+    return sched_text(number)

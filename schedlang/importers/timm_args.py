@@ -1,0 +1,313 @@
+"""timm training arguments (``args.yaml`` of a run, or a ``train.py`` command line) -> ``.sched``.
+
+timm's ``train.py`` writes its parsed arguments to ``args.yaml`` and builds the
+scheduler with ``create_scheduler_v2(optimizer, **scheduler_kwargs(args),
+updates_per_epoch=...)``.  We read the same arguments as data (YAML with the
+safe loader; a command line split with ``shlex``, never run) and write the
+preset ``create_scheduler_v2`` would build, with its arguments:
+
+- a flag the file leaves out takes ``train.py``'s default (``TRAIN_DEFAULTS``),
+  which differs from ``create_scheduler_v2``'s: ``--warmup-epochs 5``,
+  ``--lr-cycle-decay 0.5``, ``--decay-epochs 90``;
+- ``--sched-on-updates`` steps the scheduler per optimizer update, and every
+  epoch count is multiplied by the updates per epoch
+  (``ceil(len(loader) / grad_accum_steps)``), which the dataset decides: it
+  becomes the required parameter ``updates_per_epoch``;
+- ``--lr`` left out (``lr: null``) means ``train.py`` computes it from
+  ``--lr-base`` and the global batch size (``batch_size * grad_accum_steps *
+  world_size / lr_base_size``, square-rooted for Ada*/LAMB optimizers); the
+  number of processes is the required parameter ``world_size``;
+- ``--lr-noise`` (noise from torch's generator) and ``--sched plateau`` (driven
+  by a metric) have no closed form and are refused at their line.
+
+``t`` is the scheduler's count: the epoch (``step(epoch)``) by default, the
+update count with ``--sched-on-updates``.  ``--cooldown-epochs`` only makes
+``train.py`` train longer at ``lr_min``, which the presets already hold.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SchedlangError, Source, Span, did_you_mean
+from .core_text import core_source
+from .numbers import exact, sched_text
+
+#: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
+TRAIN_DEFAULTS = {
+    "sched": "cosine", "sched_on_updates": False, "lr": None, "lr_base": 0.1, "lr_base_size": 256,
+    "lr_base_scale": "", "lr_noise": None, "lr_cycle_mul": 1.0, "lr_cycle_decay": 0.5,
+    "lr_cycle_limit": 1, "lr_k_decay": 1.0, "warmup_lr": 1e-5, "min_lr": 0, "epochs": 300,
+    "decay_milestones": [90, 180, 270], "decay_epochs": 90, "warmup_epochs": 5, "warmup_prefix": False,
+    "cooldown_epochs": 0, "decay_rate": 0.1, "batch_size": 128, "grad_accum_steps": 1, "opt": "sgd",
+    "lr_decay_fn": None, "lr_stable_timescale": None,
+}
+#: Command-line spellings that are not the argument name with dashes.
+ALIASES = {"b": "batch_size", "dr": "decay_rate"}
+SWITCHES = ("sched_on_updates", "warmup_prefix")  # store_true flags
+LISTS = ("decay_milestones", "lr_noise")  # nargs='+'
+SCHEDS = ("cosine", "tanh", "step", "multistep", "poly", "wsd", "rsqrt", "constant", "plateau", "none")
+CLASSES = {"cosine": "CosineLRScheduler", "tanh": "TanhLRScheduler", "step": "StepLRScheduler",
+           "constant": "StepLRScheduler", "multistep": "MultiStepLRScheduler", "poly": "PolyLRScheduler",
+           "wsd": "WSDLRScheduler", "rsqrt": "WSDLRScheduler"}
+
+
+@dataclass
+class Args:
+    values: dict = field(default_factory=dict)  # argument -> value (YAML scalars/lists, or text)
+    spans: dict = field(default_factory=dict)  # argument -> Span
+    source: Source | None = None
+    origin: str = ""
+
+
+def read(text: str, filename: str = "<string>") -> Args:
+    """The schedule arguments of an ``args.yaml`` or a ``train.py`` command line."""
+    if re.search(r"(^|\s)--?[A-Za-z]", text) and not re.search(r"^\s*[A-Za-z_]+\s*:", text, re.M):
+        return _read_command_line(text, filename)
+    return _read_yaml(text, filename)
+
+
+def _read_yaml(text: str, filename: str) -> Args:
+    from .yaml_source import load
+
+    root = load(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("expected timm's args.yaml: a mapping of argument names to values", root.span)
+    found = Args(source=root.span.source, origin="args.yaml")
+    for key, node in root.value.items():
+        if key in TRAIN_DEFAULTS:
+            found.values[key] = node.plain()
+            found.spans[key] = node.span
+    return found
+
+
+def _read_command_line(text: str, filename: str) -> Args:
+    try:
+        words = shlex.split(text.replace("\\\n", " "), comments=True)
+    except ValueError as exc:
+        raise SchedlangError(f"cannot split the command line: {exc}") from None
+    source = Source(text, filename)
+    found = Args(source=source, origin="train.py command line")
+    position, i = 0, 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if not word.startswith("-") or _is_number(word):
+            continue
+        name, has_value, value = word.lstrip("-").partition("=")
+        name = ALIASES.get(name, name.replace("-", "_"))
+        at = max(text.find(word, position), 0)
+        position = at + len(word)
+        if name not in TRAIN_DEFAULTS:
+            continue
+        span = Span.at_offset(source, at, len(word))
+        if name in SWITCHES:
+            found.values[name], found.spans[name] = True, span
+            continue
+        items = [value] if has_value else []
+        while i < len(words) and (not words[i].startswith("-") or _is_number(words[i])):
+            items.append(words[i])
+            i += 1
+            if name not in LISTS:
+                break
+        if not items:
+            raise SchedlangError(f"--{word.lstrip('-')} needs a value", span)
+        end = text.find(items[-1], position)
+        if end >= 0:
+            span = span.to(Span.at_offset(source, end, len(items[-1])))
+            position = end + len(items[-1])
+        found.values[name] = items if name in LISTS else items[0]
+        found.spans[name] = span
+    return found
+
+
+def _is_number(word: str) -> bool:
+    return exact(word) is not None
+
+
+class _Reader:
+    def __init__(self, args: Args):
+        self.args = args
+
+    def span(self, name):
+        return self.args.spans.get(name)
+
+    def raw(self, name):
+        return self.args.values.get(name, TRAIN_DEFAULTS[name])
+
+    def number(self, name, whole=False, positive=False):
+        value = self.raw(name)
+        number = exact(value)
+        if number is None or (whole and not number.is_Integer) or (positive and number <= 0):
+            want = "a positive" if positive else "a"
+            want += " whole number" if whole else " number"
+            raise SchedlangError(f"{name} must be {want}, not {value!r}", self.span(name))
+        return number
+
+    def flag(self, name):
+        value = self.raw(name)
+        if isinstance(value, str):
+            value = {"true": True, "false": False}.get(value.lower(), value)
+        if not isinstance(value, bool):
+            raise SchedlangError(f"{name} must be true or false, not {value!r}", self.span(name))
+        return value
+
+    def text(self, name):
+        value = self.raw(name)
+        return None if value is None else str(value)
+
+    def numbers(self, name):
+        value = self.raw(name)
+        items = value if isinstance(value, list) else [value]
+        out = []
+        for item in items:
+            number = exact(item)
+            if number is None:
+                raise SchedlangError(f"{name} must be a list of numbers, not {value!r}", self.span(name))
+            out.append(number)
+        return out
+
+
+def source(args: Args, origin: str, style: str = "presets") -> str:
+    r = _Reader(args)
+    sched = r.text("sched") or "cosine"
+    if sched not in SCHEDS:
+        raise SchedlangError(f"'{sched}' is not a timm scheduler", r.span("sched"),
+                             hint=did_you_mean(sched, SCHEDS) or "one of " + ", ".join(SCHEDS))
+    if sched == "plateau":
+        raise SchedlangError("sched plateau (PlateauLRScheduler) lowers the lr when an evaluation metric "
+                             "stops improving, so its value is not a function of the epoch", r.span("sched"),
+                             hint="pick a fixed schedule such as cosine or step")
+    if r.raw("lr_noise") is not None:
+        raise SchedlangError("lr_noise adds noise drawn from torch's random generator (seeded with "
+                             "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
+                             hint="remove lr_noise; the schedule without noise is what timm adds noise to")
+    head = [f"# Imported by `schedlang import` from {origin} (timm {args.origin}; create_scheduler_v2).",
+            "# Values are absolute (optimizer param groups with lr_scale get value * lr_scale)."]
+    params: list[str] = []
+    on_updates = r.flag("sched_on_updates")
+    if on_updates:
+        head.append("# --sched-on-updates: t counts optimizer updates (step_update); every epoch count is "
+                    "multiplied by updates_per_epoch = ceil(len(loader) / grad_accum_steps).")
+        params.append("param updates_per_epoch: int where updates_per_epoch > 0")
+        per = sp.Symbol("updates_per_epoch", integer=True, positive=True)
+    else:
+        head.append("# t counts epochs: train.py calls step(epoch + 1) after each epoch; "
+                    "epoch e runs at t = e.")
+        per = sp.Integer(1)
+    lr = _learning_rate(r, head, params)
+    if r.number("cooldown_epochs", whole=True) > 0:
+        head.append(f"# cooldown_epochs {r.raw('cooldown_epochs')}: train.py trains that many more epochs, "
+                    "at lr_min.")
+    if sched == "none":
+        body = f"constant({lr})"
+        return "\n".join([*head, *params, f"schedule lr = {body}"]) + "\n"
+    keywords = _keywords(r, sched, per, on_updates, lr)
+    call = f"timm.{CLASSES[sched]}({', '.join(f'{k}={v}' for k, v in keywords)})"
+    preset_text = "\n".join([*head, *params, f"schedule lr = {call}"]) + "\n"
+    if style == "presets":
+        return preset_text
+    core_head = [*head, "# Core style: the same schedule written without presets."]
+    return core_source(preset_text, core_head, params)
+
+
+def _learning_rate(r: _Reader, head: list[str], params: list[str]) -> str:
+    given = r.raw("lr")
+    if given is not None and exact(given) is None:
+        raise SchedlangError(f"lr must be a number, not {given!r}", r.span("lr"))
+    if given is not None and exact(given) != 0:
+        return sched_text(exact(given))
+    base, size = r.number("lr_base"), r.number("lr_base_size", positive=True)
+    batch = r.number("batch_size", whole=True, positive=True) * r.number("grad_accum_steps", whole=True,
+                                                                          positive=True)
+    scale = r.text("lr_base_scale") or ""
+    if not scale:
+        scale = "sqrt" if any(o in (r.text("opt") or "").lower() for o in ("ada", "lamb")) else "linear"
+    params.append("param world_size: int where world_size > 0")
+    ratio = f"{sched_text(batch)} * world_size / {sched_text(size)}"
+    root = "sqrt of " if scale == "sqrt" else ""
+    head.append(f"# lr not given: train.py sets lr = lr_base * ({root}global batch / lr_base_size), "
+                "global batch = batch_size * grad_accum_steps * world_size.")
+    return f"{sched_text(base)} * sqrt({ratio})" if scale == "sqrt" else f"{sched_text(base)} * {ratio}"
+
+
+def _steps(value: sp.Expr, per: sp.Expr) -> str:
+    product = value * per
+    if per == 1:
+        return sched_text(product)
+    return f"{sched_text(value)} * updates_per_epoch"
+
+
+def _keywords(r: _Reader, sched: str, per, on_updates: bool, lr: str) -> list[tuple[str, str]]:
+    """create_scheduler_v2's call for ``sched``, every argument written out."""
+    epochs = r.number("epochs", whole=True, positive=True)
+    warmup = r.number("warmup_epochs", whole=True)
+    if warmup < 0:
+        raise SchedlangError("warmup_epochs must be >= 0", r.span("warmup_epochs"))
+    warm = [("warmup_t", _steps(warmup, per)), ("warmup_lr_init", sched_text(r.number("warmup_lr")))]
+    prefix = [("warmup_prefix", "true" if r.flag("warmup_prefix") else "false")]
+    tail = [("t_in_epochs", "false" if on_updates else "true")]
+    cycles = [("cycle_mul", sched_text(r.number("lr_cycle_mul"))),
+              ("cycle_decay", sched_text(r.number("lr_cycle_decay"))),
+              ("cycle_limit", sched_text(r.number("lr_cycle_limit", whole=True)))]
+    lr_min = ("lr_min", sched_text(r.number("min_lr")))
+    t_initial = ("t_initial", _steps(epochs, per))
+    k = ("k_decay", sched_text(r.number("lr_k_decay")))
+    head = [("lr", lr)]
+    if sched == "cosine":
+        return [*head, t_initial, lr_min, *cycles, *warm, *prefix, *tail, k]
+    if sched == "tanh":
+        return [*head, t_initial, lr_min, *cycles, *warm, *prefix, *tail]
+    if sched == "poly":  # create_scheduler_v2 passes decay_rate as the power
+        return [*head, t_initial, ("power", sched_text(r.number("decay_rate"))), lr_min, *cycles, *warm,
+                *prefix, *tail, k]
+    if sched == "step":
+        decay = r.number("decay_epochs", positive=True)
+        return [*head, ("decay_t", _steps(decay, per)), ("decay_rate", sched_text(r.number("decay_rate"))),
+                *warm, *prefix, *tail]
+    if sched == "constant":
+        return [*head, ("decay_t", "1"), ("decay_rate", "1"), *warm, *prefix, *tail]
+    if sched == "multistep":
+        milestones = ", ".join(_steps(m, per) for m in r.numbers("decay_milestones"))
+        return [*head, ("decay_t", f"[{milestones}]"), ("decay_rate", sched_text(r.number("decay_rate"))),
+                *warm, *prefix, *tail]
+    return [*head, *_wsd(r, sched, epochs, warmup, per), lr_min, *_wsd_shape(r, sched, per), *warm, *tail]
+
+
+def _wsd(r: _Reader, sched: str, epochs, warmup, per) -> list[tuple[str, str]]:
+    """create_scheduler_v2: the stable + decay length fits in the epochs unless warmup_prefix; a
+    decay_epochs in (0, 1) is a fraction of it, rounded (Python's round: halves to even)."""
+    length = epochs if r.flag("warmup_prefix") else epochs - warmup
+    decay = r.number("decay_epochs", positive=True)
+    if 0 < decay < 1:
+        if per != 1:
+            raise SchedlangError("a fractional decay_epochs with --sched-on-updates is rounded after "
+                                 "multiplying by the updates per epoch, which this file does not give",
+                                 r.span("decay_epochs"), hint="give decay_epochs in whole epochs")
+        steps = sp.Integer(round(float(decay * length)))
+    elif per != 1:
+        if not decay.is_Integer:
+            raise SchedlangError("decay_epochs must be whole with --sched-on-updates (timm rounds the "
+                                 "product with the updates per epoch)", r.span("decay_epochs"))
+        steps = decay
+    else:
+        steps = sp.Integer(round(float(decay)))
+    if not 0 < steps <= length:
+        raise SchedlangError(f"{sched} needs 0 < decay_epochs <= epochs"
+                             f"{'' if r.flag('warmup_prefix') else ' - warmup_epochs'} (timm raises), got "
+                             f"{steps} and {length}", r.span("decay_epochs"))
+    return [("t_initial", _steps(length, per)), ("decay_t", _steps(steps, per))]
+
+
+def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, str]]:
+    out = [("stable_fn", '"rsqrt"' if sched == "rsqrt" else '"constant"')]
+    timescale = r.raw("lr_stable_timescale")
+    if timescale is not None:
+        out.append(("stable_timescale", _steps(r.number("lr_stable_timescale", positive=True), per)))
+    fn = r.text("lr_decay_fn") or ("linear" if sched == "rsqrt" else "1-sqrt")
+    out.append(("decay_fn", f'"{fn}"'))
+    return out
