@@ -557,3 +557,10 @@ CEREBRAS_WD = [
 ]
 
 CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER]
+
+# Training frameworks keep their cases next to their tests (a Case subclass with its own
+# reference() and anchor_code()); they join the one table here.
+from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
+from frameworks.megatron_cases import MEGATRON  # noqa: E402
+
+CASES += [*MEGATRON, *DEEPSPEED]
