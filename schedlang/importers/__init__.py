@@ -45,12 +45,30 @@ def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> st
     return reader.source(reader.read(flags, origin), origin, style)
 
 
+def from_megatron_args(text: str, filename: str = "<args>", style: str = "presets") -> str:
+    """``.sched`` source for Megatron-LM's scheduler flags (a command line, a shell script or YAML keys)."""
+    from . import megatron_args as reader
+
+    _check_style(style)
+    return reader.source(reader.read(text, filename), filename, style)
+
+
+def from_deepspeed_json(text: str, filename: str = "<config>", style: str = "presets") -> str:
+    """``.sched`` source for the ``scheduler`` block of a DeepSpeed config (JSON)."""
+    from . import deepspeed_json as reader
+
+    _check_style(style)
+    return reader.source(reader.read(text, filename), filename, style)
+
+
 #: Every import format (SPEC section 7): its name -> the reader of its text,
 #: ``reader(text, filename, style) -> .sched source``.  One line per format; the
 #: command line's ``--format`` choices and the docs derive from this table.
 READERS = {
     "cerebras-yaml": from_cerebras_yaml,
     "sambaflow": from_sambaflow,
+    "megatron-args": from_megatron_args,
+    "deepspeed-json": from_deepspeed_json,
 }
 FORMATS = tuple(READERS)
 
@@ -71,6 +89,8 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
 
 
 def guess_format(path: Path) -> str:
+    if path.suffix.lower() == ".json" and "ds" in path.name.lower():
+        return "deepspeed-json"
     if path.suffix.lower() in (".yaml", ".yml"):
         return "cerebras-yaml"
     if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from anchors.preset_cases import Case
 
-from .megatron_cases import sched_args
 from .real import real
+from .render import sched_args
 
 
 @dataclass(frozen=True)

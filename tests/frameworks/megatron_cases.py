@@ -15,21 +15,13 @@ from types import SimpleNamespace
 from anchors.preset_cases import Case
 
 from .real import real
+from .render import sched_args
 
 #: What Megatron-LM passes when a flag is left out; the class itself has no defaults.
 CLASS_DEFAULTS = dict(init_lr=0.0, min_lr=0.0, lr_warmup_steps=0, lr_decay_style="linear",
                       start_wd=0.0, end_wd=0.0, wd_incr_steps=1, wd_incr_style="constant",
                       wsd_decay_steps=None, lr_wsd_decay_style="exponential")
 WD_KEYS = ("start_wd", "end_wd", "wd_incr_steps", "wd_incr_style")
-
-
-def sched_args(kwargs: dict) -> str:
-    """Keyword arguments as schedlang source: strings double-quoted, numbers as written."""
-    def value(v):
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return f'"{v}"' if isinstance(v, str) else repr(v)
-    return ", ".join(f"{k}={value(v)}" for k, v in kwargs.items())
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,151 @@
+"""A lowered schedule (a sympy expression of ``t`` and parameters) written back as core ``.sched`` text.
+
+Importers whose preset has no natural chain of standard-library calls (Megatron's
+inclusive warmup with a fractional length, DeepSpeed's log warmups and stairs)
+write their ``--lower`` form by lowering the preset-style source and printing
+the result: ``if ... then ... else`` for ``Piecewise``, the math functions of
+SPEC §2 for the rest.  Numbers are exact (``sched_text``), parameters keep their
+names, and every compound operand is parenthesised, so the text reads back as
+the same expression (the importer tests prove it with ``schedlang.equivalent``).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..special import as_power, logb
+from .numbers import sched_text
+
+_FUNCTIONS = {sp.cos: "cos", sp.sin: "sin", sp.tan: "tan", sp.log: "log", sp.floor: "floor",
+              sp.ceiling: "ceil", sp.Abs: "abs"}
+_RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+              sp.GreaterThan: ">="}
+
+
+def text(expr: sp.Basic) -> str:
+    """``expr`` as a schedlang expression (top level: no outer parentheses)."""
+    return _print(sp.sympify(expr))
+
+
+def _atom(expr: sp.Basic) -> str:
+    """An operand: parenthesised unless it is a name, a whole number or a call."""
+    shown = _print(expr)
+    if isinstance(expr, (sp.Symbol, sp.Function, sp.Max, sp.Min)) and not isinstance(expr, sp.Piecewise) \
+            or expr in (sp.pi, sp.E) or (expr.is_Integer and expr >= 0):
+        return shown
+    positive_number = expr.is_Rational and expr > 0 and "/" not in shown
+    if (expr.is_Pow and expr.exp == sp.Rational(1, 2)) or positive_number:
+        return shown
+    return f"({shown})"
+
+
+def _print(expr: sp.Basic) -> str:
+    if expr is sp.true:
+        return "true"
+    if expr is sp.false:
+        return "false"
+    if isinstance(expr, sp.Symbol):
+        return expr.name
+    if expr is sp.pi:
+        return "pi"
+    if expr is sp.E:
+        return "e"
+    if expr.is_Rational:
+        return sched_text(expr)
+    if isinstance(expr, sp.Piecewise):
+        return _piecewise(list(expr.args))
+    if isinstance(expr, (sp.Max, sp.Min)):
+        name = "max" if isinstance(expr, sp.Max) else "min"
+        return f"{name}({', '.join(_print(a) for a in sorted(expr.args, key=sp.default_sort_key))})"
+    if expr.func in _FUNCTIONS:
+        return f"{_FUNCTIONS[expr.func]}({_print(expr.args[0])})"
+    power = as_power(expr)
+    if power is not None:  # a geometric factor: exp(x * logb(b)) is b ** x
+        return f"{_atom(power[0])} ** {_atom(power[1])}"
+    if isinstance(expr, logb):
+        return f"log({_print(expr.args[0])})"
+    if isinstance(expr, sp.exp):
+        return f"e ** {_atom(expr.args[0])}"
+    if isinstance(expr, sp.Mod):
+        a, b = expr.args
+        return f"{_atom(a)} - {_atom(b)} * floor({_atom(a)} / {_atom(b)})"
+    if expr.is_Add:
+        terms = sorted(expr.args, key=sp.default_sort_key)
+        out = _print(terms[0])
+        for term in terms[1:]:
+            if term.could_extract_minus_sign():
+                out += f" - {_atom(-term)}"
+            else:
+                out += f" + {_print(term)}"
+        return out
+    if expr.is_Mul:
+        return _product(expr)
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if exponent == sp.Rational(1, 2):
+            return f"sqrt({_print(base)})"
+        if exponent == -1:
+            return f"1 / {_atom(base)}"
+        return f"{_atom(base)} ** {_atom(exponent)}"
+    if isinstance(expr, tuple(_RELATIONS)):
+        return f"{_print(expr.lhs)} {_RELATIONS[type(expr)]} {_print(expr.rhs)}"
+    if isinstance(expr, sp.Equality):
+        return f"{_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)}"
+    if isinstance(expr, sp.Unequality):
+        return f"not ({_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)})"
+    if isinstance(expr, sp.And):
+        return " and ".join(f"({_print(a)})" for a in expr.args)
+    if isinstance(expr, sp.Or):
+        return " or ".join(f"({_print(a)})" for a in expr.args)
+    if isinstance(expr, sp.Not):
+        return f"not ({_print(expr.args[0])})"
+    raise ValueError(f"cannot write {expr!r} as schedlang source")
+
+
+def _product(expr: sp.Mul) -> str:
+    coefficient, rest = expr.as_coeff_Mul()
+    if coefficient < 0:
+        return f"-{_atom(-expr)}"
+    numerator, denominator = [], []
+    for factor in sp.Mul.make_args(expr):
+        if factor.is_Pow and factor.exp.is_number and factor.exp < 0:
+            denominator.append(sp.Pow(factor.base, -factor.exp))
+        elif factor.is_Rational and factor.q != 1:
+            if factor.p != 1:
+                numerator.append(sp.Integer(factor.p))
+            denominator.append(sp.Integer(factor.q))
+        else:
+            numerator.append(factor)
+    top = " * ".join(_atom(f) for f in numerator) if numerator else "1"
+    if not denominator:
+        return top
+    if len(denominator) == 1:
+        return f"{top} / {_atom(denominator[0])}"
+    return f"{top} / ({' * '.join(_atom(f) for f in denominator)})"
+
+
+def _piecewise(pieces: list) -> str:
+    value, condition = pieces[0]
+    if condition is sp.true or len(pieces) == 1:
+        return _print(value)
+    rest = _piecewise(pieces[1:])
+    return f"if {_print(condition)} then {_atom(value)} else {_atom_text(rest, pieces[1:])}"
+
+
+def _atom_text(shown: str, rest: list) -> str:
+    """The ``else`` branch: another ``if`` reads without parentheses, anything compound gets them."""
+    if len(rest) > 1 and rest[0][1] is not sp.true:
+        return shown
+    return _atom(rest[0][0])
+
+
+def lowered(preset_text: str, params: list[str]) -> str:
+    """The core-style form of a preset-style file: each schedule lowered and written back."""
+    from ..lower import lower
+    from ..parser import parse
+
+    found = lower(parse(preset_text, "<import>"))
+    lines = list(params)
+    for name, (segment, _) in found.schedules.items():
+        lines.append(f"schedule {name} = {text(segment.expr)}")
+    return "\n".join(lines) + "\n"
