@@ -22,9 +22,9 @@ _RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: "
               sp.GreaterThan: ">="}
 
 
-def text(expr: sp.Basic) -> str:
-    """``expr`` as a schedlang expression (top level: no outer parentheses)."""
-    return _print(sp.sympify(expr))
+def text(expr) -> str:
+    """``expr`` (a sympy expression, or a Python int) as a schedlang expression, no outer parentheses."""
+    return _print(sp.Integer(expr) if isinstance(expr, int) else expr)
 
 
 def _atom(expr: sp.Basic) -> str:
