@@ -45,20 +45,19 @@ def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> st
     return reader.source(reader.read(flags, origin), origin, style)
 
 
-def from_timm_args(text: str, filename: str = "<string>", style: str = "presets") -> str:
-    """``.sched`` source for timm ``train.py`` arguments: an ``args.yaml`` or a command line."""
-    from . import timm_args as reader
+def _reader(module: str):
+    """The reader of a format whose module has ``read(text, filename)`` and ``source(config,
+    filename, style)`` (every format but the two above, which predate the pattern)."""
+    def read(text: str, filename: str = "<string>", style: str = "presets") -> str:
+        from importlib import import_module
 
-    _check_style(style)
-    return reader.source(reader.read(text, filename), filename, style)
+        _check_style(style)
+        reader = import_module(f".{module}", __name__)
+        return reader.source(reader.read(text, filename), filename, style)
 
-
-def from_keras_json(text: str, filename: str = "<string>", style: str = "presets") -> str:
-    """``.sched`` source for a serialized Keras ``LearningRateSchedule`` (JSON)."""
-    from . import keras_json as reader
-
-    _check_style(style)
-    return reader.source(reader.read(text, filename), filename, style)
+    read.__name__ = f"from_{module}"
+    read.__doc__ = f"``.sched`` source for a ``{module}`` configuration (see ``importers/{module}.py``)."
+    return read
 
 
 #: Every import format (SPEC section 7): its name -> the reader of its text,
@@ -67,8 +66,10 @@ def from_keras_json(text: str, filename: str = "<string>", style: str = "presets
 READERS = {
     "cerebras-yaml": from_cerebras_yaml,
     "sambaflow": from_sambaflow,
-    "timm-args": from_timm_args,
-    "keras-json": from_keras_json,
+    "timm-args": _reader("timm_args"),
+    "keras-json": _reader("keras_json"),
+    "megatron-args": _reader("megatron_args"),
+    "deepspeed-json": _reader("deepspeed_json"),
 }
 FORMATS = tuple(READERS)
 
@@ -91,6 +92,8 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
 def guess_format(path: Path) -> str:
     if path.name == "args.yaml":  # what timm's train.py writes next to its checkpoints
         return "timm-args"
+    if path.suffix.lower() == ".json" and "ds" in path.name.lower():
+        return "deepspeed-json"
     if path.suffix.lower() in (".yaml", ".yml"):
         return "cerebras-yaml"
     if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):

@@ -1,11 +1,12 @@
-"""Core-style ``.sched`` text for an imported schedule: its formula written in the language.
+"""A lowered schedule (a sympy expression of ``t`` and parameters) written back as core ``.sched`` text.
 
-An importer writes preset-style source first (the framework's own class and
-keyword names); ``--lower`` asks for the same schedule without presets.  This
-module compiles the preset-style text (parameters left symbolic) and writes
-each schedule's formula back as language text: ``if t < c then a else b``
-tables, arithmetic, ``cos``/``exp``/``sqrt``/``floor``/``max``..., exact
-numbers.  Nothing here reads user text: the input is a formula schedlang built.
+Importers whose preset has no natural chain of standard-library calls (Megatron's
+inclusive warmup with a fractional length, DeepSpeed's log warmups and stairs)
+write their ``--lower`` form by lowering the preset-style source and printing
+the result: ``if ... then ... else`` for ``Piecewise``, the math functions of
+SPEC §2 for the rest.  Numbers are exact (``sched_text``), parameters keep their
+names, and every compound operand is parenthesised, so the text reads back as
+the same expression (the importer tests prove it with ``schedlang.equivalent``).
 """
 
 from __future__ import annotations
@@ -17,94 +18,142 @@ from ..special import as_power, logb, restart_index
 from .numbers import sched_text
 
 _FUNCTIONS = {sp.cos: "cos", sp.sin: "sin", sp.tan: "tan", sp.log: "log", sp.floor: "floor",
-              sp.ceiling: "ceil", sp.Max: "max", sp.Min: "min", sp.Abs: "abs", sp.exp: "exp"}
-_RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">", sp.GreaterThan: ">=",
-              sp.Eq: "==", sp.Ne: "!="}
+              sp.ceiling: "ceil", sp.Abs: "abs"}
+_RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+              sp.GreaterThan: ">="}
 
 
-def core_source(preset_source: str, head: list[str], params: list[str]) -> str:
-    """``head`` comments, the ``params`` lines, then each schedule of ``preset_source`` as a formula."""
-    from ..program import compile as compile_program
+def text(expr) -> str:
+    """``expr`` (a sympy expression, or a Python int) as a schedlang expression, no outer parentheses."""
+    return _print(sp.Integer(expr) if isinstance(expr, int) else expr)
 
-    program = compile_program(preset_source)
-    lines = [*head, *params]
-    for schedule in program:
-        lines.append(f"schedule {schedule.name} = {text(schedule.symbolic_expr)}")
+
+def _atom(expr: sp.Basic) -> str:
+    """An operand: parenthesised unless it is a name, a whole number or a call."""
+    shown = _print(expr)
+    if isinstance(expr, (sp.Symbol, sp.Function, sp.Max, sp.Min)) and not isinstance(expr, sp.Piecewise) \
+            or expr in (sp.pi, sp.E) or (expr.is_Integer and expr >= 0):
+        return shown
+    positive_number = expr.is_Rational and expr > 0 and "/" not in shown
+    if (expr.is_Pow and expr.exp == sp.Rational(1, 2)) or positive_number:
+        return shown
+    return f"({shown})"
+
+
+def _print(expr: sp.Basic) -> str:
+    if expr is sp.true:
+        return "true"
+    if expr is sp.false:
+        return "false"
+    if isinstance(expr, sp.Symbol):
+        return expr.name
+    if expr is sp.pi:
+        return "pi"
+    if expr is sp.E:
+        return "e"
+    if expr.is_Rational:
+        return sched_text(expr)
+    if isinstance(expr, sp.Piecewise):
+        return _piecewise(list(expr.args))
+    if isinstance(expr, (sp.Max, sp.Min)):
+        name = "max" if isinstance(expr, sp.Max) else "min"
+        return f"{name}({', '.join(_print(a) for a in sorted(expr.args, key=sp.default_sort_key))})"
+    if expr.func in _FUNCTIONS:
+        return f"{_FUNCTIONS[expr.func]}({_print(expr.args[0])})"
+    power = as_power(expr)
+    if power is not None:  # a geometric factor: exp(x * logb(b)) is b ** x
+        return f"{_atom(power[0])} ** {_atom(power[1])}"
+    if isinstance(expr, logb):
+        return f"log({_print(expr.args[0])})"
+    if isinstance(expr, sp.exp):
+        return f"e ** {_atom(expr.args[0])}"
+    if isinstance(expr, sp.Mod):
+        a, b = expr.args
+        return f"{_atom(a)} - {_atom(b)} * floor({_atom(a)} / {_atom(b)})"
+    if expr.is_Add:
+        terms = sorted(expr.args, key=sp.default_sort_key)
+        out = _print(terms[0])
+        for term in terms[1:]:
+            if term.could_extract_minus_sign():
+                out += f" - {_atom(-term)}"
+            else:
+                out += f" + {_print(term)}"
+        return out
+    if expr.is_Mul:
+        return _product(expr)
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if exponent == sp.Rational(1, 2):
+            return f"sqrt({_print(base)})"
+        if exponent == -1:
+            return f"1 / {_atom(base)}"
+        return f"{_atom(base)} ** {_atom(exponent)}"
+    if isinstance(expr, tuple(_RELATIONS)):
+        return f"{_print(expr.lhs)} {_RELATIONS[type(expr)]} {_print(expr.rhs)}"
+    if isinstance(expr, sp.Equality):
+        return f"{_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)}"
+    if isinstance(expr, sp.Unequality):
+        return f"not ({_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)})"
+    if isinstance(expr, sp.And):
+        return " and ".join(f"({_print(a)})" for a in expr.args)
+    if isinstance(expr, sp.Or):
+        return " or ".join(f"({_print(a)})" for a in expr.args)
+    if isinstance(expr, sp.Not):
+        return f"not ({_print(expr.args[0])})"
+    if isinstance(expr, restart_index):
+        raise SchedlangError("restarts whose length grows have no core form", hint="keep the preset style")
+    raise SchedlangError(f"no core form for {type(expr).__name__}", hint="keep the preset style")
+
+
+def _product(expr: sp.Mul) -> str:
+    coefficient, rest = expr.as_coeff_Mul()
+    if coefficient < 0:
+        return f"-{_atom(-expr)}"
+    numerator, denominator = [], []
+    for factor in sp.Mul.make_args(expr):
+        if factor.is_Pow and factor.exp.is_number and factor.exp < 0:
+            denominator.append(sp.Pow(factor.base, -factor.exp))
+        elif factor.is_Rational and factor.q != 1:
+            if factor.p != 1:
+                numerator.append(sp.Integer(factor.p))
+            denominator.append(sp.Integer(factor.q))
+        else:
+            numerator.append(factor)
+    top = " * ".join(_atom(f) for f in numerator) if numerator else "1"
+    if not denominator:
+        return top
+    if len(denominator) == 1:
+        return f"{top} / {_atom(denominator[0])}"
+    return f"{top} / ({' * '.join(_atom(f) for f in denominator)})"
+
+
+def _piecewise(pieces: list) -> str:
+    value, condition = pieces[0]
+    if condition is sp.true or len(pieces) == 1:
+        return _print(value)
+    rest = _piecewise(pieces[1:])
+    return f"if {_print(condition)} then {_atom(value)} else {_atom_text(rest, pieces[1:])}"
+
+
+def _atom_text(shown: str, rest: list) -> str:
+    """The ``else`` branch: another ``if`` reads without parentheses, anything compound gets them."""
+    if len(rest) > 1 and rest[0][1] is not sp.true:
+        return shown
+    return _atom(rest[0][0])
+
+
+def lowered(preset_text: str, params: list[str]) -> str:
+    """The core-style form of a preset-style file: each schedule lowered and written back."""
+    from ..lower import lower
+    from ..parser import parse
+
+    found = lower(parse(preset_text, "<import>"))
+    lines = list(params)
+    for name, (segment, _) in found.schedules.items():
+        lines.append(f"schedule {name} = {text(segment.held())}")
     return "\n".join(lines) + "\n"
 
 
-def text(e) -> str:
-    if isinstance(e, sp.Piecewise):
-        out, closing = [], ""
-        for value, cond in e.args:
-            if cond is sp.true:
-                out.append(text(value))
-                break
-            out.append(f"if {text(cond)} then {text(value)} else ")
-        else:  # no default branch: schedlang tables always end in one
-            raise SchedlangError("a table without a default branch has no core form")
-        return "".join(out) + closing
-    if isinstance(e, sp.Symbol):
-        return e.name
-    if e is sp.pi:
-        return "pi"
-    if e is sp.E:
-        return "e"
-    if isinstance(e, sp.Rational):
-        return sched_text(e)
-    if e.is_Number:
-        raise SchedlangError(f"the number {e} has no exact form in the language")
-    if isinstance(e, sp.Add):
-        return " + ".join(_wrap(a) for a in e.as_ordered_terms())
-    if isinstance(e, sp.Mul):
-        numerator, denominator = [], []
-        for factor in e.args:
-            reciprocal = isinstance(factor, sp.Pow) and factor.exp.is_Number and factor.exp < 0
-            if reciprocal and as_power(factor) is None:
-                denominator.append(factor.base ** -factor.exp)
-            elif isinstance(factor, sp.Rational) and factor.p == 1 and factor.q != 1:
-                denominator.append(sp.Integer(factor.q))
-            else:
-                numerator.append(factor)
-        top = " * ".join(_wrap(f) for f in numerator) if numerator else "1"
-        if not denominator:
-            return top
-        below = sp.Mul(*denominator)
-        return f"{top} / {_wrap(below) if len(denominator) == 1 else '(' + text(below) + ')'}"
-    power = as_power(e)
-    if power is not None:
-        base, exponent = power
-        return f"{_wrap(base)} ** {_wrap(exponent)}"
-    if isinstance(e, sp.Pow):
-        if e.exp == sp.Rational(1, 2):
-            return f"sqrt({text(e.base)})"
-        if e.exp == -1:
-            return f"1 / {_wrap(e.base)}"
-        return f"{_wrap(e.base)} ** {_wrap(e.exp)}"
-    if isinstance(e, sp.Mod):
-        a, b = e.args
-        return f"({text(a)} - {_wrap(b)} * floor({_wrap(a)} / {_wrap(b)}))"
-    if isinstance(e, (sp.And, sp.Or)):
-        word = " and " if isinstance(e, sp.And) else " or "
-        return word.join(f"({text(a)})" for a in e.args)
-    if type(e) in _RELATIONS:
-        return f"{text(e.lhs)} {_RELATIONS[type(e)]} {text(e.rhs)}"
-    if isinstance(e, logb):
-        return f"log({text(e.args[0])})"
-    if isinstance(e, restart_index):
-        raise SchedlangError("restarts whose length grows have no core form",
-                             hint="keep the preset style (leave out --lower)")
-    for function, name in _FUNCTIONS.items():
-        if isinstance(e, function):
-            return f"{name}({', '.join(text(a) for a in e.args)})"
-    raise SchedlangError(f"no core form for {type(e).__name__}", hint="keep the preset style")
-
-
-def _wrap(e) -> str:
-    if isinstance(e, sp.Symbol) or e in (sp.pi, sp.E) or (e.is_Integer and e >= 0):
-        return text(e)
-    if isinstance(e, sp.Rational) and e >= 0 and "/" not in sched_text(e):
-        return text(e)
-    if isinstance(e, sp.Function) and not isinstance(e, sp.Piecewise):
-        return text(e)
-    return f"({text(e)})"
+def core_source(preset_source: str, head: list[str], params: list[str]) -> str:
+    """``head`` comments, then :func:`lowered` of ``preset_source`` with its ``params`` lines."""
+    return "\n".join([*head, lowered(preset_source, params).rstrip("\n")]) + "\n"

@@ -14,7 +14,8 @@ from ._common import Rejected
 PRESETS: dict[str, Builtin | Rejected] = {}
 
 #: Namespaces in the order the docs list them.
-LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax", "timm", "keras")
+LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax", "timm", "keras", "megatron",
+             "deepspeed")
 
 
 def register(*entries: Builtin | Rejected) -> None:

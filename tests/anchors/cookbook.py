@@ -26,6 +26,8 @@ TITLES = {
     "optax": "optax (optax 0.2.8)",
     "timm": "timm (timm.scheduler, timm 1.0.31)",
     "keras": "Keras (keras.optimizers.schedules, keras 3.15.1)",
+    "megatron": "Megatron (megatron-core OptimizerParamScheduler, megatron-core 0.16.1)",
+    "deepspeed": "DeepSpeed (deepspeed.runtime.lr_schedules, deepspeed 0.19.8)",
 }
 
 
@@ -60,6 +62,8 @@ def _kwargs(kwargs: dict, render_child) -> str:
 
 def anchor_code(case: Case) -> str:
     """The library call the schedlang line migrates, as a user would write it."""
+    if hasattr(case, "anchor_code"):  # framework cases render their own call
+        return case.anchor_code()
     kw = case.kwargs
     if case.library == "torch":
         def child(name, k):

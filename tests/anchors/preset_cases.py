@@ -570,8 +570,15 @@ CEREBRAS_WD = [
                     ("StepLR", {"initial_learning_rate": 1.0, "step_size": 50, "gamma": 0.5})]),
 ]
 
-# Training frameworks: each keeps its rows and its real-code runner in tests/frameworks/.
+# Training frameworks: each keeps its rows and its real-code runner in tests/frameworks/,
+# either as rows run through FRAMEWORKS[library].values or as Case subclasses with their
+# own reference() and anchor_code().
 FRAMEWORKS = {"timm": timm_cases, "keras": keras_cases}
 FRAMEWORK_CASES = [Case(**row) for module in FRAMEWORKS.values() for row in module.ROWS]
 
 CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES]
+
+from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
+from frameworks.megatron_cases import MEGATRON  # noqa: E402
+
+CASES += [*MEGATRON, *DEEPSPEED]

@@ -1,0 +1,166 @@
+"""A DeepSpeed config's ``scheduler`` block -> ``.sched`` source (``--format deepspeed-json``).
+
+The engine builds ``getattr(deepspeed.runtime.lr_schedules, type)(optimizer,
+**params)`` and, for any other ``type``, ``getattr(torch.optim.lr_scheduler,
+type)(optimizer, **params)``; so do we, with the ``deepspeed.*`` and ``torch.*``
+presets.  The optimizer's lr (which ``WarmupLR`` without ``warmup_max_lr``,
+``WarmupCosineLR`` and the torch schedulers use) is read from
+``optimizer.params.lr``.  ``OneCycle`` also cycles the momentum (``betas[0]``)
+when the optimizer has betas: that becomes ``schedule momentum``.
+
+Hugging Face's Trainer fills ``"auto"`` values from its own arguments; here
+each becomes a required parameter of the file (``-D warmup_num_steps=...``).
+A parameter DeepSpeed would reject (``TypeError``) is refused at its key; an
+unknown ``warmup_type`` is what DeepSpeed warns about and replaces by ``log``:
+the import does the same and says so in a comment naming the line.
+
+The file is read with the safe YAML loader (JSON is YAML), so every error
+points at the line and column of the offending key or value.
+"""
+
+from __future__ import annotations
+
+from ..errors import SchedlangError, Span, did_you_mean
+from ..presets import PRESETS, Rejected
+from .core_text import lowered
+from .numbers import exact, sched_text
+from .yaml_source import Node, load
+
+DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
+#: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
+WITH_BETAS = ("adam", "adamw", "lamb", "onebitadam", "zerooneadam", "onebitlamb", "fusedadam", "cpuadam",
+              "muadam", "muadamw", "lion")
+STEP_KEYS = {"warmup_num_steps", "total_num_steps", "cycle_first_step_size", "cycle_second_step_size",
+             "decay_step_size", "lr_range_test_step_size", "step_size", "T_max", "T_0", "total_iters",
+             "total_steps", "steps_per_epoch", "epochs", "cycle_first_stair_count",
+             "cycle_second_stair_count"}
+
+
+def read(text: str, filename: str) -> Node:
+    root = load(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("a DeepSpeed config is a JSON object", root.span)
+    return root
+
+
+def source(root: Node, origin: str, style: str = "presets") -> str:
+    block = root.value.get("scheduler")
+    if block is None:
+        raise SchedlangError("the config has no \"scheduler\" block", Span(root.span.source, 1, 1, 1, 2),
+                             hint="without one DeepSpeed uses the client's scheduler (the HF Trainer its "
+                                  "own: import its arguments with --format hf-args)")
+    if not block.is_mapping or "type" not in block.value:
+        raise SchedlangError("\"scheduler\" needs a \"type\"", block.span)
+    kind = block.value["type"]
+    if not isinstance(kind.value, str):
+        raise SchedlangError("the scheduler type is a name", kind.span)
+    params = block.value.get("params")
+    if params is not None and not params.is_mapping:
+        raise SchedlangError("\"params\" must be an object of keyword arguments", params.span)
+    notes: list[str] = []
+    decls: dict[str, str] = {}
+    optimizer = root.value.get("optimizer")
+    lr = _optimizer_lr(optimizer, decls)
+    name = kind.value
+    if name in DEEPSPEED:
+        preset = f"deepspeed.{name}"
+    else:
+        preset = f"torch.{name}"
+        if preset not in PRESETS:
+            known = [*DEEPSPEED, *(p.split(".", 1)[1] for p in PRESETS if p.startswith("torch."))]
+            raise SchedlangError(f"'{name}' is neither a DeepSpeed nor a torch scheduler", kind.span,
+                                 hint=did_you_mean(name, known) or "one of " + ", ".join(DEEPSPEED))
+        notes.append(f"'{name}' is not a DeepSpeed scheduler: the engine falls back to "
+                     f"torch.optim.lr_scheduler.{name}, which steps once at construction (torch's "
+                     "convention).")
+    entry = PRESETS[preset]
+    if isinstance(entry, Rejected):
+        raise SchedlangError(f"{preset} cannot be imported", kind.span, hint=entry.reason)
+    accepted = {a.name for a in entry.args}
+    args: dict[str, str] = {}
+    for key, node in (params.value.items() if params is not None else ()):
+        key_span = params.key_spans[key]
+        if key == "last_batch_iteration":
+            if node.value != -1:
+                raise SchedlangError("last_batch_iteration resumes a run part-way; it is not a schedule",
+                                     node.span, hint="leave it at -1 (the default)")
+            continue
+        if key not in accepted or key == "lr":
+            raise SchedlangError(f"{name}() has no parameter '{key}' (DeepSpeed raises TypeError)", key_span,
+                                 hint=did_you_mean(key, accepted - {"lr"}) or entry.signature())
+        args[key] = _value(key, node, decls, notes, name)
+    if "lr" in accepted and (name != "WarmupLR" or "warmup_max_lr" not in args):
+        if lr is None:
+            if name in ("WarmupLR", "WarmupCosineLR") or preset.startswith("torch."):
+                decls.setdefault("optimizer_lr", "param optimizer_lr: float where optimizer_lr > 0  "
+                                                 "# the optimizer's lr (the config has none)")
+                lr = "optimizer_lr"
+        if lr is not None:
+            args["lr"] = lr
+    call = f"{preset}({', '.join(f'{k}={v}' for k, v in args.items())})"
+    schedules = [f"schedule lr = {call}"]
+    if name == "OneCycle" and args.get("cycle_momentum", "true") == "true":
+        opt_type = _optimizer_type(optimizer)
+        if opt_type is None or opt_type.replace("_", "").lower() in WITH_BETAS:
+            schedules.append(f"schedule momentum = deepspeed.OneCycle.get_mom({call[len(preset) + 1:]}")
+            if opt_type is None:
+                notes.append("OneCycle cycles betas[0] only when the optimizer has betas (Adam-like); "
+                             "the config names no optimizer, so the momentum schedule assumes it does.")
+        else:
+            notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
+    head = [f"# Imported by `schedlang import` from {origin} (DeepSpeed config, \"scheduler\" block).",
+            "# t counts optimizer steps: DeepSpeed steps the scheduler after each optimizer step, and",
+            "# step t runs with last_batch_iteration = t - 1 (the constructor's value at t = 0).",
+            *(f"# note: {n}" for n in notes)]
+    preset_text = "\n".join([*decls.values(), *schedules]) + "\n"
+    if style == "presets":
+        return "\n".join(head) + "\n" + preset_text
+    return "\n".join(head) + "\n" + lowered(preset_text, list(decls.values()))
+
+
+def _optimizer_type(optimizer: Node | None) -> str | None:
+    if optimizer is None or not optimizer.is_mapping or "type" not in optimizer.value:
+        return None
+    return str(optimizer.value["type"].value)
+
+
+def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
+    if optimizer is None or not optimizer.is_mapping:
+        return None
+    params = optimizer.value.get("params")
+    if params is None or not params.is_mapping or "lr" not in params.value:
+        return None
+    node = params.value["lr"]
+    if node.value == "auto":
+        decls["learning_rate"] = ("param learning_rate: float where learning_rate > 0  "
+                                  "# \"auto\": the HF Trainer's learning_rate")
+        return "learning_rate"
+    value = exact(node.value)
+    if value is None:
+        raise SchedlangError("the optimizer's lr must be a number", node.span)
+    return sched_text(value)
+
+
+def _value(key: str, node: Node, decls: dict, notes: list, name: str) -> str:
+    value = node.value
+    if value == "auto":
+        type_ = "int" if key in STEP_KEYS else "float"
+        decls[key] = f"param {key}: {type_} where {key} > 0  # \"auto\": filled by the HF Trainer"
+        return key
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if key in ("warmup_type", "mode", "anneal_strategy"):
+        if key == "warmup_type" and value not in ("log", "linear"):
+            notes.append(f"{node.span.location}: warmup_type {value!r} is neither 'log' nor 'linear'; "
+                         "DeepSpeed warns and uses 'log', and so does this file.")
+            value = "log"
+        return f'"{value}"'
+    if node.is_list:
+        items = [exact(item.value) for item in node.value]
+        if any(item is None for item in items):
+            raise SchedlangError(f"{key} must be a list of numbers", node.span)
+        return "[" + ", ".join(sched_text(item) for item in items) + "]"
+    number = exact(value)
+    if number is None:
+        raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
+    return sched_text(number)
