@@ -61,6 +61,8 @@ def _preset(s: Sched, depth: int, target: str | None = None) -> str:
             children = "".join(f"{inner}{_preset(c, depth + 2, target or s.target)},\n"
                                for c in s.children)
             parts.append(f"{key}=[\n{children}{INDENT * (depth + 1)}]")
+        elif name == "milestones" and s.name == "SequentialLR" and not s.args.get(name):
+            continue  # one child: cstorch takes milestones=[], the preset derives the same
         elif name in s.args and s.args[name] is not None:
             parts.append(f"{key}={_value(s.args[name])}")
     call = f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}"

@@ -19,7 +19,7 @@ key or value it is about.
 
 from __future__ import annotations
 
-from ..errors import SchedlangError, did_you_mean
+from ..errors import SchedlangError, did_you_mean, warn
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import exact
@@ -131,10 +131,18 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
                                  hint="schedlang schedules apply to every parameter group from step 0")
         if canonical not in spec:
             names = [cm.LR_TO_WD_ARGS.get(a, a) if kind == "weight_decay" else a for a in spec]
-            raise SchedlangError(f"{name} has no argument '{key}'", key_span,
-                                 hint=did_you_mean(key, names) or "its arguments: " + ", ".join(names))
+            hint = did_you_mean(key, names) or "its arguments: " + ", ".join(names)
+            if legacy:  # the pre-2.x converter passed on the keys it knew and dropped the rest
+                warn(f"{name} has no argument '{key}'; ignored, as ModelZoo's legacy format did",
+                     key_span, hint=hint)
+                continue
+            raise SchedlangError(f"{name} has no argument '{key}'", key_span, hint=hint)
         if canonical in sched.args:
-            raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
+            if not legacy:
+                raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
+            warn(f"'{key}' gives {canonical} a second time; the later value wins, as ModelZoo's "
+                 "legacy converter read it", key_span,
+                 hint=f"the first is at line {sched.arg_spans[canonical].line}; delete one")
         sched.args[canonical] = _convert(spec[canonical], value, sched, kind)
         sched.arg_spans[canonical] = value.span
     for arg_name, _, default in cm.CLASSES[lr_name]:
