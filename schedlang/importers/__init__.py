@@ -45,12 +45,30 @@ def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> st
     return reader.source(reader.read(flags, origin), origin, style)
 
 
+def from_composer_yaml(text: str, filename: str = "<string>", style: str = "presets") -> str:
+    """``.sched`` source for a Composer / llm-foundry YAML ``scheduler:`` / ``schedulers:`` block."""
+    from . import composer_yaml as reader
+
+    _check_style(style)
+    return reader.source(reader.read(text, filename), filename, style)
+
+
+def from_hf_args(text: str, filename: str = "<string>", style: str = "presets") -> str:
+    """``.sched`` source for HF ``TrainingArguments`` given as JSON or YAML."""
+    from . import hf_args as reader
+
+    _check_style(style)
+    return reader.source(reader.read(text, filename), filename, style)
+
+
 #: Every import format (SPEC section 7): its name -> the reader of its text,
 #: ``reader(text, filename, style) -> .sched source``.  One line per format; the
 #: command line's ``--format`` choices and the docs derive from this table.
 READERS = {
     "cerebras-yaml": from_cerebras_yaml,
     "sambaflow": from_sambaflow,
+    "composer-yaml": from_composer_yaml,
+    "hf-args": from_hf_args,
 }
 FORMATS = tuple(READERS)
 
@@ -71,6 +89,8 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
 
 
 def guess_format(path: Path) -> str:
+    if path.suffix.lower() == ".json":
+        return "hf-args"
     if path.suffix.lower() in (".yaml", ".yml"):
         return "cerebras-yaml"
     if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):
