@@ -260,3 +260,41 @@ def test_cli_imports_and_verifies_both_styles(tmp_path):
         run = subprocess.run([sys.executable, "-m", "schedlang", "verify", str(a), str(b)],
                              capture_output=True, text=True)
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+# -- exports ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", COMPOSER, ids=lambda c: c.file)
+def test_composer_export_round_trips(case):
+    from schedlang.exporters import export
+    from schedlang.importers import from_composer_yaml
+
+    text = import_file(case.path, format="composer-yaml")
+    exported = export(text, "x.sched", format="composer-yaml", params=case.params)  # proven equal inside
+    back = schedlang.compile(from_composer_yaml(exported), params=case.params)["lr"]
+    assert schedlang.equivalent(schedlang.compile(text, params=case.params)["lr"], back)
+
+
+@pytest.mark.parametrize("case", HF, ids=lambda c: c.file)
+def test_hf_export_round_trips(case):
+    from schedlang.exporters import export
+
+    text = import_file(case.path, format="hf-args")
+    exported = export(text, "x.sched", format="hf-args", params=case.params)
+    fields = __import__("json").loads(exported)
+    assert fields["lr_scheduler_type"] == case.kind and fields["max_steps"] == case.total
+
+
+@pytest.mark.parametrize("fmt, source, message", [
+    ("hf-args", "warmup(linear, 10) >> cosine(1e-3, 0, 90)", "one hf.* preset call"),
+    ("hf-args", "schedule lr = hf.linear(lr=1e-3, num_training_steps=100)\n"
+                "schedule momentum = constant(0.9)", "only the lr"),
+    ("composer-yaml", "torch.StepLR(lr=0.1, step_size=10)", "one composer.* preset call"),
+    ("composer-yaml", "param n: int\nschedule lr = composer.LinearScheduler(t_max=n)", "whole number of batches"),
+])
+def test_exports_refuse_with_the_reason(fmt, source, message):
+    from schedlang.exporters import export
+
+    with pytest.raises(schedlang.SchedlangError, match=message):
+        export(source, "x.sched", format=fmt)
