@@ -291,7 +291,8 @@ def test_hf_export_round_trips(case):
     ("hf-args", "schedule lr = hf.linear(lr=1e-3, num_training_steps=100)\n"
                 "schedule momentum = constant(0.9)", "only the lr"),
     ("composer-yaml", "torch.StepLR(lr=0.1, step_size=10)", "one composer.* preset call"),
-    ("composer-yaml", "param n: int\nschedule lr = composer.LinearScheduler(t_max=n)", "whole number of batches"),
+    ("composer-yaml", "param n: int\nschedule lr = composer.LinearScheduler(t_max=n)",
+     "whole number of batches"),
 ])
 def test_exports_refuse_with_the_reason(fmt, source, message):
     from schedlang.exporters import export
