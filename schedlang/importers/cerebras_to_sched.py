@@ -24,9 +24,13 @@ def source(scheds: list[Sched], origin: str, style: str = "presets") -> str:
              "# Values are absolute; step t = 0 is the first optimizer step."]
     for sched in scheds:
         lines.extend(f"# {note}" for note in _notes(sched))
+    if any(s.tags for s in scheds):
+        lines.append("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
+                     "(param_group_tags); KEY alone, in the others.")
     for sched in scheds:
         body = _preset(sched, 0) if style == "presets" else _core(sched, 0)
-        lines.append(f"schedule {sched.target} = {body}")
+        for name in sched.schedule_names:
+            lines.append(f"schedule {name} = {body}")
     return "\n".join(lines) + "\n"
 
 

@@ -299,3 +299,53 @@ def test_exports_refuse_with_the_reason(fmt, source, message):
 
     with pytest.raises(schedlang.SchedlangError, match=message):
         export(source, "x.sched", format=fmt)
+
+
+# -- per-group schedules (Cerebras param_group_tags) ----------------------------------------------
+
+
+def test_param_group_tags_import_and_drive_their_groups():
+    torch = pytest.importorskip("torch")
+    seq = ("SequentialLR", {"schedulers": [
+        ("LinearLR", {"initial_learning_rate": 0.0, "end_learning_rate": 3e-4, "total_iters": 20}),
+        ("CosineDecayLR", {"initial_learning_rate": 3e-4, "end_learning_rate": 3e-5, "total_iters": 80})],
+        "milestones": [20]})
+    try:
+        want = {"decay": R.cerebras_values(*seq, range(120)), "embedding": [1e-5] * 120}
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+    want["no_decay"] = want["decay"]
+    wd = {"decay": 0.1, "no_decay": 0.0, "embedding": 0.0}
+    for style in ("presets", "core"):
+        program = schedlang.compile(import_file(CONFIGS / "cerebras_param_group_tags.yaml", style=style))
+        assert set(program.schedules) == {"lr__decay", "lr__no_decay", "lr__embedding", "weight_decay__decay",
+                                          "weight_decay__no_decay", "weight_decay__embedding"}
+        params = [torch.nn.Parameter(torch.zeros(1)) for _ in range(4)]
+        groups = [{"params": [params[0]], "tags": {"decay"}}, {"params": [params[1]], "tags": ["no_decay"]},
+                  {"params": [params[2]], "tags": "embedding"}, {"params": [params[3]], "lr": 0.123}]
+        optimizer = torch.optim.AdamW(groups, lr=3e-4, weight_decay=0.05)
+        scheduler = program.scheduler_class("Tagged")(optimizer)
+        for step in range(120):
+            for group, tag in zip(optimizer.param_groups, ["decay", "no_decay", "embedding"]):
+                assert group["lr"] == pytest.approx(want[tag][step], rel=1e-6, abs=1e-12), (style, tag, step)
+                assert group["weight_decay"] == wd[tag]
+            untagged = optimizer.param_groups[3]
+            assert (untagged["lr"], untagged["weight_decay"]) == (0.123, 0.05)  # no schedule drives it
+            optimizer.step()
+            scheduler.step()
+
+
+def test_param_group_tags_that_pick_two_schedules_are_refused():
+    torch = pytest.importorskip("torch")
+    program = schedlang.compile("schedule lr__a = constant(1)\nschedule lr__b = constant(2)")
+    optimizer = torch.optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(1))], "tags": ["a", "b"]}], lr=1)
+    with pytest.raises(schedlang.SchedlangError, match="pick two schedules"):
+        program.scheduler_class("S")(optimizer)
+
+
+def test_param_group_tags_on_a_child_are_refused():
+    from schedlang.importers import from_cerebras_yaml
+
+    with pytest.raises(schedlang.SchedlangError, match="outer scheduler"):
+        from_cerebras_yaml("schedulers:\n  - SequentialLR:\n      schedulers:\n        - ConstantLR: "
+                           "{learning_rate: 1, param_group_tags: x}\n")

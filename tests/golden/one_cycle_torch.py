@@ -36,11 +36,31 @@ SCHEDULES = {'lr': lr}
 _PLAIN = (float, int)
 
 
+def _drivers(schedules, group):
+    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring)."""
+    tags = group.get("tags") or ()
+    tags = {tags} if isinstance(tags, str) else {t for t in tags if t is not None}
+    out = {}
+    for name in schedules:
+        key, _, tag = name.partition("__")
+        if tag and tag in tags:
+            if out.get(key, key) != key:
+                raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
+                                 f"{out[key]!r} and {name!r}")
+            out[key] = name
+        elif not tag and key not in out:
+            out[key] = name
+    return out
+
+
 class OneCycle(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr`` in every optimizer param group from one_cycle.sched.
 
     Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
     ``optimizer.step()``: after k calls a group holds the value at step k.
+    A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
+    ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
+    and a group that neither drives keeps its value.
     Float entries are set from plain-Python functions (no torch op per step);
     tensor entries (``lr=torch.tensor(1e-3)``) are filled in place on their
     device from branch-free torch code and a device-side int64 step counter,
@@ -53,8 +73,9 @@ class OneCycle(torch.optim.lr_scheduler.LRScheduler):
     def __init__(self, optimizer, *, total=10000, last_epoch=-1):
         self.params = {'total': total}
         self._device_steps = {}
+        self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
         for index, group in enumerate(optimizer.param_groups):
-            for key in self.SCHEDULES:
+            for key in self._drivers[index]:
                 if key not in group:
                     raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
                 if self.RELATIVE and last_epoch == -1 and key != "lr":
@@ -70,13 +91,17 @@ class OneCycle(torch.optim.lr_scheduler.LRScheduler):
             self._device_steps[device] = step
         return step
 
-    def values(self, key):
-        """The value of schedule ``key`` for every param group at ``self.last_epoch``."""
-        torch_function, python_function = self.SCHEDULES[key]
+    def values(self, name):
+        """Schedule ``name``'s value for every param group it drives (None for the others)."""
+        torch_function, python_function = self.SCHEDULES[name]
+        key = name.split("__", 1)[0]
         plain = None
         found = {}
         out = []
-        for group in self.optimizer.param_groups:
+        for group, drivers in zip(self.optimizer.param_groups, self._drivers):
+            if drivers.get(key) != name:
+                out.append(None)
+                continue
             current = group[key]
             if isinstance(current, _PLAIN):  # cheaper than isinstance(current, torch.Tensor)
                 if plain is None:
@@ -95,9 +120,11 @@ class OneCycle(torch.optim.lr_scheduler.LRScheduler):
         return out
 
     def get_lr(self):
-        if "lr" not in self.SCHEDULES:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return self.values("lr")
+        out = [group["lr"] for group in self.optimizer.param_groups]
+        for name in self.SCHEDULES:
+            if name.split("__", 1)[0] == "lr":
+                out = [old if new is None else new for old, new in zip(out, self.values(name))]
+        return out
 
     _get_closed_form_lr = get_lr
 
@@ -112,8 +139,11 @@ class OneCycle(torch.optim.lr_scheduler.LRScheduler):
             for step in self._device_steps.values():
                 step.fill_(epoch)
         groups = self.optimizer.param_groups
-        for key in self.SCHEDULES:
-            for group, value in zip(groups, self.values(key)):
+        for name in self.SCHEDULES:
+            key = name.split("__", 1)[0]
+            for group, value in zip(groups, self.values(name)):
+                if value is None:
+                    continue
                 if isinstance(group[key], _PLAIN):
                     group[key] = value
                 else:
