@@ -73,7 +73,9 @@ class _Call:
 
     def param(self, name: str):
         value = self.program.values.get(name)
-        return None if value is None else sp.sympify(value)
+        if value is None or isinstance(value, sp.Basic):
+            return value
+        return sp.Rational(value)
 
 
 def _verify(original: Program, text: str, reader, filename: str, params: dict | None) -> None:

@@ -37,8 +37,9 @@ from .yaml_source import Node
 from .yaml_source import load as load_yaml
 
 #: TrainingArguments' defaults for the fields the schedule depends on (transformers 5.23).
-DEFAULTS = {"lr_scheduler_type": "linear", "learning_rate": sp.Rational(5, 100000), "warmup_steps": 0,
-            "warmup_ratio": 0, "max_steps": -1, "num_train_epochs": 3}
+DEFAULTS = {"lr_scheduler_type": "linear", "learning_rate": sp.Rational(5, 100000),
+            "warmup_steps": sp.Integer(0), "warmup_ratio": sp.Integer(0), "max_steps": sp.Integer(-1),
+            "num_train_epochs": sp.Integer(3)}
 #: Keywords the Trainer fills itself: not allowed in lr_scheduler_kwargs.
 _FILLED = ("lr", "num_warmup_steps", "num_training_steps", "warmup_ratio")
 #: Types whose kwargs ``get_scheduler`` does not pass on.
@@ -90,7 +91,7 @@ def read(text: str, filename: str = "<string>") -> Imported:
 def _number(fields: dict, name: str) -> sp.Expr:
     node = fields.get(name)
     if node is None or node.value is None:
-        return sp.sympify(DEFAULTS[name])
+        return DEFAULTS[name]
     value = exact(node.value)
     if value is None:
         raise SchedlangError(f"'{name}' must be a number, not {node.value!r}", node.span)
