@@ -7,11 +7,12 @@
 See ``docs/`` for the language, the standard library and the presets.
 """
 
-from .errors import SchedlangError
+from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
 from .schedule_algebra import t
 
-__all__ = ["Program", "Schedule", "SchedlangError", "compile", "equivalent", "from_python", "load", "t"]
+__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "compile", "equivalent",
+           "from_python", "load", "t"]
 __version__ = "0.1.0"
 
 

@@ -389,6 +389,25 @@ def _show(args) -> int:
 
 
 def _import(args) -> int:
+    """Import a configuration; what the importer tolerated (``SchedlangWarning``) goes to stderr."""
+    import warnings
+
+    from .errors import SchedlangWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SchedlangWarning)
+        try:
+            return _import_quietly(args)
+        finally:
+            for warning in caught:
+                if issubclass(warning.category, SchedlangWarning):
+                    print(str(warning.message), file=sys.stderr)
+                else:
+                    print(warnings.formatwarning(warning.message, warning.category, warning.filename,
+                                                 warning.lineno), end="", file=sys.stderr)
+
+
+def _import_quietly(args) -> int:
     from . import importers
 
     style = "core" if args.lower else "presets"

@@ -160,3 +160,35 @@ def _role(candidate: str) -> int:
     if last.endswith(_OTHER_SUFFIXES):
         return -1
     return 0
+
+
+class SchedlangWarning(UserWarning):
+    """Something schedlang accepts, as the original tool did, but the user should know about.
+
+    Importers tolerate what the framework tolerated (a YAML key given twice, a key
+    the release ignored) and say so through Python's ``warnings`` module with this
+    category, so API users filter or escalate them as usual
+    (``warnings.simplefilter("error", SchedlangWarning)``) and ``schedlang import``
+    prints each on standard error.  ``str()`` renders like ``SchedlangError``:
+    ``file:line:col: warning: ...``, the line with a caret, and a hint.
+    """
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.span, self.hint = message, span, hint
+
+    def __str__(self) -> str:
+        head = f"{self.span.location}: warning: {self.message}" if self.span else f"warning: {self.message}"
+        parts = [head]
+        if self.span is not None:
+            parts.append(self.span.snippet())
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+def warn(message: str, span: Span | None = None, hint: str | None = None) -> None:
+    """Issue a located ``SchedlangWarning`` (shown once per location by Python's default filter)."""
+    import warnings
+
+    warnings.warn(SchedlangWarning(message, span, hint), stacklevel=3)

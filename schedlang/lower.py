@@ -518,7 +518,7 @@ class _Lowerer:
             if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
                 raise SchedlangError(f"{what} must be true or false", node.span)
             return value.value == sp.true
-        if arg.kind in ("steps", "duration"):
+        if arg.kind in stdlib.STEP_KINDS:
             return self.steps(node, zero_ok=arg.kind == "duration")
         if arg.kind == "const":
             return self.constant(node, what)
@@ -683,6 +683,10 @@ def zero_length_call(builtin: Builtin, kwargs: dict):
     to_zero = {d: 0 for d in zero.values()}
     if isinstance(built, stdlib.Warmup):
         return dataclasses.replace(built, steps=sp.Integer(0))
+    if built.duration is None or built.duration.xreplace(to_zero) != 0:
+        # the 0 is not the length of what was built (a preset's ``t_warmup=0``): the
+        # builtin's own formula says what a 0 there means
+        return builtin.build(**kwargs)
     return Segment(built.end_value().xreplace(to_zero), sp.Integer(0))
 
 

@@ -308,6 +308,8 @@ def _b(name, build, *args, **kw) -> Builtin:
 
 
 V, S, D = "value", "steps", "duration"
+#: The kinds that are a number of steps (what time literals like ``100ba`` may give).
+STEP_KINDS = (S, D)
 SCHEDULES = {b.name: b for b in [
     _b("constant", constant, Arg("v", V), Arg("n", D, None)),
     _b("linear", linear, Arg("v0", V), Arg("v1", V), Arg("n", D)),

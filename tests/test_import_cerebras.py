@@ -195,8 +195,8 @@ optimizer:
     ("- LinearLR: {initial_learning_rate: 1, end_learning_rate: 0, total_iters: 2.5}",
      "positive whole number", 4, 81),
     ("- LambdaLR: {initial_learning_rate: 1}", "LambdaLR cannot be imported", 4, 9),
-    ("- StepLR: {initial_learning_rate: 1, step_size: 10, gamma: 0.5, param_group_tags: [x]}",
-     "'param_group_tags' is not supported", 4, 71),
+    ("- StepLR: {initial_learning_rate: 1, step_size: 10, gamma: 0.5, param_group_tags: [x-y]}",
+     "param group tag 'x-y' cannot name a schedule", 4, 90),
     ("- SequentialLR:\n          schedulers:\n          - StepLR: {initial_learning_rate: 1, step_size: 10, "
      "gamma: 0.5}\n          - ConstantLR: {learning_rate: 1}", "StepLR has no total_iters", 6, 19),
 ])

@@ -43,11 +43,12 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     module = load_generated(GeneratedModule(source, {}), f"schedlang_{target}_scheduler")
     base = getattr(module, name)
     keys = list(program.schedules) if target == "torch" else ["lr"]
+    drivers = getattr(module, "_drivers", lambda schedules, group: {k: k for k in schedules})
     names = {p.py_name: p.name for p in spec.params}
 
     def init(self, optimizer, *args, **kwargs):
         _check_params(program, names, kwargs)
-        _check_groups(optimizer, keys, relative and kwargs.get("last_epoch", -1) != -1)
+        _check_groups(optimizer, keys, relative and kwargs.get("last_epoch", -1) != -1, drivers)
         base.__init__(self, optimizer, *args, **kwargs)
 
     init.__signature__ = inspect.signature(base.__init__)
@@ -75,12 +76,18 @@ def _check_params(program, names: dict[str, str], kwargs: dict) -> None:
 _checked: set = set()
 
 
-def _check_groups(optimizer, keys, resuming_relative: bool) -> None:
+def _check_groups(optimizer, keys, resuming_relative: bool, drivers) -> None:
+    """Every key a group is driven on must be in it (``KEY__TAG`` schedules drive ``KEY``)."""
     groups = getattr(optimizer, "param_groups", None)
     if groups is None:
         raise SchedlangError(f"{type(optimizer).__name__} is not an optimizer (it has no param_groups)")
     for index, group in enumerate(groups):
-        for key in keys:
+        try:
+            driven = drivers(keys, group)
+        except ValueError as exc:
+            raise SchedlangError(f"optimizer param group {index}: {exc}",
+                                 hint="give each group tags that select one schedule per key") from None
+        for key in driven:
             if ENTRIES.get(key, (key,))[0] not in group:
                 present = ", ".join(sorted(k for k in group if k != "params"))
                 raise SchedlangError(

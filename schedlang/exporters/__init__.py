@@ -15,10 +15,24 @@ def _cerebras_yaml(source, filename, params, verify, schedules):
     return export_cerebras(source, filename, params, verify, schedules)
 
 
+def _composer_yaml(source, filename, params, verify, schedules):
+    from .preset_call import export_composer
+
+    return export_composer(source, filename, params, verify, schedules)
+
+
+def _hf_args(source, filename, params, verify, schedules):
+    from .preset_call import export_hf
+
+    return export_hf(source, filename, params, verify, schedules)
+
+
 #: Every export format: its name -> ``writer(source, filename, params, verify,
 #: schedules) -> text``.  One line per format; ``--format`` choices derive from it.
 WRITERS = {
     "cerebras-yaml": _cerebras_yaml,
+    "composer-yaml": _composer_yaml,
+    "hf-args": _hf_args,
 }
 FORMATS = tuple(WRITERS)
 

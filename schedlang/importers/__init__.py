@@ -60,16 +60,26 @@ def _reader(module: str):
     return read
 
 
+from_timm_args = _reader("timm_args")
+from_keras_json = _reader("keras_json")
+from_megatron_args = _reader("megatron_args")
+from_deepspeed_json = _reader("deepspeed_json")
+from_composer_yaml = _reader("composer_yaml")
+from_hf_args = _reader("hf_args")
+
+
 #: Every import format (SPEC section 7): its name -> the reader of its text,
 #: ``reader(text, filename, style) -> .sched source``.  One line per format; the
 #: command line's ``--format`` choices and the docs derive from this table.
 READERS = {
     "cerebras-yaml": from_cerebras_yaml,
     "sambaflow": from_sambaflow,
-    "timm-args": _reader("timm_args"),
-    "keras-json": _reader("keras_json"),
-    "megatron-args": _reader("megatron_args"),
-    "deepspeed-json": _reader("deepspeed_json"),
+    "timm-args": from_timm_args,
+    "keras-json": from_keras_json,
+    "megatron-args": from_megatron_args,
+    "deepspeed-json": from_deepspeed_json,
+    "composer-yaml": from_composer_yaml,
+    "hf-args": from_hf_args,
 }
 FORMATS = tuple(READERS)
 
@@ -94,6 +104,8 @@ def guess_format(path: Path) -> str:
         return "timm-args"
     if path.suffix.lower() == ".json" and "ds" in path.name.lower():
         return "deepspeed-json"
+    if path.suffix.lower() == ".json":
+        return "hf-args"
     if path.suffix.lower() in (".yaml", ".yml"):
         return "cerebras-yaml"
     if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):

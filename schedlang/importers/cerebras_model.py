@@ -117,6 +117,12 @@ class Sched:
     target: str = "lr"  # or "weight_decay"
     span: object = None  # errors.Span of the class name, when known
     arg_spans: dict = field(default_factory=dict)
+    tags: tuple = ()  # param_group_tags: the groups it drives (empty: every group)
+
+    @property
+    def schedule_names(self) -> list[str]:
+        """``lr``, or ``lr__TAG`` per tag: the class sets the key for groups with that tag."""
+        return [f"{self.target}__{tag}" for tag in self.tags] or [self.target]
 
 
 def lookup(name: str, legacy: bool = False) -> tuple[str, str] | None:

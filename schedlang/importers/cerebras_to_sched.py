@@ -24,9 +24,13 @@ def source(scheds: list[Sched], origin: str, style: str = "presets") -> str:
              "# Values are absolute; step t = 0 is the first optimizer step."]
     for sched in scheds:
         lines.extend(f"# {note}" for note in _notes(sched))
+    if any(s.tags for s in scheds):
+        lines.append("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
+                     "(param_group_tags); KEY alone, in the others.")
     for sched in scheds:
         body = _preset(sched, 0) if style == "presets" else _core(sched, 0)
-        lines.append(f"schedule {sched.target} = {body}")
+        for name in sched.schedule_names:
+            lines.append(f"schedule {name} = {body}")
     return "\n".join(lines) + "\n"
 
 
@@ -61,6 +65,8 @@ def _preset(s: Sched, depth: int, target: str | None = None) -> str:
             children = "".join(f"{inner}{_preset(c, depth + 2, target or s.target)},\n"
                                for c in s.children)
             parts.append(f"{key}=[\n{children}{INDENT * (depth + 1)}]")
+        elif name == "milestones" and s.name == "SequentialLR" and not s.args.get(name):
+            continue  # one child: cstorch takes milestones=[], the preset derives the same
         elif name in s.args and s.args[name] is not None:
             parts.append(f"{key}={_value(s.args[name])}")
     call = f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}"

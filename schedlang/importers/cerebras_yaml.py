@@ -19,7 +19,9 @@ key or value it is about.
 
 from __future__ import annotations
 
-from ..errors import SchedlangError, did_you_mean
+import re
+
+from ..errors import SchedlangError, did_you_mean, warn
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import exact
@@ -36,11 +38,12 @@ def read(text: str, filename: str = "<string>") -> list[Sched]:
     scheds = [s for s in found if s.target == "lr"] + [s for s in found if s.target != "lr"]
     seen: dict[str, Sched] = {}
     for s in scheds:
-        if s.target in seen:
-            raise SchedlangError(f"a second {s.target} scheduler", s.span,
-                                 hint="ModelZoo allows two only with different param_group_tags; "
-                                      "schedlang schedules apply to every parameter group")
-        seen[s.target] = s
+        for name in s.schedule_names:
+            if name in seen:
+                what = f"tag '{name.split('__', 1)[1]}'" if "__" in name else "every group"
+                raise SchedlangError(f"a second {s.target} scheduler for {what}", s.span,
+                                     hint="ModelZoo allows two only with different param_group_tags")
+            seen[name] = s
     return scheds
 
 
@@ -98,7 +101,36 @@ def _one(item: Node, target: str | None = None) -> Sched:
                              hint="e.g. `- LinearLR: {initial_learning_rate: 0.0, end_learning_rate: "
                                   "0.001, total_iters: 1000}`")
     (name, args), = item.value.items()
-    return _build(name, item.key_spans[name], args, target=target)
+    tags = ()
+    if target is None and args is not None and args.is_mapping and "param_group_tags" in args.value:
+        tags = _tags(args.value["param_group_tags"])
+    sched = _build(name, item.key_spans[name], args, target=target)
+    sched.tags = tags
+    return sched
+
+
+_TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _tags(node: Node) -> tuple[str, ...]:
+    """``param_group_tags``: one tag or a list; each becomes part of a schedule name (``lr__TAG``)."""
+    items = node.value if node.is_list else [node]
+    tags = []
+    for item in items:
+        tag = item.value
+        if tag is None:
+            continue
+        if not isinstance(tag, str) or not _TAG.fullmatch(tag) or "__" in tag:
+            raise SchedlangError(f"param group tag {tag!r} cannot name a schedule", item.span,
+                                 hint="schedlang writes a tagged schedule as `schedule lr__TAG`: use tags "
+                                      "that are identifiers without a double underscore")
+        if tag in tags:
+            raise SchedlangError(f"'{tag}' is tagged twice", item.span,
+                                 hint="cstorch raises ValueError for duplicate tags")
+        tags.append(tag)
+    if not tags:
+        raise SchedlangError("param_group_tags names no group", node.span)
+    return tuple(tags)
 
 
 def _build(name: str, name_span, args: Node | None, target: str | None = None, legacy: bool = False,
@@ -126,15 +158,29 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
         canonical = cm.WD_ARGS.get(key, key) if kind == "weight_decay" else key
         if canonical not in spec and cm.KEY_ALIASES.get(canonical) in spec:
             canonical = cm.KEY_ALIASES[canonical]
-        if canonical in ("param_group_tags", "last_epoch"):
+        if canonical == "param_group_tags" and target is None:
+            continue  # read by _one: the schedule's name says which groups it drives
+        if canonical == "param_group_tags":
+            raise SchedlangError("param_group_tags belongs on the outer scheduler", key_span,
+                                 hint="ModelZoo pushes a composite's tags down to its children; children "
+                                      "must not set their own")
+        if canonical == "last_epoch":
             raise SchedlangError(f"'{key}' is not supported", key_span,
-                                 hint="schedlang schedules apply to every parameter group from step 0")
+                                 hint="schedlang schedules start from step 0")
         if canonical not in spec:
             names = [cm.LR_TO_WD_ARGS.get(a, a) if kind == "weight_decay" else a for a in spec]
-            raise SchedlangError(f"{name} has no argument '{key}'", key_span,
-                                 hint=did_you_mean(key, names) or "its arguments: " + ", ".join(names))
+            hint = did_you_mean(key, names) or "its arguments: " + ", ".join(names)
+            if legacy:  # the pre-2.x converter passed on the keys it knew and dropped the rest
+                warn(f"{name} has no argument '{key}'; ignored, as ModelZoo's legacy format did",
+                     key_span, hint=hint)
+                continue
+            raise SchedlangError(f"{name} has no argument '{key}'", key_span, hint=hint)
         if canonical in sched.args:
-            raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
+            if not legacy:
+                raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
+            warn(f"'{key}' gives {canonical} a second time; the later value wins, as ModelZoo's "
+                 "legacy converter read it", key_span,
+                 hint=f"the first is at line {sched.arg_spans[canonical].line}; delete one")
         sched.args[canonical] = _convert(spec[canonical], value, sched, kind)
         sched.arg_spans[canonical] = value.span
     for arg_name, _, default in cm.CLASSES[lr_name]:

@@ -21,7 +21,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from ..errors import SchedlangError, Source, Span
+from ..errors import SchedlangError, Source, Span, warn
 from ..limits import MAX_FILE_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, decimal
 
 _NUMERIC = re.compile(r"[-+]?[\d_.]+([eE][-+]?[\d_]+)?")
@@ -78,6 +78,7 @@ def _loader_class():
         def __init__(self, text: str, source: Source):
             super().__init__(text)
             self.source, self.depth, self.aliases = source, 0, 0
+            self.merged: dict[int, int] = {}  # id(mapping node) -> how many entries came from <<
 
         def refuse(self, message: str, mark, hint: str) -> SchedlangError:
             return SchedlangError(message, _span(self.source, mark, mark), hint=hint)
@@ -141,6 +142,7 @@ def _check_size(source: Source) -> None:
 
 
 _STANDARD_TAGS = "tag:yaml.org,2002:"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
 _PYTHON_TAGS = "tag:yaml.org,2002:python"
 
 
@@ -156,19 +158,29 @@ def _convert(loader, node, source: Source, count: list[int]) -> Node:
         raise SchedlangError(f"the YAML tag {node.tag} is not allowed", span,
                              hint="configurations hold plain numbers, strings, lists and mappings")
     if isinstance(node, yaml.MappingNode):
-        loader.flatten_mapping(node)  # merge keys (<<), as safe_load does
+        merged = loader.merged.get(id(node))
+        if merged is None:  # an aliased mapping is flattened once and may be visited again
+            own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
+            loader.flatten_mapping(node)  # merge keys (<<): merged entries first, then its own
+            merged = loader.merged[id(node)] = len(node.value) - own
         values: dict[str, Node] = {}
         keys: dict[str, Span] = {}
-        for key_node, value_node in node.value:
+        from_merge: set[str] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
             key = loader.construct_object(key_node, deep=True)
             key_span = _span(source, key_node.start_mark, key_node.end_mark)
             if not isinstance(key, str):
                 raise SchedlangError(f"expected a name as the key, got {key!r}", key_span)
-            if key in values:
-                raise SchedlangError(f"'{key}' is given twice", key_span,
-                                     hint=f"first at {keys[key].location}")
+            if key in values and index >= merged and key not in from_merge:
+                # PyYAML (safe_load, which every framework uses) keeps the last value silently.
+                warn(f"'{key}' is given twice; the later value wins, as PyYAML reads it", key_span,
+                     hint=f"first at line {keys[key].line}; delete one of them")
             values[key] = _convert(loader, value_node, source, count)
             keys[key] = key_span
+            if index < merged:
+                from_merge.add(key)
+            else:
+                from_merge.discard(key)  # the mapping's own key overrides a merged one, silently
         return Node(values, span, keys)
     if isinstance(node, yaml.SequenceNode):
         return Node([_convert(loader, item, source, count) for item in node.value], span)

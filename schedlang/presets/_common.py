@@ -22,7 +22,7 @@ import sympy as sp
 from ..schedule_algebra import Segment, hold_for, sequence
 from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin
 
-V, S, C, L = "value", "steps", "const", "values"
+V, S, C, L, D = "value", "steps", "const", "values", "duration"
 SCHEDULES, PAIRS, FLAG = "schedules", "pairs", "flag"
 
 

@@ -17,7 +17,8 @@ and ``decay_period="1ep"`` need those parameters too.
 Not modelled: the scale-schedule ratio (``ssr`` is 1, so ``scale_warmup``
 changes nothing), sample/token units in a Trainer, and the Trainer's
 ``t_max >= max_duration`` check.  A zero-length warmup (``"0ba"``, which
-Composer only warns about) is refused: use the scheduler without warmup.
+Composer only warns about) is no warmup.  A warmup longer than ``t_max``
+ramps to its end as Composer's does, then holds the post-warmup start.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import sympy as sp
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..special import geometric
 from ..stdlib import ArgumentError, TimeDefault, cosine_restarts, multistep
-from ._common import FLAG, C, L, PresetSegment, S, V, arg, frac, number, preset
+from ._common import FLAG, C, D, L, PresetSegment, S, V, arg, frac, number, preset
 
 HALF = sp.Rational(1, 2)
 LR = arg("lr", V, 1)
@@ -97,24 +98,40 @@ def polynomial_scheduler(power, t_max, alpha_f, lr):
 
 
 def _warm(t_warmup, peak, after):
-    """``peak * t / t_warmup`` before ``t_warmup``, ``after`` from then on."""
+    """``peak * t / t_warmup`` before ``t_warmup``, ``after`` from then on.
+
+    A zero-length warmup (``0ba``: Composer only warns) is no warmup: ``t < 0`` never holds.
+    """
+    if t_warmup.is_number and t_warmup == 0:
+        return after
     return sp.Piecewise((peak * t / t_warmup, sp.Lt(t, t_warmup)), (after, True))
 
 
 def _tau(t_warmup, t_max):
-    """Fraction of the post-warmup time, ``(t - t_warmup) / (t_max - t_warmup)`` (0 if no room).
+    """Fraction of the post-warmup time, ``(t - t_warmup) / (t_max - t_warmup)``, 0 if no room.
 
-    The docstrings say ``/ t_max``; the code divides by ``t_max - t_warmup``.
+    The docstrings say ``/ t_max``; the code divides by ``t_max - t_warmup`` and uses 0
+    when ``t_max <= t_warmup``.  Durations are whole numbers, so ``max(1, t_max - t_warmup)``
+    is the room when there is some, and 1 (with ``t - t_warmup = 0``: the only step the
+    formula is read at) when there is none: one expression for both, parameters or not.
     """
     room = t_max - t_warmup
-    if room.is_number and room <= 0:
-        return sp.Integer(0)
-    return (t - t_warmup) / room
+    if room.is_number:
+        return (t - t_warmup) / room if room > 0 else sp.Integer(0)
+    return (t - t_warmup) / sp.Max(1, room)
 
 
 def _end(t_warmup, t_max):
+    """Where the schedule starts holding: ``t_max``, or the warmup's end when the warmup is longer.
+
+    Composer's warmup is a ``LinearScheduler(0, alpha_i, t_warmup)`` that keeps ramping
+    until ``t_warmup`` even past ``t_max`` (``t_warmup: 100ba`` with ``max_duration: 10ba``),
+    then ``tau = 0``: the held value is the post-warmup start (``alpha_i``, or 1).
+    """
     room = t_max - t_warmup
-    return None if (room.is_number and room <= 0) else t_max
+    if room.is_number:
+        return t_max if room >= 0 else t_warmup
+    return sp.Max(t_warmup, t_max)
 
 
 def multistep_with_warmup_scheduler(t_warmup, milestones, gamma, scale_warmup, lr):
@@ -146,7 +163,7 @@ def polynomial_with_warmup_scheduler(t_warmup, power, t_max, alpha_f, scale_warm
     return _seg(lr, _warm(t_warmup, 1, after), _end(t_warmup, t_max), "PolynomialWithWarmupScheduler")
 
 
-W = arg("t_warmup", S)
+W = arg("t_warmup", D)
 PRESETS = [
     preset("composer.StepScheduler", step_scheduler, arg("step_size", S), arg("gamma", V, TENTH), LR),
     preset("composer.MultiStepScheduler", multistep_scheduler, arg("milestones", L),

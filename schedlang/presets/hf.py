@@ -4,7 +4,10 @@ HF returns a ``LambdaLR`` multiplier; the preset is ``lr * lambda(t)`` with
 ``lr`` the optimizer's learning rate (default 1: the multiplier itself).  The
 keywords are ``get_scheduler``'s (``num_warmup_steps``, ``num_training_steps``)
 plus the type's ``scheduler_specific_kwargs`` written as plain keywords.
-Warmups are HF's: ``t / max(1, W)`` (the first step has lr 0).
+Warmups are HF's: ``t / max(1, W)`` (the first step has lr 0).  Every preset
+with a warmup also takes ``warmup_ratio=`` (HF v4's ``warmup_ratio``, v5's
+``warmup_steps < 1``) instead of ``num_warmup_steps``: ``W = ceil(ratio * T)``,
+as the Trainer's ``get_warmup_steps`` computes it.
 
 Past ``num_training_steps``: ``linear``, ``polynomial``, ``cosine_with_restarts``
 and ``warmup_stable_decay`` hold their end (these presets are finite, so ``>>``
@@ -14,6 +17,9 @@ exactly as HF does; ``inverse_sqrt`` decays forever.
 """
 
 from __future__ import annotations
+
+import functools
+import math
 
 import sympy as sp
 
@@ -182,22 +188,59 @@ def warmup_stable_decay(lr, num_warmup_steps, num_training_steps, num_decay_step
     return _hf(lr * value, end if (end.is_number and end > 0) else None, "warmup_stable_decay")
 
 
+def warmup_steps_of(ratio, num_training_steps):
+    """The Trainer's ``get_warmup_steps`` for a ratio: ``ceil(num_training_steps * ratio)``.
+
+    HF multiplies in float64 (``math.ceil(0.07 * 100)`` is 8, not 7); with numbers we do
+    the same.  With a parameter for ``num_training_steps`` the product is exact, which
+    differs from HF only where the float product of a whole result is rounded up.
+    """
+    if ratio.is_number and (ratio < 0 or ratio >= 1):
+        raise ArgumentError("warmup_ratio", f"warmup_ratio must be in [0, 1), not {ratio}",
+                            hint="HF reads warmup_steps >= 1 as steps, below 1 as a ratio")
+    if num_training_steps is None:
+        raise ArgumentError("warmup_ratio", "warmup_ratio needs num_training_steps (W = ceil(ratio * T))")
+    if ratio.is_number and num_training_steps.is_number:
+        return sp.Integer(math.ceil(float(num_training_steps) * float(ratio)))
+    return sp.ceiling(num_training_steps * ratio)
+
+
+def _ratio(build):
+    """``build`` with HF's ``warmup_ratio=``: ``num_warmup_steps = ceil(ratio * num_training_steps)``."""
+    @functools.wraps(build)
+    def call(warmup_ratio=None, **kwargs):
+        if warmup_ratio is not None:
+            given = kwargs.get("num_warmup_steps")
+            if given is not None and not (given.is_number and given == 0):
+                raise ArgumentError("warmup_ratio", "give num_warmup_steps or warmup_ratio, not both")
+            kwargs["num_warmup_steps"] = warmup_steps_of(warmup_ratio, kwargs.get("num_training_steps"))
+        return build(**kwargs)
+
+    return call
+
+
+def _warmed(name, build, *args):
+    """A preset with a warmup: its arguments, then ``warmup_ratio=none``."""
+    return preset(name, _ratio(build), *args, RATIO)
+
+
+RATIO = arg("warmup_ratio", C, None)
 OPT_T = arg("num_training_steps", S, None)
 PRESETS = [
     preset("hf.constant", constant, LR, arg("num_warmup_steps", C, None), OPT_T),
-    preset("hf.constant_with_warmup", constant_with_warmup, LR, W, OPT_T),
-    preset("hf.linear", linear, LR, W, T),
-    preset("hf.cosine", cosine, LR, W, T, arg("num_cycles", C, HALF)),
-    preset("hf.cosine_with_restarts", cosine_with_restarts, LR, W, T, arg("num_cycles", C, 1)),
-    preset("hf.polynomial", polynomial, arg("lr", V), W, T, arg("lr_end", V, frac("1e-7")),
+    _warmed("hf.constant_with_warmup", constant_with_warmup, LR, W, OPT_T),
+    _warmed("hf.linear", linear, LR, W, T),
+    _warmed("hf.cosine", cosine, LR, W, T, arg("num_cycles", C, HALF)),
+    _warmed("hf.cosine_with_restarts", cosine_with_restarts, LR, W, T, arg("num_cycles", C, 1)),
+    _warmed("hf.polynomial", polynomial, arg("lr", V), W, T, arg("lr_end", V, frac("1e-7")),
            arg("power", C, 1)),
-    preset("hf.inverse_sqrt", inverse_sqrt, LR, W, OPT_T, arg("timescale", C, None)),
-    preset("hf.cosine_with_min_lr", cosine_with_min_lr, LR, W, T, arg("num_cycles", C, HALF),
+    _warmed("hf.inverse_sqrt", inverse_sqrt, LR, W, OPT_T, arg("timescale", C, None)),
+    _warmed("hf.cosine_with_min_lr", cosine_with_min_lr, LR, W, T, arg("num_cycles", C, HALF),
            arg("min_lr", V, None), arg("min_lr_rate", C, None)),
-    preset("hf.cosine_warmup_with_min_lr", cosine_warmup_with_min_lr, LR, W, T,
+    _warmed("hf.cosine_warmup_with_min_lr", cosine_warmup_with_min_lr, LR, W, T,
            arg("num_cycles", C, HALF), arg("min_lr", V, None), arg("min_lr_rate", C, None),
            arg("warmup_lr_rate", C, None)),
-    preset("hf.warmup_stable_decay", warmup_stable_decay, LR, W, OPT_T, arg("num_decay_steps", C),
+    _warmed("hf.warmup_stable_decay", warmup_stable_decay, LR, W, OPT_T, arg("num_decay_steps", C),
            arg("num_stable_steps", C, None), arg("warmup_type", "option", "linear", _SHAPES),
            arg("decay_type", "option", "cosine", _SHAPES), arg("min_lr_ratio", C, 0),
            arg("num_cycles", C, HALF)),

@@ -14,7 +14,7 @@ def lr(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.float64, _comp
     _v6 = torch.full((), total, dtype=_compute, device=_dev)
     _v7 = torch.clamp(torch.clamp(_v5, min=0.0), max=_v6 - _v2 + (-1.0))
     _v8 = torch.full((), total, dtype=torch.int64, device=_dev)
-    return (torch.where((t < _v8), torch.where((t < _v3), _v0*_v1/_v2, (0.45)*_v0*(torch.cos(3.141592653589793*_v7/(_v6 - _v2)) + 1.0) + (0.1)*_v0), torch.where((_v8 < _v3), _v0*_v6/_v2, (0.1)*_v0))).to(_dtype)
+    return (torch.where((t < _v8), torch.where((t < _v3), _v0*_v1/_v2, (0.45)*_v0*(torch.cos(3.141592653589793*_v7/(_v6 - _v2)) + 1.0) + (0.1)*_v0), (0.1)*_v0)).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.float64, _compute=torch.float64):

@@ -9,8 +9,6 @@ def lr(t, *, peak=0.0006, warmup=2000, total=100000):
             return peak*t/warmup
         t = t - (warmup)
         return ((9/20))*peak*(math.cos(math.pi*t/(total - warmup)) + 1) + ((1/10))*peak
-    if (total < warmup):
-        return peak*total/warmup
     return ((1/10))*peak
 
 

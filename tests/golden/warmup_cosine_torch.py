@@ -59,11 +59,32 @@ def _set(group, key, value):
         current.fill_(value)
 
 
+def _drivers(schedules, group):
+    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring)."""
+    tags = group.get("tags") or ()
+    tags = {tags} if isinstance(tags, str) else {t for t in tags if t is not None}
+    out = {}
+    for name in schedules:
+        key, _, tag = name.partition("__")
+        if tag and tag in tags:
+            if out.get(key, key) != key:
+                raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
+                                 f"{out[key]!r} and {name!r}")
+            out[key] = name
+        elif not tag and key not in out:
+            out[key] = name
+    return out
+
+
 class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr`` in every optimizer param group from warmup_cosine.sched.
 
     Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
     ``optimizer.step()``: after k calls a group holds the value at step k.
+
+    A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
+    ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
+    and a group that neither drives keeps its value.
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
@@ -84,8 +105,9 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         self._epoch = last_epoch
         self._host_stale = False
         self._counters = {}
+        self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
         for index, group in enumerate(optimizer.param_groups):
-            for key in self.SCHEDULES:
+            for key in self._drivers[index]:
                 if not _has(group, key):
                     raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
                 value = _get(group, key)
@@ -132,13 +154,18 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         return bool(self._counters) and (torch.compiler.is_compiling()
                                          or (self._cuda and torch.cuda.is_current_stream_capturing()))
 
-    def values(self, key, on_device=False):
-        """The value of schedule ``key`` for every param group at the current step."""
-        torch_function, python_function = self.SCHEDULES[key]
+    def values(self, name, on_device=False):
+        """Schedule ``name``'s value at the current step for every param group it drives
+        (None for the others)."""
+        torch_function, python_function = self.SCHEDULES[name]
+        key = name.split("__", 1)[0]
         plain = None
         found = {}
         out = []
-        for group in self.optimizer.param_groups:
+        for group, drivers in zip(self.optimizer.param_groups, self._drivers):
+            if drivers.get(key) != name:
+                out.append(None)
+                continue
             current = _get(group, key)
             if isinstance(current, _PLAIN) or not on_device:
                 if plain is None:
@@ -157,9 +184,11 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         return out
 
     def get_lr(self):
-        if "lr" not in self.SCHEDULES:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return self.values("lr")
+        out = [group["lr"] for group in self.optimizer.param_groups]
+        for name in self.SCHEDULES:
+            if name.split("__", 1)[0] == "lr":
+                out = [old if new is None else new for old, new in zip(out, self.values(name))]
+        return out
 
     _get_closed_form_lr = get_lr
 
@@ -179,9 +208,12 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         else:
             self._step_count += 1
             self.last_epoch = epoch
-        for key in self.SCHEDULES:
-            for group, value in zip(self.optimizer.param_groups, self.values(key, on_device)):
-                _set(group, key, value)
+        groups = self.optimizer.param_groups
+        for name in self.SCHEDULES:
+            key = name.split("__", 1)[0]
+            for group, value in zip(groups, self.values(name, on_device)):
+                if value is not None:
+                    _set(group, key, value)
 
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items()

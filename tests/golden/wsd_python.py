@@ -11,15 +11,13 @@ def lr(t, *, peak=0.001, total=50000):
             return peak
         t = t - (((4/5))*total)
         return -5*peak*t/total + peak
-    if (total < 1000):
-        return ((1/1000))*peak*total
     return 0
 
 
 def weight_decay(t, *, peak=0.001, total=50000):
     if (t < total):
         return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*(t - (4/5)*total)/total))/peak
-    return ((1/10))*((((1/1000))*peak*total) if ((total < 1000)) else 0)/peak
+    return 0
 
 
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}

@@ -13,15 +13,13 @@ def _reference_lr(t, *, peak=0.001, total=50000):
             return peak
         t = t - (((4/5))*total)
         return -5*peak*t/total + peak
-    if (total < 1000):
-        return ((1/1000))*peak*total
     return 0
 
 
 def _reference_weight_decay(t, *, peak=0.001, total=50000):
     if (t < total):
         return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*(t - (4/5)*total)/total))/peak
-    return ((1/10))*((((1/1000))*peak*total) if ((total < 1000)) else 0)/peak
+    return 0
 
 
 def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -35,7 +33,7 @@ def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float
     _v6 = _v5.to(_compute)
     _v7 = (_v4).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2)), torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v8))).to(_dtype)
+    return (torch.where((t < _v3), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2)), _v8)).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -49,7 +47,7 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     _v6 = _v5.to(_compute)
     _v7 = (_v4).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2))/_v0, (0.1)*torch.where((_v3 < 1000), (0.001)*_v0*_v2, _v8)/_v0)).to(_dtype)
+    return (torch.where((t < _v3), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2))/_v0, _v8)).to(_dtype)
 
 
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
@@ -87,11 +85,32 @@ def _set(group, key, value):
         current.fill_(value)
 
 
+def _drivers(schedules, group):
+    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring)."""
+    tags = group.get("tags") or ()
+    tags = {tags} if isinstance(tags, str) else {t for t in tags if t is not None}
+    out = {}
+    for name in schedules:
+        key, _, tag = name.partition("__")
+        if tag and tag in tags:
+            if out.get(key, key) != key:
+                raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
+                                 f"{out[key]!r} and {name!r}")
+            out[key] = name
+        elif not tag and key not in out:
+            out[key] = name
+    return out
+
+
 class Wsd(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr``, ``weight_decay`` in every optimizer param group from wsd.sched.
 
     Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
     ``optimizer.step()``: after k calls a group holds the value at step k.
+
+    A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
+    ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
+    and a group that neither drives keeps its value.
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
@@ -112,8 +131,9 @@ class Wsd(torch.optim.lr_scheduler.LRScheduler):
         self._epoch = last_epoch
         self._host_stale = False
         self._counters = {}
+        self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
         for index, group in enumerate(optimizer.param_groups):
-            for key in self.SCHEDULES:
+            for key in self._drivers[index]:
                 if not _has(group, key):
                     raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
                 value = _get(group, key)
@@ -160,13 +180,18 @@ class Wsd(torch.optim.lr_scheduler.LRScheduler):
         return bool(self._counters) and (torch.compiler.is_compiling()
                                          or (self._cuda and torch.cuda.is_current_stream_capturing()))
 
-    def values(self, key, on_device=False):
-        """The value of schedule ``key`` for every param group at the current step."""
-        torch_function, python_function = self.SCHEDULES[key]
+    def values(self, name, on_device=False):
+        """Schedule ``name``'s value at the current step for every param group it drives
+        (None for the others)."""
+        torch_function, python_function = self.SCHEDULES[name]
+        key = name.split("__", 1)[0]
         plain = None
         found = {}
         out = []
-        for group in self.optimizer.param_groups:
+        for group, drivers in zip(self.optimizer.param_groups, self._drivers):
+            if drivers.get(key) != name:
+                out.append(None)
+                continue
             current = _get(group, key)
             if isinstance(current, _PLAIN) or not on_device:
                 if plain is None:
@@ -185,9 +210,11 @@ class Wsd(torch.optim.lr_scheduler.LRScheduler):
         return out
 
     def get_lr(self):
-        if "lr" not in self.SCHEDULES:
-            return [group["lr"] for group in self.optimizer.param_groups]
-        return self.values("lr")
+        out = [group["lr"] for group in self.optimizer.param_groups]
+        for name in self.SCHEDULES:
+            if name.split("__", 1)[0] == "lr":
+                out = [old if new is None else new for old, new in zip(out, self.values(name))]
+        return out
 
     _get_closed_form_lr = get_lr
 
@@ -207,9 +234,12 @@ class Wsd(torch.optim.lr_scheduler.LRScheduler):
         else:
             self._step_count += 1
             self.last_epoch = epoch
-        for key in self.SCHEDULES:
-            for group, value in zip(self.optimizer.param_groups, self.values(key, on_device)):
-                _set(group, key, value)
+        groups = self.optimizer.param_groups
+        for name in self.SCHEDULES:
+            key = name.split("__", 1)[0]
+            for group, value in zip(groups, self.values(name, on_device)):
+                if value is not None:
+                    _set(group, key, value)
 
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items()

@@ -1,0 +1,416 @@
+"""Composer / llm-foundry YAML -> ``.sched`` source.
+
+Read as the frameworks read it (``yaml.safe_load``, merge keys included):
+
+* llm-foundry: a top-level ``scheduler: {name: cosine_with_warmup, t_warmup: 100ba, ...}``;
+  foundry builds ``registry.schedulers[name](**rest)``;
+* Composer YAML: ``schedulers:`` (one, or a list of one) as ``{name: X, ...}`` or
+  ``{X: {arguments}}``;
+* ``X`` is a registry name (``NAMES``: foundry's ``cosine_with_warmup``,
+  ``linear_decay_with_warmup``, ``constant_with_warmup`` and Composer's hparams names) or
+  a ``composer.optim.scheduler`` class name;
+* ``max_duration`` (top level or under ``trainer:``): ``800ba`` becomes
+  ``param max_duration: int = 800``; in epochs (``3ep``, or a bare integer, which the
+  Trainer reads as epochs) every ``dur`` time becomes epochs of a required
+  ``param steps_per_epoch`` (Composer's ``int(v * dataloader_len * epochs)``); absent,
+  ``param max_duration: int`` is required when a ``dur`` time needs it;
+* the optimizer's ``lr`` (``optimizer: {lr: ...}`` or ``optimizers: {adamw: {lr: ...}}``)
+  becomes the preset's ``lr=`` (Composer schedules a multiplier of it).
+
+The arguments each class takes are the ``composer.*`` presets' (one table, in
+``presets/composer.py``).  Time strings follow ``Time.from_timestring``: ``ba``, ``ep``
+(whole numbers) and ``dur`` (any fraction).  Samples, tokens, iterations and wall-clock
+times, several schedulers (Composer steps them all and the last one wins) and a
+scale-schedule ratio other than 1 are refused at the key that says so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from ..errors import SchedlangError, Span, did_you_mean
+from ..presets import PRESETS
+from ..stdlib import REQUIRED, STEP_KINDS, TimeDefault
+from .numbers import exact, sched_text
+from .yaml_source import Node
+from .yaml_source import load as load_yaml
+
+#: Registry names (llm-foundry's ``registry.schedulers``, Composer's hparams names) -> class.
+NAMES = {
+    "cosine_with_warmup": "CosineAnnealingWithWarmupScheduler",
+    "linear_decay_with_warmup": "LinearWithWarmupScheduler",
+    "constant_with_warmup": "ConstantWithWarmupScheduler",
+    "constant": "ConstantScheduler",
+    "step": "StepScheduler",
+    "multistep": "MultiStepScheduler",
+    "exponential": "ExponentialScheduler",
+    "linear_decay": "LinearScheduler",
+    "cosine_decay": "CosineAnnealingScheduler",
+    "cosine_warmrestart": "CosineAnnealingWarmRestartsScheduler",
+    "polynomial": "PolynomialScheduler",
+    "multistep_with_warmup": "MultiStepWithWarmupScheduler",
+    "cosine_decay_with_warmup": "CosineAnnealingWithWarmupScheduler",
+    "polynomial_with_warmup": "PolynomialWithWarmupScheduler",
+}
+#: The name ``schedlang export --format composer-yaml`` writes for a class (foundry's first).
+EXPORT_NAMES: dict[str, str] = {}
+for _name, _cls in NAMES.items():
+    EXPORT_NAMES.setdefault(_cls, _name)
+
+UNSUPPORTED = {
+    "inv_sqrt_with_warmup": "llm-foundry's InverseSquareRootWithWarmupScheduler has no composer.* preset "
+                            "yet; write it as warmup(linear, W) >> inverse square root >> a linear cooldown",
+}
+
+
+def classes() -> dict[str, tuple]:
+    """Composer class -> its preset arguments (``lr`` excluded): the one signature table."""
+    return {name.split(".", 1)[1]: tuple(a for a in p.args if a.name != "lr")
+            for name, p in PRESETS.items() if name.startswith("composer.") and hasattr(p, "args")}
+
+
+_TIME = re.compile(r"^\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(ba|ep|dur|sp|tok|iter|sec)\s*$",
+                   re.IGNORECASE)
+_UNITS = {"sp": "samples", "tok": "tokens", "iter": "iterations", "sec": "seconds"}
+
+
+@dataclass(frozen=True)
+class Time:
+    """A Composer time: an exact amount and a unit (``ba``, ``ep``, ``dur``)."""
+
+    amount: Fraction
+    unit: str
+
+    @property
+    def text(self) -> str:
+        value = sp.Rational(self.amount.numerator, self.amount.denominator)
+        return f"{sched_text(value)}{self.unit}"
+
+
+@dataclass
+class Imported:
+    cls: str
+    args: dict = field(default_factory=dict)      # argument -> Time | sympy number | bool | [Time]
+    span: Span | None = None
+    max_duration: Time | None = None
+    lr: sp.Expr | None = None
+    notes: list = field(default_factory=list)
+
+
+def parse_time(node: Node, what: str, units=("ba", "ep", "dur")) -> Time:
+    """A Composer time string; integers and other units are refused with the reason."""
+    text = node.value
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise SchedlangError(f"{what} must be a time like '100ba' or '0.1dur'", node.span)
+    if not isinstance(text, str):
+        raise SchedlangError(f"{what} is a bare number; Composer needs a unit", node.span,
+                             hint=f"write '{text}ba' (batches), '{text}ep' or a fraction of the run "
+                                  "like '0.1dur'")
+    match = _TIME.match(text)
+    if match is None:
+        raise SchedlangError(f"'{text}' is not a Composer time", node.span,
+                             hint="a number and a unit: 100ba, 2ep, 0.1dur")
+    unit = match.group(2).lower()
+    if unit not in units:
+        raise SchedlangError(f"{what} is in {_UNITS.get(unit, unit)}, which schedlang cannot import",
+                             node.span, hint="give it in batches (ba), epochs (ep) or as a fraction of "
+                                             "the run (dur)")
+    amount = Fraction(match.group(1).replace("_", ""))
+    if unit != "dur" and amount.denominator != 1:
+        raise SchedlangError(f"'{text}': Composer requires a whole number of {unit}", node.span,
+                             hint="Time.from_timestring raises TypeError for it")
+    if amount < 0:
+        raise SchedlangError(f"'{text}' is negative", node.span)
+    return Time(amount, unit)
+
+
+def read(text: str, filename: str = "<string>") -> Imported:
+    root = load_yaml(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("expected a YAML mapping with `scheduler:` or `schedulers:`", root.span)
+    scope = root
+    trainer = root.value.get("trainer")
+    if trainer is not None and trainer.is_mapping and not _has_scheduler(root):
+        scope = trainer
+    block, key = _scheduler_block(scope, root)
+    found = _one(block, key, scope)
+    found.max_duration = _max_duration(root, trainer)
+    found.lr = _optimizer_lr(scope) or _optimizer_lr(root)
+    ssr = scope.value.get("scale_schedule_ratio")
+    if ssr is not None and exact(ssr.value) != 1:
+        raise SchedlangError("scale_schedule_ratio other than 1 is not imported", ssr.span,
+                             hint="wrap the imported schedule in scale(..., ratio) by hand")
+    return found
+
+
+def _has_scheduler(node: Node) -> bool:
+    return "scheduler" in node.value or "schedulers" in node.value
+
+
+def _scheduler_block(scope: Node, root: Node) -> tuple[Node, str]:
+    for key in ("scheduler", "schedulers"):
+        if key in scope.value:
+            return scope.value[key], key
+    raise SchedlangError("no `scheduler:` or `schedulers:` found", root.span,
+                         hint="llm-foundry: `scheduler: {name: cosine_with_warmup, t_warmup: 100ba}`")
+
+
+def _one(block: Node, key: str, scope: Node) -> Imported:
+    if block.is_list:
+        if len(block.value) != 1:
+            span = block.value[1].span if len(block.value) > 1 else block.span
+            raise SchedlangError(f"{len(block.value)} schedulers: import needs exactly one", span,
+                                 hint="Composer compiles each to its own LambdaLR on the same optimizer, "
+                                      "so the last one stepped sets the lr; keep that one")
+        block = block.value[0]
+    if not block.is_mapping:
+        raise SchedlangError(f"`{key}` must be a mapping", block.span)
+    if "name" in block.value:
+        name_node = block.value["name"]
+        args = {k: v for k, v in block.value.items() if k != "name"}
+        return _build(str(name_node.value), name_node.span, args, block.key_spans)
+    if len(block.value) == 1:
+        (name, args_node), = block.value.items()
+        if args_node.value is None:
+            return _build(name, block.key_spans[name], {}, {})
+        if not args_node.is_mapping:
+            raise SchedlangError(f"the arguments of {name} must be a mapping", args_node.span)
+        return _build(name, block.key_spans[name], args_node.value, args_node.key_spans)
+    raise SchedlangError("a scheduler is `{name: NAME, ...arguments}` or `{NAME: {arguments}}`", block.span)
+
+
+def _lookup(name: str, span: Span) -> str:
+    table = classes()
+    if name in table:
+        return name
+    if name.lower() in NAMES:
+        return NAMES[name.lower()]
+    if name.lower() in UNSUPPORTED:
+        raise SchedlangError(f"{name} cannot be imported", span, hint=UNSUPPORTED[name.lower()])
+    raise SchedlangError(f"unknown Composer scheduler '{name}'", span,
+                         hint=did_you_mean(name, [*NAMES, *table]) or "one of " + ", ".join(NAMES))
+
+
+def _build(name: str, span: Span, given: dict, spans: dict) -> Imported:
+    cls = _lookup(name, span)
+    spec = {a.name: a for a in classes()[cls]}
+    found = Imported(cls, span=span)
+    for key, value in given.items():
+        if key not in spec:
+            raise SchedlangError(f"{cls} has no argument '{key}'", spans[key],
+                                 hint=did_you_mean(key, spec) or "its arguments: " + ", ".join(spec))
+        found.args[key] = _argument(spec[key], value, f"'{key}'")
+    for arg in spec.values():
+        if arg.default is REQUIRED and arg.name not in found.args:
+            raise SchedlangError(f"{cls} is missing '{arg.name}'", span)
+    return found
+
+
+def _argument(arg, node: Node, what: str):
+    if arg.kind in STEP_KINDS:
+        return parse_time(node, what)
+    if arg.kind == "values":
+        if not node.is_list or not node.value:
+            raise SchedlangError(f"{what} must be a non-empty list of times", node.span)
+        return [parse_time(item, f"an item of {what}") for item in node.value]
+    if arg.kind == "flag":
+        if not isinstance(node.value, bool):
+            raise SchedlangError(f"{what} must be true or false", node.span)
+        return node.value
+    number = exact(node.value)
+    if number is None:
+        raise SchedlangError(f"{what} must be a number, not {node.value!r}", node.span)
+    return number
+
+
+def _max_duration(root: Node, trainer: Node | None) -> Time | None:
+    for scope in (root, trainer):
+        if scope is not None and scope.is_mapping and "max_duration" in scope.value:
+            node = scope.value["max_duration"]
+            if isinstance(node.value, int) and not isinstance(node.value, bool):
+                return Time(Fraction(node.value), "ep")  # the Trainer's default_int_unit
+            time = parse_time(node, "max_duration", units=("ba", "ep"))
+            if time.amount == 0:
+                raise SchedlangError("max_duration is 0", node.span)
+            return time
+    return None
+
+
+def _optimizer_lr(scope: Node):
+    optimizer = scope.value.get("optimizer")
+    candidates = [optimizer] if optimizer is not None else []
+    optimizers = scope.value.get("optimizers")
+    if optimizers is not None and optimizers.is_mapping and len(optimizers.value) == 1:
+        candidates.append(next(iter(optimizers.value.values())))
+    for node in candidates:
+        if node.is_mapping and "lr" in node.value:
+            value = exact(node.value["lr"].value)
+            if value is None:
+                raise SchedlangError("the optimizer's lr must be a number", node.value["lr"].span)
+            return value
+    return None
+
+
+# -- .sched text ------------------------------------------------------------------------
+
+
+def source(found: Imported, origin: str, style: str = "presets") -> str:
+    """The imported schedule as ``.sched`` text, ``composer.*`` presets or core calls."""
+    writer = _Writer(found)
+    body = writer.preset() if style == "presets" else writer.core()
+    lines = [f"# Imported by `schedlang import` from {origin} (Composer / llm-foundry YAML).",
+             "# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba)."]
+    if found.lr is None:
+        lines.append("# No optimizer lr in the file: the values are the multiplier (lr = 1).")
+    lines += writer.params()
+    lines.append(f"schedule lr = {body}")
+    return "\n".join(lines) + "\n"
+
+
+class _Writer:
+    def __init__(self, found: Imported):
+        self.found = found
+        self.needs: set[str] = set()
+        spec = classes()[found.cls]
+        self.args = {}
+        for arg in spec:
+            if arg.name in found.args:
+                self.args[arg.name] = found.args[arg.name]
+            elif isinstance(arg.default, TimeDefault):
+                self.args[arg.name] = Time(Fraction(arg.default.amount), arg.default.unit)
+
+    def params(self) -> list[str]:
+        md = self.found.max_duration
+        out = []
+        if "steps_per_epoch" in self.needs:
+            out.append("param steps_per_epoch: int where steps_per_epoch > 0   "
+                       "# batches per epoch (Composer's dataloader_len)")
+        if "max_duration" in self.needs:
+            if md is not None and md.unit == "ba":
+                out.append(f"param max_duration: int = {md.amount}   # max_duration: {md.amount}ba")
+            else:
+                out.append("param max_duration: int where max_duration > 0   # the run's length in batches")
+        return out
+
+    def time(self, time: Time, default: TimeDefault | None = None) -> str:
+        """A time as schedlang text; ``dur`` against an epoch max_duration becomes epochs."""
+        md = self.found.max_duration
+        if time.unit == "dur" and md is not None and md.unit == "ep":
+            self.needs.add("steps_per_epoch")
+            epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs)
+            if epochs.denominator == 1:
+                return Time(epochs, "ep").text
+            return f"floor({Time(epochs, 'ba').text[:-2]} * steps_per_epoch)"
+        if time.unit == "dur":
+            self.needs.add("max_duration")
+        if time.unit == "ep":
+            self.needs.add("steps_per_epoch")
+        return time.text
+
+    def value(self, value) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, Time):
+            return self.time(value)
+        if isinstance(value, list):
+            return "[" + ", ".join(self.value(v) for v in value) + "]"
+        return sched_text(value)
+
+    def preset(self) -> str:
+        spec = {a.name: a for a in classes()[self.found.cls]}
+        parts = []
+        for name, value in self.args.items():
+            default = spec[name].default
+            explicit = name in self.found.args
+            if not explicit and isinstance(default, TimeDefault):
+                md = self.found.max_duration
+                if not (default.unit == "dur" and md is not None and md.unit == "ep"):
+                    self.time(value)  # the default still needs its parameter declared
+                    continue
+            parts.append(f"{name}={self.value(value)}")
+        if self.found.lr is not None:
+            parts.append(f"lr={sched_text(self.found.lr)}")
+        return f"composer.{self.found.cls}({', '.join(parts)})"
+
+    # core style: stdlib calls; warmups as warmup(linear, W) >> the decay over t_max - t_warmup
+
+    def core(self) -> str:
+        a, cls = self.args, self.found.cls
+        lr = self.found.lr if self.found.lr is not None else sp.Integer(1)
+        n = sched_text
+
+        def scaled(value) -> str:
+            return n(lr * value)
+
+        get = lambda name, default=None: a.get(name, default)  # noqa: E731
+        alpha_f = get("alpha_f", sp.Integer(0))
+        if cls == "StepScheduler":
+            return f"step({n(lr)}, {n(get('gamma', sp.Rational(1, 10)))}, {self.value(a['step_size'])})"
+        if cls == "MultiStepScheduler":
+            return f"multistep({n(lr)}, {n(get('gamma', sp.Rational(1, 10)))}, {self.value(a['milestones'])})"
+        if cls == "ConstantScheduler":
+            alpha = scaled(get("alpha", sp.Integer(1)))
+            return f"constant({alpha}, {self.value(a['t_max'])}) >> constant({n(lr)})"
+        if cls == "LinearScheduler":
+            start, end = scaled(get("alpha_i", sp.Integer(1))), scaled(alpha_f)
+            return f"linear({start}, {end}, {self.value(a['t_max'])})"
+        if cls == "ExponentialScheduler":
+            return f"exp({n(lr)}, {n(a['gamma'])}, {self.value(a['decay_period'])})"
+        if cls == "CosineAnnealingScheduler":
+            return f"cosine({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])})"
+        if cls == "CosineAnnealingWarmRestartsScheduler":
+            mult = get("t_mult", sp.Integer(1))
+            extra = "" if mult == 1 else f", {n(mult)}"
+            return f"cosine_restarts({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_0'])}{extra})"
+        if cls == "PolynomialScheduler":
+            return f"poly({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])}, power={n(a['power'])})"
+        if cls == "MultiStepWithWarmupScheduler":
+            return self._multistep_warmup(lr)
+        peak = {"ConstantWithWarmupScheduler": get("alpha", sp.Integer(1)),
+                "LinearWithWarmupScheduler": get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
+        rest = f"{self.value(a['t_max'])} - {self.value(a['t_warmup'])}"
+        decay = {
+            "ConstantWithWarmupScheduler": f"constant({scaled(peak)})",
+            "LinearWithWarmupScheduler": f"linear({scaled(peak)}, {scaled(alpha_f)}, {rest})",
+            "CosineAnnealingWithWarmupScheduler": f"cosine({n(lr)}, {scaled(alpha_f)}, {rest})",
+            "PolynomialWithWarmupScheduler": (f"poly({n(lr)}, {scaled(alpha_f)}, {rest}, "
+                                              f"power={n(get('power', sp.Integer(2)))})"),
+        }[cls]
+        return self._warmup(a["t_warmup"], a.get("t_max"), decay, scaled(peak))
+
+    def batches(self, time: Time | None) -> int | None:
+        """A time in batches when the file says how many (``Nba``, or ``dur`` of a ``ba`` run)."""
+        md = self.found.max_duration
+        if time is None:
+            return None
+        if time.unit == "ba":
+            return int(time.amount)
+        if time.unit == "dur" and md is not None and md.unit == "ba":
+            return int(time.amount * md.amount)
+        return None
+
+    def _warmup(self, t_warmup: Time, t_max: Time | None, decay: str, peak: str) -> str:
+        if t_warmup.amount == 0:
+            return decay
+        w = self.value(t_warmup)
+        end, start = self.batches(t_max), self.batches(t_warmup)
+        if end is not None and start is not None and end <= start:
+            return f"linear(0, {peak}, {w})"  # Composer ramps on past t_max, then holds
+        return f"warmup(linear, {w}) >> {decay}"
+
+    def _multistep_warmup(self, lr) -> str:
+        a = self.args
+        gamma = a.get("gamma", sp.Rational(1, 10))
+        w = self.value(a["t_warmup"])
+        milestones = ", ".join(f"{self.value(m)} - {w}" for m in a["milestones"])
+        start = self.batches(a["t_warmup"])
+        if start is None or any((self.batches(m) or 0) <= start for m in a["milestones"]):
+            # milestones count from step 0 and may fall inside the warmup: write the formula
+            counts = " + ".join(f"(if t >= {self.value(m)} then 1 else 0)" for m in a["milestones"])
+            return (f"if t < {w} then {sched_text(lr)} * t / {w} "
+                    f"else {sched_text(lr)} * {sched_text(gamma)} ** ({counts})")
+        return f"warmup(linear, {w}) >> multistep({sched_text(lr)}, {sched_text(gamma)}, [{milestones}])"

@@ -1,0 +1,242 @@
+"""HF ``TrainingArguments`` (JSON or YAML) -> ``.sched`` source.
+
+The Trainer builds its scheduler as
+``get_scheduler(lr_scheduler_type, optimizer, num_warmup_steps=args.get_warmup_steps(N),
+num_training_steps=N, scheduler_specific_kwargs=args.lr_scheduler_kwargs)``
+(transformers 5.23), so the import reads exactly those fields:
+
+* ``lr_scheduler_type`` (default ``linear``) names the ``hf.*`` preset; ``learning_rate``
+  (default ``5e-05``) is its ``lr=``;
+* ``lr_scheduler_kwargs``, a mapping or a JSON string (``'{"min_lr_rate": 0.1}'``), become
+  the preset's keywords (``constant_with_warmup`` and ``constant`` ignore them, as HF does,
+  with a warning);
+* ``N`` is ``max_steps`` when it is positive, else ``ceil(num_train_epochs *
+  steps_per_epoch)`` with a required ``param steps_per_epoch`` (the Trainer's
+  ``max(1, ceil(len(train_dataloader) / gradient_accumulation_steps))``);
+* warmup: ``warmup_steps >= 1`` is ``int(warmup_steps)`` steps (truncated, v5);
+  ``0 < warmup_steps < 1`` is a ratio (v5) and otherwise ``warmup_ratio`` (v4, which
+  v5 dropped) is: both become the presets' ``warmup_ratio=``, ``ceil(ratio * N)``.
+  With both (v4) ``warmup_steps`` wins and ``warmup_ratio`` is ignored with a warning.
+
+JSON is read by the same safe YAML reader (JSON is YAML), so every error points at
+its line and column.  Nothing is executed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ..errors import SchedlangError, Span, did_you_mean, warn
+from ..presets import PRESETS, Rejected
+from .numbers import exact, sched_text
+from .yaml_source import Node
+from .yaml_source import load as load_yaml
+
+#: TrainingArguments' defaults for the fields the schedule depends on (transformers 5.23).
+DEFAULTS = {"lr_scheduler_type": "linear", "learning_rate": sp.Rational(5, 100000),
+            "warmup_steps": sp.Integer(0), "warmup_ratio": sp.Integer(0), "max_steps": sp.Integer(-1),
+            "num_train_epochs": sp.Integer(3)}
+#: Keywords the Trainer fills itself: not allowed in lr_scheduler_kwargs.
+_FILLED = ("lr", "num_warmup_steps", "num_training_steps", "warmup_ratio")
+#: Types whose kwargs ``get_scheduler`` does not pass on.
+_IGNORES_KWARGS = ("constant", "constant_with_warmup")
+
+
+@dataclass
+class Imported:
+    kind: str
+    lr: sp.Expr
+    total: sp.Expr | None = None          # max_steps, or None: from epochs
+    epochs: sp.Expr | None = None
+    warmup_steps: sp.Expr | None = None   # whole steps
+    warmup_ratio: sp.Expr | None = None
+    kwargs: dict = field(default_factory=dict)
+    span: Span | None = None
+
+
+def read(text: str, filename: str = "<string>") -> Imported:
+    root = load_yaml(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("expected TrainingArguments as a mapping (JSON object or YAML)", root.span)
+    fields = root.value
+    kind_node = fields.get("lr_scheduler_type")
+    kind = DEFAULTS["lr_scheduler_type"] if kind_node is None else str(kind_node.value)
+    kind = kind.removeprefix("SchedulerType.").lower()
+    span = kind_node.span if kind_node is not None else root.span
+    preset = PRESETS.get(f"hf.{kind}")
+    if isinstance(preset, Rejected):
+        raise SchedlangError(f"lr_scheduler_type '{kind}' cannot be imported", span, hint=preset.reason)
+    if preset is None:
+        known = [n.split(".", 1)[1] for n in PRESETS if n.startswith("hf.")]
+        raise SchedlangError(f"unknown lr_scheduler_type '{kind}'", span,
+                             hint=did_you_mean(kind, known) or "one of " + ", ".join(known))
+    found = Imported(kind, _number(fields, "learning_rate"), span=span)
+    max_steps = _number(fields, "max_steps")
+    if max_steps > 0:
+        found.total = _whole(fields, "max_steps", max_steps)
+    else:
+        found.epochs = _number(fields, "num_train_epochs")
+        if found.epochs <= 0:
+            where = fields["num_train_epochs"].span if "num_train_epochs" in fields else root.span
+            raise SchedlangError("num_train_epochs must be positive when max_steps is not set", where)
+    _warmup(found, fields)
+    found.kwargs = _kwargs(fields.get("lr_scheduler_kwargs"), preset, kind)
+    return found
+
+
+def _number(fields: dict, name: str) -> sp.Expr:
+    node = fields.get(name)
+    if node is None or node.value is None:
+        return DEFAULTS[name]
+    value = exact(node.value)
+    if value is None:
+        raise SchedlangError(f"'{name}' must be a number, not {node.value!r}", node.span)
+    return value
+
+
+def _whole(fields: dict, name: str, value: sp.Expr) -> sp.Expr:
+    if not value.is_integer:
+        raise SchedlangError(f"'{name}' must be a whole number", fields[name].span)
+    return value
+
+
+def _warmup(found: Imported, fields: dict) -> None:
+    steps = _number(fields, "warmup_steps")
+    ratio = _number(fields, "warmup_ratio")
+    if steps < 0 or ratio < 0:
+        name = "warmup_steps" if steps < 0 else "warmup_ratio"
+        raise SchedlangError(f"'{name}' must be >= 0", fields[name].span)
+    if steps >= 1:
+        found.warmup_steps = sp.Integer(math.floor(steps))  # int(): 10.7 -> 10
+        if ratio > 0:
+            warn("warmup_ratio is ignored: warmup_steps is set (transformers 4 gave warmup_steps "
+                 "priority; 5 has no warmup_ratio)", fields["warmup_ratio"].span)
+    elif steps > 0:
+        found.warmup_ratio = steps  # v5: a float below 1 is a ratio of the training steps
+        if ratio > 0:
+            warn("warmup_ratio is ignored: warmup_steps below 1 is already a ratio",
+                 fields["warmup_ratio"].span)
+    elif ratio > 0:
+        if ratio >= 1:
+            raise SchedlangError("warmup_ratio must be below 1", fields["warmup_ratio"].span)
+        found.warmup_ratio = ratio
+
+
+def _kwargs(node: Node | None, preset, kind: str) -> dict:
+    if node is None or node.value is None or node.value == {} or node.value == "":
+        return {}
+    if isinstance(node.value, str):
+        try:
+            given = json.loads(node.value)
+        except json.JSONDecodeError as exc:
+            raise SchedlangError(f"lr_scheduler_kwargs is not valid JSON: {exc.msg}", node.span) from None
+        if not isinstance(given, dict):
+            raise SchedlangError("lr_scheduler_kwargs must be a JSON object", node.span)
+        spans = {k: node.span for k in given}
+    elif node.is_mapping:
+        given, spans = {k: v.value for k, v in node.value.items()}, node.key_spans
+    else:
+        raise SchedlangError("lr_scheduler_kwargs must be a mapping or a JSON string", node.span)
+    if kind in _IGNORES_KWARGS:
+        warn(f"lr_scheduler_kwargs is ignored: get_scheduler does not pass it to '{kind}'", node.span)
+        return {}
+    spec = {a.name: a for a in preset.args if a.name not in _FILLED}
+    out = {}
+    for key, value in given.items():
+        if key not in spec:
+            raise SchedlangError(f"'{kind}' takes no argument '{key}'", spans[key],
+                                 hint=did_you_mean(key, spec) or "its arguments: " + ", ".join(spec)
+                                 if spec else f"'{kind}' takes none (HF raises TypeError)")
+        arg = spec[key]
+        if arg.kind == "option":
+            if value not in arg.choices:
+                raise SchedlangError(f"'{value}' is not a valid {key}", spans[key],
+                                     hint="one of " + ", ".join(arg.choices))
+            out[key] = value
+            continue
+        number = exact(value)
+        if number is None:
+            raise SchedlangError(f"'{key}' must be a number, not {value!r}", spans[key])
+        out[key] = number
+    return out
+
+
+# -- .sched text ------------------------------------------------------------------------
+
+
+def source(found: Imported, origin: str, style: str = "presets") -> str:
+    lines = [f"# Imported by `schedlang import` from {origin} (HF TrainingArguments).",
+             "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
+    if found.total is None:
+        lines.append("param steps_per_epoch: int where steps_per_epoch > 0   "
+                     "# ceil(len(train_dataloader) / gradient_accumulation_steps)")
+        lines.append(f"let num_training_steps = ceil({sched_text(found.epochs)} * steps_per_epoch)"
+                     f"   # num_train_epochs: {sched_text(found.epochs)}")
+        total = "num_training_steps"
+    else:
+        total = sched_text(found.total)
+    if found.warmup_ratio is not None:
+        if found.total is not None:
+            lines.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
+                         "computes it (in float64)")
+    body = _preset(found, total) if style == "presets" else _core(found, total)
+    lines.append(f"schedule lr = {body}")
+    return "\n".join(lines) + "\n"
+
+
+def _preset(found: Imported, total: str) -> str:
+    parts = [f"lr={sched_text(found.lr)}"]
+    if found.kind != "constant":
+        if found.warmup_steps is not None:
+            parts.append(f"num_warmup_steps={sched_text(found.warmup_steps)}")
+        parts.append(f"num_training_steps={total}")
+        if found.warmup_ratio is not None:
+            parts.append(f"warmup_ratio={sched_text(found.warmup_ratio)}")
+    for key, value in found.kwargs.items():
+        parts.append(f'{key}="{value}"' if isinstance(value, str) else f"{key}={sched_text(value)}")
+    return f"hf.{found.kind}({', '.join(parts)})"
+
+
+_CORE_KINDS = ("constant", "constant_with_warmup", "linear", "cosine", "polynomial", "cosine_with_min_lr",
+               "inverse_sqrt")
+
+
+def _core(found: Imported, total: str) -> str:
+    """Standard-library calls: ``warmup(linear, W) >> <the decay>`` (HF's ``t / max(1, W)``)."""
+    n, kind, lr, kw = sched_text, found.kind, found.lr, found.kwargs
+    if kind not in _CORE_KINDS:
+        raise SchedlangError(f"'{kind}' has no core-style import yet", found.span,
+                             hint="import without --lower: the hf.* preset is exact")
+    if kind == "constant":
+        return f"constant({n(lr)})"
+    if found.warmup_ratio is not None:
+        if found.total is not None:
+            w = str(math.ceil(float(found.total) * float(found.warmup_ratio)))
+        else:
+            w = f"ceil({n(found.warmup_ratio)} * {total})"
+    else:
+        w = n(found.warmup_steps) if found.warmup_steps is not None else "0"
+    rest = f"{total} - {w}"
+    half_cycles = kw.get("num_cycles", sp.Rational(1, 2))
+    wave = f"(1 + cos(2 * pi * {n(half_cycles)} * t / max(1, {rest}))) / 2"  # not clamped: rises again
+    if kind == "constant_with_warmup":
+        decay = f"constant({n(lr)})"
+    elif kind == "linear":
+        decay = f"linear({n(lr)}, 0, {rest})"
+    elif kind == "cosine":
+        decay = f"{n(lr)} * {wave}"
+    elif kind == "polynomial":
+        decay = (f"poly({n(lr)}, {n(kw.get('lr_end', sp.Rational(1, 10**7)))}, {rest}, "
+                 f"power={n(kw.get('power', sp.Integer(1)))})")
+    elif kind == "cosine_with_min_lr":
+        rate = kw["min_lr_rate"] if "min_lr_rate" in kw else kw["min_lr"] / lr
+        decay = f"{n(lr)} * max(0, {wave} * (1 - {n(rate)}) + {n(rate)})"
+    else:  # inverse_sqrt
+        scale = kw.get("timescale")
+        scale = n(scale) if scale is not None else (w if w != "0" else "10000")
+        decay = f"{n(lr)} / sqrt((t + {scale}) / {scale})"
+    return decay if w == "0" else f"warmup(linear, {w}) >> {decay}"
