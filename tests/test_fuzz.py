@@ -72,21 +72,6 @@ def test_fuzz_programs_agree(start):
     assert not any(r.failures for r in results), _report(results)
 
 
-JAX_PROGRAMS = 16  # seeds 0 .. JAX_PROGRAMS-1 also through the JAX module (jit per schedule: ~1 s a program)
-
-
-def test_fuzz_programs_agree_in_jax():
-    """The module ``compile --target jax`` writes, under jit: int32/float32 and x64 (runner docstring).
-
-    In this process, not forked: a process that has started JAX must not fork.
-    """
-    pytest.importorskip("jax")
-    results = [check_program(generate(seed), budget=30.0, torch_checks=False, jax_checks=True)
-               for seed in range(JAX_PROGRAMS)]
-    assert sum(r.schedules for r in results) >= JAX_PROGRAMS
-    assert not any(r.failures for r in results), _report(results)
-
-
 #: One minimal reproduction per defect class the fuzzer found (all fixed; see docs/testing.md).
 REPRODUCTIONS = {
     "torch drops parentheses (c * s)": ("0.5 * linear(3, 6, 10)", {}),
