@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from . import exporters, importers
+from .backends.emit import TARGETS
 from .command_line import CommandLine
 from .errors import SchedlangError
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
@@ -77,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_defines(command("compile", _compile, "write a standalone Python module"))
     sub.add_argument("file")
-    sub.add_argument("--target", choices=("python", "torch", "cerebras"), default="python")
+    sub.add_argument("--target", choices=TARGETS, default="python")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--class-name", default=None, help="scheduler class name (torch, cerebras)")
 

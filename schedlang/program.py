@@ -351,6 +351,13 @@ class Schedule:
 
         return evaluate(self, steps, dtype=dtype)
 
+    def jax(self, steps, dtype=None):
+        """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
+        (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
+        from .backends.jax_eval import evaluate
+
+        return evaluate(self, steps, dtype=dtype)
+
     @property
     def breakpoints(self) -> list:
         """The steps where the formula changes branch, as far as they are known."""

@@ -1,4 +1,4 @@
-"""``schedlang compile --target python|torch|cerebras``: standalone, deterministic, pinned."""
+"""``schedlang compile --target python|torch|cerebras|jax``: standalone, deterministic, pinned."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ import pytest
 from torch_cases import EXAMPLES, ROOT
 
 import schedlang
-from schedlang.backends.emit import default_class_name, emit
+from schedlang.backends.emit import TARGETS, default_class_name, emit
 from schedlang.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SCHEDLANG_UPDATE_GOLDEN") == "1"
-TARGETS = ("python", "torch", "cerebras")
 CASES = [(path, target) for path in EXAMPLES for target in TARGETS]
 
 
@@ -39,7 +38,7 @@ def test_golden(path, target):
 
 
 @pytest.mark.parametrize("path, target", CASES, ids=[f"{p.stem}-{t}" for p, t in CASES])
-def test_imports_only_math_and_torch(path, target):
+def test_imports_only_math_torch_or_jax(path, target):
     tree = ast.parse(emit(schedlang.load(path), target, path.name))
     imported = set()
     for node in ast.walk(tree):
@@ -47,7 +46,8 @@ def test_imports_only_math_and_torch(path, target):
             imported |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
-    allowed = {"math", "torch"} | ({"cerebras.pytorch.optim.lr_scheduler"} if target == "cerebras" else set())
+    allowed = {"jax", "jax.numpy"} if target == "jax" else \
+        {"math", "torch"} | ({"cerebras.pytorch.optim.lr_scheduler"} if target == "cerebras" else set())
     assert imported <= allowed
     assert "schedlang" not in str(imported)
 

@@ -1,13 +1,15 @@
 """On-demand differential fuzzing of schedlang (docs/testing.md).
 
-    python tools/fuzz.py --programs 10000 --seed 1 [--jobs 2] [--out fuzz-failures] [--shrink]
+    python tools/fuzz.py --programs 10000 --seed 1 [--jobs 2] [--out fuzz-failures] [--shrink] [--jax]
 
 Program ``i`` is ``tests/fuzzing/generator.generate(seed * 1_000_003 + i)``, so any
 program can be regenerated from the seed printed with it.  Every failing program is
 written to ``--out`` as ``<kind>-<program seed>.sched`` (its ``params=`` and the report
 in a comment header; ``--shrink`` writes a minimized version next to it).  Prints the
 final figures: programs, schedules, points, disagreements, crashes, hangs, ...
-Exit status 1 when anything failed.
+Exit status 1 when anything failed.  ``--jax`` also checks the JAX module (int32/float32
+and x64, under jit); a process that has started JAX must not fork, so each program then
+runs in its worker process without the forked hang guard (the alarm budget still applies).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ def program_seed(seed: int, index: int) -> int:
 
 
 def _work(args):
-    seed, budget = args
+    seed, budget, jax_checks = args
+    if jax_checks:
+        return check_program(generate(seed), budget=budget, jax_checks=True)
     return check_isolated(generate(seed), budget=budget)
 
 
@@ -45,9 +49,11 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="fuzz-failures", help="directory for failing programs")
     parser.add_argument("--shrink", action="store_true", help="also write a minimized program")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--jax", action="store_true",
+                        help="also check the JAX target (slower: jit per schedule)")
     args = parser.parse_args(argv)
 
-    tasks = [(program_seed(args.seed, i), args.budget) for i in range(args.programs)]
+    tasks = [(program_seed(args.seed, i), args.budget, args.jax) for i in range(args.programs)]
     start = time.perf_counter()
     results = []
     out = Path(args.out)

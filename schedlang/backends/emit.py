@@ -1,7 +1,7 @@
-"""``schedlang compile``: standalone modules for the python, torch and cerebras targets.
+"""``schedlang compile``: standalone modules for the python, torch, cerebras and jax targets.
 
 A generated module imports only ``math`` and/or ``torch`` (the cerebras one
-also tries ``cerebras.pytorch``), never schedlang, and is the same bytes for
+also tries ``cerebras.pytorch``; the jax one only ``jax``), never schedlang, and is the same bytes for
 the same input.  User text reaches it only as identifiers checked and mangled
 by ``codegen.base.mangle`` and numbers printed by our printers; the source
 file's name appears in the header comment, reduced to safe characters.
@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 
+from ..codegen import jax as jax_codegen
 from ..codegen import python as python_codegen
 from ..codegen import torch as torch_codegen
 from ..codegen.base import ModuleSpec, header, mangle
 from ..errors import SchedlangError
 from . import templates
 
-TARGETS = ("python", "torch", "cerebras")
+#: Every ``--target``: the CLI's choices and the tests derive from this tuple.
+TARGETS = ("python", "torch", "cerebras", "jax")
 
 
 def emit(program, target: str, source_name: str, class_name: str | None = None, *,
@@ -28,6 +30,8 @@ def emit(program, target: str, source_name: str, class_name: str | None = None, 
     spec = program.module_spec(source_name)
     if target == "python":
         return python_codegen.generate(spec).source
+    if target == "jax":
+        return jax_codegen.generate(spec).source
     name = check_class_name(class_name or default_class_name(source_name), spec)
     if target == "torch":
         return torch_module(spec, name, relative=relative)

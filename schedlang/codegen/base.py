@@ -19,7 +19,8 @@ from sympy.printing.precedence import PRECEDENCE, precedence
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Names generated modules use for themselves (scheduler constructors take
 # ``self, optimizer, *, <params>, last_epoch``).
-RESERVED = {"math", "torch", "t", "SCHEDULES", "PARAMS", "SOURCE", "self", "optimizer", "last_epoch"}
+RESERVED = {"math", "torch", "jax", "jnp", "t", "SCHEDULES", "PARAMS", "SOURCE", "self", "optimizer",
+            "last_epoch"}
 
 
 def mangle(name: str) -> str:

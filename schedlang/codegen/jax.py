@@ -1,0 +1,646 @@
+"""The JAX target: branch-free ``jnp.where`` code, exact on int32 steps, usable as an optax schedule.
+
+The structure is the torch printer's (``codegen/torch.py``): ``Piecewise`` becomes
+nested ``jnp.where`` with every branch computed in its own local step ``t - lo``
+and, where it could misbehave off its segment, on the step clamped into the
+segment; conditions, bounds, ``floor``, ``ceiling``, ``Mod`` of whole-number
+ratios and the restart index are integer arithmetic.  What differs is JAX's
+default precision: without ``jax_enable_x64`` steps are int32 and values
+float32, so this printer cannot lean on int64 and float64 headroom.
+
+* Types are read when the function is traced: ``_i`` is the widest integer
+  type JAX allows (int32, or int64 with x64), ``_f`` the widest float.  optax
+  passes its int32 count; it is widened to ``_i``.  Values are computed in ``_f``
+  and cast once to ``_dtype`` (default ``_f``).
+* int32 arithmetic wraps modulo 2**32 (two's complement in XLA), so sums and
+  products are exact whenever the *final* integer fits, whatever the
+  intermediate values.  Only the operations that are not ring operations need
+  their operands in range: comparisons, clamps, ``//``, ``%`` and conversion
+  to float.  So:
+
+  - a condition ``a*X + b < c`` (``X`` the step or another whole-number node,
+    ``a``, ``b``, ``c`` rational) is solved for ``X`` at generation time and
+    printed as ``X <= K`` or ``X > K`` with a whole ``K``.  A ``K`` outside
+    the step type is *saturated* to it (``_sat``): for any ``X`` of that type
+    ``X <= K`` and ``X <= sat(K)`` agree, which ``<`` against a saturated bound
+    would not (``t < 2**31`` is true at ``t = 2**31 - 1``; ``t < sat(2**31)`` is
+    not).  Segment offsets and clamp bounds saturate the same way (a segment
+    that starts past the type's range is never selected).
+  - ``floor((a*X + b) / D)`` is ``a*(X // D) + floor((a*(X % D) + b) / D)``:
+    both divisions see operands bounded by ``|a| D + |b|``, so ``(t + 1) // 50``
+    is right at ``t = 2**31 - 1`` where ``t + 1`` has wrapped.  ``Mod`` reduces
+    ``a`` and ``b`` modulo the period first for the same reason.
+  - the restart index counts the cycle starts ``<= t`` in a table of every start
+    the step type can hold (``_restart_index``), so no power of the period
+    multiplier overflows.
+  - any other whole-number constant outside int32 goes through ``_wide``, which
+    raises a clear error (enable x64) instead of wrapping silently.
+
+* Values in float32 are rounded at each operation, not once at the end as in the
+  torch target; the local steps keep that error relative to each segment (a
+  segment at step 2e9 is computed at steps 0..n, not at 2e9 + 0..n).
+* Parameters are keyword arguments with the file's defaults, converted with
+  ``jnp.asarray`` to ``_i`` or ``_f`` at entry (so a traced value works too,
+  except as a restart period, which must be a concrete number).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..schedule_algebra import at, t
+from ..special import as_power, restart_index
+from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
+from .python import ReferencePrinter, integer_mod, integer_ratio
+from .torch import MAX_INLINE_BRANCHES, Scope, _literal, _smaller, _upper_bound, needs_clamp
+
+#: The narrowest step type the code must be exact for (JAX's default int32).
+INT32_MAX = 2**31 - 1
+
+_SAT = '''\
+def _sat(value, dtype):
+    """A whole-number bound moved into dtype's range: ``x <= value`` keeps its truth for every x of dtype."""
+    info = jnp.iinfo(dtype)
+    return max(int(info.min), min(int(info.max), value))
+'''
+
+_WIDE = '''\
+def _wide(value, dtype):
+    """A whole-number constant as dtype, or a clear error where it does not fit (no silent wrap)."""
+    info = jnp.iinfo(dtype)
+    if not int(info.min) <= value <= int(info.max):
+        raise OverflowError(f"the schedule computes with the whole number {value}, which {dtype} steps "
+                            "cannot hold: enable jax_enable_x64 (jax.config.update('jax_enable_x64', True))")
+    return value
+'''
+
+_RESTART_INDEX = '''\
+def _restart_index(s, first, mult):
+    """Index of the restart cycle holding step s (cycle i lasts first * mult**i steps).
+
+    Counts the cycle starts after 0 that are <= s, from a table of every start that
+    s's integer type can hold (at most 31 for int32): no power overflows.  first and
+    mult must be concrete numbers (they fix the table), not traced values.
+    """
+    first, mult = int(first), int(mult)
+    top = int(jnp.iinfo(s.dtype).max)
+    starts, start, length = [], first, first * mult
+    while start <= top:
+        starts.append(start)
+        start, length = start + length, length * mult
+    if not starts:
+        return jnp.zeros_like(s)
+    return jnp.sum(s[..., None] >= jnp.asarray(starts, s.dtype), axis=-1, dtype=s.dtype)
+'''
+
+#: Functions a generated module defines when its formulas use them, in a fixed order.
+HELPERS = {"_sat": _SAT, "_wide": _WIDE, "_restart_index": _RESTART_INDEX}
+
+def _fits(bound: sp.Expr) -> bool:
+    """Whether a generation-time bound on an intermediate fits int32 (parameters: trusted)."""
+    return not bound.is_number or bound <= INT32_MAX
+
+
+def _float32_exact(number: sp.Expr) -> bool:
+    """Whether float32 holds ``number`` exactly (a dyadic rational with a 24-bit mantissa)."""
+    import struct
+
+    if not number.is_Rational:
+        return False
+    value = float(number)
+    return sp.Rational(value) == number and struct.unpack("f", struct.pack("f", value))[0] == value
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+class JaxPrinter(AtomicPrinting, PythonCodePrinter):
+    """sympy to straight-line ``jnp`` statements; ``doprint`` returns the final expression.
+
+    Statements naming intermediate arrays (clamped and local steps, integer
+    indices, parameters) accumulate in ``lines``, shared by every use in one
+    function; ``helpers`` collects the module-level functions the code calls.
+    """
+
+    printmethod = "_jaxcode"
+
+    def __init__(self, params: tuple[ParamSpec, ...] = ()):
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+        self.params = {p.symbol: p for p in params}
+        self.lines: list[str] = []
+        self.memo: dict[object, str] = {}
+        self.helpers: set[str] = set()
+        self.scope = Scope()
+        self.raw_step = False  # conditions read the unclamped step
+        self.step = "t"  # the integer code ``t`` stands for (a branch's local step inside it)
+
+    # -- statements ------------------------------------------------------------------
+
+    def bind(self, key, code: str) -> str:
+        """A name for ``code``, emitted once per ``key`` in this function."""
+        name = self.memo.get(key)
+        if name is None:
+            name = f"_v{len(self.memo)}"
+            self.memo[key] = name
+            self.lines.append(f"{name} = {code}")
+        return name
+
+    def int_literal(self, value, saturate: bool = False) -> str:
+        """A whole number; outside int32 through ``_sat`` (where saturating is exact) or ``_wide``."""
+        number = int(value)
+        if abs(number) <= INT32_MAX:
+            return str(number) if number >= 0 else f"({number})"
+        helper = "_sat" if saturate else "_wide"
+        self.helpers.add(helper)
+        return f"{helper}({number}, _i)"
+
+    def int_step(self) -> str:
+        scope = self.scope
+        if self.raw_step or scope.trivial:
+            return self.step
+        lo = self._int_bound(scope.lo)
+        if scope.hi is None:
+            return self.bind(("ti", self.step, scope.lo, None), f"jnp.maximum({self.step}, {lo})")
+        hi = self._int_bound(scope.hi)
+        return self.bind(("ti", self.step, scope.lo, scope.hi), f"jnp.clip({self.step}, {lo}, {hi})")
+
+    def float_step(self) -> str:
+        """The (clamped) step as a float: clamped in integers first, so bounds are exact."""
+        step = self.int_step()
+        return self.bind(("tf", step), f"{step}.astype(_f)")
+
+    def _int_bound(self, bound: sp.Expr) -> str:
+        """A whole-number bound (saturated); one of float parameters is rounded in float first."""
+        saved, self.raw_step = self.raw_step, True
+        try:
+            if bound.is_Integer:
+                return self.int_literal(bound, saturate=True)
+            code = self.int_code(bound)
+            return code if code is not None else f"({self._print(bound)}).astype(_i)"
+        finally:
+            self.raw_step = saved
+
+    def param(self, symbol: sp.Symbol, integer: bool) -> str:
+        name = self.params[symbol].py_name
+        return self.bind(("p", symbol, integer), f"jnp.asarray({name}, {'_i' if integer else '_f'})")
+
+    # -- whole numbers ------------------------------------------------------------------
+
+    def int_code(self, expr: sp.Expr) -> str | None:
+        """Integer code for a whole-number expression, or None when it is not one we can do."""
+        if expr.is_Integer:
+            return self.int_literal(expr)
+        if not expr.is_integer:
+            return None  # decided before printing parts, so no dead statements are left behind
+        if expr == t:
+            return self.int_step()
+        if isinstance(expr, sp.Symbol):
+            if expr in self.params and expr.is_integer:
+                return self.param(expr, integer=True)
+            return None
+        if isinstance(expr, (sp.Add, sp.Mul)):  # ring operations: wrap-exact (module docstring)
+            parts = [self.int_code(a) for a in expr.args]
+            if any(p is None for p in parts):
+                return None
+            joiner = " + " if isinstance(expr, sp.Add) else "*"
+            return "(" + joiner.join(parts) + ")"
+        if isinstance(expr, (sp.Min, sp.Max)):
+            return self._int_min_max(expr)
+        if isinstance(expr, (sp.floor, sp.ceiling, sp.Mod)):
+            code = self._int_rounding(expr) if not isinstance(expr, sp.Mod) else self._int_mod(*expr.args)
+            if code is None or code.isidentifier():
+                return code
+            return self.bind(("i", expr, self._step_key(expr)), code)
+        if isinstance(expr, restart_index):
+            return self._restart_index(expr)
+        return None
+
+    def _step_key(self, expr) -> str | None:
+        """Which step variable ``expr`` reads, so equal nodes share one computation."""
+        return self.int_step() if t in expr.free_symbols else None
+
+    def _int_min_max(self, expr) -> str | None:
+        is_min = isinstance(expr, sp.Min)
+        numbers = [a for a in expr.args if a.is_number]
+        parts = [self.int_code(a) for a in expr.args if not a.is_number]
+        if any(p is None for p in parts):
+            return None
+        if not parts:
+            return self.int_literal((min if is_min else max)(numbers))
+        out = parts[0]
+        for other in parts[1:]:
+            out = f"jnp.{'minimum' if is_min else 'maximum'}({out}, {other})"
+        if numbers:
+            bound = (min if is_min else max)(numbers)
+            # min(x, K) with K past the type's top is x, as is min(x, sat(K)); not so for max.
+            exact = (bound > 0) == is_min
+            out = f"jnp.{'minimum' if is_min else 'maximum'}({out}, {self.int_literal(bound, exact)})"
+        return out
+
+    def linear(self, expr: sp.Expr):
+        """``(a, X, b)`` with ``expr == a*X + b``: ``a`` a nonzero rational, ``X`` a whole-number
+        expression of the step, ``b`` free of the step; None when ``expr`` is not of that form."""
+        b, rest = expr.as_independent(t, as_Add=True)
+        if rest == 0:
+            return None
+        a, x = rest.as_coeff_Mul()
+        if isinstance(x, sp.Add):
+            content, x = x.primitive()
+            a = a * content
+        if not a.is_Rational or not x.is_integer or x.is_number:
+            return None
+        return a, x, b
+
+    def _int_rounding(self, expr) -> str | None:
+        arg = expr.args[0]
+        if isinstance(arg, sp.Mod) and isinstance(expr, sp.floor):
+            return self._floor_of_mod(arg)
+        ratio = integer_ratio(arg)
+        if ratio is None:
+            return None
+        numerator, denominator = ratio
+        if denominator == 1:
+            return self.int_code(numerator)
+        if isinstance(expr, sp.floor):
+            return self.floor_div(numerator, denominator)
+        code = self.floor_div(-numerator, denominator)
+        return None if code is None else f"(-{code})"
+
+    def floor_div(self, numerator: sp.Expr, denominator: sp.Expr) -> str | None:
+        """``floor(N / D)`` of whole numbers, right even where ``N`` itself wraps (see the docstring)."""
+        if denominator.is_number and denominator < 0:
+            numerator, denominator = -numerator, -denominator
+        d = self.int_code(denominator)
+        form = self.linear(numerator)
+        if d is None:
+            return None
+        code_x = None if form is None or not (form[0].is_Integer and form[2].is_integer) \
+            else self.int_code(form[1])
+        if code_x is not None:
+            a, x, b = form
+            if a == 1 and b == 0:
+                return self._int_div(code_x, d)
+            carry = sp.Integer(0)
+            if b.is_Integer and denominator.is_Integer:
+                carry, b = divmod(b, denominator)  # b's whole multiples of D leave the division
+            if _fits(abs(a) * denominator + abs(b)):  # the inner numerator's bound
+                q = self.bind(("q", x, denominator, self._step_key(x)), self._int_div(code_x, d))
+                r = self.bind(("r", x, denominator, self._step_key(x)), f"({code_x} % {d})")
+                scaled = r if a == 1 else f"{self.int_literal(a)}*{r}"
+                top = scaled if b == 0 else f"{scaled} + {self.int_code(b)}"
+                total = q if a == 1 else f"{self.int_literal(a)}*{q}"
+                out = f"({total} + ({top}) // {d}"
+                return out + (")" if carry == 0 else f" + {self.int_literal(carry)})")
+        n = self.int_code(numerator)
+        return None if n is None else self._int_div(n, d)
+
+    @staticmethod
+    def _int_div(n: str, d: str) -> str:
+        return f"({n} // {d})"
+
+    def _int_mod(self, a: sp.Expr, b: sp.Expr) -> str | None:
+        """``a mod b`` of whole numbers (the sign of ``b``), reduced before it can wrap."""
+        m = self.int_code(b)
+        if m is None:
+            return None
+        form = self.linear(a)
+        if form is not None and form[0].is_Integer and b.is_Integer and b > 0 and form[2].is_Integer:
+            k, x, c = form
+            k, c = k % b, c % b
+            code_x = self.int_code(x)
+            if code_x is not None and _fits(k * b + c if k != 1 else 2 * b):
+                r = self.bind(("r", x, b, self._step_key(x)), f"({code_x} % {m})")
+                if k == 1 and c == 0:
+                    return r
+                scaled = r if k == 1 else f"{self.int_literal(k)}*{r}"
+                return f"({scaled} % {m})" if c == 0 else f"(({scaled} + {self.int_literal(c)}) % {m})"
+        n = self.int_code(a)
+        return None if n is None else f"({n} % {m})"
+
+    def _floor_of_mod(self, mod: sp.Mod) -> str | None:
+        """``floor(Mod(N/D, M/E))``: ``remainder(N*E, M*D) // (D*E)``."""
+        whole = integer_mod(mod)
+        if whole is None:
+            return None
+        remainder = self._int_mod(whole[0], whole[1])
+        bottom = self.int_code(whole[2])
+        if remainder is None or bottom is None:
+            return None
+        return remainder if whole[2] == 1 else self._int_div(remainder, bottom)
+
+    def _restart_index(self, expr) -> str | None:
+        step, first, mult = expr.args
+        if not step.is_integer:
+            # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x).
+            step = sp.floor(step)
+        s = self.int_code(step)
+        if s is None or not first.is_integer or not mult.is_integer:
+            return None
+        if step == 0:
+            return "0"  # cycle 0 starts at step 0, whatever the period
+        self.helpers.add("_restart_index")
+        args = ", ".join(self._python_code(a) for a in (first, mult))
+        return self.bind(("ri", expr, self._step_key(expr)), f"_restart_index({s}, {args})")
+
+    def _python_code(self, expr: sp.Expr) -> str:
+        """Plain Python for a step-free whole number over the raw parameters (concrete at trace time)."""
+        if expr.is_Integer:
+            return str(int(expr))
+        renamed = expr.xreplace({s: sp.Symbol(p.py_name, **s.assumptions0) for s, p in self.params.items()})
+        return ReferencePrinter().doprint(renamed)
+
+    # -- conditions ---------------------------------------------------------------------
+
+    def bool_code(self, cond) -> str:
+        """A bool array for a condition; comparisons of whole numbers stay integer (docstring)."""
+        if cond == sp.true or cond == sp.false:
+            return self.bind(("b", bool(cond)), f"jnp.asarray({bool(cond)})")
+        if isinstance(cond, sp.And):
+            return "(" + " & ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Or):
+            return "(" + " | ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Not):
+            return f"(~{self.bool_code(cond.args[0])})"
+        if not isinstance(cond, Relational):
+            raise ValueError(f"cannot print condition {cond}")
+        op = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+              sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}[type(cond)]
+        saved, self.raw_step = self.raw_step, True
+        try:
+            return self._relation(cond.lhs, op, cond.rhs)
+        finally:
+            self.raw_step = saved
+
+    def _relation(self, lhs, op: str, rhs) -> str:
+        form = self.linear(lhs - rhs)
+        if form is not None:
+            a, x, b = form  # a*x + b op 0, so x op' -b/a
+            code_x = self.int_code(x)
+            if code_x is not None:
+                found = self._solved(code_x, _FLIP[op] if a < 0 else op, -b / a)
+                if found is not None:
+                    return found
+        left, right = self.int_code(lhs), self.int_code(rhs)
+        if left is None or right is None or (lhs.is_number and rhs.is_number):
+            left, right = self.float_code(lhs), self.float_code(rhs)
+        return f"({left} {op} {right})"
+
+    def _solved(self, x: str, op: str, bound: sp.Expr) -> str | None:
+        """``x op bound`` for a whole ``x`` as ``x <= K`` / ``x > K`` (``K`` whole, saturated)."""
+        if op in ("==", "!="):
+            if bound.is_number and not bound.is_integer:
+                return self.bool_code(sp.false if op == "==" else sp.true)
+            same = self._solved(x, "<=", bound)
+            other = self._solved(x, ">=", bound)
+            if same is None or other is None:
+                return None
+            return f"({same} & {other})" if op == "==" else f"(~({same} & {other}))"
+        # x < c  <=>  x <= ceil(c) - 1;  x <= c  <=>  x <= floor(c);  > and >= likewise.
+        k = sp.ceiling(bound) - 1 if op in ("<", ">=") else sp.floor(bound)
+        if k.is_Integer:
+            code = self.int_literal(k, saturate=True)
+        else:
+            code = self.int_code(k)
+            if code is None:
+                return None
+        return f"({x} <= {code})" if op in ("<", "<=") else f"({x} > {code})"
+
+    # -- values (float context) ---------------------------------------------------------
+
+    def float_code(self, expr: sp.Expr) -> str:
+        return self._print(expr)
+
+    def _print(self, expr, **kwargs):
+        if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
+            return _literal(expr)
+        return super()._print(expr, **kwargs)
+
+    def _print_Symbol(self, expr):
+        if expr == t:
+            return self.float_step()
+        if expr in self.params:
+            return self.param(expr, integer=False)
+        raise ValueError(f"unexpected symbol {expr}")
+
+    def _print_Mul(self, expr):
+        numbers = [a for a in expr.args if a.is_number]
+        if len(numbers) > 1:  # fold pi/500 and friends into one literal
+            rest = [a for a in expr.args if not a.is_number]
+            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
+            return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
+        return super()._print_Mul(expr)
+
+    def _print_Float(self, expr):
+        return _literal(expr)
+
+    def _print_Pow(self, expr, rational=False):
+        base, exponent = expr.args
+        if exponent == sp.S.Half:
+            return f"jnp.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half:
+            return f"(1.0/jnp.sqrt({self._print(base)}))"
+        if exponent == -1:
+            return f"(1.0/{self.parenthesize(base, PRECEDENCE['Pow'])})"
+        if exponent.is_Integer and exponent > 0 and t not in exponent.free_symbols:
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
+        return self._power(base, exponent)
+
+    def _power(self, base, exponent) -> str:
+        """``base ** exponent``: IEEE inf past the float's range, as the reference's ``_pow``.
+
+        A positive constant base that float32 cannot hold (``0.999``) is ``exp(x * log b)``
+        with ``log b`` rounded once from the exact base: ``pow`` of the rounded base would
+        carry its rounding times ``x`` (5e-5 relative at ``0.999 ** 1675`` in float32), the
+        product carries ``|x log b|`` ulps.  Bases float32 holds (``0.5``, ``2``) stay powers,
+        exact at whole exponents.
+        """
+        if base.is_number and base.is_positive and not _float32_exact(base):
+            return f"jnp.exp({_literal(sp.log(base))}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
+        return f"jnp.power({self._print(base)}, {self._print(exponent)})"
+
+    def _function(self, name):
+        def printer(expr):
+            return f"jnp.{name}({self._print(expr.args[0])})"
+        return printer
+
+    def _print_cos(self, expr):
+        return self._function("cos")(expr)
+
+    def _print_sin(self, expr):
+        return self._function("sin")(expr)
+
+    def _print_tan(self, expr):
+        return self._function("tan")(expr)
+
+    def _print_exp(self, expr):
+        power = as_power(expr)
+        if power is not None:
+            return self._power(*power)
+        return self._function("exp")(expr)
+
+    def _print_log(self, expr):
+        return self._function("log")(expr)
+
+    def _print_logb(self, expr):
+        return f"jnp.log({self._print(expr.args[0])})"  # a parameter base; numbers fold
+
+    def _print_Abs(self, expr):
+        return self._function("abs")(expr)
+
+    def _integer_in_float(self, expr, fallback) -> str:
+        """A whole-number node computed in integers, then converted; ``fallback()`` otherwise."""
+        code = self.int_code(expr)
+        if code is None:
+            return fallback()
+        if code.strip("()").lstrip("-").isdigit():  # a whole number known here
+            return f"{float(code.strip('()'))!r}"
+        return self.bind(("if", expr, self._step_key(expr)), f"({code}).astype(_f)")
+
+    def _print_floor(self, expr):
+        return self._integer_in_float(expr, lambda: f"jnp.floor({self._print(expr.args[0])})")
+
+    def _print_ceiling(self, expr):
+        return self._integer_in_float(expr, lambda: f"jnp.ceil({self._print(expr.args[0])})")
+
+    def _print_Mod(self, expr):
+        a, b = expr.args
+        return self._integer_in_float(expr, lambda: self._fraction_mod(expr) or
+                                      f"jnp.remainder({self._print(a)}, {self._print(b)})")
+
+    def _fraction_mod(self, expr) -> str | None:
+        """``Mod`` of whole-number ratios: an integer remainder divided once (see ``integer_mod``)."""
+        whole = integer_mod(expr)
+        if whole is None:
+            return None
+        remainder = self._int_mod(whole[0], whole[1])
+        if remainder is None:
+            return None
+        value = self.bind(("i", expr, self._step_key(expr)), f"{remainder}.astype(_f)")
+        return value if whole[2] == 1 else f"({value} / {self.float_code(whole[2])})"
+
+    def _print_restart_index(self, expr):
+        def refuse():
+            raise ValueError("restart_index needs whole-number arguments")
+        return self._integer_in_float(expr, refuse)
+
+    def _print_Min(self, expr):
+        name = "minimum" if isinstance(expr, sp.Min) else "maximum"
+        numbers = [a for a in expr.args if a.is_number]
+        parts = [self._print(a) for a in expr.args if not a.is_number]
+        if numbers:
+            parts.append(_literal((min if name == "minimum" else max)(numbers, key=float)))
+        out = parts[0]
+        for other in parts[1:]:
+            out = f"jnp.{name}({out}, {other})"
+        return out
+
+    def _print_Max(self, expr):
+        return self._print_Min(expr)
+
+    def _print_Piecewise(self, expr):
+        outer = self.scope
+        lo = outer.lo
+        branches: list[tuple[str, str | None]] = []
+        args = expr.args
+        for index, (value, cond) in enumerate(args):
+            last = index == len(args) - 1
+            bound = None if last else _upper_bound(cond)
+            hi = outer.hi if bound is None else _smaller(outer.hi, bound)
+            if hi is not None and (lo - hi).is_positive:
+                continue  # no step reaches this branch
+            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value), local=outer.local)
+            try:
+                code = self._localized(value)
+            finally:
+                self.scope = outer
+            branches.append((code, None if last else self.bool_code(cond)))
+            if bound is not None:
+                lo = sp.Max(lo, bound + 1)
+        out = branches[-1][0]
+        for code, cond in reversed(branches[:-1]):
+            out = f"jnp.where({cond}, {code}, {out})"
+            if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
+                out = self.bind(("w", len(self.memo)), out)
+        return out
+
+    def _localized(self, value: sp.Expr) -> str:
+        """A branch's value computed in its local step ``t - lo`` (integers), ``lo`` its first step."""
+        scope = self.scope
+        lo = scope.lo
+        if lo == 0 or t not in value.free_symbols or not lo.is_integer:
+            return self._print(value)
+        saved_raw, self.raw_step = self.raw_step, True
+        try:
+            lo_code = self.int_literal(lo, saturate=True) if lo.is_Integer else self.int_code(lo)
+        finally:
+            self.raw_step = saved_raw
+        if lo_code is None:
+            return self._print(value)
+        step = self.bind(("local", self.step, lo), f"({self.step} - {lo_code})")
+        saved_step, self.step = self.step, step
+        hi = None if scope.hi is None else scope.hi - lo
+        self.scope = Scope(sp.Integer(0), hi, scope.clamp, local=True)
+        try:
+            return self._print(at(value, t + lo))
+        finally:
+            self.step, self.scope = saved_step, scope
+
+    def _print_Relational(self, expr):
+        return self.bool_code(expr)
+
+    def _print_NumberSymbol(self, expr):
+        return _literal(expr)
+
+    def _print_Exp1(self, expr):
+        return _literal(expr)
+
+    def _print_Pi(self, expr):
+        return _literal(expr)
+
+
+_PROLOGUE = [
+    "_i = jax.dtypes.canonicalize_dtype(jnp.int64)",
+    "_f = jax.dtypes.canonicalize_dtype(jnp.float64)",
+    "t = jnp.asarray(t)",
+    "if not jnp.issubdtype(t.dtype, jnp.integer):",
+    "    raise TypeError(f'steps must be whole numbers (an integer array), not {t.dtype}')",
+    "t = t.astype(_i)",
+]
+
+
+def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
+                    helpers: set[str] | None = None) -> str:
+    """``def name(t, *, p=default, ..., _dtype=None)``: values at an integer array of steps.
+
+    The result has the steps' shape and dtype ``_dtype`` (default: float32, or
+    float64 with x64).  ``helpers`` collects the module helpers the body calls.
+    """
+    printer = JaxPrinter(params)
+    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
+                   for p in params)
+    signature = f"def {name}(t, *{args}, _dtype=None):"
+    if t not in expr.free_symbols and expr.is_number:
+        value = f"jnp.full(t.shape, {_literal(expr)}, _f)"
+    else:
+        value = printer.doprint(expr)
+        if t not in expr.free_symbols:
+            value = f"jnp.broadcast_to(jnp.asarray({value}, _f), t.shape)"
+    body = [*_PROLOGUE, *printer.lines, f"return ({value}).astype(_f if _dtype is None else _dtype)"]
+    if helpers is not None:
+        helpers |= printer.helpers
+    return signature + "\n" + "".join(f"    {line}\n" for line in body)
+
+
+def generate(spec: ModuleSpec) -> GeneratedModule:
+    """A standalone module of JAX functions, one per schedule, and ``SCHEDULES``."""
+    used: set[str] = set()
+    bodies = [function_source(s.py_name, s.expr, spec.params, used) for s in spec.schedules]
+    parts = [header(spec, "jax"), "import jax\nimport jax.numpy as jnp\n"]
+    parts.extend("\n\n" + text for name, text in HELPERS.items() if name in used)
+    parts.extend("\n\n" + body for body in bodies)
+    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
+    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
+    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})
