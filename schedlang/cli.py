@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import exporters, importers
+from . import __version__, exporters, importers
 from .command_line import CommandLine
 from .errors import SchedlangError
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
@@ -46,6 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="schedlang", description="Exact, checked learning-rate schedules.")
+    parser.add_argument("--version", action="version", version=f"schedlang {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     def command(name, run, help_text):
@@ -74,6 +75,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("-o", "--output", help="image file (PNG, SVG, PDF); without it, plot in the terminal")
     sub.add_argument("--steps", default=None, metavar="START:STOP[:STEP]")
     sub.add_argument("--log", action="store_true", help="logarithmic value axis")
+
+    sub = command("fmt", _fmt, "rewrite .sched files in the canonical layout (comments kept)")
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="a .sched file, a directory (every .sched under it), or - (standard input "
+                          "to standard output)")
+    sub.add_argument("--check", action="store_true",
+                     help="change nothing; list the files that would change and exit 1 if any")
+    sub.add_argument("--diff", action="store_true", help="change nothing; print a unified diff")
 
     sub = with_defines(command("compile", _compile, "write a standalone Python module"))
     sub.add_argument("file")
@@ -232,7 +241,7 @@ def _check(args) -> int:
     report = summarise(program)
     print(report.text)
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(warning.render(), file=sys.stderr)
     if args.strict and report.warnings:
         print(f"error: {len(report.warnings)} warning(s) with --strict", file=sys.stderr)
         return EXIT_ERROR
@@ -274,6 +283,12 @@ def _plot(args) -> int:
     else:
         print(out)
     return EXIT_OK
+
+
+def _fmt(args) -> int:
+    from .fmt import run
+
+    return run(args.files, check=args.check, diff=args.diff)
 
 
 def _compile(args) -> int:
