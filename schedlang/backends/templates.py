@@ -5,7 +5,23 @@ Only ``{...}`` fields are filled in, and only with checked identifiers
 (``codegen.base.mangle``) and numbers printed by our own printers.
 """
 
-TORCH_CLASS = '''
+# ``load_state_dict`` restores the checkpoint's parameters over the constructor's, as every
+# PyTorch scheduler restores its own attributes: a resumed run continues the saved schedule.
+# Silently doing so surprised users, so it warns, naming each parameter that changes.
+RESUME_HELPER = '''
+
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {{}}
+    changed = [f"{{name}}={{saved[name]!r}} (constructor: {{given[name]!r}})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+'''
+
+TORCH_CLASS = RESUME_HELPER + '''
 
 _PLAIN = (float, int)
 
@@ -104,12 +120,13 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
                 if key not in ("optimizer", "_device_steps")}}
 
     def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
         self.__dict__.update(state_dict)
         for step in self._device_steps.values():
             step.fill_(self.last_epoch)
 '''
 
-CEREBRAS_BASE = '''
+CEREBRAS_BASE = RESUME_HELPER + '''
 
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
@@ -176,4 +193,8 @@ class {class_name}(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)
 '''

@@ -33,6 +33,17 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
 SCHEDULES = {'lr': lr}
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 _PLAIN = (float, int)
 
 
@@ -130,6 +141,7 @@ class OneCycle(torch.optim.lr_scheduler.LRScheduler):
                 if key not in ("optimizer", "_device_steps")}
 
     def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
         self.__dict__.update(state_dict)
         for step in self._device_steps.values():
             step.fill_(self.last_epoch)
