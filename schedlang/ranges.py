@@ -94,23 +94,23 @@ def _rate(arg: sp.Expr) -> float:
     return abs(float(slope))
 
 
-def program_horizon(program) -> int:
-    """The largest horizon of the file's bound schedules (``DEFAULT`` when none has one)."""
-    ends = [horizon(s) for s in program if s.is_bound]
+def program_horizon(*programs) -> int:
+    """The largest horizon of the bound schedules of ``programs`` (``DEFAULT`` when none has one)."""
+    ends = [horizon(s) for program in programs for s in program if s.is_bound]
     ends = [e for e in ends if e]
     return max(ends) if ends else DEFAULT
 
 
-def eval_steps(program) -> range:
+def eval_steps(*programs) -> range:
     """``EVAL_POINTS`` evenly spaced steps from 0 to the horizon (or just past it)."""
-    end = program_horizon(program)
+    end = program_horizon(*programs)
     stride = max(1, -(-end // (EVAL_POINTS - 1)))
     return range(0, stride * (EVAL_POINTS - 1) + 1, stride)
 
 
-def plot_steps(program, extra: int = 0) -> range:
+def plot_steps(*programs) -> range:
     """About ``PLOT_POINTS`` steps from 0 to 5% past the horizon, so the end shows."""
-    end = max(program_horizon(program), extra)
+    end = program_horizon(*programs)
     end += max(1, end // 20)
     stride = max(1, -(-end // PLOT_POINTS))
     return range(0, end + 1, stride)
