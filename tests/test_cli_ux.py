@@ -244,3 +244,14 @@ def test_lr_budget_is_defined_in_the_docs(capsys, monkeypatch):
     lr = schedlang.load(ROOT / "examples" / "warmup_cosine.sched")["lr"]
     summary = summarise(lr.program).summaries[0]
     assert summary.budget == pytest.approx(sum(lr.values(range(1000))), rel=1e-12)
+
+
+def test_check_json_and_fmt_stay_light():
+    code = ("import sys; from schedlang.cli import main;"
+            "rc = main(['check', 'examples/gpt_pretrain.sched', '--json']);"
+            "rc |= main(['fmt', '--check', 'examples']);"
+            "bad = [m for m in ('torch', 'jax', 'yaml', 'matplotlib') if m in sys.modules];"
+            "assert not bad, bad; raise SystemExit(rc)")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 0, result.stderr
