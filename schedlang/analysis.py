@@ -13,20 +13,37 @@ Warnings never fail a check (``--strict`` makes them errors):
   ``multistep``, ``piecewise``, cyclic restarts - are never reported;
 * a *negative value* anywhere on the scanned steps;
 * a segment cut by ``for`` before it *reaches its stated end* (its last value
-  is not the one its formula ends at).
+  is not the one its formula ends at);
+* a segment after ``warmup(...) >>`` that *holds the peak* for more than
+  ``FLAT_AFTER_WARMUP`` steps and then changes at every step: the warmup
+  already climbed, and the decay waits (``warmup(linear, 4000) >>
+  inverse_sqrt(7e-4, 4000)`` holds 7e-4 for 4000 extra steps because
+  ``inverse_sqrt`` is flat for its first ``n`` steps).  A segment that is
+  flat by design - ``constant``, or a ``step``/``multistep`` decay that is
+  flat between its drops - is not reported.
 
-Each summary also gives the *lr budget*: the sum of the values over the
-finite part (the steps before the schedule's duration; the scanned horizon
-for one that never ends).
+Each warning is a ``Diagnostic``: its text, and the span of the source it is
+about (the segment after ``>>``, the length after ``for``, the schedule).
+
+Each summary also gives the *sum* of the values over the finite part (the
+steps before the schedule's duration; the default range of ``ranges.horizon``
+for one that never ends), shown as ``lr budget`` for ``lr``: the area under
+the learning-rate curve, a quick way to compare two schedules' total step
+size.  ``~`` marks a sum estimated from sampled steps.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import Diagnostic
+from .ranges import DEFAULT
+from .ranges import horizon as default_horizon
+
 MAX_SCAN = 200_000
-INFINITE_HORIZON = 10_000  # steps summarised for a schedule that never ends
 JUMP_RTOL = 1e-9
+FLAT_AFTER_WARMUP = 3  # steps a segment after a warmup may hold its start value
+MAX_FLAT_SCAN = 1_000_000  # steps looked at to measure such a hold
 
 
 @dataclass
@@ -79,8 +96,8 @@ def summarise_schedule(schedule) -> ScheduleSummary:
         return ScheduleSummary(schedule.name, duration, None, None, None, None, 0)
     if isinstance(duration, int):
         horizon = duration
-    else:  # past every breakpoint, so a step decay shows all its steps
-        horizon = max([INFINITE_HORIZON, *(2 * int(b) for b in schedule.breakpoints)])
+    else:  # the range eval and plot show by default (ranges.py)
+        horizon = default_horizon(schedule) or DEFAULT
     steps = scan_steps(schedule, horizon)
     values = schedule.values(steps)
     end = values[-1] if isinstance(duration, int) else None
@@ -91,10 +108,12 @@ def summarise_schedule(schedule) -> ScheduleSummary:
     return summary
 
 
-def _warnings(schedule, steps: list[int], values: list[float]) -> list[str]:
+def _warnings(schedule, steps: list[int], values: list[float]) -> list[Diagnostic]:
     found = []
     name = schedule.name
     bound = schedule.program.substitutions if schedule.program else {}
+    joins = {int(m.step.xreplace(bound)) for m in schedule.segment.marks
+             if m.kind == "join" and m.step.xreplace(bound).is_Integer}
     for mark in schedule.segment.marks:
         step, value = mark.step.xreplace(bound), mark.value.xreplace(bound)
         if not (step.is_Integer and value.is_number):
@@ -107,20 +126,70 @@ def _warnings(schedule, steps: list[int], values: list[float]) -> list[str]:
         if mark.kind == "join":
             actual = schedule(step)
             if _apart(expected, actual):
-                found.append(f"schedule '{name}' jumps at step {step}: the segment before `>>` ends "
-                             f"at {_fmt(expected)} but the next one starts at {_fmt(actual)}")
+                found.append(Diagnostic(f"schedule '{name}' jumps at step {step}: the segment before "
+                                        f"`>>` ends at {_fmt(expected)} but the next one starts at "
+                                        f"{_fmt(actual)}", mark.span))
         elif mark.kind == "cut" and mark.reached is not None:
             reached = mark.reached.xreplace(bound)
             if reached.is_number and _apart(expected, float(reached)):
-                found.append(f"schedule '{name}' never reaches its stated end: a `for` stops a "
-                             f"segment at step {step} at {_fmt(float(reached))}, not at its end "
-                             f"value {_fmt(expected)}")
+                found.append(Diagnostic(f"schedule '{name}' never reaches its stated end: a `for` stops "
+                                        f"a segment at step {step} at {_fmt(float(reached))}, not at "
+                                        f"its end value {_fmt(expected)}", mark.span))
+        elif mark.kind == "warmup":
+            warning = _held_after_warmup(schedule, step, joins, _text(mark.span))
+            if warning:
+                found.append(Diagnostic(warning[0], mark.span, warning[1]))
     low = min(values)
     if low < 0:
         first = next(i for i, v in enumerate(values) if v < 0)
-        found.append(f"schedule '{name}' goes negative from step {steps[first]} "
-                     f"({_fmt(values[first])}; lowest {_fmt(low)})")
+        found.append(Diagnostic(f"schedule '{name}' goes negative from step {steps[first]} "
+                                f"({_fmt(values[first])}; lowest {_fmt(low)})", schedule.span))
     return found
+
+
+def _text(span) -> str:
+    """The source a span covers (its first line's part, for a span over several lines)."""
+    if span is None:
+        return ""
+    line = span.source.line(span.line)
+    return line[span.column - 1:span.end_column - 1] if span.end_line == span.line else line[span.column - 1:]
+
+
+def _held_after_warmup(schedule, end: int, joins: set[int], segment: str) -> tuple[str, str] | None:
+    """(message, hint) when the segment after a warmup ending at ``end`` holds its start value
+    for more than ``FLAT_AFTER_WARMUP`` steps and then changes at every step."""
+    if end == 0:
+        return None
+    stop = end + MAX_FLAT_SCAN
+    if isinstance(schedule.duration, int):
+        stop = min(stop, schedule.duration)
+    probe = schedule.values(range(end, min(end + FLAT_AFTER_WARMUP + 1, stop + 1)))
+    if len(probe) <= FLAT_AFTER_WARMUP or any(v != probe[0] for v in probe):
+        return None
+    held, chunk = end, 4096
+    while held < stop:  # the first step whose value differs from the start value
+        block = schedule.values(range(held, min(held + chunk, stop + 1)))
+        moved = next((i for i, v in enumerate(block) if v != probe[0]), None)
+        if moved is not None:
+            held += moved
+            break
+        held += len(block)
+        chunk = min(chunk * 2, 1 << 16)
+    else:
+        return None
+    if held >= stop or any(end < j <= held for j in joins):
+        return None  # flat up to the next segment: a constant by design
+    after = schedule.values([held, held + 1, held + 2])
+    if after[0] == after[1] or after[1] == after[2]:
+        return None  # a step decay: flat between its drops by design
+    message = (f"schedule '{schedule.name}' holds {_fmt(probe[0])} for {held - end} steps after its "
+               f"warmup ends at step {end}: the segment after the warmup is flat at its start")
+    hint = ("inverse_sqrt(v0, n) is flat for its first n steps; after a warmup of n steps write "
+            "rsqrt_decay(v0, n), which decays at once (or noam(d_model, n) for the whole "
+            "Transformer schedule)")
+    if not segment.startswith("inverse_sqrt"):
+        hint = "start the segment after the warmup where it should begin to change"
+    return message, hint
 
 
 def _apart(a: float, b: float) -> bool:

@@ -12,11 +12,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import exporters, importers
+from . import __version__, exporters, importers
 from .backends.emit import TARGETS
 from .command_line import CommandLine
 from .errors import SchedlangError
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
+from .ranges import EVAL_POINTS
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
@@ -24,6 +25,7 @@ EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     parser = _parser()
+    _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
@@ -32,21 +34,33 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args) or EXIT_OK
     except SchedlangError as exc:
-        print(str(args.command_line.locate(exc, getattr(args, "defines", []))), file=sys.stderr)
+        located = args.command_line.locate(exc, getattr(args, "defines", []))
+        print(str(located), file=sys.stderr)
+        if getattr(args, "json", False):
+            from . import cli_json
+
+            cli_json.emit(cli_json.error(located))
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `schedlang eval ... | head`
         return EXIT_OK
 
 
 class _Parser(argparse.ArgumentParser):
+    json_errors = False  # set by main when --json is on the command line
+
     def error(self, message):  # argparse's own usage errors: exit 2, no traceback either
         self.print_usage(sys.stderr)
         print(f"schedlang: error: {message}", file=sys.stderr)
+        if _Parser.json_errors:
+            from . import cli_json
+
+            cli_json.emit(cli_json.usage_error(message))
         raise SystemExit(EXIT_ERROR)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="schedlang", description="Exact, checked learning-rate schedules.")
+    parser.add_argument("--version", action="version", version=f"schedlang {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     def command(name, run, help_text):
@@ -59,22 +73,42 @@ def _parser() -> argparse.ArgumentParser:
                          help="bind a parameter (repeatable)")
         return sub
 
-    sub = with_defines(command("check", _check, "parse and check a .sched file; summarise it"))
+    def with_json(sub):
+        sub.add_argument("--json", action="store_true",
+                         help="one JSON object on standard output, errors included (docs/cli.md)")
+        return sub
+
+    sub = with_json(with_defines(command("check", _check, "parse and check a .sched file; summarise it")))
     sub.add_argument("file")
     sub.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
-    sub = with_defines(command("eval", _eval, "print schedule values at a range of steps"))
+    sub = with_json(with_defines(command("eval", _eval, "print schedule values at a range of steps")))
     sub.add_argument("file")
     sub.add_argument("--steps", default=None, metavar="START:STOP:STEP",
-                     help="steps to show (STOP excluded); default: 11 points across the schedule")
+                     help=f"steps to show (STOP excluded); default: {EVAL_POINTS} evenly spaced steps from 0 "
+                          "to the end of the longest schedule (docs/cli.md: default range)")
     sub.add_argument("--csv", action="store_true", help="comma-separated output")
     sub.add_argument("--schedule", action="append", metavar="NAME", help="only these schedules")
 
-    sub = with_defines(command("plot", _plot, "plot every schedule in a file"))
-    sub.add_argument("file")
+    sub = with_defines(command("plot", _plot, "plot the schedules of one or more files, overlaid"))
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="one or more .sched files: one panel per schedule name, the files overlaid in "
+                          "it; with two files, a panel of their difference A - B under each")
     sub.add_argument("-o", "--output", help="image file (PNG, SVG, PDF); without it, plot in the terminal")
-    sub.add_argument("--steps", default=None, metavar="START:STOP[:STEP]")
-    sub.add_argument("--log", action="store_true", help="logarithmic value axis")
+    sub.add_argument("--steps", default=None, metavar="START:STOP[:STEP]",
+                     help="default: 0 to just past the end (docs/cli.md: default range)")
+    sub.add_argument("--schedule", action="append", metavar="NAME",
+                     help="only these schedules (repeatable; default: all)")
+    sub.add_argument("--log", action="store_true",
+                     help="logarithmic value axis (steps with values <= 0 are left out, with a note)")
+
+    sub = command("fmt", _fmt, "rewrite .sched files in the canonical layout (comments kept)")
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="a .sched file, a directory (every .sched under it), or - (standard input "
+                          "to standard output)")
+    sub.add_argument("--check", action="store_true",
+                     help="change nothing; list the files that would change and exit 1 if any")
+    sub.add_argument("--diff", action="store_true", help="change nothing; print a unified diff")
 
     sub = with_defines(command("compile", _compile, "write a standalone Python module"))
     sub.add_argument("file")
@@ -82,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--class-name", default=None, help="scheduler class name (torch, cerebras)")
 
-    sub = with_defines(command("verify", _verify, "prove two schedules equal, or show where they differ"))
+    sub = with_json(with_defines(command("verify", _verify,
+                                         "prove two schedules equal, or show where they differ")))
     sub.add_argument("sides", nargs="*", action=_SideAction, default=None, metavar="FILE",
                      help="a .sched file (its 'lr' schedule, or its only one)")
     sub.add_argument("-e", dest="sides", action=_SideAction, metavar="EXPR",
@@ -93,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--latex", action="store_true", help="LaTeX (sympy's printer) instead of text")
 
-    sub = command("import", _import, "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source")
+    sub = with_json(command("import", _import,
+                            "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source"))
     sub.add_argument("file", nargs="?", help="a .yaml file, a file holding a SambaFlow command line, or - "
                                              "for standard input")
     sub.add_argument("--format", choices=importers.FORMATS, default=None,
@@ -154,13 +190,17 @@ def load_program(args):
     return load(args.file, defines(args))
 
 
-def parse_steps(text: str | None, program, span_of=None) -> range:
+def parse_steps(text: str | None, program, span_of=None, default: range | None = None) -> range:
     """``--steps START:STOP:STEP`` (or one step) as a range of at most ``MAX_EVAL_POINTS`` steps.
 
-    ``span_of(start, length)`` locates part of the text on the command line, for carets.
+    ``span_of(start, length)`` locates part of the text on the command line, for carets;
+    ``default`` is the range without ``--steps`` (``ranges.eval_steps(program)`` if not given).
     """
+    from .ranges import eval_steps
+
+    default = default if default is not None else eval_steps(program)
     if text is None:
-        return default_steps(program)
+        return default
     span_of = span_of or (lambda start, length: None)
     parts = text.split(":")
     if len(parts) > 3:
@@ -175,7 +215,7 @@ def parse_steps(text: str | None, program, span_of=None) -> range:
             raise SchedlangError("--steps is empty", span_of(0, 1), hint="e.g. --steps 0:1000:100")
         return range(numbers[0], numbers[0] + 1)
     start = numbers[0] or 0
-    stop = numbers[1] if numbers[1] is not None else default_steps(program).stop
+    stop = numbers[1] if numbers[1] is not None else default.stop
     step = numbers[2] if len(numbers) == 3 and numbers[2] is not None else 1
     if step <= 0:
         raise SchedlangError(f"--steps needs STEP > 0, got {text!r}",
@@ -217,23 +257,21 @@ def _steps_locator(args):
     return lambda start, length: command_line.value_span("--steps", args.steps, start, length)
 
 
-def default_steps(program, points: int = 10) -> range:
-    """0 to just past the longest finite schedule (or the last breakpoint, or 1000)."""
-    ends = [s.duration for s in program if isinstance(s.duration, int)]
-    ends += [int(b) for s in program if s.duration is None and s.is_bound for b in s.breakpoints]
-    end = max(ends) if ends else 1000
-    step = max(1, end // points)
-    return range(0, end + step + 1, step)
-
-
 def _check(args) -> int:
     from .analysis import summarise
+    from .progress import progress
 
-    program = load_program(args)
-    report = summarise(program)
-    print(report.text)
+    with progress(f"checking {args.file}"):
+        program = load_program(args)
+        report = summarise(program)
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(warning.render(), file=sys.stderr)
+    if args.json:
+        from . import cli_json
+
+        cli_json.emit(cli_json.check(args.file, program, report))
+    else:
+        print(report.text)
     if args.strict and report.warnings:
         print(f"error: {len(report.warnings)} warning(s) with --strict", file=sys.stderr)
         return EXIT_ERROR
@@ -241,13 +279,21 @@ def _check(args) -> int:
 
 
 def _eval(args) -> int:
+    from .progress import progress
+
     program = load_program(args)
     names = args.schedule or list(program.schedules)
     schedules = [program[n] for n in names]
     steps = parse_steps(args.steps, program, _steps_locator(args))
     from .backends.torch_eval import values
 
-    columns = [values(s, steps) for s in schedules]
+    with progress(f"evaluating {args.file} at {len(steps)} steps"):
+        columns = [values(s, steps) for s in schedules]
+    if args.json:
+        from . import cli_json
+
+        cli_json.emit(cli_json.evaluate(args.file, steps, names, columns))
+        return EXIT_OK
     if args.csv:
         print(",".join(["step", *names]))
         for i, step in enumerate(steps):
@@ -262,19 +308,53 @@ def _eval(args) -> int:
 
 def _plot(args) -> int:
     from .plot import plot
+    from .progress import progress
+    from .ranges import plot_steps
 
-    program = load_program(args)
+    programs = load_programs(args.files, defines(args))
     # A picture needs many more points than a table: about one per pixel column.
-    if args.steps:
-        steps = parse_steps(args.steps, program, _steps_locator(args))
-    else:
-        steps = default_steps(program, points=800)
-    out = plot(program, steps, output=args.output, log=args.log)
+    default = plot_steps(*programs)
+    steps = parse_steps(args.steps, programs[0], _steps_locator(args), default=default)
+    with progress(f"plotting {' '.join(args.files)}"):
+        out, notes = plot(list(zip(args.files, programs)), steps, output=args.output, log=args.log,
+                          names=args.schedule)
+    for note in notes:
+        print(note, file=sys.stderr)
     if args.output:
         print(f"wrote {out}")
     else:
         print(out)
     return EXIT_OK
+
+
+def load_programs(paths: list[str], params: dict) -> list:
+    """Each file compiled with the ``-D`` values it declares; a value no file declares is an error."""
+    from .lower import lower
+    from .parser import parse
+    from .program import Program
+
+    programs, declared = [], set()
+    for path in paths:
+        lowered = lower(parse(_read_bytes(path), path))
+        declared |= set(lowered.params)
+        programs.append(Program(lowered, {k: v for k, v in params.items() if k in lowered.params}))
+    unknown = sorted(set(params) - declared)
+    if unknown:
+        raise SchedlangError(f"no file has a parameter '{unknown[0]}'")
+    return programs
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        return read_bounded(Path(path))
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _fmt(args) -> int:
+    from .fmt import run
+
+    return run(args.files, check=args.check, diff=args.diff)
 
 
 def _compile(args) -> int:
@@ -292,7 +372,7 @@ def _compile(args) -> int:
 
 
 def _verify(args) -> int:
-
+    from .progress import progress
     from .verify import equivalent, pick_schedule
 
     sides = args.sides or []
@@ -301,20 +381,31 @@ def _verify(args) -> int:
                              hint="schedlang verify A.sched B.sched, or -e 'EXPR' for either side")
     rtol = _rtol(args)
     params = defines(args)
-    declared = set()
     schedules, sources = [], []
-    for kind, text in sides:
-        source, filename = (text, "<-e>") if kind == "expr" else (_read(text), text)
-        sources.append((source, filename))
-        schedule = pick_schedule(source, params, filename)
-        declared |= set(schedule.program.params)
-        schedules.append(schedule)
-    unknown = sorted(set(params) - declared)
-    if unknown:
-        raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'")
     names = [text if kind == "file" else f"-e {text!r}" for kind, text in sides]
-    verdict = equivalent(*schedules, rtol=rtol)
+    with progress(f"verifying {names[0]} = {names[1]}") as shown:
+        for kind, text in sides:
+            source, filename = (text, "<-e>") if kind == "expr" else (_read(text), text)
+            sources.append((source, filename))
+            schedules.append(pick_schedule(source, params, filename))
+        bindings, warnings = _bindings(args, params, schedules, names)
+        shown.update(f"proving {names[0]} = {names[1]}")
+        verdict = equivalent(*schedules, rtol=rtol)
+    for warning in warnings:
+        print(warning.render(), file=sys.stderr)
+    if args.json:
+        from . import cli_json
+
+        diagnostics = [cli_json.diagnostic(w.message, w.span, w.hint) for w in warnings]
+        sides_doc = [{"kind": kind, "text": text, "schedule": s.name}
+                     for (kind, text), s in zip(sides, schedules)]
+        cli_json.emit(cli_json.verify(sides_doc, verdict, bindings, diagnostics))
+        return EXIT_OK if verdict.equivalent else EXIT_ERROR if verdict.unknown else EXIT_DIFFERENT
     print(f"A: {names[0]}\nB: {names[1]}")
+    for binding in bindings:
+        where = " and ".join(binding["sides"])
+        print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
+              + ("" if len(binding["sides"]) == 2 else " only"))
     if verdict.equivalent:
         print(f"equivalent (proven: {verdict.method})")
         return EXIT_OK
@@ -331,6 +422,29 @@ def _verify(args) -> int:
     if table:
         print(table)
     return EXIT_DIFFERENT
+
+
+def _bindings(args, params: dict, schedules, names) -> tuple[list[dict], list]:
+    """Which side(s) each ``-D`` binds; a warning for a side that does not declare it (the
+    value then means nothing there), an error when neither does."""
+    from .errors import Diagnostic
+
+    bindings, warnings = [], []
+    command_line = getattr(args, "command_line", None)
+    for name, value in params.items():
+        sides = [label for label, s in zip("AB", schedules) if name in s.program.params]
+        item = next((d for d in args.defines if d.partition("=")[0].strip() == name), None)
+        span = command_line.define_spans(item)[0] if command_line and item else None
+        if not sides:
+            raise SchedlangError(f"neither schedule has a parameter '{name}'", span)
+        bindings.append({"name": name, "value": value, "sides": sides})
+        if len(sides) == 1:
+            other = "B" if sides == ["A"] else "A"
+            warnings.append(Diagnostic(
+                f"-D {name}={value} binds '{name}' in {sides[0]} only: {other} ({names['AB'.index(other)]}) "
+                f"declares no parameter '{name}'", span,
+                hint=f"if {other} means the same quantity under another name, bind that too"))
+    return bindings, warnings
 
 
 def _rtol(args):
@@ -421,6 +535,16 @@ def _import_quietly(args) -> int:
         raise SchedlangError("give a file to import (or - for standard input, or --flags ...)")
     else:
         text = importers.import_file(args.file, args.format, style)
+    if args.json:
+        from . import cli_json
+
+        fmt = "sambaflow" if args.flags is not None else args.format or (
+            importers.guess_format(Path(args.file)) if args.file != "-" else None)
+        doc = cli_json.imported(args.file, fmt, style, text, args.output)
+        if args.output:
+            write_atomically(Path(args.output), text)
+        cli_json.emit(doc)
+        return EXIT_OK
     _write(args.output, text)
     return EXIT_OK
 

@@ -38,7 +38,7 @@ DURATIONS = {
     "constant": "∞, or n", "linear": "n", "cosine": "n", "poly": "n", "exp": "∞", "step": "∞",
     "multistep": "∞", "piecewise": "∞", "warmup": "n (only before `>>`)", "inverse_sqrt": "∞",
     "cosine_restarts": "∞", "cyclic": "∞", "onecycle": "n", "repeat": "∞, or times × its length",
-    "cycle": "∞", "stretch": "its length × factor",
+    "cycle": "∞", "stretch": "its length × factor", "rsqrt_decay": "∞", "noam": "∞",
 }
 
 

@@ -102,13 +102,30 @@ class SchedlangError(Exception):
         return self
 
     def __str__(self) -> str:
-        head = f"{self.span.location}: error: {self.message}" if self.span else f"error: {self.message}"
-        parts = [head]
-        if self.span is not None:
-            parts.append(self.span.snippet())
-        if self.hint:
-            parts.append(f"hint: {self.hint}")
-        return "\n".join(parts)
+        return render("error", self.message, self.span, self.hint)
+
+
+class Diagnostic(str):
+    """A warning: its message as a ``str`` (so ``"step 100" in warning`` reads naturally),
+    plus the span it is about and a hint; ``render()`` shows it as an error is shown."""
+
+    def __new__(cls, message: str, span: Span | None = None, hint: str | None = None):
+        self = super().__new__(cls, message)
+        self.message, self.span, self.hint = message, span, hint
+        return self
+
+    def render(self) -> str:
+        return render("warning", self.message, self.span, self.hint)
+
+
+def render(kind: str, message: str, span: Span | None, hint: str | None) -> str:
+    """``file:line:col: kind: message``, the line with a caret under the span, the hint."""
+    parts = [f"{span.location}: {kind}: {message}" if span else f"{kind}: {message}"]
+    if span is not None:
+        parts.append(span.snippet())
+    if hint:
+        parts.append(f"hint: {hint}")
+    return "\n".join(parts)
 
 
 #: Candidates this close to the best match count as a tie, which ``_role`` then breaks.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import sympy as sp
@@ -21,7 +21,7 @@ import sympy as sp
 from . import ir, stdlib
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DEF_EXPANSION, MAX_SEGMENTS, MAX_STEP
-from .schedule_algebra import Segment, combine, hold_for, pointwise, sequence, tau
+from .schedule_algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
 from .special import geometric
 from .stdlib import REQUIRED, Builtin, Warmup
 
@@ -110,6 +110,10 @@ class Lowered:
     #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
     #: zero, SPEC §1; a period (``every``, ``period``) may not).
     durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
+    #: The syntax tree and a function giving the value of any node of it (outside ``def``
+    #: bodies): what ``duration_origin`` needs to point at where a duration became fractional.
+    module: ir.Module | None = field(default=None, repr=False, compare=False)
+    evaluate: object = field(default=None, repr=False, compare=False)
 
 
 def plain_symbol(name: str, type_: str) -> sp.Symbol:
@@ -125,7 +129,10 @@ def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
 
 
 def lower(module: ir.Module) -> Lowered:
-    return _Lowerer(module).run()
+    lowerer = _Lowerer(module)
+    lowered = lowerer.run()
+    lowered.module, lowered.evaluate = module, lowerer.value
+    return lowered
 
 
 class _Lowerer:
@@ -328,7 +335,10 @@ class _Lowerer:
     def _for(self, node: ir.For):
         body = self.schedule_value(self.value(node.body), node.body, "a schedule")
         steps = self.steps(node.steps, zero_ok=True)
-        return hold_for(body, steps)
+        held = hold_for(body, steps)
+        marks = tuple(replace(m, span=node.steps.span) if m.kind == "cut" and m.span is None else m
+                      for m in held.marks)
+        return replace(held, marks=marks)
 
     def _seq(self, node: ir.Seq):
         parts = _flatten_seq(node)
@@ -346,13 +356,18 @@ class _Lowerer:
                 following, following_node = values[i + 1]
                 target = self.schedule_value(following, following_node, "a schedule")
                 value = self.warmup_segment(value, target.start_value(), part)
+                # For `check`: what follows a warmup should move on from its peak at once.
+                mark = Mark("warmup", value.duration, target.start_value(), span=following_node.span)
+                value = replace(value, marks=(*value.marks, mark))
             segments.append((self.schedule_value(value, part, "a schedule"), part))
         result, _ = segments[0]
         for segment, part in segments[:-1]:
             if segment.duration is None:
                 raise SchedlangError("nothing can follow an infinite schedule", part.span,
                                      hint="give it a length with `for N`, e.g. `(...) for 1000`")
-        return sequence(*(segment for segment, _ in segments)) if len(segments) > 1 else result
+        if len(segments) == 1:
+            return result
+        return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments])
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
         if warm.shape == "exp" and not (warm.start.is_positive and target.is_positive):

@@ -135,11 +135,22 @@ def _unexpected_token(source: Source, exc: lark.exceptions.UnexpectedToken) -> S
         message = f"unexpected {shown} after a bare expression"
         hint = ("a bare expression must be the whole file; name it with `schedule lr = ...` "
                 "to add other statements")
+    elif (_STATEMENT_KEYWORDS & set(exc.expected) and token.type not in _STATEMENT_KEYWORDS
+          and not source.line(token.line)[:token.column - 1].strip()):
+        # `param total: int = 100` then `linear(...)`: an expression where a statement may start
+        line = source.line(token.line)[token.column - 1:].split("#", 1)[0].strip()
+        shown_line = line if len(line) <= 60 else line[:57] + "..."
+        message = "an expression on its own after other statements"
+        hint = (f"name it: `schedule lr = {shown_line}` (a bare expression means `schedule lr = ...` "
+                "only when it is the whole file)")
     elif token.type == "NAME" and token.value in ("then", "else", "where"):
         message = f"'{token.value}' here is out of place"
     elif token.type == "EQUAL" and "COMP_OP" in exc.expected:
         hint = "use == to compare; = only binds names"
     return SchedlangError(message, span, hint=hint)
+
+
+_STATEMENT_KEYWORDS = {"PARAM", "LET", "DEF", "SCHEDULE"}
 
 
 def _expected_words(expected) -> str:
@@ -153,6 +164,14 @@ def _token_span(source: Source, token: Token) -> Span:
     end_line = token.end_line or token.line
     end_column = token.end_column or token.column + len(str(token))
     return Span(source, token.line, token.column, end_line, end_column)
+
+
+def _text(source: Source, span: Span) -> str:
+    """The text of a span on one line (``...`` for a longer one)."""
+    if span.end_line != span.line:
+        return "..."
+    text = source.line(span.line)[span.column - 1:span.end_column - 1]
+    return text if len(text) <= 40 else "..."
 
 
 def _number(text: str, span: Span) -> Fraction:
@@ -185,6 +204,7 @@ class _Builder(Transformer):
     def reset(self, source: Source) -> None:
         self.source = source
         self.depth: dict[int, int] = {}
+        self.parenthesized: set[int] = set()  # ids of nodes written inside ( )
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -234,7 +254,18 @@ class _Builder(Transformer):
         wrapper = ir.Number(self._span(lpar), 0, "(")  # a throwaway key for the depth table
         self._made(wrapper, expr)
         self.depth[id(expr)] = self.depth.pop(id(wrapper))
+        self.parenthesized.add(id(expr))
         return expr
+
+    def _no_bare_if(self, node, op: str, rest) -> None:
+        """``if c then a else b for n`` reads as if ``for n`` belonged to ``b``, but it applies to
+        the whole ``if`` (and so does ``>> x``): the parentheses must say which is meant."""
+        if isinstance(node, ir.If) and id(node) not in self.parenthesized:
+            other = _text(self.source, node.other.span)
+            raise SchedlangError(f"`{op}` after `if ... else ...` would apply to the whole `if`",
+                                 self._span(node, rest),
+                                 hint=f"write `(if ... else {other}) {op} ...` for the whole `if`, or "
+                                      f"`if ... else ({other} {op} ...)` for the else branch only")
 
     def list_(self, lsqb, *items):
         items = tuple(i for i in items if i is not None)
@@ -290,9 +321,11 @@ class _Builder(Transformer):
         return self._made(ir.If(self._span(kw, other), cond, then, other), cond, then, other)
 
     def hold_for(self, body, kw, steps):
+        self._no_bare_if(body, "for", steps)
         return self._made(ir.For(self._span(body, steps), body, steps), body, steps)
 
     def seq(self, first, op, then):
+        self._no_bare_if(first, ">>", then)
         node = ir.Seq(self._span(first, then), first, then)
         if isinstance(first, ir.Seq):
             # ``a >> b >> c`` is a list of segments (lowering flattens it), not nesting:

@@ -118,7 +118,12 @@ class Program:
             name: Schedule(name, segment, self, span)
             for name, (segment, span) in lowered.schedules.items()
         }
-        self._check()
+        try:
+            self._check()
+        except SchedlangError as exc:
+            from .duration_origin import relocate
+
+            raise relocate(exc, lowered, self.substitutions) from None
 
     # -- binding ---------------------------------------------------------------------
 

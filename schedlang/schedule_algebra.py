@@ -18,7 +18,7 @@ Everything here accepts either symbol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 from sympy.core.relational import Relational
@@ -56,6 +56,7 @@ class Mark:
     step: sp.Expr
     value: sp.Expr
     reached: sp.Expr | None = None
+    span: object = field(default=None, compare=False)  # the source it is about, for the warning
 
 
 @dataclass(frozen=True)
@@ -298,8 +299,10 @@ def _canonical_relation(rel: Relational):
     return flipped(step, bound)
 
 
-def sequence(*segments: Segment) -> Segment:
+def sequence(*segments: Segment, spans=None) -> Segment:
     """``a >> b >> ...``; all but the last must be finite (the caller reports it otherwise).
+
+    ``spans``, one per segment, locate the ``join`` marks (at the segment after ``>>``).
 
     One flat list of branches in one pass: each segment's branches are cut to its
     duration in its own local step, then moved to where it starts.
@@ -311,10 +314,11 @@ def sequence(*segments: Segment) -> Segment:
         last = index == len(segments) - 1
         local = segment.held() if last else piecewise(_played(segment))
         pairs += branches(shifted(local, offset))
-        marks += [Mark(m.kind, offset + m.step, m.value, m.reached) for m in segment.marks]
+        marks += [replace(m, step=offset + m.step) for m in segment.marks]
         if not last:
             assert segment.duration is not None
-            marks.append(Mark("join", offset + segment.duration, segment.end_value()))
+            marks.append(Mark("join", offset + segment.duration, segment.end_value(),
+                              span=spans[index + 1] if spans else None))
             offset = offset + segment.duration
     last = segments[-1]
     duration = None if last.duration is None else offset + last.duration

@@ -183,6 +183,24 @@ def inverse_sqrt(v0, n=1):
     return Segment(sp.Piecewise((v0, sp.Lt(t, n)), (v0 * sp.sqrt(n / t), True)))
 
 
+def rsqrt_decay(v0, n):
+    """``v0 * sqrt(n / (t + n))`` forever: inverse-square-root decay from ``v0`` as if ``n``
+    steps had already passed, so after ``warmup(linear, n)`` it decays at once.
+    ``warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)`` is ``7e-4 * sqrt(4000 / T)`` at every
+    global step ``T >= 4000`` (fairseq's ``inverse_sqrt``; ``inverse_sqrt`` is flat for ``n`` steps)."""
+    return Segment(v0 * sp.sqrt(n / (t + n)))
+
+
+def noam(d_model, warmup, factor=1):
+    """The Transformer schedule (Vaswani et al. 2017; tensor2tensor's ``noam``) with ``s = t + 1``:
+    ``factor * d_model ** -0.5 * min(s * warmup ** -1.5, s ** -0.5)`` forever: linear up to
+    ``factor / sqrt(d_model * warmup)`` at ``t = warmup - 1``, then ``1 / sqrt(s)`` decay."""
+    s = t + 1
+    scale = factor / sp.sqrt(d_model)
+    return Segment(scale * sp.Piecewise((s / warmup ** sp.Rational(3, 2), sp.Lt(t, warmup - 1)),
+                                        (1 / sp.sqrt(s), True)))
+
+
 def cosine_restarts(v0, v1, period, mult=1):
     """SGDR: cosine from ``v0`` to ``v1`` over ``period`` steps, restarting forever.
 
@@ -334,6 +352,8 @@ SCHEDULES = {b.name: b for b in [
     _b("stretch", stretch, Arg("schedule", "schedule"), Arg("factor", "const")),
     _b("scale", scale, Arg("schedule", "schedule"), Arg("ratio", "const"),
        Arg("scale_warmup", "flag", False)),
+    _b("rsqrt_decay", rsqrt_decay, Arg("v0", V), Arg("n", S)),
+    _b("noam", noam, Arg("d_model", "const"), Arg("warmup", S), Arg("factor", "const", 1)),
 ]}
 
 WARMUP_SHAPES = ("linear", "cosine", "exp")

@@ -67,7 +67,8 @@ def test_required_parameter_unbound(tmp_path):
 def test_plot_terminal_and_file(tmp_path):
     result = run_cli("plot", "examples/wsd.sched")
     assert result.returncode == 0, result.stderr
-    assert "* lr" in result.stdout and "o weight_decay" in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[0] == "examples/wsd.sched" and "lr" in lines and "weight_decay" in lines
     out = tmp_path / "wsd.png"
     result = run_cli("plot", "examples/wsd.sched", "-o", out, "--log", "--steps", "1:50000:50")
     assert result.returncode == 0, result.stderr

@@ -84,6 +84,11 @@ CASES = [
      lambda s: 2 - 2 * (1 + math.cos(math.pi * min(s, 10) / 10)) / 2, 10),
     ("warmup(exp, 10, start=0.01) >> constant(1)", lambda s: 0.01 * 100 ** (min(s, 10) / 10), 10),
     ("inverse_sqrt(1, 100)", lambda s: 1.0 if s < 100 else math.sqrt(100 / s), 100),
+    ("rsqrt_decay(1, 100)", lambda s: math.sqrt(100 / (s + 100)), 100),
+    # the paper / tensor2tensor formula with step_num = t + 1
+    ("noam(512, 100)", lambda s: 512 ** -0.5 * min((s + 1) ** -0.5, (s + 1) * 100 ** -1.5), 99),
+    ("noam(512, 100, factor=2)",
+     lambda s: 2 * 512 ** -0.5 * min((s + 1) ** -0.5, (s + 1) * 100 ** -1.5), 100),
     ("cosine_restarts(1, 0.1, 10)", sgdr(1, 0.1, 10, 1), 10),
     ("cosine_restarts(1, 0.1, 10, mult=2)", sgdr(1, 0.1, 10, 2), 30),
     ("cosine_restarts(1, 0, 3, mult=3)", sgdr(1, 0, 3, 3), 12),

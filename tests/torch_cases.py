@@ -23,6 +23,8 @@ STDLIB_CASES = {
                "warmup(cosine, 100, start=1e-5) >> linear(1e-3, 0, 900)",
                "warmup(exp, 50, start=1e-6) >> step(1e-3, 0.5, 100)"],
     "inverse_sqrt": ["inverse_sqrt(1e-3, 4000)", "warmup(linear, 100) >> inverse_sqrt(1e-3)"],
+    "rsqrt_decay": ["warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)"],
+    "noam": ["noam(512, 4000)", "noam(1024, 100, factor=2)"],
     "cosine_restarts": ["cosine_restarts(1e-3, 1e-5, 10)", "cosine_restarts(1, 0.1, 10, mult=2)",
                         "cosine_restarts(1, 0, 3, mult=3)"],
     "cyclic": ["cyclic(0.1, 1, 5)", 'cyclic(0.1, 1, 4, 6, mode="triangular2")',

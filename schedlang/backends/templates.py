@@ -9,7 +9,23 @@ Only ``{...}`` fields are filled in, and only with checked identifiers
 #: of their own name: Adam-family ``betas``.  Written into every torch class as ``_ENTRIES``.
 ENTRIES = {"beta1": ("betas", 0), "beta2": ("betas", 1)}
 
-TORCH_CLASS = '''
+# ``load_state_dict`` restores the checkpoint's parameters over the constructor's, as every
+# PyTorch scheduler restores its own attributes: a resumed run continues the saved schedule.
+# Silently doing so surprised users, so it warns, naming each parameter that changes.
+RESUME_HELPER = '''
+
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {{}}
+    changed = [f"{{name}}={{saved[name]!r}} (constructor: {{given[name]!r}})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+'''
+
+TORCH_CLASS = RESUME_HELPER + '''
 
 _PLAIN = (float, int)
 #: Schedules that set one entry of a tuple-valued hyperparameter (Adam's ``betas``).
@@ -206,6 +222,7 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
         state = dict(state_dict)
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
@@ -214,7 +231,7 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         self.last_epoch = epoch
 '''
 
-CEREBRAS_BASE = '''
+CEREBRAS_BASE = RESUME_HELPER + '''
 
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
@@ -281,4 +298,8 @@ class {class_name}(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)
 '''

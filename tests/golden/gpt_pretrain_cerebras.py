@@ -21,6 +21,17 @@ def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.floa
     return torch.full(t.shape, 0.1, dtype=_dtype, device=t.device)
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
 
@@ -84,3 +95,7 @@ class GptPretrain(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)

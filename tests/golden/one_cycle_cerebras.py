@@ -18,6 +18,17 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     return (torch.where((t < _v2), torch.where((_v0 <= (0.25)*_v1 + (-1.0)), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((0.25)*_v1 + (-1.0))), (0.001499994)*torch.cos(4.188790204786391*(_v8 - 0.25*_v1 + _v4 + 1.0)/_v1) + 0.001500006), _v9)).to(_dtype)
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
 
@@ -81,3 +92,7 @@ class OneCycle(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)

@@ -14,6 +14,17 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     return ((0.024995)*torch.cos(0.0031415926535897933*torch.pow(_v0, -_v5)*(-1000.0*torch.pow(_v0, _v5) + _v1 + 1000.0)) + 0.025005).to(_dtype)
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
 
@@ -77,3 +88,7 @@ class Sgdr(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)

@@ -19,6 +19,17 @@ def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64)
     return (torch.where((t < 1000), (0.0001)*_v0 + 0.85, _v1)).to(_dtype)
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
 
@@ -82,3 +93,7 @@ class UserFunctions(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)

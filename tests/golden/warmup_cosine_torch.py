@@ -27,6 +27,17 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
 SCHEDULES = {'lr': lr}
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 _PLAIN = (float, int)
 #: Schedules that set one entry of a tuple-valued hyperparameter (Adam's ``betas``).
 _ENTRIES = {'beta1': ('betas', 0), 'beta2': ('betas', 1)}
@@ -222,6 +233,7 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
         state = dict(state_dict)
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class

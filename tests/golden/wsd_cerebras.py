@@ -31,6 +31,17 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     return (torch.where((t < _v3), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2))/_v0, _v8)).to(_dtype)
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 class _StandInLRScheduler:
     """Plain-torch stand-in for ``cerebras.pytorch.optim.lr_scheduler.LRScheduler``.
 
@@ -94,3 +105,7 @@ class Wsd(_CerebrasLRScheduler):
 
     def _get_closed_form(self):
         return self._get_closed_form_lr()
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        super().load_state_dict(state_dict)

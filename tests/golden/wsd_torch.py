@@ -53,6 +53,17 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 
 
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
 _PLAIN = (float, int)
 #: Schedules that set one entry of a tuple-valued hyperparameter (Adam's ``betas``).
 _ENTRIES = {'beta1': ('betas', 0), 'beta2': ('betas', 1)}
@@ -248,6 +259,7 @@ class Wsd(torch.optim.lr_scheduler.LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
         state = dict(state_dict)
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
