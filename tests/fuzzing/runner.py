@@ -35,6 +35,7 @@ import signal
 import struct
 import time
 import traceback
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -192,7 +193,11 @@ def check_isolated(program: Program, budget: float = BUDGET_S, torch_checks: boo
     if torch_checks:
         import torch  # noqa: F401
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # JAX (imported by other tests in this process) warns that a forked child must not
+        # use it; the child here never does (``jax_checks`` run in process only).
+        warnings.filterwarnings("ignore", message=r"os\.fork\(\) was called", category=RuntimeWarning)
+        pid = os.fork()
     if pid == 0:  # child
         os.close(read_end)
         try:
