@@ -49,13 +49,12 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.relational import Relational
 from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
-from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
+from .array import ArrayPrinter, Scope, _literal
+from .base import GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import ReferencePrinter, integer_mod, integer_ratio
-from .torch import MAX_INLINE_BRANCHES, Scope, _literal, _smaller, _upper_bound, needs_clamp
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
 INT32_MAX = 2**31 - 1
@@ -117,7 +116,7 @@ def _float32_exact(number: sp.Expr) -> bool:
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
-class JaxPrinter(AtomicPrinting, PythonCodePrinter):
+class JaxPrinter(ArrayPrinter):
     """sympy to straight-line ``jnp`` statements; ``doprint`` returns the final expression.
 
     Statements naming intermediate arrays (clamped and local steps, integer
@@ -126,6 +125,7 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
     """
 
     printmethod = "_jaxcode"
+    NS = "jnp"
 
     def __init__(self, params: tuple[ParamSpec, ...] = ()):
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
@@ -138,15 +138,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
         self.step = "t"  # the integer code ``t`` stands for (a branch's local step inside it)
 
     # -- statements ------------------------------------------------------------------
-
-    def bind(self, key, code: str) -> str:
-        """A name for ``code``, emitted once per ``key`` in this function."""
-        name = self.memo.get(key)
-        if name is None:
-            name = f"_v{len(self.memo)}"
-            self.memo[key] = name
-            self.lines.append(f"{name} = {code}")
-        return name
 
     def int_literal(self, value, saturate: bool = False) -> str:
         """A whole number; outside int32 through ``_sat`` (where saturating is exact) or ``_wide``."""
@@ -217,10 +208,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
         if isinstance(expr, restart_index):
             return self._restart_index(expr)
         return None
-
-    def _step_key(self, expr) -> str | None:
-        """Which step variable ``expr`` reads, so equal nodes share one computation."""
-        return self.int_step() if t in expr.free_symbols else None
 
     def _int_min_max(self, expr) -> str | None:
         is_min = isinstance(expr, sp.Min)
@@ -410,32 +397,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
 
     # -- values (float context) ---------------------------------------------------------
 
-    def float_code(self, expr: sp.Expr) -> str:
-        return self._print(expr)
-
-    def _print(self, expr, **kwargs):
-        if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
-            return _literal(expr)
-        return super()._print(expr, **kwargs)
-
-    def _print_Symbol(self, expr):
-        if expr == t:
-            return self.float_step()
-        if expr in self.params:
-            return self.param(expr, integer=False)
-        raise ValueError(f"unexpected symbol {expr}")
-
-    def _print_Mul(self, expr):
-        numbers = [a for a in expr.args if a.is_number]
-        if len(numbers) > 1:  # fold pi/500 and friends into one literal
-            rest = [a for a in expr.args if not a.is_number]
-            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
-            return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
-        return super()._print_Mul(expr)
-
-    def _print_Float(self, expr):
-        return _literal(expr)
-
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
         if exponent == sp.S.Half:
@@ -461,34 +422,14 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
             return f"jnp.exp({_literal(sp.log(base))}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
         return f"jnp.power({self._print(base)}, {self._print(exponent)})"
 
-    def _function(self, name):
-        def printer(expr):
-            return f"jnp.{name}({self._print(expr.args[0])})"
-        return printer
-
-    def _print_cos(self, expr):
-        return self._function("cos")(expr)
-
-    def _print_sin(self, expr):
-        return self._function("sin")(expr)
-
-    def _print_tan(self, expr):
-        return self._function("tan")(expr)
-
     def _print_exp(self, expr):
         power = as_power(expr)
         if power is not None:
             return self._power(*power)
         return self._function("exp")(expr)
 
-    def _print_log(self, expr):
-        return self._function("log")(expr)
-
     def _print_logb(self, expr):
         return f"jnp.log({self._print(expr.args[0])})"  # a parameter base; numbers fold
-
-    def _print_Abs(self, expr):
-        return self._function("abs")(expr)
 
     def _integer_in_float(self, expr, fallback) -> str:
         """A whole-number node computed in integers, then converted; ``fallback()`` otherwise."""
@@ -498,12 +439,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
         if code.strip("()").lstrip("-").isdigit():  # a whole number known here
             return f"{float(code.strip('()'))!r}"
         return self.bind(("if", expr, self._step_key(expr)), f"({code}).astype(_f)")
-
-    def _print_floor(self, expr):
-        return self._integer_in_float(expr, lambda: f"jnp.floor({self._print(expr.args[0])})")
-
-    def _print_ceiling(self, expr):
-        return self._integer_in_float(expr, lambda: f"jnp.ceil({self._print(expr.args[0])})")
 
     def _print_Mod(self, expr):
         a, b = expr.args
@@ -521,11 +456,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
         value = self.bind(("i", expr, self._step_key(expr)), f"{remainder}.astype(_f)")
         return value if whole[2] == 1 else f"({value} / {self.float_code(whole[2])})"
 
-    def _print_restart_index(self, expr):
-        def refuse():
-            raise ValueError("restart_index needs whole-number arguments")
-        return self._integer_in_float(expr, refuse)
-
     def _print_Min(self, expr):
         name = "minimum" if isinstance(expr, sp.Min) else "maximum"
         numbers = [a for a in expr.args if a.is_number]
@@ -535,35 +465,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
         out = parts[0]
         for other in parts[1:]:
             out = f"jnp.{name}({out}, {other})"
-        return out
-
-    def _print_Max(self, expr):
-        return self._print_Min(expr)
-
-    def _print_Piecewise(self, expr):
-        outer = self.scope
-        lo = outer.lo
-        branches: list[tuple[str, str | None]] = []
-        args = expr.args
-        for index, (value, cond) in enumerate(args):
-            last = index == len(args) - 1
-            bound = None if last else _upper_bound(cond)
-            hi = outer.hi if bound is None else _smaller(outer.hi, bound)
-            if hi is not None and (lo - hi).is_positive:
-                continue  # no step reaches this branch
-            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value), local=outer.local)
-            try:
-                code = self._localized(value)
-            finally:
-                self.scope = outer
-            branches.append((code, None if last else self.bool_code(cond)))
-            if bound is not None:
-                lo = sp.Max(lo, bound + 1)
-        out = branches[-1][0]
-        for code, cond in reversed(branches[:-1]):
-            out = f"jnp.where({cond}, {code}, {out})"
-            if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
-                out = self.bind(("w", len(self.memo)), out)
         return out
 
     def _localized(self, value: sp.Expr) -> str:
@@ -587,18 +488,6 @@ class JaxPrinter(AtomicPrinting, PythonCodePrinter):
             return self._print(at(value, t + lo))
         finally:
             self.step, self.scope = saved_step, scope
-
-    def _print_Relational(self, expr):
-        return self.bool_code(expr)
-
-    def _print_NumberSymbol(self, expr):
-        return _literal(expr)
-
-    def _print_Exp1(self, expr):
-        return _literal(expr)
-
-    def _print_Pi(self, expr):
-        return _literal(expr)
 
 
 _PROLOGUE = [

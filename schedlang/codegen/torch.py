@@ -30,90 +30,18 @@ function body of straight-line torch code:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import sympy as sp
 from sympy.core.relational import Relational
 from sympy.printing.precedence import PRECEDENCE
-from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
-from .base import AtomicPrinting, GeneratedModule, ModuleSpec, ParamSpec, header
+from .array import ArrayPrinter, Scope, _literal
+from .base import GeneratedModule, ModuleSpec, ParamSpec, header
 from .python import integer_mod, integer_ratio
 
-#: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
-#: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
-MAX_INLINE_BRANCHES = 8
-#: Nodes that can overflow, go non-finite or lose precision off their segment.
-_HAZARDS = (sp.cos, sp.sin, sp.tan, sp.exp, sp.log)
 
-
-@dataclass(frozen=True)
-class Scope:
-    """The steps a sub-expression is used on: ``lo <= t <= hi`` (``hi`` None: no end).
-
-    ``clamp`` says whether the expression needs the step clamped into that
-    interval (it holds something hazardous); the bounds are kept either way
-    so nested ``Piecewise`` can narrow them further.
-    """
-
-    lo: sp.Expr = sp.Integer(0)
-    hi: sp.Expr | None = None
-    clamp: bool = False
-    local: bool = False  # the step is a branch's local step, which is negative before the branch
-
-    @property
-    def trivial(self) -> bool:
-        return not self.clamp or (self.lo == 0 and self.hi is None and not self.local)
-
-
-def needs_clamp(expr: sp.Basic) -> bool:
-    """Whether evaluating ``expr`` off its own segment could misbehave."""
-    if isinstance(expr, sp.Piecewise) or t not in expr.free_symbols:
-        return False  # nested Piecewise clamp their own branches; constants are safe
-    if isinstance(expr, _HAZARDS):
-        return True
-    if isinstance(expr, sp.Pow):
-        base, exponent = expr.args
-        if t in exponent.free_symbols:
-            return True
-        if t in base.free_symbols and not (exponent.is_Integer and exponent >= 0):
-            return True
-    return any(needs_clamp(a) for a in expr.args if isinstance(a, sp.Basic))
-
-
-def _upper_bound(cond) -> sp.Expr | None:
-    """The largest whole step satisfying a canonical ``t < c`` / ``t <= c``, else None."""
-    if isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan)) and cond.rhs == t:
-        # sympy may keep ``t < c`` as ``c > t``: read it the other way round.
-        flipped = sp.StrictLessThan if isinstance(cond, sp.StrictGreaterThan) else sp.LessThan
-        cond = flipped(t, cond.lhs, evaluate=False)
-    if isinstance(cond, (sp.StrictLessThan, sp.LessThan)) and cond.lhs == t \
-            and t not in cond.rhs.free_symbols:
-        c = cond.rhs
-        if isinstance(cond, sp.StrictLessThan):
-            return c - 1 if c.is_integer else sp.ceiling(c) - 1
-        return c if c.is_integer else sp.floor(c)
-    return None
-
-
-def _smaller(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return sp.Min(a, b)
-
-
-def _literal(value: sp.Expr) -> str:
-    """A float literal for a number (exact rationals, pi, e, ... rounded once)."""
-    number = float(sp.N(value, 40))
-    text = repr(number)
-    return f"({text})" if number < 0 else text
-
-
-class TorchPrinter(AtomicPrinting, PythonCodePrinter):
+class TorchPrinter(ArrayPrinter):
     """sympy to straight-line torch statements; ``doprint`` returns the final expression.
 
     Statements that name intermediate tensors (clamped steps, integer
@@ -122,6 +50,7 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
     """
 
     printmethod = "_torchcode"
+    NS = "torch"
 
     def __init__(self, params: tuple[ParamSpec, ...] = ()):
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
@@ -135,15 +64,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         self.step = "t"
 
     # -- statements ------------------------------------------------------------------
-
-    def bind(self, key, code: str) -> str:
-        """A name for ``code``, emitted once per ``key`` in this function."""
-        name = self.memo.get(key)
-        if name is None:
-            name = f"_v{len(self.memo)}"
-            self.memo[key] = name
-            self.lines.append(f"{name} = {code}")
-        return name
 
     def float_step(self) -> str:
         base = self.bind(("tf", self.step), f"{self.step}.to(_compute)")
@@ -185,9 +105,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
     # -- three kinds of code ------------------------------------------------------------
 
-    def float_code(self, expr: sp.Expr) -> str:
-        return self._print(expr)
-
     def float_tensor(self, expr: sp.Expr) -> str:
         return self.tensor(expr) if expr.is_number else self._print(expr)
 
@@ -226,10 +143,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         if isinstance(expr, restart_index):
             return self._restart_index(expr)
         return None
-
-    def _step_key(self, expr) -> str | None:
-        """Which step variable ``expr`` reads, so equal nodes share one computation."""
-        return self.int_step() if t in expr.free_symbols else None
 
     def int_tensor_literal(self, value) -> str:
         return self.bind(("ci", value), f"torch.full((), {int(value)}, dtype=torch.int64, device=_dev)")
@@ -337,29 +250,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
 
     # -- sympy printer hooks (float context) ---------------------------------------------
 
-    def _print(self, expr, **kwargs):
-        if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
-            return _literal(expr)
-        return super()._print(expr, **kwargs)
-
-    def _print_Symbol(self, expr):
-        if expr == t:
-            return self.float_step()
-        if expr in self.params:
-            return self.param(expr, integer=False)
-        raise ValueError(f"unexpected symbol {expr}")
-
-    def _print_Mul(self, expr):
-        numbers = [a for a in expr.args if a.is_number]
-        if len(numbers) > 1:  # fold pi/500 and friends into one literal
-            rest = [a for a in expr.args if not a.is_number]
-            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
-            return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
-        return super()._print_Mul(expr)
-
-    def _print_Float(self, expr):
-        return _literal(expr)
-
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
         if exponent == sp.S.Half:
@@ -372,20 +262,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
             return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
         return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
 
-    def _function(self, name):
-        def printer(expr):
-            return f"torch.{name}({self._print(expr.args[0])})"
-        return printer
-
-    def _print_cos(self, expr):
-        return self._function("cos")(expr)
-
-    def _print_sin(self, expr):
-        return self._function("sin")(expr)
-
-    def _print_tan(self, expr):
-        return self._function("tan")(expr)
-
     def _print_exp(self, expr):
         power = as_power(expr)
         if power is not None:
@@ -393,14 +269,8 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
             return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
         return self._function("exp")(expr)
 
-    def _print_log(self, expr):
-        return self._function("log")(expr)
-
     def _print_logb(self, expr):
         return f"torch.log({self.float_tensor(expr.args[0])})"  # a parameter base; numbers fold
-
-    def _print_Abs(self, expr):
-        return self._function("abs")(expr)
 
     def _integer_in_float(self, expr, fallback) -> str:
         """A whole-number node computed in int64, then converted; ``fallback()`` otherwise."""
@@ -410,12 +280,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         if code.lstrip("-").isdigit():  # a whole number known here, e.g. restart_index(0, ...)
             return f"{float(code)!r}"
         return self.bind(("if", expr, self._step_key(expr)), f"({code}).to(_compute)")
-
-    def _print_floor(self, expr):
-        return self._integer_in_float(expr, lambda: f"torch.floor({self._print(expr.args[0])})")
-
-    def _print_ceiling(self, expr):
-        return self._integer_in_float(expr, lambda: f"torch.ceil({self._print(expr.args[0])})")
 
     def _print_Mod(self, expr):
         a, b = expr.args
@@ -431,43 +295,9 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
         value = self.bind(("i", expr, self._step_key(expr)), f"{remainder}.to(_compute)")
         return value if denominator == 1 else f"({value} / {self.float_code(denominator)})"
 
-    def _print_restart_index(self, expr):
-        def refuse():
-            raise ValueError("restart_index needs whole-number arguments")
-        return self._integer_in_float(expr, refuse)
-
     def _print_Min(self, expr):
         return _min_max(expr, [self._print(a) for a in expr.args],
                         [a.is_number for a in expr.args], self.tensor)
-
-    def _print_Max(self, expr):
-        return self._print_Min(expr)
-
-    def _print_Piecewise(self, expr):
-        outer = self.scope
-        lo = outer.lo
-        branches: list[tuple[str, str | None]] = []
-        args = expr.args
-        for index, (value, cond) in enumerate(args):
-            last = index == len(args) - 1
-            bound = None if last else _upper_bound(cond)
-            hi = outer.hi if bound is None else _smaller(outer.hi, bound)
-            if hi is not None and (lo - hi).is_positive:
-                continue  # no step reaches this branch
-            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value), local=outer.local)
-            try:
-                code = self._localized(value)
-            finally:
-                self.scope = outer
-            branches.append((code, None if last else self.bool_code(cond)))
-            if bound is not None:
-                lo = sp.Max(lo, bound + 1)
-        out = branches[-1][0]
-        for code, cond in reversed(branches[:-1]):
-            out = f"torch.where({cond}, {code}, {out})"
-            if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
-                out = self.bind(("w", len(self.memo)), out)
-        return out
 
     def _localized(self, value: sp.Expr) -> str:
         """A branch's value computed in its local step ``t - lo`` (int64), ``lo`` its first step.
@@ -495,18 +325,6 @@ class TorchPrinter(AtomicPrinting, PythonCodePrinter):
             return self.float_tensor(at(value, t + lo))
         finally:
             self.step, self.scope = saved_step, scope
-
-    def _print_Relational(self, expr):
-        return self.bool_code(expr)
-
-    def _print_NumberSymbol(self, expr):
-        return _literal(expr)
-
-    def _print_Exp1(self, expr):
-        return _literal(expr)
-
-    def _print_Pi(self, expr):
-        return _literal(expr)
 
 
 def _clamp(code: str, lo: str, hi: str | None) -> str:

@@ -1,0 +1,208 @@
+"""What the array targets (torch, JAX) print alike: one printer base, one table per target.
+
+``TorchPrinter`` and ``JaxPrinter`` write the same branch-free straight-line code
+(``where`` over every branch, each branch in its local step, clamped where it could
+blow up; see ``codegen/torch.py``) in two array libraries whose elementwise
+functions share their names (``cos``, ``floor``, ``where``, ...).  What is spelled
+the same is printed here, with the library's module name ``NS``; each target keeps
+what differs (integer arithmetic, dtypes, parameters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..schedule_algebra import t
+from .base import AtomicPrinting
+
+#: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
+#: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
+MAX_INLINE_BRANCHES = 8
+
+
+#: Nodes that can overflow, go non-finite or lose precision off their segment.
+_HAZARDS = (sp.cos, sp.sin, sp.tan, sp.exp, sp.log)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The steps a sub-expression is used on: ``lo <= t <= hi`` (``hi`` None: no end).
+
+    ``clamp`` says whether the expression needs the step clamped into that
+    interval (it holds something hazardous); the bounds are kept either way
+    so nested ``Piecewise`` can narrow them further.
+    """
+
+    lo: sp.Expr = sp.Integer(0)
+    hi: sp.Expr | None = None
+    clamp: bool = False
+    local: bool = False  # the step is a branch's local step, which is negative before the branch
+
+    @property
+    def trivial(self) -> bool:
+        return not self.clamp or (self.lo == 0 and self.hi is None and not self.local)
+
+
+def needs_clamp(expr: sp.Basic) -> bool:
+    """Whether evaluating ``expr`` off its own segment could misbehave."""
+    if isinstance(expr, sp.Piecewise) or t not in expr.free_symbols:
+        return False  # nested Piecewise clamp their own branches; constants are safe
+    if isinstance(expr, _HAZARDS):
+        return True
+    if isinstance(expr, sp.Pow):
+        base, exponent = expr.args
+        if t in exponent.free_symbols:
+            return True
+        if t in base.free_symbols and not (exponent.is_Integer and exponent >= 0):
+            return True
+    return any(needs_clamp(a) for a in expr.args if isinstance(a, sp.Basic))
+
+
+def _upper_bound(cond) -> sp.Expr | None:
+    """The largest whole step satisfying a canonical ``t < c`` / ``t <= c``, else None."""
+    if isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan)) and cond.rhs == t:
+        # sympy may keep ``t < c`` as ``c > t``: read it the other way round.
+        flipped = sp.StrictLessThan if isinstance(cond, sp.StrictGreaterThan) else sp.LessThan
+        cond = flipped(t, cond.lhs, evaluate=False)
+    if isinstance(cond, (sp.StrictLessThan, sp.LessThan)) and cond.lhs == t \
+            and t not in cond.rhs.free_symbols:
+        c = cond.rhs
+        if isinstance(cond, sp.StrictLessThan):
+            return c - 1 if c.is_integer else sp.ceiling(c) - 1
+        return c if c.is_integer else sp.floor(c)
+    return None
+
+
+def _smaller(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return sp.Min(a, b)
+
+
+def _literal(value: sp.Expr) -> str:
+    """A float literal for a number (exact rationals, pi, e, ... rounded once)."""
+    number = float(sp.N(value, 40))
+    text = repr(number)
+    return f"({text})" if number < 0 else text
+
+
+class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
+    """The methods both array printers share; ``NS`` names the array module in the code."""
+
+    NS = ""
+
+    def bind(self, key, code: str) -> str:
+        """A name for ``code``, emitted once per ``key`` in this function."""
+        name = self.memo.get(key)
+        if name is None:
+            name = f"_v{len(self.memo)}"
+            self.memo[key] = name
+            self.lines.append(f"{name} = {code}")
+        return name
+
+    def float_code(self, expr: sp.Expr) -> str:
+        return self._print(expr)
+
+    def _step_key(self, expr) -> str | None:
+        """Which step variable ``expr`` reads, so equal nodes share one computation."""
+        return self.int_step() if t in expr.free_symbols else None
+
+    def _print(self, expr, **kwargs):
+        if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
+            return _literal(expr)
+        return super()._print(expr, **kwargs)
+
+    def _print_Symbol(self, expr):
+        if expr == t:
+            return self.float_step()
+        if expr in self.params:
+            return self.param(expr, integer=False)
+        raise ValueError(f"unexpected symbol {expr}")
+
+    def _print_Mul(self, expr):
+        numbers = [a for a in expr.args if a.is_number]
+        if len(numbers) > 1:  # fold pi/500 and friends into one literal
+            rest = [a for a in expr.args if not a.is_number]
+            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
+            return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
+        return super()._print_Mul(expr)
+
+    def _print_Float(self, expr):
+        return _literal(expr)
+
+    def _function(self, name):
+        def printer(expr):
+            return f"{self.NS}.{name}({self._print(expr.args[0])})"
+        return printer
+
+    def _print_cos(self, expr):
+        return self._function("cos")(expr)
+
+    def _print_sin(self, expr):
+        return self._function("sin")(expr)
+
+    def _print_tan(self, expr):
+        return self._function("tan")(expr)
+
+    def _print_log(self, expr):
+        return self._function("log")(expr)
+
+    def _print_Abs(self, expr):
+        return self._function("abs")(expr)
+
+    def _print_floor(self, expr):
+        return self._integer_in_float(expr, lambda: f"{self.NS}.floor({self._print(expr.args[0])})")
+
+    def _print_ceiling(self, expr):
+        return self._integer_in_float(expr, lambda: f"{self.NS}.ceil({self._print(expr.args[0])})")
+
+    def _print_restart_index(self, expr):
+        def refuse():
+            raise ValueError("restart_index needs whole-number arguments")
+        return self._integer_in_float(expr, refuse)
+
+    def _print_Max(self, expr):
+        return self._print_Min(expr)
+
+    def _print_Piecewise(self, expr):
+        outer = self.scope
+        lo = outer.lo
+        branches: list[tuple[str, str | None]] = []
+        args = expr.args
+        for index, (value, cond) in enumerate(args):
+            last = index == len(args) - 1
+            bound = None if last else _upper_bound(cond)
+            hi = outer.hi if bound is None else _smaller(outer.hi, bound)
+            if hi is not None and (lo - hi).is_positive:
+                continue  # no step reaches this branch
+            self.scope = Scope(lo, hi, clamp=outer.clamp or needs_clamp(value), local=outer.local)
+            try:
+                code = self._localized(value)
+            finally:
+                self.scope = outer
+            branches.append((code, None if last else self.bool_code(cond)))
+            if bound is not None:
+                lo = sp.Max(lo, bound + 1)
+        out = branches[-1][0]
+        for code, cond in reversed(branches[:-1]):
+            out = f"{self.NS}.where({cond}, {code}, {out})"
+            if len(branches) > MAX_INLINE_BRANCHES:  # one statement per branch, not deep nesting
+                out = self.bind(("w", len(self.memo)), out)
+        return out
+
+    def _print_Relational(self, expr):
+        return self.bool_code(expr)
+
+    def _print_NumberSymbol(self, expr):
+        return _literal(expr)
+
+    def _print_Exp1(self, expr):
+        return _literal(expr)
+
+    def _print_Pi(self, expr):
+        return _literal(expr)
