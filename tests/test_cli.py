@@ -80,3 +80,18 @@ def test_check_does_not_import_torch():
             "assert 'torch' not in sys.modules, 'torch imported'; raise SystemExit(rc)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_eval_prints_the_reference_digits_at_any_length(tmp_path):
+    # 100,000 steps once switched eval to the torch path, which printed other last digits
+    import schedlang
+
+    path = tmp_path / "w.sched"
+    path.write_text("warmup(linear, 1000) >> cosine(1.5e-6, 1e-7, 99_000)\n")
+    result = run_cli("eval", path, "--steps", "0:100000:1", "--csv")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()[1:]
+    lr = schedlang.load(path)["lr"]
+    assert len(lines) == 100_000
+    for k in (0, 999, 1000, 1001, 50_000, 99_999):
+        assert lines[k] == f"{k},{lr(k)!r}"

@@ -62,7 +62,8 @@ LONG_RANGE = 100_000
 
 
 def values(schedule, steps) -> list[float]:
-    """Values at ``steps`` for ``schedlang eval`` and plots: torch for long ranges, else Python.
+    """Values at ``steps`` for plots: torch for long ranges, else Python (``eval`` prints the
+    reference's own digits and always uses Python).
 
     Short ranges never import torch (``find_spec`` only looks), so a quick
     ``eval`` stays as quick as the reference; long ranges are evaluated in one
