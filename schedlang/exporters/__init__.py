@@ -29,10 +29,17 @@ def _hf_args(source, filename, params, verify, schedules):
 
 #: Every export format: its name -> ``writer(source, filename, params, verify,
 #: schedules) -> text``.  One line per format; ``--format`` choices derive from it.
+def _deepspeed_json(source, filename, params, verify, schedules):
+    from .preset_call import export_deepspeed
+
+    return export_deepspeed(source, filename, params, verify, schedules)
+
+
 WRITERS = {
     "cerebras-yaml": _cerebras_yaml,
     "composer-yaml": _composer_yaml,
     "hf-args": _hf_args,
+    "deepspeed-json": _deepspeed_json,
 }
 FORMATS = tuple(WRITERS)
 

@@ -201,3 +201,38 @@ def _json_number(value: sp.Expr):
     if value.is_Integer:
         return int(value)
     return float(value)
+
+
+# -- DeepSpeed config ------------------------------------------------------------------------
+
+
+def export_deepspeed(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
+    """A DeepSpeed config with the ``scheduler`` block (``type`` and ``params``) of one
+    ``deepspeed.*`` preset call; its ``lr=`` (the optimizer's lr, which ``WarmupLR`` without
+    ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``."""
+    call = _Call(source, filename, params, "deepspeed-json",
+                 "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)")
+    kind = call.name.split(".", 1)[1]
+    if "." in kind:
+        raise SchedlangError(f"{call.name} is a curve DeepSpeed derives from its scheduler, not one "
+                             "it can be configured with", call.node.span,
+                             hint="export the lr schedule (deepspeed.OneCycle(...)) instead")
+    spec = {a.name: a for a in call.builtin.args}
+    out: dict = {}
+    scheduler_params: dict = {}
+    for name, node in call.given.items():
+        if name == "lr":
+            out["optimizer"] = {"type": "AdamW", "params": {"lr": _json_number(call.number(name))}}
+        elif isinstance(node, ir.String):
+            scheduler_params[name] = node.value
+        elif spec[name].kind == "flag":
+            scheduler_params[name] = bool(call.lowerer.argument(call.builtin, spec[name], node))
+        else:
+            scheduler_params[name] = _json_number(call.number(name))
+    out["scheduler"] = {"type": kind, "params": scheduler_params}
+    text = json.dumps(out, indent=2) + "\n"
+    if verify:
+        from ..importers import from_deepspeed_json
+
+        _verify(call.program, text, from_deepspeed_json, filename, params)
+    return text
