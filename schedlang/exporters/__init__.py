@@ -35,11 +35,18 @@ def _deepspeed_json(source, filename, params, verify, schedules):
     return export_deepspeed(source, filename, params, verify, schedules)
 
 
+def _megatron_args(source, filename, params, verify, schedules):
+    from .preset_call import export_megatron
+
+    return export_megatron(source, filename, params, verify, schedules)
+
+
 WRITERS = {
     "cerebras-yaml": _cerebras_yaml,
     "composer-yaml": _composer_yaml,
     "hf-args": _hf_args,
     "deepspeed-json": _deepspeed_json,
+    "megatron-args": _megatron_args,
 }
 FORMATS = tuple(WRITERS)
 

@@ -236,3 +236,49 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
 
         _verify(call.program, text, from_deepspeed_json, filename, params)
     return text
+
+
+# -- Megatron-LM command line -----------------------------------------------------------------
+
+#: ``megatron.OptimizerParamScheduler`` keyword -> Megatron-LM flag, in samples: the class's
+#: ``num_steps`` counts samples, so the flags name exactly the class's own lengths.
+_MEGATRON_FLAGS = {"max_lr": "--lr", "min_lr": "--min-lr", "init_lr": "--lr-warmup-init",
+                   "lr_warmup_steps": "--lr-warmup-samples", "lr_decay_steps": "--lr-decay-samples",
+                   "lr_decay_style": "--lr-decay-style", "wsd_decay_steps": "--lr-wsd-decay-samples",
+                   "lr_wsd_decay_style": "--lr-wsd-decay-style"}
+
+
+def export_megatron(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
+    """Megatron-LM scheduler flags (sample-based, one per line) for one
+    ``megatron.OptimizerParamScheduler`` call; ``--train-samples`` is the decay length."""
+    call = _Call(source, filename, params, "megatron-args",
+                 'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
+                 'lr_decay_steps=100000, lr_decay_style="cosine")')
+    if call.name != "megatron.OptimizerParamScheduler":
+        raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
+                             call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
+    flags = {}
+    for name, node in call.given.items():
+        flag = _MEGATRON_FLAGS.get(name)
+        if flag is None:
+            continue  # the weight-decay and checkpoint keywords do not change the lr
+        if isinstance(node, ir.String):
+            flags[flag] = node.value
+            continue
+        value = call.number(name)
+        if name.endswith("_steps") and not value.is_Integer:
+            raise SchedlangError(f"'{name}' is {_number_text(value)} samples; Megatron-LM's sample "
+                                 "flags are whole numbers", node.span)
+        flags[flag] = _number_text(value)
+    flags["--train-samples"] = flags["--lr-decay-samples"]
+    lines = ["# Megatron-LM scheduler flags written by schedlang (lengths in samples, as",
+             "# OptimizerParamScheduler counts them); add them to your pretrain command.",
+             "python pretrain_gpt.py \\"]
+    items = [f"    {flag} {value}" for flag, value in flags.items()]
+    lines += [item + " \\" for item in items[:-1]] + items[-1:]
+    text = "\n".join(lines) + "\n"
+    if verify:
+        from ..importers import from_megatron_args
+
+        _verify(call.program, text, from_megatron_args, filename, params)
+    return text
