@@ -292,3 +292,17 @@ def test_an_infinity_only_a_parameter_value_could_reach_is_decided_when_bound():
     assert small(12) == pytest.approx(0.3 * (3 / 5) ** 0.5)
     with pytest.raises(schedlang.SchedlangError, match="not finite"):
         schedlang.compile("param a: float = 0\nschedule lr = if a > 0 then 1 / a else 1 / a")
+
+
+def test_a_fractional_parameter_bound_is_compared_in_int64():
+    # `t < 0.8 * total` computed with a float32 step is inexact past 2**24: the boundary moved
+    import types
+
+    program = schedlang.compile("param total: int = 100\nschedule lr = if t < 0.8 * total then 1 else 2")
+    module = types.ModuleType("bound_generated")
+    exec(compile(emit(program, "torch", "b.sched", "B"), "<b>", "exec"), module.__dict__)  # noqa: S102
+    for total in (2**25 + 3, 2**31 - 7, 10**12 + 1):
+        edge = -(-4 * total // 5)            # the first step with t >= 0.8 * total
+        steps = torch.tensor([edge - 1, edge], dtype=torch.int64)
+        got = module.lr(steps, total=total, _compute=torch.float32).tolist()
+        assert got == [1.0, 2.0], total

@@ -234,9 +234,19 @@ class TorchPrinter(ArrayPrinter):
         op = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
               sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}[type(cond)]
         lhs, rhs = cond.lhs, cond.rhs
-        # A whole step against a fractional number: compare with the rounded bound.
-        if lhs.is_integer and rhs.is_number and not rhs.is_integer and op in ("<", "<=", ">", ">="):
-            rhs = sp.ceiling(rhs) if op in ("<", ">=") else sp.floor(rhs)
+        # A whole step against a fractional bound (``0.8 * total``): compare with the rounded
+        # bound, in int64 when it is a whole-number ratio of parameters (exact past 2**24,
+        # where a float32 ``t`` is not), else in floats as written.
+        if lhs.is_integer and rhs.is_integer is not True and op in ("<", "<=", ">", ">="):
+            rounded = sp.ceiling(rhs) if op in ("<", ">=") else sp.floor(rhs)
+            saved, self.raw_step = self.raw_step, True
+            try:
+                whole = self.int_code(rounded) if rhs.is_number or rhs.free_symbols <= set(self.params) \
+                    else None
+            finally:
+                self.raw_step = saved
+            if whole is not None:
+                rhs = rounded
         saved, self.raw_step = self.raw_step, True
         try:
             left, right = self.int_code(lhs), self.int_code(rhs)

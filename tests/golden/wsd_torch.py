@@ -26,28 +26,28 @@ def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float
     _dev = t.device
     _v0 = torch.full((), peak, dtype=_compute, device=_dev)
     _v1 = t.to(_compute)
-    _v2 = torch.full((), total, dtype=_compute, device=_dev)
-    _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
-    _v4 = (-torch.div(-(((4)*(_v3))), 5, rounding_mode='floor'))
-    _v5 = (t - (torch.clamp(_v4, min=1000)))
-    _v6 = _v5.to(_compute)
-    _v7 = (_v4).to(_compute)
+    _v2 = torch.full((), total, dtype=torch.int64, device=_dev)
+    _v3 = (-torch.div(-(((4)*(_v2))), 5, rounding_mode='floor'))
+    _v4 = (t - (torch.clamp(_v3, min=1000)))
+    _v5 = _v4.to(_compute)
+    _v6 = torch.full((), total, dtype=_compute, device=_dev)
+    _v7 = (_v3).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2)), _v8)).to(_dtype)
+    return (torch.where((t < _v2), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((t < _v3), _v0, _v0 - 5.0*_v0*(_v5 - 0.8*_v6 + torch.clamp(_v7, min=1000))/_v6)), _v8)).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), peak, dtype=_compute, device=_dev)
     _v1 = t.to(_compute)
-    _v2 = torch.full((), total, dtype=_compute, device=_dev)
-    _v3 = torch.full((), total, dtype=torch.int64, device=_dev)
-    _v4 = (-torch.div(-(((4)*(_v3))), 5, rounding_mode='floor'))
-    _v5 = (t - (torch.clamp(_v4, min=1000)))
-    _v6 = _v5.to(_compute)
-    _v7 = (_v4).to(_compute)
+    _v2 = torch.full((), total, dtype=torch.int64, device=_dev)
+    _v3 = (-torch.div(-(((4)*(_v2))), 5, rounding_mode='floor'))
+    _v4 = (t - (torch.clamp(_v3, min=1000)))
+    _v5 = _v4.to(_compute)
+    _v6 = torch.full((), total, dtype=_compute, device=_dev)
+    _v7 = (_v3).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v3), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((_v1 < (0.8)*_v2), _v0, _v0 - 5.0*_v0*(_v6 - 0.8*_v2 + torch.clamp(_v7, min=1000))/_v2))/_v0, _v8)).to(_dtype)
+    return (torch.where((t < _v2), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((t < _v3), _v0, _v0 - 5.0*_v0*(_v5 - 0.8*_v6 + torch.clamp(_v7, min=1000))/_v6))/_v0, _v8)).to(_dtype)
 
 
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
