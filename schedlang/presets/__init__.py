@@ -14,7 +14,7 @@ from ._common import Rejected
 PRESETS: dict[str, Builtin | Rejected] = {}
 
 #: Namespaces in the order the docs list them.
-LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax")
+LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax", "torchtitan", "mmengine")
 
 
 def register(*entries: Builtin | Rejected) -> None:

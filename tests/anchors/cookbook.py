@@ -24,6 +24,8 @@ TITLES = {
     "hf": "Hugging Face (transformers.get_scheduler, transformers 5.x)",
     "sambaflow": "SambaFlow (documented formulas; no public code)",
     "optax": "optax (optax 0.2.8)",
+    "torchtitan": "torchtitan (torchtitan.components.optimizer.lr_scheduler, torchtitan 0.3.0)",
+    "mmengine": "OpenMMLab mmengine (param_scheduler, mmengine 0.10.7)",
 }
 
 
@@ -59,6 +61,8 @@ def _kwargs(kwargs: dict, render_child) -> str:
 def anchor_code(case: Case) -> str:
     """The library call the schedlang line migrates, as a user would write it."""
     kw = case.kwargs
+    if hasattr(case, "anchor_code"):  # frameworks.framework_case.FrameworkCase
+        return case.anchor_code()
     if case.library == "torch":
         def child(name, k):
             args = _kwargs(k, child)

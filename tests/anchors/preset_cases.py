@@ -557,3 +557,9 @@ CEREBRAS_WD = [
 ]
 
 CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER]
+
+# Training frameworks (issue 11): their cases live next to their tests and carry their own anchors.
+from frameworks.mmengine_cases import MMENGINE  # noqa: E402
+from frameworks.torchtitan_cases import TORCHTITAN  # noqa: E402
+
+CASES += [*TORCHTITAN, *MMENGINE]  # frameworks.framework_case.FrameworkCase
