@@ -25,7 +25,8 @@ def source(expr: sp.Expr) -> str:
 
 def _atom(expr: sp.Expr) -> str:
     text = _text(expr)
-    simple = expr.is_Symbol or (expr.is_Integer and expr >= 0) or isinstance(expr, sp.Function) \
+    simple = expr.is_Symbol or (expr.is_Integer and expr >= 0) \
+        or (isinstance(expr, sp.Function) and not isinstance(expr, sp.Piecewise)) \
         or (expr.is_Rational and expr > 0 and "/" not in text)
     return text if simple else f"({text})"
 

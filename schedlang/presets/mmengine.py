@@ -454,6 +454,9 @@ def chain(windows: list[Window], base, epoch_length) -> tuple[sp.Expr, sp.Expr |
         for j in members:
             w, clock = windows[j], clocks[j]
             factor = w.build(clock)
+            if w.infinite:  # end = INF: treated as forever (no gamma ** (10**9 - 1) held value)
+                value *= piecewise([(1, clock.before(0)), (factor, sp.true)])
+                continue
             final = at(factor, clock.time(w.last))
             value *= piecewise([(1, clock.before(0)), (factor, clock.before(w.end - w.begin)),
                                 (final, sp.true)])
@@ -473,9 +476,13 @@ def chain(windows: list[Window], base, epoch_length) -> tuple[sp.Expr, sp.Expr |
         pairs.append((entering * product(gaps[k]), sp.Lt(t, first)))
         v0 = entering * held(gaps[k])
         inside = w.build(clock, v0, bases[i])
+        if w.infinite:
+            pairs.append((inside, sp.true))
+            break
         pairs.append((inside, sp.Lt(t, last + 1)))
         entering = at(inside, last)
-    pairs.append((entering * product(gaps[-1]), sp.true))
+    else:
+        pairs.append((entering * product(gaps[-1]), sp.true))
     # a branch "t < 0" never applies (a window that starts at step 0)
     expr = piecewise([(e, c) for e, c in pairs
                       if c is sp.true or (c is not sp.false and not (c.rhs.is_number and c.rhs <= 0))])
