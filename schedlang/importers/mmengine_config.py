@@ -81,8 +81,9 @@ class _Reader:
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
             return Item(node.value, self.span(node))
         operand = getattr(node, "operand", None)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(operand, ast.Constant) \
-                and isinstance(operand.value, (int, float)) and not isinstance(operand.value, bool):
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+                and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)) \
+                and not isinstance(operand.value, bool):
             return Item(-node.operand.value, self.span(node))
         if isinstance(node, ast.Dict):
             out = {}

@@ -74,14 +74,18 @@ BAD = [
      "param_scheduler = dict(type='QuadraticWarmupLR', end=5, by_epoch=False)\n", "2:29",
      "not an mmengine parameter scheduler"),
     ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
-     "param_scheduler = dict(type='ReduceOnPlateauLR', monitor='loss')\n", "2:29", "not a function of the step"),
+     "param_scheduler = dict(type='ReduceOnPlateauLR', monitor='loss')\n",
+     "2:29", "not a function of the step"),
     ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
-     "param_scheduler = dict(type='LinearLR', start_factr=0.1, end=5, by_epoch=False)\n", "2:41", "start_factor"),
-    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\ntrain_cfg = dict(type='IterBasedTrainLoop', max_iters=100)\n"
+     "param_scheduler = dict(type='LinearLR', start_factr=0.1, end=5, by_epoch=False)\n",
+     "2:41", "start_factor"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "train_cfg = dict(type='IterBasedTrainLoop', max_iters=100)\n"
      "param_scheduler = dict(type='LinearLR', end=5)\n", "3:29", "never steps"),
     ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
      "param_scheduler = [dict(type='LinearLR', begin=0, end=50, by_epoch=False),\n"
-     "    dict(type='CosineAnnealingLR', eta_min=1e-4, begin=10, end=100, by_epoch=False)]\n", "2:19", "overlaps"),
+     "    dict(type='CosineAnnealingLR', eta_min=1e-4, begin=10, end=100, by_epoch=False)]\n",
+     "2:19", "overlaps"),
     ("param_scheduler = dict(type='LinearLR', end=5, by_epoch=False\n", "1:", "not valid Python"),
 ]
 
@@ -126,7 +130,8 @@ def test_preset_errors(source, words):
 def test_every_family_agrees_with_lr():
     """Momentum and generic ParamScheduler twins are the LR classes' math on another value."""
     for stem, kwargs in [("Linear", "start_factor=0.5, end=30"), ("Constant", "factor=0.5, end=30"),
-                         ("Exponential", "gamma=0.9"), ("Step", "step_size=7"), ("MultiStep", "milestones=[3, 9]"),
+                         ("Exponential", "gamma=0.9"), ("Step",
+     "step_size=7"), ("MultiStep", "milestones=[3, 9]"),
                          ("Poly", "eta_min=0.1, end=30"), ("CosineAnnealing", "eta_min=0.1, end=30"),
                          ("CosineRestart", "periods=[10, 20], restart_weights=[1, 0.5], eta_min=0.1")]:
         lr = schedlang.compile(f"mmengine.{stem}LR(lr=0.9, {kwargs})")["lr"]
