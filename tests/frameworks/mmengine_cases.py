@@ -78,15 +78,17 @@ def case(preset: str, source: str, configs: list[dict], base: float, steps: int,
         lines.append("param_scheduler = [\n" + "".join(f"    {_cfg(c)},\n" for c in configs) + "]")
     if epoch_length:
         lines.append(f"# len(train_dataloader) == {epoch_length}; lr(t) at iteration t")
-    else:
+    elif all(c.get("by_epoch", True) for c in configs):
         lines.append("# by epoch: lr(t) at epoch t")
+    else:
+        lines.append("# by iteration: lr(t) at iteration t")
     return FrameworkCase(preset, source, "mmengine", configs[0]["type"], {}, steps, note=note,
                          code="\n".join(lines), rtol=rtol, params=params or {},
                          anchor=lambda s: mmengine_values(configs, base, s, epoch_length, param))
 
 
 def it(**cfg) -> dict:
-    return {"by_epoch": False, **cfg}
+    return {**cfg, "by_epoch": False}
 
 
 MMENGINE = [
