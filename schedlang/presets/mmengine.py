@@ -534,6 +534,9 @@ def _signature(stem: str, family: str):
         args.append(arg("param_name", "option", "lr", PARAM_NAMES))
     for name, kind, default in TYPES[stem][0]:
         choices = ("cos", "linear") if name == "anneal_strategy" else ()
+        if stem in _REQUIRED.get(name, ()):
+            args.append(arg(name, kind))
+            continue
         args.append(arg(name, kind, default, choices))
     args += [arg(name, kind, default) for name, kind, default in _WINDOW_ARGS]
     return args

@@ -179,3 +179,35 @@ MMENGINE = [
          [it(type="CosineAnnealingParamScheduler", param_name="weight_decay", eta_min=0.005, begin=0,
              end=120)], 0.05, 200, param="weight_decay"),
 ]
+
+# One run of every Momentum and generic ParamScheduler twin (the LR rows above cover the math).
+_TWIN_ARGS = {
+    "Constant": {"factor": 0.5}, "CosineAnnealing": {"eta_min": 0.5}, "Exponential": {"gamma": 0.98},
+    "Linear": {"start_factor": 0.5}, "MultiStep": {"milestones": [10, 25], "gamma": 0.8},
+    "Step": {"step_size": 15, "gamma": 0.9}, "Poly": {"eta_min": 0.5, "power": 2.0},
+    "CosineRestart": {"periods": [20, 30], "restart_weights": [1, 0.8], "eta_min": 0.5},
+    "OneCycle": {"eta_max": 0.2},
+}
+
+
+def _sched_value(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_sched_value(x) for x in v) + "]"
+    return repr(v)
+
+
+def _twin(stem: str, family: str) -> FrameworkCase:
+    kwargs = dict(_TWIN_ARGS[stem])
+    name = f"{stem}{family}"
+    param, base = ("momentum", 0.9) if family == "Momentum" else (
+        ("weight_decay", 0.9) if stem != "OneCycle" else ("lr", 0.1))
+    head = "momentum=0.9" if family == "Momentum" else f'param_name="{param}", value={base!r}'
+    args = ", ".join(f"{k}={_sched_value(v)}" for k, v in kwargs.items())
+    source = f"mmengine.{name}({head}, {args}, begin=5, end=60, by_epoch=false)"
+    cfg = it(type=name, **({} if family == "Momentum" else {"param_name": param}), **kwargs, begin=5, end=60)
+    return case(f"mmengine.{name}", source, [cfg], base, 90, param=param)
+
+
+MMENGINE += [_twin(stem, family) for family in ("Momentum", "ParamScheduler") for stem in _TWIN_ARGS
+             if not (family == "Momentum" and stem == "OneCycle")
+             and f"mmengine.{stem}{family}" not in {c.preset for c in MMENGINE}]
