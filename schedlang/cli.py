@@ -137,6 +137,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--lower", action="store_true",
                      help="write plain standard-library calls (linear, cosine, >>) instead of presets")
     sub.add_argument("-o", "--output", help="output .sched file (default: standard output)")
+    sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an option of the format's reader (repeatable), e.g. formula=2024 for "
+                          "torchtitan-toml")
     sub.add_argument("--flags", nargs=argparse.REMAINDER, default=None, metavar="FLAG",
                      help="SambaFlow flags instead of a file: everything after --flags (so it comes last)")
 
@@ -534,7 +537,13 @@ def _import_quietly(args) -> int:
     elif args.file is None:
         raise SchedlangError("give a file to import (or - for standard input, or --flags ...)")
     else:
-        text = importers.import_file(args.file, args.format, style)
+        options = {}
+        for item in args.option:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise SchedlangError(f"--option {item!r}: expected KEY=VALUE")
+            options[key.strip()] = value.strip()
+        text = importers.import_file(args.file, args.format, style, options=options or None)
     if args.json:
         from . import cli_json
 

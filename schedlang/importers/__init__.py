@@ -68,6 +68,24 @@ from_composer_yaml = _reader("composer_yaml")
 from_hf_args = _reader("hf_args")
 
 
+def from_torchtitan_toml(text: str, filename: str = "<string>", style: str = "presets",
+                         options: dict | None = None) -> str:
+    """``.sched`` source for a torchtitan job TOML (option ``formula``: current, 2025-03, 2024)."""
+    from . import torchtitan_toml as reader
+
+    _check_style(style)
+    return reader.source(text, filename, style, options)
+
+
+def from_mmengine_config(text: str, filename: str = "<string>", style: str = "presets",
+                         options: dict | None = None) -> str:
+    """``.sched`` source for an OpenMMLab config's ``param_scheduler`` (read with ``ast``)."""
+    from . import mmengine_config as reader
+
+    _check_style(style)
+    return reader.source(text, filename, style, options)
+
+
 #: Every import format (SPEC section 7): its name -> the reader of its text,
 #: ``reader(text, filename, style) -> .sched source``.  One line per format; the
 #: command line's ``--format`` choices and the docs derive from this table.
@@ -80,12 +98,16 @@ READERS = {
     "deepspeed-json": from_deepspeed_json,
     "composer-yaml": from_composer_yaml,
     "hf-args": from_hf_args,
+    "torchtitan-toml": from_torchtitan_toml,
+    "mmengine-config": from_mmengine_config,
 }
 FORMATS = tuple(READERS)
 
 
-def import_file(path: str | Path, format: str | None = None, style: str = "presets") -> str:  # noqa: A002
-    """Read ``path`` in ``format`` (guessed from the suffix when not given)."""
+def import_file(path: str | Path, format: str | None = None, style: str = "presets",  # noqa: A002
+                options: dict | None = None) -> str:
+    """Read ``path`` in ``format`` (guessed from the suffix when not given); ``options`` go to
+    readers that take them (``formula=`` for torchtitan-toml)."""
     path = Path(path)
     fmt = format or guess_format(path)
     if fmt not in READERS:
@@ -96,6 +118,12 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise SchedlangError(f"{path} is not UTF-8 text") from None
+    if options:
+        import inspect
+
+        if "options" not in inspect.signature(READERS[fmt]).parameters:
+            raise SchedlangError(f"the {fmt} format takes no options")
+        return READERS[fmt](text, str(path), style, options=dict(options))
     return READERS[fmt](text, str(path), style)
 
 
@@ -110,6 +138,10 @@ def guess_format(path: Path) -> str:
         return "cerebras-yaml"
     if path.suffix.lower() in (".sh", ".txt", ".args", ".flags", ".cmd"):
         return "sambaflow"
+    if path.suffix.lower() == ".toml":
+        return "torchtitan-toml"
+    if path.suffix.lower() == ".py":
+        return "mmengine-config"
     raise SchedlangError(f"cannot tell the format of {path} from its name",
                          hint="pass --format " + " or --format ".join(FORMATS))
 

@@ -15,7 +15,7 @@ PRESETS: dict[str, Builtin | Rejected] = {}
 
 #: Namespaces in the order the docs list them.
 LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax", "timm", "keras", "megatron",
-             "deepspeed")
+             "deepspeed", "torchtitan", "mmengine")
 
 
 def register(*entries: Builtin | Rejected) -> None:

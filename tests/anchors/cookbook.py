@@ -28,6 +28,8 @@ TITLES = {
     "keras": "Keras (keras.optimizers.schedules, keras 3.15.1)",
     "megatron": "Megatron (megatron-core OptimizerParamScheduler, megatron-core 0.16.1)",
     "deepspeed": "DeepSpeed (deepspeed.runtime.lr_schedules, deepspeed 0.19.8)",
+    "torchtitan": "torchtitan (torchtitan.components.optimizer.lr_scheduler, torchtitan 0.3.0)",
+    "mmengine": "OpenMMLab mmengine (param_scheduler, mmengine 0.10.7)",
 }
 
 
@@ -65,6 +67,8 @@ def anchor_code(case: Case) -> str:
     if hasattr(case, "anchor_code"):  # framework cases render their own call
         return case.anchor_code()
     kw = case.kwargs
+    if hasattr(case, "anchor_code"):  # frameworks.framework_case.FrameworkCase
+        return case.anchor_code()
     if case.library == "torch":
         def child(name, k):
             args = _kwargs(k, child)

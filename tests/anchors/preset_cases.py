@@ -582,3 +582,8 @@ from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
 from frameworks.megatron_cases import MEGATRON  # noqa: E402
 
 CASES += [*MEGATRON, *DEEPSPEED]
+
+from frameworks.mmengine_cases import MMENGINE  # noqa: E402
+from frameworks.torchtitan_cases import TORCHTITAN  # noqa: E402
+
+CASES += [*TORCHTITAN, *MMENGINE]  # frameworks.framework_case.FrameworkCase

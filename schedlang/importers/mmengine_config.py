@@ -1,0 +1,306 @@
+"""OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` read as data with ``ast``.
+
+Nothing in the file is executed.  Top-level assignments are read lazily: only those
+the schedule needs (``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older
+``optimizer``) and the names they refer to are evaluated, from literals, dicts, lists,
+tuples, ``dict(...)`` calls with keywords, negative numbers and names assigned earlier
+(copied).  Anything else (arithmetic, other calls, attribute access, comprehensions)
+is refused with a caret at it; ``_base_`` inheritance is refused with the way out
+(merge the config with mmengine first).  Class names imported from ``mmengine`` in
+new-style configs (``type=LinearLR``) are read as their names.
+
+Units: ``by_epoch=True`` schedulers under an ``EpochBasedTrainLoop`` step per epoch.
+When every scheduler is by epoch the imported schedule is a function of the epoch (a
+comment says so; add ``epoch_length=`` to ``mmengine.param_scheduler`` for one per
+iteration).  When iteration and epoch schedulers mix, or one is
+``convert_to_iter_based``, the step counts iterations and ``epoch_length``
+(``len(train_dataloader)``) becomes a required parameter.  A missing ``end`` is the
+Runner's default: ``max_epochs`` (by epoch) or ``max_iters``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..presets import PRESETS
+from ..presets._common import Rejected
+from .numbers import exact, sched_text
+
+NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
+WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
+BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value"}
+
+
+class _Reader:
+    def __init__(self, text: str, filename: str):
+        self.source = Source(text, filename)
+        try:
+            self.tree = ast.parse(text, filename)
+        except SyntaxError as exc:
+            span = Span(self.source, exc.lineno or 1, exc.offset or 1, exc.lineno or 1, (exc.offset or 1) + 1)
+            raise SchedlangError(f"not valid Python: {exc.msg}", span) from None
+        self.assigned: dict[str, ast.AST] = {}
+        self.imported: dict[str, str] = {}
+        self.values: dict[str, object] = {}
+        for stmt in self.tree.body:
+            single = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            if single and isinstance(stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                if name == "_base_":
+                    raise SchedlangError("this config inherits from _base_ files, which schedlang does not "
+                                         "read (it reads one file as data)", self.span(stmt.targets[0]),
+                                         hint="merge it with mmengine first: python -c \"from "
+                                              "mmengine.config import Config; "
+                                              "Config.fromfile('THIS.py').dump('merged.py')\" and import "
+                                              "merged.py")
+                self.assigned[name] = stmt.value
+            elif isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("mmengine"):
+                for alias in stmt.names:
+                    self.imported[alias.asname or alias.name] = alias.name
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
+                    (alias.asname or alias.name) == "_base_" for alias in stmt.names):
+                raise SchedlangError("this config reads _base_ files", self.span(stmt),
+                                     hint="merge it with mmengine first (Config.fromfile(...).dump(...))")
+
+    def span(self, node: ast.AST) -> Span:
+        end_line = getattr(node, "end_lineno", None) or node.lineno
+        end_col = getattr(node, "end_col_offset", None)
+        if end_line != node.lineno or end_col is None:
+            end_col = node.col_offset + 1
+        return Span(self.source, node.lineno, node.col_offset + 1, node.lineno, end_col + 1)
+
+    def get(self, name: str):
+        if name not in self.assigned:
+            return None
+        if name not in self.values:
+            self.values[name] = self.value(self.assigned[name])
+        return self.values[name]
+
+    def value(self, node: ast.AST):  # noqa: PLR0911 - one case per node type
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+            return Item(node.value, self.span(node))
+        operand = getattr(node, "operand", None)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
+                and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)) \
+                and not isinstance(operand.value, bool):
+            return Item(-node.operand.value, self.span(node))
+        if isinstance(node, ast.Dict):
+            out = {}
+            for key, value in zip(node.keys, node.values):
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    raise SchedlangError("only string keys are read in a config dict",
+                                         self.span(key or value))
+                out[key.value] = self.value(value)
+            return Item(out, self.span(node), {k.value: self.span(k) for k in node.keys})
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return Item([self.value(e) for e in node.elts], self.span(node))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+                and not node.args and all(k.arg for k in node.keywords):
+            return Item({k.arg: self.value(k.value) for k in node.keywords}, self.span(node),
+                        {k.arg: Span(self.source, k.lineno, k.col_offset + 1, k.lineno,
+                                     k.col_offset + 1 + len(k.arg)) for k in node.keywords})
+        if isinstance(node, ast.Name):
+            if node.id in self.imported:
+                return Item(self.imported[node.id], self.span(node))
+            if node.id in ("True", "False", "None"):
+                return Item({"True": True, "False": False, "None": None}[node.id], self.span(node))
+            found = self.get(node.id)
+            if found is None:
+                raise SchedlangError(f"'{node.id}' is not assigned before in this file", self.span(node),
+                                     hint="schedlang reads the config as data: only names assigned "
+                                          "earlier in the same file")
+            return Item(found.value, self.span(node), found.keys)
+        what = {ast.BinOp: "arithmetic", ast.Call: "a function call", ast.Attribute: "an attribute",
+                ast.ListComp: "a comprehension"}.get(type(node), type(node).__name__)
+        raise SchedlangError(f"{what} in a config value is not read (the file is read as data, never run)",
+                             self.span(node), hint="write the number itself")
+
+
+class Item:
+    """A value read from the config with the span it came from (and its keys' spans)."""
+
+    def __init__(self, value, span: Span, keys: dict | None = None):
+        self.value, self.span, self.keys = value, span, keys or {}
+
+    def plain(self):
+        if isinstance(self.value, dict):
+            return {k: v.plain() for k, v in self.value.items()}
+        if isinstance(self.value, list):
+            return [v.plain() for v in self.value]
+        return self.value
+
+
+def _family(type_name: str, span: Span) -> tuple[str, str, str]:
+    for family in BASE_KEY:
+        if type_name.endswith(family) and f"mmengine.{type_name}" in PRESETS:
+            entry = PRESETS[f"mmengine.{type_name}"]
+            if isinstance(entry, Rejected):
+                break
+            return f"mmengine.{type_name}", family, type_name[: -len(family)]
+    entry = PRESETS.get(f"mmengine.{type_name}")
+    if isinstance(entry, Rejected):
+        raise SchedlangError(f"{type_name} cannot be imported: {entry.reason}", span)
+    known = [n.split(".", 1)[1] for n, p in PRESETS.items()
+             if n.startswith("mmengine.") and not isinstance(p, Rejected) and n != "mmengine.param_scheduler"]
+    raise SchedlangError(f"'{type_name}' is not an mmengine parameter scheduler", span,
+                         hint=did_you_mean(type_name, known) or "mmengine's types: " + ", ".join(known[:10])
+                         + ", ... (schedulers that other OpenMMLab packages register are not read)")
+
+
+def _number_text(item: Item, what: str) -> str:
+    value = exact(item.value)
+    if value is None:
+        raise SchedlangError(f"{what} must be a number, not {item.value!r}", item.span)
+    return sched_text(value)
+
+
+def _arg_text(item: Item, name: str) -> str:
+    value = item.value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_arg_text(v, name) for v in value) + "]"
+    if value is None:
+        raise SchedlangError(f"{name}=None: leave the key out for mmengine's default", item.span)
+    return _number_text(item, name)
+
+
+def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
+    if options:
+        raise SchedlangError(f"mmengine-config has no option '{next(iter(options))}'")
+    reader = _Reader(text, filename)
+    schedulers = reader.get("param_scheduler")
+    if schedulers is None:
+        raise SchedlangError("no param_scheduler in this config", Span(reader.source, 1, 1, 1, 2),
+                             hint="param_scheduler = [dict(type='LinearLR', ...), ...]")
+    items = schedulers.value if isinstance(schedulers.value, list) else [schedulers]
+    loop = reader.get("train_cfg")
+    loop_cfg = loop.value if loop is not None and isinstance(loop.value, dict) else {}
+    loop_type = loop_cfg["type"].value if "type" in loop_cfg else None
+    by_epoch_loop = loop_cfg["by_epoch"].value if "by_epoch" in loop_cfg else \
+        loop_type != "IterBasedTrainLoop"
+    if loop_type == "IterBasedTrainLoop":
+        by_epoch_loop = False
+    base = _bases(reader)
+    lines, needs_length, all_epoch = {}, False, True
+    for item in items:
+        if not isinstance(item.value, dict) or "type" not in item.value:
+            raise SchedlangError("a param_scheduler entry must be a dict with a type", item.span)
+        cfg = item.value
+        name, family, _ = _family(str(cfg["type"].value), cfg["type"].span)
+        preset = PRESETS[name]
+        allowed = {a.name for a in preset.args}
+        param = cfg["param_name"].value if "param_name" in cfg else {"LR": "lr", "Momentum": "momentum"}.get(
+            family, "lr")
+        parts = []
+        by_epoch = cfg["by_epoch"].value if "by_epoch" in cfg else True
+        convert = cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
+        if by_epoch and not convert and not by_epoch_loop:
+            raise SchedlangError(f"{cfg['type'].value} is by epoch (by_epoch defaults to True) under an "
+                                 "iteration-based loop: mmengine never steps it after construction",
+                                 cfg["type"].span, hint="set by_epoch=False (or convert_to_iter_based=True)")
+        base_key = BASE_KEY[family]
+        start = base.get(param)
+        if start is None:
+            raise SchedlangError(f"no initial {param} found for {cfg['type'].value}: give "
+                                 f"optim_wrapper = dict(optimizer=dict({param}=...))", cfg["type"].span)
+        if param not in lines:
+            parts.append(f"{base_key}={start}")
+        for key, value in cfg.items():
+            if key in ("type", "_scope_", "verbose", "last_step"):
+                continue
+            if key not in allowed:
+                raise SchedlangError(f"{cfg['type'].value} has no argument '{key}'",
+                                     item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
+            parts.append(f"{key}={_arg_text(value, key)}")
+        if "end" not in cfg:
+            limit = _loop_limit(loop_cfg, by_epoch, loop)
+            parts.append(f"end={limit}")
+            needs_length = needs_length or "epoch_length" in limit
+        if convert:
+            parts.append("epoch_length=epoch_length")
+            needs_length = True
+        all_epoch = all_epoch and by_epoch and not convert
+        lines.setdefault(param, []).append(f"{name}({', '.join(parts)})")
+    mixed = not all_epoch and any(
+        (i.value.get("by_epoch").value if "by_epoch" in i.value else True)
+        and not (i.value["convert_to_iter_based"].value if "convert_to_iter_based" in i.value else False)
+        for i in items)
+    needs_length = needs_length or mixed
+    head = [f"# Imported by `schedlang import` from {filename} (OpenMMLab param_scheduler, mmengine 0.10.7).",
+            "# Read as data; nothing in the file was run."]
+    if all_epoch:
+        head.append("# Every scheduler is by epoch: t counts epochs. For a per-iteration schedule add "
+                    "epoch_length=... to mmengine.param_scheduler.")
+    else:
+        head.append("# t counts iterations; epoch_length is len(train_dataloader).")
+    decls = ["param epoch_length: int where epoch_length > 0"] if needs_length else []
+    body = []
+    for param, calls in lines.items():
+        tail = ", epoch_length=epoch_length" if needs_length else ""
+        if len(calls) == 1 and not (needs_length and mixed):
+            expr = calls[0]
+        else:
+            expr = "mmengine.param_scheduler(schedulers=[\n    " + ",\n    ".join(calls) + f"]{tail})"
+        body.append(f"schedule {param} = {expr}")
+    text_out = "\n".join([*head, *decls, *body]) + "\n"
+    from ..program import compile as compile_program
+
+    try:  # what the presets refuse (overlapping windows, bad arguments) is reported in the config
+        compile_program(text_out, filename="<import>")
+    except SchedlangError as exc:
+        raise SchedlangError(exc.message, schedulers.span, hint=exc.hint) from None
+    if style == "core":
+        return _lower(text_out, head, decls, list(lines))
+    return text_out
+
+
+def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:
+    if by_epoch:
+        if "max_epochs" not in loop_cfg:
+            raise SchedlangError("a scheduler without end needs train_cfg max_epochs (the Runner's default "
+                                 "end)", loop.span if loop else None)
+        return _number_text(loop_cfg["max_epochs"], "max_epochs")
+    if "max_iters" in loop_cfg:
+        return _number_text(loop_cfg["max_iters"], "max_iters")
+    if "max_epochs" in loop_cfg:
+        return f"{_number_text(loop_cfg['max_epochs'], 'max_epochs')} * epoch_length"
+    raise SchedlangError("a scheduler without end needs train_cfg max_iters or max_epochs (the Runner's "
+                         "default end)", loop.span if loop else None)
+
+
+def _bases(reader: _Reader) -> dict[str, str]:
+    wrapper = reader.get("optim_wrapper")
+    optimizer = None
+    if wrapper is not None and isinstance(wrapper.value, dict) and "optimizer" in wrapper.value:
+        optimizer = wrapper.value["optimizer"]
+    elif reader.get("optimizer") is not None:
+        optimizer = reader.get("optimizer")
+    found: dict[str, str] = {}
+    if optimizer is None or not isinstance(optimizer.value, dict):
+        return found
+    opt = optimizer.value
+    for key in ("lr", "momentum", "weight_decay"):
+        if key in opt:
+            found[key] = _number_text(opt[key], f"optimizer {key}")
+    if "betas" in opt and isinstance(opt["betas"].value, list) and opt["betas"].value:
+        found.setdefault("momentum", _number_text(opt["betas"].value[0], "betas[0]"))
+    if "momentum" not in found and str(opt.get("type", Item("", None)).value) in ("SGD",):
+        found["momentum"] = "0"
+    return found
+
+
+def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> str:
+    """Core style: each schedule's closed form written out (``expr_source``)."""
+    from ..program import compile as compile_program
+    from .expr_source import source as expr_text
+
+    program = compile_program(text)
+    body = [f"schedule {name} = {expr_text(program[name].symbolic_expr)}" for name in names]
+    return "\n".join([*head, *decls, *body]) + "\n"
+
+
+__all__ = ["source"]

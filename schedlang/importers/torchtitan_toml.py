@@ -1,0 +1,200 @@
+"""torchtitan job TOML (``[lr_scheduler]``, ``[training] steps``, ``[optimizer] lr``) -> ``.sched``.
+
+Read with ``tomllib`` (data only).  torchtitan's defaults fill what the file leaves
+out (``steps = 10000``, ``lr = 8e-4``, ``warmup_steps = 200``, ...).  The same keys
+meant different formulas over torchtitan's history (``docs/presets.md``), so the
+option ``formula`` picks one: ``current`` (v0.1.0 on, the default),
+``2025-03`` (2025-03-27 .. 2025-06-10, v0.0.2) or ``2024`` (to 2025-03-10).  A
+file with the old ``[training] warmup_steps`` key can only be the 2024 formula
+and is read as such; ``lr_min`` (renamed ``min_lr_factor`` on 2025-07-31) is the
+same factor under both newer formulas.
+
+Diagnostics point at the key in the file (``tomllib`` keeps no positions, so keys
+are located by a line scan of ``[section]`` headers and ``key =`` lines).
+"""
+
+from __future__ import annotations
+
+import re
+
+import sympy as sp
+import tomllib
+
+from ..errors import SchedlangError, Source, Span, did_you_mean
+from .numbers import exact, sched_text
+
+FORMULAS = ("current", "2025-03", "2024")
+DECAY_TYPES = ("linear", "sqrt", "cosine")
+KEYS = {  # formula -> the [lr_scheduler] keys its torchtitan accepted
+    "current": ("warmup_steps", "decay_ratio", "decay_type", "min_lr_factor", "lr_min", "total_steps"),
+    "2025-03": ("warmup_steps", "decay_ratio", "decay_type", "lr_min"),
+    "2024": (),
+}
+DEFAULT_STEPS, DEFAULT_LR, DEFAULT_WARMUP = 10_000, sp.Rational(8, 10_000), 200
+
+
+class _Locator:
+    """Spans of ``[section]`` keys found by scanning lines (enough for diagnostics)."""
+
+    def __init__(self, source: Source):
+        self.source = source
+        self.keys: dict[tuple[str, str], Span] = {}
+        self.sections: dict[str, Span] = {}
+        section, offset = "", 0
+        for line in source.text.splitlines(keepends=True):
+            header = re.match(r"\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]", line)
+            if header:
+                section = header.group(1)
+                self.sections.setdefault(section, Span.at_offset(source, offset + header.start(1),
+                                                                 len(section)))
+            key = re.match(r"\s*([A-Za-z0-9_\-]+)\s*=\s*", line)
+            if key and not header:
+                value_at = offset + key.end()
+                length = len(line[key.end():].split("#")[0].rstrip()) or 1
+                self.keys[(section, key.group(1))] = Span.at_offset(source, value_at, length)
+                self.keys.setdefault((section, "@" + key.group(1)),
+                                     Span.at_offset(source, offset + key.start(1), len(key.group(1))))
+            offset += len(line)
+
+    def value(self, section, key):
+        return self.keys.get((section, key))
+
+    def key(self, section, key):
+        return self.keys.get((section, "@" + key))
+
+
+def read(text: str, filename: str):
+    source = Source(text, filename)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+), column (\d+)", str(exc))
+        span = Span(source, int(found.group(1)), int(found.group(2)), int(found.group(1)),
+                    int(found.group(2)) + 1) if found else None
+        raise SchedlangError(f"not valid TOML: {str(exc).split(' (at')[0]}", span) from None
+    return data, _Locator(source)
+
+
+def _number(data, where: _Locator, section, key, default, whole=False):
+    if key not in data.get(section, {}):
+        return default
+    value = data[section][key]
+    number = exact(value) if not isinstance(value, str) else None
+    if number is None or (whole and not number.is_Integer) or number < 0:
+        want = "a whole number >= 0" if whole else "a number >= 0"
+        raise SchedlangError(f"[{section}] {key} must be {want}, not {value!r}", where.value(section, key))
+    return number
+
+
+def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
+    data, where = read(text, filename)
+    options = dict(options or {})
+    formula = options.pop("formula", None)
+    if options:
+        raise SchedlangError(f"torchtitan-toml has no option '{next(iter(options))}'",
+                             hint="its option is formula=" + "|".join(FORMULAS))
+    if formula is not None and formula not in FORMULAS:
+        raise SchedlangError(f"unknown torchtitan formula '{formula}'", hint="one of " + ", ".join(FORMULAS))
+    for section in ("lr_scheduler", "training", "optimizer"):
+        if not isinstance(data.get(section, {}), dict):
+            raise SchedlangError(f"[{section}] must be a table", where.sections.get(section))
+    sched = data.get("lr_scheduler", {})
+    old_warmup = "warmup_steps" in data.get("training", {})
+    if formula is None:
+        formula = "2024" if old_warmup and not sched else "current"
+    if old_warmup and formula != "2024":
+        raise SchedlangError("[training] warmup_steps is the key of torchtitan before 2025-03-11",
+                             where.key("training", "warmup_steps"),
+                             hint="import with the option formula=2024, or move it to [lr_scheduler]")
+    if formula == "2024" and sched:
+        raise SchedlangError("torchtitan before 2025-03-11 had no [lr_scheduler] section",
+                             where.sections.get("lr_scheduler"),
+                             hint="choose formula=current or formula=2025-03")
+    for key in sched:
+        if key not in KEYS[formula]:
+            hint = did_you_mean(key, KEYS[formula]) or "keys: " + ", ".join(KEYS[formula])
+            if formula == "2025-03" and key in KEYS["current"]:
+                hint = f"{key} came with the current formula; import with formula=current"
+            raise SchedlangError(f"[lr_scheduler] {key} is not a key of torchtitan ({formula} formula)",
+                                 where.key("lr_scheduler", key), hint=hint)
+    if "min_lr_factor" in sched and "lr_min" in sched:
+        raise SchedlangError("give min_lr_factor or its old name lr_min, not both",
+                             where.key("lr_scheduler", "lr_min"))
+    lr = _number(data, where, "optimizer", "lr", DEFAULT_LR)
+    steps = _number(data, where, "training", "steps", sp.Integer(DEFAULT_STEPS), whole=True)
+    if steps == 0:
+        raise SchedlangError("[training] steps must be positive", where.value("training", "steps"))
+    warm_section = "training" if formula == "2024" else "lr_scheduler"
+    warmup = _number(data, where, warm_section, "warmup_steps", sp.Integer(DEFAULT_WARMUP), whole=True)
+    values = {"lr": lr, "training_steps": steps, "warmup_steps": warmup}
+    if formula != "2024":
+        if "decay_ratio" in sched:
+            values["decay_ratio"] = _number(data, where, "lr_scheduler", "decay_ratio", None)
+        if "decay_type" in sched:
+            kind = sched["decay_type"]
+            if kind not in DECAY_TYPES:
+                raise SchedlangError(f"[lr_scheduler] decay_type must be one of {', '.join(DECAY_TYPES)}, "
+                                     f"not {kind!r}", where.value("lr_scheduler", "decay_type"),
+                                     hint=did_you_mean(str(kind), DECAY_TYPES))
+            values["decay_type"] = kind
+        floor_key = "lr_min" if formula == "2025-03" else "min_lr_factor"
+        for key in ("min_lr_factor", "lr_min"):
+            if key in sched:
+                values[floor_key] = _number(data, where, "lr_scheduler", key, None)
+        if "total_steps" in sched:
+            values["total_steps"] = _number(data, where, "lr_scheduler", "total_steps", None, whole=True)
+    head = [f"# Imported by `schedlang import` from {filename} (torchtitan job TOML, {formula} formula).",
+            "# lr(t) is the lr of the optimizer step logged as step t + 1."]
+    if "lr_min" in sched and formula == "current":
+        head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
+                    "import with formula=2025-03 for an older torchtitan.")
+    body = _preset(formula, values) if style == "presets" else _core(formula, values)
+    return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+
+
+def _preset(formula: str, values: dict) -> str:
+    name = {"current": "lr_scheduler", "2025-03": "lr_scheduler_v2025_03",
+            "2024": "linear_warmup_linear_decay"}[formula]
+    parts = [f'{k}="{v}"' if isinstance(v, str) else f"{k}={sched_text(v)}" for k, v in values.items()]
+    return f"torchtitan.{name}({', '.join(parts)})"
+
+
+def _decay_text(lr, floor, p: str, kind: str) -> str:
+    shape = {"linear": f"1 - {p}", "sqrt": f"1 - sqrt({p})", "cosine": f"(1 + cos(pi * {p})) / 2"}[kind]
+    if floor == 0:
+        return f"{sched_text(lr)} * ({shape})"
+    return f"{sched_text(lr)} * ({sched_text(floor)} + {sched_text(1 - floor)} * ({shape}))"
+
+
+def _core(formula: str, values: dict) -> str:
+    """The same schedule in core syntax: warmup, stable and decay as segments in local ``t``."""
+    lr, warm = values["lr"], values["warmup_steps"]
+    total = values.get("total_steps", values["training_steps"])
+    kind = values.get("decay_type", "linear")
+    floor = values.get("min_lr_factor", values.get("lr_min", sp.Integer(0)))
+    if formula == "2024":
+        tail = f"{sched_text(lr)} * (1 - t / {sched_text(max(1, total - warm))})"
+        pieces = [f"({sched_text(lr)} * (t + 1) / {sched_text(warm + 1)} for {sched_text(warm)})"] if warm \
+            else []
+        return " >> ".join([*pieces, tail])
+    if formula == "current":
+        warm = min(warm, total)
+    ratio = values.get("decay_ratio")
+    decay = total - warm if ratio is None else min(sp.Integer(round(int(total) * float(ratio))),
+                                                   total - warm)
+    pieces = []
+    if formula == "current":
+        stable = total + 1 - warm - decay
+        if warm:
+            pieces.append(f"({sched_text(lr)} * (t + 1) / {sched_text(warm)} for {sched_text(warm)})")
+        if decay == 0:
+            return " >> ".join([*pieces, f"constant({sched_text(lr)})"])
+        p = f"(t + 1) / {sched_text(decay)}"
+    else:
+        stable = total - warm - decay
+        if warm:
+            pieces.append(f"({sched_text(lr)} * (t + 1) / {sched_text(warm + 1)} for {sched_text(warm)})")
+        p = f"(t + 1) / {sched_text(decay + 1)}"
+    if stable:
+        pieces.append(f"constant({sched_text(lr)}, {sched_text(stable)})")
+    return " >> ".join([*pieces, _decay_text(lr, floor, p, kind)])

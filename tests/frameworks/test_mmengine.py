@@ -1,0 +1,153 @@
+"""mmengine: the presets' errors, and `schedlang import --format mmengine-config` end to end.
+
+The presets' values are checked in tests/test_presets_conformance.py (mmengine_cases.py);
+here each sample config is imported (read with ``ast``, never run), compiled and compared
+with mmengine's own schedulers built from the same config by ``mmengine.config.Config``
+and stepped like ``ParamSchedulerHook``, and the preset-style import is proven equal to
+the core-style one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from anchors.preset_cases import max_error
+
+import schedlang
+from frameworks.mmengine_cases import mmengine_values
+from frameworks.real import real
+from schedlang.importers import import_file
+
+CONFIGS = Path(__file__).parent / "configs"
+
+# name -> (epoch_length to bind, steps compared, {schedule: (param read, optimizer base key)})
+SAMPLES = {
+    "mmdet_retina_1x.py": (37, 500, {"lr": "lr"}),
+    "mmpretrain_vit_cosine.py": (7, 760, {"lr": "lr"}),
+    "mmseg_poly_iters.py": (None, 17000, {"lr": "lr"}),
+    "mmpose_epoch_momentum.py": (None, 230, {"lr": "lr", "momentum": "momentum"}),
+}
+
+
+def _reference(path: Path, schedule: str, epoch_length, steps) -> list[float]:
+    """mmengine's Config reads the file (it runs it: this is the test's reference only)."""
+    config = real("mmengine.config").Config.fromfile(str(path))
+    optimizer = config.optim_wrapper["optimizer"]
+    base = optimizer[schedule] if schedule in optimizer else optimizer["betas"][0]
+    loop = config.train_cfg
+    schedulers = []
+    for cfg in config.param_scheduler:
+        cfg = dict(cfg)
+        if not isinstance(cfg["type"], str):
+            cfg["type"] = cfg["type"].__name__
+        if ("Momentum" in cfg["type"]) != (schedule == "momentum"):
+            continue
+        if "end" not in cfg:
+            cfg["end"] = loop["max_epochs"] if cfg.get("by_epoch", True) else loop["max_iters"]
+        schedulers.append(cfg)
+    return mmengine_values(schedulers, base, steps, epoch_length, schedule)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_import_matches_mmengine(name):
+    path = CONFIGS / name
+    epoch_length, n, schedules = SAMPLES[name]
+    params = {"epoch_length": epoch_length} if epoch_length else {}
+    presets = schedlang.compile(import_file(path, "mmengine-config"), params=params)
+    core = schedlang.compile(import_file(path, "mmengine-config", style="core"), params=params)
+    steps = range(n)
+    for schedule in schedules:
+        ours = presets[schedule].values(steps)
+        anchor = _reference(path, schedule, epoch_length, steps)
+        assert max_error(ours, anchor, 1e-3) <= 1e-12, schedule
+        assert schedlang.equivalent(presets[schedule], core[schedule]), schedule
+
+
+BAD = [
+    ("_base_ = ['../_base_/schedules/schedule_1x.py']\nparam_scheduler = []\n", "1:1", "_base_"),
+    ("lr = 0.1\noptim_wrapper = dict(optimizer=dict(lr=lr * 2))\n"
+     "param_scheduler = dict(type='ExponentialLR', gamma=0.9, end=10)\n", "2:40", "arithmetic"),
+    ("import math\noptim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "param_scheduler = dict(type='StepLR', step_size=math.floor(2.5), end=9)\n", "3:49", "a function call"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "param_scheduler = dict(type='QuadraticWarmupLR', end=5, by_epoch=False)\n", "2:29",
+     "not an mmengine parameter scheduler"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "param_scheduler = dict(type='ReduceOnPlateauLR', monitor='loss')\n",
+     "2:29", "not a function of the step"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "param_scheduler = dict(type='LinearLR', start_factr=0.1, end=5, by_epoch=False)\n",
+     "2:41", "start_factor"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "train_cfg = dict(type='IterBasedTrainLoop', max_iters=100)\n"
+     "param_scheduler = dict(type='LinearLR', end=5)\n", "3:29", "never steps"),
+    ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
+     "param_scheduler = [dict(type='LinearLR', begin=0, end=50, by_epoch=False),\n"
+     "    dict(type='CosineAnnealingLR', eta_min=1e-4, begin=10, end=100, by_epoch=False)]\n",
+     "2:19", "overlaps"),
+    ("param_scheduler = dict(type='LinearLR', end=5, by_epoch=False\n", "1:", "not valid Python"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "words"), BAD)
+def test_import_errors_point_into_the_file(tmp_path, text, where, words):
+    path = tmp_path / "cfg.py"
+    path.write_text(text)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(import_file(path))
+    message = str(info.value)
+    assert words in message
+    assert f"cfg.py:{where}" in message and "^" in message
+
+
+PRESET_ERRORS = [
+    ("mmengine.LinearLR(start_factor=1.5)", "between 0 and 1"),
+    ("mmengine.LinearLR(start_factor=0, end=10)", "divides by zero"),
+    ("mmengine.ConstantLR(begin=5, end=5)", "end should be larger than begin"),
+    ("mmengine.CosineAnnealingLR(eta_min=0.1, eta_min_ratio=0.1)", "not both"),
+    ("mmengine.CosineRestartLR(periods=[10, 20], restart_weights=[1])", "same length"),
+    ("mmengine.CosineRestartLR(periods=[10])", "eta_min"),
+    ("mmengine.OneCycleLR(eta_max=0.1, total_steps=10, end=20)", "raises ValueError"),
+    ('mmengine.OneCycleParamScheduler(param_name="momentum", eta_max=0.1, end=20)', "OneCycle"),
+    ("mmengine.LinearLR(convert_to_iter_based=true, end=5)", "epoch_length"),
+    ("mmengine.ExponentialLR(end=5)", "gamma"),
+    ("mmengine.param_scheduler([mmengine.LinearLR(end=5, by_epoch=false), mmengine.StepLR(step_size=2)])",
+     "epoch_length"),
+    ("mmengine.param_scheduler([mmengine.LinearLR(lr=0.1, end=5), mmengine.StepLR(lr=0.2, step_size=2)])",
+     "different initial values"),
+    ("mmengine.ReduceOnPlateauLR()", "metric"),
+]
+
+
+@pytest.mark.parametrize(("source", "words"), PRESET_ERRORS)
+def test_preset_errors(source, words):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert words in str(info.value) and "^" in str(info.value)
+
+
+def test_every_family_agrees_with_lr():
+    """Momentum and generic ParamScheduler twins are the LR classes' math on another value."""
+    for stem, kwargs in [("Linear", "start_factor=0.5, end=30"), ("Constant", "factor=0.5, end=30"),
+                         ("Exponential", "gamma=0.9"), ("Step",
+     "step_size=7"), ("MultiStep", "milestones=[3, 9]"),
+                         ("Poly", "eta_min=0.1, end=30"), ("CosineAnnealing", "eta_min=0.1, end=30"),
+                         ("CosineRestart", "periods=[10, 20], restart_weights=[1, 0.5], eta_min=0.1")]:
+        lr = schedlang.compile(f"mmengine.{stem}LR(lr=0.9, {kwargs})")["lr"]
+        mom = schedlang.compile(f"mmengine.{stem}Momentum(momentum=0.9, {kwargs})")["lr"]
+        gen = schedlang.compile(f'mmengine.{stem}ParamScheduler(param_name="weight_decay", value=0.9, '
+                                f"{kwargs})")["lr"]
+        assert schedlang.equivalent(lr, mom) and schedlang.equivalent(lr, gen), stem
+
+
+def test_long_run_drift():
+    """mmengine multiplies step by step; over 20000 steps the closed form stays within 1e-11."""
+    source = ("mmengine.param_scheduler([mmengine.LinearLR(lr=0.1, start_factor=0.001, end=20000, "
+              "by_epoch=false), mmengine.ExponentialLR(gamma=0.9999, end=20000, by_epoch=false)])")
+    steps = range(0, 20000, 1)
+    ours = schedlang.compile(source)["lr"].values(steps)
+    anchor = mmengine_values([dict(type="LinearLR", start_factor=0.001, end=20000, by_epoch=False),
+                              dict(type="ExponentialLR", gamma=0.9999, end=20000, by_epoch=False)],
+                             0.1, steps, 1)
+    assert max_error(ours, anchor, 1e-3) <= 1e-11
