@@ -294,9 +294,9 @@ def _bases(reader: _Reader) -> dict[str, str]:
 
 
 def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> str:
-    """Core style: each schedule's closed form written out (``expr_source``)."""
+    """Core style: each schedule's closed form written out (``core_text``)."""
     from ..program import compile as compile_program
-    from .expr_source import source as expr_text
+    from .core_text import text as expr_text
 
     program = compile_program(text)
     body = [f"schedule {name} = {expr_text(program[name].symbolic_expr)}" for name in names]
