@@ -85,7 +85,13 @@ def _smaller(a, b):
 
 
 def _literal(value: sp.Expr) -> str:
-    """A float literal for a number (exact rationals, pi, e, ... rounded once)."""
+    """A float literal for a number (exact rationals, pi, e, ... rounded once).
+
+    A non-finite number can only stand in a branch no admissible parameter value reaches
+    (``check`` decides reachable ones when the parameters are bound): it prints as NaN.
+    """
+    if value.has(sp.zoo, sp.oo, -sp.oo, sp.nan) or not value.is_finite:
+        return "float('nan')"
     number = float(sp.N(value, 40))
     text = repr(number)
     return f"({text})" if number < 0 else text
