@@ -179,7 +179,7 @@ def gallery_markdown(items: list[Picture]) -> str:
                        else f"### `{picture.label}`\n")
             if section != "Standard library":
                 out.append(_block(picture.source))
-        out.append(f"![{picture.title}](img/{picture.filename})\n")
+        out.append(f"![{picture.label or picture.stem}](img/{picture.filename})\n")
     return "\n".join(out)
 
 
