@@ -35,6 +35,8 @@ class restart_index(sp.Function):  # noqa: N801 - sympy function classes are low
             step = sp.floor(step)  # cycles start at whole steps (a stretched schedule asks at t / k)
         if all(arg.is_Integer for arg in (step, first, mult)) and step >= 0 and first >= 1 and mult >= 2:
             return sp.Integer(restart_index_int(int(step), int(first), int(mult)))
+        if step == 0:  # the first cycle starts at 0 whatever its (symbolic) length
+            return sp.Integer(0)
         return None
 
     def _eval_is_finite(self):

@@ -310,3 +310,11 @@ def test_a_fractional_parameter_bound_is_compared_in_int64():
         steps = torch.tensor([edge - 1, edge], dtype=torch.int64)
         got = module.lr(steps, total=total, _compute=torch.float32).tolist()
         assert got == [1.0, 2.0], total
+
+
+def test_an_exp_warmup_into_restarts_of_a_parameter_length_is_accepted():
+    # restart_index(0, ...) is 0 whatever the cycle length: the target is positive (fuzz class)
+    source = ("param w: int = 10 where w > 0\n"
+              "schedule lr = warmup(exp, 10, start=1e-3) >> cosine_restarts(0.25, 3e-4, 2 * w, mult=2)")
+    lr = schedlang.compile(source)["lr"]
+    assert lr(0) == pytest.approx(1e-3) and lr(10) == pytest.approx(0.25)

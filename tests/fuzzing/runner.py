@@ -299,8 +299,10 @@ def _check_schedule(program, result, schedule, module_fn, torch_checks, jax_fn=N
     scale = max(finite + [SCALE_FLOOR])
     result.points += len(steps)
 
+    phase = _trig_phase(schedule)
+
     def tolerance(step):
-        return REL * scale + KAPPA_FACTOR * truth[step][1] * scale
+        return REL * scale + KAPPA_FACTOR * max(truth[step][1], phase(step)) * scale
 
     overflow = [s for s in steps if not math.isfinite(floats[s])]
     if overflow:
@@ -438,3 +440,29 @@ def summarize(results: list[Result]) -> dict:
         "evaluator_unsupported": counts["evaluator"],
         "failing_programs": sum(1 for r in results if r.failures),
     }
+
+
+def _trig_phase(schedule):
+    """``step -> max |argument|`` of the step-dependent ``cos``/``sin``/``tan`` as the generated
+    modules compute them: from the symbolic formula with the parameter values put into the
+    arguments only.  Binding can rewrite ``cos(pi*t/warm + 5)`` as ``(-1)**t*cos(5)`` (exact,
+    so the evaluator's own kappa is 0), while a module with ``warm`` a parameter still computes
+    ``cos(pi*t/warm + 5)`` in floats, with that argument's phase error."""
+    import sympy as sp
+
+    from schedlang.schedule_algebra import t
+
+    values = schedule.program.substitutions if schedule.program is not None else {}
+    arguments = [node.args[0].xreplace(values) for node in sp.preorder_traversal(schedule.symbolic_expr)
+                 if isinstance(node, (sp.cos, sp.sin, sp.tan)) and t in node.free_symbols]
+
+    def phase(step):
+        found = 0.0
+        for argument in arguments:
+            try:
+                found = max(found, abs(float(argument.xreplace({t: step}))))
+            except (TypeError, ValueError, OverflowError):
+                continue
+        return found
+
+    return phase
