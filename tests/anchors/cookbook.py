@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .preset_cases import CASES, FRAMEWORKS, Case, max_error
+from .preset_cases import CASES, Case, max_error
 
 COOKBOOK = Path(__file__).resolve().parents[2] / "docs" / "cookbook.md"
 
@@ -64,11 +64,9 @@ def _kwargs(kwargs: dict, render_child) -> str:
 
 def anchor_code(case: Case) -> str:
     """The library call the schedlang line migrates, as a user would write it."""
-    if hasattr(case, "anchor_code"):  # framework cases render their own call
+    if hasattr(case, "anchor_code"):  # framework cases (tests/frameworks/) render their own call
         return case.anchor_code()
     kw = case.kwargs
-    if hasattr(case, "anchor_code"):  # frameworks.framework_case.FrameworkCase
-        return case.anchor_code()
     if case.library == "torch":
         def child(name, k):
             args = _kwargs(k, child)
@@ -118,8 +116,6 @@ def anchor_code(case: Case) -> str:
     if case.library == "sambaflow":
         flags = " ".join(f"--{k} {v}" for k, v in kw.items())
         return f"--lr_schedule {case.name} {flags}"
-    if case.library in FRAMEWORKS:
-        return FRAMEWORKS[case.library].anchor_code(case.name, kw, case.options)
     raise ValueError(case.library)
 
 

@@ -69,8 +69,6 @@ class Case:
             return cerebras_float64(self.name, self.kwargs, steps, **self.options)
         if self.library == "sambaflow":
             return R.sambaflow_values(self.name, self.kwargs, steps)
-        if self.library in FRAMEWORKS:  # tests/frameworks/<library>_cases.py
-            return FRAMEWORKS[self.library].values(self.name, self.kwargs, steps, **self.options)
         raise ValueError(self.library)
 
     def ours(self) -> list[float]:
@@ -570,20 +568,26 @@ CEREBRAS_WD = [
                     ("StepLR", {"initial_learning_rate": 1.0, "step_size": 50, "gamma": 0.5})]),
 ]
 
-# Training frameworks: each keeps its rows and its real-code runner in tests/frameworks/,
-# either as rows run through FRAMEWORKS[library].values or as Case subclasses with their
-# own reference() and anchor_code().
-FRAMEWORKS = {"timm": timm_cases, "keras": keras_cases}
-FRAMEWORK_CASES = [Case(**row) for module in FRAMEWORKS.values() for row in module.ROWS]
+# Training frameworks keep their cases and real-code runners in tests/frameworks/; every such
+# case renders its own reference() and anchor_code() (the timm and Keras modules give rows, run
+# through their module's values() and anchor_code()).
+class RowCase(Case):
+    """A row of ``tests/frameworks/<library>_cases.py`` (``ROWS``, ``values``, ``anchor_code``)."""
 
-CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES]
+    def reference(self) -> list[float]:
+        return ROW_MODULES[self.library].values(self.name, self.kwargs, self.compared, **self.options)
+
+    def anchor_code(self) -> str:
+        return ROW_MODULES[self.library].anchor_code(self.name, self.kwargs, self.options)
+
+
+ROW_MODULES = {"timm": timm_cases, "keras": keras_cases}
+FRAMEWORK_CASES = [RowCase(**row) for module in ROW_MODULES.values() for row in module.ROWS]
 
 from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
 from frameworks.megatron_cases import MEGATRON  # noqa: E402
-
-CASES += [*MEGATRON, *DEEPSPEED]
-
 from frameworks.mmengine_cases import MMENGINE  # noqa: E402
 from frameworks.torchtitan_cases import TORCHTITAN  # noqa: E402
 
-CASES += [*TORCHTITAN, *MMENGINE]  # frameworks.framework_case.FrameworkCase
+CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES,
+                     *MEGATRON, *DEEPSPEED, *TORCHTITAN, *MMENGINE]
