@@ -318,3 +318,13 @@ def test_an_exp_warmup_into_restarts_of_a_parameter_length_is_accepted():
               "schedule lr = warmup(exp, 10, start=1e-3) >> cosine_restarts(0.25, 3e-4, 2 * w, mult=2)")
     lr = schedlang.compile(source)["lr"]
     assert lr(0) == pytest.approx(1e-3) and lr(10) == pytest.approx(0.25)
+
+
+def test_a_nested_table_is_printed_in_local_steps_in_the_reference():
+    # `x - (linear >> ... >> 0.97 ** t)`: the inner table is not the top-level `if`, and its
+    # last branch was printed as t/3 - 1000000100/3, which cancels in floats (a fuzz find)
+    source = ("schedule lr = linear(0.1, 0.5, 20) - (constant(0.1, 1000000100) >> "
+              "stretch(0.97 ** t, 3))")
+    lr = schedlang.compile(source)["lr"]
+    step = 1_000_000_101
+    assert lr(step) == pytest.approx(0.5 - 0.97 ** (1 / 3), rel=1e-14)

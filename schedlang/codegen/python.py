@@ -81,6 +81,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     def __init__(self):
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
         self.helpers: set[str] = set()  # names in HELPERS the printed code calls
+        self._local_steps: dict[sp.Dummy, str] = {}  # local-step symbols -> their code
 
     def _print_floor(self, expr):
         ratio = integer_ratio(expr.args[0])
@@ -132,12 +133,28 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Piecewise(self, expr):
         # Branches are tried in order; the last one is the default whatever its condition,
-        # because schedlang only builds Piecewise whose branches cover every step.
-        *head, last = expr.args
-        out = self._print(last.expr)
-        for branch in reversed(head):
-            out = f"(({self._print(branch.expr)}) if ({self._print(branch.cond)}) else {out})"
+        # because schedlang only builds Piecewise whose branches cover every step.  Each
+        # branch after a whole-number bound ``t < c`` is written in its local step ``t - c``
+        # as the ``if`` statements of ``body_lines`` are: ``t/3 - 1000000100/3`` in floats
+        # cancels, ``(t - 1000000100)/3`` does not.
+        starts = [sp.Integer(0)] + [strict_bound(cond) for _, cond in expr.args[:-1]]
+        values = [self._local(value, start) for (value, _), start in zip(expr.args, starts)]
+        out = values[-1]
+        for value, (_, cond) in zip(reversed(values[:-1]), reversed(expr.args[:-1])):
+            out = f"(({value}) if ({self._print(cond)}) else {out})"
         return out
+
+    def _local(self, value, start) -> str:
+        """``value`` printed with the step written ``(t - start)`` (a whole-number ``start``,
+        possibly of integer parameters: Python's ints keep it exact)."""
+        if start is None or start.is_integer is not True or start == 0 or t not in value.free_symbols:
+            return self._print(value)
+        step = sp.Dummy("local", integer=True, nonnegative=True)
+        self._local_steps[step] = f"(t - ({self._print(start)}))"
+        return self._print(at(value, step + start).xreplace({t: step}))
+
+    def _print_Dummy(self, expr):
+        return self._local_steps.get(expr) or super()._print_Dummy(expr)
 
     def _print_restart_index(self, expr):
         self.helpers.add("_restart_index")

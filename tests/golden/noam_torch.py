@@ -6,7 +6,7 @@ import torch
 
 
 def _reference_lr(t, *, d_model=512, warmup=4000):
-    return (((t + 1)/warmup**((3/2))) if ((t < warmup - 1)) else 1/math.sqrt(t + 1))/math.sqrt(d_model)
+    return (((t + 1)/warmup**((3/2))) if ((t < warmup - 1)) else 1/math.sqrt((t - (warmup - 1)) + warmup))/math.sqrt(d_model)
 
 
 def lr(t, *, d_model=512, warmup=4000, _dtype=torch.float64, _compute=torch.float64):
