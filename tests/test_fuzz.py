@@ -85,6 +85,8 @@ REPRODUCTIONS = {
     "torch emit crashes on stretched restart_index":
         ("stretch(cosine_restarts(0.25, 0.3, 7, mult=3), 10)", {}),
     "Mod of a rational step in float (stretch of a period)": ("stretch(cosine_restarts(7, 6e-4, 7), 10)", {}),
+    "torch restart_index of a Mod of a half step (stretch of a cycle of a stretch)":
+        ("stretch(cycle(stretch(cosine_restarts(7, 0.5, 7, mult=3), 10) for 7), 2)", {}),
     "Mod of a rational step in float, after a prefix":
         ("constant(1, 2) >> stretch(cycle(cosine(1, 0, 1000) for 1), 3)", {}),
 }

@@ -198,8 +198,9 @@ class TorchPrinter(ArrayPrinter):
         step, first, mult = expr.args
         if not step.is_integer:
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
-            # (a stretched schedule asks at t / k).
-            step = sp.floor(step)
+            # (a stretched schedule asks at t / k).  Mod(t/2, 7)/10 is Mod(t, 14)/20, whose
+            # floor is integer division.
+            step = sp.floor(_whole_mods(step))
         s, f, m = (self.int_code(a) for a in (step, first, mult))
         if s is None or f is None or m is None:
             return None
@@ -389,3 +390,14 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
     table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
     parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
     return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})
+
+
+def _whole_mods(expr: sp.Expr) -> sp.Expr:
+    """``Mod(a / k, c)`` with whole ``a``, ``k`` and ``c`` written ``Mod(a, k * c) / k``."""
+    def whole(node):
+        a, c = node.args
+        k = sp.fraction(sp.together(a))[1]
+        if k.is_Integer and k > 1 and c.is_Integer and (a * k).is_integer:
+            return sp.Mod(sp.expand(a * k), k * c, evaluate=False) / k
+        return node
+    return expr.replace(lambda n: isinstance(n, sp.Mod), whole)
