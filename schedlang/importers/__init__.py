@@ -45,18 +45,23 @@ def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> st
     return reader.source(reader.read(flags, origin), origin, style)
 
 
-def _reader(module: str):
+def _reader(module: str, *, takes_options: bool = False):
     """The reader of a format whose module has ``read(text, filename)`` and ``source(config,
-    filename, style)`` (every format but the two above, which predate the pattern)."""
-    def read(text: str, filename: str = "<string>", style: str = "presets") -> str:
+    filename, style)`` (every format but the two above, which predate the pattern); with
+    ``takes_options`` the module's ``source(text, filename, style, options)`` reads the text
+    itself and takes ``import --option KEY=VALUE`` (``formula=`` for torchtitan-toml)."""
+    def read(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
         from importlib import import_module
 
         _check_style(style)
         reader = import_module(f".{module}", __name__)
+        if takes_options:
+            return reader.source(text, filename, style, options)
         return reader.source(reader.read(text, filename), filename, style)
 
     read.__name__ = f"from_{module}"
     read.__doc__ = f"``.sched`` source for a ``{module}`` configuration (see ``importers/{module}.py``)."
+    read.takes_options = takes_options
     return read
 
 
@@ -68,22 +73,8 @@ from_composer_yaml = _reader("composer_yaml")
 from_hf_args = _reader("hf_args")
 
 
-def from_torchtitan_toml(text: str, filename: str = "<string>", style: str = "presets",
-                         options: dict | None = None) -> str:
-    """``.sched`` source for a torchtitan job TOML (option ``formula``: current, 2025-03, 2024)."""
-    from . import torchtitan_toml as reader
-
-    _check_style(style)
-    return reader.source(text, filename, style, options)
-
-
-def from_mmengine_config(text: str, filename: str = "<string>", style: str = "presets",
-                         options: dict | None = None) -> str:
-    """``.sched`` source for an OpenMMLab config's ``param_scheduler`` (read with ``ast``)."""
-    from . import mmengine_config as reader
-
-    _check_style(style)
-    return reader.source(text, filename, style, options)
+from_torchtitan_toml = _reader("torchtitan_toml", takes_options=True)
+from_mmengine_config = _reader("mmengine_config", takes_options=True)
 
 
 #: Every import format (SPEC section 7): its name -> the reader of its text,
@@ -118,13 +109,11 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
         raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise SchedlangError(f"{path} is not UTF-8 text") from None
-    if options:
-        import inspect
-
-        if "options" not in inspect.signature(READERS[fmt]).parameters:
-            raise SchedlangError(f"the {fmt} format takes no options")
-        return READERS[fmt](text, str(path), style, options=dict(options))
-    return READERS[fmt](text, str(path), style)
+    if not options:
+        return READERS[fmt](text, str(path), style)
+    if not getattr(READERS[fmt], "takes_options", False):
+        raise SchedlangError(f"the {fmt} format takes no options")
+    return READERS[fmt](text, str(path), style, options=dict(options))
 
 
 def guess_format(path: Path) -> str:
