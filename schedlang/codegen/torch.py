@@ -238,19 +238,18 @@ class TorchPrinter(ArrayPrinter):
         # A whole step against a fractional bound (``0.8 * total``): compare with the rounded
         # bound, in int64 when it is a whole-number ratio of parameters (exact past 2**24,
         # where a float32 ``t`` is not), else in floats as written.
-        if lhs.is_integer and rhs.is_integer is not True and op in ("<", "<=", ">", ">="):
+        rounded = None
+        if lhs.is_integer and rhs.is_integer is not True and op in ("<", "<=", ">", ">=") \
+                and (rhs.is_number or rhs.free_symbols <= set(self.params)):
             rounded = sp.ceiling(rhs) if op in ("<", ">=") else sp.floor(rhs)
-            saved, self.raw_step = self.raw_step, True
-            try:
-                whole = self.int_code(rounded) if rhs.is_number or rhs.free_symbols <= set(self.params) \
-                    else None
-            finally:
-                self.raw_step = saved
-            if whole is not None:
-                rhs = rounded
         saved, self.raw_step = self.raw_step, True
         try:
-            left, right = self.int_code(lhs), self.int_code(rhs)
+            left = self.int_code(lhs)
+            right = None if rounded is None else self.int_code(rounded)
+            if right is not None:
+                rhs = rounded
+            else:
+                right = self.int_code(rhs)
             if left is None or right is None or (lhs.is_number and rhs.is_number):
                 left, right = self.float_tensor(lhs), self.float_code(rhs)
             elif lhs.is_number:
