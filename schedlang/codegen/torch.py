@@ -392,11 +392,12 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
 
 
 def _whole_mods(expr: sp.Expr) -> sp.Expr:
-    """``Mod(a / k, c)`` with whole ``a``, ``k`` and ``c`` written ``Mod(a, k * c) / k``."""
+    """Every ``Mod`` of whole-number ratios written ``Mod(N*E, M*D) / (D*E)`` (``integer_mod``):
+    ``Mod(t/2, 7)`` is ``Mod(t, 14)/2``, so a floor around it is integer division."""
     def whole(node):
-        a, c = node.args
-        k = sp.fraction(sp.together(a))[1]
-        if k.is_Integer and k > 1 and c.is_Integer and (a * k).is_integer:
-            return sp.Mod(sp.expand(a * k), k * c, evaluate=False) / k
-        return node
+        parts = integer_mod(node)
+        if parts is None:
+            return node
+        numerator, modulus, denominator = parts
+        return sp.Mod(numerator, modulus, evaluate=False) / denominator
     return expr.replace(lambda n: isinstance(n, sp.Mod), whole)
