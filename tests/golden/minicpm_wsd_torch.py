@@ -145,6 +145,8 @@ class MinicpmWsd(torch.optim.lr_scheduler.LRScheduler):
     """
 
     SCHEDULES = {'lr': (lr, _reference_lr), 'lr_sqrt': (lr_sqrt, _reference_lr_sqrt)}
+    #: The param-group key each schedule drives (``lr__no_wd`` drives ``lr``).
+    KEYS = {name: name.split("__", 1)[0] for name in SCHEDULES}
     RELATIVE = False
 
     def __init__(self, optimizer, *, peak=0.01, warmup=1000, total=100000, last_epoch=-1):
@@ -205,7 +207,7 @@ class MinicpmWsd(torch.optim.lr_scheduler.LRScheduler):
         """Schedule ``name``'s value at the current step for every param group it drives
         (None for the others)."""
         torch_function, python_function = self.SCHEDULES[name]
-        key = name.split("__", 1)[0]
+        key = self.KEYS[name]
         plain = None
         found = {}
         out = []
@@ -233,7 +235,7 @@ class MinicpmWsd(torch.optim.lr_scheduler.LRScheduler):
     def get_lr(self):
         out = [group["lr"] for group in self.optimizer.param_groups]
         for name in self.SCHEDULES:
-            if name.split("__", 1)[0] == "lr":
+            if self.KEYS[name] == "lr":
                 out = [old if new is None else new for old, new in zip(out, self.values(name))]
         return out
 
@@ -257,7 +259,7 @@ class MinicpmWsd(torch.optim.lr_scheduler.LRScheduler):
             self.last_epoch = epoch
         groups = self.optimizer.param_groups
         for name in self.SCHEDULES:
-            key = name.split("__", 1)[0]
+            key = self.KEYS[name]
             for group, value in zip(groups, self.values(name, on_device)):
                 if value is not None:
                     _set(group, key, value)
