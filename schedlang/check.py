@@ -15,6 +15,7 @@ import time
 
 import sympy as sp
 from sympy.core.relational import Relational
+from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.logic.boolalg import Boolean
 
 from .errors import SchedlangError, Span
@@ -181,14 +182,28 @@ def _first_integer_where(hazard, domain, guard, limit):
         return _sample(hazard, domain, limit, guard)
     if t not in hazard.free_symbols:
         return _first_integer_in(domain) if hazard == sp.true else None
-    try:
-        solved = sp.solveset(hazard, t, domain=sp.S.Reals)
-    except (NotImplementedError, TypeError, ValueError):
-        solved = None
+    solved = None
+    if _solvable(hazard):
+        try:
+            solved = sp.solveset(hazard, t, domain=sp.S.Reals)
+        except (NotImplementedError, TypeError, ValueError):
+            solved = None
     if solved is not None and not isinstance(solved, (sp.ConditionSet, sp.ImageSet)) and \
             not solved.has(sp.ConditionSet, sp.ImageSet):
         return _first_integer_in(sp.Intersection(solved, domain))
     return _sample(hazard, domain, limit)
+
+
+def _solvable(hazard) -> bool:
+    """Whether sympy's solver is worth a try: not with two trigonometric functions of the step.
+
+    ``cos(pi*t/15) + cos(pi*t)`` = 0 becomes a polynomial of degree 30 in ``exp(I*pi*t/15)``
+    whose exact complex roots took sympy 50 s to isolate (the fuzzer's hang, seed 12002336);
+    the solution would be an ``ImageSet``, sampled anyway.
+    """
+    trig = {n for n in sp.preorder_traversal(hazard)
+            if isinstance(n, TrigonometricFunction) and t in n.free_symbols}
+    return len(trig) < 2
 
 
 def _first_integer_in(s):

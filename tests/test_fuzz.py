@@ -41,7 +41,7 @@ def test_exact_evaluator_knows_the_answers():
     t = schedlang.t
     assert exact.evaluate(sp.Rational(1, 3) * t + 1, 6)[0] == 3
     assert exact.evaluate(sp.cos(sp.pi * t / 3), 2**40 + 5)[0] == -1  # 3 mod 6: reduced exactly
-    value, kappa, _ = exact.evaluate(sp.cos(sp.pi * t / 3), 3)
+    value, kappa, _, _ = exact.evaluate(sp.cos(sp.pi * t / 3), 3)
     assert value == -1 and kappa > 0
     assert exact.evaluate(sp.floor(t / 7), 2**31 - 1)[0] == (2**31 - 1) // 7
     assert exact.evaluate(sp.Mod(t, 10), 123)[0] == 3
@@ -53,13 +53,39 @@ def test_exact_evaluator_knows_the_answers():
     assert exact.evaluate(sp.floor(sp.Rational(3, 10) * 10 + t * 0), 0)[0] == 3
 
 
-def test_a_known_disagreement_is_reported_clearly():
-    """The report names the program, schedule, step and every value."""
-    result = check_program(Program(0, "schedule lr = 1 - linear(1, 2, 10)\n"), budget=BUDGET_S)
+def test_a_known_disagreement_is_reported_clearly(monkeypatch):
+    """A reference off by 1e-9 relative is reported, naming the program, schedule, step and values."""
+    program = Program(0, "schedule lr = 1 - linear(1, 2, 10)\n")
+    assert not check_program(program, budget=BUDGET_S).failures
+    _perturb(monkeypatch, 1e-9)
+    result = check_program(program, budget=BUDGET_S, torch_checks=False)
     assert result.schedules == 1 and result.points > 5
-    for failure in result.failures:
-        text = failure.report()
-        assert "schedule 'lr' at step" in text and "exact =" in text and "linear(1, 2, 10)" in text
+    assert [f.kind for f in result.failures] == ["reference"]
+    text = result.failures[0].report()
+    assert "schedule 'lr' at step" in text and "exact =" in text and "linear(1, 2, 10)" in text
+
+
+def test_the_cancellation_bound_is_tight_enough_to_catch_real_errors(monkeypatch):
+    """``0.1 / cosine(1e-5, 2, 10)`` cancels at step 0 (bound ~4e-10 relative, docs/testing.md):
+    exact to the bound as compiled, and a 1e-8 relative error is still reported."""
+    program = Program(0, "schedule lr = 0.1 / cosine(1e-5, 2, 10)\n")
+    assert not check_program(program, budget=BUDGET_S).failures
+    _perturb(monkeypatch, 1e-8)
+    failures = check_program(program, budget=BUDGET_S, torch_checks=False).failures
+    assert [f.kind for f in failures] == ["reference"]
+    _, _, _, error = exact.evaluate(program_expr(program), 0)
+    assert 1e-12 * 1e4 < error < 1e-9 * 1e4  # at step 0 (value 1e4): needed (over REL) and tight
+
+
+def _perturb(monkeypatch, relative):
+    """Make the Python reference off by ``relative``."""
+    call = schedlang.program.Schedule.__call__
+    monkeypatch.setattr(schedlang.program.Schedule, "__call__",
+                        lambda self, s: call(self, s) * (1 + relative))
+
+
+def program_expr(program):
+    return schedlang.compile(program.source)["lr"].expr
 
 
 # -- the fuzzer ----------------------------------------------------------------------------
@@ -89,11 +115,21 @@ REPRODUCTIONS = {
         ("stretch(cycle(stretch(cosine_restarts(7, 0.5, 7, mult=3), 10) for 7), 2)", {}),
     "Mod of a rational step in float, after a prefix":
         ("constant(1, 2) >> stretch(cycle(cosine(1, 0, 1000) for 1), 3)", {}),
+    "1 - t/n cancels near the end of a long segment (now (n - t)/n)":
+        ("constant(1, 5) >> 0.5 / poly(0.1, 3e-4, 1000000000, power=0.5)", {}),
+    "(n - t)/n over a parameter denominator keeps its parentheses":
+        ("param warm: int = 10 where warm > 0\n"
+         "schedule lr = 0.1 - (warmup(linear, 2 * warm, start=0.5) >> cosine(3e-4, 3e-4, 250))",
+         {"warm": 100}),
+    "sympy's solver on two cosines of the step (50 s)":
+        ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
+         {}),
 }
 
 
 @pytest.mark.parametrize("name", list(REPRODUCTIONS))
 def test_reproduction(name):
     source, params = REPRODUCTIONS[name]
-    result = check_isolated(Program(0, f"schedule lr = {source}\n", params), budget=BUDGET_S)
+    text = source if "schedule " in source else f"schedule lr = {source}"
+    result = check_isolated(Program(0, text + "\n", params), budget=BUDGET_S)
     assert not result.failures, "\n\n".join(f.report() for f in result.failures)

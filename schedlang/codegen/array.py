@@ -16,7 +16,8 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import t
-from .base import AtomicPrinting
+from .base import AtomicPrinting, is_atomic
+from .python import step_ratio
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
 #: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
@@ -129,6 +130,13 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         if expr in self.params:
             return self.param(expr, integer=False)
         raise ValueError(f"unexpected symbol {expr}")
+
+    def _print_Add(self, expr, order=None):
+        ratio = step_ratio(expr)  # ``(n - t)/n``, not ``1 - t/n`` (see step_ratio)
+        if ratio is None:
+            return super()._print_Add(expr, order=order)
+        numerator, denominator = (self._print(x) for x in ratio)
+        return f"({numerator}) / {denominator if is_atomic(denominator) else f'({denominator})'}"
 
     def _print_Mul(self, expr):
         numbers = [a for a in expr.args if a.is_number]

@@ -240,7 +240,7 @@ def _recheck(pair: Pair, cx) -> str | None:
             program = schedlang.compile(source, {k: v for k, v in params.items() if k in declared})
         schedule = next(iter(program))
         expr = schedule.expr
-        value, _, _ = exact.Evaluator(expr)(cx.step)
+        value = exact.Evaluator(expr)(cx.step)[0]
         values.append(value)
     a, b = values
     if exact.to_float(a) != cx.a and abs(exact.to_float(a) - cx.a) > 1e-12 * max(1.0, abs(cx.a)):

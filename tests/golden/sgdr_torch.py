@@ -29,7 +29,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), 2.0, dtype=_compute, device=_dev)
     _v1 = t.to(_compute)
-    _v2 = torch.floor(torch.log((0.001)*_v1 + 1.0) / 0.6931471805599453).to(torch.int64)
+    _v2 = torch.floor(torch.log((_v1 + 1000.0) / 1000.0) / 0.6931471805599453).to(torch.int64)
     _v3 = torch.full((), 2, dtype=torch.int64, device=_dev)
     _v4 = _v2 - (torch.div((1000)*(torch.pow(_v3, _v2) - 1), (2) - 1, rounding_mode='floor') > (t)).to(torch.int64) + (torch.div((1000)*(torch.pow(_v3, _v2 + 1) - 1), (2) - 1, rounding_mode='floor') <= (t)).to(torch.int64)
     _v5 = (_v4).to(_compute)

@@ -25,7 +25,7 @@ def momentum(t, *, floor_lr=1e-05, _dtype=None):
         raise TypeError(f'steps must be whole numbers (an integer array), not {t.dtype}')
     t = t.astype(_i)
     _v0 = t.astype(_f)
-    return (jnp.where((t <= 999), (0.0001)*_v0 + 0.85, 0.95)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= 999), (_v0 + 8500.0) / 10000.0, 0.95)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr, 'momentum': momentum}

@@ -16,7 +16,7 @@ def lr(t, *, floor_lr=1e-05):
 
 def momentum(t, *, floor_lr=1e-05):
     if t < 1000:
-        return ((1/10000))*t + (17/20)
+        return (t + 8500) / 10000
     return (19/20)
 
 

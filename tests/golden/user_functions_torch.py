@@ -19,7 +19,7 @@ def _reference_lr(t, *, floor_lr=1e-05):
 
 def _reference_momentum(t, *, floor_lr=1e-05):
     if t < 1000:
-        return ((1/10000))*t + (17/20)
+        return (t + 8500) / 10000
     return (19/20)
 
 
@@ -36,7 +36,7 @@ def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64)
     _dev = t.device
     _v0 = t.to(_compute)
     _v1 = torch.full((), 0.95, dtype=_compute, device=_dev)
-    return (torch.where((t < 1000), (0.0001)*_v0 + 0.85, _v1)).to(_dtype)
+    return (torch.where((t < 1000), (_v0 + 8500.0) / 10000.0, _v1)).to(_dtype)
 
 
 SCHEDULES = {'lr': lr, 'momentum': momentum}

@@ -19,7 +19,7 @@ def lr(t, *, peak=0.001, total=50000, _dtype=None):
     _v5 = _v4.astype(_f)
     _v6 = jnp.asarray(total, _f)
     _v7 = (_v3).astype(_f)
-    return (jnp.where((t <= ((-1) + _v2)), jnp.where((t <= 999), (0.001)*_v0*_v1, jnp.where((t <= ((-1) + _v3)), _v0, _v0 - 5.0*_v0*(_v5 - 0.8*_v6 + jnp.maximum(_v7, 1000.0))/_v6)), 0.0)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + _v2)), jnp.where((t <= 999), (0.001)*_v0*_v1, jnp.where((t <= ((-1) + _v3)), _v0, _v0 - 5.0*_v0*((5.0*_v5 - 4.0*_v6 + 5.0*jnp.maximum(_v7, 1000.0)) / 5.0)/_v6)), 0.0)).astype(_f if _dtype is None else _dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=None):
@@ -37,7 +37,7 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=None):
     _v5 = _v4.astype(_f)
     _v6 = jnp.asarray(total, _f)
     _v7 = (_v3).astype(_f)
-    return (jnp.where((t <= ((-1) + _v2)), (0.1)*jnp.where((t <= 999), (0.001)*_v0*_v1, jnp.where((t <= ((-1) + _v3)), _v0, _v0 - 5.0*_v0*(_v5 - 0.8*_v6 + jnp.maximum(_v7, 1000.0))/_v6))/_v0, 0.0)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + _v2)), (0.1)*jnp.where((t <= 999), (0.001)*_v0*_v1, jnp.where((t <= ((-1) + _v3)), _v0, _v0 - 5.0*_v0*((5.0*_v5 - 4.0*_v6 + 5.0*jnp.maximum(_v7, 1000.0)) / 5.0)/_v6))/_v0, 0.0)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}

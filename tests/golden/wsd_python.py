@@ -16,7 +16,7 @@ def lr(t, *, peak=0.001, total=50000):
 
 def weight_decay(t, *, peak=0.001, total=50000):
     if (t < total):
-        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*(t - (4/5)*total)/total))/peak
+        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*((5*t - 4*total) / 5)/total))/peak
     return 0
 
 
