@@ -49,6 +49,8 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="fuzz-failures", help="directory for failing programs")
     parser.add_argument("--shrink", action="store_true", help="also write a minimized program")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--progress", type=int, default=250, metavar="N",
+                        help="every N programs, write the running figures to <out>/progress.json")
     parser.add_argument("--jax", action="store_true",
                         help="also check the JAX target (slower: jit per schedule)")
     args = parser.parse_args(argv)
@@ -62,15 +64,27 @@ def main(argv=None) -> int:
             for result in pool.imap_unordered(_work, tasks, chunksize=4):
                 results.append(result)
                 _record(result, out, args)
+                _progress(results, out, args, start)
     else:
         for task in tasks:
             result = _work(task)
             results.append(result)
             _record(result, out, args)
+            _progress(results, out, args, start)
     figures = summarize(results)
     figures["seconds"] = round(time.perf_counter() - start, 1)
     print(json.dumps(figures, indent=1))
     return 1 if figures["failing_programs"] else 0
+
+
+def _progress(results, out: Path, args, start: float) -> None:
+    """The running figures, so that a run stopped early still says how far it got."""
+    if args.progress <= 0 or len(results) % args.progress:
+        return
+    figures = summarize(results)
+    figures["seconds"] = round(time.perf_counter() - start, 1)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "progress.json").write_text(json.dumps(figures, indent=1) + "\n")
 
 
 def _record(result, out: Path, args) -> None:
