@@ -6,8 +6,9 @@
    The tensor-lr class is compared with the same ``SequentialLR`` on a tensor lr.
 2. Vectorised evaluation of 1M steps with the generated branch-free code against
    a hand-written ``torch.where`` expression of the same schedule.
-3. ``schedlang.compile`` of chains of 10, 100 and 1000 ``linear`` segments: seconds per
-   segment, relative to the 10-segment chain (1.0 means linear-time compilation).
+3. ``schedlang.compile`` of chains of 10, 100 and 1000 ``linear`` segments, written as one
+   ``>>`` chain and as chained ``let``s: seconds per segment, relative to 10 segments
+   (1.0 means linear-time compilation).
 
 Ratios are measured in the same run, so they compare like with like on any
 machine.  Not collected by pytest (the file name does not start with test_).
@@ -124,6 +125,17 @@ def main() -> None:
         per_segment[count] = (time.perf_counter() - start) / count
         print(f"  {count:5d} segments {per_segment[count] * count:8.3f} s   per segment vs 10: "
               f"{per_segment[count] / per_segment[10]:.2f}")
+    print("schedlang.compile of chained lets (let s_i = s_(i-1) >> linear(1, 0, 10))")
+    per_let = {}
+    for count in (10, 100, 1000):
+        lines = ["let s0 = linear(1, 0, 10)"] + [f"let s{i} = s{i - 1} >> linear(1, 0, 10)"
+                                                 for i in range(1, count)]
+        source = "\n".join(lines + [f"schedule lr = s{count - 1}"]) + "\n"
+        start = time.perf_counter()
+        schedlang.compile(source)
+        per_let[count] = (time.perf_counter() - start) / count
+        print(f"  {count:5d} lets     {per_let[count] * count:8.3f} s   per let vs 10: "
+              f"{per_let[count] / per_let[10]:.2f}")
 
 
 if __name__ == "__main__":

@@ -202,6 +202,19 @@ def _trig(fn, arg: sp.Expr):
     return run
 
 
+#: Node type -> ``(expr, compiled arguments) -> (step -> value)``: one function per node
+#: type, as sympy's printers have one method per node (``_compiles`` fills it).
+_COMPILERS: dict[type, object] = {}
+
+
+def _compiles(*types):
+    def register(function):
+        for kind in types:
+            _COMPILERS[kind] = function
+        return function
+    return register
+
+
 def compile_expr(expr: sp.Basic):
     """A function ``step -> value`` (Fraction, interval, or bool for conditions)."""
     if expr == t:
@@ -216,98 +229,156 @@ def compile_expr(expr: sp.Basic):
     if expr in (sp.true, sp.false):
         value = bool(expr)
         return lambda s: value
-    args = [compile_expr(a) for a in expr.args] if not isinstance(expr, (sp.Piecewise,)) else None
-    if isinstance(expr, sp.Add):
-        def add(s):
-            total = Fraction(0)
-            for f in args:
-                v = f(s)
-                total = total + v if is_exact(total) and is_exact(v) else to_interval(total) + to_interval(v)
-            return total
-        return add
-    if isinstance(expr, sp.Mul):
-        def mul(s):
-            total = Fraction(1)
-            for f in args:
-                v = f(s)
-                total = total * v if is_exact(total) and is_exact(v) else to_interval(total) * to_interval(v)
-            return total
-        return mul
-    if isinstance(expr, sp.Pow):
-        base, exponent = args
-        return lambda s: _pow(base(s), exponent(s))
-    if isinstance(expr, sp.floor):
-        return lambda s: _floor(args[0](s))
-    if isinstance(expr, sp.ceiling):
-        return lambda s: -_floor(-args[0](s))
-    if isinstance(expr, sp.Mod):
-        a, b = args
-        return lambda s: _mod(a(s), b(s))
-    if isinstance(expr, restart_index):
-        def index(s):
-            step, first, mult = (f(s) for f in args)
-            if is_exact(step) and step.denominator != 1:
-                step = Fraction(math.floor(step))  # cycles start at whole steps (a stretched schedule)
-            if not all(is_exact(v) and v.denominator == 1 for v in (step, first, mult)):
-                raise Undetermined("restart_index of a non-integer")
-            return Fraction(restart_index_int(int(step), int(first), int(mult)))
-        return index
-    if isinstance(expr, (sp.cos, sp.sin, sp.tan)):
-        return _trig(type(expr), expr.args[0])
-    if isinstance(expr, sp.exp):
-        return lambda s: _exp(args[0](s))
-    if isinstance(expr, sp.log):
-        return lambda s: _log(args[0](s))
-    if isinstance(expr, sp.Abs):
-        return lambda s: _abs(args[0](s))
-    if isinstance(expr, (sp.Min, sp.Max)):
-        pick_max = isinstance(expr, sp.Max)
-
-        def extreme(s):
-            values = [f(s) for f in args]
-            best = values[0]
-            for v in values[1:]:
-                if less(best, v) == pick_max:
-                    best = v
-            return best
-        return extreme
-    if isinstance(expr, sp.Piecewise):
-        branches = [(compile_expr(e), compile_expr(c)) for e, c in expr.args]
-
-        def piecewise(s):
-            for value, cond in branches:
-                if cond(s):
-                    return value(s)
-            raise Undetermined("no branch applies")
-        return piecewise
-    if isinstance(expr, Relational):
-        a, b = args
-        ops = {sp.StrictLessThan: lambda x, y: less(x, y), sp.LessThan: lambda x, y: not less(y, x),
-               sp.StrictGreaterThan: lambda x, y: less(y, x), sp.GreaterThan: lambda x, y: not less(x, y)}
-        if type(expr) in ops:
-            op = ops[type(expr)]
-            return lambda s: op(a(s), b(s))
-        if isinstance(expr, (sp.Eq, sp.Ne)):
-            want = isinstance(expr, sp.Eq)
-
-            def eq(s):
-                verdict = equal(a(s), b(s))
-                if verdict is None:
-                    raise Undetermined("equality of enclosures")
-                return verdict == want
-            return eq
-    if isinstance(expr, sp.And):
-        return lambda s: all(f(s) for f in args)
-    if isinstance(expr, sp.Or):
-        return lambda s: any(f(s) for f in args)
-    if isinstance(expr, sp.Not):
-        return lambda s: not args[0](s)
+    compiler = next((_COMPILERS[kind] for kind in type(expr).__mro__ if kind in _COMPILERS), None)
+    if compiler is not None:
+        args = None if isinstance(expr, sp.Piecewise) else [compile_expr(a) for a in expr.args]
+        compiled = compiler(expr, args)
+        if compiled is not None:
+            return compiled
     if expr.is_number:
         value = expr.evalf(60)
         if value.is_Float:
             enclosure = iv.mpf(str(value)) + iv.mpf([-1, 1]) * iv.mpf("1e-50")
             return lambda s: enclosure
     raise Undetermined(f"cannot evaluate {type(expr).__name__}")
+
+
+def _fold(args, start, exact_op, interval_op):
+    def run(s):
+        total = start
+        for f in args:
+            v = f(s)
+            total = exact_op(total, v) if is_exact(total) and is_exact(v) \
+                else interval_op(to_interval(total), to_interval(v))
+        return total
+    return run
+
+
+@_compiles(sp.Add)
+def _add(expr, args):
+    return _fold(args, Fraction(0), lambda a, b: a + b, lambda a, b: a + b)
+
+
+@_compiles(sp.Mul)
+def _mul(expr, args):
+    return _fold(args, Fraction(1), lambda a, b: a * b, lambda a, b: a * b)
+
+
+@_compiles(sp.Pow)
+def _power(expr, args):
+    base, exponent = args
+    return lambda s: _pow(base(s), exponent(s))
+
+
+@_compiles(sp.floor)
+def _floor_node(expr, args):
+    return lambda s: _floor(args[0](s))
+
+
+@_compiles(sp.ceiling)
+def _ceiling_node(expr, args):
+    return lambda s: -_floor(-args[0](s))
+
+
+@_compiles(sp.Mod)
+def _mod_node(expr, args):
+    a, b = args
+    return lambda s: _mod(a(s), b(s))
+
+
+@_compiles(restart_index)
+def _restart_index(expr, args):
+    def index(s):
+        step, first, mult = (f(s) for f in args)
+        if is_exact(step) and step.denominator != 1:
+            step = Fraction(math.floor(step))  # cycles start at whole steps (a stretched schedule)
+        if not all(is_exact(v) and v.denominator == 1 for v in (step, first, mult)):
+            raise Undetermined("restart_index of a non-integer")
+        return Fraction(restart_index_int(int(step), int(first), int(mult)))
+    return index
+
+
+@_compiles(sp.cos, sp.sin, sp.tan)
+def _trig_node(expr, args):
+    return _trig(type(expr), expr.args[0])
+
+
+@_compiles(sp.exp)
+def _exp_node(expr, args):
+    return lambda s: _exp(args[0](s))
+
+
+@_compiles(sp.log)
+def _log_node(expr, args):
+    return lambda s: _log(args[0](s))
+
+
+@_compiles(sp.Abs)
+def _abs_node(expr, args):
+    return lambda s: _abs(args[0](s))
+
+
+@_compiles(sp.Min, sp.Max)
+def _extreme(expr, args):
+    pick_max = isinstance(expr, sp.Max)
+
+    def extreme(s):
+        values = [f(s) for f in args]
+        best = values[0]
+        for v in values[1:]:
+            if less(best, v) == pick_max:
+                best = v
+        return best
+    return extreme
+
+
+@_compiles(sp.Piecewise)
+def _piecewise(expr, args):
+    branches = [(compile_expr(e), compile_expr(c)) for e, c in expr.args]
+
+    def piecewise(s):
+        for value, cond in branches:
+            if cond(s):
+                return value(s)
+        raise Undetermined("no branch applies")
+    return piecewise
+
+
+_ORDERS = {sp.StrictLessThan: lambda x, y: less(x, y), sp.LessThan: lambda x, y: not less(y, x),
+           sp.StrictGreaterThan: lambda x, y: less(y, x), sp.GreaterThan: lambda x, y: not less(x, y)}
+
+
+@_compiles(Relational)
+def _relation(expr, args):
+    a, b = args
+    if type(expr) in _ORDERS:
+        op = _ORDERS[type(expr)]
+        return lambda s: op(a(s), b(s))
+    if isinstance(expr, (sp.Eq, sp.Ne)):
+        want = isinstance(expr, sp.Eq)
+
+        def eq(s):
+            verdict = equal(a(s), b(s))
+            if verdict is None:
+                raise Undetermined("equality of enclosures")
+            return verdict == want
+        return eq
+    return None
+
+
+@_compiles(sp.And)
+def _and(expr, args):
+    return lambda s: all(f(s) for f in args)
+
+
+@_compiles(sp.Or)
+def _or(expr, args):
+    return lambda s: any(f(s) for f in args)
+
+
+@_compiles(sp.Not)
+def _not(expr, args):
+    return lambda s: not args[0](s)
 
 
 def _mod(a, b):

@@ -98,19 +98,30 @@ def branches(expr: sp.Expr) -> list[tuple[sp.Expr, sp.Basic]]:
     return list(expr.args) if isinstance(expr, sp.Piecewise) else [(expr, sp.true)]
 
 
-def piecewise(pairs) -> sp.Expr:
+def piecewise(pairs, trusted: int = 0) -> sp.Expr:
     """A flat ``Piecewise`` of branches already in canonical form, built without sympy's
-    argument collapsing (which recurses once per branch of a nested ``Piecewise``)."""
-    out = []
-    for pair in pairs:
-        cond = pair[1]
+    argument collapsing (which recurses once per branch of a nested ``Piecewise``).
+
+    The first ``trusted`` pairs are known to need nothing (branches of a table this
+    function built, its default left out): chained ``let s = s >> ...`` look only at
+    what is new.
+    """
+    keep = max(trusted - 1, 0)
+    out = list(pairs[:keep])
+    previous = None  # (formula, its hash, condition) of out[-1]
+    for pair in pairs[keep:]:
+        value, cond = pair.args if isinstance(pair, ExprCondPair) else pair
         if cond is sp.false:
             continue
-        out.append(pair)
+        key = hash(value)  # cached by sympy: most neighbours differ, decided without ==
+        if previous is not None and previous[1] == key and previous[0] == value \
+                and _covers(cond, previous[2]):
+            out[-1] = pair  # a branch followed by one with the same formula covering it adds nothing
+        else:
+            out.append(pair)
+        previous = (value, key, cond)
         if cond is sp.true:
             break
-    # A branch followed by one with the same formula whose condition covers it adds nothing.
-    out = [p for p, q in zip(out, out[1:]) if not (p[0] == q[0] and _covers(q[1], p[1]))] + out[-1:]
     if len(out) == 1 and out[0][1] is sp.true:
         return out[0][0]
     # Basic.__new__: no argument processing at all, so pairs taken from another Piecewise
@@ -310,11 +321,16 @@ def sequence(*segments: Segment, spans=None) -> Segment:
     pairs: list[tuple[sp.Expr, sp.Basic]] = []
     marks: list[Mark] = []
     offset = sp.Integer(0)
+    trusted = 0
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
-        local = segment.held() if last else piecewise(_played(segment))
-        pairs += branches(shifted(local, offset))
-        marks += [replace(m, step=offset + m.step) for m in segment.marks]
+        played = branches(segment.held()) if last else _played(segment)
+        if index == 0 and not last and _sequenced(segment):
+            trusted = len(played)
+        if offset != 0:
+            played = branches(shifted(piecewise(played), offset))
+        pairs += played
+        marks += segment.marks if offset == 0 else [replace(m, step=offset + m.step) for m in segment.marks]
         if not last:
             assert segment.duration is not None
             marks.append(Mark("join", offset + segment.duration, segment.end_value(),
@@ -323,7 +339,7 @@ def sequence(*segments: Segment, spans=None) -> Segment:
     last = segments[-1]
     duration = None if last.duration is None else offset + last.duration
     end = None if last.duration is None else last.end_value()
-    return Segment(piecewise(pairs), duration, tuple(marks), end)
+    return Segment(piecewise(pairs, trusted), duration, tuple(marks), end)
 
 
 def _played(segment: Segment) -> list[tuple[sp.Expr, sp.Basic]]:
@@ -333,10 +349,15 @@ def _played(segment: Segment) -> list[tuple[sp.Expr, sp.Basic]]:
     increase up to ``t < n`` followed by the held end: its branches but the last, with
     no comparison (what keeps chained ``let s = s >> ...`` linear).
     """
-    pairs = branches(segment.expr)
-    if segment.end is not None and len(pairs) > 1 and strict_bound(pairs[-2][1]) == segment.duration:
-        return pairs[:-1]
+    if _sequenced(segment):
+        return list(segment.expr.args[:-1])
     return cover(segment.expr, segment.duration)
+
+
+def _sequenced(segment: Segment) -> bool:
+    """Whether ``segment`` is a table ``sequence`` built: bounds up to ``t < n``, then its end."""
+    pairs = segment.expr.args if isinstance(segment.expr, sp.Piecewise) else ()
+    return segment.end is not None and len(pairs) > 1 and strict_bound(pairs[-2][1]) == segment.duration
 
 
 def pointwise(function, *exprs) -> sp.Expr:

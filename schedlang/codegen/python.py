@@ -9,6 +9,8 @@ index of cosine restarts is computed with integers.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
@@ -70,10 +72,14 @@ def step_ratio(expr: sp.Expr):
     """
     if not isinstance(expr, sp.Add) or t not in expr.free_symbols:
         return None
-    ratio = integer_ratio(expr)
-    if ratio is None or ratio[1] == 1:
+    terms = [term.as_coeff_Mul() for term in expr.args]
+    if not all(c.is_Rational and (m.is_integer or m == 1) for c, m in terms):
         return None
-    return ratio
+    denominator = math.lcm(*(int(c.q) for c, _ in terms))
+    if denominator == 1:
+        return None
+    numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * m for c, m in terms))
+    return numerator, sp.Integer(denominator)
 
 
 def integer_mod(expr: sp.Mod):
