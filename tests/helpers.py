@@ -8,6 +8,19 @@ from pathlib import Path
 import schedlang
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Every ``.sched`` in the repository (examples, docs, the test corpora), for the highlighters' tests.
+SCHED_FILES = sorted(p for p in ROOT.rglob("*.sched")
+                     if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+
+
+def expected_error_at(path: Path) -> tuple[int, int] | None:
+    """Where a file of the diagnostics corpus is expected to fail (``file:line:col`` of its ``.txt``)."""
+    expected = path.with_suffix(".txt")
+    if path.parent.name != "diagnostics" or not expected.exists():
+        return None
+    location = expected.read_text(encoding="utf-8").split(": error:", 1)[0]
+    line, col = location.rsplit(":", 2)[-2:]
+    return int(line), int(col)
 
 
 def values(source: str, steps, name: str = "lr", **params):

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, SCHED_FILES, expected_error_at
 
 pygments = pytest.importorskip("pygments")
 from pygments.token import Error, Keyword, Name, Number  # noqa: E402
@@ -14,9 +14,6 @@ from schedlang import stdlib  # noqa: E402
 from schedlang.lexer import SchedlangLexer  # noqa: E402
 from schedlang.parser import RESERVED  # noqa: E402
 
-SCHED_FILES = sorted(p for p in ROOT.rglob("*.sched")
-                     if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
-
 
 def tokens(text: str):
     return list(SchedlangLexer(stripnl=False, ensurenl=False).get_tokens(text))
@@ -24,16 +21,6 @@ def tokens(text: str):
 
 def test_repository_has_sched_files():
     assert len(SCHED_FILES) > 20
-
-
-def expected_error_at(path: Path) -> tuple[int, int] | None:
-    """Where a file of the diagnostics corpus is expected to fail (``file:line:col`` of its ``.txt``)."""
-    expected = path.with_suffix(".txt")
-    if path.parent.name != "diagnostics" or not expected.exists():
-        return None
-    location = expected.read_text(encoding="utf-8").split(": error:", 1)[0]
-    line, col = location.rsplit(":", 2)[-2:]
-    return int(line), int(col)
 
 
 @pytest.mark.parametrize("path", SCHED_FILES, ids=[str(p.relative_to(ROOT)) for p in SCHED_FILES])
