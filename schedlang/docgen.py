@@ -42,12 +42,22 @@ DURATIONS = {
 }
 
 
+PICTURES_INTRO = """
+## Pictures
+
+Each built-in drawn by schedlang itself (`python tools/gen_pictures.py`) from the first
+call of its row in the boundary table `tests/test_stdlib_values.py`; the
+[gallery](gallery.md#standard-library) shows the call.
+"""
+
+
 def stdlib_markdown() -> str:
-    rows = []
+    rows, pictures = [], []
     for name, builtin in stdlib.SCHEDULES.items():
         doc = " ".join(builtin.doc.split()).replace("``", "`")
         rows.append(f"| `{builtin.signature()}` | {DURATIONS.get(name, '')} | {doc} |")
-    return INTRO + "\n".join(rows) + "\n" + MATH_INTRO
+        pictures.append(f"### `{name}`\n\n![{name}](img/stdlib-{name}.png)\n")
+    return INTRO + "\n".join(rows) + "\n" + MATH_INTRO + PICTURES_INTRO + "\n" + "\n".join(pictures)
 
 
 def main(argv: list[str]) -> int:
