@@ -246,12 +246,13 @@ def onecycle(peak, n, pct_start=THREE_TENTHS, div_factor=25, final_div_factor=10
     return Segment(expr, n)
 
 
-def onecycle_phases(initial, peak, low, n, pct_start, anneal: str, three_phase: bool) -> sp.Expr:
-    """torch's one-cycle phases (shared with the torch and Cerebras presets).
+def onecycle_ramps(initial, peak, low, n, pct_start, anneal: str, three_phase: bool, step=t) -> list:
+    """torch's one-cycle phases as ``(formula in step, last step of the phase)`` pairs.
 
     Phase ends are ``pct_start*n - 1`` (``2*pct_start*n - 2``) and ``n - 1``; each phase
-    interpolates ``a -> b`` by cosine (``b + (a - b)/2 (1 + cos(pi p))``) or linearly;
-    after the last phase end the value is ``low``.
+    interpolates ``a -> b`` by cosine (``b + (a - b)/2 (1 + cos(pi p))``) or linearly.
+    Shared by the stdlib, torch, Cerebras and mmengine one-cycles, which differ only in
+    what comes after the last phase.
     """
     end0 = pct_start * n - 1
     if three_phase:
@@ -261,13 +262,18 @@ def onecycle_phases(initial, peak, low, n, pct_start, anneal: str, three_phase: 
         phases = [(0, end0, initial, peak), (end0, n - 1, peak, low)]
 
     def ramp(begin, end, a, b):
-        pct = (t - begin) / (end - begin)
+        pct = (step - begin) / (end - begin)
         if anneal == "cos":
             return b + (a - b) / 2 * (1 + sp.cos(sp.pi * pct))
         return (b - a) * pct + a
 
-    branches = [(ramp(*phase), sp.Le(t, phase[1])) for phase in phases]
-    return sp.Piecewise(*branches, (low, True))
+    return [(ramp(*phase), phase[1]) for phase in phases]
+
+
+def onecycle_phases(initial, peak, low, n, pct_start, anneal: str, three_phase: bool) -> sp.Expr:
+    """The phases of ``onecycle_ramps``, then ``low`` after the last phase end."""
+    ramps = onecycle_ramps(initial, peak, low, n, pct_start, anneal, three_phase)
+    return sp.Piecewise(*((value, sp.Le(t, end)) for value, end in ramps), (low, True))
 
 
 def repeat(schedule: Segment, times=None):

@@ -61,7 +61,7 @@ import sympy as sp
 from ..schedule_algebra import at, piecewise
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..special import geometric
-from ..stdlib import ArgumentError
+from ..stdlib import ArgumentError, onecycle_ramps
 from ._common import FLAG, SCHEDULES, C, L, PresetSegment, Rejected, S, V, arg, frac, preset
 
 INF = 10**9  # mmengine's INF = int(1e9), the default end of every window
@@ -198,24 +198,15 @@ def _multistep(milestones, gamma):
 
 
 def _onecycle(eta_max, total, pct_start, anneal, div_factor, final_div_factor, three_phase):
-    """torch's / mmengine's phases at local step ``s``; ``s <= e`` is ``s < floor(e) + 1``."""
+    """torch's phases (``stdlib.onecycle_ramps``) at local step ``s``; ``s <= e`` is
+    ``s < floor(e) + 1``; the last phase runs on past its end."""
     initial = eta_max / div_factor
     low = initial / final_div_factor
-    end0 = pct_start * total - 1
-    if three_phase:
-        phases = [(0, end0, initial, eta_max), (end0, 2 * pct_start * total - 2, eta_max, initial),
-                  (2 * pct_start * total - 2, total - 1, initial, low)]
-    else:
-        phases = [(0, end0, initial, eta_max), (end0, total - 1, eta_max, low)]
 
     def value(clock, v0, base):
-        def ramp(lo, hi, a, b):
-            pct = (clock.s - lo) / (hi - lo)
-            if anneal == "cos":
-                return b + (a - b) / 2 * (1 + sp.cos(sp.pi * pct))
-            return (b - a) * pct + a
-        pairs = [(ramp(*phase), clock.before(sp.floor(phase[1]) + 1)) for phase in phases[:-1]]
-        return piecewise([*pairs, (ramp(*phases[-1]), sp.true)])
+        ramps = onecycle_ramps(initial, eta_max, low, total, pct_start, anneal, three_phase, step=clock.s)
+        pairs = [(formula, clock.before(sp.floor(end) + 1)) for formula, end in ramps[:-1]]
+        return piecewise([*pairs, (ramps[-1][0], sp.true)])
     return value, initial
 
 
