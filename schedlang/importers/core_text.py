@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..codegen.base import is_atomic
 from ..errors import SchedlangError
 from ..special import as_power, logb, restart_index
 from .numbers import sched_text
@@ -29,15 +30,11 @@ def text(expr) -> str:
 
 
 def _atom(expr: sp.Basic) -> str:
-    """An operand: parenthesised unless it is a name, a whole number or a call."""
+    """An operand: parenthesised unless its text already is one (a name, a non-negative
+    number, a call, a parenthesised whole).  Decided on the text, not on the node: a
+    ``Mod`` is a sympy function but is written ``a - b * floor(a / b)``."""
     shown = _print(expr)
-    if isinstance(expr, (sp.Symbol, sp.Function, sp.Max, sp.Min)) and not isinstance(expr, sp.Piecewise) \
-            or expr in (sp.pi, sp.E) or (expr.is_Integer and expr >= 0):
-        return shown
-    positive_number = expr.is_Rational and expr > 0 and "/" not in shown
-    if (expr.is_Pow and expr.exp == sp.Rational(1, 2)) or positive_number:
-        return shown
-    return f"({shown})"
+    return shown if is_atomic(shown) else f"({shown})"
 
 
 def _print(expr: sp.Basic) -> str:

@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..presets import PRESETS, Rejected
+from .core_text import core_source
 from .numbers import exact, sched_text
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
@@ -183,6 +184,12 @@ def source(found: Imported, origin: str, style: str = "presets") -> str:
         if found.total is not None:
             lines.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
                          "computes it (in float64)")
+    if style != "presets" and found.kind not in _CORE_KINDS:
+        # No standard-library spelling: the preset's own formula, written by the one core printer.
+        lines.append(f"schedule lr = {_preset(found, total)}")
+        head = [line for line in lines if line.startswith("#")]
+        return core_source("\n".join(lines) + "\n", head, [line for line in lines if not line.startswith(
+            ("#", "schedule "))])
     body = _preset(found, total) if style == "presets" else _core(found, total)
     lines.append(f"schedule lr = {body}")
     return "\n".join(lines) + "\n"

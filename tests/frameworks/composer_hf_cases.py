@@ -60,7 +60,6 @@ class HFCase:
     warmup: int                    # get_warmup_steps(N) (v4's warmup_ratio rule where v5 has none)
     kwargs: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
-    core: bool = True              # whether --lower has a core form
 
     @property
     def path(self) -> Path:
@@ -78,7 +77,9 @@ HF = [
            {"min_lr_rate": 0.1}),
     HFCase("hf_args_linear.json", "linear", 5e-5, 200, 10),
     HFCase("hf_wsd.yaml", "warmup_stable_decay", 1e-3, 300, 20,
-           {"num_decay_steps": 50, "decay_type": "linear", "min_lr_ratio": 0.05}, core=False),
+           {"num_decay_steps": 50, "decay_type": "linear", "min_lr_ratio": 0.05}),
+    HFCase("hf_restarts.yaml", "cosine_with_restarts", 3e-4, 240, 15, {"num_cycles": 3}),
+    HFCase("hf_warmup_min_lr.json", "cosine_warmup_with_min_lr", 2e-4, 160, 12, {"min_lr": 1e-5}),
     # 2.5 epochs of 41 updates: ceil(102.5) = 103
     HFCase("hf_polynomial_epochs.json", "polynomial", 1e-4, math.ceil(2.5 * 41), 25,
            {"lr_end": 1e-6, "power": 2.0}, {"steps_per_epoch": 41}),

@@ -78,10 +78,10 @@ def test_hf_args_match_get_scheduler(case):
     assert warmup == case.warmup
     text = import_file(case.path, format="hf-args")
     preset = schedlang.compile(text, params=case.params)["lr"]
-    if case.core:
-        core = schedlang.compile(import_file(case.path, format="hf-args", style="core"),
-                                 params=case.params)["lr"]
-        assert schedlang.equivalent(preset, core), case.file
+    core = schedlang.compile(import_file(case.path, format="hf-args", style="core"),
+                             params=case.params)["lr"]
+    assert schedlang.equivalent(preset, core), case.file
+    assert core.values(range(case.steps)) == pytest.approx(preset.values(range(case.steps)), rel=1e-12)
     try:
         anchor = R.hf_values(case.kind, range(case.steps), lr=case.lr, num_warmup_steps=warmup,
                              num_training_steps=case.total, **case.kwargs)
