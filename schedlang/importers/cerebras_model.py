@@ -16,73 +16,47 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..presets import _common as kinds
+from ..presets.cerebras import TABLE
+
 REQ = object()
 
-#: LR class -> ((argument, kind, default), ...).  Kinds: value, steps, flag, option, list, schedulers.
+#: The preset table's argument kinds as the YAML reader and writer see them.
+_KIND = {kinds.V: "value", kinds.C: "value", kinds.S: "steps", kinds.FLAG: "flag", kinds.L: "list",
+         kinds.SCHEDULES: "schedulers"}
+
+
+def _model_kind(kind) -> str:
+    return "option" if isinstance(kind, tuple) else _KIND[kind]
+
+
+def _default(default):
+    return REQ if default is None else None if default == "none" else default
+
+
+#: ``ScalePerParamLR`` wraps per-group scaling no preset models (refused by ``UNSUPPORTED``); the
+#: reader still knows its signature, to refuse it at the right place.
+_UNMODELLED = {"ScalePerParamLR": ("ScalePerParamWD", (("scheduler", "schedulers", REQ),))}
+
+#: LR class -> ((argument, kind, default), ...), derived from ``presets.cerebras.TABLE`` (cstorch
+#: 2.10.0's signatures, written once).  Kinds: value, steps, flag, option, list, schedulers.
 CLASSES: dict[str, tuple[tuple[str, str, object], ...]] = {
-    "ConstantLR": (("learning_rate", "value", REQ), ("total_iters", "steps", None)),
-    "PolynomialLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
-                     ("total_iters", "steps", REQ), ("power", "value", 1), ("cycle", "flag", False)),
-    "LinearLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
-                 ("total_iters", "steps", REQ), ("cycle", "flag", False)),
-    "ExponentialLR": (("initial_learning_rate", "value", REQ), ("total_iters", "steps", REQ),
-                      ("decay_rate", "value", REQ), ("staircase", "flag", False)),
-    "InverseExponentialTimeDecayLR": (("initial_learning_rate", "value", REQ),
-                                      ("step_exponent", "value", REQ),
-                                      ("total_iters", "steps", REQ), ("decay_rate", "value", REQ),
-                                      ("staircase", "flag", False)),
-    "InverseSquareRootDecayLR": (("initial_learning_rate", "value", 1), ("scale", "value", 1),
-                                 ("warmup_steps", "value", 1)),
-    "CosineDecayLR": (("initial_learning_rate", "value", REQ), ("end_learning_rate", "value", REQ),
-                      ("total_iters", "steps", REQ)),
-    "SequentialLR": (("schedulers", "schedulers", REQ), ("milestones", "list", None)),
-    "PiecewiseConstantLR": (("learning_rates", "list", REQ), ("milestones", "list", REQ)),
-    "MultiStepLR": (("initial_learning_rate", "value", REQ), ("gamma", "value", REQ),
-                    ("milestones", "list", REQ)),
-    "StepLR": (("initial_learning_rate", "value", REQ), ("step_size", "steps", REQ), ("gamma", "value", REQ)),
-    "CosineAnnealingLR": (("initial_learning_rate", "value", REQ), ("T_max", "steps", REQ),
-                          ("eta_min", "value", 0)),
-    "LambdaLR": (("initial_learning_rate", "value", REQ),),
-    "CosineAnnealingWarmRestarts": (("initial_learning_rate", "value", REQ), ("T_0", "steps", REQ),
-                                    ("T_mult", "value", 1), ("eta_min", "value", 0)),
-    "MultiplicativeLR": (("initial_learning_rate", "value", REQ), ("coefficient", "value", REQ)),
-    "ChainedScheduler": (("schedulers", "schedulers", REQ),),
-    "CyclicLR": (("base_lr", "value", REQ), ("max_lr", "value", REQ), ("step_size_up", "steps", 2000),
-                 ("step_size_down", "steps", None),
-                 ("mode", "option", "triangular"), ("gamma", "value", 1), ("scale_mode", "option", "cycle")),
-    "OneCycleLR": (("initial_learning_rate", "value", REQ), ("max_lr", "value", REQ),
-                   ("total_steps", "steps", 1000), ("pct_start", "value", sp.Rational(3, 10)),
-                   ("final_div_factor", "value", 10_000), ("three_phase", "flag", False),
-                   ("anneal_strategy", "option", "cos")),
-    "ScalePerParamLR": (("scheduler", "schedulers", REQ),),
-}
+    lr: tuple((a[1] or a[0], _model_kind(a[3]), _default(a[4])) for a in args)
+    for lr, _, _, args in TABLE
+} | {lr: spec for lr, (_, spec) in _UNMODELLED.items()}
 
 #: Options and their allowed values.
-CHOICES = {
-    "mode": ("triangular", "triangular2", "exp_range"),
-    "scale_mode": ("cycle", "iterations"),
-    "anneal_strategy": ("cos", "linear"),
-}
+CHOICES = {a[1] or a[0]: a[3][1] for _, _, _, args in TABLE for a in args if isinstance(a[3], tuple)}
 
 #: Other spellings ModelZoo accepts for a class name.
 CLASS_ALIASES = {"ChainedLR": "ChainedScheduler"}
 
 #: Weight-decay twin -> LR class.
-WD_CLASSES = {
-    "ConstantWD": "ConstantLR", "PolynomialWD": "PolynomialLR", "LinearWD": "LinearLR",
-    "ExponentialWD": "ExponentialLR", "InverseExponentialTimeDecayWD": "InverseExponentialTimeDecayLR",
-    "InverseSquareRootDecayWD": "InverseSquareRootDecayLR", "CosineDecayWD": "CosineDecayLR",
-    "SequentialWD": "SequentialLR", "PiecewiseConstantWD": "PiecewiseConstantLR",
-    "MultiStepWD": "MultiStepLR", "StepWD": "StepLR", "CosineAnnealingWD": "CosineAnnealingLR",
-    "LambdaWD": "LambdaLR", "CosineAnnealingWarmRestartsWD": "CosineAnnealingWarmRestarts",
-    "MultiplicativeWD": "MultiplicativeLR", "ChainedWD": "ChainedScheduler", "CyclicWD": "CyclicLR",
-    "OneCycleWD": "OneCycleLR", "ScalePerParamWD": "ScalePerParamLR",
-}
+WD_CLASSES = {wd: lr for lr, wd, _, _ in TABLE} | {wd: lr for lr, (wd, _) in _UNMODELLED.items()}
 LR_TO_WD = {lr: wd for wd, lr in WD_CLASSES.items()}
 
-#: Weight-decay twins use generic argument names.
-WD_ARGS = {"val": "learning_rate", "initial_val": "initial_learning_rate", "end_val": "end_learning_rate",
-           "vals": "learning_rates", "base_val": "base_lr", "max_val": "max_lr"}
+#: Weight-decay twins use generic argument names (``val`` for ``learning_rate``, ...).
+WD_ARGS = {a[2] or a[0]: a[1] for _, _, _, args in TABLE for a in args if a[1] and (a[2] or a[0]) != a[1]}
 LR_TO_WD_ARGS = {lr: wd for wd, lr in WD_ARGS.items()}
 
 #: ModelZoo's config converter renames (``_apply_lrs_transforms``): old key -> key.
