@@ -3,8 +3,8 @@
 Each script asserts itself that the lr its optimizer used at every step k equals
 ``prog["lr"](k)`` and exits non-zero otherwise; this test runs it in a fresh
 interpreter (``sys.executable script.py``) with the worktree first on the path.
-The HF Trainer guide needs transformers and accelerate (the dev extra): it skips
-locally without them and fails under CI, as tests/frameworks/real.py does.
+The HF Trainer and Lightning guides need transformers and accelerate, and lightning
+(the dev extra): each skips locally without them and fails under CI, as tests/frameworks/real.py does.
 """
 
 import importlib.util
@@ -16,7 +16,7 @@ import pytest
 from helpers import ROOT
 
 GUIDES = ROOT / "docs" / "guides"
-NEEDS = {"hf_trainer.py": ("transformers", "accelerate")}
+NEEDS = {"hf_trainer.py": ("transformers", "accelerate"), "lightning_module.py": ("lightning",)}
 SCRIPTS = sorted(p.name for p in GUIDES.glob("*.py") if p.name != "guide_check.py")
 
 
