@@ -363,6 +363,17 @@ class Schedule:
 
         return evaluate(self, steps, dtype=dtype)
 
+    def composer_scheduler(self, unit="ba", lr: float = 1.0):
+        """A native Composer scheduler: ``alpha(state, ssr=1.0) = self(state.timestamp.<unit>) / lr``.
+
+        ``unit`` is ``"ba"`` (batches), ``"ep"``, ``"sp"``, ``"tok"`` or ``"iter"``; ``lr``
+        the optimizer's initial lr, which Composer multiplies by alpha (see
+        schedlang/backends/composer.py and docs/guides.md).
+        """
+        from .backends.composer import ComposerScheduler
+
+        return ComposerScheduler(self, unit=unit, lr=lr)
+
     @property
     def breakpoints(self) -> list:
         """The steps where the formula changes branch, as far as they are known."""

@@ -3,8 +3,9 @@
 Each script asserts itself that the lr its optimizer used at every step k equals
 ``prog["lr"](k)`` and exits non-zero otherwise; this test runs it in a fresh
 interpreter (``sys.executable script.py``) with the worktree first on the path.
-The HF Trainer guide needs transformers and accelerate (the dev extra): it skips
-locally without them and fails under CI, as tests/frameworks/real.py does.
+The HF Trainer and Lightning guides need transformers and accelerate, and lightning
+(the dev extra), the Composer guide mosaicml (tools/install_frameworks.sh): each
+skips locally without them and fails under CI, as tests/frameworks/real.py does.
 """
 
 import importlib.util
@@ -16,7 +17,8 @@ import pytest
 from helpers import ROOT
 
 GUIDES = ROOT / "docs" / "guides"
-NEEDS = {"hf_trainer.py": ("transformers", "accelerate")}
+NEEDS = {"hf_trainer.py": ("transformers", "accelerate"), "lightning_module.py": ("lightning",),
+         "composer_trainer.py": ("composer",)}
 SCRIPTS = sorted(p.name for p in GUIDES.glob("*.py") if p.name != "guide_check.py")
 
 
@@ -32,8 +34,9 @@ def test_guide_runs_and_its_lrs_match(name):
     for module in NEEDS.get(name, ()):
         if importlib.util.find_spec(module) is None:
             if os.environ.get("CI"):
-                pytest.fail(f"{module} is not installed: CI installs it with the dev extra")
-            pytest.skip(f"{module} is not installed (pip install -c constraints.txt -e '.[dev]')")
+                pytest.fail(f"{module} is not installed: CI installs it (dev extra, install_frameworks.sh)")
+            pytest.skip(f"{module} is not installed (pip install -c constraints.txt -e '.[dev]'; "
+                        "bash tools/install_frameworks.sh)")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     result = subprocess.run([sys.executable, str(GUIDES / name)], cwd=ROOT, env=env,
