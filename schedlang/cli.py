@@ -332,15 +332,13 @@ def _plot(args) -> int:
 
 def load_programs(paths: list[str], params: dict) -> list:
     """Each file compiled with the ``-D`` values it declares; a value no file declares is an error."""
-    from .lower import lower
-    from .parser import parse
-    from .program import Program
+    from .program import compile_declared
 
     programs, declared = [], set()
     for path in paths:
-        lowered = lower(parse(_read_bytes(path), path))
-        declared |= set(lowered.params)
-        programs.append(Program(lowered, {k: v for k, v in params.items() if k in lowered.params}))
+        program = compile_declared(_read_bytes(path), params, path)
+        declared |= set(program.params)
+        programs.append(program)
     unknown = sorted(set(params) - declared)
     if unknown:
         raise SchedlangError(f"no file has a parameter '{unknown[0]}'")

@@ -31,6 +31,14 @@ def compile(source: str | bytes, params: dict | None = None, filename: str = "<s
         return Program(lower(parse(source, filename)), params or {})
 
 
+def compile_declared(source: str | bytes, params: dict, filename: str = "<string>") -> Program:
+    """``compile`` with those of ``params`` the source declares (one set of ``-D`` values can
+    serve several files with different parameters); ``Program.params`` says which it declares."""
+    with recursion_room():
+        lowered = lower(parse(source, filename))
+        return Program(lowered, {k: v for k, v in params.items() if k in lowered.params})
+
+
 def load(path: str | Path, params: dict | None = None) -> Program:
     """``compile`` the file at ``path``."""
     path = Path(path)
@@ -190,6 +198,22 @@ class Program:
             raise SchedlangError(f"no schedule named '{name}'",
                                  hint=did_you_mean(name, self.schedules) or
                                  "the file defines " + ", ".join(self.schedules)) from None
+
+    def main_schedule(self, name: str | None = None, purpose: str = "") -> Schedule:
+        """The schedule meant when one is needed: ``name``, else ``lr``, else the only one.
+
+        ``purpose`` says why one is needed, for the error when the file has several and none
+        is named ``lr``.
+        """
+        if name is not None:
+            return self[name]
+        if "lr" in self.schedules:
+            return self.schedules["lr"]
+        if len(self.schedules) == 1:
+            return next(iter(self.schedules.values()))
+        raise SchedlangError(f"{purpose or 'one schedule is needed'}; the file has "
+                             + ", ".join(self.schedules) + " and none is named 'lr'",
+                             hint="name one, e.g. prog['" + next(iter(self.schedules)) + "']")
 
     def __iter__(self):
         return iter(self.schedules.values())

@@ -133,27 +133,14 @@ class _Side:
 
 
 def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
-    """The ``Schedule`` meant by ``x``: itself, a program's ``lr`` (or only schedule), or source.
+    """The ``Schedule`` meant by ``x``: itself, a program's main schedule (``lr``, or its only
+    one), or source compiled with those of ``params`` it declares (``compile_declared``)."""
+    from .program import Program, Schedule, compile_declared
 
-    Source text is compiled with those of ``params`` it declares, so one set of
-    ``-D`` values can serve two files with different parameters.
-    """
-    from .lower import lower
-    from .parser import parse
-    from .program import Program, Schedule
-
-    params = params or {}
     if isinstance(x, (str, bytes)):
-        lowered = lower(parse(x, filename))
-        x = Program(lowered, {k: v for k, v in params.items() if k in lowered.params})
+        x = compile_declared(x, params or {}, filename)
     if isinstance(x, Program):
-        if "lr" in x.schedules:
-            x = x.schedules["lr"]
-        elif len(x.schedules) == 1:
-            x = next(iter(x.schedules.values()))
-        else:
-            raise SchedlangError("the program has several schedules and none is named 'lr'",
-                                 hint="pass one schedule, e.g. prog['" + next(iter(x.schedules)) + "']")
+        x = x.main_schedule(purpose="equivalent compares one schedule of each side")
     if not isinstance(x, Schedule):
         raise SchedlangError(f"cannot compare a {type(x).__name__}; give a Schedule, a Program or "
                              "source text")

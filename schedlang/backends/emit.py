@@ -68,17 +68,8 @@ def check_class_name(name: str, spec: ModuleSpec) -> str:
 
 
 def pick_schedule(program, schedule: str | None) -> str:
-    """The schedule a Cerebras class drives: ``schedule=``, else ``lr``, else the only one."""
-    if schedule is not None:
-        program[schedule]  # noqa: B018 - raises a SchedlangError naming the known schedules
-        return schedule
-    if "lr" in program.schedules:
-        return "lr"
-    if len(program.schedules) == 1:
-        return next(iter(program.schedules))
-    raise SchedlangError("a Cerebras LRScheduler sets one schedule; the file has "
-                         + ", ".join(program.schedules) + " and none is named 'lr'",
-                         hint="pass schedule='NAME'")
+    """The schedule a Cerebras class drives (``Program.main_schedule``'s rule)."""
+    return program.main_schedule(schedule, purpose="a Cerebras LRScheduler sets one schedule").name
 
 
 def _signature(spec: ModuleSpec) -> str:
