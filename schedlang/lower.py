@@ -110,10 +110,11 @@ class Lowered:
     #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
     #: zero, SPEC §1; a period (``every``, ``period``) may not).
     durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
-    #: The syntax tree and a function giving the value of any node of it (outside ``def``
-    #: bodies): what ``duration_origin`` needs to point at where a duration became fractional.
+    #: The syntax tree and the ``Lowerer`` that read it (its ``value`` gives any node's value
+    #: outside ``def`` bodies): what ``duration_origin`` needs to point at where a duration
+    #: became fractional, and what the exporters read argument values with.
     module: ir.Module | None = field(default=None, repr=False, compare=False)
-    evaluate: object = field(default=None, repr=False, compare=False)
+    lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
 
 
 def plain_symbol(name: str, type_: str) -> sp.Symbol:
@@ -129,13 +130,13 @@ def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
 
 
 def lower(module: ir.Module) -> Lowered:
-    lowerer = _Lowerer(module)
+    lowerer = Lowerer(module)
     lowered = lowerer.run()
-    lowered.module, lowered.evaluate = module, lowerer.value
+    lowered.module, lowered.lowerer = module, lowerer
     return lowered
 
 
-class _Lowerer:
+class Lowerer:
     def __init__(self, module: ir.Module):
         self.module = module
         # every name the file defines, to tell "used before defined" from "unknown"
@@ -341,7 +342,7 @@ class _Lowerer:
         return replace(held, marks=marks)
 
     def _seq(self, node: ir.Seq):
-        parts = _flatten_seq(node)
+        parts = flatten_seq(node)
         if len(parts) > MAX_SEGMENTS:
             raise SchedlangError(f"this sequence joins {len(parts)} schedules with >>; schedlang takes "
                                  f"at most {MAX_SEGMENTS}", parts[MAX_SEGMENTS].span,
@@ -543,7 +544,7 @@ class _Lowerer:
                 raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
             items = []
             for item, item_node in zip(value.items, _list_nodes(node, value)):
-                item = self._constant_of(item, item_node, f"an item of {arg.name}")
+                item = self.constant_of(item, item_node, f"an item of {arg.name}")
                 if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
                     item = self.scaled(item)
                 if arg.name in STEP_LISTS:
@@ -625,9 +626,9 @@ class _Lowerer:
         return value.value
 
     def constant(self, node: ir.Node, what: str) -> sp.Expr:
-        return self._constant_of(self.value(node), node, what)
+        return self.constant_of(self.value(node), node, what)
 
-    def _constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
+    def constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
         segment = self.schedule_value(value, node, "a number")
         if segment.depends_on_step:
             raise SchedlangError(f"{what} cannot depend on the step t", node.span)
@@ -645,7 +646,7 @@ class _Lowerer:
                 raise SchedlangError(f"each item of {what} must be a pair [a, b]", item_node.span,
                                      hint=f"e.g. {example}")
             inner = _list_nodes(item_node, item)
-            found.append(tuple(self._constant_of(v, n, f"an item of {what}")
+            found.append(tuple(self.constant_of(v, n, f"an item of {what}")
                                for v, n in zip(item.items, inner)))
         return found
 
@@ -786,7 +787,7 @@ def _node_count(node) -> int:
     return count
 
 
-def _flatten_seq(node: ir.Node) -> list[ir.Node]:
+def flatten_seq(node: ir.Node) -> list[ir.Node]:
     parts = []
     while isinstance(node, ir.Seq):
         parts.append(node.then)

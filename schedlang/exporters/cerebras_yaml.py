@@ -29,7 +29,7 @@ from ..errors import SchedlangError
 from ..importers import cerebras_model as cm
 from ..importers.cerebras_model import Sched
 from ..importers.numbers import yaml_float_text
-from ..lower import _flatten_seq, _Lowerer, lower
+from ..lower import Lowerer, flatten_seq, lower
 from ..parser import parse
 from ..program import Program
 
@@ -81,9 +81,9 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
     ``schedules`` picks the schedules to export (default: all of them).
     """
     module = parse(source, filename)
-    program = Program(lower(module), params or {})
-    lowerer = _Lowerer(module)
-    lowerer.run()
+    lowered = lower(module)
+    program = Program(lowered, params or {})
+    lowerer = lowered.lowerer
     translator = _Translator(lowerer, program, module)
     scheds = []
     for name in schedules or ():
@@ -132,7 +132,7 @@ def _inexact(text: str) -> bool:
 
 
 class _Translator:
-    def __init__(self, lowerer: _Lowerer, program: Program, module: ir.Module):
+    def __init__(self, lowerer: Lowerer, program: Program, module: ir.Module):
         self.lowerer = lowerer
         self.program = program
         self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
@@ -190,7 +190,7 @@ class _Translator:
                                   "schedule")
 
     def sequence(self, node: ir.Seq) -> Sched:
-        parts = _flatten_seq(node)
+        parts = flatten_seq(node)
         children: list[Sched] = []
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
@@ -305,7 +305,7 @@ class _Translator:
         if kind == "values":
             value = self.lowerer.value(node)
             items = node.items if isinstance(node, ir.List) else [node] * len(value.items)
-            return [self.bound(self.lowerer._constant_of(v, n, arg_name), n)
+            return [self.bound(self.lowerer.constant_of(v, n, arg_name), n)
                     for v, n in zip(value.items, items)]
         return self.number(node, f"argument '{arg_name}'")
 

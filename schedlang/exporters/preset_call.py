@@ -20,7 +20,7 @@ import sympy as sp
 from .. import ir
 from ..errors import SchedlangError
 from ..importers.numbers import yaml_float_text
-from ..lower import _Lowerer, lower
+from ..lower import lower
 from ..parser import parse
 from ..presets import PRESETS
 from ..program import Program
@@ -36,9 +36,9 @@ class _Call:
 
     def __init__(self, source, filename: str, params: dict | None, library: str, example: str):
         module = parse(source, filename)
-        self.program = Program(lower(module), params or {})
-        self.lowerer = _Lowerer(module)
-        self.lowerer.run()
+        lowered = lower(module)
+        self.program = Program(lowered, params or {})
+        self.lowerer = lowered.lowerer
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
         for decl in decls:
