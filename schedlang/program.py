@@ -20,9 +20,10 @@ from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, u
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_bounded, recursion_room
-from .lower import Lowered, ParamInfo, check_steps, check_within_steps, lower, plain_symbol
+from .lower import Lowered, ParamInfo, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, finish, flatten, t
+from .steps import check_steps, check_within_steps
 
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
