@@ -86,10 +86,16 @@ def _restart_index(step: Fraction, first: Fraction, mult: int) -> int:
 class Evaluator:
     """``Evaluator(expr)(step) -> (value, kappa, fragile, error)``; value is a Fraction or an mpf."""
 
-    def __init__(self, expr: sp.Basic):
+    def __init__(self, expr: sp.Basic, values: dict | None = None):
+        """``values``: exact numbers for the parameter symbols of a symbolic formula (walked
+        as written, as the generated modules compute it: binding with ``xreplace`` would let
+        sympy fold ``sin(617*pi*t)`` to 0 and hide what the float evaluation costs)."""
         self.expr = expr
+        if any(not isinstance(value, sp.Rational) for value in (values or {}).values()):
+            raise NotSupported("a parameter value that is not an exact rational")
+        self.values_of = {symbol: Fraction(int(v.p), int(v.q)) for symbol, v in (values or {}).items()}
         self.t = next((s for s in expr.free_symbols if s.name == T_NAME), None)
-        extra = [s for s in expr.free_symbols if s.name != T_NAME]
+        extra = [s for s in expr.free_symbols if s.name != T_NAME and s not in self.values_of]
         if extra:
             raise NotSupported(f"unbound symbols {extra}")
 
@@ -119,7 +125,7 @@ class Evaluator:
 
     def _value(self, e):  # noqa: C901 - one branch per node type
         if e.is_Symbol:
-            return Fraction(self.step)
+            return self.values_of[e] if e in self.values_of else Fraction(self.step)
         if e.is_Integer:
             return Fraction(int(e))
         if e.is_Rational:
@@ -205,7 +211,8 @@ class Evaluator:
     def _error(self, e, value) -> float:  # noqa: C901 - one branch per node type
         size = _size(value)
         if e.is_Atom:
-            return 0.0 if (e.is_Symbol or e.is_Integer) and size <= 2**53 else U * size
+            exact = (e == self.t or e.is_Integer or self.values_of.get(e, Fraction(1, 3)).denominator == 1)
+            return 0.0 if exact and size <= 2**53 else U * size
         err, val = self.errors.get, (lambda x: _size(self.values.get(x, 0)))
         if isinstance(e, (sp.Add, sp.Mul)) and _linear_in_step(e, self.t):
             return U * size  # a whole-number numerator over one denominator: one rounding
