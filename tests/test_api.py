@@ -86,3 +86,17 @@ def test_exact_integer_floor_far_out():
     assert lr(3 * 10**15 - 1) == 0.5 ** (10**15 - 1)
     cyc = schedlang.compile("repeat(linear(0, 1, 7))")["lr"]
     assert cyc(7 * 10**14 + 3) == pytest.approx(3 / 7, rel=1e-15)
+
+
+def test_the_main_schedule_is_named_else_lr_else_the_only_one():
+    """One rule (``Program.main_schedule``) for every command that needs one schedule."""
+    two = schedlang.compile("schedule a = constant(1)\nschedule b = constant(2)\n")
+    assert two.main_schedule("b").name == "b"
+    with pytest.raises(schedlang.SchedlangError, match="none is named 'lr'"):
+        schedlang.equivalent(two, "constant(1)")
+    with pytest.raises(schedlang.SchedlangError, match="a Cerebras LRScheduler sets one schedule"):
+        two.main_schedule(purpose="a Cerebras LRScheduler sets one schedule")
+    with_lr = schedlang.compile("schedule wd = constant(1)\nschedule lr = constant(2)\n")
+    assert with_lr.main_schedule().name == "lr"
+    assert schedlang.compile("schedule wd = constant(1)\n").main_schedule().name == "wd"
+    assert schedlang.equivalent(with_lr, "constant(2)").equivalent
