@@ -19,12 +19,12 @@ from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.logic.boolalg import Boolean
 
 from .errors import SchedlangError, Span
+from .functions import BY_NODE
 from .schedule_algebra import t
 from .special import logb, restart_index
 
 #: Every function a schedule may use: each has a branch-free torch spelling.
-ALLOWED = (sp.Add, sp.Mul, sp.Pow, sp.sin, sp.cos, sp.tan, sp.exp, sp.log, sp.floor, sp.ceiling,
-           sp.Abs, sp.Min, sp.Max, sp.Piecewise, sp.Mod, restart_index, logb)
+ALLOWED = (sp.Add, sp.Mul, sp.Pow, *BY_NODE, sp.Piecewise, sp.Mod, restart_index, logb)
 #: Seconds sympy may spend deciding sampled steps of one condition (see ``_predicate``).
 SYMBOLIC_SAMPLE_SECONDS = 2.0
 _STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCondPair,

@@ -19,6 +19,7 @@ import mpmath
 import sympy as sp
 from sympy.core.relational import Relational
 
+from .functions import BY_NODE, FUNCTIONS
 from .schedule_algebra import t
 from .special import restart_index, restart_index_int
 
@@ -182,7 +183,7 @@ def _pi_multiple(arg: sp.Expr):
 def _trig(fn, arg: sp.Expr):
     inner = _pi_multiple(arg)
     general = compile_expr(arg)
-    interval_fn = {sp.cos: iv.cos, sp.sin: iv.sin, sp.tan: iv.tan}[fn]
+    interval_fn = getattr(iv, BY_NODE[fn].interval)
 
     def run(s):
         if inner is not None:
@@ -407,3 +408,15 @@ def _log(x):
 
 def _abs(x):
     return abs(x)
+
+
+def _interval_function(row):
+    function = getattr(iv, row.interval)
+    return lambda expr, args: lambda s: function(to_interval(args[0](s)))
+
+
+# A function with no exact special cases of its own (above) is enclosed by its row's interval
+# function: adding a row to functions.FUNCTIONS is all the prover needs.
+for _row in FUNCTIONS:
+    if _row.interval is not None and _row.node not in _COMPILERS:
+        _COMPILERS[_row.node] = _interval_function(_row)

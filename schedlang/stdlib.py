@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from .functions import FUNCTIONS
 from .schedule_algebra import Segment, at
 from .schedule_algebra import tau as t  # formulas are built in the real-valued step
 from .special import geometric, restart_index, restart_start
@@ -313,17 +314,9 @@ def scale(schedule: Segment, ratio, scale_warmup=False):
 # -- math functions (SPEC §2) -----------------------------------------------------------
 
 
-def clamp(x, lo, hi):
-    """``min(max(x, lo), hi)``."""
-    return sp.Min(sp.Max(x, lo), hi)
-
-
-MATH = {
-    "sin": sp.sin, "cos": sp.cos, "tan": sp.tan, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt,
-    "floor": sp.floor, "ceil": sp.ceiling, "abs": sp.Abs, "min": sp.Min, "max": sp.Max,
-    "clamp": clamp,
-}
-MATH_ARITY = {name: 1 for name in MATH} | {"min": None, "max": None, "clamp": 3}
+#: name -> builder, and how many arguments (None: two or more); the rows are ``functions.FUNCTIONS``.
+MATH = {f.name: f.build for f in FUNCTIONS}
+MATH_ARITY = {f.name: f.arity for f in FUNCTIONS}
 CONSTANTS = {"pi": sp.pi, "e": sp.E}
 
 

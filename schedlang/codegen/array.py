@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
+from ..functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..schedule_algebra import t
 from .base import AtomicPrinting, is_atomic
 from .python import step_ratio
@@ -24,8 +25,6 @@ from .python import step_ratio
 MAX_INLINE_BRANCHES = 8
 
 
-#: Nodes that can overflow, go non-finite or lose precision off their segment.
-_HAZARDS = (sp.cos, sp.sin, sp.tan, sp.exp, sp.log)
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ def needs_clamp(expr: sp.Basic) -> bool:
     """Whether evaluating ``expr`` off its own segment could misbehave."""
     if isinstance(expr, sp.Piecewise) or t not in expr.free_symbols:
         return False  # nested Piecewise clamp their own branches; constants are safe
-    if isinstance(expr, _HAZARDS):
+    if isinstance(expr, HAZARDS):  # can overflow, go non-finite or lose precision off its segment
         return True
     if isinstance(expr, sp.Pow):
         base, exponent = expr.args
@@ -154,20 +153,10 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
             return f"{self.NS}.{name}({self._print(expr.args[0])})"
         return printer
 
-    def _print_cos(self, expr):
-        return self._function("cos")(expr)
-
-    def _print_sin(self, expr):
-        return self._function("sin")(expr)
-
-    def _print_tan(self, expr):
-        return self._function("tan")(expr)
-
-    def _print_log(self, expr):
-        return self._function("log")(expr)
-
-    def _print_Abs(self, expr):
-        return self._function("abs")(expr)
+    def _print_elementwise(self, expr):
+        """An elementwise math function, spelled as its row of ``functions.FUNCTIONS`` says
+        (one ``_print_<node>`` per row, set below, as sympy's printers do for ``math``)."""
+        return self._function(BY_NODE[type(expr)].array)(expr)
 
     def _print_floor(self, expr):
         return self._integer_in_float(expr, lambda: f"{self.NS}.floor({self._print(expr.args[0])})")
@@ -220,3 +209,8 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pi(self, expr):
         return _literal(expr)
+
+
+for _row in FUNCTIONS:
+    if _row.array is not None:
+        setattr(ArrayPrinter, f"_print_{_row.node.__name__}", ArrayPrinter._print_elementwise)

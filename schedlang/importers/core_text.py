@@ -15,11 +15,13 @@ import sympy as sp
 
 from ..codegen.base import is_atomic
 from ..errors import SchedlangError
+from ..functions import FUNCTIONS
 from ..special import as_power, logb, restart_index
 from .numbers import sched_text
 
-_FUNCTIONS = {sp.cos: "cos", sp.sin: "sin", sp.tan: "tan", sp.log: "log", sp.floor: "floor",
-              sp.ceiling: "ceil", sp.Abs: "abs"}
+#: Functions of one argument written back by their name (``exp`` is written as a power).
+_FUNCTIONS = {f.node: f.name for f in FUNCTIONS
+              if f.node is not None and f.arity == 1 and f.node is not sp.exp}
 _RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
               sp.GreaterThan: ">="}
 

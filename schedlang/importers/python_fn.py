@@ -30,6 +30,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span
+from ..functions import FUNCTIONS
 from ..schedule_algebra import t
 from ..special import geometric
 
@@ -211,10 +212,8 @@ def _trunc(x):
 
 
 _MATH = {
-    "cos": _unary("cos", sp.cos, math.cos), "sin": _unary("sin", sp.sin, math.sin),
-    "tan": _unary("tan", sp.tan, math.tan), "exp": _unary("exp", sp.exp, math.exp),
-    "sqrt": _unary("sqrt", sp.sqrt, math.sqrt), "fabs": _unary("fabs", sp.Abs, math.fabs),
-    "floor": _unary("floor", sp.floor, math.floor), "ceil": _unary("ceil", sp.ceiling, math.ceil),
+    # the language's functions, by the ``math`` names their rows list (functions.FUNCTIONS)
+    **{name: _unary(name, row.build, getattr(math, name)) for row in FUNCTIONS for name in row.math_names},
     "pow": _unary("pow", geometric, math.pow), "log": _log,
     "log2": _unary("log2", lambda a: sp.log(a) / sp.log(2), math.log2),
     "log10": _unary("log10", lambda a: sp.log(a) / sp.log(10), math.log10),
