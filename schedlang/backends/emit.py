@@ -14,7 +14,7 @@ import re
 from ..codegen import jax as jax_codegen
 from ..codegen import python as python_codegen
 from ..codegen import torch as torch_codegen
-from ..codegen.base import ModuleSpec, header, mangle
+from ..codegen.base import ModuleSpec, header, keyword_params, mangle, schedules_table
 from ..errors import SchedlangError
 from . import templates
 
@@ -72,11 +72,6 @@ def pick_schedule(program, schedule: str | None) -> str:
     return program.main_schedule(schedule, purpose="a Cerebras LRScheduler sets one schedule").name
 
 
-def _signature(spec: ModuleSpec) -> str:
-    return "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
-                   for p in spec.params)
-
-
 def _params(spec: ModuleSpec) -> str:
     return ", ".join(f"{p.py_name!r}: {p.py_name}" for p in spec.params)
 
@@ -95,14 +90,13 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> s
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
     parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
     parts += references + _torch_functions(spec)
-    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
-    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
+    parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
     parts.append(templates.TORCH_CLASS.format(
         class_name=class_name, keys=keys, source=_source_phrase(spec),
         mode="multiples of each group's initial value (relative)" if relative else "absolute",
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
-        relative=bool(relative), signature=_signature(spec), params=_params(spec),
+        relative=bool(relative), signature=keyword_params(spec.params), params=_params(spec),
         entries=repr(templates.ENTRIES)))
     return "".join(parts)
 
@@ -115,7 +109,7 @@ def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> str
     parts.append(templates.CEREBRAS_BASE.format())
     parts.append(templates.CEREBRAS_CLASS.format(
         class_name=class_name, key=key, source=_source_phrase(spec), mode="absolute",
-        signature=_signature(spec), params=_params(spec), function=chosen.py_name,
+        signature=keyword_params(spec.params), params=_params(spec), function=chosen.py_name,
         total_iters=total_iters_code(program, key, spec)))
     return "".join(parts)
 

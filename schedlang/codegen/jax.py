@@ -53,7 +53,7 @@ from sympy.printing.precedence import PRECEDENCE
 from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
-from .base import GeneratedModule, ModuleSpec, ParamSpec, header
+from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
 from .python import ReferencePrinter, integer_mod, integer_ratio
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
@@ -508,8 +508,7 @@ def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
     float64 with x64).  ``helpers`` collects the module helpers the body calls.
     """
     printer = JaxPrinter(params)
-    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
-                   for p in params)
+    args = keyword_params(params)
     signature = f"def {name}(t, *{args}, _dtype=None):"
     if t not in expr.free_symbols and expr.is_number:
         value = f"jnp.full(t.shape, {_literal(expr)}, _f)"
@@ -527,9 +526,6 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
     """A standalone module of JAX functions, one per schedule, and ``SCHEDULES``."""
     used: set[str] = set()
     bodies = [function_source(s.py_name, s.expr, spec.params, used) for s in spec.schedules]
-    parts = [header(spec, "jax"), "import jax\nimport jax.numpy as jnp\n"]
-    parts.extend("\n\n" + text for name, text in HELPERS.items() if name in used)
-    parts.extend("\n\n" + body for body in bodies)
-    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
-    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
-    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})
+    helpers = ["\n\n" + text for name, text in HELPERS.items() if name in used]
+    imports = "import jax\nimport jax.numpy as jnp\n"
+    return assemble(spec, "jax", [imports, *helpers, *("\n\n" + b for b in bodies)])

@@ -16,7 +16,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from ..schedule_algebra import at, strict_bound, t
 from ..special import as_power
-from .base import AtomicPrinting, GeneratedModule, ModuleSpec, header, is_atomic
+from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
 
 _RESTART_INDEX = '''\
 def _restart_index(t, first, mult):
@@ -191,8 +191,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
 def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:
     """``def name(t, *, p=default, ...): return <expr>``; every function takes every parameter."""
-    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
-                   for p in params)
+    args = keyword_params(params)
     signature = f"def {name}(t{', *' + args if args else ''}):"
     renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
                              if p.py_name != p.symbol.name})
@@ -248,9 +247,4 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
     """A standalone module defining one function per schedule and ``SCHEDULES``."""
     printer = ReferencePrinter()
     bodies = [function_source(s.py_name, s.expr, spec.params, printer) for s in spec.schedules]
-    parts = [header(spec, "python"), "import math\n"]
-    parts.append(helpers_source(printer))
-    parts.extend("\n\n" + body for body in bodies)
-    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
-    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
-    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})
+    return assemble(spec, "python", ["import math\n", helpers_source(printer), *("\n\n" + b for b in bodies)])

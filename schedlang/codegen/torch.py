@@ -37,7 +37,7 @@ from sympy.printing.precedence import PRECEDENCE
 from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
-from .base import GeneratedModule, ModuleSpec, ParamSpec, header
+from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
 from .python import integer_mod, integer_ratio
 
 
@@ -368,8 +368,7 @@ def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...]) -> 
     its shape and device and dtype ``_dtype``.
     """
     printer = TorchPrinter(params)
-    args = "".join(f", {p.py_name}" if p.default_literal is None else f", {p.py_name}={p.default_literal}"
-                   for p in params)
+    args = keyword_params(params)
     signature = f"def {name}(t, *{args}, _dtype=torch.float64, _compute=torch.float64):"
     if t not in expr.free_symbols and expr.is_number:
         body = [f"return torch.full(t.shape, {_literal(expr)}, dtype=_dtype, device=t.device)"]
@@ -384,11 +383,7 @@ def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...]) -> 
 def generate(spec: ModuleSpec) -> GeneratedModule:
     """A standalone module of torch functions, one per schedule, and ``SCHEDULES``."""
     bodies = [function_source(s.py_name, s.expr, spec.params) for s in spec.schedules]
-    parts = [header(spec, "torch"), "import torch\n"]
-    parts.extend("\n\n" + body for body in bodies)
-    table = ", ".join(f"{s.name!r}: {s.py_name}" for s in spec.schedules)
-    parts.append(f"\n\nSCHEDULES = {{{table}}}\n")
-    return GeneratedModule("".join(parts), {s.name: s.py_name for s in spec.schedules})
+    return assemble(spec, "torch", ["import torch\n", *("\n\n" + b for b in bodies)])
 
 
 def _whole_mods(expr: sp.Expr) -> sp.Expr:
