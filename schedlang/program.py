@@ -200,6 +200,12 @@ class Program:
                                  hint=did_you_mean(name, self.schedules) or
                                  "the file defines " + ", ".join(self.schedules)) from None
 
+    def rebind(self, params: dict) -> Program:
+        """The same program with ``params`` over the values it was compiled with, checked like
+        ``compile(params=...)`` (a value that breaks a ``where`` clause or makes a schedule
+        non-finite is refused the same way)."""
+        return Program(self._lowered, {**self.values, **params})
+
     def main_schedule(self, name: str | None = None, purpose: str = "") -> Schedule:
         """The schedule meant when one is needed: ``name``, else ``lr``, else the only one.
 

@@ -45,9 +45,10 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     keys = list(program.schedules) if target == "torch" else ["lr"]
     drivers = getattr(module, "_drivers", lambda schedules, group: {k: k for k in schedules})
     names = {p.py_name: p.name for p in spec.params}
+    checked: set = set()  # parameter values this class has already checked
 
     def init(self, optimizer, *args, **kwargs):
-        _check_params(program, names, kwargs)
+        _check_params(program, names, kwargs, checked)
         _check_groups(optimizer, keys, relative and kwargs.get("last_epoch", -1) != -1, drivers)
         base.__init__(self, optimizer, *args, **kwargs)
 
@@ -59,21 +60,16 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     return cls
 
 
-def _check_params(program, names: dict[str, str], kwargs: dict) -> None:
-    """Bind the constructor's values like ``compile(params=...)`` would: same errors."""
+def _check_params(program, names: dict[str, str], kwargs: dict, checked: set) -> None:
+    """Bind the constructor's values like ``compile(params=...)`` would (``Program.rebind``):
+    same errors."""
     given = {names[k]: v for k, v in kwargs.items() if k in names}
     if not given:
         return
-    bound = {n: v for n, v in program.values.items()}
-    bound.update(given)
-    key = tuple(sorted((n, repr(v)) for n, v in bound.items()))
-    if key in _checked:
-        return
-    type(program)(program._lowered, bound)
-    _checked.add(key)
-
-
-_checked: set = set()
+    key = tuple(sorted((n, repr(v)) for n, v in given.items()))
+    if key not in checked:
+        program.rebind(given)
+        checked.add(key)
 
 
 def _check_groups(optimizer, keys, resuming_relative: bool, drivers) -> None:
