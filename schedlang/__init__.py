@@ -24,7 +24,7 @@ def equivalent(a, b, **options):
 
 
 def from_python(fn, params=None, name="lr"):
-    """Trace a LambdaLR-style ``fn(step)`` into a ``Schedule`` (see ``schedlang.importers.python_fn``)."""
-    from .importers.python_fn import from_python as _from_python
+    """Trace a LambdaLR-style ``fn(step)`` into a ``Schedule`` (see ``schedlang.tracer``)."""
+    from .tracer import from_python as _from_python
 
     return _from_python(fn, params, name)

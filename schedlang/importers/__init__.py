@@ -9,8 +9,8 @@ prove with ``schedlang.equivalent``.
   ``optimizer.learning_rate`` format (``importers/cerebras_yaml.py``).
 * ``from_sambaflow(flags)``: SambaFlow's ``--lr_schedule`` command-line flags
   (``importers/sambaflow.py``).
-* ``schedlang.from_python(fn)``: traces a LambdaLR-style Python function with a
-  symbolic step (``importers/python_fn.py``); it returns a ``Schedule``.
+* ``schedlang.from_python(fn)`` is not an importer: it is a second front end (Python
+  code traced with a symbolic step, ``schedlang/tracer.py``) and returns a ``Schedule``.
 
 ``style="presets"`` (the default) writes the anchor's own preset names
 (``cerebras.LinearLR``, ``sambaflow.cosine_schedule_with_warmup``);

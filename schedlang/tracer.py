@@ -29,10 +29,10 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..errors import SchedlangError, Source, Span
-from ..functions import FUNCTIONS
-from ..schedule_algebra import t
-from ..special import geometric
+from .errors import SchedlangError, Source, Span
+from .functions import FUNCTIONS
+from .schedule_algebra import t
+from .special import geometric
 
 _THIS_FILE = __file__
 
@@ -356,9 +356,9 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
     the result stays general, e.g. for ``scheduler_class``); their values are
     the defaults of ``fn`` overridden by ``params``.
     """
-    from ..lower import Lowered, ParamInfo, param_symbol
-    from ..program import Program, to_number
-    from ..schedule_algebra import Segment
+    from .lower import Lowered, ParamInfo, param_symbol
+    from .program import Program, to_number
+    from .schedule_algebra import Segment
 
     if not callable(fn):
         raise SchedlangError(f"from_python needs a function, not {type(fn).__name__}")
