@@ -490,17 +490,17 @@ def _difference_table(schedules, step: int, around: int = 2) -> str:
 
 
 def _show(args) -> int:
-    import sympy as sp
+    from . import show
 
     program = load_program(args)
     for schedule in program:
         length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
         if args.latex:
             print(f"% {schedule.name} ({length})")
-            print(f"{schedule.name}(t) = {sp.latex(schedule.expr)}")
+            print(show.latex(schedule.name, schedule.expr))
         else:
             print(f"{schedule.name} ({length}):")
-            print(f"  {schedule.expr}")
+            print(show.text(schedule.expr))
     return EXIT_OK
 
 

@@ -137,7 +137,7 @@ def test_cli_verify_unknown_exits_2(capsys):
 
 def test_cli_show(files, capsys):
     assert main(["show", files[0]]) == 0
-    assert "Piecewise" in capsys.readouterr().out
+    assert "[0, " in capsys.readouterr().out
     assert main(["show", files[0], "--latex"]) == 0
     out = capsys.readouterr().out
     assert "\\begin{cases}" in out and "\\cos" in out

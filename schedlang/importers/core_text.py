@@ -39,6 +39,13 @@ def _atom(expr: sp.Basic) -> str:
     return shown if is_atomic(shown) else f"({shown})"
 
 
+def _term(expr: sp.Basic) -> str:
+    """A term of a sum: an ``if`` is parenthesised (``if c then 1 else 0 + x`` would take the
+    ``+ x`` into its ``else``)."""
+    shown = _print(expr)
+    return f"({shown})" if isinstance(expr, sp.Piecewise) and not is_atomic(shown) else shown
+
+
 def _print(expr: sp.Basic) -> str:
     if expr is sp.true:
         return "true"
@@ -71,12 +78,12 @@ def _print(expr: sp.Basic) -> str:
         return f"{_atom(a)} - {_atom(b)} * floor({_atom(a)} / {_atom(b)})"
     if expr.is_Add:
         terms = sorted(expr.args, key=sp.default_sort_key)
-        out = _print(terms[0])
+        out = _term(terms[0])
         for term in terms[1:]:
             if term.could_extract_minus_sign():
                 out += f" - {_atom(-term)}"
             else:
-                out += f" + {_print(term)}"
+                out += f" + {_term(term)}"
         return out
     if expr.is_Mul:
         return _product(expr)
