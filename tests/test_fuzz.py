@@ -121,6 +121,9 @@ REPRODUCTIONS = {
         ("param warm: int = 10 where warm > 0\n"
          "schedule lr = 0.1 - (warmup(linear, 2 * warm, start=0.5) >> cosine(3e-4, 3e-4, 250))",
          {"warm": 100}),
+    "restart_index of Mod(t, total) with total only known to be >= 0 (torch and jax emit crashed)":
+        ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
+         "schedule lr = repeat(cosine_restarts(7, 0.1, 3, mult=2) for total, times=1)", {"warm": 1234}),
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),

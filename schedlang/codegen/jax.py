@@ -54,7 +54,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import ReferencePrinter, integer_mod, integer_ratio
+from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
 INT32_MAX = 2**31 - 1
@@ -184,7 +184,7 @@ class JaxPrinter(ArrayPrinter):
         """Integer code for a whole-number expression, or None when it is not one we can do."""
         if expr.is_Integer:
             return self.int_literal(expr)
-        if not expr.is_integer:
+        if not is_whole(expr):
             return None  # decided before printing parts, so no dead statements are left behind
         if expr == t:
             return self.int_step()
@@ -320,7 +320,7 @@ class JaxPrinter(ArrayPrinter):
 
     def _restart_index(self, expr) -> str | None:
         step, first, mult = expr.args
-        if not step.is_integer:
+        if not is_whole(step):
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x).
             step = sp.floor(step)
         s = self.int_code(step)

@@ -55,10 +55,24 @@ def helpers_source(printer, gap: str = "\n") -> str:
     return "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
 
 
+def is_whole(expr: sp.Expr) -> bool:
+    """Whether ``expr`` is a whole number wherever the schedule uses it.
+
+    sympy's ``is_integer``, except that a ``Mod`` of whole numbers is whole too: sympy
+    answers None for ``Mod(t, total)`` when ``total`` may be 0 (a parameter only known to
+    be >= 0), but a modulus of 0 is a period of 0, which lowering never lets a schedule use.
+    """
+    if expr.is_integer:
+        return True
+    if isinstance(expr, (sp.Mod, sp.Add, sp.Mul)):
+        return all(is_whole(a) for a in expr.args)
+    return False
+
+
 def integer_ratio(expr: sp.Expr):
     """``(numerator, denominator)`` when ``expr`` is a ratio of whole-number expressions."""
     numerator, denominator = sp.fraction(sp.together(expr))
-    if numerator.is_integer and denominator.is_integer:
+    if is_whole(numerator) and is_whole(denominator):
         return numerator, denominator
     return None
 

@@ -38,7 +38,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import integer_mod, integer_ratio
+from .python import integer_mod, integer_ratio, is_whole
 
 
 class TorchPrinter(ArrayPrinter):
@@ -112,7 +112,7 @@ class TorchPrinter(ArrayPrinter):
         """int64 code for a whole-number expression, or None when it is not one we can do."""
         if expr.is_Integer:
             return str(int(expr))
-        if not expr.is_integer:
+        if not is_whole(expr):
             return None  # decided before printing parts, so no dead statements are left behind
         if expr == t:
             return self.int_step()
@@ -196,7 +196,7 @@ class TorchPrinter(ArrayPrinter):
         with ``t`` fixes it.  Exact while ``T0 * m**(i + 1)`` fits in int64.
         """
         step, first, mult = expr.args
-        if not step.is_integer:
+        if not is_whole(step):
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
             # (a stretched schedule asks at t / k).  Mod(t/2, 7)/10 is Mod(t, 14)/20, whose
             # floor is integer division.
