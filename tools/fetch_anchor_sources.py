@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Fetch the pinned anchor-library sources used by tests/anchors/reference.py.
 
-Downloads mosaicml 0.32.1 and cerebras_pytorch 2.10.0 (cp311 manylinux wheel,
-whatever the host python is) with ``pip download --no-deps``, extracts only the
+Downloads mosaicml 0.32.1, llm-foundry 0.21.0 and cerebras_pytorch 2.10.0 (cp311
+manylinux wheel, whatever the host python is) with ``pip download --no-deps``, extracts only the
 scheduler ``.py`` files (~200 kB, SHA-256 checked) and deletes the wheels.
 Packages already in the cache are left alone.
 
-    python tools/fetch_anchor_sources.py [--cache-dir DIR] [--only mosaicml|cerebras_pytorch]
+    python tools/fetch_anchor_sources.py [--cache-dir DIR] [--only mosaicml|llm_foundry|cerebras_pytorch]
 
 The cache defaults to $SCHEDLANG_ANCHOR_CACHE or ~/.cache/schedlang-anchors.
 Exit status: 0 on success, 1 if a source could not be fetched.

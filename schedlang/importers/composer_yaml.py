@@ -6,7 +6,7 @@ Read as the frameworks read it (``yaml.safe_load``, merge keys included):
   foundry builds ``registry.schedulers[name](**rest)``;
 * Composer YAML: ``schedulers:`` (one, or a list of one) as ``{name: X, ...}`` or
   ``{X: {arguments}}``;
-* ``X`` is a registry name (``NAMES``: foundry's ``cosine_with_warmup``,
+* ``X`` is a registry name (``NAMES``: foundry's ``cosine_with_warmup``, ``inv_sqrt_with_warmup``,
   ``linear_decay_with_warmup``, ``constant_with_warmup`` and Composer's hparams names) or
   a ``composer.optim.scheduler`` class name;
 * ``max_duration`` (top level or under ``trainer:``): ``800ba`` becomes
@@ -55,16 +55,18 @@ NAMES = {
     "multistep_with_warmup": "MultiStepWithWarmupScheduler",
     "cosine_decay_with_warmup": "CosineAnnealingWithWarmupScheduler",
     "polynomial_with_warmup": "PolynomialWithWarmupScheduler",
+    "inv_sqrt_with_warmup": "InverseSquareRootWithWarmupScheduler",  # llm-foundry's own
 }
 #: The name ``schedlang export --format composer-yaml`` writes for a class (foundry's first).
 EXPORT_NAMES: dict[str, str] = {}
 for _name, _cls in NAMES.items():
     EXPORT_NAMES.setdefault(_cls, _name)
 
-UNSUPPORTED = {
-    "inv_sqrt_with_warmup": "llm-foundry's InverseSquareRootWithWarmupScheduler has no composer.* preset "
-                            "yet; write it as warmup(linear, W) >> inverse square root >> a linear cooldown",
-}
+#: Registry names that are refused, with the reason (none today; the machinery stays).
+UNSUPPORTED: dict[str, str] = {}
+
+#: Arguments that must be in ``max_duration``'s unit, never ``dur`` (llm-foundry raises ValueError).
+RUN_UNIT_ARGS = {"InverseSquareRootWithWarmupScheduler": ("t_warmup", "t_scale", "t_cooldown")}
 
 
 def classes() -> dict[str, tuple]:
@@ -96,6 +98,7 @@ class Imported:
     cls: str
     args: dict = field(default_factory=dict)      # argument -> Time | sympy number | bool | [Time]
     span: Span | None = None
+    arg_spans: dict = field(default_factory=dict)
     max_duration: Time | None = None
     lr: sp.Expr | None = None
     notes: list = field(default_factory=list)
@@ -139,6 +142,7 @@ def read(text: str, filename: str = "<string>") -> Imported:
     block, key = _scheduler_block(scope, root)
     found = _one(block, key, scope)
     found.max_duration = _max_duration(root, trainer)
+    _check_run_units(found)
     found.lr = _optimizer_lr(scope) or _optimizer_lr(root)
     ssr = scope.value.get("scale_schedule_ratio")
     if ssr is not None and exact(ssr.value) != 1:
@@ -204,10 +208,33 @@ def _build(name: str, span: Span, given: dict, spans: dict) -> Imported:
             raise SchedlangError(f"{cls} has no argument '{key}'", spans[key],
                                  hint=did_you_mean(key, spec) or "its arguments: " + ", ".join(spec))
         found.args[key] = _argument(spec[key], value, f"'{key}'")
+        found.arg_spans[key] = value.span
     for arg in spec.values():
         if arg.default is REQUIRED and arg.name not in found.args:
             raise SchedlangError(f"{cls} is missing '{arg.name}'", span)
     return found
+
+
+def _check_run_units(found: Imported) -> None:
+    """llm-foundry's unit rules (``RUN_UNIT_ARGS``) and its ``alpha_f_decay >= alpha_f_cooldown``.
+
+    ``dur`` is refused in ``__init__``, another unit than ``max_duration``'s at the first call.
+    """
+    md = found.max_duration
+    for name in RUN_UNIT_ARGS.get(found.cls, ()):
+        time = found.args[name]
+        if time.unit == "dur":
+            raise SchedlangError(f"'{name}' cannot be in units of 'dur' ({found.cls})", found.arg_spans[name],
+                                 hint="llm-foundry raises ValueError: give it in max_duration's unit "
+                                      "(ba or ep)")
+        if md is not None and time.unit != md.unit:
+            raise SchedlangError(f"'{name}' is in {time.unit} but max_duration is in {md.unit}",
+                                 found.arg_spans[name],
+                                 hint=f"llm-foundry raises ValueError at its first step: use {md.unit}")
+    decay, cooldown = found.args.get("alpha_f_decay", 0), found.args.get("alpha_f_cooldown", 0)
+    if found.cls in RUN_UNIT_ARGS and decay < cooldown:
+        raise SchedlangError("alpha_f_decay must be >= alpha_f_cooldown", found.arg_spans["alpha_f_cooldown"],
+                             hint="llm-foundry raises ValueError for a cooldown that would raise the lr")
 
 
 def _argument(arg, node: Node, what: str):
@@ -370,6 +397,8 @@ class _Writer:
             return f"poly({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])}, power={n(a['power'])})"
         if cls == "MultiStepWithWarmupScheduler":
             return self._multistep_warmup(lr)
+        if cls == "InverseSquareRootWithWarmupScheduler":
+            return self._inverse_sqrt(lr)
         peak = {"ConstantWithWarmupScheduler": get("alpha", sp.Integer(1)),
                 "LinearWithWarmupScheduler": get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
         rest = f"{self.value(a['t_max'])} - {self.value(a['t_warmup'])}"
@@ -414,3 +443,26 @@ class _Writer:
             return (f"if t < {w} then {sched_text(lr)} * t / {w} "
                     f"else {sched_text(lr)} * {sched_text(gamma)} ** ({counts})")
         return f"warmup(linear, {w}) >> multistep({sched_text(lr)}, {sched_text(gamma)}, [{milestones}])"
+
+    def _inverse_sqrt(self, lr) -> str:
+        """llm-foundry's formula (the preset's docstring) from stdlib pieces.
+
+        ``warmup(linear, W) >> (lr * d + rsqrt_decay(lr * (1 - d), s)) for (C - W) >>
+        linear(isr(C), lr * f, c)``: ``rsqrt_decay`` is ``sqrt(s / (u + s))`` in the local step
+        ``u = t - W``; ``C - W = max(0, t_max - c - W)``; ``c = 0`` holds ``isr(C)`` instead.
+        """
+        a, n = self.args, sched_text
+        w, s, c, m = (self.value(a[k]) for k in ("t_warmup", "t_scale", "t_cooldown", "t_max"))
+        d = a.get("alpha_f_decay", sp.Integer(0))
+        f = a.get("alpha_f_cooldown", sp.Integer(0))
+        counts = [self.batches(a[k]) for k in ("t_warmup", "t_cooldown", "t_max")]
+        if None in counts:
+            room = f"max(0, {m} - {c} - {w})"
+        else:
+            room = str(max(0, counts[2] - counts[1] - counts[0]))
+        scale = "" if d == 0 else f"{n(lr * d)} + "
+        decay = f"({scale}rsqrt_decay({n(lr * (1 - d))}, {s})) for {room}"
+        held = f"{scale}{n(lr * (1 - d))} * sqrt({s} / ({room} + {s}))"
+        tail = f"constant({held})" if a["t_cooldown"].amount == 0 else f"linear({held}, {n(lr * f)}, {c})"
+        body = f"{decay} >> {tail}"
+        return body if a["t_warmup"].amount == 0 else f"warmup(linear, {w}) >> {body}"

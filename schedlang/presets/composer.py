@@ -1,4 +1,5 @@
-"""``composer.*``: the schedulers of ``composer.optim.scheduler`` (mosaicml 0.32).
+"""``composer.*``: the schedulers of ``composer.optim.scheduler`` (mosaicml 0.32), and
+llm-foundry's ``InverseSquareRootWithWarmupScheduler`` (a Composer scheduler too).
 
 Composer schedulers return a multiplier ``alpha(t)`` of the optimizer's lr;
 the preset is ``lr * alpha(t)`` (``lr`` default 1: the multiplier itself).
@@ -163,6 +164,49 @@ def polynomial_with_warmup_scheduler(t_warmup, power, t_max, alpha_f, scale_warm
     return _seg(lr, _warm(t_warmup, 1, after), _end(t_warmup, t_max), "PolynomialWithWarmupScheduler")
 
 
+def inverse_square_root_with_warmup_scheduler(t_warmup, t_scale, t_cooldown, t_max, alpha_f_decay,
+                                              alpha_f_cooldown, lr):
+    """llm-foundry's ``inv_sqrt_with_warmup``: warmup, ``1 / sqrt`` decay, a linear cooldown.
+
+    With ``W = t_warmup``, ``s = t_scale``, ``c = t_cooldown``, ``d = alpha_f_decay``,
+    ``f = alpha_f_cooldown`` and the cooldown's start ``C = max(W, t_max - c)``::
+
+        t / W                                         t < W
+        isr(t) = d + (1 - d) / sqrt((t - W + s) / s)  W <= t < C
+        isr(C) + (f - isr(C)) * min(1, (t - C) / c)   C <= t   (c > 0)
+        isr(C)                                        C <= t   (c = 0: no cooldown, f unused)
+
+    The cooldown lasts ``c`` from ``C`` even when the warmup pushed ``C`` past
+    ``t_max - c``: it then ends at ``W + c``, past ``t_max``; the schedule holds from
+    ``max(W + c, t_max)``.  llm-foundry (0.21) refuses ``dur`` for ``t_warmup``,
+    ``t_scale`` and ``t_cooldown`` and wants them in ``max_duration``'s unit; the
+    importer says so, the preset takes any step count.
+    """
+    gap = alpha_f_decay - alpha_f_cooldown
+    if gap.is_number and gap < 0:
+        raise ArgumentError("alpha_f_cooldown", "llm-foundry requires alpha_f_decay >= alpha_f_cooldown, "
+                                                f"got {alpha_f_decay} < {alpha_f_cooldown}")
+
+    def isr(x):
+        return alpha_f_decay + (1 - alpha_f_decay) / sp.sqrt((x - t_warmup + t_scale) / t_scale)
+
+    start = sp.Max(t_warmup, t_max - t_cooldown)
+    held = isr(start)
+    if t_cooldown.is_number and t_cooldown == 0:
+        after = held
+    else:
+        # the end value: f, or isr(C) when a parameter makes c = 0 (c is a whole number of steps,
+        # so 1 - min(c, 1) is 1 exactly when c = 0); the ramp is only read when c >= 1
+        end = alpha_f_cooldown if t_cooldown.is_positive else (
+            alpha_f_cooldown + (held - alpha_f_cooldown) * (1 - sp.Min(t_cooldown, 1)))
+        room = t_cooldown if t_cooldown.is_positive else sp.Max(t_cooldown, 1)  # no 1/0 when c = 0
+        after = sp.Piecewise((held + (alpha_f_cooldown - held) * (t - start) / room,
+                              sp.Lt(t, start + t_cooldown)), (end, True))
+    decay = sp.Piecewise((isr(t), sp.Lt(t, start)), (after, True))
+    return _seg(lr, _warm(t_warmup, 1, decay), sp.Max(t_warmup + t_cooldown, t_max),
+                "InverseSquareRootWithWarmupScheduler")
+
+
 W = arg("t_warmup", D)
 PRESETS = [
     preset("composer.StepScheduler", step_scheduler, arg("step_size", S), arg("gamma", V, TENTH), LR),
@@ -188,4 +232,8 @@ PRESETS = [
            T_MAX, arg("alpha_f", V, 0), SCALE_WARMUP, LR),
     preset("composer.PolynomialWithWarmupScheduler", polynomial_with_warmup_scheduler, W,
            arg("power", C, 2), T_MAX, arg("alpha_f", V, 0), SCALE_WARMUP, LR),
+    # llm-foundry's (llmfoundry.optim.scheduler, registry name inv_sqrt_with_warmup)
+    preset("composer.InverseSquareRootWithWarmupScheduler", inverse_square_root_with_warmup_scheduler, W,
+           arg("t_scale", S), arg("t_cooldown", D), T_MAX, arg("alpha_f_decay", V, 0),
+           arg("alpha_f_cooldown", V, 0), LR),
 ]

@@ -533,6 +533,19 @@ COMPOSER = [
         "t_warmup=0.05dur)", 700, {"max_duration": 333}, "333ba", t_warmup="0.05dur"),
     _cp("PolynomialWithWarmupScheduler", "composer.PolynomialWithWarmupScheduler(lr=0.1, t_warmup=30ba, "
         "t_max=300ba)", 700, t_warmup="30ba", t_max="300ba"),
+    # llm-foundry 0.21's: warmup, 1/sqrt decay, cooldown to t_max, held past the end
+    _cp("InverseSquareRootWithWarmupScheduler", _DUR + "composer.InverseSquareRootWithWarmupScheduler("
+        "lr=0.1, t_warmup=20ba, t_scale=10ba, t_cooldown=60ba, alpha_f_decay=0.2, alpha_f_cooldown=0.05)",
+        400, {"max_duration": 300}, "300ba", t_warmup="20ba", t_scale="10ba", t_cooldown="60ba",
+        alpha_f_decay=0.2, alpha_f_cooldown=0.05),
+    # t_cooldown=0ba: no cooldown, the decay's value at t_max is held (alpha_f_cooldown unused)
+    _cp("InverseSquareRootWithWarmupScheduler", "composer.InverseSquareRootWithWarmupScheduler(lr=0.1, "
+        "t_warmup=0ba, t_scale=25ba, t_cooldown=0ba, t_max=200ba, alpha_f_cooldown=0.0)", 300,
+        max_duration="200ba", t_warmup="0ba", t_scale="25ba", t_cooldown="0ba", t_max="200ba"),
+    # the warmup pushes the cooldown's start to t_warmup: it still lasts t_cooldown, past t_max
+    _cp("InverseSquareRootWithWarmupScheduler", _EP + "composer.InverseSquareRootWithWarmupScheduler("
+        "lr=0.1, t_warmup=3ep, t_scale=1ep, t_cooldown=4ep, t_max=5ep)", 400, {"steps_per_epoch": 30},
+        "6ep", 30, t_warmup="3ep", t_scale="1ep", t_cooldown="4ep", t_max="5ep"),
 ]
 
 # The weight-decay twins share the LR classes' math; one case each checks the generic keywords.

@@ -14,7 +14,9 @@ Sources of truth
 ``optax_values``      the optax schedule function, evaluated by jax in float64.
 ``composer_values``   the unmodified ``composer/optim/scheduler.py`` and
                       ``composer/core/time.py`` of mosaicml 0.32.1, run with
-                      import stubs (the package itself is too heavy to install).
+                      import stubs (the package itself is too heavy to install);
+                      with llm-foundry 0.21.0's ``llmfoundry/optim/scheduler.py``
+                      on top for its own classes (``FOUNDRY_CLASSES``).
 ``cerebras_values``   the unmodified ``cerebras/pytorch/optim/{scheduler,
                       lr_scheduler,weight_decay_scheduler}.py`` of
                       cerebras_pytorch 2.10.0 (CPU path), with runtime stubs.
@@ -33,7 +35,7 @@ their children as ``(name, kwargs)`` tuples (a bare ``name`` means no kwargs)::
 
 optax's ``join_schedules`` takes ``"schedules"`` the same way.
 
-The mosaicml and cerebras wheels are fetched once (``fetch_sources``) into a
+The mosaicml, llm-foundry and cerebras wheels are fetched once (``fetch_sources``) into a
 cache directory (``$SCHEDLANG_ANCHOR_CACHE``, default
 ``~/.cache/schedlang-anchors``); only the few needed ``.py`` files are kept and
 their SHA-256 is checked against the pinned values below.  If they are missing
@@ -104,6 +106,19 @@ SOURCES: dict[str, dict] = {
                 "9b99b5da6f129bd9c434d6e73176d0cb3209b043e2c98238cffeb7a6115d7497",
             "composer/utils/string_enum.py":
                 "df7a6cdce123a918232ee1fb047acdecd062917de31055390835261481ff35b0",
+        },
+    },
+    "llm_foundry": {
+        # llm-foundry's own schedulers (InverseSquareRootWithWarmupScheduler), run on the
+        # Composer sources above; 0.21.0 declares mosaicml<0.32, whose scheduler code is the same
+        "requirement": "llm-foundry==0.21.0",
+        "wheel": "llm_foundry-0.21.0-py3-none-any.whl",
+        "pip_flags": ["--only-binary=:all:", "--python-version", "3.11"],
+        "files": {
+            "llmfoundry/optim/scheduler.py":
+                "0700cf7496e627f01951f8daa4264852c667543f66b4f87e6a987e0191b48439",
+            "llmfoundry/utils/warnings.py":
+                "3bc6d8bb30949863213257c744cbd1d76d43adb1f623106c6b5d1f1db8270a33",
         },
     },
     "cerebras_pytorch": {
@@ -517,6 +532,49 @@ def _load_composer(cache_dir=None):
         return ns
 
 
+def _load_foundry(cache_dir=None):
+    """llm-foundry's ``llmfoundry/optim/scheduler.py`` on the Composer sources of ``_load_composer``.
+
+    Its imports are ``composer.core`` (State, Time, TimeUnit), ``composer.optim``
+    (ComposerScheduler, LinearScheduler), ``composer.optim.scheduler._convert_time`` and
+    ``llmfoundry.utils.warnings`` (the real file, stdlib only).
+    """
+    key = ("llm_foundry", str(_cache_path(cache_dir)))
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        ns = _load_composer(cache_dir)
+        root = _source_dir("llm_foundry", cache_dir)
+        with _isolated_modules("composer", "llmfoundry"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _stub("composer")
+            _stub("composer.core", State=type("State", (), {}), Time=ns.time.Time, TimeUnit=ns.time.TimeUnit)
+            _stub("composer.optim", ComposerScheduler=ns.scheduler.ComposerScheduler,
+                  LinearScheduler=ns.scheduler.LinearScheduler)
+            sys.modules["composer.optim.scheduler"] = ns.scheduler
+            _stub("llmfoundry", root / "llmfoundry")
+            _stub("llmfoundry.utils", root / "llmfoundry" / "utils")
+            _stub("llmfoundry.optim", root / "llmfoundry" / "optim")
+            _exec_source("llmfoundry.utils.warnings", root / "llmfoundry/utils/warnings.py")
+            module = _exec_source("llmfoundry.optim.scheduler", root / "llmfoundry/optim/scheduler.py")
+        _loaded[key] = module
+        return module
+
+
+#: llm-foundry's scheduler classes, which ``composer_values`` runs like Composer's own.
+FOUNDRY_CLASSES = ("InverseSquareRootWithWarmupScheduler",)
+
+
+def _composer_class(cls_name: str, cache_dir=None):
+    if cls_name in FOUNDRY_CLASSES:
+        return getattr(_load_foundry(cache_dir), cls_name)
+    ns = _load_composer(cache_dir)
+    cls = getattr(ns.scheduler, cls_name, None)
+    if cls_name not in ns.scheduler.__all__ or not inspect.isclass(cls) or cls_name == "ComposerScheduler":
+        raise ValueError(f"composer.optim.scheduler has no scheduler class {cls_name!r}")
+    return cls
+
+
 def composer_values(cls_name: str, kwargs: dict | None, steps, *, max_duration=None,
                     dataloader_len: int | None = None, ssr: float = 1.0,
                     cache_dir=None) -> list[float]:
@@ -535,11 +593,10 @@ def composer_values(cls_name: str, kwargs: dict | None, steps, *, max_duration=N
     ``"ep"`` times (the timestamp's epoch is ``t // dataloader_len``).  ``ssr``
     is the scale-schedule ratio; as in the Trainer, the caller is expected to
     have scaled ``max_duration`` already.  Sample/token units are not modelled.
+    ``cls_name`` may also be one of llm-foundry's classes (``FOUNDRY_CLASSES``).
     """
+    cls = _composer_class(cls_name, cache_dir)
     ns = _load_composer(cache_dir)
-    cls = getattr(ns.scheduler, cls_name, None)
-    if cls_name not in ns.scheduler.__all__ or not inspect.isclass(cls) or cls_name == "ComposerScheduler":
-        raise ValueError(f"composer.optim.scheduler has no scheduler class {cls_name!r}")
     Time, TimeUnit, Timestamp = ns.time.Time, ns.time.TimeUnit, ns.time.Timestamp
     if max_duration is None:
         bound = inspect.signature(cls).bind(**(kwargs or {}))

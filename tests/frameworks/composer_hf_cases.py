@@ -45,6 +45,10 @@ COMPOSER = [
                  "400ba", steps=450),
     ComposerCase("foundry_constant_no_duration.yaml", "ConstantWithWarmupScheduler",
                  {"t_warmup": "20ba", "alpha": 0.5}, 5e-5, "150ba", {"max_duration": 150}, steps=200),
+    # llm-foundry's own class (llmfoundry/optim/scheduler.py of llm-foundry 0.21.0)
+    ComposerCase("foundry_inv_sqrt_cooldown.yaml", "InverseSquareRootWithWarmupScheduler",
+                 {"t_warmup": "50ba", "t_scale": "50ba", "t_cooldown": "120ba", "alpha_f_decay": 0.1,
+                  "alpha_f_cooldown": 0.0}, 2e-5, "600ba", steps=700),
 ]
 #: Needs the core's zero-length segments (SPEC section 1).
 COMPOSER_ZERO = ComposerCase("foundry_zero_warmup.yaml", "CosineAnnealingWithWarmupScheduler",

@@ -183,6 +183,36 @@ def test_composer_warmup_longer_than_the_run_follows_composer_past_the_end():
     assert ours.duration == 100
 
 
+@pytest.mark.parametrize("scheduler, max_duration, dataloader_len, params, steps", [
+    # the warmup pushes the cooldown's start to t_warmup: it lasts t_cooldown, past the run's end
+    ({"t_warmup": "40ba", "t_scale": "10ba", "t_cooldown": "50ba", "alpha_f_decay": 0.25,
+      "alpha_f_cooldown": 0.25}, "60ba", None, {}, 120),
+    # t_cooldown 0ba: the decay's value at t_max is held, alpha_f_cooldown unused
+    ({"t_warmup": "0ba", "t_scale": "30ba", "t_cooldown": "0ba", "t_max": "0.5dur",
+      "alpha_f_cooldown": 0.0}, "200ba", None, {}, 260),
+    # epochs: every time becomes batches of a steps_per_epoch parameter (and dur of an ep run)
+    ({"t_warmup": "1ep", "t_scale": "2ep", "t_cooldown": "1ep", "alpha_f_decay": 0.05}, "6ep", 25,
+     {"steps_per_epoch": 25}, 200),
+])
+def test_foundry_inv_sqrt_quirks_follow_llm_foundry(scheduler, max_duration, dataloader_len, params, steps):
+    from schedlang.importers import from_composer_yaml
+
+    lines = ["scheduler:", "  name: inv_sqrt_with_warmup", *[f"  {k}: {v}" for k, v in scheduler.items()],
+             "optimizer: {lr: 0.5}", f"max_duration: {max_duration}"]
+    text = "\n".join(lines) + "\n"
+    preset = schedlang.compile(from_composer_yaml(text), params=params)["lr"]
+    core = schedlang.compile(from_composer_yaml(text, style="core"), params=params)["lr"]
+    assert schedlang.equivalent(preset, core)
+    try:
+        anchor = [0.5 * v for v in R.composer_values("InverseSquareRootWithWarmupScheduler", scheduler,
+                                                     range(steps), max_duration=max_duration,
+                                                     dataloader_len=dataloader_len)]
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+    for schedule in (preset, core):
+        assert max_error(schedule.values(range(steps)), anchor, 1e-3) <= TOL
+
+
 def test_hf_presets_take_warmup_ratio_like_the_trainer():
     transformers = pytest.importorskip("transformers")
     for ratio, total in [(0.07, 100), (0.1, 95), (0.03, 1000)]:
@@ -208,7 +238,13 @@ def test_hf_presets_take_warmup_ratio_like_the_trainer():
     ("scheduler:\n  name: cosine_with_warmup\n  t_warmup: 1.5ba\n", "whole number of ba", 3, 13),
     ("scheduler:\n  name: cosine_with_warmup\n  t_warmup: 1000tok\n", "in tokens", 3, 13),
     ("scheduler:\n  name: cosine_with_warmup\n  t_warmpu: 10ba\n", "has no argument 't_warmpu'", 3, 3),
-    ("scheduler: {name: inv_sqrt_with_warmup, t_warmup: 10ba}\n", "cannot be imported", 1, 19),
+    ("scheduler: {name: inv_sqrt_with_warmup, t_warmup: 10ba}\n", "missing 't_scale'", 1, 19),
+    ("scheduler: {name: inv_sqrt_with_warmup, t_warmup: 0.1dur, t_scale: 5ba, t_cooldown: 0ba}\n",
+     "'t_warmup' cannot be in units of 'dur'", 1, 51),
+    ("max_duration: 2ep\nscheduler:\n  name: inv_sqrt_with_warmup\n  t_warmup: 1ep\n  t_scale: 5ba\n"
+     "  t_cooldown: 1ep\n", "'t_scale' is in ba but max_duration is in ep", 5, 12),
+    ("scheduler: {name: inv_sqrt_with_warmup, t_warmup: 1ba, t_scale: 5ba, t_cooldown: 0ba,\n"
+     "            alpha_f_decay: 0.1, alpha_f_cooldown: 0.2}\n", "alpha_f_decay must be >=", 2, 51),
     ("schedulers:\n  - constant: {alpha: 1}\n  - cosine_decay: {}\n", "2 schedulers", 3, 5),
 ])
 def test_composer_diagnostics(text, message, line, column):
@@ -249,9 +285,11 @@ def test_hf_constant_with_warmup_ignores_kwargs_with_a_warning():
 
 def test_cli_imports_and_verifies_both_styles(tmp_path):
     path = CONFIGS / "foundry_mpt_125m.yaml"
-    for fmt, name in [("composer-yaml", "foundry_mpt_125m.yaml"), ("hf-args", "hf_args_linear.json")]:
+    for fmt, name in [("composer-yaml", "foundry_mpt_125m.yaml"),
+                      ("composer-yaml", "foundry_inv_sqrt_cooldown.yaml"),
+                      ("hf-args", "hf_args_linear.json")]:
         path = CONFIGS / name
-        a, b = tmp_path / f"{fmt}-a.sched", tmp_path / f"{fmt}-b.sched"
+        a, b = tmp_path / f"{name}-a.sched", tmp_path / f"{name}-b.sched"
         for out, extra in [(a, []), (b, ["--lower"])]:
             run = subprocess.run([sys.executable, "-m", "schedlang", "import", str(path), "--format", fmt,
                                   "-o", str(out), *extra], capture_output=True, text=True)
