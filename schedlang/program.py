@@ -22,7 +22,7 @@ from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_bounded, recursion_room
 from .lower import Lowered, ParamInfo, lower, plain_symbol
 from .parser import parse
-from .schedule_algebra import Segment, finish, flatten, t
+from .schedule_algebra import Segment, bind, finish, flatten, t
 from .steps import check_steps, check_within_steps
 
 
@@ -318,7 +318,7 @@ class Schedule:
         """The value as a sympy expression in ``schedlang.t``, bound parameters substituted."""
         held = self.symbolic_expr
         # Bound values can decide bounds the symbols could not: one flat table again.
-        return flatten(held.xreplace(self.program.substitutions)) if self.program else held
+        return flatten(bind(held, self.program.substitutions)) if self.program else held
 
     @functools.cached_property
     def symbolic_expr(self) -> sp.Expr:

@@ -139,6 +139,46 @@ def _covers(wide, narrow) -> bool:
     return a is not None and b is not None and _at_most(b, a)
 
 
+def bind(expr: sp.Expr, values: dict) -> sp.Expr:
+    """``expr`` with parameter symbols replaced by their values, each ``Piecewise``'s
+    conditions decided before its branches are built.
+
+    ``xreplace`` rebuilds every branch: the end value of ``poly(..., power=0.5)`` held
+    behind ``Max(10, 2*warm) < 10`` is ``sqrt(1 - 2)`` at ``warm = 10``, a complex number
+    inside ``Max`` (a crash in sympy), though that branch is reached by no value of ``warm``.
+    """
+    if not values:
+        return expr
+    keys = set(values)
+    memo: dict = {}
+
+    def rebuild(node):
+        if node in values:
+            return values[node]
+        if not node.args or not (node.free_symbols & keys):
+            return node
+        done = memo.get(node)
+        if done is None:
+            if isinstance(node, sp.Piecewise):
+                out = []
+                for value, cond in node.args:
+                    cond = rebuild(cond)
+                    if cond == sp.false:
+                        continue  # never built: it may be complex or infinite here
+                    out.append((rebuild(value), cond))
+                    if cond == sp.true:
+                        break
+                done = piecewise(out)
+            else:
+                done = node.func(*[rebuild(a) for a in node.args])
+                if isinstance(done, Relational):
+                    done = _canonical_relation(done)
+            memo[node] = done
+        return done
+
+    return rebuild(expr)
+
+
 def flatten(expr: sp.Expr, step=None) -> sp.Expr:
     """A ``Piecewise`` whose branches are ``Piecewise`` themselves, spliced into one table
     wherever the bounds can now be compared (after parameters are bound, say)."""

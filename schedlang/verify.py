@@ -47,7 +47,7 @@ from .intervals import (
     restrict,
     thresholds,
 )
-from .schedule_algebra import t
+from .schedule_algebra import bind, t
 from .special import as_powers
 from .zero import is_zero, zero_on
 
@@ -158,7 +158,7 @@ def _side(x, params: dict) -> _Side:
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos},
                          program.values if program else None)
     bound = {infos[n].symbol: v for n, v in values.items()}
-    expr = as_powers(x.symbolic_expr.xreplace(bound) if program else x.expr)
+    expr = as_powers(bind(x.symbolic_expr, bound) if program else x.expr)
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)

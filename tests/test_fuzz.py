@@ -124,6 +124,9 @@ REPRODUCTIONS = {
     "restart_index of Mod(t, total) with total only known to be >= 0 (torch and jax emit crashed)":
         ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
          "schedule lr = repeat(cosine_restarts(7, 0.1, 3, mult=2) for total, times=1)", {"warm": 1234}),
+    "binding built a branch no parameter value reaches (sqrt of -1 inside Max: a crash)":
+        ("param warm: int = 10 where warm > 0\n"
+         "schedule lr = max(poly(7, 0.25, 10, power=0.5), constant(6e-4) + constant(0.25, 2 * warm))", {}),
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),

@@ -32,6 +32,7 @@ from ..importers.numbers import yaml_float_text
 from ..lower import Lowerer, flatten_seq, lower
 from ..parser import parse
 from ..program import Program
+from ..schedule_algebra import bind
 
 TARGETS = ("lr", "weight_decay")
 _I, _E, _T = "initial_learning_rate", "end_learning_rate", "total_iters"
@@ -141,7 +142,7 @@ class _Translator:
     # -- values ------------------------------------------------------------------------
 
     def bound(self, expr: sp.Expr, node: ir.Node) -> sp.Expr:
-        value = expr.xreplace(self.program.substitutions)
+        value = bind(expr, self.program.substitutions)
         if value.free_symbols:
             missing = sorted(str(s) for s in value.free_symbols)[0]
             raise SchedlangError(f"parameter '{missing}' has no value", node.span,

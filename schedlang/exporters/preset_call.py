@@ -24,6 +24,7 @@ from ..lower import lower
 from ..parser import parse
 from ..presets import PRESETS
 from ..program import Program
+from ..schedule_algebra import bind
 from ..stdlib import STEP_KINDS
 
 
@@ -65,7 +66,7 @@ class _Call:
         segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
         if segment.depends_on_step:
             raise SchedlangError(f"'{name}' must be a number to export, not a schedule", node.span)
-        value = segment.expr.xreplace(self.program.substitutions)
+        value = bind(segment.expr, self.program.substitutions)
         if value.free_symbols:
             missing = sorted(str(s) for s in value.free_symbols)[0]
             raise SchedlangError(f"parameter '{missing}' has no value", node.span,
@@ -146,7 +147,7 @@ def _time(call: _Call, name: str, node: ir.Node) -> str:
             raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
         return node.text
     segment = call.lowerer.schedule_value(call.lowerer.value(node), node, "a number")
-    value = segment.expr.xreplace(call.program.substitutions)
+    value = bind(segment.expr, call.program.substitutions)
     if value.free_symbols or not value.is_Integer:
         raise SchedlangError(f"'{name}' must be a whole number of batches to export", node.span,
                              hint="bind its parameters with -D, or write it as 100ba / 0.1dur")

@@ -463,7 +463,10 @@ def _bound_arguments(schedule, kinds, holds_parameter=False) -> list:
     out = []
     for node in sp.preorder_traversal(schedule.symbolic_expr):
         if isinstance(node, kinds) and (not holds_parameter or node.args[0].free_symbols - {t}):
-            argument = node.args[0].xreplace(values)
+            try:
+                argument = node.args[0].xreplace(values)
+            except (ValueError, TypeError):  # a branch no value reaches, complex once bound
+                continue
             if not argument.free_symbols - {t}:
                 out.append(exact.Evaluator(argument))
     return out
