@@ -226,6 +226,14 @@ def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) ->
     if not isinstance(expr, sp.Piecewise):
         return _local_return(expr, printer, pad, start)
     pairs = list(expr.args)
+    # Branches that end before ``start`` are reached by no step here (``if t < 5`` inside
+    # the ``t >= 100`` branch of an outer ``if``): they are left out, not written (their
+    # formula may not even be real at these steps).
+    while len(pairs) > 1 and (strict_bound(pairs[0][1]) is not None
+                              and (strict_bound(pairs[0][1]) - start).is_nonpositive):
+        pairs.pop(0)
+    if len(pairs) == 1:
+        return body_lines(pairs[0][0], printer, depth, start)
     bounds = [strict_bound(c) for _, c in pairs[:-1]]
     if all(b is not None and b.is_Integer for b in bounds) and all(x < y for x, y in zip(bounds, bounds[1:])):
         return _bisect_lines([e for e, _ in pairs], [start, *bounds], printer, depth)
