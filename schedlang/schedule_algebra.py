@@ -24,6 +24,8 @@ import sympy as sp
 from sympy.core.relational import Relational
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from .special import folded
+
 #: The step symbol: a whole number >= 0.  Every finished schedule is a function of it.
 t = sp.Symbol("t", integer=True, nonnegative=True)
 #: The step while a formula is being built (see the module docstring).
@@ -170,7 +172,7 @@ def bind(expr: sp.Expr, values: dict) -> sp.Expr:
                         break
                 done = piecewise(out)
             else:
-                done = node.func(*[rebuild(a) for a in node.args])
+                done = folded(node.func(*[rebuild(a) for a in node.args]))
                 if isinstance(done, Relational):
                     done = _canonical_relation(done)
             memo[node] = done
@@ -292,7 +294,7 @@ def _replace_step(expr: sp.Expr, value) -> sp.Expr:
                 # A positive number bound: sympy would only confirm the relation stays as is.
                 done = node.func(steps[0], bound, evaluate=not (bound.is_Number and bound > 0))
             else:
-                done = node.func(*[rebuild(a) for a in node.args])
+                done = folded(node.func(*[rebuild(a) for a in node.args]))
                 if isinstance(done, Relational):
                     done = _canonical_relation(done)
             memo[node] = done

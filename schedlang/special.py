@@ -113,6 +113,26 @@ def as_power(expr) -> tuple | None:
     return logs[0].args[0], expr.args[0] / logs[0]
 
 
+#: The largest exact power (in bits) a folded ``geometric`` factor may become.
+FOLD_BITS = 4096
+
+
+def folded(expr):
+    """A ``geometric`` factor whose exponent became a small whole number (a step put into
+    ``0.7 ** floor(t / 10)``) as the exact number it is; anything else unchanged.
+
+    Left as ``exp(logb(7/10))``, ``floor(1000 * exp(logb(7/10)))`` is a whole number that
+    sympy's ``evalf`` cannot decide (``PrecisionExhausted`` while printing).
+    """
+    power = as_power(expr)
+    if power is None or not power[1].is_Integer or not power[0].is_Rational:
+        return expr
+    base, exponent = power
+    if abs(int(exponent)) * max(int(base.p).bit_length(), int(base.q).bit_length()) > FOLD_BITS:
+        return expr
+    return base**exponent
+
+
 def as_powers(expr):
     """``expr`` with every ``geometric`` factor written as the power ``b ** x`` again.
 

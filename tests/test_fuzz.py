@@ -130,6 +130,9 @@ REPRODUCTIONS = {
          "schedule lr = max(poly(7, 0.25, 10, power=0.5), constant(6e-4) + constant(0.25, 2 * warm))", {}),
     "the reference wrote a branch no step reaches, in a local step where it is complex":
         ("if t < 100 then 1 else clamp(if t < 5 then poly(6e-4, 7, 5, power=1.5) else 0.3, 0.5, 1.5)", {}),
+    "floor of a power whose exponent became a whole number (PrecisionExhausted printing it)":
+        ("stretch(((floor((warmup(linear, 3, start=2) >> step(1, 0.7, 10)) * 1000) / 1000) + "
+         "stretch(exp(3e-4, 0.9999, 1000000000), 2)) for 17, 10)", {}),
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),

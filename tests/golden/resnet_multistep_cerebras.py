@@ -10,7 +10,7 @@ def lr(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torc
     _v2 = torch.full((), 1.0, dtype=_compute, device=_dev)
     _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
     _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((90)*(_v3))), _v0*torch.pow(_v1, torch.where((t >= ((30)*(_v3))), _v2, _v4) + torch.where((t >= ((60)*(_v3))), _v2, _v4)), _v0*0.01)).to(_dtype)
+    return (torch.where((t < ((90)*(_v3))), _v0*torch.pow(_v1, torch.where((t >= ((30)*(_v3))), _v2, _v4) + torch.where((t >= ((60)*(_v3))), _v2, _v4)), (0.01)*_v0)).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torch.float64):

@@ -13,7 +13,7 @@ def _pow(base, exponent):
 def lr(t, *, steps_per_epoch=5005, base=0.1):
     if (t < 90*steps_per_epoch):
         return base*_pow((1/10), ((1) if ((t >= 30*steps_per_epoch)) else 0) + ((1) if ((t >= 60*steps_per_epoch)) else 0))
-    return base*(((1/10))**2)
+    return ((1/100))*base
 
 
 def momentum(t, *, steps_per_epoch=5005, base=0.1):
