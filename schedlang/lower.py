@@ -371,7 +371,7 @@ class Lowerer:
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments])
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
-        if warm.shape == "exp" and not (warm.start.is_positive and target.is_positive):
+        if warm.shape == "exp" and (_not_positive(warm.start) or _not_positive(target)):
             raise SchedlangError("an exp warmup needs a positive start and a positive target",
                                  node.span, hint="give start=..., e.g. warmup(exp, 500, start=1e-6)")
         return warm.ramp_to(target)
@@ -724,6 +724,16 @@ def _node_count(node) -> int:
         elif isinstance(item, tuple):
             stack.extend(item)
     return count
+
+
+def _not_positive(value: sp.Expr) -> bool:
+    """Whether ``value`` is known to be 0 or negative.  Undecided symbolic values pass: the
+    start of ``constant(0.1, 2 * total) >> linear(1.5, ...)`` is a ``Piecewise`` whose second
+    branch (``3/2 - 11*total/50``) only ``total = 0`` reaches; once the parameters are bound,
+    the finiteness check refuses an exp warmup to a value that is not positive."""
+    if isinstance(value, sp.Piecewise):
+        return any(_not_positive(v) for v, _ in value.args)
+    return value.is_positive is False
 
 
 def flatten_seq(node: ir.Node) -> list[ir.Node]:

@@ -133,6 +133,10 @@ REPRODUCTIONS = {
     "floor of a power whose exponent became a whole number (PrecisionExhausted printing it)":
         ("stretch(((floor((warmup(linear, 3, start=2) >> step(1, 0.7, 10)) * 1000) / 1000) + "
          "stretch(exp(3e-4, 0.9999, 1000000000), 2)) for 17, 10)", {}),
+    "an exp warmup to a start only a zero-length parameter value changes was refused":
+        ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
+         "schedule lr = warmup(exp, 10, start=1e-5) >> constant(0.1, 2 * total) >> linear(1.5, 7, 50)",
+         {"warm": 100}),
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),
