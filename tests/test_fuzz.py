@@ -137,6 +137,10 @@ REPRODUCTIONS = {
         ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
          "schedule lr = warmup(exp, 10, start=1e-5) >> constant(0.1, 2 * total) >> linear(1.5, 7, 50)",
          {"warm": 100}),
+    "restart_index of a stretched Mod(t, total) (torch emit crashed: floor of it not whole to sympy)":
+        ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
+         "schedule lr = stretch(repeat((warmup(exp, 100, start=2) >> "
+         "cosine_restarts(0.25, 1e-3, 2 * warm, mult=3)) for 2 * total, times=1), 3)", {"warm": 1}),
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),

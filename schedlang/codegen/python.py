@@ -64,6 +64,8 @@ def is_whole(expr: sp.Expr) -> bool:
     """
     if expr.is_integer:
         return True
+    if isinstance(expr, (sp.floor, sp.ceiling)):
+        return True  # floor(Mod(t, 6*total)/3): sympy cannot call the argument real either
     if isinstance(expr, (sp.Mod, sp.Add, sp.Mul)):
         return all(is_whole(a) for a in expr.args)
     return False
