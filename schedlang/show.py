@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .codegen.array import last_step
 from .schedule_algebra import strict_bound
 from .special import as_powers, restart_index
 
@@ -47,10 +48,11 @@ def rows(expr: sp.Expr, start=sp.S.Zero, end=None) -> list[tuple[sp.Expr, sp.Exp
 
 
 def _bound(cond):
-    """``c`` of ``t < c``, or ``floor(c) + 1`` of ``t <= c`` (whole steps)."""
+    """The first step after ``t < c`` / ``t <= c`` (``strict_bound`` when that is all it is)."""
     found = strict_bound(cond)
-    if found is None and isinstance(cond, sp.LessThan) and cond.lhs.is_Symbol and cond.lhs.name == "t":
-        found = sp.floor(cond.rhs) + 1
+    if found is None:
+        last = last_step(cond)  # the array printers' reading of t <= c: floor(c)
+        found = None if last is None else last + 1
     return found
 
 

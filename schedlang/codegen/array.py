@@ -61,7 +61,7 @@ def needs_clamp(expr: sp.Basic) -> bool:
     return any(needs_clamp(a) for a in expr.args if isinstance(a, sp.Basic))
 
 
-def _upper_bound(cond) -> sp.Expr | None:
+def last_step(cond) -> sp.Expr | None:
     """The largest whole step satisfying a canonical ``t < c`` / ``t <= c``, else None."""
     if isinstance(cond, (sp.StrictGreaterThan, sp.GreaterThan)) and cond.rhs == t:
         # sympy may keep ``t < c`` as ``c > t``: read it the other way round.
@@ -179,7 +179,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         args = expr.args
         for index, (value, cond) in enumerate(args):
             last = index == len(args) - 1
-            bound = None if last else _upper_bound(cond)
+            bound = None if last else last_step(cond)
             hi = outer.hi if bound is None else _smaller(outer.hi, bound)
             if hi is not None and (lo - hi).is_positive:
                 continue  # no step reaches this branch
