@@ -312,6 +312,37 @@ def test_a_fractional_parameter_bound_is_compared_in_int64():
         assert got == [1.0, 2.0], total
 
 
+#: (fraction, total): ``fraction * total`` is whole, but one step above it in floats
+#: (``0.55 * 100 == 55.00000000000001``), so a float comparison lets the edge step through.
+ROUNDING_UP = [("0.55", 100), ("0.07", 5000), ("0.56", 100_000), ("0.17", 3_000_000)]
+
+
+@pytest.mark.parametrize("fraction, total", ROUNDING_UP)
+def test_a_parameter_bound_that_rounds_up_in_floats_is_exact_in_every_target(fraction, total):
+    # The Python reference compared `t < (11/20)*total` in floats: step 55 read the first
+    # segment at total = 100 (Schedule.__call__, compile --target python, the classes' float lr)
+    import types
+
+    assert float(fraction) * total > int(fraction.replace("0.", "")) * total // 100
+    source = (f"param total: int = {total}\n"
+              f"schedule lr = constant(1, {fraction} * total) >> linear(2, 3, total)")
+    program = schedlang.compile(source)
+    edge = int(fraction.replace("0.", "")) * total // 100
+    steps = [edge - 1, edge, edge + 1]
+    expected = [1.0, 2.0, 2 + 1 / total]
+    assert [program["lr"](k) for k in steps] == pytest.approx(expected, rel=1e-15)
+    for target in ("python", "torch"):
+        module = types.ModuleType(f"edge_{target}")
+        exec(compile(emit(program, target, "e.sched", "E"), "<e>", "exec"), module.__dict__)  # noqa: S102
+        if target == "python":
+            got = [module.lr(k, total=total) for k in steps]
+        else:
+            got = module.lr(torch.tensor(steps), total=total).tolist()
+            assert module.lr(torch.tensor(steps[:2]), total=total,
+                             _compute=torch.float32).tolist() == [1.0, 2.0]
+        assert got == pytest.approx(expected, rel=1e-15), target
+
+
 def test_an_exp_warmup_into_restarts_of_a_parameter_length_is_accepted():
     # restart_index(0, ...) is 0 whatever the cycle length: the target is positive (fuzz class)
     source = ("param w: int = 10 where w > 0\n"

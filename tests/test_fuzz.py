@@ -144,6 +144,11 @@ REPRODUCTIONS = {
     "sympy's solver on two cosines of the step (50 s)":
         ("1e-5 / stretch(((cosine(3e-4, 6e-4, 15) + cosine(1.5, 7, 1)) for 100) >> constant(1e-3, 3), 10)",
          {}),
+    "a ceiling of a parameter ratio that cancels to a whole number (torch: int has no .to)":
+        ("param total: int = 5000\n"
+         "schedule lr = ceil(stretch(linear(1e-3, 1.5, total + 5), 2) * 1000) / 1000", {}),
+    "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
+        ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
 }
 
 

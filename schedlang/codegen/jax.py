@@ -54,7 +54,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole
+from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole, whole_bound
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
 INT32_MAX = 2**31 - 1
@@ -386,7 +386,7 @@ class JaxPrinter(ArrayPrinter):
                 return None
             return f"({same} & {other})" if op == "==" else f"(~({same} & {other}))"
         # x < c  <=>  x <= ceil(c) - 1;  x <= c  <=>  x <= floor(c);  > and >= likewise.
-        k = sp.ceiling(bound) - 1 if op in ("<", ">=") else sp.floor(bound)
+        k = whole_bound(op, bound) - (1 if op in ("<", ">=") else 0)
         if k.is_Integer:
             code = self.int_literal(k, saturate=True)
         else:

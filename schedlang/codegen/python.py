@@ -86,8 +86,8 @@ def step_ratio(expr: sp.Expr):
     segment (``t = n - 1``, ``n = 10**9``) a relative error of 1e-7 is left.  Written
     ``(n - t)/n`` the numerator is a whole number (exact) and the division rounds once.
     """
-    if not isinstance(expr, sp.Add) or t not in expr.free_symbols:
-        return None
+    if not isinstance(expr, sp.Add) or not any(s.is_integer for s in expr.free_symbols):
+        return None  # a sum in the step (global or a branch's local one) or whole parameters
     terms = [term.as_coeff_Mul() for term in expr.args]
     if not all(c.is_Rational and (m.is_integer or m == 1) for c, m in terms):
         return None
@@ -96,6 +96,24 @@ def step_ratio(expr: sp.Expr):
         return None
     numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * m for c, m in terms))
     return numerator, sp.Integer(denominator)
+
+
+def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:
+    """The whole number a whole step is compared with instead of ``bound``.
+
+    For a whole ``t``: ``t < c`` and ``t >= c`` read ``ceil(c)``, ``t <= c`` and ``t > c``
+    read ``floor(c)``.  ``t < 11*total/20`` computed in floats is ``t < 55.00000000000001``
+    at ``total = 100`` and lets step 55 through; ``t < ceil(11*total/20)`` in integers does not.
+    """
+    return sp.ceiling(bound) if op in ("<", ">=") else sp.floor(bound)
+
+
+def first_step(bound: sp.Expr | None) -> sp.Expr | None:
+    """The first whole step after a branch ``t < bound``: ``bound`` itself, or its ceiling
+    when it is a ratio of whole numbers that may be fractional (``4*total/5``)."""
+    if bound is None or bound.is_integer or integer_ratio(bound) is None:
+        return bound
+    return sp.ceiling(bound)
 
 
 def integer_mod(expr: sp.Mod):
@@ -175,13 +193,20 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     def _print_Rational(self, expr):
         return f"({expr.p}/{expr.q})"
 
+    def _print_Relational(self, expr):
+        op, lhs, rhs = expr.rel_op, expr.lhs, expr.rhs
+        if op in ("<", "<=", ">", ">=") and is_whole(lhs) and rhs.is_integer is not True \
+                and integer_ratio(rhs) is not None:
+            expr = type(expr)(lhs, whole_bound(op, rhs), evaluate=False)
+        return super()._print_Relational(expr)
+
     def _print_Piecewise(self, expr):
         # Branches are tried in order; the last one is the default whatever its condition,
         # because schedlang only builds Piecewise whose branches cover every step.  Each
         # branch after a whole-number bound ``t < c`` is written in its local step ``t - c``
         # as the ``if`` statements of ``body_lines`` are: ``t/3 - 1000000100/3`` in floats
         # cancels, ``(t - 1000000100)/3`` does not.
-        starts = [sp.Integer(0)] + [strict_bound(cond) for _, cond in expr.args[:-1]]
+        starts = [sp.Integer(0)] + [first_step(strict_bound(cond)) for _, cond in expr.args[:-1]]
         values = [self._local(value, start) for (value, _), start in zip(expr.args, starts)]
         out = values[-1]
         for value, (_, cond) in zip(reversed(values[:-1]), reversed(expr.args[:-1])):
@@ -243,7 +268,7 @@ def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) ->
     for value, cond in pairs[:-1]:
         lines.append(f"{pad}if {printer.doprint(cond)}:")
         lines.extend(body_lines(value, printer, depth + 1, start))
-        bound = strict_bound(cond)
+        bound = first_step(strict_bound(cond))
         start = start if bound is None else bound
     return lines + body_lines(pairs[-1][0], printer, depth, start)
 

@@ -38,7 +38,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import integer_mod, integer_ratio, is_whole
+from .python import integer_mod, integer_ratio, is_whole, whole_bound
 
 
 class TorchPrinter(ArrayPrinter):
@@ -133,7 +133,9 @@ class TorchPrinter(ArrayPrinter):
             return _min_max(expr, parts, [a.is_number for a in expr.args], self.int_tensor_literal)
         if isinstance(expr, (sp.floor, sp.ceiling)):
             code = self._int_rounding(expr)
-            return None if code is None else self.bind(("i", expr, self._step_key(expr)), code)
+            if code is None or code.lstrip("-").isdigit():  # ceiling(1499*(2n + 10)/(2n + 10))
+                return code
+            return self.bind(("i", expr, self._step_key(expr)), code)
         if isinstance(expr, sp.Mod):
             a, b = (self.int_code(x) for x in expr.args)
             if a is None or b is None:
@@ -241,7 +243,7 @@ class TorchPrinter(ArrayPrinter):
         rounded = None
         if lhs.is_integer and rhs.is_integer is not True and op in ("<", "<=", ">", ">=") \
                 and (rhs.is_number or rhs.free_symbols <= set(self.params)):
-            rounded = sp.ceiling(rhs) if op in ("<", ">=") else sp.floor(rhs)
+            rounded = whole_bound(op, rhs)
         saved, self.raw_step = self.raw_step, True
         try:
             left = self.int_code(lhs)

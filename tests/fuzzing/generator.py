@@ -20,6 +20,8 @@ VALUES = ("1", "0.5", "1e-3", "3e-4", "0.1", "2", "6e-4", "1e-5", "0.25", "7", "
 #: Durations; the long ones exercise formulas evaluated far from step 0.
 SHORT = (1, 2, 3, 5, 7, 10, 17, 50, 100, 250, 1000)
 LONG = (100_000, 1_000_000, 1_000_000_000)
+#: Fractions of ``total`` that are whole at its values (5000, 2000, 100000) but round up in floats.
+FRACTIONS = ("0.07", "0.55", "0.8", "0.17", "0.56")
 GAMMAS = ("0.5", "0.1", "0.9", "0.99", "0.7")
 POWERS = ("1", "2", "0.5", "3", "1.5")
 
@@ -126,6 +128,10 @@ class Generator:
     def steps(self) -> str:
         if self.step_params and self.chance(0.2):
             name = self.rng.choice(self.step_params)
+            if name == "total" and self.chance(0.3):
+                # whole for every value of total below, but not in floats: 0.07 * 5000 is
+                # 350.00000000000006, so a float comparison lets step 350 through
+                return f"{self.rng.choice(FRACTIONS)} * total"
             return self.rng.choice((name, f"{name} + 5", f"2 * {name}"))
         if self.chance(0.04):
             return str(self.rng.choice(LONG))
@@ -329,7 +335,7 @@ class Generator:
                 lines.append("param total: int = 5000 where total > warm")
                 self.step_params.append("total")
                 if self.chance(0.5):
-                    params["total"] = r.choice((2000, 99_999))
+                    params["total"] = r.choice((2000, 100_000))
         if self.chance(0.2):
             lines.append("def seg(v, n) = linear(v, v / 10, n) >> constant(v / 10, n)")
             self.defs.append(("seg", "seg"))

@@ -9,10 +9,10 @@ def _reference_lr(t, *, peak=0.01, warmup=1000, total=100000):
     if (t < total):
         if (t < warmup):
             return peak*t/warmup
-        if (t < ((9/10))*total):
+        if (t < (-((-(9*total)) // (10)))):
             return peak
-        t = t - (((9/10))*total)
-        return -10*peak*t/total + peak
+        t = t - ((-((-(9*total)) // (10))))
+        return peak - 10*peak*((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/total
     return 0
 
 
@@ -20,10 +20,10 @@ def _reference_lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000):
     if (t < total):
         if (t < warmup):
             return peak*t/warmup
-        if (t < ((9/10))*total):
+        if (t < (-((-(9*total)) // (10)))):
             return peak
-        t = t - (((9/10))*total)
-        return peak*(-math.sqrt(10)*math.sqrt(t)/math.sqrt(total) + 1)
+        t = t - ((-((-(9*total)) // (10))))
+        return peak*(1 - math.sqrt(10)*math.sqrt((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/math.sqrt(total))
     return 0
 
 

@@ -20,7 +20,7 @@ def lr(t, *, total=10000, _dtype=None):
     _v6 = jnp.clip(_v5, 0, ((-1) + _v0 + ((-1)*_v1)))
     _v7 = _v6.astype(_f)
     _v8 = (_v1).astype(_f)
-    return (jnp.where((t <= ((-1) + _v0)), jnp.where((t <= ((-1) + _v1)), 0.00156 - 0.00144*jnp.cos(3.141592653589793*_v3/((0.25)*_v4 + (-1.0))), (0.001499994)*jnp.cos(4.188790204786391*((4.0*_v7 - _v4 + 4.0*_v8 + 4.0) / 4.0)/_v4) + 0.001500006), 1.2e-08)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + _v0)), jnp.where((t <= ((-1) + _v1)), 0.00156 - 0.00144*jnp.cos(3.141592653589793*_v3/((_v4 + (-4.0)) / 4.0)), (0.001499994)*jnp.cos(4.188790204786391*((4.0*_v7 - _v4 + 4.0*_v8 + 4.0) / 4.0)/_v4) + 0.001500006), 1.2e-08)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr}

@@ -5,8 +5,8 @@ import math
 
 def lr(t, *, total=10000):
     if (t < total):
-        if (t <= ((1/4))*total - 1):
-            return (39/25000) - (9/6250)*math.cos(math.pi*t/(((1/4))*total - 1))
+        if (t <= ((total) // (4)) - 1):
+            return (39/25000) - (9/6250)*math.cos(math.pi*t/((total - 4) / 4))
         if (t <= total - 1):
             return ((749997/500000000))*math.cos(((4/3))*math.pi*((4*t - total + 4) / 4)/total) + (750003/500000000)
         return (3/250000000)

@@ -7,8 +7,8 @@ import torch
 
 def _reference_lr(t, *, total=10000):
     if (t < total):
-        if (t <= ((1/4))*total - 1):
-            return (39/25000) - (9/6250)*math.cos(math.pi*t/(((1/4))*total - 1))
+        if (t <= ((total) // (4)) - 1):
+            return (39/25000) - (9/6250)*math.cos(math.pi*t/((total - 4) / 4))
         if (t <= total - 1):
             return ((749997/500000000))*math.cos(((4/3))*math.pi*((4*t - total + 4) / 4)/total) + (750003/500000000)
         return (3/250000000)
@@ -27,7 +27,7 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     _v7 = _v6.to(_compute)
     _v8 = torch.clamp(torch.clamp(_v7, min=0.0), max=_v1 - _v4 + (-1.0))
     _v9 = torch.full((), 1.2e-08, dtype=_compute, device=_dev)
-    return (torch.where((t < _v2), torch.where((t <= ((-1) + (_v3))), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((0.25)*_v1 + (-1.0))), (0.001499994)*torch.cos(4.188790204786391*((4.0*_v8 - _v1 + 4.0*_v4 + 4.0) / 4.0)/_v1) + 0.001500006), _v9)).to(_dtype)
+    return (torch.where((t < _v2), torch.where((t <= ((-1) + (_v3))), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((_v1 + (-4.0)) / 4.0)), (0.001499994)*torch.cos(4.188790204786391*((4.0*_v8 - _v1 + 4.0*_v4 + 4.0) / 4.0)/_v1) + 0.001500006), _v9)).to(_dtype)
 
 
 SCHEDULES = {'lr': lr}

@@ -9,16 +9,16 @@ def _reference_lr(t, *, peak=0.001, total=50000):
     if (t < total):
         if (t < 1000):
             return ((1/1000))*peak*t
-        if (t < ((4/5))*total):
+        if (t < (-((-(4*total)) // (5)))):
             return peak
-        t = t - (((4/5))*total)
-        return -5*peak*t/total + peak
+        t = t - ((-((-(4*total)) // (5))))
+        return peak - 5*peak*((5*t - 4*total + 5*(-((-(4*total)) // (5)))) / 5)/total
     return 0
 
 
 def _reference_weight_decay(t, *, peak=0.001, total=50000):
     if (t < total):
-        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < ((4/5))*total)) else peak - 5*peak*((5*t - 4*total) / 5)/total))/peak
+        return ((1/10))*((((1/1000))*peak*t) if ((t < 1000)) else ((peak) if ((t < (-((-(4*total)) // (5))))) else peak - 5*peak*((5*(t - ((-((-(4*total)) // (5))))) - 4*total + 5*(-((-(4*total)) // (5)))) / 5)/total))/peak
     return 0
 
 
