@@ -138,7 +138,7 @@ def _covers(wide, narrow) -> bool:
     if wide is sp.true:
         return True
     a, b = strict_bound(wide), strict_bound(narrow)
-    return a is not None and b is not None and _at_most(b, a)
+    return a is not None and b is not None and at_most(b, a)
 
 
 def bind(expr: sp.Expr, values: dict) -> sp.Expr:
@@ -184,11 +184,15 @@ def bind(expr: sp.Expr, values: dict) -> sp.Expr:
 def flatten(expr: sp.Expr, step=None) -> sp.Expr:
     """A ``Piecewise`` whose branches are ``Piecewise`` themselves, spliced into one table
     wherever the bounds can now be compared (after parameters are bound, say)."""
+    if isinstance(expr, (sp.Add, sp.Mul)):  # d_model**-0.5 * Piecewise(...) once d_model is bound
+        expr = pointwise(expr.func, *expr.args)
     if not isinstance(expr, sp.Piecewise):
         return expr
     step = step or (t if t in expr.free_symbols else tau)
     out = []
     for value, cond in expr.args:
+        if step == t:
+            cond = _strict(cond)
         bound = strict_bound(cond)
         if isinstance(value, (sp.Add, sp.Mul)):  # 100 * Piecewise(...): distribute the constant
             value = pointwise(value.func, *value.args)
@@ -200,6 +204,15 @@ def flatten(expr: sp.Expr, step=None) -> sp.Expr:
         else:
             out.append((inner, cond))
     return piecewise(out)
+
+
+def _strict(cond):
+    """``t <= c`` as ``t < floor(c) + 1``, the same steps for a whole ``t`` (one-cycle's phases
+    end at ``t <= pct*n - 1``; written in the real-valued ``tau`` that a ``stretch`` reads
+    at fractions, they stay as written until the step is whole)."""
+    if isinstance(cond, sp.LessThan) and cond.lhs == t and not has_step(cond.rhs):
+        return sp.Lt(t, sp.floor(cond.rhs) + 1, evaluate=False)
+    return cond
 
 
 def cover(expr: sp.Expr, n, step=tau) -> list[tuple[sp.Expr, sp.Basic]]:
@@ -214,9 +227,9 @@ def cover(expr: sp.Expr, n, step=tau) -> list[tuple[sp.Expr, sp.Basic]]:
         value, cond = pair
         bound = strict_bound(cond)
         last = index == len(pairs) - 1  # the default, whatever its condition says
-        if not last and bound is not None and _at_most(bound, n):
+        if not last and bound is not None and at_most(bound, n):
             out.append(pair)
-        elif last or (bound is not None and _at_most(n, bound)):
+        elif last or (bound is not None and at_most(n, bound)):
             out.append((value, sp.Lt(step, n)))
             return out
         else:
@@ -233,13 +246,27 @@ def _cut_at(expr: sp.Expr, n) -> sp.Expr:
     return expr
 
 
-def _at_most(a, b) -> bool:
+def at_most(a, b) -> bool:
     """``a <= b`` provably (numbers compared directly, the common and cheap case)."""
     if a.is_Rational and b.is_Rational:
         return a.p * b.q <= b.p * a.q
     if a.is_number and b.is_number:
         return bool(a <= b)
     return bool((b - a).is_nonnegative)
+
+
+def ordered(bounds) -> list | None:
+    """``bounds`` sorted when every pair is provably ordered (``30*spe <= 60*spe`` for a
+    positive ``spe``), else None."""
+    out: list = []
+    for bound in bounds:
+        index = len(out)
+        while index and not at_most(out[index - 1], bound):
+            if not at_most(bound, out[index - 1]):
+                return None
+            index -= 1
+        out.insert(index, bound)
+    return out
 
 
 def strict_bound(cond) -> sp.Expr | None:
@@ -311,7 +338,7 @@ def _branches(node: sp.Piecewise, rebuild, value) -> list[tuple]:
     for expr, cond in node.args:
         bound = strict_bound(cond)
         if bound is not None and bound.is_number and value.is_number:
-            cond = sp.false if _at_most(bound, value) else sp.true
+            cond = sp.false if at_most(bound, value) else sp.true
         else:
             cond = rebuild(cond)
         if cond == sp.false:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from .functions import FUNCTIONS
-from .schedule_algebra import Segment, at
+from .schedule_algebra import Segment, at, ordered
 from .schedule_algebra import tau as t  # formulas are built in the real-valued step
 from .special import geometric, restart_index, restart_start
 
@@ -154,10 +154,10 @@ def step(v0, gamma, every):
 
 def multistep(v0, gamma, milestones):
     """``v0 * gamma ** k`` where ``k`` counts the milestones ``<= t`` (repeats count twice)."""
-    if all(m.is_number for m in milestones):
-        ordered = sorted(milestones)
-        branches = [(v0 * gamma**i, sp.Lt(t, m)) for i, m in enumerate(ordered)]
-        return Segment(sp.Piecewise(*branches, (v0 * gamma ** len(ordered), True)))
+    sorted_milestones = ordered(milestones)  # numbers, or ``[30ep, 60ep]``: a flat table
+    if sorted_milestones is not None:
+        branches = [(v0 * gamma**i, sp.Lt(t, m)) for i, m in enumerate(sorted_milestones)]
+        return Segment(sp.Piecewise(*branches, (v0 * gamma ** len(sorted_milestones), True)))
     count = sum((sp.Piecewise((1, sp.Ge(t, m)), (0, True)) for m in milestones), sp.Integer(0))
     return Segment(v0 * geometric(gamma, count))
 

@@ -6,6 +6,7 @@ same schedule (the text ``import --lower`` writes).
 """
 
 import pytest
+import sympy as sp
 from helpers import ROOT
 
 import schedlang
@@ -13,6 +14,7 @@ from schedlang import show, t
 from schedlang.cli import main
 from schedlang.errors import SchedlangError
 from schedlang.importers.core_text import text
+from schedlang.schedule_algebra import branches
 from schedlang.special import restart_index
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sched"))
@@ -36,6 +38,15 @@ def test_every_example_is_a_table_of_rows_that_give_its_values():
                     want = schedule(step)
                     got = float(formula.xreplace({t: step}).evalf(30))
                     assert abs(got - want) <= 1e-12 * max(1.0, abs(want)), (path, schedule.name, step)
+
+
+def test_every_example_expr_is_one_flat_table():
+    # one-cycle's phases end at `t <= c` and a multistep's milestones are `30ep`: both used
+    # to stay a table inside a table (or a count of indicator tables) in `.expr`
+    for path in EXAMPLES:
+        for schedule in schedlang.load(path):
+            for value, _ in branches(schedule.expr):
+                assert not value.has(sp.Piecewise), (path.name, schedule.name, schedule.expr)
 
 
 def test_show_prints_rows_and_latex_cases(capsys, monkeypatch):

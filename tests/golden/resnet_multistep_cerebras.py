@@ -6,11 +6,8 @@ import torch
 def lr(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), base, dtype=_compute, device=_dev)
-    _v1 = torch.full((), 0.1, dtype=_compute, device=_dev)
-    _v2 = torch.full((), 1.0, dtype=_compute, device=_dev)
-    _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
-    _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((90)*(_v3))), _v0*torch.pow(_v1, torch.where((t >= ((30)*(_v3))), _v2, _v4) + torch.where((t >= ((60)*(_v3))), _v2, _v4)), (0.01)*_v0)).to(_dtype)
+    _v1 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
+    return (torch.where((t < ((30)*(_v1))), _v0, torch.where((t < ((60)*(_v1))), (0.1)*_v0, (0.01)*_v0))).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torch.float64):

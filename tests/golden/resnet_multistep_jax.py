@@ -13,7 +13,7 @@ def lr(t, *, steps_per_epoch=5005, base=0.1, _dtype=None):
     t = t.astype(_i)
     _v0 = jnp.asarray(base, _f)
     _v1 = jnp.asarray(steps_per_epoch, _i)
-    return (jnp.where((t <= ((-1) + (90*_v1))), _v0*jnp.exp((-2.302585092994046)*(jnp.where((t > ((-1) + (30*_v1))), 1.0, 0.0) + jnp.where((t > ((-1) + (60*_v1))), 1.0, 0.0))), (0.01)*_v0)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + (30*_v1))), _v0, jnp.where((t <= ((-1) + (60*_v1))), (0.1)*_v0, (0.01)*_v0))).astype(_f if _dtype is None else _dtype)
 
 
 def momentum(t, *, steps_per_epoch=5005, base=0.1, _dtype=None):

@@ -2,17 +2,12 @@
 # Do not edit: change the .sched file and compile again.
 import math
 
-def _pow(base, exponent):
-    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
-    try:
-        return float(base) ** exponent
-    except OverflowError:
-        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
-
 
 def lr(t, *, steps_per_epoch=5005, base=0.1):
-    if (t < 90*steps_per_epoch):
-        return base*_pow((1/10), ((1) if ((t >= 30*steps_per_epoch)) else 0) + ((1) if ((t >= 60*steps_per_epoch)) else 0))
+    if (t < 30*steps_per_epoch):
+        return base
+    if (t < 60*steps_per_epoch):
+        return ((1/10))*base
     return ((1/100))*base
 
 

@@ -5,17 +5,11 @@ import math
 import torch
 
 
-def _pow(base, exponent):
-    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
-    try:
-        return float(base) ** exponent
-    except OverflowError:
-        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
-
-
 def _reference_lr(t, *, steps_per_epoch=5005, base=0.1):
-    if (t < 90*steps_per_epoch):
-        return base*_pow((1/10), ((1) if ((t >= 30*steps_per_epoch)) else 0) + ((1) if ((t >= 60*steps_per_epoch)) else 0))
+    if (t < 30*steps_per_epoch):
+        return base
+    if (t < 60*steps_per_epoch):
+        return ((1/10))*base
     return ((1/100))*base
 
 
@@ -26,11 +20,8 @@ def _reference_momentum(t, *, steps_per_epoch=5005, base=0.1):
 def lr(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), base, dtype=_compute, device=_dev)
-    _v1 = torch.full((), 0.1, dtype=_compute, device=_dev)
-    _v2 = torch.full((), 1.0, dtype=_compute, device=_dev)
-    _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
-    _v4 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((90)*(_v3))), _v0*torch.pow(_v1, torch.where((t >= ((30)*(_v3))), _v2, _v4) + torch.where((t >= ((60)*(_v3))), _v2, _v4)), (0.01)*_v0)).to(_dtype)
+    _v1 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
+    return (torch.where((t < ((30)*(_v1))), _v0, torch.where((t < ((60)*(_v1))), (0.1)*_v0, (0.01)*_v0))).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=5005, base=0.1, _dtype=torch.float64, _compute=torch.float64):

@@ -9,11 +9,7 @@ def lr(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch
     _v1 = t.to(_compute)
     _v2 = torch.full((), steps_per_epoch, dtype=_compute, device=_dev)
     _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
-    _v4 = (t - (((5)*(_v3))))
-    _v5 = torch.full((), 0.1, dtype=_compute, device=_dev)
-    _v6 = torch.full((), 1.0, dtype=_compute, device=_dev)
-    _v7 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, _v0*torch.pow(_v5, torch.where((_v4 >= ((25)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((55)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((75)*(_v3))), _v6, _v7)))).to(_dtype)
+    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, torch.where((t < ((30)*(_v3))), _v0, torch.where((t < ((60)*(_v3))), (0.1)*_v0, torch.where((t < ((80)*(_v3))), (0.01)*_v0, (0.001)*_v0))))).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch.float64):

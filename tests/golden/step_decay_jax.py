@@ -15,8 +15,7 @@ def lr(t, *, steps_per_epoch=500, base=0.1, _dtype=None):
     _v1 = t.astype(_f)
     _v2 = jnp.asarray(steps_per_epoch, _f)
     _v3 = jnp.asarray(steps_per_epoch, _i)
-    _v4 = (t - (5*_v3))
-    return (jnp.where((t <= ((-1) + (5*_v3))), (0.2)*_v0*_v1/_v2, _v0*jnp.exp((-2.302585092994046)*(jnp.where((_v4 > ((-1) + (25*_v3))), 1.0, 0.0) + jnp.where((_v4 > ((-1) + (55*_v3))), 1.0, 0.0) + jnp.where((_v4 > ((-1) + (75*_v3))), 1.0, 0.0))))).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + (5*_v3))), (0.2)*_v0*_v1/_v2, jnp.where((t <= ((-1) + (30*_v3))), _v0, jnp.where((t <= ((-1) + (60*_v3))), (0.1)*_v0, jnp.where((t <= ((-1) + (80*_v3))), (0.01)*_v0, (0.001)*_v0))))).astype(_f if _dtype is None else _dtype)
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1, _dtype=None):

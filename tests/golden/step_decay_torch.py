@@ -5,19 +5,16 @@ import math
 import torch
 
 
-def _pow(base, exponent):
-    """base ** exponent in IEEE float64, as torch computes it: +-inf past 1.8e308, not an error."""
-    try:
-        return float(base) ** exponent
-    except OverflowError:
-        return -math.inf if base < 0 and exponent % 2 == 1 else math.inf
-
-
 def _reference_lr(t, *, steps_per_epoch=500, base=0.1):
     if (t < 5*steps_per_epoch):
         return ((1/5))*base*t/steps_per_epoch
-    t = t - (5*steps_per_epoch)
-    return base*_pow((1/10), ((1) if ((t >= 25*steps_per_epoch)) else 0) + ((1) if ((t >= 55*steps_per_epoch)) else 0) + ((1) if ((t >= 75*steps_per_epoch)) else 0))
+    if (t < 30*steps_per_epoch):
+        return base
+    if (t < 60*steps_per_epoch):
+        return ((1/10))*base
+    if (t < 80*steps_per_epoch):
+        return ((1/100))*base
+    return ((1/1000))*base
 
 
 def _reference_momentum(t, *, steps_per_epoch=500, base=0.1):
@@ -30,11 +27,7 @@ def lr(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch
     _v1 = t.to(_compute)
     _v2 = torch.full((), steps_per_epoch, dtype=_compute, device=_dev)
     _v3 = torch.full((), steps_per_epoch, dtype=torch.int64, device=_dev)
-    _v4 = (t - (((5)*(_v3))))
-    _v5 = torch.full((), 0.1, dtype=_compute, device=_dev)
-    _v6 = torch.full((), 1.0, dtype=_compute, device=_dev)
-    _v7 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, _v0*torch.pow(_v5, torch.where((_v4 >= ((25)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((55)*(_v3))), _v6, _v7) + torch.where((_v4 >= ((75)*(_v3))), _v6, _v7)))).to(_dtype)
+    return (torch.where((t < ((5)*(_v3))), (0.2)*_v0*_v1/_v2, torch.where((t < ((30)*(_v3))), _v0, torch.where((t < ((60)*(_v3))), (0.1)*_v0, torch.where((t < ((80)*(_v3))), (0.01)*_v0, (0.001)*_v0))))).to(_dtype)
 
 
 def momentum(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute=torch.float64):
