@@ -259,7 +259,7 @@ def _admitted(domain, guard, count: int) -> tuple[int, ...]:
 def _predicate(condition):
     """``step -> bool`` for a condition of the step: exact rational arithmetic (fast), with
     sympy deciding the steps where enclosures are too close to call."""
-    from .exact_eval import Undetermined, compile_expr
+    from .verify.exact_eval import Undetermined, compile_expr
 
     try:
         fast = compile_expr(condition)

@@ -14,10 +14,10 @@ import pytest
 import schedlang
 from schedlang import check, stdlib
 from schedlang.codegen.array import ArrayPrinter
-from schedlang.exact_eval import _COMPILERS, compile_expr, to_float
 from schedlang.functions import FUNCTIONS
 from schedlang.importers.core_text import text
 from schedlang.lexer import SchedlangLexer
+from schedlang.verify.exact_eval import _COMPILERS, compile_expr, to_float
 
 UNARY = [f for f in FUNCTIONS if f.arity == 1]
 #: An argument inside every one-argument function's domain (bounded: exp must stay finite),

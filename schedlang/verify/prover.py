@@ -32,8 +32,10 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..errors import SchedlangError
+from ..schedule_algebra import bind, t
+from ..special import as_powers
 from . import exact_eval as ev
-from .errors import SchedlangError
 from .intervals import (
     Fact,
     Undecidable,
@@ -47,8 +49,6 @@ from .intervals import (
     restrict,
     thresholds,
 )
-from .schedule_algebra import bind, t
-from .special import as_powers
 from .zero import is_zero, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
@@ -135,7 +135,7 @@ class _Side:
 def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     """The ``Schedule`` meant by ``x``: itself, a program's main schedule (``lr``, or its only
     one), or source compiled with those of ``params`` it declares (``compile_declared``)."""
-    from .program import Program, Schedule, compile_declared
+    from ..program import Program, Schedule, compile_declared
 
     if isinstance(x, (str, bytes)):
         x = compile_declared(x, params or {}, filename)
@@ -148,7 +148,7 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
 
 
 def _side(x, params: dict) -> _Side:
-    from .program import bind_params
+    from ..program import bind_params
 
     x = pick_schedule(x, params)
     program = x.program

@@ -19,9 +19,9 @@ import mpmath
 import sympy as sp
 from sympy.core.relational import Relational
 
-from .functions import BY_NODE, FUNCTIONS
-from .schedule_algebra import t
-from .special import restart_index, restart_index_int
+from ..functions import BY_NODE, FUNCTIONS
+from ..schedule_algebra import t
+from ..special import restart_index, restart_index_int
 
 iv = mpmath.iv
 iv.prec = 160

@@ -22,8 +22,8 @@ import math
 
 import sympy as sp
 
-from .schedule_algebra import t
-from .special import restart_index
+from ..schedule_algebra import t
+from ..special import restart_index
 
 MAX_RESIDUES = 120
 MAX_SHORT = 24

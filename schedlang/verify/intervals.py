@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.core.relational import Relational
 
-from .schedule_algebra import t
+from ..schedule_algebra import t
 
 
 class Undecidable(Exception):  # noqa: N818 - a state, not a failure
