@@ -22,7 +22,7 @@ from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
 from .schedule_algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
 from .special import geometric
-from .stdlib import REQUIRED, Builtin, Warmup
+from .stdlib import REQUIRED, Builtin, Kind, Warmup
 from .steps import check_steps, refuse_huge_step, zero_length_call
 
 PARAM_TYPES = ("int", "float")
@@ -482,7 +482,7 @@ class Lowerer:
         given = self.bind_arguments(builtin, node)
         kwargs = {}
         saved = self.in_warmup, self.preset_scales_warmup
-        if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == "flag":
+        if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == Kind.FLAG:
             self.preset_scales_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
         try:
             self._builtin_arguments(builtin, node, given, kwargs)
@@ -507,7 +507,7 @@ class Lowerer:
                     steps = self.time_in_steps(
                         Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
                         context=f"{builtin.name}() defaults {arg.name} to {arg.default}: ")
-                    self.durations.append((steps, node.span, arg.kind == "duration"))
+                    self.durations.append((steps, node.span, arg.kind == Kind.DURATION))
                     kwargs[arg.name] = steps
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
@@ -515,12 +515,12 @@ class Lowerer:
 
     def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
         what = f"argument '{arg.name}' of {builtin.name}()"
-        if arg.kind == "shape":
+        if arg.kind == Kind.SHAPE:
             if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
                 raise SchedlangError(f"{what} must be a warmup shape", node.span,
                                      hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
             return node.id
-        if arg.kind == "option":
+        if arg.kind == Kind.OPTION:
             if not isinstance(node, ir.String):
                 raise SchedlangError(f"{what} must be a double-quoted string", node.span,
                                      hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
@@ -529,16 +529,16 @@ class Lowerer:
                     f'"{c}"' for c in arg.choices)
                 raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
             return node.value
-        if arg.kind == "flag":
+        if arg.kind == Kind.FLAG:
             value = self.value(node)
             if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
                 raise SchedlangError(f"{what} must be true or false", node.span)
             return value.value == sp.true
         if arg.kind in stdlib.STEP_KINDS:
-            return self.steps(node, zero_ok=arg.kind == "duration")
-        if arg.kind == "const":
+            return self.steps(node, zero_ok=arg.kind == Kind.DURATION)
+        if arg.kind == Kind.CONST:
             return self.constant(node, what)
-        if arg.kind == "values":
+        if arg.kind == Kind.VALUES:
             value = self.value(node)
             if not isinstance(value, ListValue) or not value.items:
                 raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
@@ -551,19 +551,19 @@ class Lowerer:
                     refuse_huge_step(item, item_node.span, f"an item of {arg.name}")
                 items.append(item)
             return items
-        if arg.kind == "schedules":
+        if arg.kind == Kind.SCHEDULES:
             value = self.value(node)
             if not isinstance(value, ListValue) or not value.items:
                 raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]",
                                      node.span)
             return [self.schedule_value(item, item_node, "a schedule")
                     for item, item_node in zip(value.items, _list_nodes(node, value))]
-        if arg.kind == "pairs":
+        if arg.kind == Kind.PAIRS:
             return self.pairs(node, what)
         value = self.value(node)
-        if arg.kind in ("schedule", "finite"):
+        if arg.kind in (Kind.SCHEDULE, Kind.FINITE):
             segment = self.schedule_value(value, node, "a schedule")
-            if arg.kind == "finite" and segment.duration is None:
+            if arg.kind == Kind.FINITE and segment.duration is None:
                 raise SchedlangError(f"{what} must be a finite schedule", node.span,
                                      hint="give it a length with `for N`")
             return segment

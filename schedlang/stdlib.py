@@ -9,6 +9,7 @@ function runs.  Formulas are in the docstrings; ``docs/stdlib.md`` lists them.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,27 +31,36 @@ class ArgumentError(Exception):
         super().__init__(message)
         self.argument, self.message, self.hint = argument, message, hint
 
-# Argument kinds:
-#   value    - a number or schedule (its held formula is used)
-#   steps    - a period (``every``, ``period``, ``up``): constant in t, a positive whole number
-#   duration - a length (``n``): constant in t, a whole number >= 0; 0 is a zero-length segment
-#   const    - a number constant in t (e.g. a power, a ratio)
-#   values   - a list of numbers constant in t
-#   schedule - a schedule, finite or not
-#   finite   - a schedule with a finite duration (what repeat and cycle play again)
-#   shape    - a bare warmup shape name: linear, cosine, exp
-#   option   - a double-quoted string from a fixed set
-#   flag     - true or false
-#   schedules - a non-empty list of schedules (composites: SequentialLR, ChainedScheduler)
-#   pairs    - a non-empty list of [number, number] pairs (optax's boundaries_and_scales)
+class Kind(enum.StrEnum):
+    """What an argument of a built-in or preset must be; lowering checks and converts by it.
+
+    One enum for the standard library, every preset and the importers and exporters
+    that read a preset's signature (a value of it compares equal to its name).
+    """
+
+    VALUE = "value"          #: a number or schedule (its held formula is used)
+    STEPS = "steps"          #: a period (``every``, ``up``): constant in t, a positive whole number
+    DURATION = "duration"    #: a length (``n``): constant in t, whole, >= 0; 0 is a zero-length segment
+    CONST = "const"          #: a number constant in t (a power, a ratio)
+    VALUES = "values"        #: a list of numbers constant in t
+    SCHEDULE = "schedule"    #: a schedule, finite or not
+    FINITE = "finite"        #: a schedule with a finite duration (what repeat and cycle play again)
+    SHAPE = "shape"          #: a bare warmup shape name: linear, cosine, exp
+    OPTION = "option"        #: a double-quoted string from a fixed set (``Arg.choices``)
+    FLAG = "flag"            #: true or false
+    SCHEDULES = "schedules"  #: a non-empty list of schedules (SequentialLR, ChainedScheduler)
+    PAIRS = "pairs"          #: a non-empty list of [number, number] pairs (optax's boundaries_and_scales)
 
 
 @dataclass(frozen=True)
 class Arg:
     name: str
-    kind: str
+    kind: Kind
     default: object = REQUIRED
     choices: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", Kind(self.kind))  # a misspelt kind fails at import
 
 
 @dataclass(frozen=True)
@@ -324,35 +334,35 @@ def _b(name, build, *args, **kw) -> Builtin:
     return Builtin(name, tuple(args), build, **kw)
 
 
-V, S, D = "value", "steps", "duration"
+V, S, D = Kind.VALUE, Kind.STEPS, Kind.DURATION
 #: The kinds that are a number of steps (what time literals like ``100ba`` may give).
 STEP_KINDS = (S, D)
 SCHEDULES = {b.name: b for b in [
     _b("constant", constant, Arg("v", V), Arg("n", D, None)),
     _b("linear", linear, Arg("v0", V), Arg("v1", V), Arg("n", D)),
     _b("cosine", cosine, Arg("v0", V), Arg("v1", V), Arg("n", D)),
-    _b("poly", poly, Arg("v0", V), Arg("v1", V), Arg("n", D), Arg("power", "const", 1)),
-    _b("exp", exp_decay, Arg("v0", V), Arg("rate", V), Arg("n", S), Arg("staircase", "flag", False)),
+    _b("poly", poly, Arg("v0", V), Arg("v1", V), Arg("n", D), Arg("power", Kind.CONST, 1)),
+    _b("exp", exp_decay, Arg("v0", V), Arg("rate", V), Arg("n", S), Arg("staircase", Kind.FLAG, False)),
     _b("step", step, Arg("v0", V), Arg("gamma", V), Arg("every", S)),
-    _b("multistep", multistep, Arg("v0", V), Arg("gamma", V), Arg("milestones", "values")),
-    _b("piecewise", piecewise, Arg("values", "values"), Arg("milestones", "values")),
-    _b("warmup", warmup, Arg("shape", "shape"), Arg("n", D), Arg("start", V, 0)),
+    _b("multistep", multistep, Arg("v0", V), Arg("gamma", V), Arg("milestones", Kind.VALUES)),
+    _b("piecewise", piecewise, Arg("values", Kind.VALUES), Arg("milestones", Kind.VALUES)),
+    _b("warmup", warmup, Arg("shape", Kind.SHAPE), Arg("n", D), Arg("start", V, 0)),
     _b("inverse_sqrt", inverse_sqrt, Arg("v0", V), Arg("n", S, 1)),
     _b("cosine_restarts", cosine_restarts, Arg("v0", V), Arg("v1", V), Arg("period", S),
-       Arg("mult", "const", 1)),
+       Arg("mult", Kind.CONST, 1)),
     _b("cyclic", cyclic, Arg("lo", V), Arg("hi", V), Arg("up", S), Arg("down", S, None),
-       Arg("mode", "option", "triangular", ("triangular", "triangular2", "exp_range")),
+       Arg("mode", Kind.OPTION, "triangular", ("triangular", "triangular2", "exp_range")),
        Arg("gamma", V, 1)),
-    _b("onecycle", onecycle, Arg("peak", V), Arg("n", D), Arg("pct_start", "const", sp.Rational(3, 10)),
-       Arg("div_factor", "const", 25), Arg("final_div_factor", "const", 10_000),
-       Arg("anneal", "option", "cos", ("cos", "linear")), Arg("three_phase", "flag", False)),
-    _b("repeat", repeat, Arg("schedule", "finite"), Arg("times", S, None)),
-    _b("cycle", cycle, Arg("schedule", "finite")),
-    _b("stretch", stretch, Arg("schedule", "schedule"), Arg("factor", "const")),
-    _b("scale", scale, Arg("schedule", "schedule"), Arg("ratio", "const"),
-       Arg("scale_warmup", "flag", False)),
+    _b("onecycle", onecycle, Arg("peak", V), Arg("n", D), Arg("pct_start", Kind.CONST, sp.Rational(3, 10)),
+       Arg("div_factor", Kind.CONST, 25), Arg("final_div_factor", Kind.CONST, 10_000),
+       Arg("anneal", Kind.OPTION, "cos", ("cos", "linear")), Arg("three_phase", Kind.FLAG, False)),
+    _b("repeat", repeat, Arg("schedule", Kind.FINITE), Arg("times", S, None)),
+    _b("cycle", cycle, Arg("schedule", Kind.FINITE)),
+    _b("stretch", stretch, Arg("schedule", Kind.SCHEDULE), Arg("factor", Kind.CONST)),
+    _b("scale", scale, Arg("schedule", Kind.SCHEDULE), Arg("ratio", Kind.CONST),
+       Arg("scale_warmup", Kind.FLAG, False)),
     _b("rsqrt_decay", rsqrt_decay, Arg("v0", V), Arg("n", S)),
-    _b("noam", noam, Arg("d_model", "const"), Arg("warmup", S), Arg("factor", "const", 1)),
+    _b("noam", noam, Arg("d_model", Kind.CONST), Arg("warmup", S), Arg("factor", Kind.CONST, 1)),
 ]}
 
 WARMUP_SHAPES = ("linear", "cosine", "exp")

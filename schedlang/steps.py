@@ -16,7 +16,7 @@ from . import stdlib
 from .errors import SchedlangError, Span
 from .limits import MAX_STEP
 from .schedule_algebra import Segment
-from .stdlib import Builtin
+from .stdlib import Builtin, Kind
 
 
 def check_steps(expr: sp.Expr, span: Span, zero_ok: bool = False) -> None:
@@ -43,7 +43,7 @@ def zero_length_call(builtin: Builtin, kwargs: dict):
     """
     kinds = {a.name: a.kind for a in builtin.args}
     zero = {name: sp.Dummy(name, integer=True, positive=True) for name, value in kwargs.items()
-            if kinds[name] == "duration" and value == 0}
+            if kinds[name] == Kind.DURATION and value == 0}
     if not zero:
         return builtin.build(**kwargs)
     built = builtin.build(**(kwargs | zero))

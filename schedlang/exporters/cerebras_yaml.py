@@ -33,6 +33,7 @@ from ..lower import Lowerer, flatten_seq, lower
 from ..parser import parse
 from ..program import Program
 from ..schedule_algebra import bind
+from ..stdlib import Kind
 
 TARGETS = ("lr", "weight_decay")
 _I, _E, _T = "initial_learning_rate", "end_learning_rate", "total_iters"
@@ -299,11 +300,11 @@ class _Translator:
 
     def arg_value(self, node: ir.Node, builtin, arg_name: str):
         kind = next(a.kind for a in builtin.args if a.name == arg_name)
-        if kind == "flag":
+        if kind == Kind.FLAG:
             return self.lowerer.argument(builtin, next(a for a in builtin.args if a.name == arg_name), node)
-        if kind == "option":
+        if kind == Kind.OPTION:
             return node.value if isinstance(node, ir.String) else None
-        if kind == "values":
+        if kind == Kind.VALUES:
             value = self.lowerer.value(node)
             items = node.items if isinstance(node, ir.List) else [node] * len(value.items)
             return [self.bound(self.lowerer.constant_of(v, n, arg_name), n)

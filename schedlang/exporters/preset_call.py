@@ -25,7 +25,7 @@ from ..parser import parse
 from ..presets import PRESETS
 from ..program import Program
 from ..schedule_algebra import bind
-from ..stdlib import STEP_KINDS
+from ..stdlib import STEP_KINDS, Kind
 
 
 def _number_text(value: sp.Expr) -> str:
@@ -115,12 +115,12 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
         if kind in STEP_KINDS:
             lines.append(f"  {name}: {_time(call, name, node)}")
             uses_dur |= isinstance(node, ir.Duration) and node.unit == "dur"
-        elif kind == "values":
+        elif kind == Kind.VALUES:
             if not isinstance(node, ir.List):
                 raise SchedlangError("write the milestones as a list [...] to export them", node.span)
             items = [_time(call, name, item) for item in node.items]
             lines.append(f"  {name}: [{', '.join(items)}]")
-        elif kind == "flag":
+        elif kind == Kind.FLAG:
             flag = call.lowerer.argument(call.builtin, spec[name], node)
             lines.append(f"  {name}: {'true' if flag else 'false'}")
         else:
@@ -226,7 +226,7 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
             out["optimizer"] = {"type": "AdamW", "params": {"lr": _json_number(call.number(name))}}
         elif isinstance(node, ir.String):
             scheduler_params[name] = node.value
-        elif spec[name].kind == "flag":
+        elif spec[name].kind == Kind.FLAG:
             scheduler_params[name] = bool(call.lowerer.argument(call.builtin, spec[name], node))
         else:
             scheduler_params[name] = _json_number(call.number(name))

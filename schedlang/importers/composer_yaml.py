@@ -34,7 +34,7 @@ import sympy as sp
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..presets import PRESETS
-from ..stdlib import REQUIRED, STEP_KINDS, TimeDefault
+from ..stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from .numbers import exact, sched_text
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
@@ -240,11 +240,11 @@ def _check_run_units(found: Imported) -> None:
 def _argument(arg, node: Node, what: str):
     if arg.kind in STEP_KINDS:
         return parse_time(node, what)
-    if arg.kind == "values":
+    if arg.kind == Kind.VALUES:
         if not node.is_list or not node.value:
             raise SchedlangError(f"{what} must be a non-empty list of times", node.span)
         return [parse_time(item, f"an item of {what}") for item in node.value]
-    if arg.kind == "flag":
+    if arg.kind == Kind.FLAG:
         if not isinstance(node.value, bool):
             raise SchedlangError(f"{what} must be true or false", node.span)
         return node.value

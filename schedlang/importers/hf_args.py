@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..presets import PRESETS, Rejected
+from ..stdlib import Kind
 from .core_text import core_source
 from .numbers import exact, sched_text
 from .yaml_source import Node
@@ -153,7 +154,7 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
                                  hint=did_you_mean(key, spec) or "its arguments: " + ", ".join(spec)
                                  if spec else f"'{kind}' takes none (HF raises TypeError)")
         arg = spec[key]
-        if arg.kind == "option":
+        if arg.kind == Kind.OPTION:
             if value not in arg.choices:
                 raise SchedlangError(f"'{value}' is not a valid {key}", spans[key],
                                      hint="one of " + ", ".join(arg.choices))

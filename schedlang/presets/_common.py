@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..schedule_algebra import Segment, hold_for, sequence
-from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin
+from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin, Kind
 
-V, S, C, L, D = "value", "steps", "const", "values", "duration"
-SCHEDULES, PAIRS, FLAG = "schedules", "pairs", "flag"
+V, S, C, L, D = Kind.VALUE, Kind.STEPS, Kind.CONST, Kind.VALUES, Kind.DURATION
+SCHEDULES, PAIRS, FLAG, OPTION = Kind.SCHEDULES, Kind.PAIRS, Kind.FLAG, Kind.OPTION
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _with_doc(build, doc: str):
     return call
 
 
-def arg(name: str, kind: str, default=REQUIRED, choices: tuple[str, ...] = ()) -> Arg:
+def arg(name: str, kind: Kind, default=REQUIRED, choices: tuple[str, ...] = ()) -> Arg:
     """An argument; whole-number defaults become sympy integers like parsed numbers do."""
     if isinstance(default, int) and not isinstance(default, bool):
         default = sp.Integer(default)

@@ -33,6 +33,7 @@ from ..special import geometric
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases, piecewise
 from ._common import (
     FLAG,
+    OPTION,
     SCHEDULES,
     C,
     L,
@@ -248,13 +249,13 @@ TABLE = [
     ("CyclicLR", "CyclicWD", cyclic_,
      [("base_val", "base_lr", None, V, None), ("max_val", "max_lr", None, V, None),
       ("step_size_up", None, None, S, 2000), ("step_size_down", None, None, S, "none"),
-      ("mode", None, None, ("option", _MODES), "triangular"), ("gamma", None, None, V, 1),
-      ("scale_mode", None, None, ("option", ("cycle", "iterations")), "cycle")]),
+      ("mode", None, None, (OPTION, _MODES), "triangular"), ("gamma", None, None, V, 1),
+      ("scale_mode", None, None, (OPTION, ("cycle", "iterations")), "cycle")]),
     ("OneCycleLR", "OneCycleWD", one_cycle,
      [_I, ("max_val", "max_lr", None, V, None),
       ("total_steps", None, None, S, 1000), ("pct_start", None, None, C, frac("0.3")),
       ("final_div_factor", None, None, C, 10_000), ("three_phase", None, None, FLAG, False),
-      ("anneal_strategy", None, None, ("option", ("cos", "linear")), "cos")]),
+      ("anneal_strategy", None, None, (OPTION, ("cos", "linear")), "cos")]),
 ]
 
 

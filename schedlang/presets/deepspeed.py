@@ -40,7 +40,7 @@ import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
-from ._common import FLAG, C, PresetSegment, V, arg, frac, preset
+from ._common import FLAG, OPTION, C, PresetSegment, V, arg, frac, preset
 from .megatron import show
 
 HALF = sp.Rational(1, 2)
@@ -202,7 +202,7 @@ def lr_range_test(lr_range_test_min_lr, lr_range_test_step_size, lr_range_test_s
                          label="LRRangeTest")
 
 
-WARMUP_TYPE = arg("warmup_type", "option", "log", WARMUP_TYPES)
+WARMUP_TYPE = arg("warmup_type", OPTION, "log", WARMUP_TYPES)
 WARMUP_STEPS = arg("warmup_num_steps", C, 1000)
 ONE_CYCLE = (arg("cycle_min_lr", V), arg("cycle_max_lr", V), arg("decay_lr_rate", C, 0),
              arg("cycle_first_step_size", C, 2000), arg("cycle_second_step_size", C, None),

@@ -25,7 +25,7 @@ import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
-from ._common import C, PresetSegment, Rejected, S, V, arg, frac, preset
+from ._common import OPTION, C, PresetSegment, Rejected, S, V, arg, frac, preset
 
 HALF = sp.Rational(1, 2)
 LR = arg("lr", V, 1)
@@ -241,8 +241,8 @@ PRESETS = [
            arg("num_cycles", C, HALF), arg("min_lr", V, None), arg("min_lr_rate", C, None),
            arg("warmup_lr_rate", C, None)),
     _warmed("hf.warmup_stable_decay", warmup_stable_decay, LR, W, OPT_T, arg("num_decay_steps", C),
-           arg("num_stable_steps", C, None), arg("warmup_type", "option", "linear", _SHAPES),
-           arg("decay_type", "option", "cosine", _SHAPES), arg("min_lr_ratio", C, 0),
+           arg("num_stable_steps", C, None), arg("warmup_type", OPTION, "linear", _SHAPES),
+           arg("decay_type", OPTION, "cosine", _SHAPES), arg("min_lr_ratio", C, 0),
            arg("num_cycles", C, HALF)),
 ]
 

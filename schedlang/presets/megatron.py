@@ -51,7 +51,7 @@ import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
-from ._common import FLAG, C, PresetSegment, V, arg, preset
+from ._common import FLAG, OPTION, C, PresetSegment, V, arg, preset
 
 HALF = sp.Rational(1, 2)
 LR_STYLES = ("constant", "linear", "cosine", "inverse-square-root", "WSD")
@@ -178,14 +178,14 @@ def get_wd(start_wd, end_wd, wd_incr_steps, wd_incr_style):
 
 
 WD_ARGS = (arg("start_wd", V), arg("end_wd", V), arg("wd_incr_steps", C),
-           arg("wd_incr_style", "option", "constant", WD_STYLES))
+           arg("wd_incr_style", OPTION, "constant", WD_STYLES))
 PRESETS = [
     preset("megatron.OptimizerParamScheduler", optimizer_param_scheduler,
            arg("init_lr", V, 0), arg("max_lr", V), arg("min_lr", V, 0), arg("lr_warmup_steps", C, 0),
-           arg("lr_decay_steps", C), arg("lr_decay_style", "option", "linear", LR_STYLES),
+           arg("lr_decay_steps", C), arg("lr_decay_style", OPTION, "linear", LR_STYLES),
            *(arg(a.name, a.kind, None, a.choices) for a in WD_ARGS),
            arg("use_checkpoint_opt_param_scheduler", FLAG, True),
            arg("override_opt_param_scheduler", FLAG, False),
-           arg("wsd_decay_steps", C, None), arg("lr_wsd_decay_style", "option", "exponential", WSD_STYLES)),
+           arg("wsd_decay_steps", C, None), arg("lr_wsd_decay_style", OPTION, "exponential", WSD_STYLES)),
     preset("megatron.OptimizerParamScheduler.get_wd", get_wd, *WD_ARGS),
 ]

@@ -62,7 +62,7 @@ from ..schedule_algebra import at, piecewise
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..special import geometric
 from ..stdlib import ArgumentError, onecycle_ramps
-from ._common import FLAG, SCHEDULES, C, L, PresetSegment, Rejected, S, V, arg, frac, preset
+from ._common import FLAG, OPTION, SCHEDULES, C, L, PresetSegment, Rejected, S, V, arg, frac, preset
 
 INF = 10**9  # mmengine's INF = int(1e9), the default end of every window
 HALF = sp.Rational(1, 2)
@@ -323,7 +323,7 @@ TYPES = {
     "Step": ((("step_size", S, None), ("gamma", C, frac("0.1"))), _b_step, ("step_size",)),
     "Poly": ((("eta_min", V, 0), ("power", C, 1)), _b_poly, ()),
     "OneCycle": ((("eta_max", V, 0), ("total_steps", S, None), ("pct_start", C, frac("0.3")),
-                  ("anneal_strategy", "option", "cos"), ("div_factor", C, 25),
+                  ("anneal_strategy", OPTION, "cos"), ("div_factor", C, 25),
                   ("final_div_factor", C, 10_000), ("three_phase", FLAG, False)),
                  _b_onecycle, ("total_steps",)),
     "CosineRestart": ((("periods", L, None), ("restart_weights", L, [1]), ("eta_min", V, None),
@@ -522,7 +522,7 @@ def _signature(stem: str, family: str):
     base_name, fixed_param = _BASES[family]
     args = [arg(base_name, V, None)]
     if fixed_param is None:
-        args.append(arg("param_name", "option", "lr", PARAM_NAMES))
+        args.append(arg("param_name", OPTION, "lr", PARAM_NAMES))
     for name, kind, default in TYPES[stem][0]:
         choices = ("cos", "linear") if name == "anneal_strategy" else ()
         if stem in _REQUIRED.get(name, ()):

@@ -24,7 +24,22 @@ from ..schedule_algebra import Segment, sequence
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..special import geometric
 from ..stdlib import ArgumentError
-from ._common import FLAG, PAIRS, SCHEDULES, C, L, PresetSegment, S, V, arg, frac, number, preset, sequential
+from ._common import (
+    FLAG,
+    OPTION,
+    PAIRS,
+    SCHEDULES,
+    C,
+    L,
+    PresetSegment,
+    S,
+    V,
+    arg,
+    frac,
+    number,
+    preset,
+    sequential,
+)
 
 HALF = sp.Rational(1, 2)
 
@@ -238,7 +253,7 @@ PRESETS = [
     preset("optax.sgdr_schedule", sgdr_schedule, arg("cosine_kwargs", SCHEDULES)),
     preset("optax.join_schedules", join_schedules, arg("schedules", SCHEDULES), arg("boundaries", L)),
     preset("optax.piecewise_interpolate_schedule", piecewise_interpolate_schedule,
-           arg("interpolate_type", "option", choices=("linear", "cosine")), arg("init_value", V),
+           arg("interpolate_type", OPTION, choices=("linear", "cosine")), arg("init_value", V),
            arg("boundaries_and_scales", PAIRS, None)),
     preset("optax.linear_onecycle_schedule", linear_onecycle_schedule, arg("transition_steps", S),
            arg("peak_value", V), arg("pct_start", C, frac("0.3")), arg("pct_final", C, frac("0.85")),

@@ -42,6 +42,7 @@ from ..special import geometric
 from ..stdlib import ArgumentError
 from ._common import (
     FLAG,
+    OPTION,
     C,
     L,
     PresetSegment,
@@ -318,9 +319,9 @@ PRESETS = [
     preset("timm.PolyLRScheduler", poly_lr_scheduler, LR, arg("t_initial", S), arg("power", C, HALF),
            arg("lr_min", V, 0), *CYCLES, *_warmup(False), T_IN_EPOCHS, *NOISE, arg("k_decay", C, 1)),
     preset("timm.WSDLRScheduler", wsd_lr_scheduler, LR, arg("t_initial", S), arg("decay_t", C),
-           arg("lr_min", V, 0), arg("stable_fn", "option", "constant", _STABLE),
+           arg("lr_min", V, 0), arg("stable_fn", OPTION, "constant", _STABLE),
            arg("stable_timescale", C, None), arg("stable_power", C, HALF),
-           arg("decay_fn", "option", "1-sqrt", _DECAY), arg("decay_power", C, HALF),
+           arg("decay_fn", OPTION, "1-sqrt", _DECAY), arg("decay_power", C, HALF),
            arg("decay_ratio", C, frac("0.1")), arg("warmup_t", C, 0), arg("warmup_lr_init", V, 0),
            T_IN_EPOCHS, *NOISE),
 ]

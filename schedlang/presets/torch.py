@@ -27,6 +27,7 @@ from ..special import geometric
 from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases
 from ._common import (
     FLAG,
+    OPTION,
     SCHEDULES,
     C,
     L,
@@ -232,13 +233,13 @@ _CHOICES_MODE = ("triangular", "triangular2", "exp_range")
 
 _CYCLIC_ARGS = (arg("base_lr", V), arg("max_lr", V),
                 arg("step_size_up", S, 2000), arg("step_size_down", S, None),
-                arg("mode", "option", "triangular", _CHOICES_MODE), arg("gamma", V, 1),
-                arg("scale_mode", "option", "cycle", ("cycle", "iterations")),
+                arg("mode", OPTION, "triangular", _CHOICES_MODE), arg("gamma", V, 1),
+                arg("scale_mode", OPTION, "cycle", ("cycle", "iterations")),
                 arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.8")),
                 arg("max_momentum", C, frac("0.9")), LR)
 _ONE_CYCLE_ARGS = (arg("max_lr", V), arg("total_steps", S, None),
                    arg("epochs", S, None), arg("steps_per_epoch", S, None), arg("pct_start", C, frac("0.3")),
-                   arg("anneal_strategy", "option", "cos", ("cos", "linear")),
+                   arg("anneal_strategy", OPTION, "cos", ("cos", "linear")),
                    arg("cycle_momentum", FLAG, True), arg("base_momentum", C, frac("0.85")),
                    arg("max_momentum", C, frac("0.95")), arg("div_factor", C, 25),
                    arg("final_div_factor", C, 10_000), arg("three_phase", FLAG, False), LR)

@@ -37,7 +37,7 @@ import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..stdlib import ArgumentError
-from ._common import C, PresetSegment, S, V, arg, preset
+from ._common import OPTION, C, PresetSegment, S, V, arg, preset
 
 HALF = sp.Rational(1, 2)
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -144,7 +144,7 @@ LR = arg("lr", V, 1)
 STEPS = arg("training_steps", S, None)
 WARMUP = arg("warmup_steps", C, 200)
 RATIO = arg("decay_ratio", C, None)
-TYPE = arg("decay_type", "option", "linear", DECAY_TYPES)
+TYPE = arg("decay_type", OPTION, "linear", DECAY_TYPES)
 
 PRESETS = [
     preset("torchtitan.lr_scheduler", lr_scheduler, LR, STEPS, WARMUP, RATIO, TYPE,
