@@ -12,7 +12,8 @@ import pytest
 from torch_cases import EXAMPLES, ROOT
 
 import schedlang
-from schedlang.backends.emit import TARGETS, default_class_name, emit
+from schedlang.backends.emit import TARGETS, default_class_name, emit, module
+from schedlang.backends.templates import MODULE_TEMPLATES
 from schedlang.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -25,16 +26,42 @@ def _run(*args, env=None, cwd=ROOT):
                           env={**os.environ, **(env or {})}, timeout=120)
 
 
+#: The example whose filled class templates are pinned in ``golden/templates/``.
+TEMPLATE_EXAMPLE = ROOT / "examples" / "warmup_cosine.sched"
+
+
+def _pin(path: Path, text: str) -> None:
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), "run with SCHEDLANG_UPDATE_GOLDEN=1 to create the golden files"
+    assert text == path.read_text(encoding="utf-8")
+
+
+def _pinned_text(generated) -> str:
+    """The module's own code, then the template it is filled into and the fields, one a line."""
+    if generated.template is None:
+        return generated.code
+    fields = "".join(f"#   {key} = {value!r}\n" for key, value in sorted(generated.fields.items()))
+    return (f"{generated.code}\n# --- then templates.MODULE_TEMPLATES[{generated.template!r}] "
+            f"(pinned in golden/templates/{generated.template}.py), filled with:\n{fields}")
+
+
 @pytest.mark.parametrize("path, target", CASES, ids=[f"{p.stem}-{t}" for p, t in CASES])
 def test_golden(path, target):
-    """The generated source is pinned; SCHEDLANG_UPDATE_GOLDEN=1 rewrites the files."""
-    text = emit(schedlang.load(path), target, path.name)
-    golden = GOLDEN / f"{path.stem}_{target}.py"
-    if UPDATE:
-        golden.parent.mkdir(exist_ok=True)
-        golden.write_text(text, encoding="utf-8")
-    assert golden.exists(), "run with SCHEDLANG_UPDATE_GOLDEN=1 to create the golden files"
-    assert text == golden.read_text(encoding="utf-8")
+    """The generated source is pinned; SCHEDLANG_UPDATE_GOLDEN=1 rewrites the files.
+
+    A class template is pinned once (``test_template_golden``), not once per example."""
+    generated = module(schedlang.load(path), target, path.name)
+    assert generated.text == emit(schedlang.load(path), target, path.name)
+    _pin(GOLDEN / f"{path.stem}_{target}.py", _pinned_text(generated))
+
+
+@pytest.mark.parametrize("template", sorted(MODULE_TEMPLATES))
+def test_template_golden(template):
+    generated = module(schedlang.load(TEMPLATE_EXAMPLE), template, TEMPLATE_EXAMPLE.name)
+    assert generated.template == template
+    _pin(GOLDEN / "templates" / f"{template}.py", MODULE_TEMPLATES[template].format(**generated.fields))
 
 
 @pytest.mark.parametrize("path, target", CASES, ids=[f"{p.stem}-{t}" for p, t in CASES])

@@ -10,6 +10,7 @@ file's name appears in the header comment, reduced to safe characters.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from ..codegen import jax as jax_codegen
 from ..codegen import python as python_codegen
@@ -22,16 +23,40 @@ from . import templates
 TARGETS = ("python", "torch", "cerebras", "jax")
 
 
+@dataclass(frozen=True)
+class Module:
+    """A generated module in two parts: ``code`` (what the schedules make: header, functions,
+    ``SCHEDULES``) and, for the targets with a class, the name of a template in
+    ``templates.MODULE_TEMPLATES`` and the fields it is filled with.  The golden tests pin
+    the two apart, so a template change touches one golden file, not one per example."""
+
+    code: str
+    template: str | None = None
+    fields: dict = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        if self.template is None:
+            return self.code
+        return self.code + templates.MODULE_TEMPLATES[self.template].format(**self.fields)
+
+
 def emit(program, target: str, source_name: str, class_name: str | None = None, *,
          relative: bool = False, schedule: str | None = None) -> str:
     """The text of a standalone module for ``target``; see the module docstring."""
+    return module(program, target, source_name, class_name, relative=relative, schedule=schedule).text
+
+
+def module(program, target: str, source_name: str, class_name: str | None = None, *,
+           relative: bool = False, schedule: str | None = None) -> Module:
+    """``emit``'s module, its template still apart."""
     if target not in TARGETS:
         raise SchedlangError(f"unknown target {target!r}", hint="use " + ", ".join(TARGETS))
     spec = program.module_spec(source_name)
     if target == "python":
-        return python_codegen.generate(spec).source
+        return Module(python_codegen.generate(spec).source)
     if target == "jax":
-        return jax_codegen.generate(spec).source
+        return Module(jax_codegen.generate(spec).source)
     name = check_class_name(class_name or default_class_name(source_name), spec)
     if target == "torch":
         return torch_module(spec, name, relative=relative)
@@ -81,7 +106,7 @@ def _torch_functions(spec: ModuleSpec) -> list[str]:
             for s in spec.schedules]
 
 
-def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> str:
+def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> Module:
     """Torch functions, plain-Python twins (for float param groups) and the scheduler class."""
     printer = python_codegen.ReferencePrinter()
     references = ["\n\n" + python_codegen.function_source(f"_reference_{s.py_name}", s.expr,
@@ -92,26 +117,23 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> s
     parts += references + _torch_functions(spec)
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
-    parts.append(templates.TORCH_CLASS.format(
+    return Module("".join(parts), "torch", dict(
         class_name=class_name, keys=keys, source=_source_phrase(spec),
         mode="multiples of each group's initial value (relative)" if relative else "absolute",
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
         relative=bool(relative), signature=keyword_params(spec.params), params=_params(spec),
         entries=repr(templates.ENTRIES)))
-    return "".join(parts)
 
 
-def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> str:
+def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> Module:
     """Torch functions and a Cerebras-shaped class (stand-in base when cstorch is absent)."""
     chosen = next(s for s in spec.schedules if s.name == key)
     parts = [header(spec, "cerebras"), "import torch\n"]
     parts += _torch_functions(spec)
-    parts.append(templates.CEREBRAS_BASE.format())
-    parts.append(templates.CEREBRAS_CLASS.format(
+    return Module("".join(parts), "cerebras", dict(
         class_name=class_name, key=key, source=_source_phrase(spec), mode="absolute",
         signature=keyword_params(spec.params), params=_params(spec), function=chosen.py_name,
         total_iters=total_iters_code(program, key, spec)))
-    return "".join(parts)
 
 
 def total_iters_code(program, key: str, spec: ModuleSpec) -> str:

@@ -305,3 +305,8 @@ class {class_name}(_CerebrasLRScheduler):
         _warn_replaced_params(self.params, state_dict)
         super().load_state_dict(state_dict)
 '''
+
+
+#: The class templates ``emit.Module`` fills, by name (the Cerebras base has no fields: its
+#: braces are doubled, so it is formatted together with the class).
+MODULE_TEMPLATES = {"torch": TORCH_CLASS, "cerebras": CEREBRAS_BASE + CEREBRAS_CLASS}

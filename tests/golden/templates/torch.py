@@ -1,0 +1,217 @@
+
+
+def _warn_replaced_params(given, state_dict):
+    saved = state_dict.get("params") or {}
+    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+               for name in given if name in saved and saved[name] != given[name]]
+    if changed:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
+            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
+            stacklevel=3)
+
+
+_PLAIN = (float, int)
+#: Schedules that set one entry of a tuple-valued hyperparameter (Adam's ``betas``).
+_ENTRIES = {'beta1': ('betas', 0), 'beta2': ('betas', 1)}
+
+
+def _get(group, key):
+    entry = _ENTRIES.get(key)
+    return group[key] if entry is None else group[entry[0]][entry[1]]
+
+
+def _has(group, key):
+    entry = _ENTRIES.get(key)
+    return key in group if entry is None else entry[0] in group
+
+
+def _set(group, key, value):
+    """Write a value: a float entry is replaced, a tensor entry is filled in place."""
+    current = _get(group, key)
+    if isinstance(current, _PLAIN):
+        entry = _ENTRIES.get(key)
+        if entry is None:
+            group[key] = value
+        else:
+            values = list(group[entry[0]])
+            values[entry[1]] = value
+            group[entry[0]] = tuple(values)
+    elif isinstance(value, torch.Tensor):
+        current.copy_(value)
+    else:
+        current.fill_(value)
+
+
+def _drivers(schedules, group):
+    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring)."""
+    tags = group.get("tags") or ()
+    tags = {tags} if isinstance(tags, str) else {t for t in tags if t is not None}
+    out = {}
+    for name in schedules:
+        key, _, tag = name.partition("__")
+        if tag and tag in tags:
+            if out.get(key, key) != key:
+                raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
+                                 f"{out[key]!r} and {name!r}")
+            out[key] = name
+        elif not tag and key not in out:
+            out[key] = name
+    return out
+
+
+class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
+    """Sets ``lr`` in every optimizer param group from warmup_cosine.sched.
+
+    Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
+    ``optimizer.step()``: after k calls a group holds the value at step k.
+
+    A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
+    ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
+    and a group that neither drives keeps its value.
+
+    Two counters, one truth at a time.  Eagerly, the step is a host int and a
+    value costs one plain-Python call plus, for a tensor entry
+    (``lr=torch.tensor(1e-3)``), one in-place fill.  Inside ``torch.compile``
+    or a CUDA-graph capture the step is an int64 tensor per device, advanced
+    in place, and tensor entries are computed from it by branch-free torch
+    code: no Python int changes (nothing for Dynamo to guard on, no
+    recompilation) and no host sync.  ``last_epoch``, ``get_last_lr()`` and
+    ``state_dict()`` read the device counter back (one sync) only after such
+    steps.
+    """
+
+    SCHEDULES = {'lr': (lr, _reference_lr)}
+    #: The param-group key each schedule drives (``lr__no_wd`` drives ``lr``).
+    KEYS = {name: name.split("__", 1)[0] for name in SCHEDULES}
+    RELATIVE = False
+
+    def __init__(self, optimizer, *, last_epoch=-1):
+        self.params = {}
+        self._epoch = last_epoch
+        self._host_stale = False
+        self._counters = {}
+        self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
+        for index, group in enumerate(optimizer.param_groups):
+            for key in self._drivers[index]:
+                if not _has(group, key):
+                    raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
+                value = _get(group, key)
+                if isinstance(value, torch.Tensor) and value.device not in self._counters:
+                    self._counters[value.device] = torch.full((), last_epoch, dtype=torch.int64,
+                                                              device=value.device)
+                if self.RELATIVE and last_epoch == -1 and key != "lr":
+                    group.setdefault("initial_" + key,
+                                     value.clone() if isinstance(value, torch.Tensor) else value)
+        self._cuda = any(device.type == "cuda" for device in self._counters)
+        # Not LRScheduler.__init__: it wraps optimizer.step in a function Dynamo refuses to
+        # trace, which breaks every compiled training step in two.  The rest is the same.
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        for index, group in enumerate(optimizer.param_groups):
+            if last_epoch == -1:
+                lr = group["lr"]
+                group.setdefault("initial_lr", lr.clone() if isinstance(lr, torch.Tensor) else lr)
+            elif "initial_lr" not in group:
+                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] "
+                               "when resuming a scheduler with last_epoch >= 0")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    @property
+    def last_epoch(self):
+        if self._host_stale:
+            self._epoch = int(next(iter(self._counters.values())))
+            self._host_stale = False
+        return self._epoch
+
+    @last_epoch.setter
+    def last_epoch(self, value):
+        self._epoch = int(value)
+        self._host_stale = False
+        for counter in self._counters.values():
+            counter.fill_(self._epoch)
+
+    def _on_device(self):
+        """Whether this step runs compiled or captured: the device counters are the truth."""
+        return bool(self._counters) and (torch.compiler.is_compiling()
+                                         or (self._cuda and torch.cuda.is_current_stream_capturing()))
+
+    def values(self, name, on_device=False):
+        """Schedule ``name``'s value at the current step for every param group it drives
+        (None for the others)."""
+        torch_function, python_function = self.SCHEDULES[name]
+        key = self.KEYS[name]
+        plain = None
+        found = {}
+        out = []
+        for group, drivers in zip(self.optimizer.param_groups, self._drivers):
+            if drivers.get(key) != name:
+                out.append(None)
+                continue
+            current = _get(group, key)
+            if isinstance(current, _PLAIN) or not on_device:
+                if plain is None:
+                    plain = float(python_function(self.last_epoch, **self.params))
+                value = plain
+            else:
+                where = (current.device, current.dtype)
+                value = found.get(where)
+                if value is None:
+                    value = torch_function(self._counters[current.device], **self.params,
+                                           _dtype=current.dtype)
+                    found[where] = value
+            if self.RELATIVE:
+                value = value * group["initial_" + key]
+            out.append(value)
+        return out
+
+    def get_lr(self):
+        out = [group["lr"] for group in self.optimizer.param_groups]
+        for name in self.SCHEDULES:
+            if self.KEYS[name] == "lr":
+                out = [old if new is None else new for old, new in zip(out, self.values(name))]
+        return out
+
+    _get_closed_form_lr = get_lr
+
+    def get_last_lr(self):
+        return [lr.clone() if isinstance(lr, torch.Tensor) else lr
+                for lr in (group["lr"] for group in self.optimizer.param_groups)]
+
+    def step(self, epoch=None):
+        on_device = epoch is None and self._on_device()
+        if on_device:
+            for counter in self._counters.values():
+                counter.add_(1)
+            self._host_stale = True
+        elif epoch is None:
+            self._step_count += 1
+            self.last_epoch = self.last_epoch + 1
+        else:
+            self._step_count += 1
+            self.last_epoch = epoch
+        groups = self.optimizer.param_groups
+        for name in self.SCHEDULES:
+            key = self.KEYS[name]
+            for group, value in zip(groups, self.values(name, on_device)):
+                if value is not None:
+                    _set(group, key, value)
+
+    def state_dict(self):
+        state = {key: value for key, value in self.__dict__.items()
+                 if key not in ("optimizer", "_counters", "_epoch", "_host_stale")}
+        state["last_epoch"] = self.last_epoch
+        return state
+
+    def load_state_dict(self, state_dict):
+        _warn_replaced_params(self.params, state_dict)
+        state = dict(state_dict)
+        epoch = state.pop("last_epoch")
+        for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
+            state.pop(stale, None)
+        self.__dict__.update(state)
+        self.last_epoch = epoch
