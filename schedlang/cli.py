@@ -16,7 +16,7 @@ from . import __version__, exporters, importers
 from .backends.emit import TARGETS
 from .command_line import CommandLine
 from .errors import SchedlangError
-from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_bounded, read_bounded_text
+from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from .ranges import EVAL_POINTS
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -336,20 +336,13 @@ def load_programs(paths: list[str], params: dict) -> list:
 
     programs, declared = [], set()
     for path in paths:
-        program = compile_declared(_read_bytes(path), params, path)
+        program = compile_declared(read_source(path), params, path)
         declared |= set(program.params)
         programs.append(program)
     unknown = sorted(set(params) - declared)
     if unknown:
         raise SchedlangError(f"no file has a parameter '{unknown[0]}'")
     return programs
-
-
-def _read_bytes(path: str) -> bytes:
-    try:
-        return read_bounded(Path(path))
-    except OSError as exc:
-        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def _fmt(args) -> int:
@@ -386,7 +379,7 @@ def _verify(args) -> int:
     names = [text if kind == "file" else f"-e {text!r}" for kind, text in sides]
     with progress(f"verifying {names[0]} = {names[1]}") as shown:
         for kind, text in sides:
-            source, filename = (text, "<-e>") if kind == "expr" else (_read(text), text)
+            source, filename = (text, "<-e>") if kind == "expr" else (read_source_text(text), text)
             sources.append((source, filename))
             schedules.append(pick_schedule(source, params, filename))
         bindings, warnings = _bindings(args, params, schedules, names)
@@ -466,13 +459,6 @@ def _rtol(args):
         raise SchedlangError(f"--rtol expects a number >= 0, got {args.rtol!r}", span,
                              hint="e.g. --rtol 1e-9") from None
     return rtol
-
-
-def _read(path: str) -> str:
-    try:
-        return read_bounded_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
 def _difference_table(schedules, step: int, around: int = 2) -> str:
@@ -560,12 +546,8 @@ def _export(args) -> int:
     from .exporters import export
 
     path = Path(args.file)
-    try:
-        source = read_bounded(path)
-    except OSError as exc:
-        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
-    text = export(source, str(path), format=args.format, params=defines(args), verify=not args.no_verify,
-                  schedules=args.schedule)
+    text = export(read_source(path), str(path), format=args.format, params=defines(args),
+                  verify=not args.no_verify, schedules=args.schedule)
     _write(args.output, text)
     return EXIT_OK
 

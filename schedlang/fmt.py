@@ -539,7 +539,7 @@ def run(paths: list[str], check: bool = False, diff: bool = False, out=None, err
     import difflib
     import sys
 
-    from .limits import read_bounded
+    from .limits import read_source
 
     out, err = out or sys.stdout, err or sys.stderr
     changed, failed = [], False
@@ -549,10 +549,7 @@ def run(paths: list[str], check: bool = False, diff: bool = False, out=None, err
                 data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
                 name = "<stdin>"
             else:
-                try:
-                    data = read_bounded(path)
-                except OSError as exc:
-                    raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+                data = read_source(path)
                 name = path
             formatted = format_source(data, name)
         except SchedlangError as exc:

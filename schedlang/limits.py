@@ -98,19 +98,31 @@ def decimal(text: str) -> Fraction:
     return Fraction(text)
 
 
-def read_bounded(path) -> bytes:
-    """A file's bytes, but never more than ``MAX_FILE_BYTES + 1`` of them (enough to refuse it).
+def read_source(path) -> bytes:
+    """The bytes of a user's file (a ``.sched`` file or a configuration to import), never more
+    than ``MAX_FILE_BYTES + 1`` of them (enough to refuse it): a 10 GB file costs 256 KiB.
 
-    Raises ``OSError`` like ``Path.read_bytes``; a 10 GB file costs 256 KiB of memory.
+    Every command reads its input here; a file that cannot be read is a ``SchedlangError``
+    naming it.
     """
-    with open(path, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+    from .errors import SchedlangError
+
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def read_bounded_text(path) -> str:
-    """``read_bounded`` as UTF-8 text (``UnicodeDecodeError`` if it is not, unless too big anyway)."""
-    data = read_bounded(path)
-    return data.decode("utf-8", errors="replace" if len(data) > MAX_FILE_BYTES else "strict")
+def read_source_text(path) -> str:
+    """``read_source`` as UTF-8 text (a file too big is refused later by its size, not here)."""
+    from .errors import SchedlangError
+
+    data = read_source(path)
+    try:
+        return data.decode("utf-8", errors="replace" if len(data) > MAX_FILE_BYTES else "strict")
+    except UnicodeDecodeError:
+        raise SchedlangError(f"{path} is not UTF-8 text") from None
 
 
 def documented() -> dict[str, int]:

@@ -19,7 +19,7 @@ from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
-from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_bounded, recursion_room
+from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_source, recursion_room
 from .lower import Lowered, ParamInfo, lower, plain_symbol
 from .parser import parse
 from .schedule_algebra import Segment, bind, finish, flatten, t
@@ -42,12 +42,7 @@ def compile_declared(source: str | bytes, params: dict, filename: str = "<string
 
 def load(path: str | Path, params: dict | None = None) -> Program:
     """``compile`` the file at ``path``."""
-    path = Path(path)
-    try:
-        data = read_bounded(path)
-    except OSError as exc:
-        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return compile(data, params, filename=str(path))
+    return compile(read_source(path), params, filename=str(path))
 
 
 def to_number(value, name: str = "value") -> sp.Expr:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SchedlangError
-from ..limits import MAX_FILE_BYTES, read_bounded_text
+from ..limits import MAX_FILE_BYTES, read_source_text
 
 STYLES = ("presets", "core")
 
@@ -103,12 +103,7 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     fmt = format or guess_format(path)
     if fmt not in READERS:
         raise SchedlangError(f"unknown import format '{fmt}'", hint="one of " + ", ".join(FORMATS))
-    try:
-        text = read_bounded_text(path) if str(path) != "-" else _stdin()
-    except OSError as exc:
-        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise SchedlangError(f"{path} is not UTF-8 text") from None
+    text = read_source_text(path) if str(path) != "-" else _stdin()
     if not options:
         return READERS[fmt](text, str(path), style)
     if not getattr(READERS[fmt], "takes_options", False):
