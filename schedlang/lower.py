@@ -197,7 +197,7 @@ class Lowerer:
         if stmt.type not in PARAM_TYPES:
             raise SchedlangError(f"unknown parameter type '{stmt.type}'", stmt.type_span,
                                  hint="use int (whole numbers, e.g. steps) or float")
-        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name)
+        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name, self._nonnegative())
         symbol = param_symbol(stmt.name, stmt.type, positive)
         default = None
         if stmt.default is not None:
@@ -205,6 +205,13 @@ class Lowerer:
         self.env[stmt.name] = Segment(symbol)
         # The `where` clause may name parameters declared further down: see run().
         self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, None, stmt.span)
+
+    def _nonnegative(self) -> frozenset[str]:
+        """Parameters known to be >= 0 whatever their values: every int (SPEC: ints are >= 0)
+        and every float whose own `where` says it is positive."""
+        params = [s for s in self.module.statements if isinstance(s, ir.Param)]
+        return frozenset(s.name for s in params if s.type == "int" or (
+            s.where is not None and _says_positive(s.where, s.name, frozenset())))
 
     # -- values ----------------------------------------------------------------------
 
@@ -688,17 +695,22 @@ def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:
                                  hint="the result is far outside the range of a float64")
 
 
-def _says_positive(node: ir.Node, name: str) -> bool:
-    """Whether a `where` clause states ``name > 0`` (or ``0 < name``), directly or in an `and`."""
+def _says_positive(node: ir.Node, name: str, nonnegative: frozenset[str]) -> bool:
+    """Whether a `where` clause states ``name > 0`` (or ``0 < name``), directly or in an `and`,
+    or ``name > other`` for a parameter ``other`` in ``nonnegative`` (``total > warm`` with an
+    int ``warm``: the clause is enforced on every value, so ``total`` is positive)."""
     if isinstance(node, ir.BoolOp) and node.op == "and":
-        return _says_positive(node.left, name) or _says_positive(node.right, name)
+        return _says_positive(node.left, name, nonnegative) or _says_positive(node.right, name, nonnegative)
     if isinstance(node, ir.Compare) and len(node.ops) == 1:
         left, right = node.operands
-        zero = Fraction(0)
-        if node.ops[0] == ">" and isinstance(left, ir.Name) and left.id == name:
-            return isinstance(right, ir.Number) and right.value >= zero
-        if node.ops[0] == "<" and isinstance(right, ir.Name) and right.id == name:
-            return isinstance(left, ir.Number) and left.value >= zero
+        if node.ops[0] == "<":
+            left, right = right, left
+        elif node.ops[0] != ">":
+            return False
+        if isinstance(left, ir.Name) and left.id == name:
+            if isinstance(right, ir.Number):
+                return right.value >= Fraction(0)
+            return isinstance(right, ir.Name) and right.id != name and right.id in nonnegative
     return False
 
 
