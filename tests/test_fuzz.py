@@ -149,7 +149,8 @@ REPRODUCTIONS = {
          "schedule lr = ceil(stretch(linear(1e-3, 1.5, total + 5), 2) * 1000) / 1000", {}),
     "a warmup into a table whose start only total = 0 makes complex (total > warm not positive)":
         ("param warm: int = 10 where warm > 0\nparam total: int = 5000 where total > warm\n"
-         "schedule lr = warmup(linear, 2, start=0.5) >> (constant(7, total) >> inverse_sqrt(7, 0.17 * total))",
+         "schedule lr = warmup(linear, 2, start=0.5) >> "
+         "(constant(7, total) >> inverse_sqrt(7, 0.17 * total))",
          {"total": 100_000}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),

@@ -18,7 +18,8 @@ from helpers import ROOT
 
 GUIDES = ROOT / "docs" / "guides"
 NEEDS = {"hf_trainer.py": ("transformers", "accelerate"), "lightning_module.py": ("lightning",),
-         "composer_trainer.py": ("composer",), "optax_loop.py": ("jax", "optax"), "flax_nnx.py": ("jax", "optax", "flax")}
+         "composer_trainer.py": ("composer",), "optax_loop.py": ("jax", "optax"),
+         "flax_nnx.py": ("jax", "optax", "flax")}
 SCRIPTS = sorted(p.name for p in GUIDES.glob("*.py") if p.name != "guide_check.py")
 
 
