@@ -19,9 +19,6 @@ from ..codegen.base import ModuleSpec, header, keyword_params, mangle, schedules
 from ..errors import SchedlangError
 from . import templates
 
-#: Every ``--target``: the CLI's choices and the tests derive from this tuple.
-TARGETS = ("python", "torch", "cerebras", "jax")
-
 
 @dataclass(frozen=True)
 class Module:
@@ -49,20 +46,30 @@ def emit(program, target: str, source_name: str, class_name: str | None = None, 
 
 def module(program, target: str, source_name: str, class_name: str | None = None, *,
            relative: bool = False, schedule: str | None = None) -> Module:
-    """``emit``'s module, its template still apart."""
-    if target not in TARGETS:
+    """``emit``'s module, its template still apart: ``BUILDERS[target]`` makes it."""
+    if target not in BUILDERS:
         raise SchedlangError(f"unknown target {target!r}", hint="use " + ", ".join(TARGETS))
+    if relative and target != "torch":
+        raise SchedlangError("relative=True is for target='torch'; other targets set absolute values")
     spec = program.module_spec(source_name)
-    if target == "python":
-        return Module(python_codegen.generate(spec).source)
-    if target == "jax":
-        return Module(jax_codegen.generate(spec).source)
-    name = check_class_name(class_name or default_class_name(source_name), spec)
-    if target == "torch":
-        return torch_module(spec, name, relative=relative)
-    if relative:
-        raise SchedlangError("relative=True is for target='torch'; Cerebras schedulers set absolute "
-                             "values")
+    return BUILDERS[target](program, spec, class_name or default_class_name(source_name),
+                            relative=relative, schedule=schedule)
+
+
+def _python_target(program, spec: ModuleSpec, class_name: str, **_) -> Module:
+    return Module(python_codegen.generate(spec).source)
+
+
+def _jax_target(program, spec: ModuleSpec, class_name: str, **_) -> Module:
+    return Module(jax_codegen.generate(spec).source)
+
+
+def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool, **_) -> Module:
+    return torch_module(spec, check_class_name(class_name, spec), relative=relative)
+
+
+def _cerebras_target(program, spec: ModuleSpec, class_name: str, *, schedule: str | None, **_) -> Module:
+    name = check_class_name(class_name, spec)
     return cerebras_module(program, spec, name, pick_schedule(program, schedule))
 
 
@@ -151,3 +158,10 @@ def _source_phrase(spec: ModuleSpec) -> str:
     from ..codegen.base import safe_comment
 
     return safe_comment(spec.source_name).replace('"', "?")
+
+
+#: The registry of targets: ``--target`` name -> the function that builds its module.  The
+#: CLI's choices, ``Schedule`` classes and the tests derive from it; a target is one entry.
+BUILDERS = {"python": _python_target, "torch": _torch_target, "cerebras": _cerebras_target,
+            "jax": _jax_target}
+TARGETS = tuple(BUILDERS)
