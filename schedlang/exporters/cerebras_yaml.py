@@ -31,27 +31,14 @@ from ..importers.cerebras_model import Sched
 from ..importers.numbers import yaml_float_text
 from ..lower import Lowerer, flatten_seq, lower
 from ..parser import parse
+from ..presets.cerebras import CORE_TWINS
 from ..program import Program
 from ..schedule_algebra import bind
 from ..stdlib import Kind
 
 TARGETS = ("lr", "weight_decay")
-_I, _E, _T = "initial_learning_rate", "end_learning_rate", "total_iters"
-_CORE = {
-    # schedlang builtin -> (Cerebras class, {schedlang arg: Cerebras arg})
-    "linear": ("LinearLR", {"v0": "initial_learning_rate", "v1": "end_learning_rate", "n": "total_iters"}),
-    "cosine": ("CosineDecayLR", {"v0": _I, "v1": _E, "n": _T}),
-    "poly": ("PolynomialLR", {"v0": "initial_learning_rate", "v1": "end_learning_rate", "n": "total_iters",
-                              "power": "power"}),
-    "exp": ("ExponentialLR", {"v0": "initial_learning_rate", "rate": "decay_rate", "n": "total_iters",
-                              "staircase": "staircase"}),
-    "step": ("StepLR", {"v0": "initial_learning_rate", "gamma": "gamma", "every": "step_size"}),
-    "multistep": ("MultiStepLR", {"v0": _I, "gamma": "gamma", "milestones": "milestones"}),
-    "piecewise": ("PiecewiseConstantLR", {"values": "learning_rates", "milestones": "milestones"}),
-    "cyclic": ("CyclicLR", {"lo": "base_lr", "hi": "max_lr", "up": "step_size_up", "down": "step_size_down",
-                            "mode": "mode", "gamma": "gamma"}),
-    "constant": ("ConstantLR", {"v": "learning_rate", "n": "total_iters"}),
-}
+#: schedlang builtin -> (Cerebras class, {schedlang argument: Cerebras argument}).
+_CORE = {builtin: (cls, mapping) for cls, (builtin, mapping) in CORE_TWINS.items()}
 _REFUSED_CORE = {
     "cosine_restarts": "Cerebras 2.10's CosineAnnealingWarmRestarts computes the wrong phase after the "
                        "first period; write the cycles out as a sequence of cosine(...) pieces",

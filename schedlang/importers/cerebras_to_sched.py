@@ -12,6 +12,8 @@ Output is deterministic (argument order is the class signature's order).
 
 from __future__ import annotations
 
+from ..presets.cerebras import CORE_TWINS
+from ..stdlib import REQUIRED, SCHEDULES
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import sched_text
@@ -98,24 +100,32 @@ def _arg(s: Sched, name: str):
     raise KeyError(name)
 
 
+def _twin(s: Sched) -> str:
+    """The standard-library call of a class in ``CORE_TWINS``: required arguments in order,
+    optional ones by keyword where they differ from the builtin's default."""
+    builtin_name, mapping = CORE_TWINS[s.name]
+    builtin = SCHEDULES[builtin_name]
+    parts = []
+    for arg in builtin.args:
+        if arg.name not in mapping:
+            continue
+        value = _arg(s, mapping[arg.name])
+        if s.name == "PiecewiseConstantLR" and arg.name == "values" \
+                and len(value) == len(_arg(s, "milestones")):
+            value = [*value, value[-1]]  # cstorch holds the last value past the last milestone
+        if arg.default is REQUIRED:
+            parts.append(_value(value))
+        elif value is not None and value != arg.default:
+            parts.append(f"{arg.name}={_value(value)}")
+    return f"{builtin_name}({', '.join(parts)})"
+
+
 def _core(s: Sched, depth: int) -> str:
     n = sched_text
     a = lambda name: _arg(s, name)  # noqa: E731
     name = s.name
-    if name == "ConstantLR":
-        return f"constant({n(a('learning_rate'))})"
-    if name == "LinearLR":
-        return f"linear({n(a('initial_learning_rate'))}, {n(a('end_learning_rate'))}, {n(a('total_iters'))})"
-    if name == "CosineDecayLR":
-        return f"cosine({n(a('initial_learning_rate'))}, {n(a('end_learning_rate'))}, {n(a('total_iters'))})"
-    if name == "PolynomialLR":
-        power = a("power")
-        extra = "" if power == 1 else f", power={n(power)}"
-        return (f"poly({n(a('initial_learning_rate'))}, {n(a('end_learning_rate'))}, "
-                f"{n(a('total_iters'))}{extra})")
-    if name == "ExponentialLR":
-        extra = ", staircase=true" if a("staircase") else ""
-        return f"exp({n(a('initial_learning_rate'))}, {n(a('decay_rate'))}, {n(a('total_iters'))}{extra})"
+    if name in CORE_TWINS:
+        return _twin(s)
     if name == "InverseExponentialTimeDecayLR":
         ratio = f"t ** {n(a('step_exponent'))} / {n(a('total_iters'))}"
         if a("staircase"):
@@ -124,15 +134,6 @@ def _core(s: Sched, depth: int) -> str:
     if name == "InverseSquareRootDecayLR":
         return (f"{n(a('initial_learning_rate'))} * {n(a('scale'))} / "
                 f"sqrt(max({n(a('warmup_steps'))}, t))")
-    if name == "StepLR":
-        return f"step({n(a('initial_learning_rate'))}, {n(a('gamma'))}, {n(a('step_size'))})"
-    if name == "MultiStepLR":
-        return f"multistep({n(a('initial_learning_rate'))}, {n(a('gamma'))}, {_value(a('milestones'))})"
-    if name == "PiecewiseConstantLR":
-        values, milestones = list(a("learning_rates")), a("milestones")
-        if len(values) == len(milestones):  # cstorch reuses the last value
-            values.append(values[-1])
-        return f"piecewise({_value(values)}, {_value(milestones)})"
     if name == "CosineAnnealingLR":  # periodic, like PyTorch: it rises again after T_max
         lo, hi = n(a("eta_min")), n(a("initial_learning_rate"))
         return f"{lo} + ({hi} - {lo}) * (1 + cos(pi * t / {n(a('T_max'))})) / 2"
@@ -140,16 +141,6 @@ def _core(s: Sched, depth: int) -> str:
         return f"cosine_restarts({n(a('initial_learning_rate'))}, {n(a('eta_min'))}, {n(a('T_0'))})"
     if name == "MultiplicativeLR":
         return f"{n(a('initial_learning_rate'))} * {n(a('coefficient'))} ** t"
-    if name == "CyclicLR":
-        down = a("step_size_down")
-        parts = [n(a("base_lr")), n(a("max_lr")), n(a("step_size_up"))]
-        if down is not None:
-            parts.append(n(down))
-        if a("mode") != "triangular":
-            parts.append(f'mode="{a("mode")}"')
-        if a("gamma") != 1:
-            parts.append(f"gamma={n(a('gamma'))}")
-        return f"cyclic({', '.join(parts)})"
     if name == "OneCycleLR":
         peak, initial = n(a("max_lr")), n(a("initial_learning_rate"))
         parts = [peak, n(a("total_steps")), f"pct_start={n(a('pct_start'))}",

@@ -259,6 +259,24 @@ TABLE = [
 ]
 
 
+#: The classes that are one standard-library call: LR class -> (builtin, {builtin argument: LR
+#: keyword}).  The stdlib <-> Cerebras mapping, written once: export (``exporters.cerebras_yaml``)
+#: reads it from the builtin, ``import --lower`` (``importers.cerebras_to_sched``) from the class.
+_LR0, _LR1, _N = "initial_learning_rate", "end_learning_rate", "total_iters"
+CORE_TWINS = {
+    "ConstantLR": ("constant", {"v": "learning_rate", "n": _N}),
+    "LinearLR": ("linear", {"v0": _LR0, "v1": _LR1, "n": _N}),
+    "CosineDecayLR": ("cosine", {"v0": _LR0, "v1": _LR1, "n": _N}),
+    "PolynomialLR": ("poly", {"v0": _LR0, "v1": _LR1, "n": _N, "power": "power"}),
+    "ExponentialLR": ("exp", {"v0": _LR0, "rate": "decay_rate", "n": _N, "staircase": "staircase"}),
+    "StepLR": ("step", {"v0": _LR0, "gamma": "gamma", "every": "step_size"}),
+    "MultiStepLR": ("multistep", {"v0": _LR0, "gamma": "gamma", "milestones": "milestones"}),
+    "PiecewiseConstantLR": ("piecewise", {"values": "learning_rates", "milestones": "milestones"}),
+    "CyclicLR": ("cyclic", {"lo": "base_lr", "hi": "max_lr", "up": "step_size_up", "down": "step_size_down",
+                            "mode": "mode", "gamma": "gamma"}),
+}
+
+
 def _arg(name: str, kind, default):
     """An Arg from a table cell: ``None`` default is required, ``"none"`` an optional argument."""
     choices: tuple[str, ...] = ()
