@@ -343,6 +343,27 @@ def test_a_parameter_bound_that_rounds_up_in_floats_is_exact_in_every_target(fra
         assert got == pytest.approx(expected, rel=1e-15), target
 
 
+def test_a_restart_period_that_rounds_up_in_floats_is_whole_in_every_target():
+    # 0.07 * 100000 is 7000.000000000001 in floats: the reference's restart loop put step 7000
+    # in the first cycle, and torch/JAX emit refused the period as not whole
+    import types
+
+    source = ("param total: int = 100000 where total > 0\n"
+              "schedule lr = cosine_restarts(1, 0, 0.07 * total, mult=2)")
+    program = schedlang.compile(source)
+    steps = [6999, 7000, 7001, 20999, 21000]
+    expected = [program["lr"].expr.xreplace({schedlang.t: k}).evalf(20) for k in steps]
+    assert float(expected[1]) == 1.0 and float(expected[4]) == 1.0  # cycles start at 7000 and 21000
+    for target in ("python", "torch"):
+        module = types.ModuleType(f"restart_{target}")
+        exec(compile(emit(program, target, "r.sched", "R"), "<r>", "exec"), module.__dict__)  # noqa: S102
+        got = ([module.lr(k) for k in steps] if target == "python"
+               else module.lr(torch.tensor(steps)).tolist())
+        assert got == pytest.approx([float(v) for v in expected], rel=1e-12, abs=1e-15), target
+    with pytest.raises(schedlang.SchedlangError, match="whole number >= 1"):
+        schedlang.compile("schedule lr = cosine_restarts(1, 0, 10, mult=1.5)")
+
+
 def test_an_exp_warmup_into_restarts_of_a_parameter_length_is_accepted():
     # restart_index(0, ...) is 0 whatever the cycle length: the target is positive (fuzz class)
     source = ("param w: int = 10 where w > 0\n"

@@ -152,6 +152,10 @@ REPRODUCTIONS = {
          "schedule lr = warmup(linear, 2, start=0.5) >> "
          "(constant(7, total) >> inverse_sqrt(7, 0.17 * total))",
          {"total": 100_000}),
+    "a restart period 0.07 * total: whole for every accepted total, not to sympy (torch emit crashed)":
+        ("param total: int = 5000 where total > 0\n"
+         "schedule lr = cosine(1e-3, 1e-5, 10) >> repeat(cosine_restarts(1e-3, 1e-5, 0.07 * total, mult=3) "
+         "for 50000, times=3)", {"total": 100_000}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
 }

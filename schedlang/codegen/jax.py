@@ -54,7 +54,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole, whole_bound
+from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole, whole_argument, whole_bound
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
 INT32_MAX = 2**31 - 1
@@ -320,11 +320,12 @@ class JaxPrinter(ArrayPrinter):
 
     def _restart_index(self, expr) -> str | None:
         step, first, mult = expr.args
+        first, mult = whole_argument(first), whole_argument(mult)
         if not is_whole(step):
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x).
             step = sp.floor(step)
         s = self.int_code(step)
-        if s is None or not first.is_integer or not mult.is_integer:
+        if s is None or not is_whole(first) or not is_whole(mult):
             return None
         if step == 0:
             return "0"  # cycle 0 starts at step 0, whatever the period

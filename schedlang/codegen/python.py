@@ -108,6 +108,16 @@ def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:
     return sp.ceiling(bound) if op in ("<", ">=") else sp.floor(bound)
 
 
+def whole_argument(expr: sp.Expr) -> sp.Expr:
+    """A period the checks made whole, as a whole-number expression: ``7*total/100`` (a
+    ``cosine_restarts`` period of ``0.07 * total``) is whole for every accepted ``total``, so
+    it is read as ``floor(7*total/100)``, integer division; computed in floats it is
+    7000.000000000001 at ``total = 100000`` and moves every restart by a step."""
+    if expr.is_integer or integer_ratio(expr) is None:
+        return expr
+    return sp.floor(expr)
+
+
 def first_step(bound: sp.Expr | None) -> sp.Expr | None:
     """The first whole step after a branch ``t < bound``: ``bound`` itself, or its ceiling
     when it is a ratio of whole numbers that may be fractional (``4*total/5``)."""
@@ -227,7 +237,9 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_restart_index(self, expr):
         self.helpers.add("_restart_index")
-        return f"_restart_index({', '.join(self._print(a) for a in expr.args)})"
+        step, first, mult = expr.args
+        args = [step, whole_argument(first), whole_argument(mult)]
+        return f"_restart_index({', '.join(self._print(a) for a in args)})"
 
 
 def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:

@@ -38,7 +38,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import integer_mod, integer_ratio, is_whole, whole_bound
+from .python import integer_mod, integer_ratio, is_whole, whole_argument, whole_bound
 
 
 class TorchPrinter(ArrayPrinter):
@@ -198,6 +198,7 @@ class TorchPrinter(ArrayPrinter):
         with ``t`` fixes it.  Exact while ``T0 * m**(i + 1)`` fits in int64.
         """
         step, first, mult = expr.args
+        first, mult = whole_argument(first), whole_argument(mult)
         if not is_whole(step):
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
             # (a stretched schedule asks at t / k).  Mod(t/2, 7)/10 is Mod(t, 14)/20, whose
