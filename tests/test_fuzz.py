@@ -156,6 +156,8 @@ REPRODUCTIONS = {
         ("param total: int = 5000 where total > 0\n"
          "schedule lr = cosine(1e-3, 1e-5, 10) >> repeat(cosine_restarts(1e-3, 1e-5, 0.07 * total, mult=3) "
          "for 50000, times=3)", {"total": 100_000}),
+    "sympy's solver through restart_index under min() (10-20 s each, two hazards)":
+        ("log(min(stretch(cosine_restarts(6e-4, 0.1, 10, mult=2), 10), linear(2, 0.2, 100000)))", {}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
 }
