@@ -218,6 +218,7 @@ def cosine_restarts(v0, v1, period, mult=1):
     Cycle ``i`` lasts ``period * mult**i`` steps (``mult`` a whole number >= 1);
     within it ``v1 + (v0 - v1) * (1 + cos(pi * t_i / T_i)) / 2``.
     """
+    mult = sp.Integer(mult) if isinstance(mult, int) else mult  # presets pass Python ints
     if not (mult.is_Integer and mult >= 1):  # torch's T_mult too; cycle lengths stay whole
         raise ArgumentError("mult", f"mult must be a whole number >= 1, not {mult}",
                             hint="use 1, 2, 3, ... (a fractional multiplier makes cycle lengths "
