@@ -531,8 +531,9 @@ def _import_quietly(args) -> int:
     if args.json:
         from . import cli_json
 
-        fmt = "sambaflow" if args.flags is not None else args.format or (
-            importers.guess_format(Path(args.file)) if args.file != "-" else None)
+        guessed = None if args.file in (None, "-") else importers.guess_format(
+            Path(args.file), read_source_text(args.file))
+        fmt = "sambaflow" if args.flags is not None else args.format or guessed
         doc = cli_json.imported(args.file, fmt, style, text, args.output)
         if args.output:
             write_atomically(Path(args.output), text)

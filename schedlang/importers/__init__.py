@@ -20,6 +20,7 @@ calls (``linear``, ``cosine``, ``>>``).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import SchedlangError
@@ -100,10 +101,10 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     """Read ``path`` in ``format`` (guessed from the suffix when not given); ``options`` go to
     readers that take them (``formula=`` for torchtitan-toml)."""
     path = Path(path)
-    fmt = format or guess_format(path)
-    if fmt not in READERS:
-        raise SchedlangError(f"unknown import format '{fmt}'", hint="one of " + ", ".join(FORMATS))
+    if format is not None and format not in READERS:
+        raise SchedlangError(f"unknown import format '{format}'", hint="one of " + ", ".join(FORMATS))
     text = read_source_text(path) if str(path) != "-" else _stdin()
+    fmt = format or guess_format(path, text)
     if not options:
         return READERS[fmt](text, str(path), style)
     if not getattr(READERS[fmt], "takes_options", False):
@@ -111,9 +112,15 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     return READERS[fmt](text, str(path), style, options=dict(options))
 
 
-def guess_format(path: Path) -> str:
+def guess_format(path: Path, text: str | None = None) -> str:
+    """The format of ``path``: from its name, and for YAML from its keys when ``text`` is
+    given (``trainer: init:`` is ModelZoo's; ``max_duration:`` / ``scheduler:``, at the top or
+    under ``trainer:``, an llm-foundry or Composer run; ``sched:`` timm's ``args.yaml``;
+    ``lr_scheduler_type:`` HF ``TrainingArguments``; otherwise ModelZoo's legacy layout)."""
     if path.name == "args.yaml":  # what timm's train.py writes next to its checkpoints
         return "timm-args"
+    if text is not None and path.suffix.lower() in (".yaml", ".yml"):
+        return _yaml_format(text)
     if path.suffix.lower() == ".json" and "ds" in path.name.lower():
         return "deepspeed-json"
     if path.suffix.lower() == ".json":
@@ -128,6 +135,22 @@ def guess_format(path: Path) -> str:
         return "mmengine-config"
     raise SchedlangError(f"cannot tell the format of {path} from its name",
                          hint="pass --format " + " or --format ".join(FORMATS))
+
+
+def _yaml_format(text: str) -> str:
+    """A YAML file's format from its top-level keys, read as text (nothing is parsed twice)."""
+    keys = set(re.findall(r"^([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
+    nested = set(re.findall(r"^[ \t]+([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
+    if "trainer" in keys and "init" in nested:  # ModelZoo's trainer.init.schedulers
+        return "cerebras-yaml"
+    if keys & {"max_duration", "scheduler", "schedulers"} or \
+            ("trainer" in keys and nested & {"max_duration", "schedulers", "t_warmup"}):
+        return "composer-yaml"
+    if "sched" in keys and keys & {"lr", "epochs", "warmup_epochs"}:
+        return "timm-args"
+    if "lr_scheduler_type" in keys:  # TrainingArguments as YAML (alignment-handbook recipes)
+        return "hf-args"
+    return "cerebras-yaml"  # the legacy ModelZoo layout (optimizer: learning_rate: ...)
 
 
 def _stdin() -> str:

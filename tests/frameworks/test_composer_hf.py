@@ -386,3 +386,17 @@ def test_param_group_tags_on_a_child_are_refused():
     with pytest.raises(schedlang.SchedlangError, match="outer scheduler"):
         from_cerebras_yaml("schedulers:\n  - SequentialLR:\n      schedulers:\n        - ConstantLR: "
                            "{learning_rate: 1, param_group_tags: x}\n")
+
+
+#: Each YAML config of the corpus and the format its file name does not say.
+YAML_FORMATS = {"cerebras": "cerebras-yaml", "composer": "composer-yaml", "foundry": "composer-yaml",
+                "hf": "hf-args", "timm": "timm-args"}
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_yaml_format_is_guessed_from_the_top_level_keys(path):
+    from schedlang.importers import guess_format
+
+    expected = YAML_FORMATS[path.name.split("_", 1)[0]]
+    assert guess_format(path, path.read_text(encoding="utf-8")) == expected
+    assert import_file(path) == import_file(path, format=expected)
