@@ -314,9 +314,12 @@ def first_overflow_step(function, breakpoints, last_step: int) -> int | None:
 
 
 def _overflows(function, step: int) -> bool:
+    """Whether float64 has no value at ``step``.  The symbolic check has already passed, so a
+    ``ValueError`` here is a part that overflowed into a function with no value at infinity
+    (``cos(exp(0.5, 1.5, 1000))``: ``math.cos(inf)``, NaN in torch), not a negative root."""
     try:
         return not math.isfinite(float(function(step)))
-    except OverflowError:
+    except (OverflowError, ValueError):
         return True
-    except (ZeroDivisionError, ValueError):
+    except ZeroDivisionError:
         return False  # not an overflow: the symbolic check reports these

@@ -158,6 +158,12 @@ REPRODUCTIONS = {
          "for 50000, times=3)", {"total": 100_000}),
     "sympy's solver through restart_index under min() (10-20 s each, two hazards)":
         ("log(min(stretch(cosine_restarts(6e-4, 0.1, 10, mult=2), 10), linear(2, 0.2, 100000)))", {}),
+    "a floor of a Mod of a parameter ratio (the reference's float floor hit 0 and divided by it)":
+        ("param total: int = 5000 where total > 0\n"
+         "schedule lr = 3e-4 - repeat((constant(1, 100) >> (6e-4 / floor(t / 3 + 1))) for 0.56 * total, "
+         "times=7)", {"total": 100_000}),
+    "an overflow inside cos (math.cos(inf) has no value; the fuzzer's exact cos of 1.5**1e9 hung)":
+        ("cos(exp(0.5, 1.5, 1000))", {}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
 }

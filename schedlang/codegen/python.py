@@ -71,9 +71,27 @@ def is_whole(expr: sp.Expr) -> bool:
     return False
 
 
+def whole_mods(expr: sp.Expr) -> sp.Expr:
+    """Every ``Mod`` of whole-number ratios written ``Mod(N*E, M*D) / (D*E)`` (``integer_mod``):
+    ``Mod(t/2, 7)`` is ``Mod(t, 14)/2``, so a floor around it is integer division."""
+    if not expr.has(sp.Mod):
+        return expr
+
+    def whole(node):
+        parts = integer_mod(node)
+        if parts is None:
+            return node
+        numerator, modulus, denominator = parts
+        return sp.Mod(numerator, modulus, evaluate=False) / denominator
+    return expr.replace(lambda n: isinstance(n, sp.Mod), whole)
+
+
 def integer_ratio(expr: sp.Expr):
-    """``(numerator, denominator)`` when ``expr`` is a ratio of whole-number expressions."""
-    numerator, denominator = sp.fraction(sp.together(expr))
+    """``(numerator, denominator)`` when ``expr`` is a ratio of whole-number expressions, a
+    ``Mod`` of such ratios counting as one (``Mod(t, 14*total/25)/3 - 100/3`` is
+    ``(Mod(25*t, 14*total) - 2500)/75``: its floor is integer division, not a float that
+    lands a hair below 0 where the exact value is 0)."""
+    numerator, denominator = sp.fraction(sp.together(whole_mods(expr)))
     if is_whole(numerator) and is_whole(denominator):
         return numerator, denominator
     return None
@@ -205,9 +223,13 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Relational(self, expr):
         op, lhs, rhs = expr.rel_op, expr.lhs, expr.rhs
-        if op in ("<", "<=", ">", ">=") and is_whole(lhs) and rhs.is_integer is not True \
-                and integer_ratio(rhs) is not None:
-            expr = type(expr)(lhs, whole_bound(op, rhs), evaluate=False)
+        if op not in ("<", "<=", ">", ">=") or (is_whole(lhs) and rhs.is_integer):
+            return super()._print_Relational(expr)
+        if is_whole(lhs) and integer_ratio(rhs) is not None:  # t < ceil(11*total/20)
+            return super()._print_Relational(type(expr)(lhs, whole_bound(op, rhs), evaluate=False))
+        difference = integer_ratio(lhs - rhs)  # 14*total/25 < 100 as 14*total - 2500 < 0
+        if difference is not None and difference[1].is_number and difference[1] > 0:
+            return super()._print_Relational(type(expr)(difference[0], 0, evaluate=False))
         return super()._print_Relational(expr)
 
     def _print_Piecewise(self, expr):

@@ -38,7 +38,7 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import integer_mod, integer_ratio, is_whole, whole_argument, whole_bound
+from .python import integer_mod, integer_ratio, is_whole, whole_argument, whole_bound, whole_mods
 
 
 class TorchPrinter(ArrayPrinter):
@@ -203,7 +203,7 @@ class TorchPrinter(ArrayPrinter):
             # Cycle starts are whole numbers: the cycle holding x is the one holding floor(x)
             # (a stretched schedule asks at t / k).  Mod(t/2, 7)/10 is Mod(t, 14)/20, whose
             # floor is integer division.
-            step = sp.floor(_whole_mods(step))
+            step = sp.floor(whole_mods(step))
         s, f, m = (self.int_code(a) for a in (step, first, mult))
         if s is None or f is None or m is None:
             return None
@@ -387,15 +387,3 @@ def generate(spec: ModuleSpec) -> GeneratedModule:
     """A standalone module of torch functions, one per schedule, and ``SCHEDULES``."""
     bodies = [function_source(s.py_name, s.expr, spec.params) for s in spec.schedules]
     return assemble(spec, "torch", ["import torch\n", *("\n\n" + b for b in bodies)])
-
-
-def _whole_mods(expr: sp.Expr) -> sp.Expr:
-    """Every ``Mod`` of whole-number ratios written ``Mod(N*E, M*D) / (D*E)`` (``integer_mod``):
-    ``Mod(t/2, 7)`` is ``Mod(t, 14)/2``, so a floor around it is integer division."""
-    def whole(node):
-        parts = integer_mod(node)
-        if parts is None:
-            return node
-        numerator, modulus, denominator = parts
-        return sp.Mod(numerator, modulus, evaluate=False) / denominator
-    return expr.replace(lambda n: isinstance(n, sp.Mod), whole)

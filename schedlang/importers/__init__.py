@@ -103,6 +103,7 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     path = Path(path)
     if format is not None and format not in READERS:
         raise SchedlangError(f"unknown import format '{format}'", hint="one of " + ", ".join(FORMATS))
+    fmt = format or guess_format(path)  # the name first: an unknown suffix is refused unread
     text = read_source_text(path) if str(path) != "-" else _stdin()
     fmt = format or guess_format(path, text)
     if not options:
@@ -139,9 +140,13 @@ def guess_format(path: Path, text: str | None = None) -> str:
 
 def _yaml_format(text: str) -> str:
     """A YAML file's format from its top-level keys, read as text (nothing is parsed twice)."""
+    from .cerebras_model import CLASS_ALIASES, CLASSES, WD_CLASSES
+
     keys = set(re.findall(r"^([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
-    nested = set(re.findall(r"^[ \t]+([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
+    nested = set(re.findall(r"^(?:[ \t]*-[ \t]+|[ \t]+)([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
     if "trainer" in keys and "init" in nested:  # ModelZoo's trainer.init.schedulers
+        return "cerebras-yaml"
+    if nested & (set(CLASSES) | set(WD_CLASSES) | set(CLASS_ALIASES)):  # `- SequentialLR:` (export)
         return "cerebras-yaml"
     if keys & {"max_duration", "scheduler", "schedulers"} or \
             ("trainer" in keys and nested & {"max_duration", "schedulers", "t_warmup"}):
