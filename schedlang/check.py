@@ -196,7 +196,7 @@ def _first_integer_where(hazard, domain, guard, limit):
 
 def _solvable(hazard) -> bool:
     """Whether sympy's solver is worth a try: not with two trigonometric functions of the step,
-    nor through a ``restart_index``.
+    nor one inside ``min``/``max``/a table, nor through a ``restart_index``.
 
     ``cos(pi*t/15) + cos(pi*t)`` = 0 becomes a polynomial of degree 30 in ``exp(I*pi*t/15)``
     whose exact complex roots took sympy 50 s to isolate (the fuzzer's hang, seed 12002336);
@@ -205,7 +205,11 @@ def _solvable(hazard) -> bool:
     trig = {n for n in sp.preorder_traversal(hazard)
             if isinstance(n, TrigonometricFunction) and t in n.free_symbols}
     # restart_index is opaque to sympy: a hazard through it comes back a ConditionSet after
-    # seconds of work (8-12 s for a stretched cosine_restarts under min(), fuzz seed 19)
+    # seconds of work (8-12 s for a stretched cosine_restarts under min(), fuzz seed 19).
+    # A cosine inside min/max or a table: the solver's case splits intersect sets of
+    # ImageSets without end (sqrt(min(cosine(...), linear(...))), fuzz seed 22).
+    if trig and hazard.has(sp.Min, sp.Max, sp.Piecewise):
+        return False
     return len(trig) < 2 and not hazard.has(restart_index)
 
 

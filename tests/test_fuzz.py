@@ -164,6 +164,13 @@ REPRODUCTIONS = {
          "times=7)", {"total": 100_000}),
     "an overflow inside cos (math.cos(inf) has no value; the fuzzer's exact cos of 1.5**1e9 hung)":
         ("cos(exp(0.5, 1.5, 1000))", {}),
+    "sympy's solver on a cosine inside min() (set algebra without end)":
+        ("sqrt(min(cosine(0.1, 1e-3, 5), linear(1e-3, 0.5, 10)))", {}),
+    "sympy's Min comparing two bound tables by factoring their difference (minutes)":
+        ("param peak: float = 1e-3 where peak > 0\n"
+         "schedule lr = min(piecewise([1.5, 0.3], [4]), (cycle(poly(0.5, 1.5, 1000000000, power=3)) "
+         "for 1000000000) >> (warmup(exp, 100, start=0.1) >> cosine(peak, 3e-4, 1)), 0.25)",
+         {"peak": 0.002}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
 }
