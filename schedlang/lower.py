@@ -10,6 +10,7 @@ expression (closed form, finiteness, bound durations) run afterwards in
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from dataclasses import dataclass, field, replace
@@ -197,7 +198,7 @@ class Lowerer:
         if stmt.type not in PARAM_TYPES:
             raise SchedlangError(f"unknown parameter type '{stmt.type}'", stmt.type_span,
                                  hint="use int (whole numbers, e.g. steps) or float")
-        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name, self._nonnegative())
+        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name, self._nonnegative)
         symbol = param_symbol(stmt.name, stmt.type, positive)
         default = None
         if stmt.default is not None:
@@ -206,6 +207,7 @@ class Lowerer:
         # The `where` clause may name parameters declared further down: see run().
         self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, None, stmt.span)
 
+    @functools.cached_property
     def _nonnegative(self) -> frozenset[str]:
         """Parameters known to be >= 0 whatever their values: every int (SPEC: ints are >= 0)
         and every float whose own `where` says it is positive."""

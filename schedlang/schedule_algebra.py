@@ -171,28 +171,12 @@ def bind(expr: sp.Expr, values: dict) -> sp.Expr:
                     if cond == sp.true:
                         break
                 done = piecewise(out)
-            elif isinstance(node, (sp.Min, sp.Max)):
-                done = _min_max(node.func, [rebuild(a) for a in node.args])
             else:
-                done = folded(node.func(*[rebuild(a) for a in node.args]))
-                if isinstance(done, Relational):
-                    done = _canonical_relation(done)
+                done = _rebuilt(node, rebuild)
             memo[node] = done
         return done
 
     return rebuild(expr)
-
-
-def _min_max(func, args: list) -> sp.Expr:
-    """``Min``/``Max`` of bound arguments, compared only when they are numbers.
-
-    sympy's ``Min`` looks for arguments that dominate others by factoring their differences:
-    between two tables holding ``(1 - t/10**9)**3`` and an exp warmup, that took minutes
-    (fuzz seed 22).  Left unevaluated, the printers and the prover read ``Min`` as it is.
-    """
-    if all(a.is_number for a in args):
-        return func(*args)
-    return func(*args, evaluate=False)
 
 
 def flatten(expr: sp.Expr, step=None) -> sp.Expr:
@@ -334,20 +318,26 @@ def _replace_step(expr: sp.Expr, value) -> sp.Expr:
                 bound = node.rhs - offset
                 # A positive number bound: sympy would only confirm the relation stays as is.
                 done = node.func(steps[0], bound, evaluate=not (bound.is_Number and bound > 0))
-            elif isinstance(node, (sp.Min, sp.Max)):
-                done = _min_max(node.func, [rebuild(a) for a in node.args])
             else:
-                done = folded(node.func(*[rebuild(a) for a in node.args]))
-                if isinstance(done, Relational):
-                    done = _canonical_relation(done)
+                done = _rebuilt(node, rebuild)
             memo[node] = done
         return done
 
     return rebuild(expr)
 
 
+def _rebuilt(node: sp.Basic, rebuild) -> sp.Basic:
+    """``node`` with its arguments rebuilt (``bind``, ``_replace_step``): ``Min``/``Max``
+    compared only among numbers, small powers folded, comparisons canonical."""
+    args = [rebuild(a) for a in node.args]
+    if isinstance(node, (sp.Min, sp.Max)):
+        return _min_max(node.func, args)
+    done = folded(node.func(*args))
+    return _canonical_relation(done) if isinstance(done, Relational) else done
+
+
 def _min_max(func, args: list) -> sp.Expr:
-    """``Min``/``Max`` of bound arguments, compared only when they are numbers.
+    """``Min``/``Max`` of rebuilt arguments, compared only when they are numbers.
 
     sympy's ``Min`` looks for arguments that dominate others by factoring their differences:
     between two tables holding ``(1 - t/10**9)**3`` and an exp warmup, that took minutes
