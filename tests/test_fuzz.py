@@ -173,6 +173,10 @@ REPRODUCTIONS = {
          {"peak": 0.002}),
     "a parameter boundary that rounds up in floats (0.07 * 5000 = 350.00000000000006)":
         ("param total: int = 5000\nschedule lr = constant(1, 0.07 * total) >> linear(2, 3, total)", {}),
+    "a restart index at max(200, 4.55 * total), the end of a difference (torch and jax emit crashed)":
+        ("param total: int = 5000 where total > 0\n"
+         "schedule lr = ((cosine_restarts(2, 7, 7, mult=3) for 0.55 * total) >> linear(2, 0.2, 4 * total))"
+         " - repeat(cosine_restarts(1, 0.5, 50, mult=2) for 100, times=2)", {}),
 }
 
 

@@ -54,7 +54,15 @@ from ..schedule_algebra import at, t
 from ..special import as_power, restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import ReferencePrinter, integer_mod, integer_ratio, is_whole, whole_argument, whole_bound
+from .python import (
+    ReferencePrinter,
+    integer_mod,
+    integer_ratio,
+    is_whole,
+    rounded_inside,
+    whole_argument,
+    whole_bound,
+)
 
 #: The narrowest step type the code must be exact for (JAX's default int32).
 INT32_MAX = 2**31 - 1
@@ -243,6 +251,9 @@ class JaxPrinter(ArrayPrinter):
 
     def _int_rounding(self, expr) -> str | None:
         arg = expr.args[0]
+        inside = rounded_inside(expr)
+        if inside is not None:
+            return self.int_code(inside)
         if isinstance(arg, sp.Mod) and isinstance(expr, sp.floor):
             return self._floor_of_mod(arg)
         ratio = integer_ratio(arg)

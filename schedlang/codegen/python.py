@@ -136,6 +136,22 @@ def whole_argument(expr: sp.Expr) -> sp.Expr:
     return sp.floor(expr)
 
 
+def rounded_inside(expr: sp.Expr) -> sp.Expr | None:
+    """``floor(max(a, b))`` as ``max(floor(a), floor(b))`` (likewise ``min`` and ``ceiling``:
+    both roundings are nondecreasing), and ``floor(Mod(max(...), n))`` as
+    ``Mod(floor(max(...)), n)`` for a whole ``n``, so each side can be integer division;
+    None for any other expression.  The end of ``X >> Y`` where one side is ``0.55 * total``
+    steps long is such a ``max``, and a restart cycle index (in a ``repeat`` too) asks for
+    its floor."""
+    inner = expr.args[0] if isinstance(expr, (sp.floor, sp.ceiling)) else None
+    if isinstance(inner, (sp.Min, sp.Max)):
+        return inner.func(*(expr.func(a) for a in inner.args))
+    if isinstance(expr, sp.floor) and isinstance(inner, sp.Mod) and is_whole(inner.args[1]) \
+            and isinstance(inner.args[0], (sp.Min, sp.Max)):
+        return sp.Mod(sp.floor(inner.args[0]), inner.args[1])
+    return None
+
+
 def first_step(bound: sp.Expr | None) -> sp.Expr | None:
     """The first whole step after a branch ``t < bound``: ``bound`` itself, or its ceiling
     when it is a ratio of whole numbers that may be fractional (``4*total/5``)."""
