@@ -26,7 +26,9 @@ from .special import geometric
 from .stdlib import REQUIRED, Builtin, Kind, Warmup
 from .steps import check_steps, refuse_huge_step, zero_length_call
 
-PARAM_TYPES = ("int", "float")
+#: ``group``: a float that each optimizer param group may override with its own entry of the
+#: same name (a scheduler class reads it per group; everywhere else it is a float).
+PARAM_TYPES = ("int", "float", "group")
 
 #: Time units (Composer style) and the parameter each one needs to become steps.
 TIME_UNITS = {
@@ -197,7 +199,8 @@ class Lowerer:
     def _param(self, stmt: ir.Param) -> None:
         if stmt.type not in PARAM_TYPES:
             raise SchedlangError(f"unknown parameter type '{stmt.type}'", stmt.type_span,
-                                 hint="use int (whole numbers, e.g. steps) or float")
+                                 hint="use int (whole numbers, e.g. steps), float, or group (a float each "
+                                      "param group may override)")
         positive = stmt.where is not None and _says_positive(stmt.where, stmt.name, self._nonnegative)
         symbol = param_symbol(stmt.name, stmt.type, positive)
         default = None

@@ -234,7 +234,8 @@ class Program:
             for name, info in self.params.items():
                 value = self.values.get(name)
                 params.append(ParamSpec(name, py_names[name], info.symbol,
-                                        None if value is None else number_literal(value)))
+                                        None if value is None else number_literal(value),
+                                        group=info.type == "group"))
         schedules = []
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr

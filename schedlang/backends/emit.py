@@ -70,6 +70,12 @@ def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool,
 
 def _cerebras_target(program, spec: ModuleSpec, class_name: str, *, schedule: str | None, **_) -> Module:
     name = check_class_name(class_name, spec)
+    group = next((p for p in spec.params if p.group), None)
+    if group is not None:
+        raise SchedlangError(f"the Cerebras class sets one value in every param group; group parameter "
+                             f"'{group.name}' needs a value per group",
+                             program.params[group.name].span,
+                             hint="use --target torch: its class reads each group's own entry")
     return cerebras_module(program, spec, name, pick_schedule(program, schedule))
 
 
@@ -129,6 +135,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
         mode="multiples of each group's initial value (relative)" if relative else "absolute",
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
         relative=bool(relative), signature=keyword_params(spec.params), params=_params(spec),
+        group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
         entries=repr(templates.ENTRIES)))
 
 

@@ -45,11 +45,17 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     keys = list(program.schedules) if target == "torch" else ["lr"]
     drivers = getattr(module, "_drivers", lambda schedules, group: {k: k for k in schedules})
     names = {p.py_name: p.name for p in spec.params}
+    group_params = [p.name for p in spec.params if p.group]
     checked: set = set()  # parameter values this class has already checked
 
     def init(self, optimizer, *args, **kwargs):
-        _check_params(program, names, kwargs, checked)
+        given = {names[k]: v for k, v in kwargs.items() if k in names}
+        _check_params(program, given, checked)
         _check_groups(optimizer, keys, relative and kwargs.get("last_epoch", -1) != -1, drivers)
+        for index, group in enumerate(optimizer.param_groups):
+            own = {name: group[name] for name in group_params if name in group}
+            if own:
+                _check_params(program, given | own, checked, f"optimizer param group {index}: ")
         base.__init__(self, optimizer, *args, **kwargs)
 
     init.__signature__ = inspect.signature(base.__init__)
@@ -60,15 +66,19 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     return cls
 
 
-def _check_params(program, names: dict[str, str], kwargs: dict, checked: set) -> None:
-    """Bind the constructor's values like ``compile(params=...)`` would (``Program.rebind``):
-    same errors."""
-    given = {names[k]: v for k, v in kwargs.items() if k in names}
+def _check_params(program, given: dict, checked: set, where: str = "") -> None:
+    """Bind the constructor's values (and a param group's own ``group`` parameters) like
+    ``compile(params=...)`` would (``Program.rebind``): same errors."""
     if not given:
         return
     key = tuple(sorted((n, repr(v)) for n, v in given.items()))
     if key not in checked:
-        program.rebind(given)
+        try:
+            program.rebind(given)
+        except SchedlangError as exc:
+            if not where:
+                raise
+            raise SchedlangError(where + exc.message, exc.span, hint=exc.hint) from None
         checked.add(key)
 
 

@@ -108,6 +108,8 @@ class ParamSpec:
     py_name: str
     symbol: sp.Symbol
     default_literal: str | None  # None: a required keyword argument
+    #: A ``group`` parameter: scheduler classes take each param group's own entry of ``name``.
+    group: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,10 @@ ModelZoo can express exactly:
 * ``>>`` (SequentialLR, milestones left to ModelZoo's derivation from
   ``total_iters``), ``X for n`` where that is a cut of a linear piece or a hold,
 * anything constant in ``t`` (ConstantLR), ``let`` names,
-* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins).
+* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins),
+* ``adjust_learning_rate * (schedule)``, where ``adjust_learning_rate`` is a
+  ``group`` parameter with default 1: ``ScalePerParamLR`` (``*WD``), which
+  scales each param group by its own ``adjust_learning_rate``.
 
 Anything else is a ``SchedlangError`` at the construct, saying why ModelZoo
 cannot carry it.  The export is then read back and proven equal to the
@@ -83,7 +86,7 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
         if stmt.name not in TARGETS:
             raise SchedlangError(f"Cerebras schedules only lr and weight_decay, not '{stmt.name}'", stmt.span,
                                  hint="rename it, or pick the others with --schedule lr")
-        sched = translator.top(stmt.value)
+        sched = translator.scaled(stmt.value)
         sched.target = stmt.name
         scheds.append(sched)
     text = render(scheds, filename)
@@ -103,14 +106,18 @@ def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
     from ..verify import equivalent
 
     back = compile_source(from_cerebras_yaml(text, f"{filename} (exported)", style="core"))
-    for name, schedule in program.schedules.items():
-        if schedules and name not in schedules:
-            continue
-        verdict = equivalent(schedule, back[name], rtol=_RTOL if _inexact(text) else 0)
-        if verdict.different:
-            raise SchedlangError(f"internal error: the export of '{name}' differs from the original at "
-                                 f"{verdict.counterexample}", schedule.span,
-                                 hint="please report this with the file")
+    pairs = [(program, back)]
+    if cm.SCALE_PARAM in program.params:  # a group's own factor, not only the default
+        pairs.append(tuple(p.rebind({cm.SCALE_PARAM: sp.Rational(3, 7)}) for p in (program, back)))
+    for original, exported in pairs:
+        for name, schedule in original.schedules.items():
+            if schedules and name not in schedules:
+                continue
+            verdict = equivalent(schedule, exported[name], rtol=_RTOL if _inexact(text) else 0)
+            if verdict.different:
+                raise SchedlangError(f"internal error: the export of '{name}' differs from the original "
+                                     f"at {verdict.counterexample}", schedule.span,
+                                     hint="please report this with the file")
 
 
 _RTOL = sp.Rational(1, 10**12)
@@ -126,10 +133,33 @@ class _Translator:
         self.program = program
         self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         self.defs = {s.name for s in module.statements if isinstance(s, ir.Def)}
+        self.group = {info.symbol: name for name, info in program.params.items() if info.type == "group"}
+        for name, info in program.params.items():
+            if info.type == "group" and (name != cm.SCALE_PARAM or info.default != 1):
+                raise SchedlangError(f"group parameter '{name}' has no Cerebras form", info.span,
+                                     hint=f"cstorch's ScalePerParamLR reads `param {cm.SCALE_PARAM}: "
+                                          "group = 1` (each group's adjust_learning_rate, else 1)")
+
+    def scaled(self, node: ir.Node) -> Sched:
+        """``adjust_learning_rate * X`` (the group parameter ScalePerParamLR reads) is
+        ``ScalePerParamLR(X)``; anything else is ``top``'s."""
+        while isinstance(node, ir.Name) and node.id in self.lets:
+            node = self.lets[node.id]
+        if isinstance(node, ir.BinOp) and node.op == "*":
+            for factor, rest in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(factor, ir.Name) and factor.id == cm.SCALE_PARAM and self.group:
+                    return Sched("ScalePerParamLR", children=[self.top(rest)], span=node.span)
+        return self.top(node)
 
     # -- values ------------------------------------------------------------------------
 
     def bound(self, expr: sp.Expr, node: ir.Node) -> sp.Expr:
+        group = sorted(self.group[s] for s in expr.free_symbols if s in self.group)
+        if group:
+            raise SchedlangError(f"group parameter '{group[0]}' has a value per param group here, which "
+                                 "a Cerebras scheduler's arguments cannot hold", node.span,
+                                 hint=f"Cerebras YAML scales by groups only around the whole schedule: "
+                                      f"`{cm.SCALE_PARAM} * (...)` (ScalePerParamLR)")
         value = bind(expr, self.program.substitutions)
         if value.free_symbols:
             missing = sorted(str(s) for s in value.free_symbols)[0]

@@ -39,6 +39,7 @@ class _Call:
         module = parse(source, filename)
         lowered = lower(module)
         self.program = Program(lowered, params or {})
+        refuse_group_params(self.program, library)
         self.lowerer = lowered.lowerer
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
@@ -78,6 +79,17 @@ class _Call:
         if value is None or isinstance(value, sp.Basic):
             return value
         return sp.Rational(value)
+
+
+def refuse_group_params(program: Program, library: str) -> None:
+    """A ``group`` parameter has a value per optimizer param group, which one scheduler's
+    keywords cannot say: binding it to its default would export a different schedule."""
+    for name, info in program.params.items():
+        if info.type == "group":
+            raise SchedlangError(f"group parameter '{name}' has a value per param group, which "
+                                 f"{library} cannot say", info.span,
+                                 hint="remove it (or make it a float) to export the schedule shared by "
+                                      "every group")
 
 
 def _verify(original: Program, text: str, reader, filename: str, params: dict | None) -> None:

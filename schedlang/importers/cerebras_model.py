@@ -34,9 +34,13 @@ def _default(default):
     return REQ if default is None else None if default == "none" else default
 
 
-#: ``ScalePerParamLR`` wraps per-group scaling no preset models (refused by ``UNSUPPORTED``); the
-#: reader still knows its signature, to refuse it at the right place.
+#: ``ScalePerParamLR`` multiplies the schedule it wraps by each param group's own factor, which
+#: no preset can hold: it imports as that schedule times a ``group`` parameter (``SCALE_PARAM``).
 _UNMODELLED = {"ScalePerParamLR": ("ScalePerParamWD", (("scheduler", "schedulers", REQ),))}
+
+#: The param-group entry cstorch's ``ScalePerParamLR`` and ``ScalePerParamWD`` both read (the WD
+#: twin too), falling back to ``adjust_val`` and then 1: the ``group`` parameter of an import.
+SCALE_PARAM = "adjust_learning_rate"
 
 #: LR class -> ((argument, kind, default), ...), derived from ``presets.cerebras.TABLE`` (cstorch
 #: 2.10.0's signatures, written once).  Kinds: value, steps, flag, option, list, schedulers.
@@ -72,8 +76,6 @@ UNSUPPORTED = {
     "LambdaLR": "LambdaLR is only usable by subclassing it in Python (its lambdas are code, not "
                 "configuration); write the closed form in schedlang, or trace the function with "
                 "schedlang.from_python",
-    "ScalePerParamLR": "ScalePerParamLR scales each parameter group by its own adjust_learning_rate; "
-                       "schedlang schedules are the same for every group",
 }
 
 #: The argument each class's ChainedScheduler normalisation divides by (``initial_val``).

@@ -29,6 +29,12 @@ def source(scheds: list[Sched], origin: str, style: str = "presets") -> str:
     if any(s.tags for s in scheds):
         lines.append("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
                      "(param_group_tags); KEY alone, in the others.")
+    if any(s.name == "ScalePerParamLR" for s in scheds):
+        lines += [f"# ScalePerParam: each param group's own {cm.SCALE_PARAM} entry scales its value (a "
+                  "group parameter);",
+                  "# cstorch falls back to a group's adjust_val, then 1; this file reads "
+                  f"{cm.SCALE_PARAM} only, then 1.",
+                  f"param {cm.SCALE_PARAM}: group = 1"]
     for sched in scheds:
         body = _preset(sched, 0) if style == "presets" else _core(sched, 0)
         for name in sched.schedule_names:
@@ -56,8 +62,15 @@ def _notes(sched: Sched) -> list[str]:
 # -- presets style ------------------------------------------------------------------------
 
 
+def _scaled(s: Sched, inner: str) -> str:
+    """``ScalePerParamLR(scheduler)``: the schedule times each group's own factor."""
+    return f"{cm.SCALE_PARAM} * ({inner})"
+
+
 def _preset(s: Sched, depth: int, target: str | None = None) -> str:
     """``cerebras.X(...)`` with the anchor's names: the ``*WD`` twin and its keywords for weight decay."""
+    if s.name == "ScalePerParamLR":
+        return _scaled(s, _preset(s.children[0], depth, target or s.target))
     wd = (target or s.target) == "weight_decay"
     parts = []
     for name, kind, _ in cm.CLASSES[s.name]:
@@ -124,6 +137,8 @@ def _core(s: Sched, depth: int) -> str:
     n = sched_text
     a = lambda name: _arg(s, name)  # noqa: E731
     name = s.name
+    if name == "ScalePerParamLR":
+        return _scaled(s, _core(s.children[0], depth))
     if name in CORE_TWINS:
         return _twin(s)
     if name == "InverseExponentialTimeDecayLR":

@@ -193,10 +193,24 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
 
 def _convert(spec, value: Node, sched: Sched, target: str):
     arg_name, kind, default = spec
+    if kind == "schedulers" and arg_name == "scheduler":  # ScalePerParamLR: one scheduler
+        items = value.value if value.is_list else [value]
+        if len(items) != 1:
+            raise SchedlangError("'scheduler' must be one scheduler", value.span,
+                                 hint="e.g. `scheduler: {CosineDecayLR: {...}}`")
+        sched.children = [_one(items[0], target)]
+        if sched.children[0].name == "ScalePerParamLR":
+            raise SchedlangError("ScalePerParamLR inside ScalePerParamLR", items[0].span,
+                                 hint="give the groups' factors once")
+        return None
     if kind == "schedulers":
         if not value.is_list or not value.value:
             raise SchedlangError(f"'{arg_name}' must be a non-empty list of schedulers", value.span)
         sched.children = [_one(item, target) for item in value.value]
+        if any(child.name == "ScalePerParamLR" for child in sched.children):
+            raise SchedlangError(f"ScalePerParamLR inside a {sched.name}", value.span,
+                                 hint="ScalePerParamLR wraps the whole schedule: put the "
+                                      f"{sched.name} inside it")
         return None
     if value.value is None and default is None:
         return None
@@ -278,10 +292,15 @@ def _finish(sched: Sched, name: str, given: dict, args: Node | None) -> None:
 
 
 def _legacy(optimizer: Node) -> list[Sched]:
+    """The schedule, wrapped in ``ScalePerParamLR`` when ``adjust_learning_rate`` gives
+    per-layer factors, as ModelZoo's ``convert_lr_scheduler`` does."""
+    sched = _legacy_schedule(optimizer)
     if "adjust_learning_rate" in optimizer.value:
-        raise SchedlangError("adjust_learning_rate cannot be imported",
-                             optimizer.key_spans["adjust_learning_rate"],
-                             hint=cm.UNSUPPORTED["ScalePerParamLR"])
+        sched = Sched("ScalePerParamLR", children=[sched], span=optimizer.key_spans["adjust_learning_rate"])
+    return [sched]
+
+
+def _legacy_schedule(optimizer: Node) -> Sched:
     if "learning_rate" not in optimizer.value:
         raise SchedlangError("the optimizer has no learning_rate", optimizer.span)
     lr = optimizer.value["learning_rate"]
@@ -290,7 +309,7 @@ def _legacy(optimizer: Node) -> list[Sched]:
             raise SchedlangError("learning_rate is an empty list", lr.span)
         children = [_legacy_one(item) for item in lr.value]
         if len(children) == 1:
-            return children
+            return children[0]
         main = "SequentialLR"
         for item in lr.value:
             chosen = item.value.get("main_scheduler")
@@ -298,11 +317,11 @@ def _legacy(optimizer: Node) -> list[Sched]:
                 main = "ChainedScheduler"
         sched = Sched(main, children=children, span=optimizer.key_spans["learning_rate"])
         _finish(sched, main, {}, None)
-        return [sched]
+        return sched
     if lr.is_mapping:
-        return [_legacy_one(lr)]
+        return _legacy_one(lr)
     value = _number(lr, "learning_rate")
-    return [Sched("ConstantLR", {"learning_rate": value}, span=optimizer.key_spans["learning_rate"])]
+    return Sched("ConstantLR", {"learning_rate": value}, span=optimizer.key_spans["learning_rate"])
 
 
 def _legacy_one(item: Node) -> Sched:

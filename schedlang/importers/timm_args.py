@@ -18,7 +18,10 @@ preset ``create_scheduler_v2`` would build, with its arguments:
   world_size / lr_base_size``, square-rooted for Ada*/LAMB optimizers); the
   number of processes is the required parameter ``world_size``;
 - ``--lr-noise`` (noise from torch's generator) and ``--sched plateau`` (driven
-  by a metric) have no closed form and are refused at their line.
+  by a metric) have no closed form and are refused at their line;
+- ``--layer-decay`` makes timm's optimizer give each param group an ``lr_scale``
+  (``layer_decay ** depth``) that timm's scheduler multiplies every value by: the
+  file gets the ``group`` parameter ``lr_scale`` (1 for a group without one).
 
 ``t`` is the scheduler's count: the epoch (``step(epoch)``) by default, the
 update count with ``--sched-on-updates``.  ``--cooldown-epochs`` only makes
@@ -44,7 +47,7 @@ TRAIN_DEFAULTS = {
     "lr_cycle_limit": 1, "lr_k_decay": 1.0, "warmup_lr": 1e-5, "min_lr": 0, "epochs": 300,
     "decay_milestones": [90, 180, 270], "decay_epochs": 90, "warmup_epochs": 5, "warmup_prefix": False,
     "cooldown_epochs": 0, "decay_rate": 0.1, "batch_size": 128, "grad_accum_steps": 1, "opt": "sgd",
-    "lr_decay_fn": None, "lr_stable_timescale": None,
+    "lr_decay_fn": None, "lr_stable_timescale": None, "layer_decay": None,
 }
 #: Command-line spellings that are not the argument name with dashes.
 ALIASES = {"b": "batch_size", "dr": "decay_rate"}
@@ -186,9 +189,18 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         raise SchedlangError("lr_noise adds noise drawn from torch's random generator (seeded with "
                              "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
                              hint="remove lr_noise; the schedule without noise is what timm adds noise to")
-    head = [f"# Imported by `schedlang import` from {origin} (timm {args.origin}; create_scheduler_v2).",
-            "# Values are absolute (optimizer param groups with lr_scale get value * lr_scale)."]
+    head = [f"# Imported by `schedlang import` from {origin} (timm {args.origin}; create_scheduler_v2)."]
     params: list[str] = []
+    scale = ""
+    if r.raw("layer_decay") is not None and sched != "none":
+        r.number("layer_decay")
+        head.append(f"# Values are absolute. layer_decay {r.raw('layer_decay')}: timm's optimizer gives each "
+                    "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
+        params.append("param lr_scale: group = 1")
+        scale = "lr_scale * "
+    else:
+        head.append("# Values are absolute (timm's optimizer sets no param group lr_scale without "
+                    "--layer-decay).")
     on_updates = r.flag("sched_on_updates")
     if on_updates:
         head.append("# --sched-on-updates: t counts optimizer updates (step_update); every epoch count is "
@@ -208,7 +220,7 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         return "\n".join([*head, *params, f"schedule lr = {body}"]) + "\n"
     keywords = _keywords(r, sched, per, on_updates, lr)
     call = f"timm.{CLASSES[sched]}({', '.join(f'{k}={v}' for k, v in keywords)})"
-    preset_text = "\n".join([*head, *params, f"schedule lr = {call}"]) + "\n"
+    preset_text = "\n".join([*head, *params, f"schedule lr = {scale}{call}"]) + "\n"
     if style == "presets":
         return preset_text
     core_head = [*head, "# Core style: the same schedule written without presets."]

@@ -41,6 +41,7 @@ SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
 #   class_name = 'BertLinear'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
+#   group_params = '{}'
 #   keys = '``lr``, ``weight_decay``'
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"

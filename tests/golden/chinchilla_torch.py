@@ -33,6 +33,7 @@ SCHEDULES = {'lr': lr}
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
 #   class_name = 'Chinchilla'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
+#   group_params = '{}'
 #   keys = '``lr``'
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"

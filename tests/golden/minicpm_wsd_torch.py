@@ -65,6 +65,7 @@ SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
 #   class_name = 'MinicpmWsd'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
+#   group_params = '{}'
 #   keys = '``lr``, ``lr_sqrt``'
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"

@@ -33,6 +33,7 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
 #   class_name = 'ResnetMultistep'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
+#   group_params = '{}'
 #   keys = '``lr``, ``momentum``'
 #   mode = 'absolute'
 #   params = "'steps_per_epoch': steps_per_epoch, 'base': base"

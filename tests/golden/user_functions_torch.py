@@ -44,6 +44,7 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
 #   class_name = 'UserFunctions'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
+#   group_params = '{}'
 #   keys = '``lr``, ``momentum``'
 #   mode = 'absolute'
 #   params = "'floor_lr': floor_lr"

@@ -68,7 +68,9 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
 
     A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
     ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
-    and a group that neither drives keeps its value.
+    and a group that neither drives keeps its value.  A ``group`` parameter takes, in
+    each param group that has an entry of its name, that entry (read once, here in the
+    constructor), and the constructor's value in the others.
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
@@ -85,6 +87,8 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     #: The param-group key each schedule drives (``lr__no_wd`` drives ``lr``).
     KEYS = {name: name.split("__", 1)[0] for name in SCHEDULES}
     RELATIVE = False
+    #: ``group`` parameters: identifier -> the param-group entry that overrides it.
+    GROUP_PARAMS = {}
 
     def __init__(self, optimizer, *, last_epoch=-1):
         self.params = {}
@@ -92,6 +96,8 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         self._host_stale = False
         self._counters = {}
         self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
+        self._group_values = [{name: float(group[key]) for name, key in self.GROUP_PARAMS.items()
+                                if key in group} for group in optimizer.param_groups]
         for index, group in enumerate(optimizer.param_groups):
             for key in self._drivers[index]:
                 if not _has(group, key):
@@ -145,25 +151,23 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         (None for the others)."""
         torch_function, python_function = self.SCHEDULES[name]
         key = self.KEYS[name]
-        plain = None
-        found = {}
+        found = {}  # one value per (device, dtype) -- or None for a float -- and group values
         out = []
-        for group, drivers in zip(self.optimizer.param_groups, self._drivers):
+        for group, drivers, own in zip(self.optimizer.param_groups, self._drivers, self._group_values):
             if drivers.get(key) != name:
                 out.append(None)
                 continue
             current = _get(group, key)
-            if isinstance(current, _PLAIN) or not on_device:
-                if plain is None:
-                    plain = float(python_function(self.last_epoch, **self.params))
-                value = plain
-            else:
-                where = (current.device, current.dtype)
-                value = found.get(where)
-                if value is None:
-                    value = torch_function(self._counters[current.device], **self.params,
-                                           _dtype=current.dtype)
-                    found[where] = value
+            params = {**self.params, **own} if own else self.params
+            kind = None if isinstance(current, _PLAIN) or not on_device else (current.device, current.dtype)
+            where = (kind, tuple(own.items()))
+            value = found.get(where)
+            if value is None:
+                if where[0] is None:
+                    value = float(python_function(self.last_epoch, **params))
+                else:
+                    value = torch_function(self._counters[current.device], **params, _dtype=current.dtype)
+                found[where] = value
             if self.RELATIVE:
                 value = value * group["initial_" + key]
             out.append(value)
