@@ -228,3 +228,53 @@ def test_timm_layer_decay_drives_each_groups_lr_scale_as_timm():
                 ours.step()
             for a, b in zip(ours_opt.param_groups, theirs_opt.param_groups):
                 assert math.isclose(a["lr"], b["lr"], rel_tol=1e-12, abs_tol=1e-18), (style, epoch)
+
+
+def test_from_the_command_line(tmp_path):
+    """``schedlang compile --target torch`` writes a module whose class reads each group's
+    entry; ``--target cerebras`` exits 2 with the caret at the parameter."""
+    torch = pytest.importorskip("torch")
+    import importlib.util
+
+    from helpers import run_cli
+
+    source = tmp_path / "scaled.sched"
+    source.write_text(SOURCE)
+    out = tmp_path / "scaled_module.py"
+    result = run_cli("compile", source, "--target", "torch", "-o", out, "--class-name", "Scaled")
+    assert result.returncode == 0, result.stderr
+    spec = importlib.util.spec_from_file_location("scaled_module", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    optimizer = _groups(torch, "scale", FACTORS)
+    scheduler = module.Scaled(optimizer)
+    program = schedlang.compile(SOURCE)
+    for step, values in enumerate(_drive(optimizer, scheduler, 20)):
+        assert values == pytest.approx([f * program["lr"](step) for f in FACTORS], rel=1e-15), step
+    refused = run_cli("compile", source, "--target", "cerebras")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "scaled.sched:1:7: error: the Cerebras class sets one value" in refused.stderr
+    assert "^^^^^" in refused.stderr
+
+
+def test_tagged_scale_per_param_drives_its_groups_as_cstorch():
+    """cstorch requires ScalePerParamLR's scheduler to repeat its param_group_tags."""
+    torch = pytest.importorskip("torch")
+    from schedlang.importers import from_cerebras_yaml
+
+    inner = ("CosineDecayLR", {"initial_learning_rate": 1e-3, "end_learning_rate": 1e-4, "total_iters": 40,
+                               "param_group_tags": "body"})
+    want = _cerebras("ScalePerParamLR", {"scheduler": inner, "param_group_tags": "body"}, range(60),
+                     adjust_learning_rate=0.5, tags={"body"})
+    text = ("schedulers:\n  - ScalePerParamLR:\n      param_group_tags: body\n      scheduler:\n"
+            "        CosineDecayLR: {initial_learning_rate: 1.0e-3, end_learning_rate: 1.0e-4,"
+            " total_iters: 40, param_group_tags: body}\n")
+    program = schedlang.compile(from_cerebras_yaml(text))
+    assert list(program.schedules) == ["lr__body"]
+    optimizer = torch.optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(1))], "tags": "body",
+                                  "adjust_learning_rate": 0.5},
+                                 {"params": [torch.nn.Parameter(torch.zeros(1))], "lr": 0.25}], lr=1.0)
+    scheduler = program.scheduler_class("Tagged")(optimizer)
+    for step, values in enumerate(_drive(optimizer, scheduler, 60)):
+        assert values[0] == pytest.approx(want[step], rel=1e-6), step
+        assert values[1] == 0.25  # untagged: not driven

@@ -95,7 +95,9 @@ def _schedulers(node: Node) -> list[Sched]:
     return [_one(item) for item in items]
 
 
-def _one(item: Node, target: str | None = None) -> Sched:
+def _one(item: Node, target: str | None = None, inherited: tuple[str, ...] = ()) -> Sched:
+    """One ``{ClassName: {arguments}}``; ``inherited``: the tags a child may repeat (cstorch's
+    ``ScalePerParamLR`` requires its scheduler to carry its own ``param_group_tags``)."""
     if not item.is_mapping or len(item.value) != 1:
         raise SchedlangError("each scheduler is a mapping with one key, the class name", item.span,
                              hint="e.g. `- LinearLR: {initial_learning_rate: 0.0, end_learning_rate: "
@@ -104,9 +106,7 @@ def _one(item: Node, target: str | None = None) -> Sched:
     tags = ()
     if target is None and args is not None and args.is_mapping and "param_group_tags" in args.value:
         tags = _tags(args.value["param_group_tags"])
-    sched = _build(name, item.key_spans[name], args, target=target)
-    sched.tags = tags
-    return sched
+    return _build(name, item.key_spans[name], args, target=target, tags=tags, inherited=inherited)
 
 
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -134,7 +134,7 @@ def _tags(node: Node) -> tuple[str, ...]:
 
 
 def _build(name: str, name_span, args: Node | None, target: str | None = None, legacy: bool = False,
-           skip: tuple[str, ...] = ()) -> Sched:
+           skip: tuple[str, ...] = (), tags: tuple[str, ...] = (), inherited: tuple[str, ...] = ()) -> Sched:
     found = cm.lookup(name, legacy=legacy)
     if found is None:
         raise SchedlangError(f"unknown Cerebras scheduler '{name}'", name_span,
@@ -146,7 +146,7 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
         raise SchedlangError(f"{name} cannot be imported", name_span, hint=cm.UNSUPPORTED[lr_name])
     if target is not None and kind != target:
         raise SchedlangError(f"{name} schedules {kind}, but it is inside a {target} composite", name_span)
-    sched = Sched(lr_name, target=kind, span=name_span)
+    sched = Sched(lr_name, target=kind, span=name_span, tags=tags)
     spec = {a[0]: a for a in cm.CLASSES[lr_name]}
     given = {} if args is None or args.value is None else args.value
     if args is not None and args.value is not None and not args.is_mapping:
@@ -160,6 +160,8 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
             canonical = cm.KEY_ALIASES[canonical]
         if canonical == "param_group_tags" and target is None:
             continue  # read by _one: the schedule's name says which groups it drives
+        if canonical == "param_group_tags" and inherited and set(_tags(value)) == set(inherited):
+            continue  # ScalePerParamLR's scheduler repeats its tags, as cstorch requires
         if canonical == "param_group_tags":
             raise SchedlangError("param_group_tags belongs on the outer scheduler", key_span,
                                  hint="ModelZoo pushes a composite's tags down to its children; children "
@@ -198,7 +200,7 @@ def _convert(spec, value: Node, sched: Sched, target: str):
         if len(items) != 1:
             raise SchedlangError("'scheduler' must be one scheduler", value.span,
                                  hint="e.g. `scheduler: {CosineDecayLR: {...}}`")
-        sched.children = [_one(items[0], target)]
+        sched.children = [_one(items[0], target, inherited=sched.tags)]
         if sched.children[0].name == "ScalePerParamLR":
             raise SchedlangError("ScalePerParamLR inside ScalePerParamLR", items[0].span,
                                  hint="give the groups' factors once")
