@@ -202,7 +202,10 @@ def summarise(program) -> Report:
     for name, info in program.params.items():
         value = program.values.get(name)
         shown = "unbound" if value is None else _fmt(float(value)) if not value.is_Integer else str(value)
-        lines.append(f"param {name}: {info.type} = {shown}")
+        per_group = ""
+        if info.type == "group":
+            per_group = f" (a scheduler class takes each param group's '{name}' entry)"
+        lines.append(f"param {name}: {info.type} = {shown}{per_group}")
     for s in summaries:
         if s.start is None:
             free = ", ".join(sorted(str(x) for x in program[s.name].expr.free_symbols if str(x) != "t"))

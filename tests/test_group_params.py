@@ -278,3 +278,14 @@ def test_tagged_scale_per_param_drives_its_groups_as_cstorch():
     for step, values in enumerate(_drive(optimizer, scheduler, 60)):
         assert values[0] == pytest.approx(want[step], rel=1e-6), step
         assert values[1] == 0.25  # untagged: not driven
+
+
+def test_check_says_what_a_group_parameter_does(tmp_path):
+    from helpers import run_cli
+
+    path = tmp_path / "g.sched"
+    path.write_text(SOURCE)
+    result = run_cli("check", path)
+    assert result.returncode == 0, result.stderr
+    said = "param scale: group = 1 (a scheduler class takes each param group's 'scale' entry)"
+    assert said in result.stdout

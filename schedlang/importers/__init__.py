@@ -117,11 +117,20 @@ def guess_format(path: Path, text: str | None = None) -> str:
     """The format of ``path``: from its name, and for YAML from its keys when ``text`` is
     given (``trainer: init:`` is ModelZoo's; ``max_duration:`` / ``scheduler:``, at the top or
     under ``trainer:``, an llm-foundry or Composer run; ``sched:`` timm's ``args.yaml``;
-    ``lr_scheduler_type:`` HF ``TrainingArguments``; otherwise ModelZoo's legacy layout)."""
+    ``lr_scheduler_type:`` HF ``TrainingArguments``; otherwise ModelZoo's legacy layout), and
+    for JSON likewise (``"class_name"``: a serialized Keras schedule; ``"scheduler"`` or
+    ``"zero_optimization"``: a DeepSpeed config; otherwise HF ``TrainingArguments``)."""
     if path.name == "args.yaml":  # what timm's train.py writes next to its checkpoints
         return "timm-args"
     if text is not None and path.suffix.lower() in (".yaml", ".yml"):
         return _yaml_format(text)
+    if text is not None and path.suffix.lower() == ".json":
+        keys = set(re.findall(r'"([A-Za-z_][\w-]*)"\s*:', text))
+        if "class_name" in keys:
+            return "keras-json"
+        if keys & {"scheduler", "zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu"}:
+            return "deepspeed-json"
+        return "hf-args"
     if path.suffix.lower() == ".json" and "ds" in path.name.lower():
         return "deepspeed-json"
     if path.suffix.lower() == ".json":

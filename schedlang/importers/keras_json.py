@@ -58,7 +58,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                              (config or name_node).span)
     preset = PRESETS[f"keras.{name}"]
     known = [a.name for a in preset.args]
-    parts = []
+    parts, numbers = [], {}
     for key, node in config.value.items():
         if key == "name" or (node.value is None and _default(preset, key) is None):
             continue  # the op name, or a keyword left at its default None
@@ -66,12 +66,30 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
             raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
                                  hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
         parts.append(f"{key}={_value(node, key)}")
+        numbers[key] = exact(node.value)
     head = [f"# Imported by `schedlang import` from {origin} (a serialized Keras LearningRateSchedule).",
             "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
     preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":
         return preset_text
-    return core_source(preset_text, [*head, "# Core style: the same schedule written without presets."], [])
+    core_head = [*head, "# Core style: the same schedule written without presets."]
+    restarts = _cosine_restarts(preset, numbers) if name == "CosineDecayRestarts" else None
+    if restarts is not None:
+        return "\n".join([*core_head, f"schedule lr = {restarts}"]) + "\n"
+    return core_source(preset_text, core_head, [])
+
+
+def _cosine_restarts(preset, given: dict) -> str | None:
+    """``CosineDecayRestarts`` with growing restarts and no amplitude decay (``m_mul = 1``, Keras'
+    default) as the standard library's ``cosine_restarts`` from ``initial`` to ``initial *
+    alpha``: its lowered form has a restart index, which no function of the language prints."""
+    values = {a.name: exact(a.default) for a in preset.args} | given
+    mult = values["t_mul"]
+    if values["m_mul"] != 1 or mult == 1 or not mult.is_integer:
+        return None  # t_mul = 1 prints as floor(t / first); m_mul != 1 has no core form
+    peak = values["initial_learning_rate"]
+    return (f"cosine_restarts({sched_text(peak)}, {sched_text(peak * values['alpha'])}, "
+            f"{sched_text(values['first_decay_steps'])}, mult={sched_text(mult)})")
 
 
 def _default(preset, key):

@@ -400,3 +400,15 @@ def test_yaml_format_is_guessed_from_the_top_level_keys(path):
     expected = YAML_FORMATS[path.name.split("_", 1)[0]]
     assert guess_format(path, path.read_text(encoding="utf-8")) == expected
     assert import_file(path) == import_file(path, format=expected)
+
+
+@pytest.mark.parametrize("path", sorted([*CONFIGS.glob("*.json"), *CONFIGS.glob("deepspeed/*.json")]),
+                         ids=lambda p: p.name)
+def test_json_format_is_guessed_from_the_keys(path):
+    """A serialized Keras schedule has ``class_name``; a DeepSpeed config ``scheduler`` (or its
+    other top-level sections); anything else is HF ``TrainingArguments``."""
+    from schedlang.importers import guess_format
+
+    expected = "deepspeed-json" if path.parent.name == "deepspeed" else \
+        {"hf": "hf-args", "keras": "keras-json"}[path.name.split("_", 1)[0]]
+    assert guess_format(path, path.read_text(encoding="utf-8")) == expected

@@ -147,3 +147,21 @@ def test_cli_imports_and_verifies(tmp_path, capsys):
     assert main(["import", str(config), "--format", "timm-args", "-o", str(a)]) == 0
     assert main(["import", str(config), "--format", "timm-args", "--lower", "-o", str(b)]) == 0
     assert main(["verify", str(a), str(b)]) == 0
+
+
+def test_keras_restarts_without_amplitude_decay_have_a_core_form():
+    """t_mul = 2, m_mul = 1 (Keras' defaults) is the standard library's cosine_restarts."""
+    data = json.loads((CONFIGS / "keras_sgdr_default.json").read_text())
+    restored = real("keras.optimizers.schedules").deserialize(data)
+    core = import_file(CONFIGS / "keras_sgdr_default.json")  # the format is guessed from the keys
+    assert "keras." in core
+    core = import_file(CONFIGS / "keras_sgdr_default.json", style="core")
+    assert "schedule lr = cosine_restarts(0.01, 0.0001, 300, mult=2)" in core
+    ours = schedlang.compile(core)["lr"]
+    presets = schedlang.compile(import_file(CONFIGS / "keras_sgdr_default.json"))["lr"]
+    assert schedlang.equivalent(ours, presets)
+    steps = sorted(set(range(0, 9000, 97)) | {299, 300, 899, 900, 2099, 2100, 4499, 4500})
+    config = restored.get_config()
+    config.pop("name")
+    assert max_error(ours.values(steps), KC.values("CosineDecayRestarts", config, steps, float64=True),
+                     1e-3) <= 1e-12
