@@ -40,6 +40,8 @@ MAX_YAML_DEPTH = 100
 MAX_YAML_ALIASES = 100
 #: Values of an imported YAML document once aliases are expanded (the billion-laughs guard).
 MAX_YAML_VALUES = 100_000
+#: Files an OpenMMLab config may read through ``_base_`` (every level counted).
+MAX_CONFIG_BASES = 32
 
 #: Python frames the compiler may use (lowering nested ``def`` calls, sympy walking a deep
 #: formula).  Python's default of 1000 is reached by 200 chained ``def``s; 3.11 runs Python

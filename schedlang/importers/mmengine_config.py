@@ -5,9 +5,15 @@ the schedule needs (``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the
 ``optimizer``) and the names they refer to are evaluated, from literals, dicts, lists,
 tuples, ``dict(...)`` calls with keywords, negative numbers and names assigned earlier
 (copied).  Anything else (arithmetic, other calls, attribute access, comprehensions)
-is refused with a caret at it; ``_base_`` inheritance is refused with the way out
-(merge the config with mmengine first).  Class names imported from ``mmengine`` in
-new-style configs (``type=LinearLR``) are read as their names.
+is refused with a caret at it.  Class names imported from ``mmengine`` in new-style
+configs (``type=LinearLR``) are read as their names.
+
+``_base_ = 'path.py'`` (or a list of paths, relative to the file) is inherited as
+mmengine's ``Config.fromfile`` does: each base is read the same way (as data), a key set
+by two bases is an error, and the file's own values are merged in: a dict into the
+base's dict key by key (unless it says ``_delete_=True``), anything else replacing it.
+Errors point into the file that holds the value.  The new-style ``read_base()`` imports
+are refused with the way out (merge the config with mmengine first).
 
 Units: ``by_epoch=True`` schedulers under an ``EpochBasedTrainLoop`` step per epoch.
 When every scheduler is by epoch the imported schedule is a function of the epoch (a
@@ -21,8 +27,10 @@ Runner's default: ``max_epochs`` (by epoch) or ``max_iters``.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..presets import PRESETS
 from ..presets._common import Rejected
 from .numbers import exact, sched_text
@@ -33,7 +41,7 @@ BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value"}
 
 
 class _Reader:
-    def __init__(self, text: str, filename: str):
+    def __init__(self, text: str, filename: str, chain: tuple[Path, ...] = (), counted: list | None = None):
         self.source = Source(text, filename)
         try:
             self.tree = ast.parse(text, filename)
@@ -43,26 +51,60 @@ class _Reader:
         self.assigned: dict[str, ast.AST] = {}
         self.imported: dict[str, str] = {}
         self.values: dict[str, object] = {}
+        self.bases: list[_Reader] = []
         for stmt in self.tree.body:
             single = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
             if single and isinstance(stmt.targets[0], ast.Name):
                 name = stmt.targets[0].id
-                if name == "_base_":
-                    raise SchedlangError("this config inherits from _base_ files, which schedlang does not "
-                                         "read (it reads one file as data)", self.span(stmt.targets[0]),
-                                         hint="merge it with mmengine first: python -c \"from "
-                                              "mmengine.config import Config; "
-                                              "Config.fromfile('THIS.py').dump('merged.py')\" and import "
-                                              "merged.py")
                 self.assigned[name] = stmt.value
             elif isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("mmengine"):
                 for alias in stmt.names:
                     self.imported[alias.asname or alias.name] = alias.name
             elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
-                    (alias.asname or alias.name) == "_base_" for alias in stmt.names):
-                raise SchedlangError("this config reads _base_ files", self.span(stmt),
-                                     hint="merge it with mmengine first (Config.fromfile(...).dump(...))")
+                    (alias.asname or alias.name) == "_base_" for alias in stmt.names) or _reads_base(stmt):
+                raise SchedlangError("this config reads _base_ files with read_base()", self.span(stmt),
+                                     hint="merge it with mmengine first (Config.fromfile(...).dump(...)), "
+                                          "or write _base_ = [...]")
+        if "_base_" in self.assigned:
+            self.bases = self._read_bases(chain or (Path(filename).resolve(),), counted or [])
 
+    def _read_bases(self, chain: tuple[Path, ...], counted: list) -> list[_Reader]:
+        """Each ``_base_`` file, read as data too (its own bases included)."""
+        given = self.get("_base_")
+        items = given.value if isinstance(given.value, list) else [given]
+        if str(self.source.filename).startswith("<"):
+            raise SchedlangError("_base_ paths are relative to the config file, and this one has no "
+                                 "path", given.span, hint="import the file by its path, not from stdin")
+        bases = []
+        for item in items:
+            if not isinstance(item.value, str) or not item.value.endswith(".py"):
+                raise SchedlangError("a _base_ entry must be the path of a .py config", item.span,
+                                     hint="JSON and YAML bases are not read; merge them with mmengine first")
+            path = (Path(self.source.filename).parent / item.value).resolve()
+            if path in chain:
+                raise SchedlangError(f"{item.value} inherits from itself", item.span)
+            counted.append(path)
+            if len(counted) > MAX_CONFIG_BASES:
+                raise SchedlangError(f"more than {MAX_CONFIG_BASES} _base_ files", item.span)
+            if not path.is_file():
+                raise SchedlangError(f"_base_ file {item.value} not found (looked for {path})", item.span)
+            bases.append(_Reader(read_source_text(path), str(path), (*chain, path), counted))
+        return bases
+
+    def top(self, name: str):
+        """Top-level ``name`` with inheritance: the bases' value (one base at most sets it)
+        with this file's merged in, as ``Config.fromfile`` merges."""
+        found = None
+        for base in self.bases:
+            value = base.top(name)
+            if value is not None and found is not None:
+                raise SchedlangError(f"'{name}' is set by two _base_ files (mmengine refuses duplicate "
+                                     "keys among bases)", value.span)
+            found = value if value is not None else found
+        own = self.get(name)
+        if own is None or found is None:
+            return found if own is None else _without_delete(own)
+        return _merge(own, found)
     def span(self, node: ast.AST) -> Span:
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None)
@@ -115,6 +157,45 @@ class _Reader:
                 ast.ListComp: "a comprehension"}.get(type(node), type(node).__name__)
         raise SchedlangError(f"{what} in a config value is not read (the file is read as data, never run)",
                              self.span(node), hint="write the number itself")
+
+
+def _reads_base(stmt: ast.AST) -> bool:
+    """``with read_base(): from .x import *``: mmengine's new-style (lazy import) inheritance."""
+    return isinstance(stmt, ast.With) and any(
+        isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, ast.Name)
+        and item.context_expr.func.id == "read_base" for item in stmt.items)
+
+
+def _merge(own: Item, base: Item) -> Item:
+    """mmengine's ``Config._merge_a_into_b``: a dict is merged into the base's dict key by key
+    unless it says ``_delete_=True``; any other value (a list, a number) replaces the base's."""
+    if not isinstance(own.value, dict) or not isinstance(base.value, dict) or _deletes(own):
+        return _without_delete(own)
+    out, keys = dict(base.value), dict(base.keys)
+    for key, value in own.value.items():
+        if key == "_delete_":
+            continue
+        if isinstance(value.value, dict) and key in out and not _deletes(value):
+            if not isinstance(out[key].value, dict):
+                raise SchedlangError(f"'{key}' is a dict here, but not in the _base_ file it merges into",
+                                     own.keys.get(key, value.span), hint="add _delete_=True to replace it")
+            out[key] = _merge(value, out[key])
+        else:
+            out[key] = _without_delete(value)
+        keys[key] = own.keys.get(key, value.span)
+    return Item(out, own.span, keys)
+
+
+def _deletes(item: Item) -> bool:
+    flag = item.value.get("_delete_") if isinstance(item.value, dict) else None
+    return flag is not None and flag.value is True
+
+
+def _without_delete(item: Item) -> Item:
+    if not isinstance(item.value, dict) or "_delete_" not in item.value:
+        return item
+    return Item({k: v for k, v in item.value.items() if k != "_delete_"}, item.span,
+                {k: v for k, v in item.keys.items() if k != "_delete_"})
 
 
 class Item:
@@ -172,12 +253,12 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     if options:
         raise SchedlangError(f"mmengine-config has no option '{next(iter(options))}'")
     reader = _Reader(text, filename)
-    schedulers = reader.get("param_scheduler")
+    schedulers = reader.top("param_scheduler")
     if schedulers is None:
         raise SchedlangError("no param_scheduler in this config", Span(reader.source, 1, 1, 1, 2),
                              hint="param_scheduler = [dict(type='LinearLR', ...), ...]")
     items = schedulers.value if isinstance(schedulers.value, list) else [schedulers]
-    loop = reader.get("train_cfg")
+    loop = reader.top("train_cfg")
     loop_cfg = loop.value if loop is not None and isinstance(loop.value, dict) else {}
     loop_type = loop_cfg["type"].value if "type" in loop_cfg else None
     by_epoch_loop = loop_cfg["by_epoch"].value if "by_epoch" in loop_cfg else \
@@ -273,12 +354,12 @@ def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:
 
 
 def _bases(reader: _Reader) -> dict[str, str]:
-    wrapper = reader.get("optim_wrapper")
+    wrapper = reader.top("optim_wrapper")
     optimizer = None
     if wrapper is not None and isinstance(wrapper.value, dict) and "optimizer" in wrapper.value:
         optimizer = wrapper.value["optimizer"]
-    elif reader.get("optimizer") is not None:
-        optimizer = reader.get("optimizer")
+    elif reader.top("optimizer") is not None:
+        optimizer = reader.top("optimizer")
     found: dict[str, str] = {}
     if optimizer is None or not isinstance(optimizer.value, dict):
         return found

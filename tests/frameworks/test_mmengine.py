@@ -27,6 +27,8 @@ SAMPLES = {
     "mmpretrain_vit_cosine.py": (7, 760, {"lr": "lr"}),
     "mmseg_poly_iters.py": (None, 17000, {"lr": "lr"}),
     "mmpose_epoch_momentum.py": (None, 230, {"lr": "lr", "momentum": "momentum"}),
+    "mmengine_bases/retinanet_2x.py": (37, 1000, {"lr": "lr"}),  # _base_: two files, dicts merged
+    "mmengine_bases/adamw_cosine.py": (29, 760, {"lr": "lr"}),  # _base_ of a _base_, _delete_
 }
 
 
@@ -65,7 +67,11 @@ def test_import_matches_mmengine(name):
 
 
 BAD = [
-    ("_base_ = ['../_base_/schedules/schedule_1x.py']\nparam_scheduler = []\n", "1:1", "_base_"),
+    ("_base_ = ['../_base_/schedules/schedule_1x.py']\nparam_scheduler = []\n", "1:11", "not found"),
+    ("_base_ = 'cfg.py'\nparam_scheduler = []\n", "1:10", "inherits from itself"),
+    ("_base_ = ['x.yaml']\n", "1:11", "path of a .py config"),
+    ("from mmengine.config import read_base\nwith read_base():\n    from ._base_ import *\n", "2:1",
+     "read_base"),
     ("lr = 0.1\noptim_wrapper = dict(optimizer=dict(lr=lr * 2))\n"
      "param_scheduler = dict(type='ExponentialLR', gamma=0.9, end=10)\n", "2:40", "arithmetic"),
     ("import math\noptim_wrapper = dict(optimizer=dict(lr=0.1))\n"
@@ -151,3 +157,25 @@ def test_long_run_drift():
                               dict(type="ExponentialLR", gamma=0.9999, end=20000, by_epoch=False)],
                              0.1, steps, 1)
     assert max_error(ours, anchor, 1e-3) <= 1e-11
+
+
+def test_base_files_merge_as_mmengine_merges(tmp_path):
+    """A key two bases set is refused; a child's dict merges into the base's key by key;
+    errors point into the file that holds the value."""
+    (tmp_path / "a.py").write_text("optim_wrapper = dict(optimizer=dict(type='SGD', lr=0.1, momentum=0.9))\n"
+                                   "train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=10)\n")
+    (tmp_path / "b.py").write_text("train_cfg = dict(max_epochs=20)\n")
+    (tmp_path / "child.py").write_text("_base_ = ['a.py', 'b.py']\n"
+                                       "param_scheduler = dict(type='ExponentialLR', gamma=0.9)\n")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(tmp_path / "child.py")
+    assert "set by two _base_ files" in str(info.value) and "b.py:1:13" in str(info.value)
+    (tmp_path / "child.py").write_text("_base_ = 'a.py'\ntrain_cfg = dict(max_epochs=3)\n"
+                                       "optim_wrapper = dict(optimizer=dict(lr=0.5))\n"
+                                       "param_scheduler = dict(type='ExponentialLR', gamma=0.9)\n")
+    lr = schedlang.compile(import_file(tmp_path / "child.py"))["lr"]
+    assert lr.values([0, 1, 2, 3, 9]) == pytest.approx([0.5, 0.45, 0.405, 0.405, 0.405])  # ends at epoch 3
+    (tmp_path / "a.py").write_text("optim_wrapper = dict(optimizer=dict(type='SGD', lr=1 + 1))\n")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(tmp_path / "child.py")
+    assert "a.py:1:52: error: arithmetic" in str(info.value)
