@@ -214,3 +214,30 @@ def test_random_sequences_export_and_round_trip(seed):
     verdict = schedlang.equivalent(schedlang.compile(source), schedlang.compile(first), rtol=rtol)
     assert verdict, (source, text, verdict)
     assert importers.from_cerebras_yaml(export(first, "r.sched"), "r.yaml", style="core") == first
+
+
+def test_per_group_schedules_export_as_tagged_schedulers_and_round_trip():
+    """``lr__TAG`` is a scheduler with ``param_group_tags: TAG``; a group parameter
+    ``adjust_learning_rate`` around the whole schedule is ``ScalePerParamLR``, its scheduler
+    carrying the same tags (cstorch requires it).  Import -> export -> import is the identity."""
+    config = (ROOT / "tests" / "frameworks" / "configs" / "cerebras_param_group_tags.yaml").read_text()
+    first = importers.from_cerebras_yaml(config, "tags.yaml", style="core")
+    exported = export(first, "tags.sched")
+    assert "param_group_tags: decay" in exported and "param_group_tags: embedding" in exported
+    second = importers.from_cerebras_yaml(exported, "x.yaml", style="core")
+    program, again = schedlang.compile(first), schedlang.compile(second)
+    assert set(again.schedules) == set(program.schedules)
+    for name in program.schedules:
+        assert schedlang.equivalent(program[name], again[name]), name
+    scaled = ("param adjust_learning_rate: group = 1\n"
+              "schedule lr__decay = adjust_learning_rate * (warmup(linear, 20) >> cosine(3e-4, 3e-5, 80))\n")
+    exported = export(scaled, "scaled.sched")
+    assert exported.count("param_group_tags: decay") == 2  # ScalePerParamLR and its scheduler
+    back = schedlang.compile(importers.from_cerebras_yaml(exported, "x.yaml"))
+    assert list(back.schedules) == ["lr__decay"] and back.params["adjust_learning_rate"].type == "group"
+
+
+def test_an_untagged_schedule_beside_a_tagged_one_is_refused():
+    with pytest.raises(schedlang.SchedlangError, match="would both drive the groups tagged b") as info:
+        export("schedule lr = constant(1)\nschedule lr__b = constant(2)\n", "f.sched")
+    assert info.value.line == 1

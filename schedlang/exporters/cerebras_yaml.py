@@ -11,7 +11,8 @@ ModelZoo can express exactly:
 * ``>>`` (SequentialLR, milestones left to ModelZoo's derivation from
   ``total_iters``), ``X for n`` where that is a cut of a linear piece or a hold,
 * anything constant in ``t`` (ConstantLR), ``let`` names,
-* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins),
+* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins), and
+  ``lr__TAG`` / ``weight_decay__TAG`` (``param_group_tags: TAG``),
 * ``adjust_learning_rate * (schedule)``, where ``adjust_learning_rate`` is a
   ``group`` parameter with default 1: ``ScalePerParamLR`` (``*WD``), which
   scales each param group by its own ``adjust_learning_rate``.
@@ -80,15 +81,26 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
     scheds = []
     for name in schedules or ():
         program[name]  # an unknown name is an error with a hint
+    untagged: dict[str, ir.ScheduleDecl] = {}
     for stmt in module.statements:
         if not isinstance(stmt, ir.ScheduleDecl) or (schedules and stmt.name not in schedules):
             continue
-        if stmt.name not in TARGETS:
-            raise SchedlangError(f"Cerebras schedules only lr and weight_decay, not '{stmt.name}'", stmt.span,
+        key, _, tag = stmt.name.partition("__")
+        if key not in TARGETS or "__" in tag:
+            raise SchedlangError(f"Cerebras schedules only lr and weight_decay (lr__TAG for the groups "
+                                 f"tagged TAG), not '{stmt.name}'", stmt.span,
                                  hint="rename it, or pick the others with --schedule lr")
         sched = translator.scaled(stmt.value)
-        sched.target = stmt.name
+        sched.target, sched.tags = key, (tag,) if tag else ()
+        if not tag:
+            untagged[key] = stmt
         scheds.append(sched)
+    for sched in scheds:
+        if sched.tags and sched.target in untagged:
+            raise SchedlangError(f"'{sched.target}' and '{sched.target}__{sched.tags[0]}' would both drive "
+                                 f"the groups tagged {sched.tags[0]} in ModelZoo (an untagged scheduler "
+                                 "drives every group)", untagged[sched.target].span,
+                                 hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
     text = render(scheds, filename)
     if verify:
         _verify(program, text, filename, schedules)
@@ -395,6 +407,10 @@ def _render(s: Sched, depth: int) -> list[str]:
     wd = s.target == "weight_decay"
     name = cm.LR_TO_WD[s.name] if wd else s.name
     lines = [f"{pad}- {name}:"]
+    if s.tags:  # cstorch requires ScalePerParamLR's scheduler to carry the same tags
+        lines.append(f"{pad}    param_group_tags: {', '.join(s.tags)}")
+        if s.name == "ScalePerParamLR":
+            s.children[0].tags = s.tags
     for arg_name, kind, _ in cm.CLASSES[s.name]:
         key = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if wd else arg_name
         if kind == "schedulers":
