@@ -289,3 +289,10 @@ def test_check_says_what_a_group_parameter_does(tmp_path):
     assert result.returncode == 0, result.stderr
     said = "param scale: group = 1 (a scheduler class takes each param group's 'scale' entry)"
     assert said in result.stdout
+
+
+def test_a_composer_scheduler_refuses_a_group_parameter():
+    from schedlang.backends.composer import ComposerScheduler
+
+    with pytest.raises(schedlang.SchedlangError, match="one multiplier of its initial lr"):
+        ComposerScheduler(schedlang.compile(SOURCE)["lr"])

@@ -41,6 +41,19 @@ def _unit_name(unit) -> str:
     return str(getattr(unit, "value", unit))
 
 
+def _refuse_group_params(schedule) -> None:
+    """Composer multiplies every group's initial lr by one ``alpha``: a ``group`` parameter,
+    which a torch class reads per group, would silently take its default in every group."""
+    params = schedule.program.params if schedule.program is not None else {}
+    used = {s.name for s in schedule.symbolic_expr.free_symbols}
+    for name, info in params.items():
+        if info.type == "group" and name in used:
+            raise SchedlangError(f"group parameter '{name}' has a value per param group, but a Composer "
+                                 "scheduler gives every group one multiplier of its initial lr",
+                                 info.span, hint="give the groups their own initial lr (Composer scales "
+                                                 "each by the schedule) and make the parameter a float")
+
+
 class ComposerScheduler:
     """``alpha(state, ssr=1.0) = f(state.timestamp.<unit>) / lr``; see the module docstring."""
 
@@ -63,6 +76,7 @@ class ComposerScheduler:
         self.unit = name
         self.lr = float(lr)
         schedule._require_bound()  # an unbound parameter fails here, not mid-run
+        _refuse_group_params(schedule)
 
     def __repr__(self) -> str:
         return f"<ComposerScheduler {self.schedule.name} in {self.unit!r}, lr={self.lr!r}>"
