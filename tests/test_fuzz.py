@@ -177,6 +177,10 @@ REPRODUCTIONS = {
         ("param total: int = 5000 where total > 0\n"
          "schedule lr = ((cosine_restarts(2, 7, 7, mult=3) for 0.55 * total) >> linear(2, 0.2, 4 * total))"
          " - repeat(cosine_restarts(1, 0.5, 50, mult=2) for 100, times=2)", {}),
+    "the oracle's exp of -exp(1.5 ** t) (mpmath computed ln 2 to as many bits as its digits)":
+        ("param total: int = 5000 where total > 0\n"
+         "schedule lr = max(exp(-exp(0.25, 1.5, total + 5)), inverse_sqrt(1e-5, 5) for 10, 7)",
+         {"total": 100_000}),
 }
 
 

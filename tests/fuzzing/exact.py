@@ -41,6 +41,8 @@ import sympy as sp
 DPS = 50
 U = 2.0**-53  # the unit roundoff of float64
 MAX_BITS = 20_000  # beyond this an exact power is computed with mpmath instead
+#: |x| beyond which exp(x) is taken as 0 or inf: float64 has those from |x| > 745.
+HUGE_EXPONENT = 2**64
 
 T_NAME = "t"
 
@@ -152,6 +154,10 @@ class Evaluator:
             x = self.ev(e.args[0])
             if self._depends(e):
                 self.kappa = max(self.kappa, abs(float(_mpf(x))))
+            if abs(_mpf(x)) > HUGE_EXPONENT:
+                # exp(-exp(1.5 ** t)): mpmath would need ln 2 to as many bits as the argument
+                # has digits (a hang); the value is 0 or inf in float64 by thousands of orders.
+                return mpmath.mpf(0) if x < 0 else mpmath.inf
             return mpmath.exp(_mpf(x)) if x != 0 else Fraction(1)
         if type(e).__name__ == "logb":
             return mpmath.log(_mpf(self.ev(e.args[0])))
