@@ -176,10 +176,10 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
             current = _get(group, key)
             params = {{**self.params, **own}} if own else self.params
             kind = None if isinstance(current, _PLAIN) or not on_device else (current.device, current.dtype)
-            where = (kind, tuple(own.items()))
+            where = (kind, tuple(own.items())) if own else kind
             value = found.get(where)
             if value is None:
-                if where[0] is None:
+                if kind is None:
                     value = float(python_function(self.last_epoch, **params))
                 else:
                     value = torch_function(self._counters[current.device], **params, _dtype=current.dtype)
