@@ -203,7 +203,7 @@ def summarise(program) -> Report:
         value = program.values.get(name)
         shown = "unbound" if value is None else _fmt(float(value)) if not value.is_Integer else str(value)
         per_group = ""
-        if info.type == "group":
+        if info.per_group:
             per_group = f" (a scheduler class takes each param group's '{name}' entry)"
         lines.append(f"param {name}: {info.type} = {shown}{per_group}")
     for s in summaries:

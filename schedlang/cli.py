@@ -531,9 +531,10 @@ def _import_quietly(args) -> int:
     if args.json:
         from . import cli_json
 
-        guessed = None if args.file in (None, "-") else importers.guess_format(
-            Path(args.file), read_source_text(args.file))
-        fmt = "sambaflow" if args.flags is not None else args.format or guessed
+        if args.flags is not None or args.format or args.file == "-":
+            fmt = "sambaflow" if args.flags is not None else args.format
+        else:  # what import_file guessed, from the name and the keys
+            fmt = importers.guess_format(Path(args.file), read_source_text(args.file))
         doc = cli_json.imported(args.file, fmt, style, text, args.output)
         if args.output:
             write_atomically(Path(args.output), text)

@@ -98,6 +98,11 @@ class ParamInfo:
     span: Span | None
 
     @property
+    def per_group(self) -> bool:
+        """A ``group`` parameter: each optimizer param group may override it (``PARAM_TYPES``)."""
+        return self.type == "group"
+
+    @property
     def assumption(self) -> sp.Basic | None:
         if self.where is None:
             return None

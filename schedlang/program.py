@@ -145,6 +145,11 @@ class Program:
         return {self.params[n].symbol: v for n, v in self.values.items()}
 
     @property
+    def group_params(self) -> dict[str, ParamInfo]:
+        """The ``group`` parameters: what only a torch scheduler class can give per group."""
+        return {name: info for name, info in self.params.items() if info.per_group}
+
+    @property
     def unbound(self) -> list[str]:
         return [n for n in self.params if n not in self.values]
 
@@ -235,7 +240,7 @@ class Program:
                 value = self.values.get(name)
                 params.append(ParamSpec(name, py_names[name], info.symbol,
                                         None if value is None else number_literal(value),
-                                        group=info.type == "group"))
+                                        group=info.per_group))
         schedules = []
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr

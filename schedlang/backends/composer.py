@@ -44,10 +44,10 @@ def _unit_name(unit) -> str:
 def _refuse_group_params(schedule) -> None:
     """Composer multiplies every group's initial lr by one ``alpha``: a ``group`` parameter,
     which a torch class reads per group, would silently take its default in every group."""
-    params = schedule.program.params if schedule.program is not None else {}
+    group = schedule.program.group_params if schedule.program is not None else {}
     used = {s.name for s in schedule.symbolic_expr.free_symbols}
-    for name, info in params.items():
-        if info.type == "group" and name in used:
+    for name, info in group.items():
+        if name in used:
             raise SchedlangError(f"group parameter '{name}' has a value per param group, but a Composer "
                                  "scheduler gives every group one multiplier of its initial lr",
                                  info.span, hint="give the groups their own initial lr (Composer scales "

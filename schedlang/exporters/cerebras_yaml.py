@@ -92,6 +92,8 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  hint="rename it, or pick the others with --schedule lr")
         sched = translator.scaled(stmt.value)
         sched.target, sched.tags = key, (tag,) if tag else ()
+        if sched.name == "ScalePerParamLR":  # cstorch requires its scheduler to carry the same tags
+            sched.children[0].tags = sched.tags
         if not tag:
             untagged[key] = stmt
         scheds.append(sched)
@@ -145,9 +147,9 @@ class _Translator:
         self.program = program
         self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         self.defs = {s.name for s in module.statements if isinstance(s, ir.Def)}
-        self.group = {info.symbol: name for name, info in program.params.items() if info.type == "group"}
-        for name, info in program.params.items():
-            if info.type == "group" and (name != cm.SCALE_PARAM or info.default != 1):
+        self.group = {info.symbol: name for name, info in program.group_params.items()}
+        for name, info in program.group_params.items():
+            if name != cm.SCALE_PARAM or info.default != 1:
                 raise SchedlangError(f"group parameter '{name}' has no Cerebras form", info.span,
                                      hint=f"cstorch's ScalePerParamLR reads `param {cm.SCALE_PARAM}: "
                                           "group = 1` (each group's adjust_learning_rate, else 1)")
@@ -407,10 +409,8 @@ def _render(s: Sched, depth: int) -> list[str]:
     wd = s.target == "weight_decay"
     name = cm.LR_TO_WD[s.name] if wd else s.name
     lines = [f"{pad}- {name}:"]
-    if s.tags:  # cstorch requires ScalePerParamLR's scheduler to carry the same tags
-        lines.append(f"{pad}    param_group_tags: {', '.join(s.tags)}")
-        if s.name == "ScalePerParamLR":
-            s.children[0].tags = s.tags
+    if s.tags:
+        lines.append(f"{pad}    param_group_tags: {s.tags[0] if len(s.tags) == 1 else _scalar(list(s.tags))}")
     for arg_name, kind, _ in cm.CLASSES[s.name]:
         key = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if wd else arg_name
         if kind == "schedulers":

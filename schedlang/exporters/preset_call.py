@@ -84,12 +84,12 @@ class _Call:
 def refuse_group_params(program: Program, library: str) -> None:
     """A ``group`` parameter has a value per optimizer param group, which one scheduler's
     keywords cannot say: binding it to its default would export a different schedule."""
-    for name, info in program.params.items():
-        if info.type == "group":
-            raise SchedlangError(f"group parameter '{name}' has a value per param group, which "
-                                 f"{library} cannot say", info.span,
-                                 hint="remove it (or make it a float) to export the schedule shared by "
-                                      "every group")
+    if program.group_params:
+        name, info = next(iter(program.group_params.items()))
+        raise SchedlangError(f"group parameter '{name}' has a value per param group, which "
+                             f"{library} cannot say", info.span,
+                             hint="remove it (or make it a float) to export the schedule shared by "
+                                  "every group")
 
 
 def _verify(original: Program, text: str, reader, filename: str, params: dict | None) -> None:

@@ -66,7 +66,8 @@ class _Reader:
                                      hint="merge it with mmengine first (Config.fromfile(...).dump(...)), "
                                           "or write _base_ = [...]")
         if "_base_" in self.assigned:
-            self.bases = self._read_bases(chain or (Path(filename).resolve(),), counted or [])
+            read = [] if counted is None else counted  # every base of the whole import, for the limit
+            self.bases = self._read_bases(chain or (Path(filename).resolve(),), read)
 
     def _read_bases(self, chain: tuple[Path, ...], counted: list) -> list[_Reader]:
         """Each ``_base_`` file, read as data too (its own bases included)."""
@@ -105,6 +106,7 @@ class _Reader:
         if own is None or found is None:
             return found if own is None else _without_delete(own)
         return _merge(own, found)
+
     def span(self, node: ast.AST) -> Span:
         end_line = getattr(node, "end_lineno", None) or node.lineno
         end_col = getattr(node, "end_col_offset", None)
@@ -355,10 +357,9 @@ def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:
 
 def _bases(reader: _Reader) -> dict[str, str]:
     wrapper = reader.top("optim_wrapper")
-    optimizer = None
     if wrapper is not None and isinstance(wrapper.value, dict) and "optimizer" in wrapper.value:
         optimizer = wrapper.value["optimizer"]
-    elif reader.top("optimizer") is not None:
+    else:
         optimizer = reader.top("optimizer")
     found: dict[str, str] = {}
     if optimizer is None or not isinstance(optimizer.value, dict):
