@@ -1,0 +1,88 @@
+// The playground's Web Worker: Pyodide and schedlang, off the page's main thread.
+//
+// Everything is loaded from the site's own runtime folder (tools/build_playground.py fills it):
+// runtime/manifest.json names the Pyodide folder and the wheels, in load order. Pyodide's
+// indexURL is that folder, and the wheels are loaded by URL, so nothing is fetched from a CDN.
+//
+// Messages in:  {type: "start", runtime}   then   {type: "run", id, source, other}
+// Messages out: {type: "ready", ms} | {type: "missing", message} | {type: "failed", message}
+//               {type: "result", part: "analyse" | "verify", id, json, ms}
+"use strict";
+
+let playground = null;
+let pending = null; // the newest run request not yet started: older ones are dropped
+let busy = false;
+
+async function start(runtime) {
+  const t0 = performance.now();
+  let manifest;
+  try {
+    const response = await fetch(runtime + "manifest.json", { cache: "no-cache" });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    manifest = await response.json();
+  } catch (error) {
+    postMessage({ type: "missing", message: String(error) });
+    return;
+  }
+  try {
+    const base = runtime + manifest.pyodide_dir + "/";
+    importScripts(base + "pyodide.js");
+    const pyodide = await loadPyodide({
+      indexURL: base,
+      env: { SCHEDLANG_NO_PROGRESS: "1", HOME: "/home/pyodide" },
+      stdout: () => {},
+      stderr: () => {},
+    });
+    await pyodide.loadPackage(
+      manifest.wheels.map((name) => new URL(runtime + "wheels/" + name, self.location.href).href),
+      { messageCallback: () => {}, errorCallback: (m) => console.error(m) },
+    );
+    playground = pyodide.pyimport("schedlang.playground");
+    postMessage({ type: "ready", ms: performance.now() - t0, versions: manifest.versions });
+  } catch (error) {
+    postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
+    return;
+  }
+  drain();
+}
+
+function later() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+async function drain() {
+  if (busy || !playground) return;
+  busy = true;
+  try {
+    while (pending) {
+      const request = pending;
+      pending = null;
+      const other = request.other && request.other.trim() ? request.other : "";
+      let t0 = performance.now();
+      const analysed = playground.run_json(request.source, other, "analyse");
+      postMessage({ type: "result", part: "analyse", id: request.id, json: analysed,
+                    ms: performance.now() - t0 });
+      await later(); // let a newer request in: then this one's proof is not worth waiting for
+      if (pending || other === "") continue;
+      t0 = performance.now();
+      const verified = playground.run_json(request.source, other, "verify");
+      postMessage({ type: "result", part: "verify", id: request.id, json: verified,
+                    ms: performance.now() - t0 });
+      await later();
+    }
+  } catch (error) {
+    postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
+  } finally {
+    busy = false;
+  }
+}
+
+self.onmessage = (event) => {
+  const message = event.data;
+  if (message.type === "start") {
+    start(message.runtime);
+  } else if (message.type === "run") {
+    pending = message;
+    drain();
+  }
+};

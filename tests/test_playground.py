@@ -1,0 +1,232 @@
+"""The docs site's playground (SPEC §11), in a real browser: headless Chromium over DevTools.
+
+The site is built (mkdocs, with the runtime ``tools/build_playground.py`` fetched into
+``docs/playground/runtime/``, schedlang's wheel rebuilt from this tree), served from a
+thread on 127.0.0.1, and driven like a visitor: type a schedule, read the plot and
+the formula, make a typo and read its caret, fill the second box and read the
+verdict.  Chromium resolves no host but 127.0.0.1, and every request the page and its
+worker make is checked to stay there.
+
+Without the runtime this fails under CI (``.ci/run`` fetches it) and skips elsewhere;
+without Chromium it skips (``.ci/run`` installs Debian's ``chromium``).
+``SCHEDLANG_PLAYGROUND_SCREENSHOT=path.png`` saves a picture of the page with a plot.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from cdp import Browser, find_chromium
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import build_playground  # noqa: E402
+
+RUNTIME = ROOT / "docs" / "playground" / "runtime"
+COLD_LOAD_S = 240  # a generous bound for a cold Pyodide start on a loaded 2-core machine
+RESULT_S = 60
+
+
+def _require_runtime():
+    if not (RUNTIME / build_playground.PYODIDE_DIR / "pyodide.js").exists():
+        message = "the playground runtime is missing: python tools/build_playground.py"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (.ci/run runs it)")
+        pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    _require_runtime()
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("no Chromium to drive (apt-get install chromium, or set SCHEDLANG_CHROMIUM)")
+    out = tmp_path_factory.mktemp("playground") / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)], cwd=ROOT,
+                            env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # schedlang's wheel from this tree, whatever the fetched runtime held.
+    build_playground.build(out / "playground" / "runtime", schedlang_only=True)
+    # The same page without its runtime, for the message a visitor then sees.
+    shutil.copytree(out / "playground", out / "playground-bare", ignore=shutil.ignore_patterns("runtime"))
+    return out, chromium
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".whl": "application/zip"}
+    requests: list[str]
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        self.requests.append(self.path)
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    root, _ = site
+    handler = type("Handler", (_Handler,), {"requests": []})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler.requests
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(site):
+    _, chromium = site
+    b = Browser(chromium, ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+                           "--window-size=1000,1800"])
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser, server):
+    base, _ = server
+    start = time.monotonic()
+    session = browser.open_page(f"{base}/playground/")
+    state = browser.wait_for(session, "(() => { const s = window.schedlangPlayground; if (!s) return false; "
+                             "if (s.state === 'failed' || s.state === 'missing') return s.state; "
+                             "return s.firstResultMs !== null && s.state; })()", COLD_LOAD_S, poll=0.5)
+    assert state == "ready", browser.evaluate(session, "document.getElementById('pg-status').textContent")
+    timings = {"cold_first_result_s": time.monotonic() - start,
+               "page_first_result_ms": browser.evaluate(session, "window.schedlangPlayground.firstResultMs")}
+    return session, timings
+
+
+def _results(browser, session) -> int:
+    return browser.evaluate(session, "window.schedlangPlayground.results")
+
+
+def _type(browser, session, box: str, text: str, wait: str = "results") -> float:
+    """Replace the text of a box as a visitor would (select all, type); wait for the next result."""
+    before = browser.evaluate(session, f"window.schedlangPlayground.{wait}")
+    browser.evaluate(session, f"(() => {{ const e = document.getElementById('{box}'); e.focus(); "
+                              "e.select(); })()")
+    if text:
+        browser.send("Input.insertText", {"text": text}, session=session)
+    else:  # deleting the selection (typing nothing fires no input event)
+        browser.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Delete", "code": "Delete",
+                                                "windowsVirtualKeyCode": 46}, session=session)
+        browser.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Delete", "code": "Delete",
+                                                "windowsVirtualKeyCode": 46}, session=session)
+        browser.evaluate(session, f"document.getElementById('{box}').dispatchEvent(new Event('input'))")
+    browser.wait_for(session, f"window.schedlangPlayground.{wait} > {before}", RESULT_S)
+    return browser.evaluate(session, "window.schedlangPlayground.lastLatencyMs")
+
+
+def _text(browser, session, element_id: str) -> str:
+    return browser.evaluate(session, f"document.getElementById('{element_id}').textContent")
+
+
+SCHEDULE = "schedule lr = warmup(linear, 100) >> cosine(0.001, 1e-4, 400)\n"
+
+
+def test_types_a_schedule_and_shows_its_plot_and_formula(browser, page):
+    session, timings = page
+    _type(browser, session, "pg-other", "")
+    latency = _type(browser, session, "pg-source", SCHEDULE)
+    show = _text(browser, session, "pg-show")
+    assert "lr (500 steps):" in show
+    assert re.search(r"\[0, 100\):\s+t/100000", show), show
+    assert "[500, ∞):" in show
+    panels = browser.evaluate(session, "[...document.querySelectorAll('#pg-plot svg g.panel')]"
+                                       ".map(g => g.dataset.title)")
+    assert panels == ["lr"]
+    points = browser.evaluate(session, "document.querySelector('#pg-plot polyline').getAttribute('points')")
+    xy = [tuple(map(float, p.split(","))) for p in points.split()]
+    assert len(xy) > 100
+    # Up from 0 to the peak at step 100 (a breakpoint), then down: the highest point is near x(100).
+    peak = min(xy, key=lambda p: p[1])
+    assert xy[0][1] > peak[1] and xy[-1][1] > peak[1]
+    breakpoints = browser.evaluate(session, "[...document.querySelectorAll('#pg-plot line.breakpoint')]"
+                                            ".map(l => +l.getAttribute('x1'))")
+    assert any(abs(b - peak[0]) < 2 for b in breakpoints), (breakpoints, peak)
+    assert _text(browser, session, "pg-diagnostics") == ""
+    assert "max 0.001" in _text(browser, session, "pg-check")
+    timings["keystroke_result_ms"] = latency
+    shot = os.environ.get("SCHEDLANG_PLAYGROUND_SCREENSHOT")
+    if shot:
+        _type(browser, session, "pg-source", (ROOT / "examples" / "wsd.sched").read_text())
+        _type(browser, session, "pg-other", "schedule lr = warmup(linear, 1000) >> cosine(0.001, 0, 49000)",
+              wait="verifies")
+        data = browser.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True},
+                            session=session)["data"]
+        import base64
+
+        with open(shot, "wb") as handle:
+            handle.write(base64.b64decode(data))
+    print(f"\nplayground timings: {json.dumps(timings)}")
+
+
+def test_a_typo_shows_its_diagnostic_with_a_caret(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-source", "schedule lr = warmup(linear, 100) >> cosinus(0.001, 1e-4, 400)\n")
+    errors = browser.evaluate(session, "[...document.querySelectorAll('#pg-diagnostics pre.pg-error')]"
+                                       ".map(e => e.textContent)")
+    assert len(errors) == 1, errors
+    lines = errors[0].splitlines()
+    column = SCHEDULE.index("cosine") + 1
+    assert lines[0].startswith(f"schedule.sched:1:{column}: error:"), lines[0]
+    assert "cosinus" in lines[0]
+    source_line = next(i for i, line in enumerate(lines) if "| schedule lr" in line)
+    caret = lines[source_line + 1]
+    start = caret.index("^")
+    assert lines[source_line][start:start + len("cosinus")] == "cosinus", (lines[source_line], caret)
+    assert "did you mean 'cosine'" in errors[0]
+    assert browser.evaluate(session, "document.getElementById('schedlang-playground').dataset.ok") == "no"
+
+
+def test_the_second_box_gives_the_verify_verdict(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-source", SCHEDULE)
+    _type(browser, session, "pg-other", "warmup(linear, 100) >> cosine(1e-3, 0.0001, 400)", wait="verifies")
+    assert browser.evaluate(session, "document.getElementById('pg-verify').dataset.verdict") == "equivalent"
+    assert "equivalent (proven" in _text(browser, session, "pg-verify-text")
+    _type(browser, session, "pg-other", "warmup(linear, 100) >> cosine(1e-3, 1e-5, 400)", wait="verifies")
+    assert browser.evaluate(session, "document.getElementById('pg-verify').dataset.verdict") == "different"
+    text = _text(browser, session, "pg-verify-text")
+    first = re.search(r"different: first difference at step (\d+)", text)
+    assert first, text
+    assert int(first.group(1)) == 101  # the cosines agree at their start (step 100), not after
+    assert re.search(rf"^>\s+{first.group(1)}\s", text, re.M), text
+    # Both schedules are plotted, with their difference.
+    panels = browser.evaluate(session, "[...document.querySelectorAll('#pg-plot svg g.panel')]"
+                                       ".map(g => g.dataset.title)")
+    assert panels == ["lr", "lr: A - B"]
+
+
+def test_no_request_leaves_127_0_0_1(browser, page, server):
+    _, served = server
+    urls = browser.requested_urls()
+    assert any(u.endswith("/pyodide.asm.wasm") for u in urls), urls
+    assert any("/wheels/schedlang-" in u for u in urls), urls
+    outside = [u for u in urls if not u.startswith(("http://127.0.0.1:", "data:", "blob:", "about:"))]
+    assert not outside, outside
+    assert any(p.endswith("/python_stdlib.zip") for p in served)
+
+
+def test_without_the_runtime_the_page_says_so(browser, server):
+    base, _ = server
+    session = browser.open_page(f"{base}/playground-bare/")
+    state = browser.wait_for(session, "(window.schedlangPlayground || {}).state !== 'loading' && "
+                                      "(window.schedlangPlayground || {}).state", 60)
+    assert state == "missing"
+    assert "tools/build_playground.py" in _text(browser, session, "pg-status")
