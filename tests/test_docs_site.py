@@ -52,7 +52,7 @@ def site(tmp_path_factory):
 
 def test_site_builds_strictly_with_every_page(site):
     for page in ("language", "stdlib", "presets", "gallery", "cookbook", "verify", "import_export", "torch",
-                 "jax", "cli", "design", "testing", "guides"):
+                 "jax", "cli", "design", "testing", "guides", "playground"):
         assert (site / page / "index.html").exists(), page
 
 
@@ -69,3 +69,13 @@ def test_gallery_embeds_every_picture(site):
     for png in pictures:
         assert f'src="../img/{png.name}"' in html, png.name
         assert (site / "img" / png.name).read_bytes() == png.read_bytes()
+
+
+def test_playground_page_builds_without_its_runtime(site):
+    # tools/build_playground.py may not have run: the page, its scripts and its examples are there
+    # regardless (the page says the runtime is missing; tests/test_playground.py runs it).
+    html = (site / "playground" / "index.html").read_text(encoding="utf-8")
+    assert '<script type="application/json" id="pg-examples-data">{"bert_linear": ' in html
+    assert '<script src="playground.js"></script>' in html
+    for name in ("playground.js", "worker.js", "playground.css"):
+        assert (site / "playground" / name).exists(), name

@@ -1,0 +1,119 @@
+"""``schedlang.playground`` and ``plot_svg`` without a browser: what the playground page shows is
+what the command line prints (tests/test_playground.py drives the page itself)."""
+
+import json
+import os
+import re
+import sys
+
+import pytest
+from helpers import ROOT
+
+from schedlang import cli, playground
+from schedlang.errors import SchedlangError
+from schedlang.plot import Panel
+from schedlang.plot_svg import svg
+from schedlang.program import compile as compile_program
+
+sys.path.insert(0, str(ROOT / "tools"))
+import mkdocs_hooks  # noqa: E402
+
+WSD = (ROOT / "examples" / "wsd.sched").read_text(encoding="utf-8")
+
+
+def _cli_output(capsys, monkeypatch, tmp_path, *argv_and_files):
+    *argv, files = argv_and_files
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_analyse_shows_what_show_and_check_print(capsys, monkeypatch, tmp_path):
+    doc = playground.analyse(WSD)
+    assert doc["ok"] and doc["diagnostics"] == []
+    files = {playground.FILE_A: WSD}
+    _, show, _ = _cli_output(capsys, monkeypatch, tmp_path, "show", playground.FILE_A, files)
+    assert doc["show"] == show
+    _, check, _ = _cli_output(capsys, monkeypatch, tmp_path, "check", playground.FILE_A, files)
+    assert doc["check"] + "\n" == check
+    assert re.findall(r'<g class="panel" data-title="([^"]*)"', doc["plot"]) == ["lr", "weight_decay"]
+    assert doc["plot"] == playground.analyse(WSD)["plot"]  # deterministic
+    json.loads(playground.run_json(WSD))
+
+
+def test_plot_draws_the_values(tmp_path):
+    doc = playground.analyse("schedule lr = linear(0, 1, 100)")
+    points = re.search(r'<polyline[^>]* points="([^"]*)"', doc["plot"]).group(1).split()
+    xy = [tuple(map(float, p.split(","))) for p in points]
+    assert len(xy) == 106  # plot_steps: 0 to 5% past the end, one step apart
+    ys = [y for _, y in xy]
+    assert ys[:101] == sorted(ys[:101], reverse=True)  # rising values are falling y
+    assert len(set(ys[100:])) == 1  # held after the end
+
+
+def test_two_boxes_overlay_and_difference():
+    doc = playground.analyse("schedule lr = linear(0, 1, 100)", "schedule lr = linear(0, 2, 100)")
+    assert re.findall(r'data-title="([^"]*)"', doc["plot"]) == ["lr", "lr: A - B"]
+    assert "A: schedule.sched   B: other.sched" in doc["plot"]
+
+
+def test_a_typo_is_the_error_the_cli_renders():
+    source = "schedule lr = warmup(linear, 100) >> cosinus(0.001, 1e-4, 400)"
+    doc = playground.analyse(source)
+    assert not doc["ok"] and doc["plot"] is None and doc["show"] is None
+    (error,) = doc["diagnostics"]
+    with pytest.raises(SchedlangError) as raised:
+        compile_program(source, {}, playground.FILE_A)
+    assert error["text"] == str(raised.value)
+    assert (error["kind"], error["file"], error["line"], error["col"]) == ("error", "schedule.sched", 1, 38)
+    assert "^^^^^^^" in error["text"] and "did you mean 'cosine'" in error["text"]
+
+
+def test_warnings_come_with_their_carets():
+    doc = playground.analyse("schedule lr = linear(0, 1e-3, 100) >> cosine(5e-4, 0, 100)")
+    (warning,) = doc["diagnostics"]
+    assert warning["kind"] == "warning" and (warning["line"], warning["col"]) == (1, 39)
+    assert "jumps at step 100" in warning["text"] and "^" in warning["text"]
+
+
+def test_an_unbound_parameter_has_a_formula_and_says_why_there_is_no_plot():
+    doc = playground.analyse("param total: int\nschedule lr = linear(1, 0, total)")
+    assert doc["ok"] and doc["plot"] is None and "total" in doc["show"]
+    assert "bound" in doc["plot_error"]["text"]
+
+
+@pytest.mark.parametrize("other, verdict, found", [
+    ("warmup(linear, 100) >> cosine(1e-3, 0.0001, 400)", "equivalent", "equivalent (proven"),
+    ("warmup(linear, 100) >> cosine(1e-3, 1e-5, 400)", "different", "first difference at step 101"),
+    ("floor(t * t / 2)", None, None),
+    ("warmup(linear, 100) >> cosine(1e-3, 1e-5,, 400)", "error", "other.sched:1:"),
+])
+def test_verify_is_what_the_cli_prints(capsys, monkeypatch, tmp_path, other, verdict, found):
+    source = "schedule lr = warmup(linear, 100) >> cosine(0.001, 1e-4, 400)"
+    if verdict is None:  # the prover's unknown (tests/test_verify_api.py)
+        source, verdict, found = "t * t / 2 - (1 - cos(pi * t)) / 4", "unknown", "unknown:"
+    cwd = os.getcwd()
+    doc = playground.verify(source, other)
+    assert os.getcwd() == cwd
+    assert doc["verdict"] == verdict
+    files = {playground.FILE_A: source, playground.FILE_B: other}
+    _, out, err = _cli_output(capsys, monkeypatch, tmp_path, "verify", *files, files)
+    assert (doc["text"], doc["diagnostics"]) == (out, err)
+    assert found in out + err
+
+
+def test_svg_escapes_every_text():
+    panel = Panel('<script>"&', [("a<b>", [0.0, 1.0])], [1.0])
+    text = svg([panel], range(2), "</svg><script>")
+    assert "<script>" not in text and "&lt;script&gt;" in text and "&quot;&amp;" in text
+
+
+def test_the_examples_menu_is_the_examples_folder():
+    script = mkdocs_hooks.examples_script()
+    assert "<" not in script.split(">", 1)[1].rsplit("<", 1)[0]  # nothing in it can close the element
+    data = json.loads(script.split(">", 1)[1].rsplit("<", 1)[0])
+    assert data == {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "examples").glob("*.sched")}
+    assert "warmup_cosine" in data  # the page's first example
