@@ -8,9 +8,10 @@ caret text the CLI prints) with ``cli_json``'s locations, the summary is
 formula table and the verdict are what ``schedlang show`` and ``schedlang verify``
 print, run in process on the boxes' text (``_cli``).
 
-``analyse(source, other)`` is the quick part (parse, check, show, plot, A and B
-overlaid when the second box holds a schedule); ``verify(source, other)`` the proof,
-which can take longer, so the page shows the first while the second runs.
+``analyse(source, other)`` is the quick part (parse, show, plot, A and B overlaid
+when the second box holds a schedule); ``check(source)`` (the summary and the
+warnings: a scan of every step) and ``verify(source, other)`` (the proof) can take
+longer, so the page shows each part as it comes.
 """
 
 from __future__ import annotations
@@ -43,22 +44,15 @@ def _compile(source: str, filename: str):
 
 
 def analyse(source: str, other: str | None = None) -> dict:
-    """The first box's diagnostics, ``check`` summary, ``show`` table and plot (the second
-    box's schedules overlaid, with their difference, when it compiles)."""
-    from .analysis import summarise
-
-    doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "check": None, "show": None,
-           "plot": None, "plot_error": None}
+    """The first box's error (if it does not compile), ``show`` table and plot (the second
+    box's schedules overlaid, with their difference, when it compiles): the quick part."""
+    doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "show": None, "plot": None, "plot_error": None}
     try:
         program = _compile(source, FILE_A)
-        report = summarise(program)
     except SchedlangError as exc:
         doc["diagnostics"].append(_error(exc))
         return doc
     doc["ok"] = True
-    doc["diagnostics"] = [_diagnostic("warning", w.message, w.span, w.hint, w.render())
-                          for w in report.warnings]
-    doc["check"] = report.text
     code, out, err = _cli(["show", FILE_A], {FILE_A: source})
     doc["show"] = out if code == 0 else err
     sources = [(FILE_A, program)]
@@ -69,6 +63,24 @@ def analyse(source: str, other: str | None = None) -> dict:
         doc["plot"] = _svg(sources)
     except SchedlangError as exc:
         doc["plot_error"] = _error(exc)
+    return doc
+
+
+def check(source: str, other: str | None = None) -> dict:
+    """``schedlang check``: its summary and its warnings with their carets (it scans every
+    step of a finite schedule, so it comes after ``analyse``); ``other`` is not used."""
+    from .analysis import summarise
+
+    doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "check": None}
+    try:
+        report = summarise(_compile(source, FILE_A))
+    except SchedlangError as exc:
+        doc["diagnostics"].append(_error(exc))
+        return doc
+    doc["ok"] = True
+    doc["diagnostics"] = [_diagnostic("warning", w.message, w.span, w.hint, w.render())
+                          for w in report.warnings]
+    doc["check"] = report.text
     return doc
 
 
@@ -92,16 +104,20 @@ def verify(source: str, other: str) -> dict:
 
 
 def run(source: str, other: str | None = None) -> dict:
-    """Both parts at once (for Python callers and tests): ``analyse``, plus ``verify`` when
-    the second box holds text."""
+    """Every part at once (for Python callers and tests): ``analyse``, ``check`` (its
+    diagnostics after ``analyse``'s), and ``verify`` when the second box holds text."""
     doc = analyse(source, other)
+    checked = check(source)
+    if doc["ok"]:
+        doc["diagnostics"] += checked["diagnostics"]
+    doc["check"] = checked["check"]
     doc["verify"] = verify(source, other) if other is not None and other.strip() else None
     return doc
 
 
 def run_json(source: str, other: str | None = None, part: str = "run") -> str:
-    """``run``/``analyse``/``verify`` as a JSON string (what the Web Worker posts to the page)."""
-    parts = {"run": run, "analyse": analyse, "verify": verify}
+    """``run``/``analyse``/``check``/``verify`` as a JSON string (what the Web Worker posts)."""
+    parts = {"run": run, "analyse": analyse, "check": check, "verify": verify}
     return json.dumps(parts[part](source, other), ensure_ascii=False, allow_nan=False)
 
 

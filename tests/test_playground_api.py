@@ -38,7 +38,7 @@ def test_analyse_shows_what_show_and_check_print(capsys, monkeypatch, tmp_path):
     _, show, _ = _cli_output(capsys, monkeypatch, tmp_path, "show", playground.FILE_A, files)
     assert doc["show"] == show
     _, check, _ = _cli_output(capsys, monkeypatch, tmp_path, "check", playground.FILE_A, files)
-    assert doc["check"] + "\n" == check
+    assert playground.check(WSD)["check"] + "\n" == check
     assert re.findall(r'<g class="panel" data-title="([^"]*)"', doc["plot"]) == ["lr", "weight_decay"]
     assert doc["plot"] == playground.analyse(WSD)["plot"]  # deterministic
     json.loads(playground.run_json(WSD))
@@ -64,6 +64,7 @@ def test_a_typo_is_the_error_the_cli_renders():
     source = "schedule lr = warmup(linear, 100) >> cosinus(0.001, 1e-4, 400)"
     doc = playground.analyse(source)
     assert not doc["ok"] and doc["plot"] is None and doc["show"] is None
+    assert playground.check(source)["diagnostics"] == doc["diagnostics"]
     (error,) = doc["diagnostics"]
     with pytest.raises(SchedlangError) as raised:
         compile_program(source, {}, playground.FILE_A)
@@ -73,8 +74,10 @@ def test_a_typo_is_the_error_the_cli_renders():
 
 
 def test_warnings_come_with_their_carets():
-    doc = playground.analyse("schedule lr = linear(0, 1e-3, 100) >> cosine(5e-4, 0, 100)")
-    (warning,) = doc["diagnostics"]
+    source = "schedule lr = linear(0, 1e-3, 100) >> cosine(5e-4, 0, 100)"
+    assert playground.analyse(source)["diagnostics"] == []  # the quick part: no scan, no warning
+    (warning,) = playground.check(source)["diagnostics"]
+    assert playground.run(source)["diagnostics"] == [warning]
     assert warning["kind"] == "warning" and (warning["line"], warning["col"]) == (1, 39)
     assert "jumps at step 100" in warning["text"] and "^" in warning["text"]
 

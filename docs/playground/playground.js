@@ -19,7 +19,8 @@
   // What the tests (and the curious) can read: timings of the last results.
   const state = (window.schedlangPlayground = {
     state: "loading", readyMs: null, firstResultMs: null, lastLatencyMs: null,
-    results: 0, verifies: 0,
+    lastCheckMs: null, results: 0, checks: 0, verifies: 0,
+    sent: -1, waiting: false, done: { analyse: -1, check: -1, verify: -1 }, // request ids
   });
 
   function setState(name, text) {
@@ -53,13 +54,16 @@
 
   function send() {
     timer = null;
+    state.waiting = false;
     latestId = nextId++;
+    state.sent = latestId;
     sentAt = performance.now();
     worker.postMessage({ type: "run", id: latestId, source: source.value, other: other.value });
   }
 
   function schedule() {
     if (timer !== null) clearTimeout(timer);
+    state.waiting = true;
     timer = setTimeout(send, DEBOUNCE_MS);
   }
 
@@ -94,11 +98,18 @@
     if (doc.plot_error) diagnostics.appendChild(pre(doc.plot_error.text, "pg-note"));
     if (doc.ok) {
       $("pg-show").textContent = doc.show;
-      $("pg-check").textContent = doc.check;
       showPlot(doc.plot);
     }
     root.dataset.ok = doc.ok ? "yes" : "no";
     if (!other.value.trim()) $("pg-verify").hidden = true;
+  }
+
+  function showCheck(doc) {
+    if (!doc.ok) return; // analyse has shown the error
+    const diagnostics = $("pg-diagnostics");
+    for (const old of diagnostics.querySelectorAll(".pg-warning")) old.remove();
+    for (const d of doc.diagnostics) diagnostics.appendChild(pre(d.text, `pg-${d.kind}`));
+    $("pg-check").textContent = doc.check;
   }
 
   function showVerdict(doc) {
@@ -125,12 +136,18 @@
     } else if (message.type === "result") {
       if (message.id !== latestId) return; // an older text's result: a newer one is coming
       const doc = JSON.parse(message.json);
+      state.done[message.part] = message.id;
       if (message.part === "analyse") {
         showAnalysis(doc);
         state.results += 1;
         state.lastLatencyMs = performance.now() - sentAt;
         if (state.firstResultMs === null) state.firstResultMs = performance.now() - started;
         root.dataset.results = String(state.results);
+      } else if (message.part === "check") {
+        showCheck(doc);
+        state.checks += 1;
+        state.lastCheckMs = performance.now() - sentAt;
+        root.dataset.checks = String(state.checks);
       } else {
         showVerdict(doc);
         state.verifies += 1;
