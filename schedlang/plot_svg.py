@@ -16,7 +16,7 @@ from .plot import Panel
 
 WIDTH = 640
 PANEL_HEIGHT, DIFFERENCE_HEIGHT = 190, 100
-LEFT, RIGHT, TOP, GAP, BOTTOM = 72, 16, 26, 30, 34
+LEFT, RIGHT, TOP, GAP, BOTTOM = 72, 16, 40, 30, 34
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
 
@@ -29,7 +29,7 @@ def _number(x: float) -> str:
 
 
 def _label(v: float) -> str:
-    return f"{v:.4g}"
+    return f"{v:.3g}"
 
 
 def svg(panel_list: list[Panel], steps, heading: str) -> str:
@@ -39,7 +39,8 @@ def svg(panel_list: list[Panel], steps, heading: str) -> str:
     total = TOP + sum(heights) + GAP * (len(panel_list) - 1) + BOTTOM
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="schedlang-plot" viewBox="0 0 {WIDTH} {total}" '
            f'width="{WIDTH}" height="{total}" font-family="sans-serif" font-size="11">',
-           f'<text x="{WIDTH // 2}" y="15" text-anchor="middle" font-size="12">{_text(heading)}</text>']
+           f'<text x="{WIDTH // 2}" y="15" text-anchor="middle" font-size="12" style="white-space: pre">'
+           f'{_text(heading)}</text>']
     first, last = (steps[0], steps[-1]) if steps else (0, 1)
     span_x = (last - first) or 1
     inner = WIDTH - LEFT - RIGHT
@@ -73,7 +74,7 @@ def _panel(panel: Panel, steps, x_of, top: int, height: int) -> list[str]:
 
     out = [f'<g class="panel" data-title="{_text(panel.title)}">',
            f'<rect x="{LEFT}" y="{top}" width="{right - LEFT}" height="{height}" fill="none" stroke="#999"/>',
-           f'<text x="{LEFT + 4}" y="{top + 13}" font-weight="bold">{_text(panel.title)}</text>']
+           f'<text x="{LEFT}" y="{top - 6}" font-weight="bold">{_text(panel.title)}</text>']
     for v in (high - pad, (high + low) / 2, low + pad):
         y = _number(y_of(v))
         out.append(f'<line x1="{LEFT - 4}" y1="{y}" x2="{LEFT}" y2="{y}" stroke="#999"/>')
@@ -90,11 +91,11 @@ def _panel(panel: Panel, steps, x_of, top: int, height: int) -> list[str]:
             points = " ".join(f"{_number(x_of(s))},{_number(y_of(v))}" for s, v in run)
             out.append(f'<polyline class="line" data-label="{_text(label)}" fill="none" stroke="{color}" '
                        f'stroke-width="1.5"{dash} points="{points}"/>')
-        if len(panel.lines) > 1:
-            y = top + 14 + 13 * k
-            out.append(f'<line x1="{right - 150}" y1="{y - 4}" x2="{right - 130}" y2="{y - 4}" '
+        if len(panel.lines) > 1:  # the legend, above the frame: one entry per line, from the right
+            x, y = right - 130 * (len(panel.lines) - k), top - 6
+            out.append(f'<line x1="{x}" y1="{y - 4}" x2="{x + 20}" y2="{y - 4}" '
                        f'stroke="{color}" stroke-width="1.5"{dash}/>')
-            out.append(f'<text x="{right - 126}" y="{y}">{_text(label)}</text>')
+            out.append(f'<text x="{x + 24}" y="{y}">{_text(label)}</text>')
     out.append("</g>")
     return out
 

@@ -1,7 +1,7 @@
 """The docs site's playground (SPEC §11), in a real browser: headless Chromium over DevTools.
 
 The site is built (mkdocs, with the runtime ``tools/build_playground.py`` fetched into
-``docs/playground/runtime/``, schedlang's wheel rebuilt from this tree), served from a
+``docs/playground/runtime/``; schedlang's wheel rebuilt if it is not from this tree), served from a
 thread on 127.0.0.1, and driven like a visitor: type a schedule, read the plot and
 the formula, make a typo and read its caret, fill the second box and read the
 verdict.  Chromium resolves no host but 127.0.0.1, and every request the page and its
@@ -55,8 +55,12 @@ def site(tmp_path_factory):
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(out)], cwd=ROOT,
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
-    # schedlang's wheel from this tree, whatever the fetched runtime held.
-    build_playground.build(out / "playground" / "runtime", schedlang_only=True)
+    # schedlang's wheel from this tree: rebuilt (not precompiled, which needs a minute) when the
+    # runtime was built from other sources (CI builds it just before the tests: then it is current).
+    runtime = out / "playground" / "runtime"
+    if not build_playground.is_current(runtime):
+        build_playground.build(runtime, schedlang_only=True, precompile=False)
+    assert build_playground.is_current(runtime)
     # The same page without its runtime, for the message a visitor then sees.
     shutil.copytree(out / "playground", out / "playground-bare", ignore=shutil.ignore_patterns("runtime"))
     return out, chromium
@@ -107,7 +111,8 @@ def page(browser, server):
                              "return s.firstResultMs !== null && s.state; })()", COLD_LOAD_S, poll=0.5)
     assert state == "ready", browser.evaluate(session, "document.getElementById('pg-status').textContent")
     timings = {"cold_first_result_s": time.monotonic() - start,
-               "page_first_result_ms": browser.evaluate(session, "window.schedlangPlayground.firstResultMs")}
+               "page_first_result_ms": browser.evaluate(session, "window.schedlangPlayground.firstResultMs"),
+               "worker_start_ms": browser.evaluate(session, "window.schedlangPlayground.workerMs")}
     return session, timings
 
 

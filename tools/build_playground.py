@@ -8,11 +8,15 @@ What the page (``docs/playground/worker.js``) loads, all served by the site itse
 * Pyodide: npm's ``pyodide`` package at ``PYODIDE_VERSION`` (``npm pack``, checked against
   the registry's integrity string pinned here), only the files a browser needs;
 * lark, sympy, mpmath: pure-Python wheels from PyPI at the versions and sha256 hashes
-  pinned in ``WHEELS`` (``pip download --require-hashes``);
+  pinned in ``WHEELS`` (``pip download --require-hashes``, kept in ``build/playground/``);
 * schedlang's own wheel, built from this tree (``hatchling``);
-* ``manifest.json``: the Pyodide folder and the wheels in load order, with their versions.
+* each wheel precompiled by Pyodide's own CPython under node (``tools/playground_pyc.js``:
+  bytecode beside every module, ``tests`` folders left out), which saves a cold start
+  about 10 s of compiling sympy; without node the wheels are copied as they are;
+* ``manifest.json``: the Pyodide folder and the wheels in load order, with their versions
+  and the hash of the schedlang sources its wheel was built from (``source_hash``).
 
-Files already there with the pinned hash are kept, so a second run needs no network.
+Downloads already there with the pinned hash are kept, so a second run needs no network.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "docs" / "playground" / "runtime"
+DOWNLOADS = ROOT / "build" / "playground"  # the wheels as fetched and built, before precompiling
 
 PYODIDE_VERSION = "0.29.5"
 PYODIDE_INTEGRITY = ("sha512-TkYrUv9m8QmfImADKRmpwZulL48E0uUaBSO+dvRQKyAJc0qh9gu7jn8btyHPh3NZm1r2IH2"
@@ -87,14 +92,13 @@ def wheel_name(name: str) -> str:
     return f"{name}-{WHEELS[name][0]}-py3-none-any.whl"
 
 
-def fetch_wheels(runtime: Path) -> None:
-    """The pinned PyPI wheels into ``runtime/wheels/`` (hash-checked; kept when already there)."""
-    dest = runtime / "wheels"
+def fetch_wheels(dest: Path = DOWNLOADS) -> list[Path]:
+    """The pinned PyPI wheels into ``dest`` (hash-checked; kept when already there)."""
     dest.mkdir(parents=True, exist_ok=True)
     missing = [n for n, (_, sha) in WHEELS.items()
                if not (dest / wheel_name(n)).exists() or _sha256(dest / wheel_name(n)) != sha]
     if not missing:
-        return
+        return [dest / wheel_name(n) for n in WHEELS]
     with tempfile.TemporaryDirectory() as tmp:
         requirements = Path(tmp) / "requirements.txt"
         requirements.write_text("".join(f"{n}=={WHEELS[n][0]} --hash=sha256:{WHEELS[n][1]}\n"
@@ -104,11 +108,21 @@ def fetch_wheels(runtime: Path) -> None:
                        check=True)
         for name in missing:
             shutil.copyfile(Path(tmp) / wheel_name(name), dest / wheel_name(name))
+    return [dest / wheel_name(n) for n in WHEELS]
 
 
-def build_schedlang(runtime: Path) -> str:
-    """schedlang's wheel from this tree into ``runtime/wheels/`` (any older one removed); its name."""
-    dest = runtime / "wheels"
+def source_hash() -> str:
+    """A hash of what schedlang's wheel is built from (its package and grammar files)."""
+    digest = hashlib.sha256()
+    paths = [*sorted((ROOT / "schedlang").rglob("*.py")), *sorted((ROOT / "grammar").glob("*.lark")),
+             ROOT / "pyproject.toml"]
+    for path in paths:
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def build_schedlang(dest: Path = DOWNLOADS) -> Path:
+    """schedlang's wheel from this tree into ``dest`` (any older one removed)."""
     dest.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", tmp], cwd=ROOT,
@@ -117,27 +131,62 @@ def build_schedlang(runtime: Path) -> str:
         for old in dest.glob("schedlang-*.whl"):
             old.unlink()
         shutil.copyfile(built, dest / built.name)
-    return built.name
+    return dest / built.name
+
+
+def install_wheels(runtime: Path, wheels: list[Path], precompile: bool = True) -> None:
+    """``wheels`` into ``runtime/wheels/``, precompiled by ``tools/playground_pyc.js`` when node
+    is there (and ``precompile``), else copied."""
+    dest = runtime / "wheels"
+    dest.mkdir(parents=True, exist_ok=True)
+    node = shutil.which("node")
+    if precompile and node is None:
+        print("build_playground: no node, the wheels are not precompiled (a cold start takes longer)")
+    if precompile and node is not None:
+        script = ROOT / "tools" / "playground_pyc.js"
+        subprocess.run([node, str(script), str(runtime / PYODIDE_DIR), str(dest), *map(str, wheels)],
+                       check=True)
+    else:
+        for wheel in wheels:
+            shutil.copyfile(wheel, dest / wheel.name)
 
 
 def write_manifest(runtime: Path, schedlang_wheel: str) -> None:
     version = schedlang_wheel.split("-")[1]
+    wheels = [wheel_name(n) for n in WHEELS] + [schedlang_wheel]
+    for stale in (runtime / "wheels").glob("*.whl"):
+        if stale.name not in wheels:
+            stale.unlink()
     manifest = {
         "pyodide_dir": PYODIDE_DIR,
-        "wheels": [wheel_name(n) for n in WHEELS] + [schedlang_wheel],
+        "wheels": wheels,
         "versions": {"pyodide": PYODIDE_VERSION, **{n: v for n, (v, _) in WHEELS.items()},
                      "schedlang": version},
+        "source_hash": source_hash(),
     }
     (runtime / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
 
 
-def build(runtime: Path = RUNTIME, schedlang_only: bool = False) -> Path:
+def build(runtime: Path = RUNTIME, schedlang_only: bool = False, precompile: bool = True) -> Path:
+    """The runtime in ``runtime``; ``schedlang_only``: only schedlang's wheel (the rest is there)."""
     runtime.mkdir(parents=True, exist_ok=True)
+    wheels = []
     if not schedlang_only:
         fetch_pyodide(runtime)
-        fetch_wheels(runtime)
-    write_manifest(runtime, build_schedlang(runtime))
+        wheels = fetch_wheels()
+    schedlang = build_schedlang()
+    install_wheels(runtime, [*wheels, schedlang], precompile)
+    write_manifest(runtime, schedlang.name)
     return runtime
+
+
+def is_current(runtime: Path = RUNTIME) -> bool:
+    """Whether ``runtime`` holds schedlang's wheel built from the sources as they are now."""
+    try:
+        manifest = json.loads((runtime / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return manifest.get("source_hash") == source_hash()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,8 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runtime", type=Path, default=RUNTIME, help=f"default: {RUNTIME.relative_to(ROOT)}")
     parser.add_argument("--schedlang-only", action="store_true",
                         help="rebuild only schedlang's wheel (Pyodide and the other wheels already fetched)")
+    parser.add_argument("--no-precompile", action="store_true", help="copy the wheels as they are")
     args = parser.parse_args(argv)
-    runtime = build(args.runtime, args.schedlang_only)
+    runtime = build(args.runtime, args.schedlang_only, not args.no_precompile)
     print(f"playground runtime in {runtime}")
     return 0
 

@@ -126,6 +126,7 @@
     const message = event.data;
     if (message.type === "ready") {
       state.readyMs = performance.now() - started;
+      state.workerMs = message.ms;
       setState("ready", `Ready (schedlang in your browser, loaded in ${(state.readyMs / 1000).toFixed(1)} s).`);
       send();
     } else if (message.type === "missing") {

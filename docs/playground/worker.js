@@ -5,7 +5,7 @@
 // indexURL is that folder, and the wheels are loaded by URL, so nothing is fetched from a CDN.
 //
 // Messages in:  {type: "start", runtime}   then   {type: "run", id, source, other}
-// Messages out: {type: "ready", ms} | {type: "missing", message} | {type: "failed", message}
+// Messages out: {type: "ready", ms: {pyodide, wheels, imports, total}, versions} | {type: "missing", message} | {type: "failed", message}
 //               {type: "result", part: "analyse" | "check" | "verify", id, json, ms}
 "use strict";
 
@@ -33,12 +33,17 @@ async function start(runtime) {
       stdout: () => {},
       stderr: () => {},
     });
+    const t1 = performance.now();
     await pyodide.loadPackage(
       manifest.wheels.map((name) => new URL(runtime + "wheels/" + name, self.location.href).href),
       { messageCallback: () => {}, errorCallback: (m) => console.error(m) },
     );
+    const t2 = performance.now();
     playground = pyodide.pyimport("schedlang.playground");
-    postMessage({ type: "ready", ms: performance.now() - t0, versions: manifest.versions });
+    playground.run_json("1", "", "analyse"); // import what the first run needs (sympy, lark, the grammar)
+    const t3 = performance.now();
+    postMessage({ type: "ready", versions: manifest.versions,
+                  ms: { pyodide: t1 - t0, wheels: t2 - t1, imports: t3 - t2, total: t3 - t0 } });
   } catch (error) {
     postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
     return;
