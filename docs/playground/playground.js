@@ -134,6 +134,10 @@
         "`python tools/build_playground.py` before `mkdocs build` (see below). " + `(${message.message})`);
     } else if (message.type === "failed") {
       setState("failed", `The playground stopped: ${message.message}`);
+    } else if (message.type === "crash") {
+      if (message.id !== latestId) return;
+      $("pg-diagnostics").appendChild(pre(`schedlang failed on this text (${message.part}), a bug: ` +
+        message.message, "pg-error pg-crash"));
     } else if (message.type === "result") {
       if (message.id !== latestId) return; // an older text's result: a newer one is coming
       const doc = JSON.parse(message.json);

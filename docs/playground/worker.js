@@ -7,6 +7,7 @@
 // Messages in:  {type: "start", runtime}   then   {type: "run", id, source, other}
 // Messages out: {type: "ready", ms: {pyodide, wheels, imports, total}, versions} | {type: "missing", message} | {type: "failed", message}
 //               {type: "result", part: "analyse" | "check" | "verify", id, json, ms}
+//               {type: "crash", part, id, message}   (schedlang raised: a bug to report)
 "use strict";
 
 let playground = null;
@@ -58,29 +59,29 @@ function later() {
 async function drain() {
   if (busy || !playground) return;
   busy = true;
-  try {
-    while (pending) {
-      const request = pending;
-      pending = null;
-      const other = request.other && request.other.trim() ? request.other : "";
-      let t0 = performance.now();
-      const analysed = playground.run_json(request.source, other, "analyse");
-      postMessage({ type: "result", part: "analyse", id: request.id, json: analysed,
-                    ms: performance.now() - t0 });
-      // The slower parts, each skipped when a newer text came in meanwhile.
-      for (const part of other === "" ? ["check"] : ["check", "verify"]) {
+  while (pending) {
+    const request = pending;
+    pending = null;
+    const other = request.other && request.other.trim() ? request.other : "";
+    // The quick part first; then the slower ones, each skipped when a newer text came in meanwhile.
+    const parts = other === "" ? ["analyse", "check"] : ["analyse", "check", "verify"];
+    for (const part of parts) {
+      if (part !== "analyse") {
         await later();
         if (pending) break;
-        t0 = performance.now();
+      }
+      const t0 = performance.now();
+      try {
         const json = playground.run_json(request.source, other, part);
         postMessage({ type: "result", part, id: request.id, json, ms: performance.now() - t0 });
+      } catch (error) { // a bug, not the text's fault: say so, and keep serving the next text
+        postMessage({ type: "crash", part, id: request.id,
+                      message: String(error && error.message ? error.message : error) });
+        break;
       }
     }
-  } catch (error) {
-    postMessage({ type: "failed", message: String(error && error.message ? error.message : error) });
-  } finally {
-    busy = false;
   }
+  busy = false;
 }
 
 self.onmessage = (event) => {
