@@ -240,7 +240,8 @@ class Program:
                 value = self.values.get(name)
                 params.append(ParamSpec(name, py_names[name], info.symbol,
                                         None if value is None else number_literal(value),
-                                        group=info.per_group))
+                                        group=info.per_group, kind="int" if info.type == "int" else "float",
+                                        where=info.where))
         schedules = []
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr

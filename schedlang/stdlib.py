@@ -95,8 +95,19 @@ class TimeDefault:
         return f"{self.amount}{self.unit}"
 
 
+@dataclass(frozen=True)
+class InheritedDefault:
+    """A default the enclosing composite may give instead: a torch preset's ``lr`` is the
+    ``lr=`` of the ``SequentialLR`` / ``ChainedScheduler`` it is a child of, else ``value``."""
+
+    value: int
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 def _show_default(value) -> str:
-    if isinstance(value, TimeDefault):
+    if isinstance(value, (TimeDefault, InheritedDefault)):
         return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -29,9 +29,9 @@ def caret_under(stderr: str) -> str:
 
 def run(capsys, monkeypatch, *argv):
     monkeypatch.chdir(ROOT)
-    start = time.monotonic()
+    start = time.process_time()
     code = main(list(argv))
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10
     captured = capsys.readouterr()
     assert code == 2, captured
     assert "Traceback" not in captured.err

@@ -243,9 +243,9 @@ def test_a_finite_growing_schedule_is_accepted():
     ("exp(1e-3, 0.9999, 1) for 1_000_000 >> constant(1e-5)", 10, 1e-3 * 0.9999 ** 10),
 ])
 def test_huge_exact_powers_compile_fast(source, step, expected):
-    started = time.monotonic()
+    started = time.process_time()
     lr = schedlang.compile(source)["lr"]
-    assert time.monotonic() - started < 5  # was 12.8 s to over a minute
+    assert time.process_time() - started < 5  # was 12.8 s to over a minute
     assert lr(step) == pytest.approx(expected, rel=1e-12)
     assert lr.torch(torch.tensor([step])).item() == pytest.approx(expected, rel=1e-12)
 
@@ -257,18 +257,18 @@ def test_a_power_is_still_computed_as_a_power():
 
 
 def test_equivalent_finds_a_late_difference_after_a_huge_power_quickly():
-    started = time.monotonic()
+    started = time.process_time()
     verdict = schedlang.equivalent("step(1, 0.5, 3)",
                                    "step(1, 0.5, 3) + (if t >= 2147483647 then 1e-3 else 0)")
     assert verdict.different and verdict.counterexample.step == 2147483647
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_the_finiteness_check_of_a_stretched_restart_schedule_is_bounded():
-    started = time.monotonic()
+    started = time.process_time()
     lr = schedlang.compile("warmup(cosine, 1, start=1e-5) >> stretch(exp(1.5, 0.9999, 100, staircase=true)"
                            " - (7 / cosine_restarts(6e-4, 1.5, 3, mult=2)), 3)")["lr"]
-    assert time.monotonic() - started < 10  # ran past a minute deciding cos(...) == 0 in sympy
+    assert time.process_time() - started < 10  # ran past a minute deciding cos(...) == 0 in sympy
     assert lr(100) == pytest.approx(lr.torch(torch.tensor([100])).item(), rel=1e-12)
 
 

@@ -19,7 +19,7 @@ import schedlang
 
 PROGRAMS = 120  # CI: seeds 0 .. PROGRAMS-1, in chunks (one test each); ~0.2 s a program
 CHUNK = 40
-BUDGET_S = 3.0  # per program in CI (tools/fuzz.py: 10 s); a hang costs BUDGET_S + 2
+BUDGET_S = 3.0  # CPU seconds per program in CI (tools/fuzz.py: 10 s); a hang costs at most 4 * BUDGET_S + 2 s
 UNIT_BUDGET_S = 60.0  # in-process checks of the checker itself: the first one pays for importing torch
 
 

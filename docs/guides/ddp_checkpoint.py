@@ -96,6 +96,10 @@ def worker(rank: int, port: int, ckpt_dir: str) -> None:
         ok &= all(torch.equal(gathered[0], w) for w in gathered)
         if not ok:
             raise SystemExit(f"rank {rank}: the guide's check failed")
+        # Every rank is past its last collective before any tears gloo down: without this,
+        # a rank that destroys its group first can abort the other's pending work (SIGABRT,
+        # seen on a loaded machine).
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import sympy as sp
+
 from ..codegen import jax as jax_codegen
 from ..codegen import python as python_codegen
 from ..codegen import torch as torch_codegen
@@ -114,6 +116,33 @@ def _params(spec: ModuleSpec) -> str:
     return ", ".join(f"{p.py_name!r}: {p.py_name}" for p in spec.params)
 
 
+def params_check_source(spec: ModuleSpec) -> str:
+    """``_PARAM_KINDS`` and ``_where_failures``: what the class checks of every value it is
+    given or loads (``_checked_params`` in ``templates.PARAMS_HELPER``), derived from the
+    file's declarations.  A clause is printed by the reference printer, over the values as
+    given: integer parameters compare exactly, float ones in float arithmetic."""
+    kinds = ", ".join(f"{p.py_name!r}: {p.kind!r}" for p in spec.params)
+    lines = ["\n\n#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).",
+             f"_PARAM_KINDS = {{{kinds}}}",
+             "\n\ndef _where_failures(_values):",
+             '    """(parameter, clause) for each ``where`` clause of the file the values break."""',
+             "    _failed = []"]
+    printer = python_codegen.ReferencePrinter()
+    py_names = {p.name: p.py_name for p in spec.params}
+    for p in spec.params:
+        if p.where is None:
+            continue
+        renamed = p.where.xreplace({s: sp.Symbol(py_names[s.name], **s.assumptions0)
+                                    for s in p.where.free_symbols if s.name in py_names})
+        names = sorted(s.name for s in renamed.free_symbols)
+        lines.append(f"    if {{{', '.join(map(repr, names))}}} <= _values.keys():")
+        lines += [f"        {n} = _values[{n!r}]" for n in names]
+        lines.append(f"        if not ({printer.doprint(renamed)}):")
+        lines.append(f"            _failed.append(({p.py_name!r}, {str(p.where)!r}))")
+    lines.append("    return _failed")
+    return "\n".join(lines)
+
+
 def _torch_functions(spec: ModuleSpec) -> list[str]:
     return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params)
             for s in spec.schedules]
@@ -128,6 +157,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
     parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
     parts += references + _torch_functions(spec)
+    parts.append(params_check_source(spec))
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
     return Module("".join(parts), "torch", dict(
@@ -142,8 +172,9 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
 def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> Module:
     """Torch functions and a Cerebras-shaped class (stand-in base when cstorch is absent)."""
     chosen = next(s for s in spec.schedules if s.name == key)
-    parts = [header(spec, "cerebras"), "import torch\n"]
+    parts = [header(spec, "cerebras"), "import math\n\nimport torch\n"]
     parts += _torch_functions(spec)
+    parts.append(params_check_source(spec))
     return Module("".join(parts), "cerebras", dict(
         class_name=class_name, key=key, source=_source_phrase(spec), mode="absolute",
         signature=keyword_params(spec.params), params=_params(spec), function=chosen.py_name,

@@ -110,6 +110,10 @@ class ParamSpec:
     default_literal: str | None  # None: a required keyword argument
     #: A ``group`` parameter: scheduler classes take each param group's own entry of ``name``.
     group: bool = False
+    #: ``"int"`` (a whole number >= 0) or ``"float"`` (finite), as the class checks a value.
+    kind: str = "float"
+    #: The ``where`` clause (sympy, in the parameters' plain symbols), or None.
+    where: object = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ changing forever (periodic cosines, exponential decays, restarts) is infinite.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -41,6 +41,9 @@ class PresetSegment(Segment):
     initial: sp.Expr | None = None      # Cerebras ``initial_val`` (ChainedScheduler divides by it)
     total_iters: sp.Expr | None = None  # ModelZoo derives SequentialLR milestones from it
     base: sp.Expr | None = None         # torch: the optimizer lr the child was given
+    #: torch: the same call with another ``lr`` when this one was given none (``SequentialLR(lr=)``
+    #: passes its own lr to such children); None when ``lr`` was given.
+    with_lr: object = field(default=None, compare=False, repr=False)
     ratio_chainable: bool = False       # torch: its chainable step multiplies by f(t)/f(t-1)
     label: str = ""
 

@@ -9,8 +9,9 @@ conformance tests).  Past the end each one does what torch does: LinearLR,
 ConstantLR and PolynomialLR hold, CosineAnnealingLR is periodic (it climbs
 back to ``lr`` at ``2*T_max``), ExponentialLR/StepLR keep decaying.
 
-Composites take no ``lr``: their children carry it (in torch they share one
-optimizer, so their ``lr`` keywords must agree).
+Composites take ``lr`` too (SPEC §3) and pass it to every child that omits it;
+a child that gives its own must give the same (in torch they share one optimizer).
+Without a composite ``lr`` the children carry it, and theirs must agree.
 ``SequentialLR(schedulers=[...], milestones=[...])`` plays child
 ``i`` from milestone ``i-1`` with its own local step; ``ChainedScheduler``
 is the product of its children's factors, which is what torch computes only
@@ -20,11 +21,14 @@ others are refused with the reason.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import sympy as sp
 
 from ..schedule_algebra import tau as t  # formulas are built in the real-valued step
 from ..special import geometric
-from ..stdlib import ArgumentError, cosine_restarts, cyclic, multistep, onecycle_phases
+from ..stdlib import ArgumentError, InheritedDefault, cosine_restarts, cyclic, multistep, onecycle_phases
 from ._common import (
     FLAG,
     OPTION,
@@ -45,11 +49,41 @@ from ._common import (
 
 # Build functions take every argument: the defaults live once, in the Arg table at the end.
 ONE_THIRD = sp.Rational(1, 3)
-LR = arg("lr", V, 1)
+#: ``lr`` omitted is the ``lr`` of the composite the preset is a child of (``preset_with_lr``),
+#: else 1: the preset is torch's multiplier of the lr.
+LR = arg("lr", V, InheritedDefault(1))
 
 
 def _torch(expr, duration=None, *, lr, chain=False, label=""):
     return PresetSegment(expr, duration, base=lr, ratio_chainable=chain, label=label)
+
+
+def preset_with_lr(name: str, build, *args, composite: bool = False):
+    """A torch preset whose ``lr`` a composite may give: built with ``lr = 1`` when it is
+    omitted (a composite: with none, its children keep theirs), remembering how to build
+    it again with another (``PresetSegment.with_lr``)."""
+    def call(**kwargs):
+        omitted = kwargs["lr"]
+        if not isinstance(omitted, InheritedDefault):
+            return build(**kwargs)
+        again = functools.partial(_rebuilt, build, kwargs)
+        return dataclasses.replace(again(None if composite else sp.Integer(omitted.value)), with_lr=again)
+
+    call.__doc__ = build.__doc__
+    call.__name__ = build.__name__
+    return preset(name, call, *args)
+
+
+def _rebuilt(build, kwargs, lr):
+    return build(**{**kwargs, "lr": lr})
+
+
+def _given_lr(schedulers, lr):
+    """``lr`` passed to each child that omits its own."""
+    if lr is None:
+        return list(schedulers)
+    return [c.with_lr(lr) if isinstance(c, PresetSegment) and c.with_lr is not None else c
+            for c in schedulers]
 
 
 def lambda_lr(lr_lambda, lr):
@@ -180,38 +214,44 @@ def _one_cycle_steps(total_steps, epochs, steps_per_epoch):
     return total_steps
 
 
-def _shared_lr(schedulers, name):
-    """torch's children share one optimizer, so their ``lr`` keywords must agree."""
+def _shared_lr(schedulers, name, lr=None):
+    """torch's children share one optimizer, so their ``lr`` keywords (and the composite's)
+    must agree."""
     bases = {c.base for c in schedulers if isinstance(c, PresetSegment) and c.base is not None
              and c.base.is_number}
+    if lr is not None and lr.is_number:
+        bases.add(lr)
     if len(bases) > 1:
         raise ArgumentError("schedulers", f"the schedulers of {name} give different lr values "
                                           f"({', '.join(sorted(str(b) for b in bases))}); in torch "
-                                          "they share one optimizer, so give each the same lr=")
+                                          "they share one optimizer, so give each the same lr=",
+                            hint=f"or give lr= once, to {name}, and omit it on the schedulers")
 
 
-def sequential_lr(schedulers, milestones):
+def sequential_lr(schedulers, milestones, lr):
     """Child ``i`` from milestone ``i-1`` on, at its local step ``t - milestone``.
 
-    The children carry the optimizer lr (``lr=`` on each, as they share one optimizer
-    in torch); the composite itself has no ``lr``.
+    ``lr`` is the optimizer's lr, passed to every child that omits its own; children
+    that give one must agree with it and with each other (they share one optimizer).
     """
     for m in milestones:
         positive_steps(m, "milestones")
-    _shared_lr(schedulers, "SequentialLR")
+    schedulers = _given_lr(schedulers, lr)
+    _shared_lr(schedulers, "SequentialLR", lr)
     segment = sequential(schedulers, milestones, "SequentialLR")
     base = next((c.base for c in schedulers if isinstance(c, PresetSegment)), None)
     return PresetSegment(segment.expr, segment.duration, base=base, label="SequentialLR")
 
 
-def chained_scheduler(schedulers):
+def chained_scheduler(schedulers, lr):
     """``S_0(t) * prod S_i(t) / lr``: torch's product of chainable factors.
 
     Only children whose chainable step multiplies the lr by ``f(t)/f(t-1)`` compose
     this way in torch (StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
-    PolynomialLR and chains of them); the others are refused.
+    PolynomialLR and chains of them); the others are refused.  ``lr`` as for SequentialLR.
     """
-    _shared_lr(schedulers, "ChainedScheduler")
+    schedulers = _given_lr(schedulers, lr)
+    _shared_lr(schedulers, "ChainedScheduler", lr)
     value = sp.Integer(1)
     for i, child in enumerate(schedulers):
         if not (isinstance(child, PresetSegment) and child.ratio_chainable):
@@ -245,23 +285,28 @@ _ONE_CYCLE_ARGS = (arg("max_lr", V), arg("total_steps", S, None),
                    arg("final_div_factor", C, 10_000), arg("three_phase", FLAG, False), LR)
 
 PRESETS = [
-    preset("torch.LambdaLR", lambda_lr, arg("lr_lambda", V), LR),
-    preset("torch.StepLR", step_lr, arg("step_size", S), arg("gamma", V, frac("0.1")), LR),
-    preset("torch.MultiStepLR", multistep_lr, arg("milestones", L), arg("gamma", V, frac("0.1")), LR),
-    preset("torch.ConstantLR", constant_lr, arg("factor", C, ONE_THIRD), arg("total_iters", S, 5), LR),
-    preset("torch.LinearLR", linear_lr, arg("start_factor", C, ONE_THIRD), arg("end_factor", C, 1),
-           arg("total_iters", S, 5), LR),
-    preset("torch.ExponentialLR", exponential_lr, arg("gamma", V), LR),
-    preset("torch.PolynomialLR", polynomial_lr, arg("total_iters", S, 5), arg("power", C, 1), LR),
-    preset("torch.CosineAnnealingLR", cosine_annealing_lr, arg("T_max", S), arg("eta_min", V, 0), LR),
-    preset("torch.CosineAnnealingWarmRestarts", cosine_annealing_warm_restarts, arg("T_0", S),
-           arg("T_mult", C, 1), arg("eta_min", V, 0), LR),
-    preset("torch.CyclicLR", cyclic_lr, *_CYCLIC_ARGS),
-    preset("torch.CyclicLR.momentum", cyclic_momentum, *_CYCLIC_ARGS),
-    preset("torch.OneCycleLR", one_cycle_lr, *_ONE_CYCLE_ARGS),
-    preset("torch.OneCycleLR.momentum", one_cycle_momentum, *_ONE_CYCLE_ARGS),
-    preset("torch.SequentialLR", sequential_lr, arg("schedulers", SCHEDULES), arg("milestones", L)),
-    preset("torch.ChainedScheduler", chained_scheduler, arg("schedulers", SCHEDULES)),
+    preset_with_lr("torch.LambdaLR", lambda_lr, arg("lr_lambda", V), LR),
+    preset_with_lr("torch.StepLR", step_lr, arg("step_size", S), arg("gamma", V, frac("0.1")), LR),
+    preset_with_lr("torch.MultiStepLR", multistep_lr, arg("milestones", L), arg("gamma", V, frac("0.1")),
+                   LR),
+    preset_with_lr("torch.ConstantLR", constant_lr, arg("factor", C, ONE_THIRD), arg("total_iters", S, 5),
+                   LR),
+    preset_with_lr("torch.LinearLR", linear_lr, arg("start_factor", C, ONE_THIRD), arg("end_factor", C, 1),
+                   arg("total_iters", S, 5), LR),
+    preset_with_lr("torch.ExponentialLR", exponential_lr, arg("gamma", V), LR),
+    preset_with_lr("torch.PolynomialLR", polynomial_lr, arg("total_iters", S, 5), arg("power", C, 1), LR),
+    preset_with_lr("torch.CosineAnnealingLR", cosine_annealing_lr, arg("T_max", S), arg("eta_min", V, 0),
+                   LR),
+    preset_with_lr("torch.CosineAnnealingWarmRestarts", cosine_annealing_warm_restarts, arg("T_0", S),
+                   arg("T_mult", C, 1), arg("eta_min", V, 0), LR),
+    preset_with_lr("torch.CyclicLR", cyclic_lr, *_CYCLIC_ARGS),
+    preset_with_lr("torch.CyclicLR.momentum", cyclic_momentum, *_CYCLIC_ARGS),
+    preset_with_lr("torch.OneCycleLR", one_cycle_lr, *_ONE_CYCLE_ARGS),
+    preset_with_lr("torch.OneCycleLR.momentum", one_cycle_momentum, *_ONE_CYCLE_ARGS),
+    preset_with_lr("torch.SequentialLR", sequential_lr, arg("schedulers", SCHEDULES), arg("milestones", L),
+                   LR, composite=True),
+    preset_with_lr("torch.ChainedScheduler", chained_scheduler, arg("schedulers", SCHEDULES), LR,
+                   composite=True),
 ]
 
 REJECTED = [

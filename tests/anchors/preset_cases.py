@@ -239,6 +239,20 @@ TORCH = [
         {"schedulers": [("LinearLR", {"start_factor": 0.1, "total_iters": 50}),
                         ("MultiStepLR", {"milestones": [100, 200]}),
                         ("PolynomialLR", {"total_iters": 250})]}, 500, 0.1),
+    _tc("torch.SequentialLR",  # SPEC 3: lr= on the composite goes to the children that omit it
+        "torch.SequentialLR(lr=0.1, schedulers=[torch.LinearLR(start_factor=0.01, total_iters=100), "
+        "torch.CosineAnnealingLR(T_max=300, eta_min=0.001)], milestones=[100])",
+        "SequentialLR",
+        {"schedulers": [("LinearLR", {"start_factor": 0.01, "total_iters": 100}),
+                        ("CosineAnnealingLR", {"T_max": 300, "eta_min": 0.001})],
+         "milestones": [100]}, 900, 0.1, note="lr= given once, on the composite"),
+    _tc("torch.ChainedScheduler",
+        "torch.ChainedScheduler(lr=0.1, schedulers=[torch.ConstantLR(factor=0.1, total_iters=20), "
+        "torch.ExponentialLR(lr=0.1, gamma=0.99)])",
+        "ChainedScheduler",
+        {"schedulers": [("ConstantLR", {"factor": 0.1, "total_iters": 20}),
+                        ("ExponentialLR", {"gamma": 0.99})]}, 300, 0.1,
+        note="lr= on the composite; a child may repeat it"),
 ]
 
 def _hf(name, source, steps=400, lr=1.0, warmup=None, total=None, **kwargs):

@@ -90,23 +90,29 @@ class Hang(BaseException):  # noqa: N818 - not an Exception: no `except Exceptio
     """The per-program time budget ran out."""
 
 
+#: How much longer than its CPU budget a forked check may run by the clock before it is killed.
+WALL_FACTOR = 4
+
+
 @contextmanager
 def time_budget(seconds: float):
-    """Raise ``Hang`` after ``seconds`` (main thread only; a no-op elsewhere)."""
+    """Raise ``Hang`` after ``seconds`` of this process's CPU time (main thread only; a
+    no-op elsewhere).  CPU time, not wall time: a busy machine slows a program down but
+    does not make it a hang."""
     def alarm(signum, frame):
-        raise Hang(f"over the {seconds:g} s budget")
+        raise Hang(f"over the {seconds:g} s budget (CPU time)")
 
     try:
-        previous = signal.signal(signal.SIGALRM, alarm)
+        previous = signal.signal(signal.SIGPROF, alarm)
     except ValueError:  # not the main thread
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)  # and again every 0.5 s should one be swallowed
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.5)  # and again every 0.5 s should one be swallowed
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def sample_steps(schedule, seed: int) -> list[int]:
@@ -186,10 +192,12 @@ def check_program(program: Program, budget: float = BUDGET_S, torch_checks: bool
 
 
 def check_isolated(program: Program, budget: float = BUDGET_S, torch_checks: bool = True) -> Result:
-    """``check_program`` in a forked child, killed after ``budget`` + 2 s.
+    """``check_program`` in a forked child, killed after ``WALL_FACTOR * budget`` + 2 s.
 
     A signal cannot interrupt one long C call (a huge big-integer power inside sympy),
-    so a hang there would stall the parent; the child is simply killed instead.
+    so a hang there would stall the parent; the child is simply killed instead.  The
+    child's own budget is CPU time; the wall-clock kill is generous so that a loaded
+    machine does not turn a slow program into a hang.
     """
     import schedlang  # noqa: F401 - imported once in the parent, not in every child
     if torch_checks:
@@ -210,15 +218,16 @@ def check_isolated(program: Program, budget: float = BUDGET_S, torch_checks: boo
             out.write(data)
         os._exit(0)
     os.close(write_end)
-    chunks, deadline = [], time.monotonic() + budget + 2
+    wall = WALL_FACTOR * budget + 2
+    chunks, deadline = [], time.monotonic() + wall
     with os.fdopen(read_end, "rb") as source:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not select.select([source], [], [], remaining)[0]:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
-                return Result(program, [Failure("hang", program, detail=f"killed after {budget + 2:g} s")],
-                              seconds=budget + 2)
+                return Result(program, [Failure("hang", program, detail=f"killed after {wall:g} s")],
+                              seconds=wall)
             chunk = source.read1(1 << 16)
             if not chunk:
                 break

@@ -28,6 +28,28 @@ def lr(t, *, peak=0.0001, warmup=1500, total=470000, _dtype=torch.float64, _comp
     return (torch.where((t < _v8), torch.where((t < _v3), _v0*_v1/_v2, (0.45)*_v0*(torch.cos(3.141592653589793*_v7/(_v6 - _v2)) + 1.0) + (0.1)*_v0), (0.1)*_v0)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'peak'} <= _values.keys():
+        peak = _values['peak']
+        if not ((peak > 0)):
+            _failed.append(('peak', 'peak > 0'))
+    if {'warmup'} <= _values.keys():
+        warmup = _values['warmup']
+        if not ((warmup >= 0)):
+            _failed.append(('warmup', 'warmup >= 0'))
+    if {'total', 'warmup'} <= _values.keys():
+        total = _values['total']
+        warmup = _values['warmup']
+        if not ((total > warmup)):
+            _failed.append(('total', 'total > warmup'))
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

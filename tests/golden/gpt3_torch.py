@@ -32,6 +32,33 @@ def lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000, _dtype=torch.f
     return (torch.where((t < _v10), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v9), (0.45)*_v0*(torch.cos(3.141592653589793*_v8/(_v6 - _v2)) + 1.0) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'decay': 'int', 'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'peak'} <= _values.keys():
+        peak = _values['peak']
+        if not ((peak > 0)):
+            _failed.append(('peak', 'peak > 0'))
+    if {'warmup'} <= _values.keys():
+        warmup = _values['warmup']
+        if not ((warmup >= 0)):
+            _failed.append(('warmup', 'warmup >= 0'))
+    if {'decay', 'warmup'} <= _values.keys():
+        decay = _values['decay']
+        warmup = _values['warmup']
+        if not ((decay > warmup)):
+            _failed.append(('decay', 'decay > warmup'))
+    if {'decay', 'total'} <= _values.keys():
+        decay = _values['decay']
+        total = _values['total']
+        if not ((total >= decay)):
+            _failed.append(('total', 'total >= decay'))
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

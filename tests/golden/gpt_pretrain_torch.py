@@ -36,6 +36,28 @@ def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.floa
     return torch.full(t.shape, 0.1, dtype=_dtype, device=t.device)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'peak'} <= _values.keys():
+        peak = _values['peak']
+        if not ((peak > 0)):
+            _failed.append(('peak', 'peak > 0'))
+    if {'warmup'} <= _values.keys():
+        warmup = _values['warmup']
+        if not ((warmup >= 0)):
+            _failed.append(('warmup', 'warmup >= 0'))
+    if {'total', 'warmup'} <= _values.keys():
+        total = _values['total']
+        warmup = _values['warmup']
+        if not ((total > warmup)):
+            _failed.append(('total', 'total > warmup'))
+    return _failed
+
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

@@ -60,6 +60,28 @@ def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000, _dtype=torch.float64, _c
     return (torch.where((t < _v4), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), _v0, _v0*(1.0 - 3.1622776601683795*torch.sqrt((10.0*_v10 - 9.0*_v8 + 10.0*torch.maximum(_v2, _v9)) / 10.0)/torch.sqrt(_v8)))), _v11)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'peak'} <= _values.keys():
+        peak = _values['peak']
+        if not ((peak > 0)):
+            _failed.append(('peak', 'peak > 0'))
+    if {'warmup'} <= _values.keys():
+        warmup = _values['warmup']
+        if not ((warmup >= 0)):
+            _failed.append(('warmup', 'warmup >= 0'))
+    if {'total', 'warmup'} <= _values.keys():
+        total = _values['total']
+        warmup = _values['warmup']
+        if not ((total > warmup)):
+            _failed.append(('total', 'total > warmup'))
+    return _failed
+
 SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

@@ -21,6 +21,23 @@ def lr(t, *, d_model=512, warmup=4000, _dtype=torch.float64, _compute=torch.floa
     return (torch.where((t < ((-1) + (_v2))), (_v0 + 1.0)/torch.pow(_v1, 1.5), (1.0/torch.sqrt(_v5 + _v1)))/torch.sqrt(_v6)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'d_model': 'int', 'warmup': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'d_model'} <= _values.keys():
+        d_model = _values['d_model']
+        if not ((d_model > 0)):
+            _failed.append(('d_model', 'd_model > 0'))
+    if {'warmup'} <= _values.keys():
+        warmup = _values['warmup']
+        if not ((warmup > 0)):
+            _failed.append(('warmup', 'warmup > 0'))
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

@@ -30,6 +30,15 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     return (torch.where((t < _v2), torch.where((t <= ((-1) + (_v3))), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((_v1 + (-4.0)) / 4.0)), (0.001499994)*torch.cos(4.188790204786391*((4.0*_v8 - _v1 + 4.0*_v4 + 4.0) / 4.0)/_v1) + 0.001500006), _v9)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

@@ -36,6 +36,15 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     return ((0.024995)*torch.cos(0.0031415926535897933*torch.pow(_v0, -_v5)*(-1000.0*torch.pow(_v0, _v5) + _v1 + 1000.0)) + 0.025005).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

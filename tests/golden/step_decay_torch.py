@@ -34,6 +34,19 @@ def momentum(t, *, steps_per_epoch=500, base=0.1, _dtype=torch.float64, _compute
     return torch.full(t.shape, 0.9, dtype=_dtype, device=t.device)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'steps_per_epoch': 'int', 'base': 'float'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'steps_per_epoch'} <= _values.keys():
+        steps_per_epoch = _values['steps_per_epoch']
+        if not ((steps_per_epoch > 0)):
+            _failed.append(('steps_per_epoch', 'steps_per_epoch > 0'))
+    return _failed
+
 SCHEDULES = {'lr': lr, 'momentum': momentum}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

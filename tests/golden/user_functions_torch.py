@@ -39,6 +39,15 @@ def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64)
     return (torch.where((t < 1000), (_v0 + 8500.0) / 10000.0, _v1)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'floor_lr': 'float'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    return _failed
+
 SCHEDULES = {'lr': lr, 'momentum': momentum}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

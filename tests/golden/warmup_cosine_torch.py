@@ -24,6 +24,15 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     return (torch.where((t < 500), (2e-06)*_v0, torch.where((t < 1000), (0.00045)*torch.cos(0.006283185307179587*_v3) + 0.00055, _v4))).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    return _failed
+
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

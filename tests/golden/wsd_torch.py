@@ -50,6 +50,19 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     return (torch.where((t < _v2), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((t < _v3), _v0, _v0 - 5.0*_v0*((5.0*_v5 - 4.0*_v6 + 5.0*torch.clamp(_v7, min=1000)) / 5.0)/_v6))/_v0, _v8)).to(_dtype)
 
 
+#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
+_PARAM_KINDS = {'peak': 'float', 'total': 'int'}
+
+
+def _where_failures(_values):
+    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    _failed = []
+    if {'peak'} <= _values.keys():
+        peak = _values['peak']
+        if not ((peak > 0)):
+            _failed.append(('peak', 'peak > 0'))
+    return _failed
+
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:

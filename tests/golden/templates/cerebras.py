@@ -1,5 +1,47 @@
 
 
+def _checked_params(values, where=""):
+    """``values`` as the constructor takes them: every name a parameter of the file, an int
+    one a whole number >= 0 (returned as an int), a float one finite, every ``where`` clause
+    true.  Raises ValueError naming the parameter; ``where`` prefixes the message."""
+    out = {}
+    for name, value in values.items():
+        kind = _PARAM_KINDS.get(name)
+        if kind is None:
+            raise ValueError(f"{where}unknown parameter {name!r}; this class takes "
+                             f"{sorted(_PARAM_KINDS)}")
+        if isinstance(value, (bool, str, bytes)) or not hasattr(value, "__float__"):
+            raise ValueError(f"{where}parameter {name!r} must be a number, not {value!r}")
+        number = float(value) if not isinstance(value, int) else value
+        if not math.isfinite(number):
+            raise ValueError(f"{where}parameter {name!r} must be finite, not {value!r}")
+        if kind == "int":
+            if number < 0 or number != math.floor(number):
+                raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
+                                 f"not {value!r}")
+            number = int(number)
+        elif not isinstance(value, (int, float)):
+            value = number
+        out[name] = number if kind == "int" else value
+    for name, clause in _where_failures(out):
+        shown = ", ".join(f"{key} = {value!r}" for key, value in out.items() if key in clause)
+        raise ValueError(f"{where}parameter {name!r} must satisfy {clause} ({shown})")
+    return out
+
+
+def _resumed_params(given, saved):
+    """The parameters a resumed class runs with: the state's, checked; the constructor's
+    for any the state lacks (a warning names them)."""
+    if saved is None:
+        return given
+    missing = [name for name in given if name not in saved]
+    if missing:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint has no value for " + ", ".join(map(repr, missing))
+            + "; the constructor's value is kept", stacklevel=3)
+    return _checked_params({**given, **saved}, "load_state_dict: ")
+
+
 def _warn_replaced_params(given, state_dict):
     saved = state_dict.get("params") or {}
     changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
@@ -33,7 +75,7 @@ class _StandInLRScheduler:
         value = self._get_closed_form_lr()
         for group in self.optimizer.param_groups:
             if isinstance(group["lr"], torch.Tensor):
-                group["lr"].copy_(value)
+                group["lr"][...] = value  # not copy_: see _set in the torch class
             else:
                 group["lr"] = value.clone()
         self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
@@ -66,7 +108,7 @@ class WarmupCosine(_CerebrasLRScheduler):
     """
 
     def __init__(self, optimizer, *, last_epoch=-1):
-        self.params = {}
+        self.params = _checked_params({})
         super().__init__(optimizer, total_iters=1000, last_epoch=last_epoch)
 
     def _get_closed_form_lr(self):
@@ -77,4 +119,6 @@ class WarmupCosine(_CerebrasLRScheduler):
 
     def load_state_dict(self, state_dict):
         _warn_replaced_params(self.params, state_dict)
-        super().load_state_dict(state_dict)
+        state = dict(state_dict)
+        state["params"] = _resumed_params(self.params, state.get("params"))
+        super().load_state_dict(state)

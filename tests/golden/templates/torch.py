@@ -1,5 +1,47 @@
 
 
+def _checked_params(values, where=""):
+    """``values`` as the constructor takes them: every name a parameter of the file, an int
+    one a whole number >= 0 (returned as an int), a float one finite, every ``where`` clause
+    true.  Raises ValueError naming the parameter; ``where`` prefixes the message."""
+    out = {}
+    for name, value in values.items():
+        kind = _PARAM_KINDS.get(name)
+        if kind is None:
+            raise ValueError(f"{where}unknown parameter {name!r}; this class takes "
+                             f"{sorted(_PARAM_KINDS)}")
+        if isinstance(value, (bool, str, bytes)) or not hasattr(value, "__float__"):
+            raise ValueError(f"{where}parameter {name!r} must be a number, not {value!r}")
+        number = float(value) if not isinstance(value, int) else value
+        if not math.isfinite(number):
+            raise ValueError(f"{where}parameter {name!r} must be finite, not {value!r}")
+        if kind == "int":
+            if number < 0 or number != math.floor(number):
+                raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
+                                 f"not {value!r}")
+            number = int(number)
+        elif not isinstance(value, (int, float)):
+            value = number
+        out[name] = number if kind == "int" else value
+    for name, clause in _where_failures(out):
+        shown = ", ".join(f"{key} = {value!r}" for key, value in out.items() if key in clause)
+        raise ValueError(f"{where}parameter {name!r} must satisfy {clause} ({shown})")
+    return out
+
+
+def _resumed_params(given, saved):
+    """The parameters a resumed class runs with: the state's, checked; the constructor's
+    for any the state lacks (a warning names them)."""
+    if saved is None:
+        return given
+    missing = [name for name in given if name not in saved]
+    if missing:
+        torch.optim.lr_scheduler.warnings.warn(
+            "load_state_dict: the checkpoint has no value for " + ", ".join(map(repr, missing))
+            + "; the constructor's value is kept", stacklevel=3)
+    return _checked_params({**given, **saved}, "load_state_dict: ")
+
+
 def _warn_replaced_params(given, state_dict):
     saved = state_dict.get("params") or {}
     changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
@@ -27,7 +69,12 @@ def _has(group, key):
 
 
 def _set(group, key, value):
-    """Write a value: a float entry is replaced, a tensor entry is filled in place."""
+    """Write a value: a float entry is replaced, a tensor entry is written in place.
+
+    In place means ``current[...] = value``, never ``fill_``/``copy_``: under AOTAutograd
+    (``torch.compile``'s aot_eager and inductor backends, torch 2.13) a ``fill_`` or
+    ``copy_`` into a 0-d float64 graph input is dropped, and the lr stays frozen.
+    """
     current = _get(group, key)
     if isinstance(current, _PLAIN):
         entry = _ENTRIES.get(key)
@@ -37,10 +84,23 @@ def _set(group, key, value):
             values = list(group[entry[0]])
             values[entry[1]] = value
             group[entry[0]] = tuple(values)
-    elif isinstance(value, torch.Tensor):
-        current.copy_(value)
     else:
-        current.fill_(value)
+        current[...] = value
+
+
+def _checked_group_values(params, group_values, groups, where):
+    """Each param group's own values (``group`` parameters), checked together with the
+    others as the constructor checks them; floats."""
+    if len(group_values) != groups:
+        raise ValueError(f"{where}values for {len(group_values)} param groups; "
+                         f"the optimizer has {groups}")
+    out = []
+    for index, own in enumerate(group_values):
+        if own:
+            checked = _checked_params({**params, **own}, f"{where}optimizer param group {index}: ")
+            own = {name: float(checked[name]) for name in own}
+        out.append(own)
+    return out
 
 
 def _drivers(schedules, group):
@@ -91,13 +151,14 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     GROUP_PARAMS = {}
 
     def __init__(self, optimizer, *, last_epoch=-1):
-        self.params = {}
+        self.params = _checked_params({})
         self._epoch = last_epoch
         self._host_stale = False
         self._counters = {}
         self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
-        self._group_values = [{name: float(group[key]) for name, key in self.GROUP_PARAMS.items()
-                                if key in group} for group in optimizer.param_groups]
+        self._group_values = _checked_group_values(
+            self.params, [{name: group[key] for name, key in self.GROUP_PARAMS.items() if key in group}
+                          for group in optimizer.param_groups], len(optimizer.param_groups), "")
         for index, group in enumerate(optimizer.param_groups):
             for key in self._drivers[index]:
                 if not _has(group, key):
@@ -214,6 +275,11 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     def load_state_dict(self, state_dict):
         _warn_replaced_params(self.params, state_dict)
         state = dict(state_dict)
+        state["params"] = _resumed_params(self.params, state.get("params"))
+        if "_group_values" in state:
+            state["_group_values"] = _checked_group_values(
+                state["params"], state["_group_values"], len(self.optimizer.param_groups),
+                "load_state_dict: ")
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
             state.pop(stale, None)
