@@ -142,9 +142,24 @@ def guess_format(path: Path, text: str | None = None) -> str:
     if path.suffix.lower() == ".toml":
         return "torchtitan-toml"
     if path.suffix.lower() == ".py":
-        return "mmengine-config"
+        return _python_format(text) if text is not None else "mmengine-config"
     raise SchedlangError(f"cannot tell the format of {path} from its name",
                          hint="pass --format " + " or --format ".join(FORMATS))
+
+
+def _python_format(text: str) -> str:
+    """A ``.py`` file's format from its words, read as text: OpenMMLab's ``param_scheduler``
+    first, then a Keras schedule class called from ``keras`` / ``tf.keras``, then a DeepSpeed
+    dict (a ``"scheduler"`` key); otherwise an OpenMMLab config (its error says what is missing)."""
+    from .keras_json import CLASSES
+
+    if re.search(r"^param_scheduler\b", text, re.MULTILINE):
+        return "mmengine-config"
+    if re.search(r"\bkeras\b", text) and re.search(r"\b(" + "|".join(CLASSES) + r")\s*\(", text):
+        return "keras-json"
+    if re.search(r"""["']scheduler["']\s*:|\bscheduler\s*=\s*(dict|\{)""", text):
+        return "deepspeed-json"
+    return "mmengine-config"
 
 
 def _yaml_format(text: str) -> str:

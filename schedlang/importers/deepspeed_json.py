@@ -37,6 +37,10 @@ STEP_KEYS = {"warmup_num_steps", "total_num_steps", "cycle_first_step_size", "cy
 
 
 def read(text: str, filename: str) -> Node:
+    if filename.endswith(".py"):  # a dict in a Python file, followed as Python runs it
+        from .python_literal import deepspeed_config
+
+        return deepspeed_config(text, filename)
     root = load(text, filename)
     if not root.is_mapping:
         raise SchedlangError("a DeepSpeed config is a JSON object", root.span)
