@@ -1132,10 +1132,11 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
             (bound if scope is None else local).update(names)
+            imported.update(names)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             (bound if scope is None else late_names).update(node.names)
             declared.update(node.names)
-        elif isinstance(node, ast.Call) and path_of(node.func) is None:
+        elif isinstance(node, ast.Call) and path_of(node.func) is None and _root(node.func) not in imported:
             if isinstance(node.func, ast.Attribute) and _root(node.func.value):
                 _add(target, _root(node.func.value), True)
             for argument in [*node.args, *(k.value for k in node.keywords)]:
@@ -1156,6 +1157,7 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
     late_names: set[str] = set()
     local: set[str] = set()
     declared: set[str] = set()
+    imported: set[str] = set()  # a library imported inside a function is a library too
     visit(stmt, None)
     return bound, changed, late
 
