@@ -38,7 +38,7 @@ from .python_literal import Imported, Item, Module, Unread
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
-BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value"}
+BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value", "WeightDecay": "weight_decay"}
 
 
 class _Reader:
@@ -223,8 +223,8 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         name, family, _ = _family(type_name, cfg["type"].span)
         preset = PRESETS[name]
         allowed = {a.name for a in preset.args}
-        param = cfg["param_name"].value if "param_name" in cfg else {"LR": "lr", "Momentum": "momentum"}.get(
-            family, "lr")
+        param = cfg["param_name"].value if "param_name" in cfg else {
+            "LR": "lr", "Momentum": "momentum", "WeightDecay": "weight_decay"}.get(family, "lr")
         parts = []
         by_epoch = cfg["by_epoch"].value if "by_epoch" in cfg else True
         convert = cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
