@@ -119,7 +119,8 @@ def guess_format(path: Path, text: str | None = None) -> str:
     under ``trainer:``, an llm-foundry or Composer run; ``sched:`` timm's ``args.yaml``;
     ``lr_scheduler_type:`` HF ``TrainingArguments``; otherwise ModelZoo's legacy layout), and
     for JSON likewise (``"class_name"``: a serialized Keras schedule; ``"scheduler"`` or
-    ``"zero_optimization"``: a DeepSpeed config; otherwise HF ``TrainingArguments``)."""
+    ``"zero_optimization"``: a DeepSpeed config; otherwise HF ``TrainingArguments``), and for
+    ``.py`` from its words (``_python_format``)."""
     if path.name == "args.yaml":  # what timm's train.py writes next to its checkpoints
         return "timm-args"
     if text is not None and path.suffix.lower() in (".yaml", ".yml"):

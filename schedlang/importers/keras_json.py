@@ -81,7 +81,9 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                                  hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
         parts.append(f"{key}={_value(node, key)}")
         numbers[key] = exact(node.value)
-    head = [f"# Imported by `schedlang import` from {origin} (a serialized Keras LearningRateSchedule).",
+    what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
+        else "a serialized Keras LearningRateSchedule"
+    head = [f"# Imported by `schedlang import` from {origin} ({what}).",
             "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
     preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":

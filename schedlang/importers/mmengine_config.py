@@ -1,12 +1,12 @@
-"""OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` read as data with ``ast``.
+"""OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` as Python builds it.
 
-Nothing in the file is executed.  Top-level assignments are read lazily: only those
-the schedule needs (``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older
-``optimizer``) and the names they refer to are evaluated, from literals, dicts, lists,
-tuples, ``dict(...)`` calls with keywords, negative numbers and names assigned earlier
-(copied).  Anything else (arithmetic, other calls, attribute access, comprehensions)
-is refused with a caret at it.  Class names imported from ``mmengine`` in new-style
-configs (``type=LinearLR``) are read as their names.
+Nothing in the file is executed.  ``python_literal.Module`` follows its statements in order
+as Python would run them (reassignment, ``x[k] = v``, ``.append``/``.update``, ``+=``,
+``if``, arithmetic, names assigned earlier); the names the schedule needs
+(``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older ``optimizer``) are read
+from the result, and a part the reader could not follow is an error where it is read, with a
+caret at it.  Classes imported in new-style configs (``type=LinearLR``) are read as their
+names.
 
 ``_base_ = 'path.py'`` (or a list of paths, relative to the file) is inherited as
 mmengine's ``Config.fromfile`` does: each base is read the same way (as data), a key set
@@ -261,7 +261,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         for i in items)
     needs_length = needs_length or mixed
     head = [f"# Imported by `schedlang import` from {filename} (OpenMMLab param_scheduler, mmengine 0.10.7).",
-            "# Read as data; nothing in the file was run."]
+            "# Its statements were followed as Python runs them; nothing in the file was run."]
     if all_epoch:
         head.append("# Every scheduler is by epoch: t counts epochs. For a per-iteration schedule add "
                     "epoch_length=... to mmengine.param_scheduler.")
