@@ -54,7 +54,7 @@ import operator
 import tokenize
 
 from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_NESTING, MAX_YAML_VALUES
+from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_NESTING, MAX_YAML_DEPTH, MAX_YAML_VALUES
 
 #: Names that let a file change any variable behind the statements' backs.
 DYNAMIC = ("exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__", "__builtins__",
@@ -169,8 +169,7 @@ class Module:
         self._recorded_nodes: set[int] = set()
         self.budget = MAX_YAML_VALUES
         self._assigned_at: dict[str, list[int]] = {}
-        self._refuse_dynamic()
-        self._index_assignments()
+        self._scan()
         try:
             self._run(self.tree.body)
         except RecursionError:
@@ -193,22 +192,27 @@ class Module:
         return item
 
     def check_untainted(self, item: Item) -> None:
-        """Refuse a value holding a dict or list that a statement not followed may have changed."""
+        """Refuse a value holding a dict or list that a statement not followed may have changed,
+        or nesting deeper than ``MAX_YAML_DEPTH`` (what reads it afterwards may recurse)."""
         seen: set[int] = set()
-        stack = [item]
+        stack = [(item, 0)]
         while stack:
-            current = stack.pop()
+            current, depth = stack.pop()
             if isinstance(current, Unread):
                 continue
             value = current.value
             if isinstance(value, (dict, list, Call)):
+                if depth > MAX_YAML_DEPTH:
+                    raise SchedlangError(f"this value nests more than {MAX_YAML_DEPTH} levels deep",
+                                         item.span)
                 if id(value) in seen:
                     continue
                 seen.add(id(value))
                 if id(value) in self.tainted:
                     raise self.tainted[id(value)][1]
-                stack.extend(value.values() if isinstance(value, dict) else value if isinstance(value, list)
-                             else [*value.args, *value.kwargs.values()])
+                children = value.values() if isinstance(value, dict) else value if isinstance(value, list) \
+                    else [*value.args, *value.kwargs.values()]
+                stack.extend((child, depth + 1) for child in children)
 
     # -- statements -----------------------------------------------------------------------
 
@@ -222,7 +226,11 @@ class Module:
                 self._record_inside(stmt)
                 continue
             if self._partial:  # a part not followed (x = setup(cfg)) may have changed what it was given
-                self._changes(stmt, self._not_followed_error(stmt, "a part of it is not followed"))
+                error = self._not_followed_error(stmt, "a part of it is not followed")
+                self._changes(stmt, error)
+                for node in ast.walk(stmt):  # (y := ...) inside a part not followed binds y
+                    if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                        self.env[node.target.id] = Unread(error)
 
     def _statement(self, stmt: ast.stmt) -> None:  # noqa: PLR0911, PLR0912 - one case per statement
         if isinstance(stmt, ast.Assign):
@@ -279,8 +287,8 @@ class Module:
                 else:
                     raise _NotFollowedError(self._not_followed_error(stmt, "it deletes an attribute"))
             return
-        if isinstance(stmt, ast.Pass):
-            return
+        if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal)):
+            return  # `global x` at module level changes nothing
         raise _NotFollowedError(self._not_followed_error(stmt))
 
     def _not_followed_error(self, stmt: ast.stmt, why: str = "") -> SchedlangError:
@@ -608,8 +616,7 @@ class Module:
         if isinstance(node.op, ast.Not):
             return Item(not _truth(operand, node.operand, self), span)
         if not _is_number(value):
-            raise self._python_error(f"bad operand for unary {_OPS[type(node.op)]}: {_type(value)} (Python "
-                                     "raises TypeError)", node)
+            self._not(node, f"unary {_OPS[type(node.op)]} on {_type(value)}")
         if isinstance(node.op, ast.Invert) and isinstance(value, float):
             raise self._python_error("bad operand for unary ~: float (Python raises TypeError)", node)
         op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)]
@@ -644,11 +651,10 @@ class Module:
             out, keys = dict(a), dict(left.keys)
             self._update(out, keys, right, node)
             return Item(out, span, keys)
-        if isinstance(op, ast.Mult) and (isinstance(a, (str, list)) and _is_int(b)
-                                         or _is_int(a) and isinstance(b, (str, list))):
-            self._not(node, "repeating a sequence with *")
-        raise self._python_error(f"unsupported operand types for {symbol}: {_type(a)} and {_type(b)} (Python "
-                                 "raises TypeError)", node)
+        # anything else ('%s' % x, a list repeated with *, an object's operator) is not followed:
+        # only numbers, str + str, list / tuple + and dict | are
+        self._not(node, f"{symbol} on {_type(a)} and {_type(b)}")
+        raise AssertionError  # unreachable
 
     def _arith(self, op: ast.operator, a, b, node: ast.AST):
         if isinstance(op, ast.Pow) and _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1 \
@@ -804,7 +810,7 @@ class Module:
                 if id(inner) in seen:
                     continue
                 seen.add(id(inner))
-                self._spend(1, node)
+                self._spend(1 + len(inner), node)  # the walk is bounded too: one value per item
                 stack.extend(inner.values() if isinstance(inner, dict) else inner)
 
     def _deepcopy(self, item: Item, node: ast.AST) -> Item:
@@ -818,7 +824,7 @@ class Module:
                 return current
             if id(value) in memo:
                 return memo[id(value)]
-            self._spend(1, node)
+            self._spend(1 + len(value), node)
             if isinstance(value, dict):
                 made = Item({}, current.span, dict(current.keys))
                 memo[id(value)] = made
@@ -852,20 +858,23 @@ class Module:
     def _span_at(self, line: int, col: int) -> Span:
         return Span(self.source, line, col, line, col + 1)
 
-    def _refuse_dynamic(self) -> None:
+    def _scan(self) -> None:
+        """One walk of the tree: refuse the names that can change any variable (``exec``,
+        ``globals``, ...), and note where each name is bound anywhere in the file, so that
+        "used before it is assigned" can say where."""
         for node in ast.walk(self.tree):
-            name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) \
-                and node.attr.startswith("__") else None
+            if isinstance(node, ast.Name):
+                name = node.id
+                if isinstance(node.ctx, ast.Store):
+                    self._assigned_at.setdefault(name, []).append(node.lineno)
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("__"):
+                name = node.attr
+            else:
+                continue
             if name in DYNAMIC:
                 raise SchedlangError(f"'{name}' can change any name of the file behind its statements' "
                                      "backs; schedlang cannot follow it", self.span(node),
                                      hint="write the configuration with plain assignments")
-
-    def _index_assignments(self) -> None:
-        """Where each name is bound anywhere in the file: "used before it is assigned" says so."""
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                self._assigned_at.setdefault(node.id, []).append(node.lineno)
         for lines in self._assigned_at.values():
             lines.sort()
 
@@ -1206,7 +1215,11 @@ def _comparable(item: Item, module: Module):
                                                hint=_HINT))
     if isinstance(value, (dict, list)):
         module.check_untainted(item)
-        return item.plain()
+        plain = item.plain()
+        module.budget -= len(repr(plain)) // 8  # comparing walks the whole value: counted
+        if module.budget < 0:
+            raise SchedlangError(f"following this file makes more than {MAX_YAML_VALUES} values", item.span)
+        return plain
     return value
 
 
@@ -1306,6 +1319,9 @@ def deepspeed_config(text: str, filename: str):
             found.append((name, "scheduler" in keys))
     with_scheduler = [name for name, has in found if has]
     names = with_scheduler or [name for name, _ in found]
+    for name in ("ds_config", "deepspeed_config", "config") if not names else ():
+        if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
+            raise module.env[name].error
     if not names:
         raise SchedlangError("no DeepSpeed config in this file: no module-level dict with a \"scheduler\" "
                              "key", Span(module.source, 1, 1, 1, 2),

@@ -104,6 +104,15 @@ REFUSED = [
     (HEAD + TAIL + "a = []\na.append(a)\n", "5:1", "contains itself"),
     (HEAD + "param_scheduler = dict(type='ExponentialLR', gamma=float(input()), end=10, by_epoch=False)\n",
      "2:58", "the call input(...) is not followed"),
+    ("r = []\nc = r\n" + "c.append([])\nc = c[-1]\n" * 150 + HEAD
+     + "param_scheduler = dict(type='ExponentialLR', gamma=0.9, end=10, by_epoch=False, x=r)\n", "304:19",
+     "nests more than 100 levels"),
+    ("big = [" + ", ".join(["0"] * 5000) + "]\nx = {}\n" + "x['k'] = big\n" * 100 + HEAD + TAIL, "",
+     "more than 100000 values"),
+    (HEAD + "param_scheduler = dict(type='ExponentialLR', gamma='%s' % 0.9, end=10, by_epoch=False)\n",
+     "2:52", "% on str and float is not followed"),
+    (HEAD + TAIL + "import math\nx = [math.floor(g := 2)]\nparam_scheduler['gamma'] = g\n", "5:1",
+     "a part of it is not followed"),
 ]
 
 
@@ -117,14 +126,16 @@ def test_refused_at_the_statement(tmp_path, text, where, words):
     assert time.monotonic() - start < 5
     message = str(info.value)
     assert words in message, message
-    assert f"cfg.py:{where}" in message and "^" in message, message
+    assert f"cfg.py:{where}" in message and "^" in message, message  # "" : any line
 
 
 def test_statements_that_cannot_change_the_config_are_allowed(tmp_path):
-    """A function that only reads other names, a print, a library call given the config."""
+    """A function that only reads other names, a print, a library call given the config, a
+    module-level ``global``, a value not followed that nothing reads."""
     path = tmp_path / "cfg.py"
-    path.write_text(HEAD + TAIL + "import mmengine\nprint(param_scheduler)\n"
-                    "def build():\n    return dict(model=1)\nmmengine.dump(train_cfg, 'x.json')\n")
+    path.write_text(HEAD + TAIL + "import mmengine\nprint(param_scheduler)\nglobal train_cfg\n"
+                    "def build():\n    return dict(model=1)\nmmengine.dump(train_cfg, 'x.json')\n"
+                    "model = dict(backbone=build(), pipeline=[x for x in range(3)])\n")
     assert "gamma=0.9" in import_file(path)
 
 
