@@ -165,3 +165,28 @@ def test_keras_positional_order_is_keras_own():
     schedules = real("keras.optimizers.schedules")
     for name, order in POSITIONAL.items():
         assert tuple(inspect.signature(getattr(schedules, name)).parameters) == order, name
+
+
+def test_nothing_in_the_file_runs(tmp_path):
+    """Calls that would write a file or run a command are not followed: nothing happens."""
+    marker = tmp_path / "ran"
+    path = tmp_path / "cfg.py"
+    path.write_text(f"open({str(marker)!r}, 'w').write('ran')\n"
+                    f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n" + HEAD + TAIL)
+    assert "gamma=0.9" in import_file(path)
+    assert not marker.exists()
+    path.write_text(HEAD + TAIL + "__import__('os').system('touch ran')\n")
+    with pytest.raises(schedlang.SchedlangError, match="'__import__' can change any name"):
+        import_file(path)
+
+
+def test_cli_refuses_a_hostile_file_with_status_2(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "cfg.py"
+    path.write_text("x = " + "-" * 100_000 + "1\n")
+    done = subprocess.run([sys.executable, "-m", "schedlang", "import", str(path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "cfg.py:1:" in done.stderr and "nests more than 100 levels" in done.stderr
