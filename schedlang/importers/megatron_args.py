@@ -315,7 +315,9 @@ def _validate_batch_sizes(v: _Values, iters: bool) -> None:
     if not v.given("step_batch_size_schedule"):
         return
     for other in ("global_batch_size", "rampup_batch_size", "decrease_batch_size_if_needed"):
-        if v.given(other):
+        switched_off = FLAGS[other] == "switch" and v.args.flags.get(other, Flag("", None)).text.lower() \
+            in ("false", "0")  # `decrease_batch_size_if_needed: false` in YAML
+        if v.given(other) and not switched_off:
             flag = other.replace("_", "-")
             _refuse(v, other, f"Cannot specify both --step-batch-size-schedule and --{flag} (Megatron-LM "
                               "raises ValueError)",

@@ -542,15 +542,7 @@ class Module:
         args = [self._eval(a) for a in node.args if not isinstance(a, ast.Starred)]
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
-        kwargs, keys = {}, {}
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                self._update(kwargs, keys, self._eval(keyword.value), keyword.value)
-                continue
-            kwargs[keyword.arg] = self._element(keyword.value) if path == "builtins.dict" \
-                else self._eval(keyword.value)
-            keys[keyword.arg] = Span(self.source, keyword.lineno, keyword.col_offset + 1, keyword.lineno,
-                                     keyword.col_offset + 1 + len(keyword.arg))
+        kwargs, keys = self._keywords(node, lazy=path == "builtins.dict")
         builtin = _BUILTINS.get(path)
         if builtin is None:
             self._not(node, f"the call {_short(path)}(...)")
@@ -561,20 +553,35 @@ class Module:
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
         args = [self._eval(a) for a in node.args]
-        kwargs, keys = {}, {}
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                self._update(kwargs, keys, self._eval(keyword.value), keyword.value)
-                continue
-            kwargs[keyword.arg] = self._eval(keyword.value)
-            keys[keyword.arg] = self._keyword_span(keyword)
+        kwargs, keys = self._keywords(node, lazy=False)
         made = Item(Call(path, args, kwargs, keys, span), span)
         self._recorded(node, made)
         return made
 
-    def _keyword_span(self, keyword: ast.keyword) -> Span:
-        return Span(self.source, keyword.lineno, keyword.col_offset + 1, keyword.lineno,
-                    keyword.col_offset + 1 + len(keyword.arg))
+    def _keywords(self, node: ast.Call, lazy: bool) -> tuple[dict, dict]:
+        """A call's keyword arguments (``**mapping`` included) and the spans of their names; a
+        keyword given twice is Python's ``TypeError``.  ``lazy``: a value not followed is kept
+        as such (a dict's entries are read only where needed)."""
+        kwargs, keys = {}, {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                given = self._eval(keyword.value)
+                if not isinstance(given.value, dict):
+                    raise self._python_error(f"argument after ** must be a mapping, not "
+                                             f"{_type(given.value)} (Python raises TypeError)", keyword.value)
+                pairs = [(str(k), v, given.keys.get(k, given.span)) for k, v in given.value.items()]
+                self._spend(len(pairs), keyword.value)
+            else:
+                value = self._element(keyword.value) if lazy else self._eval(keyword.value)
+                start = keyword.col_offset + 1
+                name_span = Span(self.source, keyword.lineno, start, keyword.lineno, start + len(keyword.arg))
+                pairs = [(keyword.arg, value, name_span)]
+            for name, value, span in pairs:
+                if name in kwargs:
+                    raise self._python_error(f"keyword argument '{name}' given twice (Python raises "
+                                             "TypeError)", keyword.value)
+                kwargs[name], keys[name] = value, span
+        return kwargs, keys
 
     def _is_imported(self, node: ast.expr) -> bool:
         root = node
@@ -600,13 +607,7 @@ class Module:
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
         args = [self._element(a) for a in node.args]
-        kwargs, keys = {}, {}
-        for keyword in node.keywords:
-            if keyword.arg is None:
-                self._update(kwargs, keys, self._eval(keyword.value), keyword.value)
-            else:
-                kwargs[keyword.arg] = self._element(keyword.value)
-                keys[keyword.arg] = self.span(keyword.value)
+        kwargs, keys = self._keywords(node, lazy=True)
         return method(self, target, args, kwargs, keys, node)
 
     def _unary(self, node: ast.UnaryOp) -> Item:
