@@ -1327,7 +1327,8 @@ def deepspeed_config(text: str, filename: str):
         raise SchedlangError("no DeepSpeed config in this file: no module-level dict with a \"scheduler\" "
                              "key", Span(module.source, 1, 1, 1, 2),
                              hint="ds_config = {\"scheduler\": {\"type\": \"WarmupLR\", "
-                                  "\"params\": {...}}, ...}")
+                                  "\"params\": {...}}, ...}; a config kept in a JSON file is imported "
+                                  "from that file")
     if len(names) > 1:
         raise SchedlangError("more than one dict here looks like a DeepSpeed config: " + ", ".join(names),
                              module.get(names[1]).span, hint="keep the one to import in the file")
