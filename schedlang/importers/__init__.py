@@ -119,7 +119,8 @@ def guess_format(path: Path, text: str | None = None) -> str:
     under ``trainer:``, an llm-foundry or Composer run; ``sched:`` timm's ``args.yaml``;
     ``lr_scheduler_type:`` HF ``TrainingArguments``; otherwise ModelZoo's legacy layout), and
     for JSON likewise (``"class_name"``: a serialized Keras schedule; ``"scheduler"`` or
-    ``"zero_optimization"``: a DeepSpeed config; otherwise HF ``TrainingArguments``)."""
+    ``"zero_optimization"``: a DeepSpeed config; otherwise HF ``TrainingArguments``), and for
+    ``.py`` from its words (``_python_format``)."""
     if path.name == "args.yaml":  # what timm's train.py writes next to its checkpoints
         return "timm-args"
     if text is not None and path.suffix.lower() in (".yaml", ".yml"):
@@ -142,9 +143,24 @@ def guess_format(path: Path, text: str | None = None) -> str:
     if path.suffix.lower() == ".toml":
         return "torchtitan-toml"
     if path.suffix.lower() == ".py":
-        return "mmengine-config"
+        return _python_format(text) if text is not None else "mmengine-config"
     raise SchedlangError(f"cannot tell the format of {path} from its name",
                          hint="pass --format " + " or --format ".join(FORMATS))
+
+
+def _python_format(text: str) -> str:
+    """A ``.py`` file's format from its words, read as text: OpenMMLab's ``param_scheduler``
+    first, then a Keras schedule class called from ``keras`` / ``tf.keras``, then a DeepSpeed
+    dict (a ``"scheduler"`` key); otherwise an OpenMMLab config (its error says what is missing)."""
+    from .keras_json import CLASSES
+
+    if re.search(r"^param_scheduler\b", text, re.MULTILINE):
+        return "mmengine-config"
+    if re.search(r"\bkeras\b", text) and re.search(r"\b(" + "|".join(CLASSES) + r")\s*\(", text):
+        return "keras-json"
+    if re.search(r"""["']scheduler["']\s*:|\bscheduler\s*=\s*(dict|\{)""", text):
+        return "deepspeed-json"
+    return "mmengine-config"
 
 
 def _yaml_format(text: str) -> str:

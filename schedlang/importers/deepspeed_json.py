@@ -37,6 +37,10 @@ STEP_KEYS = {"warmup_num_steps", "total_num_steps", "cycle_first_step_size", "cy
 
 
 def read(text: str, filename: str) -> Node:
+    if filename.endswith(".py"):  # a dict in a Python file, followed as Python runs it
+        from .python_literal import deepspeed_config
+
+        return deepspeed_config(text, filename)
     root = load(text, filename)
     if not root.is_mapping:
         raise SchedlangError("a DeepSpeed config is a JSON object", root.span)
@@ -108,7 +112,8 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                              "the config names no optimizer, so the momentum schedule assumes it does.")
         else:
             notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
-    head = [f"# Imported by `schedlang import` from {origin} (DeepSpeed config, \"scheduler\" block).",
+    kept = ", a dict in a Python file followed, never run" if origin.endswith(".py") else ""
+    head = [f"# Imported by `schedlang import` from {origin} (DeepSpeed config, \"scheduler\" block{kept}).",
             "# t counts optimizer steps: DeepSpeed steps the scheduler after each optimizer step, and",
             "# step t runs with last_batch_iteration = t - 1 (the constructor's value at t = 0).",
             *(f"# note: {n}" for n in notes)]

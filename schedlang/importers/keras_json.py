@@ -25,9 +25,23 @@ from .yaml_source import Node, load
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
            "CosineDecay", "CosineDecayRestarts")
+#: Each class's parameters in the order Keras 3.15 takes them positionally (a call in a script).
+POSITIONAL = {
+    "ExponentialDecay": ("initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"),
+    "PiecewiseConstantDecay": ("boundaries", "values", "name"),
+    "PolynomialDecay": ("initial_learning_rate", "decay_steps", "end_learning_rate", "power", "cycle",
+                        "name"),
+    "InverseTimeDecay": ("initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"),
+    "CosineDecay": ("initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target", "warmup_steps"),
+    "CosineDecayRestarts": ("initial_learning_rate", "first_decay_steps", "t_mul", "m_mul", "alpha", "name"),
+}
 
 
 def read(text: str, filename: str = "<string>") -> Node:
+    if filename.endswith(".py"):  # a schedule built in a training script, followed, never run
+        from .python_literal import keras_schedule
+
+        return keras_schedule(text, filename, CLASSES, POSITIONAL)
     root = load(text, filename)
     if not root.is_mapping:
         raise SchedlangError("expected a serialized Keras LearningRateSchedule (a JSON object)", root.span)
@@ -67,7 +81,9 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                                  hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
         parts.append(f"{key}={_value(node, key)}")
         numbers[key] = exact(node.value)
-    head = [f"# Imported by `schedlang import` from {origin} (a serialized Keras LearningRateSchedule).",
+    what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
+        else "a serialized Keras LearningRateSchedule"
+    head = [f"# Imported by `schedlang import` from {origin} ({what}).",
             "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
     preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":

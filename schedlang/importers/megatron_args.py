@@ -48,6 +48,8 @@ FLAGS = {
     "weight_decay": "float", "start_weight_decay": "float", "end_weight_decay": "float",
     "weight_decay_incr_style": WD_STYLES, "rampup_batch_size": "list", "warmup": "removed",
     "decoupled_lr": "ignored", "decoupled_min_lr": "ignored",
+    # the batch-size flags that change how many samples an iteration consumes (Megatron-LM main)
+    "step_batch_size_schedule": "text", "decrease_batch_size_if_needed": "switch",
 }
 DEFAULTS = {"min_lr": 0, "lr_warmup_init": 0, "lr_warmup_iters": 0, "lr_warmup_samples": 0,
             "lr_decay_style": "linear", "lr_wsd_decay_style": "exponential", "weight_decay": "0.01",
@@ -103,8 +105,8 @@ def _read_shell(text: str, filename: str) -> Args:
             if word.unreadable:
                 _unreadable(word.unreadable, name)
         else:
-            if i >= len(words) or words[i].text.startswith("--"):
-                if FLAGS[key] in ("removed", "ignored"):
+            if FLAGS[key] == "switch" or i >= len(words) or words[i].text.startswith("--"):
+                if FLAGS[key] in ("removed", "ignored", "switch"):
                     flag = Flag("", word.span)
                 else:
                     raise SchedlangError(f"--{name} needs a value", word.span)
@@ -146,7 +148,10 @@ def _read_yaml(text: str, filename: str) -> Args:
         if node.is_mapping:
             for key, value in node.value.items():
                 name = _key(key)
-                if name in FLAGS and not value.is_mapping and not value.is_list:
+                if name in FLAGS and FLAGS[name] == "list" and value.is_list:  # rampup_batch_size: [16, 8, N]
+                    _put(args, name, Flag(" ".join(str(item.value) for item in value.value), value.span),
+                         node.key_spans[key])
+                elif name in FLAGS and not value.is_mapping and not value.is_list:
                     shown = value.value
                     text_ = "true" if shown is True else "" if shown is None else str(shown)
                     _put(args, name, Flag(text_, value.span), node.key_spans[key])
@@ -262,6 +267,7 @@ def _validate(v: _Values) -> str:
     if not (iters or samples):
         raise SchedlangError("neither --train-iters nor --train-samples is given", _top(v.args),
                              hint="Megatron-LM needs one of them (the decay length defaults to it)")
+    _validate_batch_sizes(v, iters)
     if iters:
         for key, what in (("lr_decay_samples", "learning rate decay"), ("lr_warmup_samples", "learning rate "
                                                                                              "warmup")):
@@ -295,6 +301,34 @@ def _validate(v: _Values) -> str:
                 _refuse(v, "weight_decay_incr_style", f"--weight-decay-incr-style "
                         f"{v.choice('weight_decay_incr_style')} needs --{key.replace('_', '-')}")
     return "iters" if iters else "samples"
+
+
+def _validate_batch_sizes(v: _Values, iters: bool) -> None:
+    """``--step-batch-size-schedule`` as Megatron-LM (main, after megatron-core 0.16) takes it:
+    it refuses the flag together with ``--global-batch-size`` (``validate_args``),
+    ``--rampup-batch-size`` and ``--decrease-batch-size-if-needed``
+    (``init_num_microbatches_calculator``), each a ``ValueError`` "Cannot specify both ...".
+    What it accepts changes the samples an iteration consumes: with ``--train-samples`` the
+    schedule per sample is exact (the class counts samples) and is written so; with
+    ``--train-iters`` the samples consumed by iteration ``i`` follow the batch-size table, which
+    this import does not express, so it is refused with that reason."""
+    if not v.given("step_batch_size_schedule"):
+        return
+    for other in ("global_batch_size", "rampup_batch_size", "decrease_batch_size_if_needed"):
+        switched_off = FLAGS[other] == "switch" and v.args.flags.get(other, Flag("", None)).text.lower() \
+            in ("false", "0")  # `decrease_batch_size_if_needed: false` in YAML
+        if v.given(other) and not switched_off:
+            flag = other.replace("_", "-")
+            _refuse(v, other, f"Cannot specify both --step-batch-size-schedule and --{flag} (Megatron-LM "
+                              "raises ValueError)",
+                    hint="the step schedule gives every batch size; drop one of the two")
+    if iters:
+        _refuse(v, "step_batch_size_schedule",
+                "--step-batch-size-schedule with --train-iters: Megatron's OptimizerParamScheduler counts "
+                "samples and the batch size changes with the samples consumed, so the schedule per "
+                "iteration follows the batch-size table; schedlang does not express that map",
+                hint="train by samples (--train-samples, --lr-warmup-samples, --lr-decay-samples): the "
+                     "schedule is then per sample, exactly Megatron's")
 
 
 @dataclass
@@ -334,9 +368,11 @@ def plan(args: Args) -> Plan:
         can = batch is not None and not v.given("rampup_batch_size")
         exact_per_iteration = can and (style != "inverse-square-root" or sp.Ge(warmup / batch, 1) == sp.true)
         scale = 1 / batch if exact_per_iteration else 1
-        if v.given("rampup_batch_size"):
-            notes.append("--rampup-batch-size: the batch size changes during the ramp-up, so the schedule is "
-                         "per sample, not per iteration")
+        for ramp in ("rampup_batch_size", "step_batch_size_schedule"):
+            if v.given(ramp):
+                notes.append(f"--{ramp.replace('_', '-')}: the batch size changes with the samples consumed, "
+                             "so the schedule is per sample, not per iteration (evaluate it at the samples "
+                             "consumed before each iteration)")
     if mode == "iters" and not exact_per_iteration:
         notes.append("inverse-square-root with less than one iteration of warmup clamps max(W, 1) and "
                      "max(n, 1) in samples, so the schedule is per sample")
@@ -390,6 +426,9 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         head += ["# t counts training iterations.  Megatron's OptimizerParamScheduler counts samples",
                  "# (it steps by the global batch size each iteration); with a constant batch size the",
                  "# schedule per iteration is exactly this one, every length divided by the batch size."]
+    elif any(key in args.flags for key in ("rampup_batch_size", "step_batch_size_schedule")):
+        head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: an iteration runs at",
+                 "# t = the samples consumed before it (its batch size changes with them)."]
     else:
         head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: iteration i runs at",
                  "# t = i * global batch size."]

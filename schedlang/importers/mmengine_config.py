@@ -1,12 +1,12 @@
-"""OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` read as data with ``ast``.
+"""OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` as Python builds it.
 
-Nothing in the file is executed.  Top-level assignments are read lazily: only those
-the schedule needs (``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older
-``optimizer``) and the names they refer to are evaluated, from literals, dicts, lists,
-tuples, ``dict(...)`` calls with keywords, negative numbers and names assigned earlier
-(copied).  Anything else (arithmetic, other calls, attribute access, comprehensions)
-is refused with a caret at it.  Class names imported from ``mmengine`` in new-style
-configs (``type=LinearLR``) are read as their names.
+Nothing in the file is executed.  ``python_literal.Module`` follows its statements in order
+as Python would run them (reassignment, ``x[k] = v``, ``.append``/``.update``, ``+=``,
+``if``, arithmetic, names assigned earlier); the names the schedule needs
+(``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older ``optimizer``) are read
+from the result, and a part the reader could not follow is an error where it is read, with a
+caret at it.  Classes imported in new-style configs (``type=LinearLR``) are read as their
+names.
 
 ``_base_ = 'path.py'`` (or a list of paths, relative to the file) is inherited as
 mmengine's ``Config.fromfile`` does: each base is read the same way (as data), a key set
@@ -29,43 +29,30 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..errors import SchedlangError, Span, did_you_mean
 from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..presets import PRESETS
 from ..presets._common import Rejected
 from .numbers import exact, sched_text
+from .python_literal import Imported, Item, Module, Unread
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
-BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value"}
+BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value", "WeightDecay": "weight_decay"}
 
 
 class _Reader:
     def __init__(self, text: str, filename: str, chain: tuple[Path, ...] = (), counted: list | None = None):
-        self.source = Source(text, filename)
-        try:
-            self.tree = ast.parse(text, filename)
-        except SyntaxError as exc:
-            span = Span(self.source, exc.lineno or 1, exc.offset or 1, exc.lineno or 1, (exc.offset or 1) + 1)
-            raise SchedlangError(f"not valid Python: {exc.msg}", span) from None
-        self.assigned: dict[str, ast.AST] = {}
-        self.imported: dict[str, str] = {}
-        self.values: dict[str, object] = {}
+        self.module = Module(text, filename)  # followed statement by statement (python_literal)
+        self.source, self.tree = self.module.source, self.module.tree
         self.bases: list[_Reader] = []
         for stmt in self.tree.body:
-            single = isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            if single and isinstance(stmt.targets[0], ast.Name):
-                name = stmt.targets[0].id
-                self.assigned[name] = stmt.value
-            elif isinstance(stmt, ast.ImportFrom) and (stmt.module or "").startswith("mmengine"):
-                for alias in stmt.names:
-                    self.imported[alias.asname or alias.name] = alias.name
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)) and any(
                     (alias.asname or alias.name) == "_base_" for alias in stmt.names) or _reads_base(stmt):
                 raise SchedlangError("this config reads _base_ files with read_base()", self.span(stmt),
                                      hint="merge it with mmengine first (Config.fromfile(...).dump(...)), "
                                           "or write _base_ = [...]")
-        if "_base_" in self.assigned:
+        if "_base_" in self.module.env:
             read = [] if counted is None else counted  # every base of the whole import, for the limit
             self.bases = self._read_bases(chain or (Path(filename).resolve(),), read)
 
@@ -115,50 +102,7 @@ class _Reader:
         return Span(self.source, node.lineno, node.col_offset + 1, node.lineno, end_col + 1)
 
     def get(self, name: str):
-        if name not in self.assigned:
-            return None
-        if name not in self.values:
-            self.values[name] = self.value(self.assigned[name])
-        return self.values[name]
-
-    def value(self, node: ast.AST):  # noqa: PLR0911 - one case per node type
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
-            return Item(node.value, self.span(node))
-        operand = getattr(node, "operand", None)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) \
-                and isinstance(operand, ast.Constant) and isinstance(operand.value, (int, float)) \
-                and not isinstance(operand.value, bool):
-            return Item(-node.operand.value, self.span(node))
-        if isinstance(node, ast.Dict):
-            out = {}
-            for key, value in zip(node.keys, node.values):
-                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                    raise SchedlangError("only string keys are read in a config dict",
-                                         self.span(key or value))
-                out[key.value] = self.value(value)
-            return Item(out, self.span(node), {k.value: self.span(k) for k in node.keys})
-        if isinstance(node, (ast.List, ast.Tuple)):
-            return Item([self.value(e) for e in node.elts], self.span(node))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
-                and not node.args and all(k.arg for k in node.keywords):
-            return Item({k.arg: self.value(k.value) for k in node.keywords}, self.span(node),
-                        {k.arg: Span(self.source, k.lineno, k.col_offset + 1, k.lineno,
-                                     k.col_offset + 1 + len(k.arg)) for k in node.keywords})
-        if isinstance(node, ast.Name):
-            if node.id in self.imported:
-                return Item(self.imported[node.id], self.span(node))
-            if node.id in ("True", "False", "None"):
-                return Item({"True": True, "False": False, "None": None}[node.id], self.span(node))
-            found = self.get(node.id)
-            if found is None:
-                raise SchedlangError(f"'{node.id}' is not assigned before in this file", self.span(node),
-                                     hint="schedlang reads the config as data: only names assigned "
-                                          "earlier in the same file")
-            return Item(found.value, self.span(node), found.keys)
-        what = {ast.BinOp: "arithmetic", ast.Call: "a function call", ast.Attribute: "an attribute",
-                ast.ListComp: "a comprehension"}.get(type(node), type(node).__name__)
-        raise SchedlangError(f"{what} in a config value is not read (the file is read as data, never run)",
-                             self.span(node), hint="write the number itself")
+        return self.module.get(name)
 
 
 def _reads_base(stmt: ast.AST) -> bool:
@@ -171,14 +115,14 @@ def _reads_base(stmt: ast.AST) -> bool:
 def _merge(own: Item, base: Item) -> Item:
     """mmengine's ``Config._merge_a_into_b``: a dict is merged into the base's dict key by key
     unless it says ``_delete_=True``; any other value (a list, a number) replaces the base's."""
-    if not isinstance(own.value, dict) or not isinstance(base.value, dict) or _deletes(own):
+    if not _is_dict(own) or not _is_dict(base) or _deletes(own):
         return _without_delete(own)
     out, keys = dict(base.value), dict(base.keys)
     for key, value in own.value.items():
         if key == "_delete_":
             continue
-        if isinstance(value.value, dict) and key in out and not _deletes(value):
-            if not isinstance(out[key].value, dict):
+        if _is_dict(value) and key in out and not _deletes(value):
+            if not _is_dict(out[key]):
                 raise SchedlangError(f"'{key}' is a dict here, but not in the _base_ file it merges into",
                                      own.keys.get(key, value.span), hint="add _delete_=True to replace it")
             out[key] = _merge(value, out[key])
@@ -189,29 +133,31 @@ def _merge(own: Item, base: Item) -> Item:
 
 
 def _deletes(item: Item) -> bool:
-    flag = item.value.get("_delete_") if isinstance(item.value, dict) else None
-    return flag is not None and flag.value is True
+    flag = item.value.get("_delete_") if _is_dict(item) else None
+    return flag is not None and not isinstance(flag, Unread) and flag.value is True
 
 
 def _without_delete(item: Item) -> Item:
-    if not isinstance(item.value, dict) or "_delete_" not in item.value:
+    if not _is_dict(item) or "_delete_" not in item.value:
         return item
     return Item({k: v for k, v in item.value.items() if k != "_delete_"}, item.span,
                 {k: v for k, v in item.keys.items() if k != "_delete_"})
 
 
-class Item:
-    """A value read from the config with the span it came from (and its keys' spans)."""
+def _is_dict(item: Item) -> bool:
+    """A dict value (one not followed is not: it is an error only where it is read)."""
+    return not isinstance(item, Unread) and isinstance(item.value, dict)
 
-    def __init__(self, value, span: Span, keys: dict | None = None):
-        self.value, self.span, self.keys = value, span, keys or {}
 
-    def plain(self):
-        if isinstance(self.value, dict):
-            return {k: v.plain() for k, v in self.value.items()}
-        if isinstance(self.value, list):
-            return [v.plain() for v in self.value]
-        return self.value
+def _type_name(item: Item) -> str:
+    """A scheduler's ``type``: a registry name, or a class imported in a new-style config
+    (``from mmengine.optim import LinearLR``; ``type=LinearLR``), read as its name."""
+    value = item.value
+    if isinstance(value, Imported):
+        return value.path.rsplit(".", 1)[-1]
+    if not isinstance(value, str):
+        raise SchedlangError("a scheduler's type is a name (a string or an imported class)", item.span)
+    return value
 
 
 def _family(type_name: str, span: Span) -> tuple[str, str, str]:
@@ -273,22 +219,23 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         if not isinstance(item.value, dict) or "type" not in item.value:
             raise SchedlangError("a param_scheduler entry must be a dict with a type", item.span)
         cfg = item.value
-        name, family, _ = _family(str(cfg["type"].value), cfg["type"].span)
+        type_name = _type_name(cfg["type"])
+        name, family, _ = _family(type_name, cfg["type"].span)
         preset = PRESETS[name]
         allowed = {a.name for a in preset.args}
-        param = cfg["param_name"].value if "param_name" in cfg else {"LR": "lr", "Momentum": "momentum"}.get(
-            family, "lr")
+        param = cfg["param_name"].value if "param_name" in cfg else {
+            "LR": "lr", "Momentum": "momentum", "WeightDecay": "weight_decay"}.get(family, "lr")
         parts = []
         by_epoch = cfg["by_epoch"].value if "by_epoch" in cfg else True
         convert = cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
         if by_epoch and not convert and not by_epoch_loop:
-            raise SchedlangError(f"{cfg['type'].value} is by epoch (by_epoch defaults to True) under an "
+            raise SchedlangError(f"{type_name} is by epoch (by_epoch defaults to True) under an "
                                  "iteration-based loop: mmengine never steps it after construction",
                                  cfg["type"].span, hint="set by_epoch=False (or convert_to_iter_based=True)")
         base_key = BASE_KEY[family]
         start = base.get(param)
         if start is None:
-            raise SchedlangError(f"no initial {param} found for {cfg['type'].value}: give "
+            raise SchedlangError(f"no initial {param} found for {type_name}: give "
                                  f"optim_wrapper = dict(optimizer=dict({param}=...))", cfg["type"].span)
         if param not in lines:
             parts.append(f"{base_key}={start}")
@@ -296,7 +243,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             if key in ("type", "_scope_", "verbose", "last_step"):
                 continue
             if key not in allowed:
-                raise SchedlangError(f"{cfg['type'].value} has no argument '{key}'",
+                raise SchedlangError(f"{type_name} has no argument '{key}'",
                                      item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
             parts.append(f"{key}={_arg_text(value, key)}")
         if "end" not in cfg:
@@ -314,7 +261,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         for i in items)
     needs_length = needs_length or mixed
     head = [f"# Imported by `schedlang import` from {filename} (OpenMMLab param_scheduler, mmengine 0.10.7).",
-            "# Read as data; nothing in the file was run."]
+            "# Its statements were followed as Python runs them; nothing in the file was run."]
     if all_epoch:
         head.append("# Every scheduler is by epoch: t counts epochs. For a per-iteration schedule add "
                     "epoch_length=... to mmengine.param_scheduler.")

@@ -54,7 +54,7 @@ into a by-iteration one exactly like mmengine (``begin``/``end`` times
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
@@ -491,7 +491,8 @@ def _sort_key(value):
 
 _WINDOW_ARGS = (("begin", C, 0), ("end", C, INF), ("by_epoch", FLAG, True),
                 ("convert_to_iter_based", FLAG, False), ("epoch_length", S, None))
-_BASES = {"LR": ("lr", "lr"), "Momentum": ("momentum", "momentum"), "ParamScheduler": ("value", None)}
+_BASES = {"LR": ("lr", "lr"), "Momentum": ("momentum", "momentum"), "ParamScheduler": ("value", None),
+          "WeightDecay": ("weight_decay", "weight_decay")}
 
 
 def _builder(stem: str, family: str):
@@ -509,6 +510,8 @@ def _builder(stem: str, family: str):
         kw = {name: kwargs[name] for name in own}
         kw["_label"] = label
         window = make_window(stem, kw, param=param, base=base, **window_kw)
+        if family == "WeightDecay":
+            window = _zero_stays_zero(window)
         expr, duration = chain([window], base if base is not None else sp.Integer(1),
                                window.epoch_length if window.by_epoch else None)
         return MMSegment(expr, duration, base=base, label=label, window=window)
@@ -559,9 +562,27 @@ def param_scheduler(schedulers, epoch_length):
     return MMSegment(expr, duration, base=base, label="param_scheduler", windows=tuple(windows))
 
 
+def _zero_stays_zero(window: Window) -> Window:
+    """mmpretrain's ``CosineAnnealingWeightDecay`` is mmengine's ``CosineAnnealingParamScheduler``
+    on ``weight_decay`` except that a group whose initial weight decay is 0 keeps 0 (its
+    ``_get_value`` returns 0 there instead of moving towards ``eta_min``).  With a zero floor the
+    product form already gives 0 from 0; with a floor the value is 0 when the initial value
+    ``base`` is the number 0 (a symbolic initial value is taken as not 0)."""
+    if window.kind != AFFINE:
+        return window
+    inner = window.build
+
+    def build(clock, v0, base):
+        if base.is_number and base == 0:
+            return sp.Integer(0)
+        return inner(clock, v0, base)
+    return replace(window, build=build)
+
+
 PARAM_NAMES = ("lr", "momentum", "weight_decay")
+#: mmpretrain 1.2.0 registers one weight-decay scheduler (engine/schedulers/weight_decay_scheduler.py).
 _FAMILIES = {"LR": tuple(TYPES), "Momentum": tuple(s for s in TYPES if s != "OneCycle"),
-             "ParamScheduler": tuple(TYPES)}
+             "ParamScheduler": tuple(TYPES), "WeightDecay": ("CosineAnnealing",)}
 
 PRESETS = [
     preset(f"mmengine.{stem}{family}", _builder(stem, family), *_signature(stem, family))

@@ -37,6 +37,9 @@ def mmengine_values(configs: list[dict], base: float, steps, epoch_length: int |
     """The value mmengine's schedulers set, iteration by iteration (epoch by epoch without L)."""
     real("mmengine.optim")
     registry = real("mmengine.registry")
+    if any(str(cfg["type"]).endswith("WeightDecay") for cfg in configs):  # mmpretrain's own type
+        real("mmpretrain.engine.schedulers.weight_decay_scheduler")
+        registry = real("mmpretrain.registry")
     optimizer = _optimizer(param, base)
     read = "momentum" if param == "betas" else param
     values = []
@@ -179,6 +182,14 @@ MMENGINE = [
          [it(type="CosineAnnealingParamScheduler", param_name="weight_decay", eta_min=0.005, begin=0,
              end=120)], 0.05, 200, param="weight_decay"),
 ]
+
+MMENGINE.append(case(
+    "mmengine.CosineAnnealingWeightDecay",
+    "mmengine.CosineAnnealingWeightDecay(weight_decay=0.04, eta_min=0.2, T_max=80, begin=10, end=110, "
+    "by_epoch=false)",
+    [it(type="CosineAnnealingWeightDecay", eta_min=0.2, T_max=80, begin=10, end=110)], 0.04, 160,
+    param="weight_decay", note="mmpretrain 1.2.0's: SparK raises the weight decay to eta_min; past T_max "
+                               "the cosine restarts from the initial value"))
 
 # One run of every Momentum and generic ParamScheduler twin (the LR rows above cover the math).
 _TWIN_ARGS = {

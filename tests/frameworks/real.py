@@ -36,6 +36,8 @@ def _bare_package(name: str) -> None:
 _PREPARE = {
     "timm": lambda: _bare_package("timm"),
     "keras": lambda: os.environ.setdefault("KERAS_BACKEND", "numpy"),
+    # mmpretrain's __init__ imports mmcv (not installed); its schedulers and registry need mmengine only.
+    "mmpretrain": lambda: (_bare_package("mmpretrain"), _bare_package("mmpretrain.engine")),
 }
 
 

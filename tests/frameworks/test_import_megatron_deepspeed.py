@@ -115,6 +115,75 @@ def test_megatron_validation(tmp_path, flags, message):
     assert message in str(info.value)
 
 
+STEP = "python pretrain_gpt.py --lr 1e-3 --train-samples 100000 --step-batch-size-schedule '0:16 1K:32' "
+
+
+@pytest.mark.parametrize("flags, where, other", [
+    ("--global-batch-size 32", "32", "--global-batch-size"),
+    ("--rampup-batch-size 16 16 1000", "16", "--rampup-batch-size"),
+    ("--decrease-batch-size-if-needed", "--decrease", "--decrease-batch-size-if-needed"),
+])
+def test_megatron_step_batch_size_schedule_refused_as_megatron_refuses(tmp_path, flags, where, other):
+    """Megatron-LM (main) raises ValueError for these pairs; the import used to drop the schedule."""
+    path = tmp_path / "run.sh"
+    path.write_text(STEP + flags + "\n")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, "megatron-args")
+    text = str(info.value)
+    assert f"Cannot specify both --step-batch-size-schedule and {other}" in text
+    assert f"run.sh:1:{len(STEP) + flags.index(where) + 1}:" in text and "^" in text
+
+
+def test_megatron_step_batch_size_schedule_by_iterations_is_refused_with_the_reason(tmp_path):
+    path = tmp_path / "run.sh"
+    path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 1000 "
+                    "--step-batch-size-schedule '0:16 1K:32'\n")
+    with pytest.raises(schedlang.SchedlangError, match="schedule per iteration follows the batch-size table"):
+        import_file(path, "megatron-args")
+
+
+@pytest.mark.parametrize("ramp", ["--rampup-batch-size 16 16 2000",
+                                  "--step-batch-size-schedule '0:16 1K:32'"])
+def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_path, ramp):
+    """With a batch-size ramp the import is per sample; evaluated at the samples consumed before each
+    iteration (megatron-core's own microbatch calculator for --rampup-batch-size) it is Megatron's lr."""
+    path = tmp_path / "run.sh"
+    path.write_text("python pretrain_gpt.py --lr 1e-3 --min-lr 1e-4 --lr-decay-style cosine "
+                    "--train-samples 6000 --lr-warmup-samples 500 --lr-decay-samples 5000 "
+                    f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
+                    + "\n")
+    text = import_file(path, "megatron-args")
+    assert "t = the samples consumed before it" in text and "per sample" in text
+    ours = schedlang.compile(text)["lr"]
+    calculator = real("megatron.core.num_microbatches_calculator")
+    module = real("megatron.core.optimizer_param_scheduler")
+    if "rampup" in ramp:
+        calculator.unset_num_microbatches_calculator()
+        calculator.init_num_microbatches_calculator(0, [16, 16, 2000], 64, 8, 1)
+        def batch_at(consumed):
+            calculator.update_num_microbatches(consumed, consistency_check=False)
+            return calculator.get_current_global_batch_size()
+    else:  # megatron-core 0.16 has no step schedule: the table Megatron-LM main reads in "0:16 1K:32"
+        def batch_at(consumed):
+            return 16 if consumed < 1000 else 32
+    optimizer = SimpleNamespace(param_groups=[{}])
+    scheduler = module.OptimizerParamScheduler(
+        optimizer, init_lr=0.0, max_lr=1e-3, min_lr=1e-4, lr_warmup_steps=500, lr_decay_steps=5000,
+        lr_decay_style="cosine", start_wd=0.01, end_wd=0.01, wd_incr_steps=6000, wd_incr_style="constant")
+    consumed, at, expected, batches = 0, [], [], set()
+    while consumed < 6000:
+        batch = batch_at(consumed)
+        batches.add(batch)
+        at.append(consumed)
+        expected.append(optimizer.param_groups[0]["lr"])
+        scheduler.step(batch)
+        consumed += batch
+    assert len(batches) > 1  # the batch size really changed
+    assert ours.values(at) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+    if "rampup" in ramp:
+        calculator.unset_num_microbatches_calculator()
+
+
 def test_megatron_repeated_flag_keeps_the_last_with_a_note(tmp_path):
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 100 --lr 2e-3\n")
@@ -199,3 +268,12 @@ def test_cli_imports_and_verify_proves_the_styles_equal(tmp_path):
         result = subprocess.run([sys.executable, "-m", "schedlang", "verify", str(outs[0]), str(outs[1])],
                                 capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_megatron_yaml_rampup_list_is_read_not_dropped(tmp_path):
+    """``rampup_batch_size: [16, 16, 100]`` in YAML was skipped as a nested value."""
+    path = tmp_path / "args.yaml"
+    path.write_text("lr: 1.0e-3\ntrain_iters: 100\nrampup_batch_size: [16, 16, 100]\n")
+    with pytest.raises(schedlang.SchedlangError, match="no batch-size rampup") as info:
+        import_file(path, "megatron-args")
+    assert "args.yaml:3:20" in str(info.value)

@@ -72,10 +72,11 @@ BAD = [
     ("_base_ = ['x.yaml']\n", "1:11", "path of a .py config"),
     ("from mmengine.config import read_base\nwith read_base():\n    from ._base_ import *\n", "2:1",
      "read_base"),
-    ("lr = 0.1\noptim_wrapper = dict(optimizer=dict(lr=lr * 2))\n"
-     "param_scheduler = dict(type='ExponentialLR', gamma=0.9, end=10)\n", "2:40", "arithmetic"),
+    ("lr = 0.1\noptim_wrapper = dict(optimizer=dict(lr=lr / 0))\n"
+     "param_scheduler = dict(type='ExponentialLR', gamma=0.9, end=10)\n", "2:40", "ZeroDivisionError"),
     ("import math\noptim_wrapper = dict(optimizer=dict(lr=0.1))\n"
-     "param_scheduler = dict(type='StepLR', step_size=math.floor(2.5), end=9)\n", "3:49", "a function call"),
+     "param_scheduler = dict(type='StepLR', step_size=math.floor(2.5), end=9)\n", "3:49",
+     "the call math.floor(...) is not followed"),
     ("optim_wrapper = dict(optimizer=dict(lr=0.1))\n"
      "param_scheduler = dict(type='QuadraticWarmupLR', end=5, by_epoch=False)\n", "2:29",
      "not an mmengine parameter scheduler"),
@@ -175,7 +176,65 @@ def test_base_files_merge_as_mmengine_merges(tmp_path):
                                        "param_scheduler = dict(type='ExponentialLR', gamma=0.9)\n")
     lr = schedlang.compile(import_file(tmp_path / "child.py"))["lr"]
     assert lr.values([0, 1, 2, 3, 9]) == pytest.approx([0.5, 0.45, 0.405, 0.405, 0.405])  # ends at epoch 3
-    (tmp_path / "a.py").write_text("optim_wrapper = dict(optimizer=dict(type='SGD', lr=1 + 1))\n")
+    (tmp_path / "a.py").write_text("optim_wrapper = dict(optimizer=dict(type=str('SGD'), lr=1))\n")
     with pytest.raises(schedlang.SchedlangError) as info:
         import_file(tmp_path / "child.py")
-    assert "a.py:1:52: error: arithmetic" in str(info.value)
+    assert "a.py:1:42: error: the call str(...) is not followed" in str(info.value)
+
+
+def _mmpretrain_values(configs: list[dict], lr: float, weight_decay: float, steps: int, epoch_length: int):
+    """lr and weight decay of mmpretrain's registry (mmengine's types plus its own
+    CosineAnnealingWeightDecay), built and stepped like ParamSchedulerHook."""
+    import warnings
+
+    torch = real("torch")
+    registry = real("mmpretrain.registry")
+    real("mmpretrain.engine.schedulers.weight_decay_scheduler")  # registers CosineAnnealingWeightDecay
+    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))], lr=lr,
+                                  weight_decay=weight_decay)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        schedulers = [registry.PARAM_SCHEDULERS.build(dict(cfg), default_args=dict(
+            optimizer=optimizer, epoch_length=epoch_length)) for cfg in configs]
+    by_iter = [s for s in schedulers if not s.by_epoch]
+    by_epoch = [s for s in schedulers if s.by_epoch]
+    values = {"lr": [], "weight_decay": []}
+    for i in range(steps):
+        for key in values:
+            values[key].append(optimizer.param_groups[0][key])
+        for s in by_iter:
+            s.step()
+        if (i + 1) % epoch_length == 0:
+            for s in by_epoch:
+                s.step()
+    return values
+
+
+@pytest.mark.parametrize("weight_decay", [0.04, 0.0])
+def test_mmpretrain_weight_decay_schedule_matches_mmpretrain(tmp_path, weight_decay):
+    """SparK's CosineAnnealingWeightDecay (weight decay rising to eta_min) next to its lr schedule;
+    an initial weight decay of 0 stays 0 (mmpretrain's own rule)."""
+    path = CONFIGS / "python" / "mmpretrain_spark_wd.py"
+    if weight_decay == 0.0:
+        path = tmp_path / "wd0.py"
+        path.write_text((CONFIGS / "python" / "mmpretrain_spark_wd.py").read_text()
+                        .replace("weight_decay=0.04", "weight_decay=0.0"))
+    config = real("mmengine.config").Config.fromfile(str(path))
+    optimizer = config.optim_wrapper["optimizer"]
+    epoch_length, steps = 6, 130
+    anchor = _mmpretrain_values(config.param_scheduler, optimizer["lr"], optimizer["weight_decay"], steps,
+                                epoch_length)
+    program = schedlang.compile(import_file(path), params={"epoch_length": epoch_length})
+    for name in ("lr", "weight_decay"):
+        assert max_error(program[name].values(range(steps)), anchor[name], 1e-3) <= 1e-12, name
+    assert (max(anchor["weight_decay"]) == 0.0) == (weight_decay == 0.0)
+
+
+def test_weight_decay_family_is_the_generic_cosine_on_weight_decay():
+    wd = schedlang.compile("mmengine.CosineAnnealingWeightDecay(weight_decay=0.05, eta_min=0.2, T_max=30, "
+                           "begin=0, end=30, by_epoch=false)")["lr"]
+    generic = schedlang.compile('mmengine.CosineAnnealingParamScheduler(param_name="weight_decay", '
+                                "value=0.05, eta_min=0.2, T_max=30, begin=0, end=30, by_epoch=false)")["lr"]
+    assert schedlang.equivalent(wd, generic)
+    with pytest.raises(schedlang.SchedlangError, match="param_name"):
+        schedlang.compile('mmengine.CosineAnnealingWeightDecay(weight_decay=0.05, param_name="lr")')
