@@ -137,16 +137,40 @@ def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
     return sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
 
 
-def lower(module: ir.Module) -> Lowered:
-    lowerer = Lowerer(module)
+def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
+    lowerer = Lowerer(module, known)
     lowered = lowerer.run()
     lowered.module, lowered.lowerer = module, lowerer
     return lowered
 
 
+def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None = None) -> Known:
+    """The value of ``node`` among the ``param`` statements of ``module``: how ``schedlang.build``
+    checks each piece of a schedule as Python builds it, with this module's every check."""
+    lowerer = Lowerer(module, known)
+    for stmt in module.statements:
+        lowerer._param(stmt)
+    value = lowerer.value(node)
+    return Known(node, value, tuple(lowerer.durations),
+                 {name: info.symbol for name, info in lowerer.params.items()})
+
+
+@dataclass(frozen=True)
+class Known:
+    """A node whose value is already known (``schedlang.build`` lowers each piece once, as it
+    is built): reused when the node appears again, outside ``scale()`` (which changes what its
+    durations mean) and with the same parameter symbols; its durations are recorded again."""
+
+    node: ir.Node
+    value: object
+    durations: tuple
+    symbols: dict
+
+
 class Lowerer:
-    def __init__(self, module: ir.Module):
+    def __init__(self, module: ir.Module, known: dict[int, Known] | None = None):
         self.module = module
+        self.known = known or {}
         # every name the file defines, to tell "used before defined" from "unknown"
         self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
         self.env: dict[str, object] = {}
@@ -192,14 +216,15 @@ class Lowerer:
 
     def _where_clauses(self) -> None:
         """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""
-        saved = dict(self.env)
+        saved, known = dict(self.env), self.known
         self.env.update({name: Segment(plain_symbol(name, info.type)) for name, info in self.params.items()})
+        self.known = {}  # known values are in the parameters' own symbols
         try:
             for stmt in self.module.statements:
                 if isinstance(stmt, ir.Param) and stmt.where is not None:
                     self.params[stmt.name].where = self.condition(stmt.where)
         finally:
-            self.env = saved
+            self.env, self.known = saved, known
 
     def _param(self, stmt: ir.Param) -> None:
         if stmt.type not in PARAM_TYPES:
@@ -226,8 +251,24 @@ class Lowerer:
     # -- values ----------------------------------------------------------------------
 
     def value(self, node: ir.Node):
+        hit = self._known(node)
+        if hit is not None:
+            self.durations.extend(hit.durations)
+            return hit.value
         method = getattr(self, f"_{type(node).__name__.lower()}")
         return method(node)
+
+    def _known(self, node: ir.Node) -> Known | None:
+        if not self.known or self.time_scales or self.scopes:
+            return None
+        hit = self.known.get(id(node))
+        if hit is None or hit.node is not node:
+            return None
+        for name, symbol in hit.symbols.items():
+            info = self.params.get(name)
+            if info is None or info.symbol != symbol:
+                return None
+        return hit
 
     def _number(self, node: ir.Number):
         return Segment(sp.Rational(node.value.numerator, node.value.denominator))
@@ -359,7 +400,7 @@ class Lowerer:
         return replace(held, marks=marks)
 
     def _seq(self, node: ir.Seq):
-        parts = flatten_seq(node)
+        parts = flatten_seq(node, stop=lambda n: self._known(n) is not None)
         if len(parts) > MAX_SEGMENTS:
             raise SchedlangError(f"this sequence joins {len(parts)} schedules with >>; schedlang takes "
                                  f"at most {MAX_SEGMENTS}", parts[MAX_SEGMENTS].span,
@@ -758,9 +799,10 @@ def _not_positive(value: sp.Expr) -> bool:
     return value.is_positive is False
 
 
-def flatten_seq(node: ir.Node) -> list[ir.Node]:
+def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:
+    """The segments of ``a >> b >> c``; ``stop(n)`` keeps a ``Seq`` whose value is known whole."""
     parts = []
-    while isinstance(node, ir.Seq):
+    while isinstance(node, ir.Seq) and not (stop is not None and stop(node)):
         parts.append(node.then)
         node = node.first
     parts.append(node)
