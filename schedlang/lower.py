@@ -173,6 +173,8 @@ class Lowerer:
         self.known = known or {}
         # every name the file defines, to tell "used before defined" from "unknown"
         self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
+        self.statements = {s.name: s for s in module.statements if hasattr(s, "name")}
+        self.defining: str | None = None  # the statement being lowered, to name a cycle of lets
         self.env: dict[str, object] = {}
         self.defined_at: dict[str, Span] = {}
         self.params: dict[str, ParamInfo] = {}
@@ -191,6 +193,7 @@ class Lowerer:
     def run(self) -> Lowered:
         statements = self.module.statements
         for stmt in statements:
+            self.defining = stmt.name
             if stmt.name in self.env or stmt.name in self.defined_at:
                 raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
                                      hint=f"first defined at {self.defined_at[stmt.name].location}")
@@ -208,6 +211,7 @@ class Lowerer:
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
+        self.defining = None
         self._where_clauses()
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
@@ -335,6 +339,17 @@ class Lowerer:
             return SchedlangError(f"a schedule cannot depend on '{node.id}'", node.span,
                                   hint=stdlib.DATA_DEPENDENT[node.id])
         if node.id in self.later:
+            cycle = self._cycle(node.id)
+            if cycle and node.id == self.defining:
+                return SchedlangError(f"'{node.id}' is defined in terms of itself", node.span,
+                                      hint="a definition cannot use its own name; write its value out")
+            if cycle:
+                names = [f"'{n}'" for n in cycle[:-1]]
+                listed = ", ".join(names[:-1]) + " and " + names[-1]
+                return SchedlangError(
+                    f"{listed} are defined in terms of each other (a cycle)", node.span,
+                    hint=f"{' -> '.join(cycle)}: each needs the next one first, so no order works; "
+                         "write one of them without the others")
             return SchedlangError(f"'{node.id}' is used before it is defined", node.span,
                                   hint=f"it is defined at {self.later[node.id].location}; "
                                        "move that definition up")
@@ -349,6 +364,23 @@ class Lowerer:
         if hint is None and "." not in node.id:
             hint = "schedules may use t, parameters, let-names and the standard library"
         return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint)
+
+    def _cycle(self, name: str) -> list[str] | None:
+        """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
+        through other later definitions, the statement being lowered: moving it up cannot help."""
+        if self.defining is None:
+            return None
+        paths, seen = [[self.defining, name]], {name}
+        while paths:
+            path = paths.pop(0)
+            statement = self.statements.get(path[-1])
+            for used in _names_used(statement) if statement is not None else ():
+                if used == self.defining:
+                    return [*path, used]
+                if used in self.later and used not in self.defined_at and used not in seen:
+                    seen.add(used)
+                    paths.append([*path, used])
+        return None
 
     def _binop(self, node: ir.BinOp):
         left = self.schedule_value(self.value(node.left), node.left, "a number")
@@ -774,6 +806,20 @@ def _has_time_unit(node) -> bool:
     if isinstance(node, tuple):
         return any(_has_time_unit(n) for n in node)
     return False
+
+
+def _names_used(node) -> list[str]:
+    """The names a statement's text mentions (its expressions, a def's body), in order."""
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Name):
+            found.append(item.id)
+        elif isinstance(item, ir.Node):
+            stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__ if f != "span"]))
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+    return found
 
 
 def _node_count(node) -> int:
