@@ -112,13 +112,6 @@ def replay(node, env):
     if isinstance(node, ir.Call):
         function = replay(node.func, {})
         keywords = {k.name: replay(k.value, env) for k in node.keywords}
-        builtin = stdlib.SCHEDULES.get(node.func.id) or PRESETS.get(node.func.id)
-        for arg in getattr(builtin, "args", ())[len(node.args):]:
-            # A time default (composer's 1dur, 1ep) counts with a parameter of the file: from
-            # Python the call says which (the piece is checked before any file exists).
-            if isinstance(arg.default, stdlib.TimeDefault) and arg.name not in keywords:
-                keywords[arg.name] = replay(ir.Duration(node.span, Fraction(arg.default.amount),
-                                                        arg.default.unit, str(arg.default)), env)
         return function(*(replay(a, env) for a in node.args), **keywords)
     ops = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
            "**": operator.pow, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -163,6 +156,44 @@ def test_every_preset_built_with_python_is_its_text(case):
     for schedule in text:
         mine = built[schedule.name]
         assert mine.expr == schedule.expr or schedlang.equivalent(mine, schedule)
+
+
+def _run_python(code: str) -> dict:
+    namespace = {"sb": sb, "Fraction": Fraction}
+    exec(compile(code, "<to_python>", "exec"), namespace)  # our own printer's output
+    return namespace
+
+
+@pytest.mark.parametrize("case", PRESET_CASES, ids=[c.preset for c in PRESET_CASES])
+def test_to_python_of_every_preset_case_builds_its_text(case):
+    """The cookbook's Python spelling of each recipe (``sb.to_python``) builds the same schedule."""
+    text = schedlang.compile(case.source, params=case.params or None)
+    namespace = _run_python(sb.to_python(case.source))
+    built = namespace.get("prog") or namespace["lr"].program()
+    built = built.rebind(case.params) if case.params else built
+    for schedule in text:
+        assert built[schedule.name].expr == schedule.expr
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_to_python_of_every_example_builds_its_file(path):
+    file = schedlang.load(path)
+    namespace = _run_python(sb.to_python(path.read_text(encoding="utf-8")))
+    built = namespace.get("prog") or namespace["lr"].program()
+    for schedule in file:
+        assert built[schedule.name].expr == schedule.expr
+
+
+def test_to_python_spells_the_language_in_python():
+    code = sb.to_python("param lambda: float = 0.1 where lambda > 0\nschedule lr = "
+                        "if (t < 3 and not t == 1) or t > 8 then lambda else 0.1234567890123456789")
+    assert code.splitlines() == [
+        'lambda_ = sb.param("lambda", float, 0.1, where="lambda > 0")',
+        'lr = sb.if_((sb.t < 3) & ~(sb.t == 1) | (sb.t > 8), lambda_, Fraction("0.1234567890123456789"))',
+        "prog = sb.program(lr=lr)"]
+    namespace = _run_python(code)
+    assert namespace["prog"]["lr"].expr == schedlang.compile(
+        "if (t < 3 and not t == 1) or t > 8 then 0.1 else 0.1234567890123456789")["lr"].expr
 
 
 def test_every_preset_and_builtin_is_an_attribute_with_its_signature():
@@ -296,6 +327,23 @@ def test_params_bind_and_make_scheduler_classes():
         scheduler.step()
     assert optimizer.param_groups[0]["lr"] == pytest.approx(prog.rebind({"total": 2000})["lr"](600))
     assert lr.bind(total=10_000).scheduler_class("Built") is not None
+
+
+def test_a_time_default_declares_its_parameter():
+    """Composer's ``t_max=1dur`` counts with ``max_duration``: a file declares it, and from
+    Python the call does (required until bound); the user's own param() of it wins."""
+    lr = sb.composer.CosineAnnealingScheduler(lr=0.1)
+    assert list(lr.params) == ["max_duration"]
+    assert "param max_duration: int\n" in lr.to_source()
+    with pytest.raises(schedlang.SchedlangError, match="needs a value for parameter 'max_duration'"):
+        lr(3)
+    text = schedlang.compile("param max_duration: int = 100\n"
+                             "schedule lr = composer.CosineAnnealingScheduler(lr=0.1)")
+    assert lr.bind(max_duration=100).expr == text["lr"].expr
+    mine = sb.param("max_duration", int, 100, where="max_duration > 0")
+    both = sb.composer.CosineAnnealingScheduler(lr=0.1) + 0 * mine
+    assert both.params["max_duration"].stmt.where is not None
+    assert both(50) == pytest.approx(text["lr"](50))
 
 
 def test_a_long_chain_builds_in_linear_work():
