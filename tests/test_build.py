@@ -464,3 +464,45 @@ def test_two_parameters_of_one_name():
     assert_here(error, "same name")
     same = sb.param("total", int, 10)  # one declaration twice is one parameter
     assert (sb.linear(1, 0, a) >> sb.linear(0, 1, same)).duration == 20
+
+
+# -- the docs' snippets run ----------------------------------------------------------------------
+
+
+def _python_blocks(path: Path, section: str | None = None) -> list[str]:
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    if section is not None:
+        text = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+def test_docs_python_page_runs():
+    namespace: dict = {}
+    blocks = _python_blocks(ROOT / "docs" / "python.md")
+    assert len(blocks) >= 4
+    for block in blocks:
+        exec(compile(block, "docs/python.md", "exec"), namespace)  # the docs' own code
+    assert namespace["lr"].to_source() == "warmup(linear, 500) >> cosine(0.001, 0.0001, 9500)\n"
+
+
+def test_readme_python_section_leads_with_build_and_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)  # the README loads examples/ as a user in the checkout would
+    blocks = _python_blocks(ROOT / "README.md", "Python")
+    assert blocks[0].startswith("from schedlang import build as sb")
+    first, *rest = blocks
+    *body, mistake = first.rstrip().splitlines()
+    namespace: dict = {}
+    exec(compile("\n".join(body), "README.md", "exec"), namespace)
+    with pytest.raises(schedlang.SchedlangError, match="did you mean 'power'"):
+        exec(compile(mistake, "README.md", "exec"), namespace)
+    for block in rest:
+        exec(compile(block, "README.md", "exec"), {})
+
+
+def test_home_page_walk_through_runs():
+    namespace: dict = {}
+    for block in _python_blocks(ROOT / "docs" / "index.md"):
+        exec(compile(block, "docs/index.md", "exec"), namespace)
+    assert namespace["opt"].param_groups[0]["lr"] == namespace["lr"](1000)
