@@ -506,3 +506,11 @@ def test_home_page_walk_through_runs():
     for block in _python_blocks(ROOT / "docs" / "index.md"):
         exec(compile(block, "docs/index.md", "exec"), namespace)
     assert namespace["opt"].param_groups[0]["lr"] == namespace["lr"](1000)
+
+
+def test_a_compiled_schedule_points_to_build_for_composing():
+    a = schedlang.compile("cosine(1, 0, 10)")["lr"]
+    with pytest.raises(TypeError, match="schedlang.build"):
+        a >> a  # noqa: B018
+    with pytest.raises(schedlang.SchedlangError, match="cannot be part of a built one"):
+        sb.constant(1, 5) >> a  # noqa: B018
