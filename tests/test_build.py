@@ -514,3 +514,23 @@ def test_a_compiled_schedule_points_to_build_for_composing():
         a >> a  # noqa: B018
     with pytest.raises(schedlang.SchedlangError, match="cannot be part of a built one"):
         sb.constant(1, 5) >> a  # noqa: B018
+
+
+def test_the_type_stub_is_current_and_names_everything():
+    """schedlang/build/__init__.pyi (what Pylance and mypy read) is generated from the table."""
+    import ast
+
+    from schedlang.build import stub
+
+    assert stub.STUB.read_text(encoding="utf-8") == stub.render(), \
+        "run `python -m schedlang.build.stub` and commit schedlang/build/__init__.pyi"
+    tree = ast.parse(stub.render())
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {n.target.id for n in tree.body if isinstance(n, ast.AnnAssign)}
+    assert set(sb.__all__) | {"t", "pi", "e"} <= defined
+    methods = {f"{c.name}.{m.name}" for c in tree.body if isinstance(c, ast.ClassDef)
+               for m in c.body if isinstance(m, ast.FunctionDef)}
+    for name in PRESETS:
+        head, _, last = name.rpartition(".")
+        as_method = f"_{head.replace('.', '_')}.{last}"
+        assert as_method in methods or f"_{name.replace('.', '_')}.__call__" in methods, name
