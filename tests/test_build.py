@@ -534,3 +534,11 @@ def test_the_type_stub_is_current_and_names_everything():
         head, _, last = name.rpartition(".")
         as_method = f"_{head.replace('.', '_')}.{last}"
         assert as_method in methods or f"_{name.replace('.', '_')}.__call__" in methods, name
+
+
+def test_columns_count_characters_and_follow_arguments_across_lines():
+    error = error_of(lambda: ("é→", sb.cosine(1, 0)))  # unicode
+    assert_here(error, "unicode", "sb.cosine(1, 0)")
+    error = error_of(lambda: sb.poly(1, 0,
+                                     10, pwr=2))  # next line
+    assert_here(error, "next line", "pwr=2")
