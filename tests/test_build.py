@@ -542,3 +542,18 @@ def test_columns_count_characters_and_follow_arguments_across_lines():
     error = error_of(lambda: sb.poly(1, 0,
                                      10, pwr=2))  # next line
     assert_here(error, "next line", "pwr=2")
+
+
+def test_without_a_source_file_the_error_shows_the_piece():
+    """``python -c`` and the plain REPL keep no source lines: the caret quotes the piece built."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    code = "from schedlang import build as sb\nsb.cosine(1, 0)\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                            timeout=120)
+    assert result.returncode == 1
+    shown = "<string>:2:1: error: cosine() is missing 'n'\n   2 | cosine(1, 0)\n     | ^^^^^^^^^^^^"
+    assert shown in result.stderr
