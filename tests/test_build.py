@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -557,3 +558,21 @@ def test_without_a_source_file_the_error_shows_the_piece():
     assert result.returncode == 1
     shown = "<string>:2:1: error: cosine() is missing 'n'\n   2 | cosine(1, 0)\n     | ^^^^^^^^^^^^"
     assert shown in result.stderr
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: sb.param("a\nschedule evil", int), "is not a name"),
+    (lambda: sb.param("if", int), "word of the language"),
+    (lambda: sb.param("x", "int) = 1\nschedule y"), "unknown parameter type"),
+    (lambda: sb.cyclic(0.1, 1, 10, mode='x"\nschedule evil = 1'), "cannot be a schedlang string"),
+    (lambda: sb.program(**{"x-y": sb.constant(1)}), "cannot name a schedule"),
+    (lambda: sb.cosine(**{"n) >> evil(": 1}), "has no argument"),
+    (lambda: sb.constant(float("inf")), "expected a number"),
+    (lambda: sb.constant(object()), "expected a number, got object"),
+    (lambda: sb.time(1, "eons"), "unknown time unit"),
+    (lambda: sb.time(2, "ep"), "pass the 'steps_per_epoch' parameter"),
+    (lambda: getattr(sb.torch, "StepLR.x"), "has no preset"),
+])
+def test_hostile_input_is_refused_before_it_reaches_text(build, message):
+    with pytest.raises(schedlang.SchedlangError, match=re.escape(message)):
+        build()
