@@ -576,3 +576,11 @@ def test_without_a_source_file_the_error_shows_the_piece():
 def test_hostile_input_is_refused_before_it_reaches_text(build, message):
     with pytest.raises(schedlang.SchedlangError, match=re.escape(message)):
         build()
+
+
+def test_schedlang_build_is_an_attribute_and_jax_works():
+    assert schedlang.build is sb
+    jnp = pytest.importorskip("jax.numpy")
+    lr = sb.warmup(sb.linear, 5) >> sb.cosine(1e-3, 1e-4, 20)
+    values = lr.jax(jnp.arange(0, 30))
+    assert [float(v) for v in values] == pytest.approx([lr(k) for k in range(30)], rel=1e-6, abs=1e-9)
