@@ -11,7 +11,7 @@ from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
 from .schedule_algebra import t
 
-__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "compile", "equivalent",
+__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
            "from_python", "load", "t"]
 __version__ = "0.1.0"
 
@@ -21,6 +21,16 @@ def equivalent(a, b, **options):
     from .verify import equivalent as _equivalent
 
     return _equivalent(a, b, **options)
+
+
+def __getattr__(name: str):
+    """``schedlang.build`` (the language as Python objects) on first use: ``import schedlang``
+    alone stays light (``schedlang check`` imports neither it nor torch)."""
+    if name == "build":
+        from importlib import import_module
+
+        return import_module(".build", __name__)
+    raise AttributeError(f"module 'schedlang' has no attribute '{name}'")
 
 
 def from_python(fn, params=None, name="lr"):

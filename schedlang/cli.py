@@ -462,17 +462,39 @@ def _rtol(args):
 
 
 def _difference_table(schedules, step: int, around: int = 2) -> str:
-    """Both schedules' values just before and after the first differing step."""
+    """Both schedules' values just before and after the first differing step; where the two
+    values round to the same float, as many digits as it takes to see them differ."""
+    from .verify import exact_eval as ev
+
     try:
         steps = range(max(0, step - around), step + around + 1)
         columns = [s.values(steps) for s in schedules]
     except SchedlangError:
         return ""
-    lines = [f"  {'step':>8}  {'A':>22}  {'B':>22}"]
-    for i, k in enumerate(steps):
+    exact = _exact_columns(schedules, steps)
+    cells = []
+    for i in range(len(steps)):
+        a, b = repr(columns[0][i]), repr(columns[1][i])
+        if a == b and exact is not None:  # the same float: show the digits where they part
+            a, b = ev.digits_apart(exact[0][i], exact[1][i]) or (a, b)
+        cells.append((a, b))
+    width = max(22, *(len(c) for row in cells for c in row))
+    lines = [f"  {'step':>8}  {'A':>{width}}  {'B':>{width}}"]
+    for k, (a, b) in zip(steps, cells):
         mark = ">" if k == step else " "
-        lines.append(f"{mark} {k:>8}  {columns[0][i]!r:>22}  {columns[1][i]!r:>22}")
+        lines.append(f"{mark} {k:>8}  {a:>{width}}  {b:>{width}}")
     return "\n".join(lines)
+
+
+def _exact_columns(schedules, steps):
+    """Each schedule's exact values (or proven enclosures) at ``steps``; None if one cannot be had."""
+    from .verify import exact_eval as ev
+
+    try:
+        functions = [ev.compile_expr(s.expr) for s in schedules]
+        return [[f(k) for k in steps] for f in functions]
+    except (ev.Undetermined, ArithmeticError, ValueError):
+        return None
 
 
 def _show(args) -> int:

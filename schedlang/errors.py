@@ -9,6 +9,7 @@ stage (parser, lowering, checks, CLI) reports errors the same way.
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
 
 _SNIPPET_WIDTH = 100
@@ -68,6 +69,35 @@ class Span:
         gutter = f"{self.line:>4} | "
         pad = " " * (len(gutter) - 2) + "| "
         return f"{gutter}{text}\n{pad}{' ' * (column - 1)}{'^' * width}"
+
+
+def python_span(filename: str, lineno: int, positions=None, module_globals=None) -> Span:
+    """A span in a Python source file, for schedules made by Python code (``schedlang.build``,
+    ``from_python``): the expression at ``positions`` (a ``co_positions()`` entry: lines and
+    0-based UTF-8 byte columns) when it starts on ``lineno`` (to the end of that line when it
+    goes on), else the whole line."""
+    import linecache
+
+    lines = linecache.getlines(filename, module_globals)
+    source = _python_source(filename, tuple(lines))
+    line = source.line(lineno)
+    if positions and positions[0] == lineno and positions[2] is not None:
+        start = char_column(line, positions[2])
+        one_line = positions[1] == lineno and positions[3] is not None
+        end = char_column(line, positions[3]) if one_line else len(line) + 1
+        return Span(source, lineno, start, lineno, max(end, start + 1))
+    indent = len(line) - len(line.lstrip())
+    return Span(source, lineno, indent + 1, lineno, max(len(line) + 1, indent + 2))
+
+
+@functools.lru_cache(maxsize=32)
+def _python_source(filename: str, lines: tuple) -> Source:
+    return Source("".join(lines), filename)
+
+
+def char_column(line: str, byte_offset: int) -> int:
+    """A 1-based character column from a 0-based UTF-8 byte offset (what Python's positions give)."""
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore")) + 1
 
 
 class SchedlangError(Exception):

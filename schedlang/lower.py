@@ -137,18 +137,44 @@ def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
     return sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
 
 
-def lower(module: ir.Module) -> Lowered:
-    lowerer = Lowerer(module)
+def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
+    lowerer = Lowerer(module, known)
     lowered = lowerer.run()
     lowered.module, lowered.lowerer = module, lowerer
     return lowered
 
 
+def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None = None) -> Known:
+    """The value of ``node`` among the ``param`` statements of ``module``: how ``schedlang.build``
+    checks each piece of a schedule as Python builds it, with this module's every check."""
+    lowerer = Lowerer(module, known)
+    for stmt in module.statements:
+        lowerer._param(stmt)
+    value = lowerer.value(node)
+    return Known(node, value, tuple(lowerer.durations),
+                 {name: info.symbol for name, info in lowerer.params.items()})
+
+
+@dataclass(frozen=True)
+class Known:
+    """A node whose value is already known (``schedlang.build`` lowers each piece once, as it
+    is built): reused when the node appears again, outside ``scale()`` (which changes what its
+    durations mean) and with the same parameter symbols; its durations are recorded again."""
+
+    node: ir.Node
+    value: object
+    durations: tuple
+    symbols: dict
+
+
 class Lowerer:
-    def __init__(self, module: ir.Module):
+    def __init__(self, module: ir.Module, known: dict[int, Known] | None = None):
         self.module = module
+        self.known = known or {}
         # every name the file defines, to tell "used before defined" from "unknown"
         self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
+        self.statements = {s.name: s for s in module.statements if hasattr(s, "name")}
+        self.defining: str | None = None  # the statement being lowered, to name a cycle of lets
         self.env: dict[str, object] = {}
         self.defined_at: dict[str, Span] = {}
         self.params: dict[str, ParamInfo] = {}
@@ -167,6 +193,7 @@ class Lowerer:
     def run(self) -> Lowered:
         statements = self.module.statements
         for stmt in statements:
+            self.defining = stmt.name
             if stmt.name in self.env or stmt.name in self.defined_at:
                 raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
                                      hint=f"first defined at {self.defined_at[stmt.name].location}")
@@ -184,6 +211,7 @@ class Lowerer:
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
+        self.defining = None
         self._where_clauses()
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
@@ -192,14 +220,15 @@ class Lowerer:
 
     def _where_clauses(self) -> None:
         """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""
-        saved = dict(self.env)
+        saved, known = dict(self.env), self.known
         self.env.update({name: Segment(plain_symbol(name, info.type)) for name, info in self.params.items()})
+        self.known = {}  # known values are in the parameters' own symbols
         try:
             for stmt in self.module.statements:
                 if isinstance(stmt, ir.Param) and stmt.where is not None:
                     self.params[stmt.name].where = self.condition(stmt.where)
         finally:
-            self.env = saved
+            self.env, self.known = saved, known
 
     def _param(self, stmt: ir.Param) -> None:
         if stmt.type not in PARAM_TYPES:
@@ -226,8 +255,24 @@ class Lowerer:
     # -- values ----------------------------------------------------------------------
 
     def value(self, node: ir.Node):
+        hit = self._known(node)
+        if hit is not None:
+            self.durations.extend(hit.durations)
+            return hit.value
         method = getattr(self, f"_{type(node).__name__.lower()}")
         return method(node)
+
+    def _known(self, node: ir.Node) -> Known | None:
+        if not self.known or self.time_scales or self.scopes:
+            return None
+        hit = self.known.get(id(node))
+        if hit is None or hit.node is not node:
+            return None
+        for name, symbol in hit.symbols.items():
+            info = self.params.get(name)
+            if info is None or info.symbol != symbol:
+                return None
+        return hit
 
     def _number(self, node: ir.Number):
         return Segment(sp.Rational(node.value.numerator, node.value.denominator))
@@ -294,6 +339,17 @@ class Lowerer:
             return SchedlangError(f"a schedule cannot depend on '{node.id}'", node.span,
                                   hint=stdlib.DATA_DEPENDENT[node.id])
         if node.id in self.later:
+            cycle = self._cycle(node.id)
+            if cycle and node.id == self.defining:
+                return SchedlangError(f"'{node.id}' is defined in terms of itself", node.span,
+                                      hint="a definition cannot use its own name; write its value out")
+            if cycle:
+                names = [f"'{n}'" for n in cycle[:-1]]
+                listed = ", ".join(names[:-1]) + " and " + names[-1]
+                return SchedlangError(
+                    f"{listed} are defined in terms of each other (a cycle)", node.span,
+                    hint=f"{' -> '.join(cycle)}: each needs the next one first, so no order works; "
+                         "write one of them without the others")
             return SchedlangError(f"'{node.id}' is used before it is defined", node.span,
                                   hint=f"it is defined at {self.later[node.id].location}; "
                                        "move that definition up")
@@ -308,6 +364,23 @@ class Lowerer:
         if hint is None and "." not in node.id:
             hint = "schedules may use t, parameters, let-names and the standard library"
         return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint)
+
+    def _cycle(self, name: str) -> list[str] | None:
+        """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
+        through other later definitions, the statement being lowered: moving it up cannot help."""
+        if self.defining is None:
+            return None
+        paths, seen = [[self.defining, name]], {name}
+        while paths:
+            path = paths.pop(0)
+            statement = self.statements.get(path[-1])
+            for used in _names_used(statement) if statement is not None else ():
+                if used == self.defining:
+                    return [*path, used]
+                if used in self.later and used not in self.defined_at and used not in seen:
+                    seen.add(used)
+                    paths.append([*path, used])
+        return None
 
     def _binop(self, node: ir.BinOp):
         left = self.schedule_value(self.value(node.left), node.left, "a number")
@@ -359,7 +432,7 @@ class Lowerer:
         return replace(held, marks=marks)
 
     def _seq(self, node: ir.Seq):
-        parts = flatten_seq(node)
+        parts = flatten_seq(node, stop=lambda n: self._known(n) is not None)
         if len(parts) > MAX_SEGMENTS:
             raise SchedlangError(f"this sequence joins {len(parts)} schedules with >>; schedlang takes "
                                  f"at most {MAX_SEGMENTS}", parts[MAX_SEGMENTS].span,
@@ -735,6 +808,20 @@ def _has_time_unit(node) -> bool:
     return False
 
 
+def _names_used(node) -> list[str]:
+    """The names a statement's text mentions (its expressions, a def's body), in order."""
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Name):
+            found.append(item.id)
+        elif isinstance(item, ir.Node):
+            stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__ if f != "span"]))
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+    return found
+
+
 def _node_count(node) -> int:
     """How many IR nodes ``node`` holds: the cost of expanding it once (iterative: no recursion)."""
     count, stack = 0, [node]
@@ -758,9 +845,10 @@ def _not_positive(value: sp.Expr) -> bool:
     return value.is_positive is False
 
 
-def flatten_seq(node: ir.Node) -> list[ir.Node]:
+def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:
+    """The segments of ``a >> b >> c``; ``stop(n)`` keeps a ``Seq`` whose value is known whole."""
     parts = []
-    while isinstance(node, ir.Seq):
+    while isinstance(node, ir.Seq) and not (stop is not None and stop(node)):
         parts.append(node.then)
         node = node.first
     parts.append(node)

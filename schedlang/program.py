@@ -286,6 +286,14 @@ class Schedule:
     def __repr__(self) -> str:
         return f"<Schedule {self.name}: {self.expr}>"
 
+    def __rshift__(self, other):
+        raise TypeError("a compiled Schedule is finished: compose schedules in the language "
+                        "(`a >> b` in the text) or in Python with schedlang.build "
+                        "(`from schedlang import build as sb; sb.cosine(...) >> sb.constant(...)`, "
+                        "docs/python.md)")
+
+    __rrshift__ = __rshift__
+
     @classmethod
     def from_sympy(cls, expr, duration=None, *, name: str = "lr", params: dict | None = None) -> Schedule:
         """A schedule from a sympy expression in the step, held to the same checks as a file.

@@ -21,7 +21,6 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
-import linecache
 import math
 import sys
 import types
@@ -29,7 +28,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .errors import SchedlangError, Source, Span
+from .errors import SchedlangError, Source, Span, python_span
 from .functions import FUNCTIONS
 from .schedule_algebra import t
 from .special import geometric
@@ -425,14 +424,7 @@ def _def_span(fn) -> Span:
 
 
 def _line_span(filename: str, lineno: int, positions) -> Span:
-    text = "".join(linecache.getlines(filename))
-    source = Source(text, filename)
-    line = source.line(lineno)
-    if positions and positions[0] == lineno and positions[2] is not None:
-        start, end = positions[2] + 1, positions[3] + 1 if positions[1] == lineno else len(line) + 1
-        return Span(source, lineno, start, lineno, max(end, start + 1))
-    indent = len(line) - len(line.lstrip())
-    return Span(source, lineno, indent + 1, lineno, max(len(line) + 1, indent + 2))
+    return python_span(filename, lineno, positions)
 
 
 def _worded(exc: _RefusedError, where: Span) -> str:

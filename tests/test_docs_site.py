@@ -51,8 +51,8 @@ def site(tmp_path_factory):
 
 
 def test_site_builds_strictly_with_every_page(site):
-    for page in ("language", "stdlib", "presets", "gallery", "cookbook", "verify", "import_export", "torch",
-                 "jax", "cli", "design", "testing", "guides", "playground"):
+    for page in ("language", "python", "stdlib", "presets", "gallery", "cookbook", "verify", "import_export",
+                 "torch", "jax", "cli", "design", "testing", "guides", "playground"):
         assert (site / page / "index.html").exists(), page
 
 

@@ -131,3 +131,29 @@ def test_presets_doc_lists_every_preset_with_its_signature():
     for name, preset in PRESETS.items():
         shown = f"`{name}`" if isinstance(preset, Rejected) else f"`{preset.signature()}`"
         assert shown in text, name
+
+
+def test_presets_doc_counts_every_library_once_and_right():
+    """docs/presets.md's one "Counts" paragraph names each library once, with its presets and
+    its refusals as the registry has them."""
+    import re
+    from pathlib import Path
+
+    from schedlang.presets import LIBRARIES, namespace
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "presets.md").read_text(encoding="utf-8")
+    assert text.count("Counts") == 1 and text.count("The anchors were") == 1
+    paragraph = text.split("Counts", 1)[1].split("\n\n", 1)[0]
+    paragraph = " ".join(paragraph.split())
+    found = {}
+    for match in re.finditer(r"(?:^|[,:] )([a-z]+) (\d+)(?: \(((?:[^()]|\([^()]*\))*)\))?", paragraph):
+        library, count, note = match.group(1), int(match.group(2)), match.group(3) or ""
+        assert library not in found, f"{library} counted twice"
+        rejected = re.search(r"\+(\d+) rejected", note)
+        found[library] = (count, int(rejected.group(1)) if rejected else 0)
+    expected = {}
+    for library in LIBRARIES:
+        entries = namespace(library).values()
+        refused = sum(isinstance(p, Rejected) for p in entries)
+        expected[library] = (len(entries) - refused, refused)
+    assert found == expected

@@ -149,3 +149,34 @@ def test_both_directions_agree():
     for row in TABLE[::16]:
         forward, backward = equivalent(row[1], row[2]), equivalent(row[2], row[1])
         assert forward.status == backward.status or EQ_OR_UNKNOWN == row[3]
+
+
+@pytest.mark.parametrize("a, b, differing", [
+    ("constant(1)", "constant(1 + 1e-20)", ("1.00000000000000000000", "1.00000000000000000001")),
+    ("linear(1, 0, 10) + t * 1e-19", "linear(1, 0, 10)", ("0.9000000000000000001", "0.9000000000000000000")),
+    ("cosine(1, 0, 10)", "cosine(1, 0, 10) + 1e-30 * (t - 3) ** 2",
+     ("1.00000000000000000000000000000", "1.00000000000000000000000000001")),
+])
+def test_cli_table_shows_the_digits_where_the_two_sides_differ(tmp_path, capsys, a, b, differing):
+    """Values that round to the same float are printed with the digits that tell them apart."""
+    from schedlang.cli import main
+
+    (tmp_path / "a.sched").write_text(a + "\n", encoding="utf-8")
+    (tmp_path / "b.sched").write_text(b + "\n", encoding="utf-8")
+    assert main(["verify", str(tmp_path / "a.sched"), str(tmp_path / "b.sched")]) == 1
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(">"))
+    _, step, shown_a, shown_b = row.split()
+    assert (shown_a, shown_b) == differing
+    assert shown_a != shown_b
+
+
+def test_cli_table_keeps_short_digits_where_the_values_are_equal(tmp_path, capsys):
+    from schedlang.cli import main
+
+    (tmp_path / "a.sched").write_text("linear(1, 0, 10)\n", encoding="utf-8")
+    (tmp_path / "b.sched").write_text("linear(1, 0, 10) >> constant(0.5)\n", encoding="utf-8")
+    assert main(["verify", str(tmp_path / "a.sched"), str(tmp_path / "b.sched")]) == 1
+    rows = [line.lstrip("> ").split() for line in capsys.readouterr().out.splitlines()
+            if line.lstrip("> ")[:1].isdigit()]
+    assert [r[-2:] for r in rows] == [["0.2", "0.2"], ["0.1", "0.1"], ["0.0", "0.5"], ["0.0", "0.5"],
+                                      ["0.0", "0.5"]]

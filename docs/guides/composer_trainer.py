@@ -75,9 +75,10 @@ import torch  # noqa: E402
 from composer import Trainer  # noqa: E402
 from composer.models import ComposerModel  # noqa: E402
 from composer.optim import CosineAnnealingWithWarmupScheduler  # noqa: E402
-from guide_check import check, record_lrs  # noqa: E402
+from guide_check import check, record_lrs, same_schedule  # noqa: E402
 
 import schedlang  # noqa: E402
+from schedlang import build as sb  # noqa: E402
 
 # Composer's own spelling (the composer.* preset), so the native run can be compared
 # with Composer's CosineAnnealingWithWarmupScheduler: lr = 1 * alpha.
@@ -85,6 +86,12 @@ SCHEDULE = """
 schedule lr = composer.CosineAnnealingWithWarmupScheduler(t_warmup=4ba, t_max=24ba, alpha_f=0.1)
 """
 BATCHES = 30  # past the end of the schedule (24); the loader has 16 batches an epoch
+
+
+def built_schedule():
+    """The same preset call in Python (``schedlang.build``): ``sb.time(4, "ba")`` is ``4ba``."""
+    return sb.composer.CosineAnnealingWithWarmupScheduler(t_warmup=sb.time(4, "ba"),
+                                                          t_max=sb.time(24, "ba"), alpha_f=0.1)
 
 
 class TinyRegressor(ComposerModel):
@@ -126,6 +133,8 @@ def train(make_schedulers, batches=BATCHES, **trainer_options) -> list[float]:
 def main() -> int:
     prog = schedlang.compile(SCHEDULE)
     lr = prog["lr"]
+    if not same_schedule("Composer", built_schedule(), lr):
+        return 1
 
     native = train(lambda opt: [lr.composer_scheduler(unit="ba")])
     # Batch 0 trains with the value at time 0, batch k + 1 with the value at time k.

@@ -35,3 +35,13 @@ def check(label: str, used: list[float], schedule, start: int = 0, rtol: float =
     verdict = f"{len(bad)} MISMATCHES" if bad else f"the lr {equal} prog['lr'](k) at every step"
     print(f"{label}: steps {start}..{start + len(used) - 1}: {verdict}")
     return not bad
+
+
+def same_schedule(label: str, built, text) -> bool:
+    """Whether the schedule built in Python (``schedlang.build``) is the one the text says,
+    proven by ``schedlang.equivalent``; print the verdict, True when proven."""
+    import schedlang
+
+    verdict = schedlang.equivalent(built, text)
+    print(f"{label}: the schedule built in Python and the .sched text are {verdict}")
+    return bool(verdict)

@@ -13,16 +13,23 @@ import sys
 import tempfile
 
 import torch
-from guide_check import check, record_lrs
+from guide_check import check, record_lrs, same_schedule
 from transformers import Trainer, TrainingArguments
 
 import schedlang
+from schedlang import build as sb
 
 SCHEDULE = """
 param total: int = 24 where total > 4
 schedule lr = warmup(linear, 4) >> cosine(0.01, 0.001, total - 4)
 """
 STEPS = 30  # optimizer steps, past the end of the schedule (24)
+
+
+def built_program():
+    """The same program written in Python (``schedlang.build``, docs/python.md)."""
+    total = sb.param("total", int, default=24, where="total > 4")
+    return sb.program(lr=sb.warmup(sb.linear, 4) >> sb.cosine(0.01, 0.001, total - 4))
 
 
 class TinyRegressor(torch.nn.Module):
@@ -38,7 +45,9 @@ class TinyRegressor(torch.nn.Module):
 
 
 def main() -> int:
-    prog = schedlang.compile(SCHEDULE)
+    prog = built_program()  # or schedlang.compile(SCHEDULE): the same schedule, proven
+    if not same_schedule("HF Trainer", prog["lr"], schedlang.compile(SCHEDULE)["lr"]):
+        return 1
     torch.manual_seed(0)
     xs = torch.randn(256, 4)
     data = [{"x": x, "labels": x.sum(dim=0, keepdim=True)} for x in xs]

@@ -22,9 +22,10 @@ jax.config.update("jax_enable_x64", True)
 
 import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
-from guide_check import check  # noqa: E402
+from guide_check import check, same_schedule  # noqa: E402
 
 import schedlang  # noqa: E402
+from schedlang import build as sb  # noqa: E402
 from schedlang.backends.emit import emit  # noqa: E402
 
 SCHEDULE = """
@@ -79,6 +80,12 @@ def main() -> int:
     # Standalone: the compiled module needs only jax; the parameters are its keywords.
     module = compiled_module(prog)
     ok &= check("compiled module", train(lambda count: module.lr(count, total=TOTAL)), schedule, rtol=RTOL)
+    # From Python, in optax's own words: the optax.* preset is optax's schedule, proven equal
+    # to the file's, and its .jax is the optax schedule function.
+    built = sb.optax.warmup_cosine_decay_schedule(init_value=0.0, peak_value=0.01, warmup_steps=5,
+                                                  decay_steps=TOTAL, end_value=0.001)
+    ok &= same_schedule("optax", built, schedule)
+    ok &= check("built in Python", train(built.jax), built, rtol=RTOL)
     return 0 if ok else 1
 
 

@@ -8,9 +8,10 @@ unless the lr the optimizer used at every step k equals ``prog["lr"](k)``.
 import sys
 
 import torch
-from guide_check import check, record_lrs
+from guide_check import check, record_lrs, same_schedule
 
 import schedlang
+from schedlang import build as sb
 
 SCHEDULE = """
 param peak: float = 0.01 where peak > 0
@@ -22,6 +23,15 @@ schedule weight_decay = constant(0.01)
 """
 TOTAL = 30
 STEPS = 40  # past the end: a finished schedule holds its last value
+
+
+def built_program(total: int):
+    """The same program written in Python (``schedlang.build``, docs/python.md)."""
+    peak = sb.param("peak", float, default=0.01, where="peak > 0")
+    warmup = sb.param("warmup", int, default=5, where="warmup >= 0")
+    total_ = sb.param("total", int, default=100, where="total > warmup")
+    lr = sb.warmup(sb.linear, warmup) >> sb.cosine(peak, 0.1 * peak, total_ - warmup)
+    return sb.program(lr=lr, weight_decay=sb.constant(0.01), params={"total": total})
 
 
 def train(prog, lr) -> list[float]:
@@ -53,6 +63,10 @@ def main() -> int:
     # A tensor lr (what torch.compile wants) is filled in place; float64 keeps it exact
     # (a float32 tensor holds f(k) rounded to float32).
     ok &= check("tensor lr", train(prog, lr=torch.tensor(1e-3, dtype=torch.float64)), lr)
+    # Written in Python instead of text: the same Program, the same scheduler class.
+    built = built_program(TOTAL)
+    ok &= same_schedule("plain loop", built["lr"], lr)
+    ok &= check("built in Python", train(built, lr=1e-3), built["lr"])
     return 0 if ok else 1
 
 

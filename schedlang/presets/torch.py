@@ -163,14 +163,15 @@ def one_cycle_lr(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal
     """torch's OneCycleLR over ``total_steps`` (or ``epochs * steps_per_epoch``) steps.
 
     From ``max_lr / div_factor`` up to ``max_lr`` at ``pct_start*n - 1``, down to
-    ``max_lr / (div_factor * final_div_factor)`` at ``n - 1``; held after that (torch
-    extrapolates one more step and then raises).  ``lr`` is overwritten by torch.
+    ``max_lr / (div_factor * final_div_factor)`` at ``n - 1``.  It lasts ``n`` steps, as its
+    ``.momentum`` twin does (torch extrapolates one more step and then raises), so it holds
+    its last value after that and ``>>`` can follow it.  ``lr`` is overwritten by torch.
     """
     total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
     initial = max_lr / div_factor
     expr = onecycle_phases(initial, max_lr, initial / final_div_factor, total_steps,
                             pct_start, anneal_strategy, three_phase)
-    return _torch(expr, lr=lr, label="OneCycleLR")
+    return _torch(expr, total_steps, lr=lr, label="OneCycleLR")
 
 
 def cyclic_momentum(base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_mode,

@@ -71,6 +71,26 @@ def show_difference(a, b) -> str:
     return mpmath.nstr(value, 3)
 
 
+def digits_apart(a, b, most: int = 45) -> tuple[str, str] | None:
+    """``a`` and ``b`` with as many significant digits as it takes to tell them apart (from 17,
+    float64's round-trip count); None when they are equal or agree to ``most`` digits.
+
+    Two schedules proven different at a step can round to the same float: a table that
+    printed ``1.0`` on both sides would show no difference at the very step it is about.
+    """
+    if is_exact(a) and is_exact(b) and a == b:
+        return None
+    for digits in range(17, most + 1):
+        with mpmath.workdps(digits + 20):
+            shown = tuple(mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator if is_exact(x)
+                                      else mpmath.mpf(x.mid), digits, strip_zeros=False, min_fixed=-4,
+                                      max_fixed=digits)
+                          for x in (a, b))
+        if shown[0] != shown[1]:
+            return shown
+    return None
+
+
 def less(a, b) -> bool:
     """``a < b`` when it is decided, else ``Undetermined``."""
     if is_exact(a) and is_exact(b):

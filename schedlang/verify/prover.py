@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -134,9 +135,13 @@ class _Side:
 
 def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     """The ``Schedule`` meant by ``x``: itself, a program's main schedule (``lr``, or its only
-    one), or source compiled with those of ``params`` it declares (``compile_declared``)."""
+    one), a ``schedlang.build`` piece, or source compiled with those of ``params`` it declares
+    (``compile_declared``)."""
     from ..program import Program, Schedule, compile_declared
 
+    built = sys.modules.get("schedlang.build.objects")  # loaded if x can be a built piece
+    if built is not None and isinstance(x, built.Expr):
+        x = x.schedule
     if isinstance(x, (str, bytes)):
         x = compile_declared(x, params or {}, filename)
     if isinstance(x, Program):

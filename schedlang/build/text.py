@@ -1,0 +1,224 @@
+"""An ``ir`` tree written as ``.sched`` text that parses back to the same tree.
+
+``schedlang.build`` makes the parser's tree directly, so ``to_source`` needs the
+inverse of the parser: each node printed with the parentheses the grammar needs
+(``grammar/schedlang.lark``'s precedence, lowest first: ``>>``, ``for``,
+``if``, ``or``, ``and``, ``not``, comparisons, ``+ -``, ``* /``, unary, ``**``).
+The layout is then ``fmt``'s (``format_source``), which also checks that the text
+parses to the same tree.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+from .. import ir
+
+SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
+_BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
+
+
+def text(node: ir.Node) -> str:
+    """``node`` as an expression (no outer parentheses)."""
+    return _print(node, SEQ)
+
+
+def _wrap(shown: str, level: int, need: int) -> str:
+    return f"({shown})" if level < need else shown
+
+
+def _print(node: ir.Node, need: int) -> str:
+    shown, level = _shown(node)
+    return _wrap(shown, level, need)
+
+
+def _shown(node: ir.Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
+    if isinstance(node, ir.Number):
+        return node.text, ATOM
+    if isinstance(node, ir.Duration):
+        return node.text, ATOM
+    if isinstance(node, ir.String):
+        return f'"{node.value}"', ATOM
+    if isinstance(node, ir.Bool):
+        return ("true" if node.value else "false"), ATOM
+    if isinstance(node, ir.Name):
+        return node.id, ATOM
+    if isinstance(node, ir.List):
+        return "[" + ", ".join(_print(i, SEQ) for i in node.items) + "]", ATOM
+    if isinstance(node, ir.Call):
+        parts = [_print(a, SEQ) for a in node.args]
+        parts += [f"{k.name}={_print(k.value, SEQ)}" for k in node.keywords]
+        return f"{node.func.id}({', '.join(parts)})", ATOM
+    if isinstance(node, ir.BinOp):
+        if node.op == "**":  # atom ** unary: right-associative through the unary level
+            return f"{_print(node.left, ATOM)} ** {_print(node.right, UNARY)}", POWER
+        level = _BINARY[node.op]
+        return f"{_print(node.left, level)} {node.op} {_print(node.right, level + 1)}", level
+    if isinstance(node, ir.Unary):
+        return f"{node.op}{_print(node.operand, UNARY)}", UNARY
+    if isinstance(node, ir.Compare):
+        parts = [_print(node.operands[0], SUM)]
+        for op, operand in zip(node.ops, node.operands[1:]):
+            parts.append(f"{op} {_print(operand, SUM)}")
+        return " ".join(parts), COMPARE
+    if isinstance(node, ir.BoolOp):
+        level = OR if node.op == "or" else AND
+        return f"{_print(node.left, level)} {node.op} {_print(node.right, level + 1)}", level
+    if isinstance(node, ir.Not):
+        return f"not {_print(node.operand, NOT)}", NOT
+    if isinstance(node, ir.If):
+        # `if c then a else b` followed by `for` or `>>` must be parenthesised (the parser
+        # refuses a bare one): IF is below FOR's body level, so _print adds them.
+        return (f"if {_print(node.cond, SEQ)} then {_print(node.then, SEQ)} "
+                f"else {_print(node.other, IF)}"), IF
+    if isinstance(node, ir.For):
+        return f"{_print(node.body, IF + 1)} for {_print(node.steps, OR)}", FOR
+    if isinstance(node, ir.Seq):
+        parts = []
+        while isinstance(node, ir.Seq):  # a long chain without recursion
+            parts.append(_print(node.then, FOR))
+            node = node.first
+        parts.append(_print(node, FOR))
+        return " >> ".join(reversed(parts)), SEQ
+    raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
+
+
+def statement(node: ir.Node) -> str:
+    """A ``param`` or ``schedule`` statement."""
+    if isinstance(node, ir.Param):
+        parts = [f"param {node.name}: {node.type}"]
+        if node.default is not None:
+            parts.append(f" = {text(node.default)}")
+        if node.where is not None:
+            parts.append(f" where {text(node.where)}")
+        return "".join(parts)
+    if isinstance(node, ir.ScheduleDecl):
+        return f"schedule {node.name} = {text(node.value)}"
+    raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
+
+
+# -- the same tree as schedlang.build code ----------------------------------------------------
+# Python's precedence, lowest first (``and``/``or``/``not`` are spelt ``& | ~``, which bind
+# tighter than comparisons, so every operand of them that is not an atom is parenthesised).
+_P_COMPARE, _P_OR, _P_AND, _P_SHIFT, _P_SUM, _P_PRODUCT, _P_UNARY, _P_POWER, _P_ATOM = range(9)
+_P_BINARY = {"+": _P_SUM, "-": _P_SUM, "*": _P_PRODUCT, "/": _P_PRODUCT}
+_PY_KEYWORDS = frozenset(keyword.kwlist) | {"sb", "Fraction"}
+_DEFS = " defs"  # the key under which ``names`` lists the program's defs (not an identifier)
+
+
+def python_text(module: ir.Module) -> str:
+    """A parsed ``.sched`` program as ``schedlang.build`` code that builds the same program
+    (``from schedlang import build as sb`` assumed): the docs' second spelling of a recipe."""
+    names: dict[str, str] = {}
+    lines, schedules = [], []
+    for stmt in module.statements:
+        name = names.setdefault(stmt.name, _py_name(stmt.name))
+        if isinstance(stmt, ir.Param):
+            args = [f'"{stmt.name}"', stmt.type if stmt.type in ("int", "float") else f'"{stmt.type}"']
+            if stmt.default is not None:
+                args.append(_py(stmt.default, names, _P_COMPARE))
+            if stmt.where is not None:
+                clause = text(stmt.where)
+                args.append(f"where='{clause}'" if '"' in clause else f'where="{clause}"')
+            lines.append(f"{name} = sb.param({', '.join(args)})")
+        elif isinstance(stmt, ir.Def):
+            names[_DEFS] = (*names.get(_DEFS, ()), stmt.name)
+            inner = {**names, **{p: _py_name(p) for p in stmt.params}}
+            params = ", ".join(inner[p] for p in stmt.params)
+            lines.append(f"def {name}({params}):\n    return {_py(stmt.body, inner, _P_COMPARE)}\n")
+        else:
+            lines.append(f"{name} = {_py(stmt.value, names, _P_COMPARE)}")
+            if isinstance(stmt, ir.ScheduleDecl):
+                schedules.append((stmt.name, name))
+    bare = len(module.statements) == 1 and module.statements[0].span == module.statements[0].value.span
+    if not bare:
+        lines.append("prog = sb.program(" + ", ".join(f"{n}={v}" for n, v in schedules) + ")")
+    return "\n".join(lines)
+
+
+def _py_name(name: str) -> str:
+    return f"{name}_" if name in _PY_KEYWORDS else name
+
+
+def _py_wrap(shown: str, level: int, need: int) -> str:
+    return f"({shown})" if level < need else shown
+
+
+def _py(node: ir.Node, names: dict, need: int) -> str:
+    shown, level = _py_shown(node, names)
+    return _py_wrap(shown, level, need)
+
+
+def _py_number(node: ir.Number) -> str:
+    from fractions import Fraction
+
+    shown = node.text.replace("_", "")
+    if "." not in shown and "e" not in shown.lower():
+        return node.text
+    # A decimal is the number its digits say in schedlang and in schedlang.build (which reads
+    # a float by its shortest repr), unless float64 cannot hold those digits.
+    return node.text if Fraction(repr(float(shown))) == node.value else f'Fraction("{shown}")'
+
+
+def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - one case per node
+    if isinstance(node, ir.Number):
+        return _py_number(node), _P_ATOM
+    if isinstance(node, ir.Duration):
+        from ..lower import TIME_UNITS
+
+        per = TIME_UNITS[node.unit][0]
+        amount = node.text[: -len(node.unit)]
+        args = [amount, f'"{node.unit}"'] + ([names.get(per, per)] if per else [])
+        return f"sb.time({', '.join(args)})", _P_ATOM
+    if isinstance(node, ir.String):
+        return f'"{node.value}"', _P_ATOM
+    if isinstance(node, ir.Bool):
+        return ("True" if node.value else "False"), _P_ATOM
+    if isinstance(node, ir.Name):
+        return (names[node.id] if node.id in names else f"sb.{node.id}"), _P_ATOM
+    if isinstance(node, ir.List):
+        return "[" + ", ".join(_py(i, names, _P_COMPARE) for i in node.items) + "]", _P_ATOM
+    if isinstance(node, ir.Call):
+        # a call names a def or a built-in, never a param or let (`param warmup` leaves warmup())
+        callee = names[node.func.id] if node.func.id in names.get(_DEFS, ()) else f"sb.{node.func.id}"
+        parts = [_py(a, names, _P_COMPARE) for a in node.args]
+        parts += [f"{k.name}={_py(k.value, names, _P_COMPARE)}" if k.name not in _PY_KEYWORDS
+                  else f'**{{"{k.name}": {_py(k.value, names, _P_COMPARE)}}}' for k in node.keywords]
+        return f"{callee}({', '.join(parts)})", _P_ATOM
+    if isinstance(node, ir.BinOp):
+        if node.op == "**":
+            return f"{_py(node.left, names, _P_ATOM)} ** {_py(node.right, names, _P_UNARY)}", _P_POWER
+        level = _P_BINARY[node.op]
+        return f"{_py(node.left, names, level)} {node.op} {_py(node.right, names, level + 1)}", level
+    if isinstance(node, ir.Unary):
+        return f"{node.op}{_py(node.operand, names, _P_UNARY)}", _P_UNARY
+    if isinstance(node, ir.Compare):
+        if len(node.ops) != 1:  # Python would ask for a truth value between the comparisons
+            pairs = [ir.Compare(node.span, (a, b), (op,))
+                     for op, a, b in zip(node.ops, node.operands, node.operands[1:])]
+            return " & ".join(_py(p, names, _P_ATOM) for p in pairs), _P_AND
+        a, b = node.operands
+        return f"{_py(a, names, _P_OR)} {node.ops[0]} {_py(b, names, _P_OR)}", _P_COMPARE
+    if isinstance(node, ir.BoolOp):
+        op, level = ("|", _P_OR) if node.op == "or" else ("&", _P_AND)
+        return (f"{_py(node.left, names, max(level, _P_ATOM) if _is_compare(node.left) else level)} {op} "
+                f"{_py(node.right, names, _P_ATOM if _is_compare(node.right) else level + 1)}"), level
+    if isinstance(node, ir.Not):
+        return f"~{_py(node.operand, names, _P_ATOM)}", _P_UNARY
+    if isinstance(node, ir.If):
+        parts = ", ".join(_py(p, names, _P_COMPARE) for p in (node.cond, node.then, node.other))
+        return f"sb.if_({parts})", _P_ATOM
+    if isinstance(node, ir.For):
+        return f"{_py(node.body, names, _P_ATOM)}.for_({_py(node.steps, names, _P_COMPARE)})", _P_ATOM
+    if isinstance(node, ir.Seq):
+        parts = []
+        while isinstance(node, ir.Seq):
+            parts.append(_py(node.then, names, _P_SUM))
+            node = node.first
+        parts.append(_py(node, names, _P_SUM))
+        return " >> ".join(reversed(parts)), _P_SHIFT
+    raise TypeError(f"cannot write {type(node).__name__}")  # pragma: no cover
+
+
+def _is_compare(node: ir.Node) -> bool:
+    return isinstance(node, ir.Compare)
