@@ -7,8 +7,8 @@
 Every name of the language is here, derived from its one table: the core and extra
 built-ins (``stdlib.SCHEDULES``), the math functions (``functions.FUNCTIONS``), ``t``,
 ``pi``, ``e``, each preset library as a namespace (``sb.torch.StepLR``), and ``param``,
-``program``, ``if_``, ``and_``, ``or_``, ``not_`` and ``time`` (``500ba``).  A piece is checked as it is built, by
-the compiler's own lowering; a mistake is a ``SchedlangError`` at the Python line.
+``program``, ``if_``, ``and_``, ``or_``, ``not_`` and ``time`` (``500ba``).  A piece is checked as it
+is built, by the compiler's own lowering; a mistake is a ``SchedlangError`` at the Python line.
 """
 
 from __future__ import annotations

@@ -178,14 +178,16 @@ class Expr:
                                          "it has " + ", ".join(self.params) if self.params
                                          else "it has no parameters"))
         bound = Expr.__new__(Expr)
-        bound.node, bound.params, bound._known, bound._depth = self.node, self.params, self._known, self._depth
+        bound.node, bound.params = self.node, self.params
+        bound._known, bound._depth = self._known, self._depth
         bound._bindings, bound._schedule = {**self._bindings, **values}, None
         bound.schedule  # noqa: B018 - check the values now, at this line
         return bound
 
     def program(self, name: str = "lr", params: dict | None = None) -> BuiltProgram:
         """A ``schedlang.Program`` whose schedule ``name`` is this piece."""
-        return _program({name: self}, {**self._bindings, **(params or {})}, sites.caller(), statement_spans=False)
+        return _program({name: self}, {**self._bindings, **(params or {})}, sites.caller(),
+                        statement_spans=False)
 
     @property
     def schedule(self) -> Schedule:
@@ -303,8 +305,8 @@ def _expr(value, span: Span) -> Expr:
             raise SchedlangError(f"this list has {len(value)} items; schedlang takes at most "
                                  f"{MAX_LIST_ITEMS}", span)
         items = [_expr(v, span) for v in value]
-        return Expr(ir.List(span, tuple(i.node for i in items)), _merge(sites.Site(span), *(i.params for i in items)),
-                    tuple(items), check=False)
+        params = _merge(sites.Site(span), *(i.params for i in items))
+        return Expr(ir.List(span, tuple(i.node for i in items)), params, tuple(items), check=False)
     return Expr(_literal(value, span), {}, check=False)
 
 
@@ -514,7 +516,8 @@ def _builtin(name: str):
 
 def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
     builtin = _builtin(name)
-    names = [a.name for a in builtin.args] if isinstance(builtin, stdlib.Builtin) and not builtin.variadic else []
+    plain = isinstance(builtin, stdlib.Builtin) and not builtin.variadic
+    names = [a.name for a in builtin.args] if plain else []
     if any(a is None for a in args) and len(args) <= len(names):  # None: "not given", as in Python
         first = next(i for i, a in enumerate(args) if a is None)
         kwargs = {**dict(zip(names[first:], args[first:])), **kwargs}
@@ -566,7 +569,8 @@ def _signature(name: str) -> inspect.Signature:
         if arity is None:
             return inspect.Signature([inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL,
                                                         annotation="float | Expr")], return_annotation="Expr")
-        return inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY, annotation="float | Expr")
+        positional = inspect.Parameter.POSITIONAL_ONLY
+        return inspect.Signature([inspect.Parameter(n, positional, annotation="float | Expr")
                                   for n in "xyz"[:arity]], return_annotation="Expr")
     if not isinstance(builtin, stdlib.Builtin):
         return inspect.Signature([inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],
@@ -643,7 +647,8 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
         if not isinstance(per, Param) or needed not in per.params or per.node.id != needed:
             raise SchedlangError(f"a time in {unit} counts {TIME_UNITS[unit][1]}: pass the '{needed}' "
                                  "parameter", site.span,
-                                 hint=f'{needed} = sb.param("{needed}", int); sb.time(..., "{unit}", {needed})')
+                                 hint=f'{needed} = sb.param("{needed}", int); '
+                                      f'sb.time(..., "{unit}", {needed})')
         params = per.params
     value = _exact(amount)
     if value is None or value < 0:
@@ -735,7 +740,8 @@ def _where(where, name: str, type_name: str, name_node: ir.Name, site: sites.Sit
 def _text_locator(text: str, span: Span, skip: int):
     """Spans in the parsed text mapped into the user's ``.py`` line: onto the string literal
     itself when it is written plainly on one line, else onto the whole ``where=`` argument."""
-    written = span.source.line(span.line)[span.column - 1: span.end_column - 1] if span.end_line == span.line else ""
+    one_line = span.end_line == span.line
+    written = span.source.line(span.line)[span.column - 1: span.end_column - 1] if one_line else ""
     start = written.find(text) if "\n" not in text and text else -1
     if not written or start < 0 or written.count(text) != 1 or written[start - 1:start] not in ("'", '"'):
         return lambda inner: span
@@ -799,7 +805,8 @@ def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: b
                                  hint="a name is ASCII letters, digits and _, not a word of the language")
         pieces[name] = (_expr(value, span or site.span), span)
     merged = _merge(site, *(piece.params for piece, _ in pieces.values()))
-    decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node) for name, (piece, span) in pieces.items()]
+    decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node)
+             for name, (piece, span) in pieces.items()]
     module = ir.Module(site.span, (*(d.stmt for d in merged.values()), *decls))
     known = {id(p.node): p._known for p, _ in pieces.values() if p._known is not None}
     with recursion_room():
