@@ -281,11 +281,11 @@ def _predicate(condition):
                 return bool(fast(step))
             except (Undetermined, ZeroDivisionError, ValueError):
                 pass
-        # sympy decides what the enclosures could not, within a time budget per condition
+        # sympy decides what the enclosures could not, within a CPU-time budget per condition
         # (deciding ``Eq(cos(...), 0)`` can take seconds); past it, undecided steps count as
         # safe, and the overflow probe on the reference still sees a non-finite value.
-        deadline[0] = deadline[0] or time.monotonic() + SYMBOLIC_SAMPLE_SECONDS
-        if time.monotonic() > deadline[0]:
+        deadline[0] = deadline[0] or time.process_time() + SYMBOLIC_SAMPLE_SECONDS
+        if time.process_time() > deadline[0]:
             return False
         return condition.xreplace({t: sp.Integer(step)}) == sp.true
     return holds
