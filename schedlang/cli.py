@@ -12,10 +12,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__, exporters, importers
+from . import __version__, formats
 from .backends.emit import TARGETS
 from .command_line import CommandLine
 from .errors import SchedlangError
+from .formats import export as export_format
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from .ranges import EVAL_POINTS
 
@@ -132,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
                             "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source"))
     sub.add_argument("file", nargs="?", help="a .yaml file, a file holding a SambaFlow command line, or - "
                                              "for standard input")
-    sub.add_argument("--format", choices=importers.FORMATS, default=None,
+    sub.add_argument("--format", choices=formats.FORMATS, default=None,
                      help="default: from the file name (.yaml/.yml: cerebras-yaml; .sh/.txt: sambaflow)")
     sub.add_argument("--lower", action="store_true",
                      help="write plain standard-library calls (linear, cosine, >>) instead of presets")
@@ -145,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
-    sub.add_argument("--format", choices=exporters.FORMATS, default="cerebras-yaml")
+    sub.add_argument("--format", choices=export_format.FORMATS, default="cerebras-yaml")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")
@@ -510,7 +511,7 @@ def _import(args) -> int:
 
 
 def _import_quietly(args) -> int:
-    from . import importers
+    from . import formats as importers
 
     style = "core" if args.lower else "presets"
     if args.flags is not None:
@@ -545,7 +546,7 @@ def _import_quietly(args) -> int:
 
 
 def _export(args) -> int:
-    from .exporters import export
+    from .formats.export import export
 
     path = Path(args.file)
     text = export(read_source(path), str(path), format=args.format, params=defines(args),

@@ -30,15 +30,15 @@ import sympy as sp
 
 from .. import ir
 from ..errors import SchedlangError
-from ..importers import cerebras_model as cm
-from ..importers.cerebras_model import Sched
-from ..importers.numbers import yaml_float_text
 from ..lower import Lowerer, flatten_seq, lower
 from ..parser import parse
 from ..presets.cerebras import CORE_TWINS
 from ..program import Program
 from ..schedule_algebra import bind
 from ..stdlib import Kind
+from . import cerebras_model as cm
+from .cerebras_model import Sched
+from .numbers import yaml_float_text
 
 TARGETS = ("lr", "weight_decay")
 #: schedlang builtin -> (Cerebras class, {schedlang argument: Cerebras argument}).
@@ -115,9 +115,9 @@ def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
         import yaml  # noqa: F401
     except ImportError:  # pragma: no cover - depends on the environment
         return
-    from ..importers import from_cerebras_yaml
     from ..program import compile as compile_source
     from ..verify import equivalent
+    from . import from_cerebras_yaml
 
     back = compile_source(from_cerebras_yaml(text, f"{filename} (exported)", style="core"))
     pairs = [(program, back)]

@@ -19,13 +19,13 @@ import sympy as sp
 
 from .. import ir
 from ..errors import SchedlangError
-from ..importers.numbers import yaml_float_text
 from ..lower import lower
 from ..parser import parse
 from ..presets import PRESETS
 from ..program import Program
 from ..schedule_algebra import bind
 from ..stdlib import STEP_KINDS, Kind
+from .numbers import yaml_float_text
 
 
 def _number_text(value: sp.Expr) -> str:
@@ -110,7 +110,7 @@ def _verify(original: Program, text: str, reader, filename: str, params: dict | 
 
 def export_composer(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
-    from ..importers import composer_yaml as cy
+    from . import composer_yaml as cy
 
     call = _Call(source, filename, params, "composer-yaml",
                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
@@ -147,7 +147,7 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
         lines.append(f"max_duration: {int(total)}ba")
     text = "\n".join(lines) + "\n"
     if verify:
-        from ..importers import from_composer_yaml
+        from . import from_composer_yaml
 
         _verify(call.program, text, from_composer_yaml, filename, params)
     return text
@@ -204,7 +204,7 @@ def export_hf(source, filename="<string>", params=None, verify=True, schedules=N
         out["lr_scheduler_kwargs"] = kwargs
     text = json.dumps(out, indent=2) + "\n"
     if verify:
-        from ..importers import from_hf_args
+        from . import from_hf_args
 
         _verify(call.program, text, from_hf_args, filename, params)
     return text
@@ -245,7 +245,7 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
     out["scheduler"] = {"type": kind, "params": scheduler_params}
     text = json.dumps(out, indent=2) + "\n"
     if verify:
-        from ..importers import from_deepspeed_json
+        from . import from_deepspeed_json
 
         _verify(call.program, text, from_deepspeed_json, filename, params)
     return text
@@ -291,7 +291,7 @@ def export_megatron(source, filename="<string>", params=None, verify=True, sched
     lines += [item + " \\" for item in items[:-1]] + items[-1:]
     text = "\n".join(lines) + "\n"
     if verify:
-        from ..importers import from_megatron_args
+        from . import from_megatron_args
 
         _verify(call.program, text, from_megatron_args, filename, params)
     return text

@@ -6,9 +6,9 @@ compiles to the same function of the step as the original, which the tests
 prove with ``schedlang.equivalent``.
 
 * ``from_cerebras_yaml(text)``: Cerebras ModelZoo Trainer YAML and the legacy
-  ``optimizer.learning_rate`` format (``importers/cerebras_yaml.py``).
+  ``optimizer.learning_rate`` format (``formats/cerebras_yaml.py``).
 * ``from_sambaflow(flags)``: SambaFlow's ``--lr_schedule`` command-line flags
-  (``importers/sambaflow.py``).
+  (``formats/sambaflow.py``).
 * ``schedlang.from_python(fn)`` is not an importer: it is a second front end (Python
   code traced with a symbolic step, ``schedlang/tracer.py``) and returns a ``Schedule``.
 
@@ -61,7 +61,7 @@ def _reader(module: str, *, takes_options: bool = False):
         return reader.source(reader.read(text, filename), filename, style)
 
     read.__name__ = f"from_{module}"
-    read.__doc__ = f"``.sched`` source for a ``{module}`` configuration (see ``importers/{module}.py``)."
+    read.__doc__ = f"``.sched`` source for a ``{module}`` configuration (see ``formats/{module}.py``)."
     read.takes_options = takes_options
     return read
 

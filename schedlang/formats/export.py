@@ -10,7 +10,7 @@ from __future__ import annotations
 
 
 def _cerebras_yaml(source, filename, params, verify, schedules):
-    from .cerebras_yaml import export as export_cerebras
+    from .cerebras_yaml_writer import export as export_cerebras
 
     return export_cerebras(source, filename, params, verify, schedules)
 
