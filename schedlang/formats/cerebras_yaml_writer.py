@@ -39,6 +39,7 @@ from ..stdlib import Kind
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import yaml_float_text
+from .source_text import comment_safe
 
 TARGETS = ("lr", "weight_decay")
 #: schedlang builtin -> (Cerebras class, {schedlang argument: Cerebras argument}).
@@ -397,7 +398,8 @@ def _construct(node: ir.Node) -> str:
 
 
 def render(scheds: list[Sched], origin: str) -> str:
-    lines = [f"# Exported by `schedlang export` from {origin} (ModelZoo trainer.init.schedulers).",
+    lines = [f"# Exported by `schedlang export` from {comment_safe(str(origin))} "
+             "(ModelZoo trainer.init.schedulers).",
              "schedulers:"]
     for sched in scheds:
         lines.extend(_render(sched, 0))

@@ -19,8 +19,10 @@ from __future__ import annotations
 from ..errors import SchedlangError, did_you_mean
 from ..presets import PRESETS
 from .core_text import core_source
+from .json_source import load
 from .numbers import exact, sched_text
-from .yaml_source import Node, load
+from .source_text import header
+from .yaml_source import Node
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -67,7 +69,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                                  hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
         parts.append(f"{key}={_value(node, key)}")
         numbers[key] = exact(node.value)
-    head = [f"# Imported by `schedlang import` from {origin} (a serialized Keras LearningRateSchedule).",
+    head = [header(origin, "a serialized Keras LearningRateSchedule"),
             "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
     preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":

@@ -34,6 +34,7 @@ from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..presets import PRESETS
 from ..presets._common import Rejected
 from .numbers import exact, sched_text
+from .source_text import choices_of, header, option
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -238,14 +239,14 @@ def _number_text(item: Item, what: str) -> str:
     return sched_text(value)
 
 
-def _arg_text(item: Item, name: str) -> str:
+def _arg_text(item: Item, name: str, choices: tuple[str, ...] = ()) -> str:
     value = item.value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return option(value, choices, item.span, name)
     if isinstance(value, list):
-        return "[" + ", ".join(_arg_text(v, name) for v in value) + "]"
+        return "[" + ", ".join(_arg_text(v, name, choices) for v in value) + "]"
     if value is None:
         raise SchedlangError(f"{name}=None: leave the key out for mmengine's default", item.span)
     return _number_text(item, name)
@@ -298,7 +299,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             if key not in allowed:
                 raise SchedlangError(f"{cfg['type'].value} has no argument '{key}'",
                                      item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
-            parts.append(f"{key}={_arg_text(value, key)}")
+            parts.append(f"{key}={_arg_text(value, key, choices_of(name, key))}")
         if "end" not in cfg:
             limit = _loop_limit(loop_cfg, by_epoch, loop)
             parts.append(f"end={limit}")
@@ -313,7 +314,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         and not (i.value["convert_to_iter_based"].value if "convert_to_iter_based" in i.value else False)
         for i in items)
     needs_length = needs_length or mixed
-    head = [f"# Imported by `schedlang import` from {filename} (OpenMMLab param_scheduler, mmengine 0.10.7).",
+    head = [header(filename, "OpenMMLab param_scheduler, mmengine 0.10.7"),
             "# Read as data; nothing in the file was run."]
     if all_epoch:
         head.append("# Every scheduler is by epoch: t counts epochs. For a per-iteration schedule add "

@@ -26,6 +26,7 @@ from ..program import Program
 from ..schedule_algebra import bind
 from ..stdlib import STEP_KINDS, Kind
 from .numbers import yaml_float_text
+from .source_text import comment_safe
 
 
 def _number_text(value: sp.Expr) -> str:
@@ -115,7 +116,7 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
     call = _Call(source, filename, params, "composer-yaml",
                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
     cls = call.name.split(".", 1)[1]
-    lines = [f"# Written by `schedlang export --format composer-yaml` from {filename}.",
+    lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
              "scheduler:", f"  name: {cy.EXPORT_NAMES.get(cls, cls)}"]
     spec = {a.name: a for a in call.builtin.args}
     uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
