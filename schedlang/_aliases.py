@@ -12,8 +12,6 @@ import sys
 import types
 
 _OLD = ("schedlang.importers.", "schedlang.exporters.")
-#: The old exporter modules whose name changed in the move (the rest kept theirs).
-_RENAMED = {"schedlang.exporters.cerebras_yaml": "schedlang.formats.cerebras_yaml_writer"}
 
 
 class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -30,8 +28,7 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module):
         name = module.__name__
         # the import system returns whatever sys.modules holds for the name after this call
-        new = _RENAMED.get(name, "schedlang.formats." + name.split(".", 2)[2])
-        sys.modules[name] = importlib.import_module(new)
+        sys.modules[name] = importlib.import_module("schedlang.formats." + name.split(".", 2)[2])
 
 
 def install() -> None:

@@ -1,6 +1,7 @@
-"""Cerebras ModelZoo YAML -> ``.sched`` source.
+"""Cerebras ModelZoo YAML: the reader (YAML -> ``.sched`` source) and the writer (``.sched`` ->
+a ``schedulers:`` block), one module as every framework of ``schedlang.formats`` has.
 
-Two configuration formats are read, both as ModelZoo 2.10 reads them:
+**Reading.** Two configuration formats are read, both as ModelZoo 2.10 reads them:
 
 * the Trainer format, ``trainer.init.schedulers``: a list (or one) of
   single-key mappings ``{ClassName: {arguments}}``; class names match
@@ -15,16 +16,48 @@ SequentialLR milestones are derived from the children's ``total_iters``
 exactly as ModelZoo does; given milestones must agree.  Old key spellings are
 renamed as ModelZoo's config converter does.  Every error points at the YAML
 key or value it is about.
+
+**Writing** (``export``): Export reads the *syntax* of the schedule (so ``linear(...) >> cosine(...)``
+becomes the SequentialLR a person would write) and the *values* of every
+argument from lowering, with the program's parameters bound.  It accepts what
+ModelZoo can express exactly:
+
+* the core schedules with a Cerebras twin (``constant linear cosine poly exp
+  step multistep piecewise cyclic``), ``warmup(linear|cosine|exp, n)``,
+* ``cerebras.*`` presets, argument for argument,
+* ``>>`` (SequentialLR, milestones left to ModelZoo's derivation from
+  ``total_iters``), ``X for n`` where that is a cut of a linear piece or a hold,
+* anything constant in ``t`` (ConstantLR), ``let`` names,
+* the schedules named ``lr`` and ``weight_decay`` (the ``*WD`` twins), and
+  ``lr__TAG`` / ``weight_decay__TAG`` (``param_group_tags: TAG``),
+* ``adjust_learning_rate * (schedule)``, where ``adjust_learning_rate`` is a
+  ``group`` parameter with default 1: ``ScalePerParamLR`` (``*WD``), which
+  scales each param group by its own ``adjust_learning_rate``.
+
+Anything else is a ``SchedlangError`` at the construct, saying why ModelZoo
+cannot carry it.  The export is then read back and proven equal to the
+original with ``schedlang.equivalent`` before it is returned.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+import sympy as sp
+
+from .. import ir
 from ..errors import SchedlangError, did_you_mean, warn
+from ..lower import Lowerer, flatten_seq, lower
+from ..parser import parse
+from ..presets.cerebras import CORE_TWINS
+from ..program import Program
+from ..schedule_algebra import bind
+from ..stdlib import Kind
 from . import cerebras_model as cm
 from .cerebras_model import Sched
-from .numbers import exact
+from .numbers import exact, yaml_float_text
+from .source_text import comment_safe
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
 
@@ -332,3 +365,414 @@ def _legacy_one(item: Node) -> Sched:
     name_node = item.value["scheduler"]
     return _build(str(name_node.value), name_node.span, item, legacy=True,
                   skip=("scheduler", "main_scheduler"))
+
+
+# -- the writer: .sched -> a ModelZoo schedulers: block --------------------------------------
+
+TARGETS = ("lr", "weight_decay")
+#: schedlang builtin -> (Cerebras class, {schedlang argument: Cerebras argument}).
+_CORE = {builtin: (cls, mapping) for cls, (builtin, mapping) in CORE_TWINS.items()}
+_REFUSED_CORE = {
+    "cosine_restarts": "Cerebras 2.10's CosineAnnealingWarmRestarts computes the wrong phase after the "
+                       "first period; write the cycles out as a sequence of cosine(...) pieces",
+    "inverse_sqrt": "its Cerebras twin needs sqrt(n) as a number, which YAML cannot hold exactly; use "
+                    "cerebras.InverseSquareRootDecayLR directly",
+    "repeat": "ModelZoo has no repeat; write the repetitions out with >>",
+    "cycle": "ModelZoo has no repeat; write the repetitions out with >>",
+    "stretch": "ModelZoo has no time scaling; scale the durations of the pieces instead",
+    "scale": "ModelZoo has no time scaling; scale the durations of the pieces instead",
+    "onecycle": "cstorch's OneCycleLR has no total_iters (so it cannot stand before >>) and extrapolates "
+                "past total_steps where schedlang holds; use cerebras.OneCycleLR if you want its exact "
+                "behaviour",
+}
+
+
+@dataclass
+class _Piece:
+    """A translated scheduler and, inside a sequence, how many steps it runs."""
+
+    sched: Sched
+    node: ir.Node
+    length: sp.Expr | None = None
+
+
+def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
+           verify: bool = True, schedules: list[str] | None = None) -> str:
+    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound).
+
+    ``schedules`` picks the schedules to export (default: all of them).
+    """
+    module = parse(source, filename)
+    lowered = lower(module)
+    program = Program(lowered, params or {})
+    lowerer = lowered.lowerer
+    translator = _Translator(lowerer, program, module)
+    scheds = []
+    for name in schedules or ():
+        program[name]  # an unknown name is an error with a hint
+    untagged: dict[str, ir.ScheduleDecl] = {}
+    for stmt in module.statements:
+        if not isinstance(stmt, ir.ScheduleDecl) or (schedules and stmt.name not in schedules):
+            continue
+        key, _, tag = stmt.name.partition("__")
+        if key not in TARGETS or "__" in tag:
+            raise SchedlangError(f"Cerebras schedules only lr and weight_decay (lr__TAG for the groups "
+                                 f"tagged TAG), not '{stmt.name}'", stmt.span,
+                                 hint="rename it, or pick the others with --schedule lr")
+        sched = translator.scaled(stmt.value)
+        sched.target, sched.tags = key, (tag,) if tag else ()
+        if sched.name == "ScalePerParamLR":  # cstorch requires its scheduler to carry the same tags
+            sched.children[0].tags = sched.tags
+        if not tag:
+            untagged[key] = stmt
+        scheds.append(sched)
+    for sched in scheds:
+        if sched.tags and sched.target in untagged:
+            raise SchedlangError(f"'{sched.target}' and '{sched.target}__{sched.tags[0]}' would both drive "
+                                 f"the groups tagged {sched.tags[0]} in ModelZoo (an untagged scheduler "
+                                 "drives every group)", untagged[sched.target].span,
+                                 hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
+    text = render(scheds, filename)
+    if verify:
+        _verify(program, text, filename, schedules)
+    return text
+
+
+def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
+    """Read the export back and prove it equal to the original (skipped without PyYAML)."""
+    try:
+        import yaml  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
+        return
+    from ..program import compile as compile_source
+    from ..verify import equivalent
+    from . import from_cerebras_yaml
+
+    back = compile_source(from_cerebras_yaml(text, f"{filename} (exported)", style="core"))
+    pairs = [(program, back)]
+    if cm.SCALE_PARAM in program.params:  # a group's own factor, not only the default
+        pairs.append(tuple(p.rebind({cm.SCALE_PARAM: sp.Rational(3, 7)}) for p in (program, back)))
+    for original, exported in pairs:
+        for name, schedule in original.schedules.items():
+            if schedules and name not in schedules:
+                continue
+            verdict = equivalent(schedule, exported[name], rtol=_RTOL if _inexact(text) else 0)
+            if verdict.different:
+                raise SchedlangError(f"internal error: the export of '{name}' differs from the original "
+                                     f"at {verdict.counterexample}", schedule.span,
+                                     hint="please report this with the file")
+
+
+_RTOL = sp.Rational(1, 10**12)
+
+
+def _inexact(text: str) -> bool:
+    return "# ~" in text
+
+
+class _Translator:
+    def __init__(self, lowerer: Lowerer, program: Program, module: ir.Module):
+        self.lowerer = lowerer
+        self.program = program
+        self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
+        self.defs = {s.name for s in module.statements if isinstance(s, ir.Def)}
+        self.group = {info.symbol: name for name, info in program.group_params.items()}
+        for name, info in program.group_params.items():
+            if name != cm.SCALE_PARAM or info.default != 1:
+                raise SchedlangError(f"group parameter '{name}' has no Cerebras form", info.span,
+                                     hint=f"cstorch's ScalePerParamLR reads `param {cm.SCALE_PARAM}: "
+                                          "group = 1` (each group's adjust_learning_rate, else 1)")
+
+    def scaled(self, node: ir.Node) -> Sched:
+        """``adjust_learning_rate * X`` (the group parameter ScalePerParamLR reads) is
+        ``ScalePerParamLR(X)``; anything else is ``top``'s."""
+        while isinstance(node, ir.Name) and node.id in self.lets:
+            node = self.lets[node.id]
+        if isinstance(node, ir.BinOp) and node.op == "*":
+            for factor, rest in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(factor, ir.Name) and factor.id == cm.SCALE_PARAM and self.group:
+                    return Sched("ScalePerParamLR", children=[self.top(rest)], span=node.span)
+        return self.top(node)
+
+    # -- values ------------------------------------------------------------------------
+
+    def bound(self, expr: sp.Expr, node: ir.Node) -> sp.Expr:
+        group = sorted(self.group[s] for s in expr.free_symbols if s in self.group)
+        if group:
+            raise SchedlangError(f"group parameter '{group[0]}' has a value per param group here, which "
+                                 "a Cerebras scheduler's arguments cannot hold", node.span,
+                                 hint=f"Cerebras YAML scales by groups only around the whole schedule: "
+                                      f"`{cm.SCALE_PARAM} * (...)` (ScalePerParamLR)")
+        value = bind(expr, self.program.substitutions)
+        if value.free_symbols:
+            missing = sorted(str(s) for s in value.free_symbols)[0]
+            raise SchedlangError(f"parameter '{missing}' has no value", node.span,
+                                 hint=f"bind it with -D {missing}=... (the export writes numbers)")
+        return sp.nsimplify(value) if isinstance(value, sp.Float) else value
+
+    def number(self, node: ir.Node, what: str) -> sp.Expr:
+        segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
+        if segment.depends_on_step:
+            raise SchedlangError(f"{what} must be a number for Cerebras, not a schedule", node.span)
+        return self.bound(segment.expr, node)
+
+    def segment(self, node: ir.Node):
+        return self.lowerer.schedule_value(self.lowerer.value(node), node, "a schedule")
+
+    # -- schedules -----------------------------------------------------------------------
+
+    def top(self, node: ir.Node) -> Sched:
+        piece = self.piece(node)
+        if piece.length is not None:  # `X for n` alone: fine if X has settled by n
+            own = cm.own_length(piece.sched)
+            if not (piece.sched.name == "ConstantLR" or (own is not None and own <= piece.length)):
+                raise SchedlangError("`for` cuts this schedule before its end, and a Cerebras scheduler "
+                                     "cannot stop early on its own", node.span,
+                                     hint="follow it with `>>` and the next schedule")
+        return piece.sched
+
+    def piece(self, node: ir.Node) -> _Piece:
+        if isinstance(node, ir.Seq):
+            return _Piece(self.sequence(node), node)
+        if isinstance(node, ir.For):
+            inner = self.piece(node.body)
+            length = self.number(node.steps, "the length after `for`")
+            return _Piece(inner.sched, node, length)
+        if isinstance(node, ir.Name) and node.id in self.lets:
+            return self.piece(self.lets[node.id])
+        if isinstance(node, ir.Call):
+            return _Piece(self.call(node), node)
+        segment = self.segment(node)
+        if not segment.depends_on_step:
+            value = self.bound(segment.expr, node)
+            return _Piece(Sched("ConstantLR", {"learning_rate": value}, span=node.span), node)
+        raise SchedlangError(f"{_construct(node)} has no Cerebras scheduler", node.span,
+                             hint="Cerebras YAML can hold its scheduler classes, >> (SequentialLR) "
+                                  "and constants; use `schedlang compile --target cerebras` for any "
+                                  "schedule")
+
+    def sequence(self, node: ir.Seq) -> Sched:
+        parts = flatten_seq(node)
+        children: list[Sched] = []
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if isinstance(part, ir.Call) and part.func.id == "warmup":
+                if last:
+                    raise SchedlangError("a warmup must be followed by `>>`", part.span)
+                piece = self.warmup(part, parts[i + 1])
+            else:
+                piece = self.piece(part)
+            if piece.sched.name == "SequentialLR":
+                nested = piece.sched.children
+                if not last:
+                    length = self.segment(part).duration if piece.length is None else piece.length
+                    total = sum((c.args["total_iters"] for c in nested[:-1]), sp.Integer(0))
+                    children.extend(nested[:-1])
+                    children.extend(self.fit(nested[-1], self.bound(length, part) - total, part))
+                else:
+                    children.extend(nested)
+                continue
+            if last:
+                children.append(piece.sched)
+                continue
+            length = piece.length
+            if length is None:
+                duration = self.segment(part).duration
+                if duration is None:
+                    raise SchedlangError("nothing can follow an infinite schedule", part.span)
+                length = self.bound(duration, part)
+            children.extend(self.fit(piece.sched, length, part))
+        sched = Sched("SequentialLR", children=children, span=node.span)
+        sched.args["milestones"] = cm.milestones_from_total_iters(children)
+        return sched
+
+    def fit(self, sched: Sched, length: sp.Expr, node: ir.Node) -> list[Sched]:
+        """``sched`` as SequentialLR children running exactly ``length`` steps (total_iters = length)."""
+        if sched.name == "ConstantLR":
+            sched.args["total_iters"] = length
+            return [sched]
+        own = sched.args.get("total_iters") if sched.name in (
+            "LinearLR", "CosineDecayLR", "PolynomialLR", "ExponentialLR",
+            "InverseExponentialTimeDecayLR") else None
+        if own == length:
+            return [sched]
+        if own is not None and sched.name in ("LinearLR", "CosineDecayLR", "PolynomialLR") and own < length:
+            end = sched.args["end_learning_rate"]
+            hold = Sched("ConstantLR", {"learning_rate": end, "total_iters": length - own}, span=node.span)
+            return [sched, hold]
+        if own is not None and sched.name == "LinearLR" and own > length:
+            start, end = sched.args["initial_learning_rate"], sched.args["end_learning_rate"]
+            cut = Sched("LinearLR", {"initial_learning_rate": start,
+                                     "end_learning_rate": start + (end - start) * length / own,
+                                     "total_iters": length}, span=node.span)
+            return [cut]
+        if own is None:
+            raise SchedlangError(f"{sched.name} has no total_iters, so ModelZoo cannot place it before "
+                                 "another scheduler", node.span,
+                                 hint="ModelZoo derives SequentialLR milestones from total_iters; a "
+                                      "piece before `>>` must be linear, cosine, poly, exp (for its "
+                                      "decay period) or constant")
+        raise SchedlangError(f"this {sched.name} runs {own} steps but `for` gives it {length}", node.span,
+                             hint="ModelZoo takes a scheduler's length from its total_iters; make them equal")
+
+    def warmup(self, node: ir.Call, following: ir.Node) -> _Piece:
+        warm = self.lowerer.value(node)
+        target = self.bound(self.segment(following).start_value(), following)
+        start = self.bound(warm.start, node)
+        steps = self.bound(warm.steps, node)
+        if warm.shape == "linear":
+            sched = Sched("LinearLR", {"initial_learning_rate": start, "end_learning_rate": target,
+                                       "total_iters": steps}, span=node.span)
+        elif warm.shape == "cosine":
+            sched = Sched("CosineDecayLR", {"initial_learning_rate": start, "end_learning_rate": target,
+                                            "total_iters": steps}, span=node.span)
+        else:
+            sched = Sched("ExponentialLR", {"initial_learning_rate": start, "total_iters": steps,
+                                            "decay_rate": target / start}, span=node.span)
+        return _Piece(sched, node, steps)
+
+    def call(self, node: ir.Call) -> Sched:
+        from ..presets import PRESETS
+        from ..stdlib import SCHEDULES
+
+        name = node.func.id
+        if name in self.defs:
+            raise SchedlangError(f"the user function '{name}' cannot be exported", node.func.span,
+                                 hint="write it with standard schedules or cerebras.* presets")
+        if name in _REFUSED_CORE:
+            raise SchedlangError(f"{name}(...) cannot be exported to Cerebras YAML", node.func.span,
+                                 hint=_REFUSED_CORE[name])
+        if name in _CORE:
+            cls, mapping = _CORE[name]
+            given = _given(SCHEDULES[name], node)
+            sched = Sched(cls, span=node.span)
+            for arg_name, arg_node in given.items():
+                sched.args[mapping[arg_name]] = self.arg_value(arg_node, SCHEDULES[name], arg_name)
+            if cls == "ConstantLR":
+                sched.args.pop("total_iters", None)
+            return sched
+        if name.startswith("cerebras."):
+            return self.preset(node, PRESETS.get(name))
+        if "." in name:
+            raise SchedlangError(f"{name} cannot be exported to Cerebras YAML", node.func.span,
+                                 hint="export supports the core schedules and cerebras.* presets")
+        raise SchedlangError(f"{name}(...) has no Cerebras scheduler", node.func.span)
+
+    def arg_value(self, node: ir.Node, builtin, arg_name: str):
+        kind = next(a.kind for a in builtin.args if a.name == arg_name)
+        if kind == Kind.FLAG:
+            return self.lowerer.argument(builtin, next(a for a in builtin.args if a.name == arg_name), node)
+        if kind == Kind.OPTION:
+            return node.value if isinstance(node, ir.String) else None
+        if kind == Kind.VALUES:
+            value = self.lowerer.value(node)
+            items = node.items if isinstance(node, ir.List) else [node] * len(value.items)
+            return [self.bound(self.lowerer.constant_of(v, n, arg_name), n)
+                    for v, n in zip(value.items, items)]
+        return self.number(node, f"argument '{arg_name}'")
+
+    def preset(self, node: ir.Call, builtin) -> Sched:
+        cls = node.func.id.split(".", 1)[1]
+        found = cm.lookup(cls)
+        if builtin is None or found is None or found[0] in cm.UNSUPPORTED:
+            raise SchedlangError(f"{node.func.id} cannot be exported to Cerebras YAML", node.func.span,
+                                 hint=cm.UNSUPPORTED.get(found[0] if found else "", None))
+        name, target = found
+        spec = {a[0]: a for a in cm.CLASSES[name]}
+        sched = Sched(name, span=node.span)
+        for given_name, arg_node in _given(builtin, node).items():
+            arg_name = cm.WD_ARGS.get(given_name, given_name) if target == "weight_decay" else given_name
+            if arg_name not in spec:
+                raise SchedlangError(f"{node.func.id}'s argument '{arg_name}' has no ModelZoo key",
+                                     arg_node.span)
+            kind = spec[arg_name][1]
+            if kind == "schedulers":
+                items = arg_node.items if isinstance(arg_node, ir.List) else None
+                if items is None:
+                    raise SchedlangError("write the schedulers as a list [...] to export them", arg_node.span)
+                sched.children = [self.piece(item).sched for item in items]
+            elif kind in ("flag", "option", "list"):
+                sched.args[arg_name] = self.arg_value(arg_node, builtin, given_name)
+            else:
+                sched.args[arg_name] = self.number(arg_node, f"argument '{given_name}'")
+        if name == "SequentialLR":
+            derived = cm.milestones_from_total_iters(sched.children)
+            if derived is None or ("milestones" in sched.args and list(sched.args["milestones"]) != derived):
+                raise SchedlangError("ModelZoo derives SequentialLR milestones from total_iters; these "
+                                     "schedulers and milestones do not agree", node.span)
+            sched.args["milestones"] = derived
+        return sched
+
+
+def _given(builtin, node: ir.Call) -> dict:
+    given = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+    given.update({kw.name: kw.value for kw in node.keywords})
+    return given
+
+
+def _construct(node: ir.Node) -> str:
+    if isinstance(node, ir.If):
+        return "`if ... then ... else`"
+    if isinstance(node, ir.BinOp):
+        return f"arithmetic on schedules (`{node.op}`)"
+    if isinstance(node, ir.Unary):
+        return "a negated schedule"
+    if isinstance(node, ir.Name):
+        return "`t`" if node.id == "t" else f"'{node.id}'"
+    return "this expression"
+
+
+# -- YAML text ---------------------------------------------------------------------------
+
+
+def render(scheds: list[Sched], origin: str) -> str:
+    lines = [f"# Exported by `schedlang export` from {comment_safe(str(origin))} "
+             "(ModelZoo trainer.init.schedulers).",
+             "schedulers:"]
+    for sched in scheds:
+        lines.extend(_render(sched, 0))
+    return "\n".join(lines) + "\n"
+
+
+def _render(s: Sched, depth: int) -> list[str]:
+    pad = "  " * depth
+    wd = s.target == "weight_decay"
+    name = cm.LR_TO_WD[s.name] if wd else s.name
+    lines = [f"{pad}- {name}:"]
+    if s.tags:
+        lines.append(f"{pad}    param_group_tags: {s.tags[0] if len(s.tags) == 1 else _scalar(list(s.tags))}")
+    for arg_name, kind, _ in cm.CLASSES[s.name]:
+        key = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if wd else arg_name
+        if kind == "schedulers":
+            lines.append(f"{pad}    {key}:")
+            for child in s.children:
+                child.target = s.target
+                lines.extend(_render(child, depth + 2))
+            continue
+        if arg_name == "milestones" and s.name == "SequentialLR":
+            continue  # ModelZoo derives them from total_iters
+        value = s.args.get(arg_name)
+        if value is None:
+            continue
+        lines.append(f"{pad}    {key}: {_scalar(value)}")
+    return lines
+
+
+def _scalar(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(_scalar(v) for v in value) + "]"
+    value = sp.nsimplify(value) if isinstance(value, sp.Float) else value
+    if value.is_Integer:
+        return str(int(value))
+    if not value.is_Rational:
+        raise SchedlangError(f"the value {value} is not a rational number; YAML cannot hold it exactly")
+    text = yaml_float_text(float(value))
+    from fractions import Fraction
+
+    if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
+        return f"{text}  # ~ {value}"
+    return text

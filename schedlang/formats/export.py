@@ -1,7 +1,7 @@
 """``schedlang export``: ``.sched`` programs -> other systems' configuration formats.
 
 Which formats can be written is a column of the one table (``formats.TABLE``, ``Format.writer``):
-``cerebras_yaml_writer.export`` writes a ModelZoo ``schedulers:`` block, ``preset_call`` the
+``cerebras_yaml.export`` writes a ModelZoo ``schedulers:`` block, ``preset_call`` the
 formats whose schedule is one preset call (composer-yaml, hf-args, deepspeed-json,
 megatron-args).  Exports are deterministic (same input, same bytes) and are read back with the
 format's own reader and proven equal to the original before they are returned.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 def export_cerebras_yaml(source, filename, params, verify, schedules):
-    from .cerebras_yaml_writer import export as export_cerebras
+    from .cerebras_yaml import export as export_cerebras
 
     return export_cerebras(source, filename, params, verify, schedules)
 
