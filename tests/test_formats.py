@@ -435,3 +435,10 @@ def test_several_commands_in_one_file_are_refused_naming_their_lines(tmp_path):
                     "    --sched cosine --epochs 50 --lr 0.3\n")
     with pytest.raises(schedlang.SchedlangError, match=r"3 commands .*lines 2, 4, 5"):
         import_file(path)
+
+
+def test_a_sambaflow_compile_then_run_script_is_one_command(tmp_path):
+    path = tmp_path / "run.sh"
+    path.write_text("python app.py compile --pef-name app --learning_rate 0.01\n"
+                    "python app.py run --pef out/app.pef --lr_schedule fixed_lr --learning_rate 0.01\n")
+    assert "sambaflow" in import_file(path)

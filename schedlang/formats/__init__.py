@@ -1,4 +1,12 @@
-"""``schedlang import``: other systems' schedule configurations -> ``.sched`` source.
+"""``schedlang.formats``: every framework's configuration format, one module each (sqlglot's
+dialect layout), with its reader (config -> ``.sched`` source) and, where the format can say
+the schedule, its writer (``formats/export.py``).  ``TABLE`` below is the one list of formats.
+
+Every reader goes the same way (``import_file`` and ``_importing``): bounded input
+(``limits.read_source``), the format from the name and content (``guess_format``), values
+written through ``source_text`` (exact numbers, option strings from the closed choices, the
+header with the file name escaped), the generated text compiled, and any error in it moved to
+the configuration's own line and column (``source_text.located``).
 
 Importers *read data*; none of them evaluates text as code.  Each returns
 ``.sched`` source (so the result can be reviewed, edited and committed) that
@@ -297,11 +305,20 @@ _LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:\S*\.py|\S*\.sh|torchrun|python3?|deepsp
                      r"(?=\s|$)")
 
 
+#: The flags that make a launch line a schedule of each command-line format (SambaFlow's compile
+#: step, or `train.py --help`, is not one).
+_SCHEDULE_FLAGS = {
+    "megatron-args": re.compile(r"--(?:lr|min-lr|lr-decay-style|train-iters|train-samples|lr-warmup-\w+)\b"),
+    "timm-args": re.compile(r"--(?:sched|lr|epochs|warmup-epochs|decay-epochs)\b"),
+    "sambaflow": re.compile(r"--lr_schedule\b"),
+}
+
+
 def one_command(text: str, filename: str, fmt: str) -> None:
     """Refuse a command-line file that launches training several times with schedule flags (a
     docs page with three commands), naming the lines: merging them would import a schedule that
     none of them runs."""
-    fmt_flags = {"megatron-args": _MEGATRON, "timm-args": _TIMM, "sambaflow": _SAMBAFLOW}[fmt]
+    fmt_flags = _SCHEDULE_FLAGS[fmt]
     commands, line, logical, first = [], 1, [], None
     for raw in LINE_BREAK.split(text):
         first = first or line
