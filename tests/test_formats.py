@@ -442,3 +442,25 @@ def test_a_sambaflow_compile_then_run_script_is_one_command(tmp_path):
     path.write_text("python app.py compile --pef-name app --learning_rate 0.01\n"
                     "python app.py run --pef out/app.pef --lr_schedule fixed_lr --learning_rate 0.01\n")
     assert "sambaflow" in import_file(path)
+
+
+@pytest.mark.parametrize("fmt", ["cerebras-yaml", "deepspeed-json", "megatron-args"])
+def test_every_export_is_read_back_and_proven_by_one_step(fmt):
+    from schedlang.formats.export import export, proven
+
+    source = "schedule lr = warmup(linear, 10) >> cosine(0.1, 0.01, 90)\n"
+    if fmt != "cerebras-yaml":
+        source = {"deepspeed-json": "schedule lr = deepspeed.WarmupLR(warmup_min_lr=0, warmup_max_lr=0.1, "
+                                    "warmup_num_steps=10, lr=0.1)\n",
+                  "megatron-args": "schedule lr = megatron.OptimizerParamScheduler(init_lr=0, max_lr=0.1, "
+                                   "min_lr=0.01, lr_warmup_steps=10, lr_decay_steps=100, "
+                                   "lr_decay_style=\"cosine\")\n"}[fmt]
+    text = export(source, "a.sched", format=fmt)
+    original = schedlang.compile(source)
+    proven(original, text, fmt, "a.sched")
+    warmup = {"cerebras-yaml": "total_iters: 10", "deepspeed-json": '"warmup_num_steps": 10',
+              "megatron-args": "--lr-warmup-samples 10"}[fmt]
+    changed = text.replace(warmup, warmup.replace("10", "20"))
+    assert changed != text
+    with pytest.raises(schedlang.SchedlangError, match="internal error"):
+        proven(original, changed, fmt, "a.sched", style="core" if fmt == "cerebras-yaml" else "presets")
