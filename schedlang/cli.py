@@ -12,11 +12,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__, exporters, importers
+from . import __version__, formats
 from .backends.emit import TARGETS
 from .command_line import CommandLine
 from .errors import SchedlangError
+from .formats import export as export_format
 from .limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
+from .output_file import check_output, write_atomically
 from .ranges import EVAL_POINTS
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
@@ -128,12 +130,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--latex", action="store_true", help="LaTeX (sympy's printer) instead of text")
 
-    sub = with_json(command("import", _import,
-                            "convert a Cerebras ModelZoo YAML or SambaFlow flags to .sched source"))
-    sub.add_argument("file", nargs="?", help="a .yaml file, a file holding a SambaFlow command line, or - "
-                                             "for standard input")
-    sub.add_argument("--format", choices=importers.FORMATS, default=None,
-                     help="default: from the file name (.yaml/.yml: cerebras-yaml; .sh/.txt: sambaflow)")
+    sub = with_json(command("import", _import, "convert another framework's schedule configuration to "
+                                               ".sched source"))
+    sub.epilog = formats.help_text()
+    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    sub.add_argument("file", nargs="?", help="the configuration file, or - for standard input (then give "
+                                             "--format)")
+    sub.add_argument("--format", choices=formats.FORMATS, default=None, metavar="FORMAT",
+                     help="one of the formats below; default: guessed from the file's name and content")
     sub.add_argument("--lower", action="store_true",
                      help="write plain standard-library calls (linear, cosine, >>) instead of presets")
     sub.add_argument("-o", "--output", help="output .sched file (default: standard output)")
@@ -145,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
-    sub.add_argument("--format", choices=exporters.FORMATS, default="cerebras-yaml")
+    sub.add_argument("--format", choices=export_format.FORMATS, default="cerebras-yaml")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")
@@ -269,15 +273,17 @@ def _check(args) -> int:
         report = summarise(program)
     for warning in report.warnings:
         print(warning.render(), file=sys.stderr)
+    if args.strict and report.warnings:
+        # an exit 2, so an error (docs/cli.md): at the first warning, the count in the message
+        first = report.warnings[0]
+        raise SchedlangError(f"{len(report.warnings)} warning(s) with --strict; the first: {first.message}",
+                             getattr(first, "span", None), hint="fix the warnings, or drop --strict")
     if args.json:
         from . import cli_json
 
         cli_json.emit(cli_json.check(args.file, program, report))
     else:
         print(report.text)
-    if args.strict and report.warnings:
-        print(f"error: {len(report.warnings)} warning(s) with --strict", file=sys.stderr)
-        return EXIT_ERROR
     return EXIT_OK
 
 
@@ -289,24 +295,39 @@ def _eval(args) -> int:
     schedules = [program[n] for n in names]
     steps = parse_steps(args.steps, program, _steps_locator(args))
     # Always the Python reference: the digits printed are the reference's at any length
-    # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).
+    # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).  Values are
+    # computed and written a chunk of steps at a time: memory stays bounded for the largest
+    # range (MAX_EVAL_POINTS steps), whatever the number of schedules.
+    out = sys.stdout
     with progress(f"evaluating {args.file} at {len(steps)} steps"):
-        columns = [s.values(steps) for s in schedules]
-    if args.json:
-        from . import cli_json
+        if args.json:
+            from . import cli_json
 
-        cli_json.emit(cli_json.evaluate(args.file, steps, names, columns))
-        return EXIT_OK
-    if args.csv:
-        print(",".join(["step", *names]))
-        for i, step in enumerate(steps):
-            print(",".join([str(step), *(repr(c[i]) for c in columns)]))
-        return EXIT_OK
-    width = max(len(str(steps[-1])) if len(steps) else 4, 4)
-    print("step".rjust(width) + "".join(f"  {n:>14}" for n in names))
-    for i, step in enumerate(steps):
-        print(str(step).rjust(width) + "".join(f"  {c[i]:>14.8g}" for c in columns))
+            cli_json.stream_evaluate(out, args.file, steps, names, schedules)
+            return EXIT_OK
+        if args.csv:
+            out.write(",".join(["step", *names]) + "\n")
+            for chunk, columns in _chunks(steps, schedules):
+                out.writelines(",".join([str(step), *(repr(c[i]) for c in columns)]) + "\n"
+                               for i, step in enumerate(chunk))
+            return EXIT_OK
+        width = max(len(str(steps[-1])) if len(steps) else 4, 4)
+        out.write("step".rjust(width) + "".join(f"  {n:>14}" for n in names) + "\n")
+        for chunk, columns in _chunks(steps, schedules):
+            out.writelines(str(step).rjust(width) + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
+                           for i, step in enumerate(chunk))
     return EXIT_OK
+
+
+#: Steps evaluated (and written) at a time by ``eval``.
+EVAL_CHUNK = 1 << 16
+
+
+def _chunks(steps: range, schedules):
+    """``(steps, [values of each schedule])`` a chunk of ``EVAL_CHUNK`` steps at a time."""
+    for start in range(0, len(steps), EVAL_CHUNK):
+        chunk = steps[start:start + EVAL_CHUNK]
+        yield chunk, [s.values(chunk) for s in schedules]
 
 
 def _plot(args) -> int:
@@ -314,6 +335,7 @@ def _plot(args) -> int:
     from .progress import progress
     from .ranges import plot_steps
 
+    check_output(args.output, args.files, _output_span(args))
     programs = load_programs(args.files, defines(args))
     # A picture needs many more points than a table: about one per pixel column.
     default = plot_steps(*programs)
@@ -354,6 +376,7 @@ def _fmt(args) -> int:
 def _compile(args) -> int:
     from .backends.emit import emit
 
+    check_output(args.output, [args.file], _output_span(args))
     program = load_program(args)
     source_name = Path(args.file).name
     text = emit(program, args.target, source_name=source_name, class_name=args.class_name)
@@ -532,9 +555,10 @@ def _import(args) -> int:
 
 
 def _import_quietly(args) -> int:
-    from . import importers
+    from . import formats as importers
 
     style = "core" if args.lower else "presets"
+    check_output(args.output, [args.file], _output_span(args))
     if args.flags is not None:
         if args.file is not None or args.format not in (None, "sambaflow"):
             raise SchedlangError("--flags takes SambaFlow flags instead of a file",
@@ -567,13 +591,22 @@ def _import_quietly(args) -> int:
 
 
 def _export(args) -> int:
-    from .exporters import export
+    from .formats.export import export
 
+    check_output(args.output, [args.file], _output_span(args))
     path = Path(args.file)
     text = export(read_source(path), str(path), format=args.format, params=defines(args),
                   verify=not args.no_verify, schedules=args.schedule)
     _write(args.output, text)
     return EXIT_OK
+
+
+def _output_span(args):
+    """Where ``-o``/``--output``'s value is on the command line, for a caret."""
+    command_line = getattr(args, "command_line", None)
+    if command_line is None or not getattr(args, "output", None):
+        return None
+    return command_line.value_span("-o", args.output) or command_line.value_span("--output", args.output)
 
 
 def _write(output: str | None, text: str) -> None:
@@ -582,25 +615,6 @@ def _write(output: str | None, text: str) -> None:
         print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file and a rename: a failure leaves no half-written file."""
-    import os
-    import tempfile
-
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise SchedlangError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,7 +25,31 @@ def schema(command: str) -> str:
 
 def emit(doc: dict, stream=None) -> None:
     stream = stream or sys.stdout
-    stream.write(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    stream.write(dumps(doc) + "\n")
+
+
+def dumps(doc) -> str:
+    """``doc`` as JSON text that is always valid UTF-8: a string holding a lone surrogate (a byte
+    of a file name that is not UTF-8, or an escape read from a config) is written with that
+    character as ``\\xNN`` / ``\\uNNNN`` text (``limits.printable_name``)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(_printable(doc), indent=2, ensure_ascii=False, allow_nan=False)
+    return text
+
+
+def _printable(value):
+    from .limits import printable_name
+
+    if isinstance(value, str):
+        return printable_name(value)
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable(v) for v in value]
+    return value
 
 
 def location(span) -> dict:
@@ -88,6 +112,35 @@ def check(path: str, program, report) -> dict:
 def evaluate(path: str, steps, names: list[str], columns: list[list[float]]) -> dict:
     return {"schema": schema("eval"), "file": path, "steps": list(steps),
             "values": {name: column for name, column in zip(names, columns)}}
+
+
+def stream_evaluate(out, path: str, steps: range, names: list[str], schedules, chunk: int = 1 << 16) -> None:
+    """What ``emit(evaluate(...))`` writes, byte for byte, written a chunk of steps at a time:
+    ``eval --json`` over ``MAX_EVAL_POINTS`` steps never holds every value (or the text) at once."""
+    head = dumps({"schema": schema("eval"), "file": path})
+    out.write(head[:-2] + ",\n")  # the object without its closing "\n}"
+
+    def array(indent: str, lines) -> None:
+        first = True
+        for block in lines:
+            if not block:
+                continue
+            out.write(("[\n" if first else ",\n") + indent + f",\n{indent}".join(block))
+            first = False
+        out.write("[]" if first else "\n" + indent[:-2] + "]")
+
+    def blocks(values):
+        for start in range(0, len(steps), chunk):
+            yield [repr(v) for v in values(steps[start:start + chunk])]
+
+    out.write('  "steps": ')
+    array("    ", blocks(lambda part: part))
+    out.write(',\n  "values": ' + ("{\n" if names else "{}"))
+    for index, (name, schedule) in enumerate(zip(names, schedules)):
+        out.write(f"    {dumps(name)}: ")
+        array("      ", blocks(schedule.values))
+        out.write(",\n" if index + 1 < len(names) else "\n  }")
+    out.write("\n}\n")
 
 
 def verify(sides: list[dict], verdict, bindings: list[dict], warnings: list[dict]) -> dict:

@@ -10,9 +10,22 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from dataclasses import dataclass
 
 _SNIPPET_WIDTH = 100
+#: What ends a line, for the parser, every diagnostic and every importer's spans alike: LF, CRLF
+#: and a lone CR (as editors and Python count them).  A form feed, U+2028 and the other
+#: characters ``str.splitlines`` also splits at do not end a line here: lark does not count them,
+#: so a caret quoting ``splitlines()`` would quote the wrong line after one.
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of ``text``, without their line breaks (``LINE_BREAK``; a last empty line dropped,
+    as ``splitlines`` does)."""
+    lines = LINE_BREAK.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 @dataclass(frozen=True)
@@ -23,7 +36,7 @@ class Source:
     filename: str = "<string>"
 
     def line(self, lineno: int) -> str:
-        lines = self.text.splitlines()
+        lines = split_lines(self.text)
         return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
@@ -40,8 +53,9 @@ class Span:
     @classmethod
     def at_offset(cls, source: Source, offset: int, length: int = 1) -> Span:
         before = source.text[:offset]
-        line = before.count("\n") + 1
-        column = offset - (before.rfind("\n") + 1) + 1
+        breaks = list(LINE_BREAK.finditer(before))
+        line = len(breaks) + 1
+        column = offset - (breaks[-1].end() if breaks else 0) + 1
         return cls(source, line, column, line, column + max(length, 1))
 
     def to(self, other: Span | None) -> Span:

@@ -45,7 +45,7 @@ from lark import Token, Tree
 from . import ir
 from .errors import SchedlangError
 from .limits import recursion_room
-from .parser import _BOM, grammar_text, parse
+from .parser import _BOM, grammar_text, lark_text, parse
 
 WIDTH = 100
 INDENT = 4
@@ -490,7 +490,7 @@ def _tree_parser() -> lark.Lark:
 def _tree(text: str) -> tuple[Tree, list[Token]]:
     with _LOCK:
         _COMMENTS.clear()
-        tree = _tree_parser().parse(text)
+        tree = _tree_parser().parse(lark_text(text))
         return tree, list(_COMMENTS)
 
 
@@ -545,12 +545,8 @@ def run(paths: list[str], check: bool = False, diff: bool = False, out=None, err
     changed, failed = [], False
     for path in sched_files(paths):
         try:
-            if path == "-":
-                data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-                name = "<stdin>"
-            else:
-                data = read_source(path)
-                name = path
+            data = read_source(path)  # bounded, standard input (-) too: never all of /dev/zero
+            name = "<stdin>" if path == "-" else path
             formatted = format_source(data, name)
         except SchedlangError as exc:
             print(str(exc), file=err)
@@ -571,7 +567,7 @@ def run(paths: list[str], check: bool = False, diff: bool = False, out=None, err
         else:
             from pathlib import Path
 
-            from .cli import write_atomically
+            from .output_file import write_atomically
 
             write_atomically(Path(path), formatted)
             print(f"reformatted {path}", file=err)

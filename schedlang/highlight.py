@@ -61,7 +61,7 @@ _NOT_DOTTED = r"\b(?!\.)"
 
 RULES: tuple[Rule, ...] = (
     Rule("whitespace", r"[ \t\f\r\n]+"),
-    Rule("comment", r"#[^\n]*"),
+    Rule("comment", r"#[^\r\n]*"),
     Rule("string", terminal("STRING")),
     # Durations (500ba, 0.3dur) before plain numbers: the grammar gives them priority.
     Rule("duration", terminal("DURATION")),

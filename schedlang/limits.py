@@ -36,6 +36,8 @@ MAX_STEP = 2**62
 MAX_EVAL_POINTS = 10_000_000
 #: Nesting levels of an imported YAML document.
 MAX_YAML_DEPTH = 100
+#: Nesting levels of an imported JSON or TOML document (lists and tables, objects and arrays).
+MAX_CONFIG_DEPTH = 100
 #: Aliases (``*name``) in an imported YAML document.
 MAX_YAML_ALIASES = 100
 #: Values of an imported YAML document once aliases are expanded (the billion-laughs guard).
@@ -100,31 +102,85 @@ def decimal(text: str) -> Fraction:
     return Fraction(text)
 
 
-def read_source(path) -> bytes:
-    """The bytes of a user's file (a ``.sched`` file or a configuration to import), never more
-    than ``MAX_FILE_BYTES + 1`` of them (enough to refuse it): a 10 GB file costs 256 KiB.
+STDIN = "-"  # the file name that stands for standard input, for every command
 
-    Every command reads its input here; a file that cannot be read is a ``SchedlangError``
-    naming it.
+
+def read_source(path) -> bytes:
+    """The bytes of a user's file (a ``.sched`` file, a configuration to import, or ``-``: standard
+    input), refused when larger than ``MAX_FILE_BYTES``: never more than ``MAX_FILE_BYTES + 1``
+    bytes are read (a 10 GB file or ``/dev/zero`` costs 256 KiB), and a file over the limit is an
+    error, never a truncated file read as if whole.
+
+    Every command and every import format reads its input here; a file that cannot be read is a
+    ``SchedlangError`` naming it.
     """
     from .errors import SchedlangError
 
+    name = input_name(path)
     try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_FILE_BYTES + 1)
+        if str(path) == STDIN:
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else \
+                sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", errors="surrogateescape")
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except IsADirectoryError:
+        raise SchedlangError(f"cannot read {name}: it is a directory") from None
     except OSError as exc:
-        raise SchedlangError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise SchedlangError(f"cannot read {name}: {exc.strerror or exc}") from None
+    check_size(data, name)
+    return data
 
 
 def read_source_text(path) -> str:
-    """``read_source`` as UTF-8 text (a file too big is refused later by its size, not here)."""
-    from .errors import SchedlangError
+    """``read_source`` as UTF-8 text (a leading byte order mark kept: the readers drop it); bytes
+    that are not UTF-8 are a located error."""
+    return decode(read_source(path), input_name(path))
 
-    data = read_source(path)
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 ``data`` as text, or a ``SchedlangError`` at the first byte that is not UTF-8."""
+    from .errors import SchedlangError, Source, Span
+
     try:
-        return data.decode("utf-8", errors="replace" if len(data) > MAX_FILE_BYTES else "strict")
-    except UnicodeDecodeError:
-        raise SchedlangError(f"{path} is not UTF-8 text") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        source = Source(data[:exc.start].decode("utf-8", errors="replace"), name)
+        raise SchedlangError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+                             Span.at_offset(source, exc.start), hint="save the file as UTF-8 text") from None
+
+
+def check_size(text: str | bytes, name: str) -> None:
+    """Refuse input larger than ``MAX_FILE_BYTES`` (counted in UTF-8 bytes), located at its start:
+    the one check every reader (files, standard input, text given to the API) makes."""
+    from .errors import SchedlangError, Source, Span
+
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        head = text[:200].decode("utf-8", errors="replace") if isinstance(text, bytes) else text[:200]
+        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
+                             Span.at_offset(Source(head, name), 0),
+                             hint="a schedule or its configuration is a few kilobytes: check that this "
+                                  "is the right file")
+
+
+def input_name(path) -> str:
+    """The name diagnostics give an input: ``<stdin>`` for ``-``, else the path as given, with any
+    byte that is not UTF-8 (``os.fsdecode``'s surrogates) shown as ``\\xNN`` so that the name can
+    be printed and written into JSON."""
+    text = str(path)
+    if text == STDIN:
+        return "<stdin>"
+    return printable_name(text)
+
+
+def printable_name(text: str) -> str:
+    """``text`` with lone surrogates (undecodable bytes of a file name) as ``\\xNN`` / ``\\uNNNN``."""
+    if not any("\ud800" <= c <= "\udfff" for c in text):
+        return text
+    return "".join((f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else f"\\u{ord(c):04x}")
+                   if "\ud800" <= c <= "\udfff" else c for c in text)
 
 
 def documented() -> dict[str, int]:

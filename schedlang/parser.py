@@ -9,6 +9,7 @@ no recursion and a deeply nested input becomes a clean error instead of a
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from fractions import Fraction
 from importlib import resources
@@ -18,12 +19,13 @@ import lark
 from lark import Token, Transformer, v_args
 
 from . import ir
-from .errors import SchedlangError, Source, Span
-from .limits import MAX_FILE_BYTES, MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal
+from .errors import SchedlangError, Source, Span, split_lines
+from .limits import MAX_LIST_ITEMS, MAX_NESTING, LimitError, check_size, decimal
 
 #: The words of the language (SPEC section 2): never names, even where the grammar could tell.
 RESERVED = frozenset("param let def schedule where if then else for and or not true false".split())
 _BOM = "\ufeff"
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 # What each terminal means to a person reading an error.
 _TERMINAL_WORDS = {
@@ -70,7 +72,7 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
     try:
         with _LOCK:
             _BUILDER.reset(source)
-            return _lark().parse(text)
+            return _lark().parse(lark_text(text))
     except lark.exceptions.UnexpectedCharacters as exc:
         raise _unexpected_character(source, exc) from None
     except lark.exceptions.UnexpectedToken as exc:
@@ -81,19 +83,20 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
                              hint=f"expected {_expected_words(exc.expected)}") from None
 
 
+def lark_text(text: str) -> str:
+    """``text`` as lark reads it: lark counts lines at LF only, so a lone CR (a line break to
+    editors, Python and ``errors.LINE_BREAK``) becomes LF, the same length: every offset and
+    column stays, and a comment ends at a lone CR as it does in an editor."""
+    return _LONE_CR.sub("\n", text)
+
+
 def _check_size(text: str | bytes, filename: str) -> None:
     """Refuse a huge file before the parser spends seconds (and memory) on it."""
-    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="replace"))
-    if size > MAX_FILE_BYTES:
-        head = text[:200].decode("utf-8", errors="replace") if isinstance(text, bytes) else text[:200]
-        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
-                             Span.at_offset(Source(head, filename), 0),
-                             hint="a schedule is a few lines; generate long piecewise tables in "
-                                  "smaller parts, or check that this is the right file")
+    check_size(text, filename)
 
 
 def _has_code(text: str) -> bool:
-    return any(line.split("#", 1)[0].strip() for line in text.splitlines())
+    return any(line.split("#", 1)[0].strip() for line in split_lines(text))
 
 
 @functools.lru_cache(maxsize=1)

@@ -14,8 +14,8 @@ import pytest
 import schedlang
 from schedlang import check, stdlib
 from schedlang.codegen.array import ArrayPrinter
+from schedlang.formats.core_text import text
 from schedlang.functions import FUNCTIONS
-from schedlang.importers.core_text import text
 from schedlang.lexer import SchedlangLexer
 from schedlang.verify.exact_eval import _COMPILERS, compile_expr, to_float
 

@@ -204,7 +204,7 @@ def test_timm_layer_decay_drives_each_groups_lr_scale_as_timm():
     torch = pytest.importorskip("torch")
     from frameworks.real import real
 
-    from schedlang.importers.timm_args import TRAIN_DEFAULTS
+    from schedlang.formats.timm_args import TRAIN_DEFAULTS
 
     scheduler_module = real("timm.scheduler")
     scales = [0.65 ** depth for depth in (2, 1, 0)]

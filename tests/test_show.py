@@ -13,7 +13,7 @@ import schedlang
 from schedlang import show, t
 from schedlang.cli import main
 from schedlang.errors import SchedlangError
-from schedlang.importers.core_text import text
+from schedlang.formats.core_text import text
 from schedlang.schedule_algebra import branches
 from schedlang.special import restart_index
 

@@ -19,6 +19,7 @@ import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .numbers import exact, sched_text
+from .source_text import header
 
 SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
 FLAGS = ("lr_schedule", "learning_rate", "warmup_steps", "max_steps", "end_lr_ratio")
@@ -107,7 +108,7 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
     if "learning_rate" not in flags.values:
         raise SchedlangError("no --learning_rate flag found", flags.spans.get("lr_schedule"))
     lr = _number(flags, "learning_rate")
-    head = [f"# Imported by `schedlang import` from {origin} (SambaFlow flags).",
+    head = [header(origin, "SambaFlow flags"),
             "# SambaFlow's code is not public: these presets follow its documented behaviour."]
     if name == "fixed_lr":
         body = f"sambaflow.fixed_lr(learning_rate={sched_text(lr)})" if style == "presets" \

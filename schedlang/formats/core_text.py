@@ -18,6 +18,7 @@ from ..errors import SchedlangError
 from ..functions import FUNCTIONS
 from ..special import as_power, logb, restart_index
 from .numbers import sched_text
+from .source_text import GENERATED
 
 #: Functions of one argument written back by their name (``exp`` is written as a power).
 _FUNCTIONS = {f.node: f.name for f in FUNCTIONS
@@ -153,7 +154,7 @@ def lowered(preset_text: str, params: list[str]) -> str:
     from ..lower import lower
     from ..parser import parse
 
-    found = lower(parse(preset_text, "<import>"))
+    found = lower(parse(preset_text, GENERATED))
     lines = list(params)
     for name, (segment, _) in found.schedules.items():
         lines.append(f"schedule {name} = {text(segment.held())}")

@@ -36,6 +36,7 @@ from ..errors import SchedlangError, Span, did_you_mean
 from ..presets import PRESETS
 from ..stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from .numbers import exact, sched_text
+from .source_text import header
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
 
@@ -289,7 +290,7 @@ def source(found: Imported, origin: str, style: str = "presets") -> str:
     """The imported schedule as ``.sched`` text, ``composer.*`` presets or core calls."""
     writer = _Writer(found)
     body = writer.preset() if style == "presets" else writer.core()
-    lines = [f"# Imported by `schedlang import` from {origin} (Composer / llm-foundry YAML).",
+    lines = [header(origin, "Composer / llm-foundry YAML"),
              "# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba)."]
     if found.lr is None:
         lines.append("# No optimizer lr in the file: the values are the multiplier (lr = 1).")

@@ -39,6 +39,7 @@ import sympy as sp
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .core_text import core_source
 from .numbers import exact, sched_text
+from .source_text import choices_of, comment_safe, header, option
 
 #: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
 TRAIN_DEFAULTS = {
@@ -189,12 +190,13 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         raise SchedlangError("lr_noise adds noise drawn from torch's random generator (seeded with "
                              "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
                              hint="remove lr_noise; the schedule without noise is what timm adds noise to")
-    head = [f"# Imported by `schedlang import` from {origin} (timm {args.origin}; create_scheduler_v2)."]
+    head = [header(origin, f"timm {args.origin}; create_scheduler_v2")]
     params: list[str] = []
     scale = ""
     if r.raw("layer_decay") is not None and sched != "none":
         r.number("layer_decay")
-        head.append(f"# Values are absolute. layer_decay {r.raw('layer_decay')}: timm's optimizer gives each "
+        shown = comment_safe(str(r.raw("layer_decay")))
+        head.append(f"# Values are absolute. layer_decay {shown}: timm's optimizer gives each "
                     "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
         params.append("param lr_scale: group = 1")
         scale = "lr_scale * "
@@ -213,7 +215,8 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         per = sp.Integer(1)
     lr = _learning_rate(r, head, params)
     if r.number("cooldown_epochs", whole=True) > 0:
-        head.append(f"# cooldown_epochs {r.raw('cooldown_epochs')}: train.py trains that many more epochs, "
+        shown = comment_safe(str(r.raw("cooldown_epochs")))
+        head.append(f"# cooldown_epochs {shown}: train.py trains that many more epochs, "
                     "at lr_min.")
     if sched == "none":
         body = f"constant({lr})"
@@ -321,5 +324,6 @@ def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, str]]:
     if timescale is not None:
         out.append(("stable_timescale", _steps(r.number("lr_stable_timescale", positive=True), per)))
     fn = r.text("lr_decay_fn") or ("linear" if sched == "rsqrt" else "1-sqrt")
-    out.append(("decay_fn", f'"{fn}"'))
+    out.append(("decay_fn", option(fn, choices_of("timm.WSDLRScheduler", "decay_fn"), r.span("lr_decay_fn"),
+                                   "lr_decay_fn")))
     return out

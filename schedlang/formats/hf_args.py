@@ -24,7 +24,6 @@ its line and column.  Nothing is executed.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -34,7 +33,9 @@ from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..presets import PRESETS, Rejected
 from ..stdlib import Kind
 from .core_text import core_source
+from .json_source import load as load_json
 from .numbers import exact, sched_text
+from .source_text import header
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
 
@@ -61,7 +62,7 @@ class Imported:
 
 
 def read(text: str, filename: str = "<string>") -> Imported:
-    root = load_yaml(text, filename)
+    root = load_json(text, filename) if _is_json(text, filename) else load_yaml(text, filename)
     if not root.is_mapping:
         raise SchedlangError("expected TrainingArguments as a mapping (JSON object or YAML)", root.span)
     fields = root.value
@@ -128,14 +129,21 @@ def _warmup(found: Imported, fields: dict) -> None:
         found.warmup_ratio = ratio
 
 
+def _is_json(text: str, filename: str) -> bool:
+    """A ``.json`` file, or text that starts as a JSON object does (``{"``): read by the JSON parser
+    (YAML refuses the tabs of a tab-indented JSON file)."""
+    return str(filename).lower().endswith(".json") or text.lstrip("\ufeff \t\r\n").startswith('{"')
+
+
 def _kwargs(node: Node | None, preset, kind: str) -> dict:
     if node is None or node.value is None or node.value == {} or node.value == "":
         return {}
     if isinstance(node.value, str):
-        try:
-            given = json.loads(node.value)
-        except json.JSONDecodeError as exc:
-            raise SchedlangError(f"lr_scheduler_kwargs is not valid JSON: {exc.msg}", node.span) from None
+        try:  # bounded like any JSON file: depth, digits, surrogates
+            given = load_json(node.value, "lr_scheduler_kwargs").plain()
+        except SchedlangError as exc:
+            raise SchedlangError(f"lr_scheduler_kwargs is not valid JSON: {exc.message}", node.span,
+                                 hint=exc.hint) from None
         if not isinstance(given, dict):
             raise SchedlangError("lr_scheduler_kwargs must be a JSON object", node.span)
         spans = {k: node.span for k in given}
@@ -171,7 +179,7 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
 
 
 def source(found: Imported, origin: str, style: str = "presets") -> str:
-    lines = [f"# Imported by `schedlang import` from {origin} (HF TrainingArguments).",
+    lines = [header(origin, "HF TrainingArguments"),
              "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
     if found.total is None:
         lines.append("param steps_per_epoch: int where steps_per_epoch > 0   "

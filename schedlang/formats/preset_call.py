@@ -19,13 +19,14 @@ import sympy as sp
 
 from .. import ir
 from ..errors import SchedlangError
-from ..importers.numbers import yaml_float_text
 from ..lower import lower
 from ..parser import parse
 from ..presets import PRESETS
 from ..program import Program
 from ..schedule_algebra import bind
 from ..stdlib import STEP_KINDS, Kind
+from .numbers import yaml_float_text
+from .source_text import comment_safe
 
 
 def _number_text(value: sp.Expr) -> str:
@@ -92,17 +93,11 @@ def refuse_group_params(program: Program, library: str) -> None:
                                   "every group")
 
 
-def _verify(original: Program, text: str, reader, filename: str, params: dict | None) -> None:
-    from ..program import compile as compile_source
-    from ..verify import equivalent
+def _verify(original: Program, text: str, fmt: str, filename: str, params: dict | None) -> None:
+    """The export's schedule (lr) read back and proven equal: ``export.proven``."""
+    from .export import proven
 
-    back_source = reader(text, f"{filename} (exported)")
-    declared = {s.name for s in parse(back_source).statements if isinstance(s, ir.Param)}
-    back = compile_source(back_source, params={k: v for k, v in (params or {}).items() if k in declared})
-    verdict = equivalent(original["lr"], back["lr"])
-    if not verdict:
-        raise SchedlangError(f"internal error: the export differs from the original ({verdict.method})",
-                             hint="please report this with the file")
+    proven(original, text, fmt, filename, params=params, schedules=["lr"])
 
 
 # -- Composer / llm-foundry YAML ------------------------------------------------------------
@@ -110,12 +105,12 @@ def _verify(original: Program, text: str, reader, filename: str, params: dict | 
 
 def export_composer(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
-    from ..importers import composer_yaml as cy
+    from . import composer_yaml as cy
 
     call = _Call(source, filename, params, "composer-yaml",
                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
     cls = call.name.split(".", 1)[1]
-    lines = [f"# Written by `schedlang export --format composer-yaml` from {filename}.",
+    lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
              "scheduler:", f"  name: {cy.EXPORT_NAMES.get(cls, cls)}"]
     spec = {a.name: a for a in call.builtin.args}
     uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
@@ -147,9 +142,7 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
         lines.append(f"max_duration: {int(total)}ba")
     text = "\n".join(lines) + "\n"
     if verify:
-        from ..importers import from_composer_yaml
-
-        _verify(call.program, text, from_composer_yaml, filename, params)
+        _verify(call.program, text, "composer-yaml", filename, params)
     return text
 
 
@@ -204,9 +197,7 @@ def export_hf(source, filename="<string>", params=None, verify=True, schedules=N
         out["lr_scheduler_kwargs"] = kwargs
     text = json.dumps(out, indent=2) + "\n"
     if verify:
-        from ..importers import from_hf_args
-
-        _verify(call.program, text, from_hf_args, filename, params)
+        _verify(call.program, text, "hf-args", filename, params)
     return text
 
 
@@ -245,9 +236,7 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
     out["scheduler"] = {"type": kind, "params": scheduler_params}
     text = json.dumps(out, indent=2) + "\n"
     if verify:
-        from ..importers import from_deepspeed_json
-
-        _verify(call.program, text, from_deepspeed_json, filename, params)
+        _verify(call.program, text, "deepspeed-json", filename, params)
     return text
 
 
@@ -291,7 +280,5 @@ def export_megatron(source, filename="<string>", params=None, verify=True, sched
     lines += [item + " \\" for item in items[:-1]] + items[-1:]
     text = "\n".join(lines) + "\n"
     if verify:
-        from ..importers import from_megatron_args
-
-        _verify(call.program, text, from_megatron_args, filename, params)
+        _verify(call.program, text, "megatron-args", filename, params)
     return text

@@ -17,15 +17,16 @@ from ..stdlib import REQUIRED, SCHEDULES
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import sched_text
+from .source_text import choices_of, comment_safe, header, option
 
 INDENT = "    "
 
 
 def source(scheds: list[Sched], origin: str, style: str = "presets") -> str:
-    lines = [f"# Imported by `schedlang import` from {origin} (Cerebras ModelZoo YAML).",
+    lines = [header(origin, "Cerebras ModelZoo YAML"),
              "# Values are absolute; step t = 0 is the first optimizer step."]
     for sched in scheds:
-        lines.extend(f"# {note}" for note in _notes(sched))
+        lines.extend(f"# {comment_safe(note)}" for note in _notes(sched))
     if any(s.tags for s in scheds):
         lines.append("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
                      "(param_group_tags); KEY alone, in the others.")
@@ -83,7 +84,7 @@ def _preset(s: Sched, depth: int, target: str | None = None) -> str:
         elif name == "milestones" and s.name == "SequentialLR" and not s.args.get(name):
             continue  # one child: cstorch takes milestones=[], the preset derives the same
         elif name in s.args and s.args[name] is not None:
-            parts.append(f"{key}={_value(s.args[name])}")
+            parts.append(f"{key}={_value(s.args[name], choices_of('cerebras.' + s.name, name))}")
     call = f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}"
     if s.children:
         pad = INDENT * (depth + 1)
@@ -91,11 +92,11 @@ def _preset(s: Sched, depth: int, target: str | None = None) -> str:
     return f"{call}({', '.join(parts)})"
 
 
-def _value(value) -> str:
+def _value(value, choices: tuple[str, ...] = ()) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
+    if isinstance(value, str):  # cerebras_yaml.read refused any other string, at the value
+        return option(value, choices)
     if isinstance(value, list):
         return "[" + ", ".join(sched_text(v) for v in value) + "]"
     return sched_text(value)
@@ -127,9 +128,9 @@ def _twin(s: Sched) -> str:
                 and len(value) == len(_arg(s, "milestones")):
             value = [*value, value[-1]]  # cstorch holds the last value past the last milestone
         if arg.default is REQUIRED:
-            parts.append(_value(value))
+            parts.append(_value(value, arg.choices))
         elif value is not None and value != arg.default:
-            parts.append(f"{arg.name}={_value(value)}")
+            parts.append(f"{arg.name}={_value(value, arg.choices)}")
     return f"{builtin_name}({', '.join(parts)})"
 
 

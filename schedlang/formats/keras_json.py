@@ -19,8 +19,10 @@ from __future__ import annotations
 from ..errors import SchedlangError, did_you_mean
 from ..presets import PRESETS
 from .core_text import core_source
+from .json_source import load
 from .numbers import exact, sched_text
-from .yaml_source import Node, load
+from .source_text import header
+from .yaml_source import Node
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -83,7 +85,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         numbers[key] = exact(node.value)
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
-    head = [f"# Imported by `schedlang import` from {origin} ({what}).",
+    head = [header(origin, what),
             "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
     preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":

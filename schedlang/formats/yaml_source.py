@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import SchedlangError, Source, Span, warn
-from ..limits import MAX_FILE_BYTES, MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, decimal
+from ..limits import MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, check_size, decimal
 
 _NUMERIC = re.compile(r"[-+]?[\d_.]+([eE][-+]?[\d_]+)?")
 
@@ -135,10 +135,7 @@ def load(text: str, filename: str = "<string>") -> Node:
 
 
 def _check_size(source: Source) -> None:
-    size = len(source.text.encode("utf-8", errors="replace"))
-    if size > MAX_FILE_BYTES:
-        raise SchedlangError(f"the file is larger than {MAX_FILE_BYTES} bytes, the most schedlang reads",
-                             Span(source, 1, 1, 1, 2), hint="check that this is the right file")
+    check_size(source.text, source.filename)
 
 
 _STANDARD_TAGS = "tag:yaml.org,2002:"
@@ -167,8 +164,14 @@ def _convert(loader, node, source: Source, count: list[int]) -> Node:
         keys: dict[str, Span] = {}
         from_merge: set[str] = set()
         for index, (key_node, value_node) in enumerate(node.value):
-            key = loader.construct_object(key_node, deep=True)
             key_span = _span(source, key_node.start_mark, key_node.end_mark)
+            count[0] += 1  # a key is a value too: an alias bomb as a key is counted, not built
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise SchedlangError("expected a name as the key, got a "
+                                     f"{'list' if isinstance(key_node, yaml.SequenceNode) else 'mapping'}",
+                                     key_span, hint="configuration keys are plain names")
+            _check_number(key_node.value, key_span)
+            key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise SchedlangError(f"expected a name as the key, got {key!r}", key_span)
             if key in values and index >= merged and key not in from_merge:

@@ -21,7 +21,9 @@ import sympy as sp
 import tomllib
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..limits import MAX_CONFIG_DEPTH, MAX_DIGITS, check_size
 from .numbers import exact, sched_text
+from .source_text import header
 
 FORMULAS = ("current", "2025-03", "2024")
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -63,10 +65,45 @@ class _Locator:
         return self.keys.get((section, "@" + key))
 
 
+def _prescan(source: Source) -> None:
+    """Refuse, located, what ``tomllib`` would turn into a traceback or a huge number: arrays and
+    inline tables nested deeper than ``MAX_CONFIG_DEPTH`` (``RecursionError``) and a number longer
+    than ``MAX_DIGITS`` (a 5000-digit integer).  Strings and comments are skipped."""
+    text, depth, position = source.text, 0, 0
+    token = re.compile(r'"""|\'\'\'|"|\'|#|[\[{]|[\]}]|[0-9][0-9_]*')
+    ends = {'"""': re.compile(r'(?:[^"\\]|\\.|"(?!""))*"""', re.S),
+            "\'\'\'": re.compile(r"(?:.|\n)*?\'\'\'"), '"': re.compile(r'(?:[^"\\\n]|\\.)*"'),
+            "\'": re.compile(r"[^\'\n]*\'"), "#": re.compile(r"[^\n]*")}
+    while True:
+        found = token.search(text, position)
+        if found is None:
+            return
+        kind, position = found.group(0), found.end()
+        if kind in ends:
+            closed = ends[kind].match(text, position)
+            position = closed.end() if closed else len(text)
+        elif kind in "[{":
+            depth += 1
+            if depth > MAX_CONFIG_DEPTH:
+                raise SchedlangError(f"the TOML nests more than {MAX_CONFIG_DEPTH} levels deep",
+                                     Span.at_offset(source, found.start()),
+                                     hint="a job config is a few tables of plain values")
+        elif kind in "]}":
+            depth = max(depth - 1, 0)
+        elif sum(c.isdigit() for c in kind) > MAX_DIGITS:
+            raise SchedlangError(f"this number has more than {MAX_DIGITS} digits; schedlang reads at most "
+                                 f"{MAX_DIGITS}", Span.at_offset(source, found.start(), len(kind)),
+                                 hint="write a long number with an exponent, e.g. 1.5e20")
+
+
 def read(text: str, filename: str):
     source = Source(text, filename)
+    check_size(text, filename)
+    _prescan(source)
     try:
         data = tomllib.loads(text)
+    except RecursionError:  # pragma: no cover - _prescan refuses the nesting first
+        raise SchedlangError("the TOML nests too deeply", Span(source, 1, 1, 1, 2)) from None
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+), column (\d+)", str(exc))
         span = Span(source, int(found.group(1)), int(found.group(2)), int(found.group(1)),
@@ -143,7 +180,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
                 values[floor_key] = _number(data, where, "lr_scheduler", key, None)
         if "total_steps" in sched:
             values["total_steps"] = _number(data, where, "lr_scheduler", "total_steps", None, whole=True)
-    head = [f"# Imported by `schedlang import` from {filename} (torchtitan job TOML, {formula} formula).",
+    head = [header(filename, f"torchtitan job TOML, {formula} formula"),
             "# lr(t) is the lr of the optimizer step logged as step t + 1."]
     if "lr_min" in sched and formula == "current":
         head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "

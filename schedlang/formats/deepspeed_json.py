@@ -23,8 +23,10 @@ from __future__ import annotations
 from ..errors import SchedlangError, Span, did_you_mean
 from ..presets import PRESETS, Rejected
 from .core_text import lowered
+from .json_source import load
 from .numbers import exact, sched_text
-from .yaml_source import Node, load
+from .source_text import choices_of, comment_safe, header, option
+from .yaml_source import Node
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
@@ -92,7 +94,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         if key not in accepted or key == "lr":
             raise SchedlangError(f"{name}() has no parameter '{key}' (DeepSpeed raises TypeError)", key_span,
                                  hint=did_you_mean(key, accepted - {"lr"}) or entry.signature())
-        args[key] = _value(key, node, decls, notes, name)
+        args[key] = _value(key, node, decls, notes, name, preset)
     if "lr" in accepted and (name != "WarmupLR" or "warmup_max_lr" not in args):
         if lr is None:
             if name in ("WarmupLR", "WarmupCosineLR") or preset.startswith("torch."):
@@ -113,10 +115,10 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         else:
             notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
     kept = ", a dict in a Python file followed, never run" if origin.endswith(".py") else ""
-    head = [f"# Imported by `schedlang import` from {origin} (DeepSpeed config, \"scheduler\" block{kept}).",
+    head = [header(origin, f"DeepSpeed config, \"scheduler\" block{kept}"),
             "# t counts optimizer steps: DeepSpeed steps the scheduler after each optimizer step, and",
             "# step t runs with last_batch_iteration = t - 1 (the constructor's value at t = 0).",
-            *(f"# note: {n}" for n in notes)]
+            *(f"# note: {comment_safe(n)}" for n in notes)]
     preset_text = "\n".join([*decls.values(), *schedules]) + "\n"
     if style == "presets":
         return "\n".join(head) + "\n" + preset_text
@@ -146,7 +148,7 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
     return sched_text(value)
 
 
-def _value(key: str, node: Node, decls: dict, notes: list, name: str) -> str:
+def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: str) -> str:
     value = node.value
     if value == "auto":
         type_ = "int" if key in STEP_KEYS else "float"
@@ -159,7 +161,7 @@ def _value(key: str, node: Node, decls: dict, notes: list, name: str) -> str:
             notes.append(f"{node.span.location}: warmup_type {value!r} is neither 'log' nor 'linear'; "
                          "DeepSpeed warns and uses 'log', and so does this file.")
             value = "log"
-        return f'"{value}"'
+        return option(value, choices_of(preset, key), node.span, key)
     if node.is_list:
         items = [exact(item.value) for item in node.value]
         if any(item is None for item in items):

@@ -37,6 +37,7 @@ from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from . import shell_words
 from .numbers import exact, sched_text
+from .source_text import comment_safe, header
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style
 FLAGS = {
@@ -101,7 +102,12 @@ def _read_shell(text: str, filename: str) -> Args:
             offset = len(name) + 3
             span = Span(source, word.span.line, word.span.column + offset, word.span.line,
                         max(word.span.end_column, word.span.column + offset + 1))
-            flag = Flag(value, span, word.ref)
+            # `--lr=$LR` is `--lr $LR`: a parameter (the word's one reference, after the `=`)
+            ref = word.refs[0] if len(word.refs) == 1 and value == f"${word.refs[0].name}" else None
+            if word.refs and ref is None:
+                raise SchedlangError(f"the value of --{name} mixes variables with text", span,
+                                     hint="write a number, or exactly one $NAME")
+            flag = Flag(value, span, ref)
             if word.unreadable:
                 _unreadable(word.unreadable, name)
         else:
@@ -421,7 +427,7 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
     from .core_text import text as core
 
     p = plan(args)
-    head = [f"# Imported by `schedlang import` from {origin} (Megatron-LM arguments)."]
+    head = [header(origin, "Megatron-LM arguments")]
     if p.per_iteration:
         head += ["# t counts training iterations.  Megatron's OptimizerParamScheduler counts samples",
                  "# (it steps by the global batch size each iteration); with a constant batch size the",
@@ -433,7 +439,7 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: iteration i runs at",
                  "# t = i * global batch size."]
     head += ["# Weight decay: Megatron multiplies it by each param group's wd_mult (0 for biases and norms)."]
-    head += [f"# note: {n}" for n in p.notes]
+    head += [f"# note: {comment_safe(n)}" for n in p.notes]
     params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
     lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core)})"
     wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core)})"

@@ -35,6 +35,7 @@ from ..presets import PRESETS
 from ..presets._common import Rejected
 from .numbers import exact, sched_text
 from .python_literal import Imported, Item, Module, Unread
+from .source_text import choices_of, header, option
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -184,14 +185,14 @@ def _number_text(item: Item, what: str) -> str:
     return sched_text(value)
 
 
-def _arg_text(item: Item, name: str) -> str:
+def _arg_text(item: Item, name: str, choices: tuple[str, ...] = ()) -> str:
     value = item.value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"'
+        return option(value, choices, item.span, name)
     if isinstance(value, list):
-        return "[" + ", ".join(_arg_text(v, name) for v in value) + "]"
+        return "[" + ", ".join(_arg_text(v, name, choices) for v in value) + "]"
     if value is None:
         raise SchedlangError(f"{name}=None: leave the key out for mmengine's default", item.span)
     return _number_text(item, name)
@@ -245,7 +246,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             if key not in allowed:
                 raise SchedlangError(f"{type_name} has no argument '{key}'",
                                      item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
-            parts.append(f"{key}={_arg_text(value, key)}")
+            parts.append(f"{key}={_arg_text(value, key, choices_of(name, key))}")
         if "end" not in cfg:
             limit = _loop_limit(loop_cfg, by_epoch, loop)
             parts.append(f"end={limit}")
@@ -260,7 +261,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         and not (i.value["convert_to_iter_based"].value if "convert_to_iter_based" in i.value else False)
         for i in items)
     needs_length = needs_length or mixed
-    head = [f"# Imported by `schedlang import` from {filename} (OpenMMLab param_scheduler, mmengine 0.10.7).",
+    head = [header(filename, "OpenMMLab param_scheduler, mmengine 0.10.7"),
             "# Its statements were followed as Python runs them; nothing in the file was run."]
     if all_epoch:
         head.append("# Every scheduler is by epoch: t counts epochs. For a per-iteration schedule add "

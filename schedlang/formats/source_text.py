@@ -1,0 +1,216 @@
+"""The one checked way a configuration's values and names reach generated ``.sched`` text.
+
+Every importer writes ``.sched`` source; anything it copies from the configuration (a number, an
+option string, the file's name in the header comment) goes through a function here, so that no
+configuration can add a statement, end a comment or open a string in the generated file:
+
+* ``number``: an exact number (``sched_text``), or a located error at the value;
+* ``option``: a string from the schedule's closed set of choices (the preset's ``Arg.choices``),
+  or a located error at the value naming the choices: never a string pasted between quotes;
+* ``flag``: ``true`` / ``false``;
+* ``header``: the ``# Imported by ...`` comment, the file name escaped so that no character of
+  it (LF, CR, U+2028, any control or format character) can end the comment.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import re
+
+from ..errors import SchedlangError, split_lines
+from .numbers import exact, sched_text
+
+#: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
+#: moved to the configuration, ``located``).
+GENERATED = "<import>"
+#: The values written in the current import: (their ``.sched`` text, their span in the config).
+_WRITTEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("written", default=None)
+#: The configuration being imported (its text and name), to find a number's literal in it.
+_CONFIG: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("config", default=None)
+_LITERAL = re.compile(r"(?<![\w.$])[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
+
+
+@contextlib.contextmanager
+def recording(text: str = "", filename: str = "<string>"):
+    """Remember every value ``number``/``option`` writes (with its config span) while importing
+    ``text``, the configuration named ``filename``."""
+    token, config = _WRITTEN.set([]), _CONFIG.set((text, filename))
+    try:
+        yield
+    finally:
+        _WRITTEN.reset(token)
+        _CONFIG.reset(config)
+
+
+def _written(text: str, span) -> str:
+    found = _WRITTEN.get()
+    if found is not None and span is not None:
+        found.append((text, span))
+    return text
+
+
+def checked(generated: str, origin: str) -> str:
+    """``generated`` once it compiles; an error in it is reported at the configuration value that
+    produced it (``located``), never at a line of generated text the user has not seen."""
+    from ..program import compile as compile_source
+
+    try:
+        compile_source(generated, None, filename=GENERATED)
+    except SchedlangError as exc:
+        raise located(exc, origin) from None
+    return generated
+
+
+def located(exc: SchedlangError, origin: str) -> SchedlangError:
+    """``exc`` moved from generated text to the configuration: the value written where the error
+    points (or, failing that, the first value on its line); with none, an error naming the
+    configuration that quotes the generated line in its hint."""
+    span = exc.span
+    if span is None or span.source.filename != GENERATED:
+        return exc
+    lines = split_lines(span.source.text)
+    line = lines[span.line - 1] if span.line <= len(lines) else ""
+    start, end = span.column - 1, (span.end_column - 1 if span.end_line == span.line else len(line))
+    best, best_overlap, first = None, 0, None
+    for text, config_span in _WRITTEN.get() or ():
+        for match in re.finditer(r"(?<![\w.])" + re.escape(text) + r"(?![\w.])", line):
+            overlap = min(end, match.end()) - max(start, match.start())
+            if overlap > best_overlap:
+                best, best_overlap = config_span, overlap
+            if first is None:
+                first = config_span
+    target = best or first or _key_in_config(line, start, end) or \
+        _literal_in_config(line[start:end] if end > start else line)
+    if target is not None:
+        return SchedlangError(exc.message, target, hint=exc.hint)
+    return SchedlangError(f"the schedule imported from {origin} is refused: {exc.message}",
+                          hint=f"it reads: {line.strip()}" + (f"; {exc.hint}" if exc.hint else ""))
+
+
+def number(value, span=None, what: str = "this value") -> str:
+    """An exact number as ``.sched`` text; a ``SchedlangError`` at ``span`` for anything else."""
+    if isinstance(value, bool):
+        raise SchedlangError(f"{what} must be a number, not {value!r}", span)
+    found = exact(value)
+    if found is None:
+        raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
+    return _written(sched_text(found), span)
+
+
+def _key_in_config(line: str, start: int, end: int):
+    """When the error points inside one keyword argument (``decay_steps=0``) of the generated
+    line, the value of that key in the configuration (``"decay_steps": 0``, ``decay_steps: 0``,
+    ``--decay-steps 0``), if the configuration has exactly one such key."""
+    from ..errors import Source, Span
+
+    config = _CONFIG.get()
+    if not config or not config[0] or "(" in line[start:end]:
+        return None
+    keys = [m for m in re.finditer(r"(\w+)\s*=\s*", line) if m.start() <= start]
+    if not keys or "," in line[keys[-1].end():start] or "(" in line[keys[-1].end():start]:
+        return None
+    key = keys[-1].group(1)
+    forms = "|".join(re.escape(k) for k in {key, key.replace("_", "-")})
+    pattern = (r"(?:(?<![\w-])['\"]?(?:" + forms + r")['\"]?\s*[:=]\s*|--(?:" + forms + r")(?:=|\s+))"
+               r"([^\s,}\]#]+)")
+    found = list(re.finditer(pattern, config[0]))
+    if len(found) != 1:
+        return None
+    return Span.at_offset(Source(*config), found[0].start(1), len(found[0].group(1)))
+
+
+def _literal_in_config(generated: str):
+    """The span of the configuration's first number literal equal to a number in ``generated``
+    (the part of the generated line an error points at): every importer copies numbers exactly,
+    so ``1e30`` in the config is ``1000000000000000000000000000000`` in the ``.sched`` text."""
+    from ..errors import Source, Span
+    from ..limits import decimal
+
+    config = _CONFIG.get()
+    if not config or not config[0]:
+        return None
+    wanted = set()
+    for match in _LITERAL.finditer(generated):
+        try:
+            wanted.add(abs(decimal(match.group(0))))
+        except ValueError:
+            continue
+    wanted.discard(0)
+    if not wanted:
+        return None
+    source = Source(*config)
+    for match in _LITERAL.finditer(config[0]):
+        try:
+            value = abs(decimal(match.group(0)))
+        except ValueError:
+            continue
+        if value in wanted:
+            return Span.at_offset(source, match.start(), len(match.group(0)))
+    return None
+
+
+def exact_number(value, span) -> str:
+    """``sched_text`` of an exact number already read from the configuration at ``span``."""
+    return _written(sched_text(value), span)
+
+
+def option(value, choices, span=None, what: str = "this option") -> str:
+    """``"value"`` when ``value`` is one of ``choices``, else a located error naming them."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise SchedlangError(f"{what} must be one of {', '.join(repr(c) for c in choices)}, "
+                             f"not {_shown(value)}", span,
+                             hint=f"write {what} = {choices[0]!r}" if choices else None)
+    return _written(f'"{value}"', span)
+
+
+def choices_of(preset: str, arg: str) -> tuple[str, ...]:
+    """The closed set of strings the preset's option ``arg`` takes (its ``Arg.choices``)."""
+    from ..presets import PRESETS
+
+    entry = PRESETS.get(preset)
+    for item in getattr(entry, "args", ()):
+        if item.name == arg:
+            return tuple(item.choices)
+    return ()
+
+
+def flag(value, span=None, what: str = "this flag") -> str:
+    if not isinstance(value, bool):
+        raise SchedlangError(f"{what} must be true or false, not {_shown(value)}", span)
+    return "true" if value else "false"
+
+
+def header(origin, description: str) -> str:
+    """The first line of an imported file: ``# Imported by `schedlang import` from NAME (WHAT).``"""
+    return f"# Imported by `schedlang import` from {comment_safe(str(origin))} ({description})."
+
+
+def comment_safe(text: str) -> str:
+    """``text`` for the inside of a ``#`` comment: every character that is not printable (line
+    breaks of any kind, controls, U+2028, format characters, lone surrogates of an undecodable file
+    name) written as a Python-style escape, and the backslash doubled, so the escaping reads back."""
+    out = []
+    for char in text:
+        if char == "\\":
+            out.append("\\\\")
+        elif char in _SHORT:
+            out.append(_SHORT[char])
+        elif char.isprintable() and not "\ud800" <= char <= "\udfff":
+            out.append(char)
+        elif 0xDC80 <= ord(char) <= 0xDCFF:  # a byte of a file name that is not UTF-8
+            out.append(f"\\x{ord(char) - 0xDC00:02x}")
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        else:
+            out.append(f"\\u{ord(char):04x}" if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+    return "".join(out)
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
