@@ -18,6 +18,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from ..functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..schedule_algebra import t
 from .base import AtomicPrinting, is_atomic
+from .periodic import even_power, half_angle, reduced
 from .python import step_ratio
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
@@ -121,6 +122,10 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
             return _literal(expr)
+        if isinstance(expr, sp.Pow):
+            square = even_power(expr)  # cos(x)**2: the base reduced up to its sign
+            if square is not None:
+                expr = square
         return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr):
@@ -131,6 +136,9 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         raise ValueError(f"unexpected symbol {expr}")
 
     def _print_Add(self, expr, order=None):
+        stable = half_angle(expr)  # b + a cos(x) without cancellation (codegen/periodic.py)
+        if stable is not None:
+            return self._print(stable)
         ratio = step_ratio(expr)  # ``(n - t)/n``, not ``1 - t/n`` (see step_ratio)
         if ratio is None:
             return super()._print_Add(expr, order=order)
@@ -157,6 +165,21 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         """An elementwise math function, spelled as its row of ``functions.FUNCTIONS`` says
         (one ``_print_<node>`` per row, set below, as sympy's printers do for ``math``)."""
         return self._function(BY_NODE[type(expr)].array)(expr)
+
+    def _print_periodic(self, expr):
+        """``sin``/``cos``/``tan`` with the argument reduced in integers (``codegen/periodic.py``)."""
+        found = reduced(expr)
+        if found is not None and not isinstance(found, type(expr)):
+            return self._print(found)
+        return self._function(BY_NODE[type(expr)].array)(found or expr)
+
+    def _print_sinpi(self, expr):
+        """``sin(pi W / E)``: the whole ``W`` converted once, times ``pi / E`` rounded once."""
+        whole, denominator = expr.args
+        code = self._integer_in_float(whole, lambda: self._print(whole))
+        scale = self.float_code(sp.pi / denominator)
+        scale, code = (c if is_atomic(c) else f"({c})" for c in (scale, code))
+        return f"{self.NS}.sin({scale}*{code})"
 
     def _print_floor(self, expr):
         return self._integer_in_float(expr, lambda: f"{self.NS}.floor({self._print(expr.args[0])})")
@@ -213,4 +236,5 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
 for _row in FUNCTIONS:
     if _row.array is not None:
-        setattr(ArrayPrinter, f"_print_{_row.node.__name__}", ArrayPrinter._print_elementwise)
+        setattr(ArrayPrinter, f"_print_{_row.node.__name__}",
+                ArrayPrinter._print_periodic if _row.period else ArrayPrinter._print_elementwise)

@@ -1,0 +1,143 @@
+"""Periodic functions of the step, reduced exactly in integers before any float arithmetic.
+
+``cos(pi * t / 7)`` has the period 14 in ``t``.  Formed in floats, the argument
+``pi * t / 7`` carries the rounding of ``pi / 7`` times ``t``: at step 2**40 the value
+is off by 2e-5.  Every printer therefore rewrites a trigonometric function of
+``pi * N / D`` (``N``, ``D`` whole-number expressions of the step and of integer
+parameters: ``t``, a local step, ``Mod(t, period)``, ``total``) with the remainder of
+``N`` modulo the period computed in integers (Python ints, int64 tensors, JAX's
+int32/int64 with its wrap-safe ``Mod``), and only then forms the float argument
+from the small remainder:
+
+* ``sin(pi N / D)`` is ``sin(pi W / D)`` with ``W = s * min(u, D - u)``,
+* ``cos(pi N / D)`` is ``sin(pi W / (2 D))`` with ``W = s * (D - 2 u)``,
+
+where ``r = N mod 2D``, ``k = floor(r / D)`` (0 or 1), ``u = r - k D`` and
+``s = 1 - 2 k``.  ``|pi W / E| <= pi / 2`` and ``W`` is the distance to the nearest
+zero of the function, so the one float product ``(pi / E) * W`` has a relative
+rounding only, and the value near a zero (a cosine's end) keeps its relative
+accuracy.  ``tan`` (period ``D``) is reduced to ``tan(pi (N mod D) / D)``.
+
+A cosine segment ``b + a cos(x)`` (what ``v1 + (v0 - v1) (1 + cos(x)) / 2`` becomes
+once sympy expands it) cancels near ``cos(x) = -1`` (the end of a decay) in floats.
+``half_angle`` writes it ``(b - a) + 2 a cos(x/2)**2`` (or ``(b + a) - 2 a sin(x/2)**2``
+when that form adds terms of one sign), whose square is small exactly where the
+value is close to ``b - a``.
+
+The rewriting is sympy to sympy (``sinpi`` is the one node it adds); each printer
+prints the whole-number parts with its own exact integer code.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..functions import BY_NODE
+from ..schedule_algebra import t
+from .python import integer_ratio, is_whole
+
+
+class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
+    """``sinpi(W, E)``: ``sin(pi * W / E)`` for a whole ``W`` with ``|W| <= E / 2``, a
+    reduced argument (printers only: it never appears in a schedule's formula)."""
+
+    nargs = 2
+
+
+def pi_ratio(arg: sp.Expr):
+    """``(N, D)`` with ``arg == pi * N / D``, ``N`` and ``D`` whole-number expressions, when
+    ``arg`` is a rational multiple of pi in the step; else None.  ``D`` is a number made
+    positive, or an expression of parameters (``decay - warmup``): a segment's length,
+    which the checks made positive for every accepted value."""
+    if t not in arg.free_symbols:
+        return None
+    quotient = sp.expand(arg / sp.pi)
+    if quotient.has(sp.pi):
+        return None
+    ratio = integer_ratio(quotient)
+    if ratio is None:
+        return None
+    numerator, denominator = ratio
+    if denominator.is_number and denominator < 0:
+        numerator, denominator = -numerator, -denominator
+    if denominator.is_negative:
+        return None  # a period is a duration: positive wherever a checked schedule uses it
+    if t not in numerator.free_symbols or t in denominator.free_symbols:
+        return None
+    return numerator, denominator
+
+
+def _remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
+    """``numerator mod modulus``; ``Mod(X, M)`` itself when ``M <= modulus`` (already reduced)."""
+    if isinstance(numerator, sp.Mod) and (modulus - numerator.args[1]).is_nonnegative \
+            and is_whole(numerator.args[1]):
+        return numerator
+    return sp.Mod(numerator, modulus)
+
+
+def reduced(expr: sp.Expr, signed: bool = True) -> sp.Expr | None:
+    """``expr`` (``sin``, ``cos`` or ``tan`` of a rational multiple of pi in the step) with its
+    argument reduced in integers (see the module docstring), else None.  ``signed=False``
+    gives the value up to its sign (enough under an even power)."""
+    row = BY_NODE.get(type(expr))
+    if row is None or row.period is None:
+        return None
+    found = pi_ratio(expr.args[0])
+    if found is None:
+        return None
+    n, d = found
+    if not isinstance(expr, (sp.sin, sp.cos)):  # tan: the remainder modulo its period
+        return type(expr)(sp.pi * _remainder(n, row.period * d) / d, evaluate=False)
+    if signed:
+        r = _remainder(n, 2 * d)
+        k = sp.floor(r / d)
+        u, s = r - k * d, 1 - 2 * k
+    else:
+        u, s = _remainder(n, d), sp.Integer(1)
+    if isinstance(expr, sp.cos):
+        return sinpi(s * (d - 2 * u), 2 * d)
+    return sinpi(s * sp.Min(u, d - u), d)
+
+
+def even_power(expr: sp.Expr) -> sp.Expr | None:
+    """``sin(x)**2k`` / ``cos(x)**2k`` with the base reduced up to its sign, else None."""
+    if not isinstance(expr, sp.Pow) or not isinstance(expr.base, (sp.sin, sp.cos)):
+        return None
+    exponent = expr.exp
+    if not (exponent.is_Integer and exponent > 0 and exponent % 2 == 0):
+        return None
+    base = reduced(expr.base, signed=False)
+    return None if base is None else sp.Pow(base, exponent, evaluate=False)
+
+
+def half_angle(expr: sp.Expr) -> sp.Expr | None:
+    """``b + a cos(x)`` (``a``, ``b`` free of the step) in a form that does not cancel where
+    ``cos(x)`` is near -1 or 1 (see the module docstring), else None.
+
+    The cosine form ``(b - a) + 2a cos(x/2)**2`` when its two terms have one sign, else the
+    sine form ``(b + a) - 2a sin(x/2)**2`` when its terms do; a value that crosses zero is
+    left as it is (no form keeps its relative accuracy there).  Where sympy cannot decide
+    the signs (parameters), the cosine form: a decay towards ``b - a``, as schedules are.
+    """
+    if not isinstance(expr, sp.Add):
+        return None
+    stepped = [term for term in expr.args if t in term.free_symbols]
+    if len(stepped) != 1:
+        return None
+    a, trig = stepped[0].as_independent(t, as_Add=False)
+    if not isinstance(trig, sp.cos):
+        return None
+    b = expr - stepped[0]
+    x = trig.args[0]
+    low, high = b - a, b + a  # the values at cos(x) = -1 and cos(x) = 1
+
+    def same_sign(p, q):
+        return (p * q).is_nonnegative is True
+
+    if same_sign(low, a):
+        return low + 2 * a * sp.cos(x / 2) ** 2
+    if same_sign(high, -a):
+        return high - 2 * a * sp.sin(x / 2) ** 2
+    if (low * high).is_negative is True:
+        return None  # crosses zero
+    return low + 2 * a * sp.cos(x / 2) ** 2
