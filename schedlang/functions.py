@@ -37,7 +37,7 @@ class MathFunction:
     interval: str | None = None     # mpmath.iv function for the prover's enclosures
     math_names: tuple[str, ...] = ()  # Python ``math`` functions the tracer reads as this one
     period: int | None = None       # the period as a multiple of pi: printers reduce the argument
-    #                                 of a periodic function exactly (``codegen/periodic.py``)
+    #                                 of a periodic function exactly (``codegen/stable.py``)
 
 
 FUNCTIONS = (

@@ -2,7 +2,7 @@
 
 ``cos(pi * t / 7)`` formed in floats carries the rounding of ``pi / 7`` times the step
 (2e-5 at step 2**40).  The printers reduce the argument modulo the period in integers
-first (``codegen/periodic.py``).  Each row is evaluated at steps 2**31 - 1, 2**40 and
+first (``codegen/stable.py``).  Each row is evaluated at steps 2**31 - 1, 2**40 and
 10**15 + 3 (and around them) by the Python reference, ``Schedule.torch`` (float64), the
 ``compile --target torch`` module with its parameters unbound, and JAX with x64, and
 compared with the exact value (``fuzzing.exact``: exact rationals, mpmath at 50 digits)

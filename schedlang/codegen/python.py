@@ -208,8 +208,8 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return f"(({self._print(a)}) % ({self._print(b)}))"
 
     def _print_Add(self, expr, order=None):
-        from .periodic import half_angle
-        stable = half_angle(expr)
+        from .stable import stable_sum
+        stable = stable_sum(expr)
         if stable is not None:
             return self._print(stable)
         ratio = step_ratio(expr)
@@ -220,7 +220,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
-        from .periodic import even_power
+        from .stable import even_power
         square = even_power(expr)
         if square is not None:
             return self._print(square)
@@ -282,8 +282,8 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return self._local_steps.get(expr) or super()._print_Dummy(expr)
 
     def _print_periodic(self, expr):
-        """``sin``/``cos``/``tan`` with the argument reduced in Python ints (``codegen/periodic.py``)."""
-        from .periodic import reduced
+        """``sin``/``cos``/``tan`` with the argument reduced in Python ints (``codegen/stable.py``)."""
+        from .stable import reduced
         found = reduced(expr)
         if found is not None and not isinstance(found, type(expr)):
             return self._print(found)

@@ -1,4 +1,6 @@
-"""Periodic functions of the step, reduced exactly in integers before any float arithmetic.
+"""Forms that keep float accuracy: periodic arguments reduced exactly, sums that do not cancel.
+
+Periodic functions of the step are reduced exactly in integers before any float arithmetic.
 
 ``cos(pi * t / 7)`` has the period 14 in ``t``.  Formed in floats, the argument
 ``pi * t / 7`` carries the rounding of ``pi / 7`` times ``t``: at step 2**40 the value
@@ -24,8 +26,15 @@ once sympy expands it) cancels near ``cos(x) = -1`` (the end of a decay) in floa
 when that form adds terms of one sign), whose square is small exactly where the
 value is close to ``b - a``.
 
+``a + c sqrt(x)`` with ``a`` and ``c`` of opposite signs (``1 - sqrt(1 - t/n)``, a
+"1-sqrt" warmup or decay) cancels where ``c**2 x`` is close to ``a**2``; ``conjugate``
+writes it ``(a**2 - c**2 x) / (a - c sqrt(x))``, whose numerator is a polynomial in the
+step computed over one whole denominator (``step_ratio``) and whose denominator adds
+terms of one sign.
+
 The rewriting is sympy to sympy (``sinpi`` is the one node it adds); each printer
-prints the whole-number parts with its own exact integer code.
+prints the whole-number parts with its own exact integer code, and calls ``stable_sum``
+for every sum.
 """
 
 from __future__ import annotations
@@ -54,7 +63,11 @@ def pi_ratio(arg: sp.Expr):
     quotient = sp.expand(arg / sp.pi)
     if quotient.has(sp.pi):
         return None
-    ratio = integer_ratio(quotient)
+    coefficient, rest = quotient.as_coeff_Mul()
+    if isinstance(rest, (sp.Min, sp.Max)) and coefficient.is_Rational and coefficient > 0:
+        ratio = _min_max_ratio(rest.func(*(coefficient * a for a in rest.args)))
+    else:
+        ratio = integer_ratio(quotient)
     if ratio is None:
         return None
     numerator, denominator = ratio
@@ -65,6 +78,19 @@ def pi_ratio(arg: sp.Expr):
     if t not in numerator.free_symbols or t in denominator.free_symbols:
         return None
     return numerator, denominator
+
+
+def _min_max_ratio(quotient):
+    """``Min(a/p, b/q)`` as ``(Min(a*D/p, b*D/q), D)`` over one whole denominator ``D`` (the
+    ``p``, ``q`` positive numbers): ``cos(pi * Min(1, (t - 40)/260))`` is ``cos(pi N / 260)``
+    with ``N = Min(260, t - 40)``."""
+    if not isinstance(quotient, (sp.Min, sp.Max)):  # it folded: Min(1/2, 1/2 + t/2) of a number
+        return integer_ratio(quotient)
+    parts = [integer_ratio(a) for a in quotient.args]
+    if any(p is None or not (p[1].is_Integer and p[1] > 0) for p in parts):
+        return None
+    denominator = sp.ilcm(*(int(d) for _, d in parts))
+    return quotient.func(*(n * (denominator // int(d)) for n, d in parts)), sp.Integer(denominator)
 
 
 def _remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
@@ -141,3 +167,26 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
     if (low * high).is_negative is True:
         return None  # crosses zero
     return low + 2 * a * sp.cos(x / 2) ** 2
+
+
+def conjugate(expr: sp.Expr) -> sp.Expr | None:
+    """``a + c sqrt(x)`` (``a``, ``c`` free of the step, of opposite signs, ``x`` polynomial in
+    the step) as ``(a**2 - c**2 x) / (a - c sqrt(x))`` (see the module docstring), else None."""
+    if not isinstance(expr, sp.Add):
+        return None
+    stepped = [term for term in expr.args if t in term.free_symbols]
+    if len(stepped) != 1:
+        return None
+    c, root = stepped[0].as_independent(t, as_Add=False)
+    if not (isinstance(root, sp.Pow) and root.exp == sp.S.Half and root.base.is_polynomial(t)):
+        return None
+    a = expr - stepped[0]
+    if (a * c).is_negative is not True:
+        return None
+    x = root.base
+    return sp.Mul(sp.expand(a**2 - c**2 * x), sp.Pow(a - c * root, -1), evaluate=False)
+
+
+def stable_sum(expr: sp.Expr) -> sp.Expr | None:
+    """A sum rewritten not to cancel (``half_angle``, ``conjugate``), else None."""
+    return half_angle(expr) or conjugate(expr)
