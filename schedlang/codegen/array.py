@@ -135,7 +135,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
             return _literal(expr)
         if isinstance(expr, sp.Pow):
-            square = even_power(expr)  # cos(x)**2: the base reduced up to its sign
+            square = even_power(expr, self.clamped_steps())  # cos(x)**2: reduced up to its sign
             if square is not None:
                 expr = square
         return super()._print(expr, **kwargs)
@@ -180,10 +180,18 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_periodic(self, expr):
         """``sin``/``cos``/``tan`` with the argument reduced in integers (``codegen/stable.py``)."""
-        found = reduced(expr)
+        found = reduced(expr, steps=self.clamped_steps())
         if found is not None and not isinstance(found, type(expr)):
             return self._print(found)
         return self._function(BY_NODE[type(expr)].array)(found or expr)
+
+    def clamped_steps(self):
+        """``(lo, hi)`` when the step of this expression is clamped into those numbers, else None."""
+        scope = self.scope
+        if self.raw_step or scope.trivial or scope.hi is None or not (scope.lo.is_number
+                                                                       and scope.hi.is_number):
+            return None
+        return scope.lo, scope.hi
 
     def _print_sinpi(self, expr):
         """``sin(pi W / E)``: the whole ``W`` converted once, times ``pi / E`` rounded once."""

@@ -93,18 +93,35 @@ def _min_max_ratio(quotient):
     return quotient.func(*(n * (denominator // int(d)) for n, d in parts)), sp.Integer(denominator)
 
 
-def _remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
-    """``numerator mod modulus``; ``Mod(X, M)`` itself when ``M <= modulus`` (already reduced)."""
+def _within(numerator: sp.Expr, modulus: sp.Expr, steps) -> bool:
+    """Whether ``0 <= numerator < modulus`` at every step of ``steps`` (``(lo, hi)`` numbers: the
+    interval an array printer clamps a branch's step into), for ``numerator`` linear in it."""
+    if steps is None or not modulus.is_number:
+        return False
+    offset, rest = numerator.as_independent(t, as_Add=True)
+    slope = sp.simplify(rest / t)
+    if not (slope.is_number and offset.is_number):
+        return False
+    ends = [slope * step + offset for step in steps]
+    return min(ends) >= 0 and max(ends) < modulus
+
+
+def _remainder(numerator: sp.Expr, modulus: sp.Expr, steps=None) -> sp.Expr:
+    """``numerator mod modulus``; ``numerator`` itself where it is already in ``[0, modulus)``
+    (``Mod(X, M)`` with ``M <= modulus``, or a step clamped into a segment shorter than it)."""
     if isinstance(numerator, sp.Mod) and (modulus - numerator.args[1]).is_nonnegative \
             and is_whole(numerator.args[1]):
+        return numerator
+    if _within(numerator, modulus, steps):
         return numerator
     return sp.Mod(numerator, modulus)
 
 
-def reduced(expr: sp.Expr, signed: bool = True) -> sp.Expr | None:
+def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
     """``expr`` (``sin``, ``cos`` or ``tan`` of a rational multiple of pi in the step) with its
     argument reduced in integers (see the module docstring), else None.  ``signed=False``
-    gives the value up to its sign (enough under an even power)."""
+    gives the value up to its sign (enough under an even power); ``steps`` (``(lo, hi)``)
+    the steps the array code clamps the step into, where a remainder may be known already."""
     row = BY_NODE.get(type(expr))
     if row is None or row.period is None:
         return None
@@ -113,26 +130,26 @@ def reduced(expr: sp.Expr, signed: bool = True) -> sp.Expr | None:
         return None
     n, d = found
     if not isinstance(expr, (sp.sin, sp.cos)):  # tan: the remainder modulo its period
-        return type(expr)(sp.pi * _remainder(n, row.period * d) / d, evaluate=False)
-    if signed:
-        r = _remainder(n, 2 * d)
+        return type(expr)(sp.pi * _remainder(n, row.period * d, steps) / d, evaluate=False)
+    if signed and not _within(n, d, steps):
+        r = _remainder(n, 2 * d, steps)
         k = sp.floor(r / d)
         u, s = r - k * d, 1 - 2 * k
     else:
-        u, s = _remainder(n, d), sp.Integer(1)
+        u, s = _remainder(n, d, steps), sp.Integer(1)
     if isinstance(expr, sp.cos):
         return sinpi(s * (d - 2 * u), 2 * d)
     return sinpi(s * sp.Min(u, d - u), d)
 
 
-def even_power(expr: sp.Expr) -> sp.Expr | None:
+def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
     """``sin(x)**2k`` / ``cos(x)**2k`` with the base reduced up to its sign, else None."""
     if not isinstance(expr, sp.Pow) or not isinstance(expr.base, (sp.sin, sp.cos)):
         return None
     exponent = expr.exp
     if not (exponent.is_Integer and exponent > 0 and exponent % 2 == 0):
         return None
-    base = reduced(expr.base, signed=False)
+    base = reduced(expr.base, signed=False, steps=steps)
     return None if base is None else sp.Pow(base, exponent, evaluate=False)
 
 
