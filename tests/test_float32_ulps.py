@@ -159,3 +159,30 @@ def test_every_wider_bound_is_used():
     """A documented exception that no row needs any more is removed, not kept."""
     for fragment in WIDER:
         assert any(fragment in row.source for row in ROWS), fragment
+
+
+#: Programs with parameters, as ``compile --target cerebras`` sees them: the module's functions
+#: take the parameters as arguments (0-d tensors inside), nothing folded.
+PARAMETRIC = [
+    "param peak: float = 3e-4 where peak > 0\nparam warm: int = 50 where warm > 0\n"
+    "param total: int = 1000 where total > warm\n"
+    "schedule lr = warmup(linear, warm) >> cosine(peak, peak / 10, total - warm)",
+    "param total: int = 700 where total > 0\nschedule lr = cosine_restarts(1e-3, 1e-5, total)",
+    "param total: int = 1000 where total > 0\nschedule lr = onecycle(1e-3, total, pct_start=0.25)",
+]
+
+
+@pytest.mark.parametrize("source", PARAMETRIC, ids=lambda s: s.split("schedule lr = ")[-1])
+def test_float32_compute_with_parameters(source):
+    """The unbound module (what the Cerebras class runs) in float32 compute: within 4 ulps."""
+    from schedlang.codegen import torch as torch_codegen
+    from schedlang.codegen.load import load
+
+    schedule = schedlang.compile(source)["lr"]
+    module = load(torch_codegen.generate(schedule.program.module_spec()), "schedlang_float32_test")
+    steps = grid(schedule) + list(range(0, 1000, 7))
+    values = module.SCHEDULES["lr"](torch.tensor(steps), _dtype=torch.float32,
+                                    _compute=torch.float32).tolist()
+    for step, value in zip(steps, values):
+        exact = _exact(schedule.expr, step)
+        assert _ulps(value, exact) <= 4, f"step {step}: {value!r}, exact {float(exact)!r}"
