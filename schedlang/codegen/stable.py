@@ -99,8 +99,8 @@ def _within(numerator: sp.Expr, modulus: sp.Expr, steps) -> bool:
     if steps is None or not modulus.is_number:
         return False
     offset, rest = numerator.as_independent(t, as_Add=True)
-    slope = sp.simplify(rest / t)
-    if not (slope.is_number and offset.is_number):
+    slope, step = rest.as_coeff_Mul()
+    if step != t or not offset.is_number:
         return False
     ends = [slope * step + offset for step in steps]
     return min(ends) >= 0 and max(ends) < modulus
