@@ -36,12 +36,17 @@ class MathFunction:
     hazard: bool = False            # array code clamps the step into the node's segment
     interval: str | None = None     # mpmath.iv function for the prover's enclosures
     math_names: tuple[str, ...] = ()  # Python ``math`` functions the tracer reads as this one
+    period: int | None = None       # the period as a multiple of pi: printers reduce the argument
+    #                                 of a periodic function exactly (``codegen/stable.py``)
 
 
 FUNCTIONS = (
-    MathFunction("sin", sp.sin, node=sp.sin, array="sin", hazard=True, interval="sin", math_names=("sin",)),
-    MathFunction("cos", sp.cos, node=sp.cos, array="cos", hazard=True, interval="cos", math_names=("cos",)),
-    MathFunction("tan", sp.tan, node=sp.tan, array="tan", hazard=True, interval="tan", math_names=("tan",)),
+    MathFunction("sin", sp.sin, node=sp.sin, array="sin", hazard=True, interval="sin", math_names=("sin",),
+                 period=2),
+    MathFunction("cos", sp.cos, node=sp.cos, array="cos", hazard=True, interval="cos", math_names=("cos",),
+                 period=2),
+    MathFunction("tan", sp.tan, node=sp.tan, array="tan", hazard=True, interval="tan", math_names=("tan",),
+                 period=1),
     MathFunction("exp", sp.exp, node=sp.exp, hazard=True, math_names=("exp",)),
     MathFunction("log", sp.log, node=sp.log, array="log", hazard=True),
     MathFunction("sqrt", sp.sqrt, math_names=("sqrt",)),

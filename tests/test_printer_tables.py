@@ -52,6 +52,10 @@ ROWS = [
     "if t < 0.55 * total then 1 else 2",                        # a fractional parameter bound
     "constant(peak, 0.8 * total) >> linear(peak, 0, total - 0.8 * total)",
     "abs(linear(-1, 1, 10))",
+    "cos(pi * t / 7)",                                          # argument reduced mod 14 in integers
+    "sin(pi * t / 7)",
+    "cosine(1, 0.1, 10) >> linear(0.1, 1, 10)",                 # cos(x/2)**2 tail, no remainder when clamped
+    "1 - sqrt(linear(1, 0, 100))",                              # a - sqrt(x) over its conjugate
     *(f"{f.name}({', '.join(ARGUMENTS[:3 if f.arity == 3 else 2 if f.arity is None else 1])})"
       for f in FUNCTIONS),
 ]

@@ -13,12 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..schedule_algebra import t
+from ..special import as_power
 from .base import AtomicPrinting, is_atomic
 from .python import step_ratio
+from .stable import even_power, reduced, stable_sum
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
 #: (Python's parser refuses expressions nested ~200 deep; a schedule may have thousands).
@@ -84,6 +87,16 @@ def _smaller(a, b):
     return sp.Min(a, b)
 
 
+def float32_exact(number: sp.Expr) -> bool:
+    """Whether float32 holds ``number`` exactly (a dyadic rational with a 24-bit mantissa)."""
+    import struct
+
+    if not number.is_Rational:
+        return False
+    value = float(number)
+    return sp.Rational(value) == number and struct.unpack("f", struct.pack("f", value))[0] == value
+
+
 def _literal(value: sp.Expr) -> str:
     """A float literal for a number (exact rationals, pi, e, ... rounded once).
 
@@ -121,6 +134,10 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
             return _literal(expr)
+        if isinstance(expr, sp.Pow):
+            square = even_power(expr, self.clamped_steps())  # cos(x)**2: reduced up to its sign
+            if square is not None:
+                expr = square
         return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr):
@@ -131,6 +148,9 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         raise ValueError(f"unexpected symbol {expr}")
 
     def _print_Add(self, expr, order=None):
+        stable = stable_sum(expr)  # b + a cos(x) without cancellation (codegen/stable.py)
+        if stable is not None:
+            return self._print(stable)
         ratio = step_ratio(expr)  # ``(n - t)/n``, not ``1 - t/n`` (see step_ratio)
         if ratio is None:
             return super()._print_Add(expr, order=order)
@@ -157,6 +177,60 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         """An elementwise math function, spelled as its row of ``functions.FUNCTIONS`` says
         (one ``_print_<node>`` per row, set below, as sympy's printers do for ``math``)."""
         return self._function(BY_NODE[type(expr)].array)(expr)
+
+    def _print_periodic(self, expr):
+        """``sin``/``cos``/``tan`` with the argument reduced in integers (``codegen/stable.py``)."""
+        found = reduced(expr, steps=self.clamped_steps())
+        if found is not None and not isinstance(found, type(expr)):
+            return self._print(found)
+        return self._function(BY_NODE[type(expr)].array)(found or expr)
+
+    def clamped_steps(self):
+        """``(lo, hi)`` when the step of this expression is clamped into those numbers, else None."""
+        scope = self.scope
+        if self.raw_step or scope.trivial or scope.hi is None or not (scope.lo.is_number
+                                                                       and scope.hi.is_number):
+            return None
+        return scope.lo, scope.hi
+
+    def _print_sinpi(self, expr):
+        """``sin(pi W / E)``: the whole ``W`` converted once, times ``pi / E`` rounded once."""
+        whole, denominator = expr.args
+        code = self._integer_in_float(whole, lambda: self._print(whole))
+        scale = self.float_code(sp.pi / denominator)
+        scale, code = (c if is_atomic(c) else f"({c})" for c in (scale, code))
+        return f"{self.NS}.sin({scale}*{code})"
+
+    def _print_Pow(self, expr, rational=False):
+        base, exponent = expr.args
+        if exponent == sp.S.Half:
+            return f"{self.NS}.sqrt({self._print(base)})"
+        if exponent == -sp.S.Half:
+            return f"(1.0/{self.NS}.sqrt({self._print(base)}))"
+        if exponent == -1:
+            return f"(1.0/{self.parenthesize(base, PRECEDENCE['Pow'])})"
+        if exponent.is_Integer and exponent > 0 and t not in exponent.free_symbols:
+            return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
+        return self._power(base, exponent)
+
+    def _print_exp(self, expr):
+        power = as_power(expr)
+        if power is not None:
+            return self._power(*power)
+        return self._function("exp")(expr)
+
+    def _power(self, base, exponent) -> str:
+        """``base ** exponent``: IEEE inf past the float's range, as the reference's ``_pow``.
+
+        A positive constant base that float32 cannot hold (``0.999``) is ``exp(x * log b)``
+        with ``log b`` rounded once from the exact base: ``pow`` of the rounded base would
+        carry its rounding times ``x`` (5e-5 relative at ``0.999 ** 1675`` in float32; 400
+        ulps at ``0.97 ** 1000``), the product carries ``|x log b|`` ulps.  Bases float32
+        holds (``0.5``, ``2``) stay powers (``_pow``), exact at whole exponents.
+        """
+        if base.is_number and base.is_positive and not float32_exact(base):
+            return f"{self.NS}.exp({_literal(sp.log(base))}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
+        return self._pow(base, exponent)
 
     def _print_floor(self, expr):
         return self._integer_in_float(expr, lambda: f"{self.NS}.floor({self._print(expr.args[0])})")
@@ -213,4 +287,5 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
 for _row in FUNCTIONS:
     if _row.array is not None:
-        setattr(ArrayPrinter, f"_print_{_row.node.__name__}", ArrayPrinter._print_elementwise)
+        setattr(ArrayPrinter, f"_print_{_row.node.__name__}",
+                ArrayPrinter._print_periodic if _row.period else ArrayPrinter._print_elementwise)

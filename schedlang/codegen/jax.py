@@ -48,10 +48,9 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.core.relational import Relational
-from sympy.printing.precedence import PRECEDENCE
 
 from ..schedule_algebra import at, t
-from ..special import as_power, restart_index
+from ..special import restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
 from .python import (
@@ -109,16 +108,6 @@ HELPERS = {"_sat": _SAT, "_wide": _WIDE, "_restart_index": _RESTART_INDEX}
 def _fits(bound: sp.Expr) -> bool:
     """Whether a generation-time bound on an intermediate fits int32 (parameters: trusted)."""
     return not bound.is_number or bound <= INT32_MAX
-
-
-def _float32_exact(number: sp.Expr) -> bool:
-    """Whether float32 holds ``number`` exactly (a dyadic rational with a 24-bit mantissa)."""
-    import struct
-
-    if not number.is_Rational:
-        return False
-    value = float(number)
-    return sp.Rational(value) == number and struct.unpack("f", struct.pack("f", value))[0] == value
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -409,36 +398,8 @@ class JaxPrinter(ArrayPrinter):
 
     # -- values (float context) ---------------------------------------------------------
 
-    def _print_Pow(self, expr, rational=False):
-        base, exponent = expr.args
-        if exponent == sp.S.Half:
-            return f"jnp.sqrt({self._print(base)})"
-        if exponent == -sp.S.Half:
-            return f"(1.0/jnp.sqrt({self._print(base)}))"
-        if exponent == -1:
-            return f"(1.0/{self.parenthesize(base, PRECEDENCE['Pow'])})"
-        if exponent.is_Integer and exponent > 0 and t not in exponent.free_symbols:
-            return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
-        return self._power(base, exponent)
-
-    def _power(self, base, exponent) -> str:
-        """``base ** exponent``: IEEE inf past the float's range, as the reference's ``_pow``.
-
-        A positive constant base that float32 cannot hold (``0.999``) is ``exp(x * log b)``
-        with ``log b`` rounded once from the exact base: ``pow`` of the rounded base would
-        carry its rounding times ``x`` (5e-5 relative at ``0.999 ** 1675`` in float32), the
-        product carries ``|x log b|`` ulps.  Bases float32 holds (``0.5``, ``2``) stay powers,
-        exact at whole exponents.
-        """
-        if base.is_number and base.is_positive and not _float32_exact(base):
-            return f"jnp.exp({_literal(sp.log(base))}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
+    def _pow(self, base, exponent) -> str:
         return f"jnp.power({self._print(base)}, {self._print(exponent)})"
-
-    def _print_exp(self, expr):
-        power = as_power(expr)
-        if power is not None:
-            return self._power(*power)
-        return self._function("exp")(expr)
 
     def _print_logb(self, expr):
         return f"jnp.log({self._print(expr.args[0])})"  # a parameter base; numbers fold

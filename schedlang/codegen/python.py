@@ -208,6 +208,10 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return f"(({self._print(a)}) % ({self._print(b)}))"
 
     def _print_Add(self, expr, order=None):
+        from .stable import stable_sum
+        stable = stable_sum(expr)
+        if stable is not None:
+            return self._print(stable)
         ratio = step_ratio(expr)
         if ratio is None:
             return super()._print_Add(expr, order=order)
@@ -216,6 +220,10 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
+        from .stable import even_power
+        square = even_power(expr)
+        if square is not None:
+            return self._print(square)
         if not exponent.is_number:  # grows with the step: may pass float64's range
             self.helpers.add("_pow")
             return f"_pow({self._print(base)}, {self._print(exponent)})"
@@ -272,6 +280,26 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Dummy(self, expr):
         return self._local_steps.get(expr) or super()._print_Dummy(expr)
+
+    def _print_periodic(self, expr):
+        """``sin``/``cos``/``tan`` with the argument reduced in Python ints (``codegen/stable.py``)."""
+        from .stable import reduced
+        found = reduced(expr)
+        if found is not None and not isinstance(found, type(expr)):
+            return self._print(found)
+        name = type(expr).__name__
+        return f"math.{name}({self._print((found or expr).args[0])})"
+
+    _print_sin = _print_cos = _print_tan = _print_periodic
+
+    def _print_sinpi(self, expr):
+        whole, denominator = expr.args
+        scale = sp.pi / denominator
+        if scale.is_number:
+            scale_code = repr(float(sp.N(scale, 40)))
+        else:
+            scale_code = f"(math.pi / ({self._print(denominator)}))"
+        return f"math.sin({scale_code}*({self._print(whole)}))"
 
     def _print_restart_index(self, expr):
         self.helpers.add("_restart_index")

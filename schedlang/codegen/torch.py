@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy.core.relational import Relational
-from sympy.printing.precedence import PRECEDENCE
 
 from ..schedule_algebra import at, t
-from ..special import as_power, restart_index
+from ..special import restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
 from .python import (
@@ -274,24 +273,8 @@ class TorchPrinter(ArrayPrinter):
 
     # -- sympy printer hooks (float context) ---------------------------------------------
 
-    def _print_Pow(self, expr, rational=False):
-        base, exponent = expr.args
-        if exponent == sp.S.Half:
-            return f"torch.sqrt({self._print(base)})"
-        if exponent == -sp.S.Half:
-            return f"(1.0/torch.sqrt({self._print(base)}))"
-        if exponent == -1:
-            return f"(1.0/{self.parenthesize(base, PRECEDENCE['Pow'])})"
-        if exponent.is_Integer and exponent > 0 and t not in exponent.free_symbols:
-            return f"{self.parenthesize(base, PRECEDENCE['Pow'])}**{int(exponent)}"
+    def _pow(self, base, exponent) -> str:
         return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
-
-    def _print_exp(self, expr):
-        power = as_power(expr)
-        if power is not None:
-            base, exponent = power
-            return f"torch.pow({self.float_tensor(base)}, {self._print(exponent)})"
-        return self._function("exp")(expr)
 
     def _print_logb(self, expr):
         return f"torch.log({self.float_tensor(expr.args[0])})"  # a parameter base; numbers fold

@@ -19,9 +19,10 @@ def lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000, _dtype=None):
     _v5 = jnp.asarray(decay, _i)
     _v6 = jnp.asarray(total, _i)
     _v7 = jnp.clip(_v4, 0, (((-1)*_v3) + jnp.minimum(((-1) + _v5), ((-1) + _v6))))
-    _v8 = _v7.astype(_f)
-    _v9 = jnp.asarray(decay, _f)
-    return (jnp.where((t <= ((-1) + _v6)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, jnp.where((t <= ((-1) + _v5)), (0.45)*_v0*(jnp.cos(3.141592653589793*_v8/(_v9 - _v2)) + 1.0) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).astype(_f if _dtype is None else _dtype)
+    _v8 = (_v7 % (((-2)*_v3) + (2*_v5)))
+    _v9 = ((((-2)*_v3) + ((-2)*_v8) + (2*_v5))).astype(_f)
+    _v10 = jnp.asarray(decay, _f)
+    return (jnp.where((t <= ((-1) + _v6)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, jnp.where((t <= ((-1) + _v5)), (0.45)*_v0*(2.0*jnp.sin((3.141592653589793/(4.0*_v10 - 4.0*_v2))*_v9)**2) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr}

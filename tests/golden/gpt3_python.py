@@ -9,7 +9,7 @@ def lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000):
             return peak*t/warmup
         if (t < decay):
             t = t - (warmup)
-            return ((9/20))*peak*(math.cos(math.pi*t/(decay - warmup)) + 1) + ((1/10))*peak
+            return ((9/20))*peak*(2*math.sin((math.pi / (4*decay - 4*warmup))*(2*decay - 2*warmup - 2*((t) % (2*decay - 2*warmup))))**2) + ((1/10))*peak
         return ((1/10))*peak
     return ((1/10))*peak
 

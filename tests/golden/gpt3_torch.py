@@ -11,7 +11,7 @@ def _reference_lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000):
             return peak*t/warmup
         if (t < decay):
             t = t - (warmup)
-            return ((9/20))*peak*(math.cos(math.pi*t/(decay - warmup)) + 1) + ((1/10))*peak
+            return ((9/20))*peak*(2*math.sin((math.pi / (4*decay - 4*warmup))*(2*decay - 2*warmup - 2*((t) % (2*decay - 2*warmup))))**2) + ((1/10))*peak
         return ((1/10))*peak
     return ((1/10))*peak
 
@@ -23,13 +23,13 @@ def lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000, _dtype=torch.f
     _v2 = torch.full((), warmup, dtype=_compute, device=_dev)
     _v3 = torch.full((), warmup, dtype=torch.int64, device=_dev)
     _v4 = (t - (_v3))
-    _v5 = _v4.to(_compute)
-    _v6 = torch.full((), decay, dtype=_compute, device=_dev)
-    _v7 = torch.full((), total, dtype=_compute, device=_dev)
-    _v8 = torch.clamp(torch.clamp(_v5, min=0.0), max=-_v2 + torch.minimum(_v6 + (-1.0), _v7 + (-1.0)))
-    _v9 = torch.full((), decay, dtype=torch.int64, device=_dev)
-    _v10 = torch.full((), total, dtype=torch.int64, device=_dev)
-    return (torch.where((t < _v10), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v9), (0.45)*_v0*(torch.cos(3.141592653589793*_v8/(_v6 - _v2)) + 1.0) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).to(_dtype)
+    _v5 = torch.full((), decay, dtype=torch.int64, device=_dev)
+    _v6 = torch.full((), total, dtype=torch.int64, device=_dev)
+    _v7 = torch.clamp(torch.clamp(_v4, min=0), max=((((-1)*(_v3))) + (torch.minimum(((-1) + (_v5)), ((-1) + (_v6))))))
+    _v8 = torch.remainder(_v7, ((((-2)*(_v3))) + (((2)*(_v5)))))
+    _v9 = (((((-2)*(_v3))) + (((-2)*(_v8))) + (((2)*(_v5))))).to(_compute)
+    _v10 = torch.full((), decay, dtype=_compute, device=_dev)
+    return (torch.where((t < _v6), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), (0.45)*_v0*(2.0*torch.sin((3.141592653589793/(4.0*_v10 - 4.0*_v2))*_v9)**2) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

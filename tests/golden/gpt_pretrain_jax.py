@@ -18,9 +18,10 @@ def lr(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=None):
     _v4 = (t - _v3)
     _v5 = jnp.asarray(total, _i)
     _v6 = jnp.clip(_v4, 0, ((-1) + _v5 + ((-1)*_v3)))
-    _v7 = _v6.astype(_f)
-    _v8 = jnp.asarray(total, _f)
-    return (jnp.where((t <= ((-1) + _v5)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, (0.45)*_v0*(jnp.cos(3.141592653589793*_v7/(_v8 - _v2)) + 1.0) + (0.1)*_v0), (0.1)*_v0)).astype(_f if _dtype is None else _dtype)
+    _v7 = (_v6 % (((-2)*_v3) + (2*_v5)))
+    _v8 = ((((-2)*_v3) + ((-2)*_v7) + (2*_v5))).astype(_f)
+    _v9 = jnp.asarray(total, _f)
+    return (jnp.where((t <= ((-1) + _v5)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, (0.45)*_v0*(2.0*jnp.sin((3.141592653589793/(4.0*_v9 - 4.0*_v2))*_v8)**2) + (0.1)*_v0), (0.1)*_v0)).astype(_f if _dtype is None else _dtype)
 
 
 def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=None):

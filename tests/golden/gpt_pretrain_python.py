@@ -8,7 +8,7 @@ def lr(t, *, peak=0.0006, warmup=2000, total=100000):
         if (t < warmup):
             return peak*t/warmup
         t = t - (warmup)
-        return ((9/20))*peak*(math.cos(math.pi*t/(total - warmup)) + 1) + ((1/10))*peak
+        return ((9/20))*peak*(2*math.sin((math.pi / (4*total - 4*warmup))*(2*total - 2*warmup - 2*((t) % (2*total - 2*warmup))))**2) + ((1/10))*peak
     return ((1/10))*peak
 
 

@@ -42,7 +42,7 @@ def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000, _dtype=None):
     _v8 = _v7.astype(_f)
     _v9 = jnp.asarray(total, _f)
     _v10 = (_v5).astype(_f)
-    return (jnp.where((t <= ((-1) + _v4)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, jnp.where((t <= ((-1) + _v5)), _v0, _v0*(1.0 - 3.1622776601683795*jnp.sqrt((10.0*_v8 - 9.0*_v9 + 10.0*jnp.maximum(_v2, _v10)) / 10.0)/jnp.sqrt(_v9)))), 0.0)).astype(_f if _dtype is None else _dtype)
+    return (jnp.where((t <= ((-1) + _v4)), jnp.where((t <= ((-1) + _v3)), _v0*_v1/_v2, jnp.where((t <= ((-1) + _v5)), _v0, _v0*((-10.0*_v8/_v9 + 10.0 - 10.0*jnp.maximum(_v2, _v10)/_v9)/(1.0 + 3.1622776601683795*jnp.sqrt((10.0*_v8 - 9.0*_v9 + 10.0*jnp.maximum(_v2, _v10)) / 10.0)/jnp.sqrt(_v9))))), 0.0)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}

@@ -21,7 +21,7 @@ def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000):
         if (t < (-((-(9*total)) // (10)))):
             return peak
         t = t - ((-((-(9*total)) // (10))))
-        return peak*(1 - math.sqrt(10)*math.sqrt((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/math.sqrt(total))
+        return peak*((-10*t/total + 10 - 10*(-((-(9*total)) // (10)))/total)/(1 + math.sqrt(10)*math.sqrt((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/math.sqrt(total)))
     return 0
 
 

@@ -23,7 +23,7 @@ def _reference_lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000):
         if (t < (-((-(9*total)) // (10)))):
             return peak
         t = t - ((-((-(9*total)) // (10))))
-        return peak*(1 - math.sqrt(10)*math.sqrt((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/math.sqrt(total))
+        return peak*((-10*t/total + 10 - 10*(-((-(9*total)) // (10)))/total)/(1 + math.sqrt(10)*math.sqrt((10*t - 9*total + 10*(-((-(9*total)) // (10)))) / 10)/math.sqrt(total)))
     return 0
 
 
@@ -57,7 +57,7 @@ def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000, _dtype=torch.float64, _c
     _v9 = (_v5).to(_compute)
     _v10 = torch.clamp(torch.clamp(_v7, min=0.0), max=_v8 - torch.maximum(_v2, _v9) + (-1.0))
     _v11 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v4), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), _v0, _v0*(1.0 - 3.1622776601683795*torch.sqrt((10.0*_v10 - 9.0*_v8 + 10.0*torch.maximum(_v2, _v9)) / 10.0)/torch.sqrt(_v8)))), _v11)).to(_dtype)
+    return (torch.where((t < _v4), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), _v0, _v0*((-10.0*_v10/_v8 + 10.0 - 10.0*torch.maximum(_v2, _v9)/_v8)/(1.0 + 3.1622776601683795*torch.sqrt((10.0*_v10 - 9.0*_v8 + 10.0*torch.maximum(_v2, _v9)) / 10.0)/torch.sqrt(_v8))))), _v11)).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

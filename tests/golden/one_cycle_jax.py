@@ -14,13 +14,14 @@ def lr(t, *, total=10000, _dtype=None):
     _v0 = jnp.asarray(total, _i)
     _v1 = (_v0 // 4)
     _v2 = jnp.clip(t, 0, jnp.minimum(((-1) + _v0), ((-1) + _v1)))
-    _v3 = _v2.astype(_f)
-    _v4 = jnp.asarray(total, _f)
-    _v5 = (t - _v1)
-    _v6 = jnp.clip(_v5, 0, ((-1) + _v0 + ((-1)*_v1)))
-    _v7 = _v6.astype(_f)
-    _v8 = (_v1).astype(_f)
-    return (jnp.where((t <= ((-1) + _v0)), jnp.where((t <= ((-1) + _v1)), 0.00156 - 0.00144*jnp.cos(3.141592653589793*_v3/((_v4 + (-4.0)) / 4.0)), (0.001499994)*jnp.cos(4.188790204786391*((4.0*_v7 - _v4 + 4.0*_v8 + 4.0) / 4.0)/_v4) + 0.001500006), 1.2e-08)).astype(_f if _dtype is None else _dtype)
+    _v3 = ((2*_v2) % ((-4) + _v0))
+    _v4 = (_v3).astype(_f)
+    _v5 = jnp.asarray(total, _f)
+    _v6 = (t - _v1)
+    _v7 = jnp.clip(_v6, 0, ((-1) + _v0 + ((-1)*_v1)))
+    _v8 = ((4 + ((-1)*_v0) + (4*_v7) + (4*_v1)) % (6*_v0))
+    _v9 = ((((-2)*_v8) + (6*_v0))).astype(_f)
+    return (jnp.where((t <= ((-1) + _v0)), jnp.where((t <= ((-1) + _v1)), (0.00288)*jnp.sin((3.141592653589793/(_v5 + (-4.0)))*jnp.minimum(_v4, _v5 - (_v4) + (-4.0)))**2 + 0.00012, (0.002999988)*jnp.sin((0.26179938779914946/_v5)*_v9)**2 + 1.2e-08), 1.2e-08)).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr}

@@ -6,9 +6,9 @@ import math
 def lr(t, *, total=10000):
     if (t < total):
         if (t <= ((total) // (4)) - 1):
-            return (39/25000) - (9/6250)*math.cos(math.pi*t/((total - 4) / 4))
+            return ((9/3125))*math.sin((math.pi / (total - 4))*(min(((2*t) % (total - 4)), total - (((2*t) % (total - 4))) - 4)))**2 + (3/25000)
         if (t <= total - 1):
-            return ((749997/500000000))*math.cos(((4/3))*math.pi*((4*t - total + 4) / 4)/total) + (750003/500000000)
+            return ((749997/250000000))*math.sin((math.pi / (12*total))*(6*total - 2*((4*t - total + 4) % (6*total))))**2 + (3/250000000)
         return (3/250000000)
     return (3/250000000)
 

@@ -8,26 +8,27 @@ import torch
 def _reference_lr(t, *, total=10000):
     if (t < total):
         if (t <= ((total) // (4)) - 1):
-            return (39/25000) - (9/6250)*math.cos(math.pi*t/((total - 4) / 4))
+            return ((9/3125))*math.sin((math.pi / (total - 4))*(min(((2*t) % (total - 4)), total - (((2*t) % (total - 4))) - 4)))**2 + (3/25000)
         if (t <= total - 1):
-            return ((749997/500000000))*math.cos(((4/3))*math.pi*((4*t - total + 4) / 4)/total) + (750003/500000000)
+            return ((749997/250000000))*math.sin((math.pi / (12*total))*(6*total - 2*((4*t - total + 4) % (6*total))))**2 + (3/250000000)
         return (3/250000000)
     return (3/250000000)
 
 
 def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
-    _v0 = t.to(_compute)
-    _v1 = torch.full((), total, dtype=_compute, device=_dev)
-    _v2 = torch.full((), total, dtype=torch.int64, device=_dev)
-    _v3 = torch.div(_v2, 4, rounding_mode='floor')
+    _v0 = torch.full((), total, dtype=torch.int64, device=_dev)
+    _v1 = torch.div(_v0, 4, rounding_mode='floor')
+    _v2 = torch.clamp(torch.clamp(t, min=0), max=torch.minimum(((-1) + (_v0)), ((-1) + (_v1))))
+    _v3 = torch.remainder(((2)*(_v2)), ((-4) + (_v0)))
     _v4 = (_v3).to(_compute)
-    _v5 = torch.clamp(torch.clamp(_v0, min=0.0), max=torch.minimum(_v1 + (-1.0), _v4 + (-1.0)))
-    _v6 = (t - (_v3))
-    _v7 = _v6.to(_compute)
-    _v8 = torch.clamp(torch.clamp(_v7, min=0.0), max=_v1 - _v4 + (-1.0))
-    _v9 = torch.full((), 1.2e-08, dtype=_compute, device=_dev)
-    return (torch.where((t < _v2), torch.where((t <= ((-1) + (_v3))), 0.00156 - 0.00144*torch.cos(3.141592653589793*_v5/((_v1 + (-4.0)) / 4.0)), (0.001499994)*torch.cos(4.188790204786391*((4.0*_v8 - _v1 + 4.0*_v4 + 4.0) / 4.0)/_v1) + 0.001500006), _v9)).to(_dtype)
+    _v5 = torch.full((), total, dtype=_compute, device=_dev)
+    _v6 = (t - (_v1))
+    _v7 = torch.clamp(torch.clamp(_v6, min=0), max=((-1) + (_v0) + (((-1)*(_v1)))))
+    _v8 = torch.remainder(((4) + (((-1)*(_v0))) + (((4)*(_v7))) + (((4)*(_v1)))), ((6)*(_v0)))
+    _v9 = (((((-2)*(_v8))) + (((6)*(_v0))))).to(_compute)
+    _v10 = torch.full((), 1.2e-08, dtype=_compute, device=_dev)
+    return (torch.where((t < _v0), torch.where((t <= ((-1) + (_v1))), (0.00288)*torch.sin((3.141592653589793/(_v5 + (-4.0)))*torch.minimum(_v4, _v5 - (_v4) + (-4.0)))**2 + 0.00012, (0.002999988)*torch.sin((0.26179938779914946/_v5)*_v9)**2 + 1.2e-08), _v10)).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

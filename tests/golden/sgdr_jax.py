@@ -32,7 +32,7 @@ def lr(t, *, _dtype=None):
     _v0 = _restart_index(t, 1000, 2)
     _v1 = (_v0).astype(_f)
     _v2 = t.astype(_f)
-    return ((0.024995)*jnp.cos(0.0031415926535897933*jnp.power(2.0, -_v1)*(-1000.0*jnp.power(2.0, _v1) + _v2 + 1000.0)) + 0.025005).astype(_f if _dtype is None else _dtype)
+    return ((0.04999)*jnp.cos(0.0015707963267948967*jnp.power(2.0, -_v1)*(-1000.0*jnp.power(2.0, _v1) + _v2 + 1000.0))**2 + 1e-05).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr}

@@ -18,7 +18,7 @@ def _pow(base, exponent):
 
 
 def lr(t):
-    return ((4999/200000))*math.cos(((1/1000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
+    return ((4999/100000))*math.cos(((1/2000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000))**2 + (1/100000)
 
 
 SCHEDULES = {'lr': lr}

@@ -22,7 +22,7 @@ def _pow(base, exponent):
 
 
 def _reference_lr(t):
-    return ((4999/200000))*math.cos(((1/1000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000)) + (5001/200000)
+    return ((4999/100000))*math.cos(((1/2000))*_pow(2, -_restart_index(t, 1000, 2))*math.pi*(-1000*_pow(2, _restart_index(t, 1000, 2)) + t + 1000))**2 + (1/100000)
 
 
 def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
@@ -33,7 +33,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _v3 = torch.full((), 2, dtype=torch.int64, device=_dev)
     _v4 = _v2 - (torch.div((1000)*(torch.pow(_v3, _v2) - 1), (2) - 1, rounding_mode='floor') > (t)).to(torch.int64) + (torch.div((1000)*(torch.pow(_v3, _v2 + 1) - 1), (2) - 1, rounding_mode='floor') <= (t)).to(torch.int64)
     _v5 = (_v4).to(_compute)
-    return ((0.024995)*torch.cos(0.0031415926535897933*torch.pow(_v0, -_v5)*(-1000.0*torch.pow(_v0, _v5) + _v1 + 1000.0)) + 0.025005).to(_dtype)
+    return ((0.04999)*torch.cos(0.0015707963267948967*torch.pow(_v0, -_v5)*(-1000.0*torch.pow(_v0, _v5) + _v1 + 1000.0))**2 + 1e-05).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

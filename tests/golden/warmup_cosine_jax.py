@@ -14,8 +14,8 @@ def lr(t, *, _dtype=None):
     _v0 = t.astype(_f)
     _v1 = (t - 500)
     _v2 = jnp.clip(_v1, 0, 499)
-    _v3 = _v2.astype(_f)
-    return (jnp.where((t <= 499), (2e-06)*_v0, jnp.where((t <= 999), (0.00045)*jnp.cos(0.006283185307179587*_v3) + 0.00055, 0.0001))).astype(_f if _dtype is None else _dtype)
+    _v3 = ((1000 + ((-2)*_v2))).astype(_f)
+    return (jnp.where((t <= 499), (2e-06)*_v0, jnp.where((t <= 999), (0.0009)*jnp.sin(0.0015707963267948967*_v3)**2 + 0.0001, 0.0001))).astype(_f if _dtype is None else _dtype)
 
 
 SCHEDULES = {'lr': lr}

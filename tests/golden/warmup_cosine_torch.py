@@ -10,7 +10,7 @@ def _reference_lr(t):
         return ((1/500000))*t
     if t < 1000:
         t = t - (500)
-        return ((9/20000))*math.cos(((1/500))*math.pi*t) + (11/20000)
+        return ((9/10000))*math.sin(0.0015707963267948967*(1000 - 2*((t) % (1000))))**2 + (1/10000)
     return (1/10000)
 
 
@@ -18,10 +18,10 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = t.to(_compute)
     _v1 = (t - (500))
-    _v2 = _v1.to(_compute)
-    _v3 = torch.clamp(torch.clamp(_v2, min=0.0), max=499.0)
+    _v2 = torch.clamp(torch.clamp(_v1, min=0), max=499)
+    _v3 = (((1000) + (((-2)*(_v2))))).to(_compute)
     _v4 = torch.full((), 0.0001, dtype=_compute, device=_dev)
-    return (torch.where((t < 500), (2e-06)*_v0, torch.where((t < 1000), (0.00045)*torch.cos(0.006283185307179587*_v3) + 0.00055, _v4))).to(_dtype)
+    return (torch.where((t < 500), (2e-06)*_v0, torch.where((t < 1000), (0.0009)*torch.sin(0.0015707963267948967*_v3)**2 + 0.0001, _v4))).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
