@@ -1,0 +1,193 @@
+"""Reading a checkpoint's scheduler state without running anything in it (SPEC §10).
+
+A checkpoint is a pickle, and a pickle is a program: ``torch.load`` without
+``weights_only`` runs whatever its ``GLOBAL``/``REDUCE`` opcodes name.  Here the
+pickle is first *scanned* (``pickletools.genops`` reads opcodes, it executes
+none): every import it would make must be one a scheduler state needs
+(``collections.Counter`` for ``MultiStepLR``'s milestones, torch's tensor
+rebuilders), else the file is refused naming the import and its byte offset.
+Only then is it read with ``torch.load(weights_only=True, map_location="cpu")``,
+torch's own restricted unpickler, so both guards must fail for code to run.
+The pickle itself is bounded by ``limits.MAX_STATE_BYTES``; tensors in a zip
+checkpoint (a Lightning ``.ckpt`` holds the model's weights) are mapped, not read.
+
+What comes back is a ``State``: the step, the lr the state last set, and the
+scheduler state dicts, whatever wrote them (a ``torch.save(scheduler.state_dict())``
+file, an HF ``Trainer`` ``checkpoint-N/`` folder, a Lightning ``.ckpt``).
+"""
+
+from __future__ import annotations
+
+import json
+import pickletools
+import warnings
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import SchedlangError
+from .limits import MAX_STATE_BYTES
+
+#: Imports a scheduler state's pickle may make (``module name`` as ``GLOBAL`` spells them).
+SAFE_GLOBALS = frozenset({
+    "collections Counter", "collections OrderedDict", "builtins set", "builtins frozenset",
+    "torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_parameter", "torch Size",
+    "torch._tensor _rebuild_from_type_v2", "torch device",
+    *(f"torch {kind}Storage" for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int",
+                                          "Short", "Char", "Byte", "Bool")),
+    *(f"torch {dtype}" for dtype in ("float32", "float64", "float16", "bfloat16", "int64", "int32",
+                                      "int16", "int8", "uint8", "bool")),
+})
+_STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8", "SHORT_BINSTRING",
+            "BINSTRING", "STRING"}
+
+HINT_SAFE = ("schedlang reads checkpoints as data only (torch.load(weights_only=True)); save the "
+             "scheduler's state_dict(), not the scheduler object")
+
+
+@dataclass
+class State:
+    """One checkpoint's scheduler state.
+
+    ``kind``: ``torch`` (a saved ``state_dict``), ``hf`` (a Trainer checkpoint folder) or
+    ``lightning``; ``scheduler``: the state dict of the scheduler; ``extra``: facts the
+    folder adds (HF's ``global_step``).
+    """
+
+    path: str
+    kind: str
+    scheduler: dict
+    extra: dict = field(default_factory=dict)
+
+
+def read_state(path) -> State:
+    """The scheduler state at ``path`` (a file or an HF checkpoint folder), read as data."""
+    path = Path(path)
+    if path.is_dir():
+        return _hf_folder(path)
+    data = load(path)
+    if not isinstance(data, dict):
+        raise SchedlangError(f"{path} holds a {type(data).__name__}, not a scheduler state dict",
+                             hint="save it with torch.save(scheduler.state_dict(), path)")
+    if "lr_schedulers" in data:
+        return _lightning(path, data)
+    return State(str(path), "torch", data)
+
+
+def load(path: Path):
+    """``torch.load(path, weights_only=True)`` after the opcode scan; every failure a
+    ``SchedlangError`` naming the file."""
+    pickle_bytes = _pickle_bytes(path)
+    _scan(pickle_bytes, path)
+    import torch
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns about pickle protocols it reads fine
+            return torch.load(path, weights_only=True, map_location="cpu",
+                              mmap=zipfile.is_zipfile(path))
+    except Exception as exc:  # noqa: BLE001 - the boundary where a hostile file's error becomes ours
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SchedlangError(f"{path}: torch cannot read this checkpoint as data: {first[:300]}",
+                             hint=HINT_SAFE) from None
+
+
+def _pickle_bytes(path: Path) -> bytes:
+    """The pickle of a checkpoint: the file itself, or ``*/data.pkl`` of torch's zip format."""
+    try:
+        size = path.stat().st_size
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [i for i in archive.infolist() if i.filename.endswith("/data.pkl")]
+                if len(names) != 1:
+                    raise SchedlangError(f"{path} is a zip file but not a torch checkpoint "
+                                         "(it has no single .../data.pkl)", hint=HINT_SAFE)
+                info = names[0]
+                _check_size(path, info.file_size, "its pickle")
+                return archive.read(info)
+        _check_size(path, size, "it")
+        with open(path, "rb") as handle:
+            if handle.read(4) == b"PK\x03\x04":
+                raise SchedlangError(f"{path} is a damaged or truncated zip checkpoint "
+                                     "(no central directory)", hint="save it again")
+            handle.seek(0)
+            return handle.read(MAX_STATE_BYTES + 1)
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+        raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+                             hint=HINT_SAFE) from None
+
+
+def _check_size(path: Path, size: int, what: str) -> None:
+    if size > MAX_STATE_BYTES:
+        raise SchedlangError(f"{path}: {what} is {size} bytes; a scheduler state is read only up "
+                             f"to {MAX_STATE_BYTES} bytes", hint="pass the file that holds the "
+                             "scheduler's state_dict() alone")
+
+
+def _scan(data: bytes, path: Path) -> None:
+    """Refuse a pickle that imports anything outside ``SAFE_GLOBALS`` (read, never run)."""
+    strings: list[str] = []
+    try:
+        for opcode, arg, offset in pickletools.genops(data):
+            if opcode.name in _STRINGS:
+                strings = (strings + [arg if isinstance(arg, str) else repr(arg)])[-2:]
+            elif opcode.name in ("GLOBAL", "INST"):
+                _allowed(str(arg), offset, path)
+            elif opcode.name == "STACK_GLOBAL":
+                _allowed(" ".join(strings) if len(strings) == 2 else "<computed name>", offset, path)
+            if opcode.name == "STOP":
+                return
+    except SchedlangError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pickletools' errors on a damaged file
+        raise SchedlangError(f"{path}: not a readable pickle ({exc})", hint=HINT_SAFE) from None
+    raise SchedlangError(f"{path}: the pickle is truncated (no STOP opcode)", hint=HINT_SAFE)
+
+
+def _allowed(name: str, offset: int, path: Path) -> None:
+    if name not in SAFE_GLOBALS:
+        shown = name.replace(" ", ".")[:120]
+        raise SchedlangError(f"{path}: refused: the pickle imports {shown!r} (at byte {offset}); "
+                             "a scheduler state needs no code, and nothing in it was run",
+                             hint=HINT_SAFE)
+
+
+def _hf_folder(path: Path) -> State:
+    """An HF ``Trainer`` checkpoint folder: ``scheduler.pt`` and ``trainer_state.json``."""
+    scheduler, trainer_state = path / "scheduler.pt", path / "trainer_state.json"
+    missing = [p.name for p in (scheduler, trainer_state) if not p.is_file()]
+    if missing:
+        raise SchedlangError(f"{path} is a folder without {' and '.join(missing)}",
+                             hint="give an HF Trainer checkpoint folder (checkpoint-N/), or the "
+                                  "file torch.save(scheduler.state_dict()) wrote")
+    data = load(scheduler)
+    if not isinstance(data, dict):
+        raise SchedlangError(f"{scheduler} holds a {type(data).__name__}, not a scheduler state dict")
+    try:
+        with open(trainer_state, "rb") as handle:
+            raw = handle.read(MAX_STATE_BYTES + 1)
+        _check_size(trainer_state, len(raw), "it")
+        info = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SchedlangError(f"cannot read {trainer_state}: {exc}") from None
+    step = info.get("global_step") if isinstance(info, dict) else None
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise SchedlangError(f"{trainer_state} has no whole global_step")
+    extra = {"global_step": step}
+    if isinstance(info.get("max_steps"), int):
+        extra["max_steps"] = info["max_steps"]
+    return State(str(path), "hf", data, extra)
+
+
+def _lightning(path: Path, data: dict) -> State:
+    schedulers = data["lr_schedulers"]
+    if not isinstance(schedulers, list) or not schedulers:
+        raise SchedlangError(f"{path}: the checkpoint's lr_schedulers is empty",
+                             hint="configure_optimizers returned no lr scheduler")
+    if len(schedulers) > 1:
+        raise SchedlangError(f"{path}: the checkpoint has {len(schedulers)} lr schedulers; "
+                             "schedlang resume checks one")
+    if not isinstance(schedulers[0], dict):
+        raise SchedlangError(f"{path}: lr_schedulers[0] is not a state dict")
+    extra = {k: data[k] for k in ("global_step", "epoch") if isinstance(data.get(k), int)}
+    return State(str(path), "lightning", schedulers[0], extra)
