@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,7 @@ class ResumeVerdict:
     described: str = ""
     kind: str = "torch"
     extra: dict = dataclasses.field(default_factory=dict)
+    notes: tuple = ()
 
     def __bool__(self) -> bool:
         return self.status == "equivalent"
@@ -363,8 +365,8 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
 
     params = dict(params or {})
     state = read_state(state_path)
-    where = {"hf": f"{state.path}/scheduler.pt", "lightning": f"{state.path}: lr_schedulers[0]"}.get(
-        state.kind, str(state.path))
+    where = f"'{state.path}': " + {"hf": "scheduler.pt state", "lightning": "lr_schedulers[0]"}.get(
+        state.kind, "state")
     original = original_of(state.scheduler, where)
     if was is None and original.source is None:
         raise SchedlangError(f"cannot recover the original schedule: {original.why}",
@@ -393,9 +395,14 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     if ce is not None:
         ce = dataclasses.replace(ce, step=ce.step + step)
     extra = dict(state.extra)
+    notes = []
+    if state.kind == "hf" and extra.get("global_step") != step:
+        notes.append(f"the scheduler has stepped {step} times but the Trainer's global_step is "
+                     f"{extra.get('global_step')}: it was stepped outside the training loop, or twice "
+                     "per step")
     source = str(was) if was is not None and isinstance(was, (str, Path)) else original.source or ""
     return ResumeVerdict(verdict.status, step, last_lr, new_lr, ce, verdict.method, verdict.reason,
-                         source, original_from, original.described, state.kind, extra)
+                         source, original_from, original.described, state.kind, extra, tuple(notes))
 
 
 def _from_step(expr: sp.Expr, step: int) -> sp.Expr:
@@ -411,9 +418,6 @@ def _value(schedule, step: int, what: str) -> float:
         raise SchedlangError(f"{what} has the unbound parameter '{free[0]}'",
                              hint=f"bind it with -D {free[0]}=VALUE (params= in Python)")
     return float(schedule(step))
-
-
-_SOURCE_SUFFIXES = (".sched",)
 
 
 def _schedule(x, params: dict, role: str):
@@ -435,8 +439,13 @@ def _schedule(x, params: dict, role: str):
     return pick_schedule(x, params, f"<{role}>")
 
 
+#: Suffixes that make a string a path (``.sched`` and what ``schedlang import`` reads), not source.
+PATH_SUFFIXES = (".sched", ".yaml", ".yml", ".json", ".toml", ".py", ".sh", ".txt", ".args", ".flags",
+                 ".cmd")
+
+
 def _looks_like_path(text: str) -> bool:
-    return "\n" not in text and ("=" not in text and "(" not in text or Path(text).is_file())
+    return "\n" not in text and (Path(text).suffix.lower() in PATH_SUFFIXES or Path(text).is_file())
 
 
 
@@ -451,6 +460,8 @@ def run_command(state: str, new: str, was: str | None, params: dict, as_json: bo
     with progress(f"checking {new} against {state}"):
         verdict = resume_check(state, new, was=was, params=params)
     code = 0 if verdict.equivalent else 1 if verdict.different else 2
+    for note in verdict.notes:
+        print(f"warning: {note}", file=sys.stderr)
     if as_json:
         from . import cli_json
 
@@ -489,4 +500,4 @@ def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict)
             "original": verdict.original_source if verdict.original_from == "state" else None,
             "step": verdict.step, "last_lr": verdict.last_lr, "new_lr": verdict.new_lr,
             "verdict": verdict.status, "method": verdict.method, "reason": verdict.reason,
-            "counterexample": counterexample, "checkpoint": verdict.extra}
+            "counterexample": counterexample, "checkpoint": verdict.extra, "notes": list(verdict.notes)}

@@ -67,18 +67,25 @@ def read_state(path) -> State:
         return _hf_folder(path)
     data = load(path)
     if not isinstance(data, dict):
-        raise SchedlangError(f"{path} holds a {type(data).__name__}, not a scheduler state dict",
+        raise SchedlangError(f"{_quoted(path)} holds a {type(data).__name__}, not a scheduler state dict",
                              hint="save it with torch.save(scheduler.state_dict(), path)")
     if "lr_schedulers" in data:
         return _lightning(path, data)
     return State(str(path), "torch", data)
 
 
-def load(path: Path):
+def _quoted(path: Path, inner: str = "") -> str:
+    """How a message names the file: ``'PATH'`` as given (so the CLI's caret points at that
+    argument), and the file inside an HF folder after it."""
+    return f"'{path}'" + (f" ({inner})" if inner else "")
+
+
+def load(path: Path, shown: str | None = None):
     """``torch.load(path, weights_only=True)`` after the opcode scan; every failure a
-    ``SchedlangError`` naming the file."""
-    pickle_bytes = _pickle_bytes(path)
-    _scan(pickle_bytes, path)
+    ``SchedlangError`` naming the file (``shown``: how, default ``'path'``)."""
+    shown = shown or _quoted(path)
+    pickle_bytes = _pickle_bytes(path, shown)
+    _scan(pickle_bytes, shown)
     import torch
 
     try:
@@ -88,11 +95,11 @@ def load(path: Path):
                               mmap=zipfile.is_zipfile(path))
     except Exception as exc:  # noqa: BLE001 - the boundary where a hostile file's error becomes ours
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SchedlangError(f"{path}: torch cannot read this checkpoint as data: {first[:300]}",
+        raise SchedlangError(f"{shown}: torch cannot read this checkpoint as data: {first[:300]}",
                              hint=HINT_SAFE) from None
 
 
-def _pickle_bytes(path: Path) -> bytes:
+def _pickle_bytes(path: Path, shown: str) -> bytes:
     """The pickle of a checkpoint: the file itself, or ``*/data.pkl`` of torch's zip format."""
     try:
         size = path.stat().st_size
@@ -100,31 +107,31 @@ def _pickle_bytes(path: Path) -> bytes:
             with zipfile.ZipFile(path) as archive:
                 names = [i for i in archive.infolist() if i.filename.endswith("/data.pkl")]
                 if len(names) != 1:
-                    raise SchedlangError(f"{path} is a zip file but not a torch checkpoint "
+                    raise SchedlangError(f"{shown} is a zip file but not a torch checkpoint "
                                          "(it has no single .../data.pkl)", hint=HINT_SAFE)
                 info = names[0]
-                _check_size(path, info.file_size, "its pickle")
+                _check_size(shown, info.file_size, "its pickle")
                 return archive.read(info)
-        _check_size(path, size, "it")
+        _check_size(shown, size, "it")
         with open(path, "rb") as handle:
             if handle.read(4) == b"PK\x03\x04":
-                raise SchedlangError(f"{path} is a damaged or truncated zip checkpoint "
+                raise SchedlangError(f"{shown} is a damaged or truncated zip checkpoint "
                                      "(no central directory)", hint="save it again")
             handle.seek(0)
             return handle.read(MAX_STATE_BYTES + 1)
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
-        raise SchedlangError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}",
+        raise SchedlangError(f"cannot read {shown}: {getattr(exc, 'strerror', None) or exc}",
                              hint=HINT_SAFE) from None
 
 
-def _check_size(path: Path, size: int, what: str) -> None:
+def _check_size(shown: str, size: int, what: str) -> None:
     if size > MAX_STATE_BYTES:
-        raise SchedlangError(f"{path}: {what} is {size} bytes; a scheduler state is read only up "
+        raise SchedlangError(f"{shown}: {what} is {size} bytes; a scheduler state is read only up "
                              f"to {MAX_STATE_BYTES} bytes", hint="pass the file that holds the "
                              "scheduler's state_dict() alone")
 
 
-def _scan(data: bytes, path: Path) -> None:
+def _scan(data: bytes, shown: str) -> None:
     """Refuse a pickle that imports anything outside ``SAFE_GLOBALS`` (read, never run)."""
     strings: list[str] = []
     try:
@@ -132,22 +139,22 @@ def _scan(data: bytes, path: Path) -> None:
             if opcode.name in _STRINGS:
                 strings = (strings + [arg if isinstance(arg, str) else repr(arg)])[-2:]
             elif opcode.name in ("GLOBAL", "INST"):
-                _allowed(str(arg), offset, path)
+                _allowed(str(arg), offset, shown)
             elif opcode.name == "STACK_GLOBAL":
-                _allowed(" ".join(strings) if len(strings) == 2 else "<computed name>", offset, path)
+                _allowed(" ".join(strings) if len(strings) == 2 else "<computed name>", offset, shown)
             if opcode.name == "STOP":
                 return
     except SchedlangError:
         raise
     except Exception as exc:  # noqa: BLE001 - pickletools' errors on a damaged file
-        raise SchedlangError(f"{path}: not a readable pickle ({exc})", hint=HINT_SAFE) from None
-    raise SchedlangError(f"{path}: the pickle is truncated (no STOP opcode)", hint=HINT_SAFE)
+        raise SchedlangError(f"{shown}: not a readable pickle ({exc})", hint=HINT_SAFE) from None
+    raise SchedlangError(f"{shown}: the pickle is truncated (no STOP opcode)", hint=HINT_SAFE)
 
 
-def _allowed(name: str, offset: int, path: Path) -> None:
+def _allowed(name: str, offset: int, shown: str) -> None:
     if name not in SAFE_GLOBALS:
-        shown = name.replace(" ", ".")[:120]
-        raise SchedlangError(f"{path}: refused: the pickle imports {shown!r} (at byte {offset}); "
+        dotted = name.replace(" ", ".")[:120]
+        raise SchedlangError(f"{shown}: refused: the pickle imports {dotted!r} (at byte {offset}); "
                              "a scheduler state needs no code, and nothing in it was run",
                              hint=HINT_SAFE)
 
@@ -157,22 +164,23 @@ def _hf_folder(path: Path) -> State:
     scheduler, trainer_state = path / "scheduler.pt", path / "trainer_state.json"
     missing = [p.name for p in (scheduler, trainer_state) if not p.is_file()]
     if missing:
-        raise SchedlangError(f"{path} is a folder without {' and '.join(missing)}",
+        raise SchedlangError(f"{_quoted(path)} is a folder without {' and '.join(missing)}",
                              hint="give an HF Trainer checkpoint folder (checkpoint-N/), or the "
                                   "file torch.save(scheduler.state_dict()) wrote")
-    data = load(scheduler)
+    data = load(scheduler, _quoted(path, scheduler.name))
     if not isinstance(data, dict):
-        raise SchedlangError(f"{scheduler} holds a {type(data).__name__}, not a scheduler state dict")
+        raise SchedlangError(f"{_quoted(path, scheduler.name)} holds a {type(data).__name__}, "
+                             "not a scheduler state dict")
     try:
         with open(trainer_state, "rb") as handle:
             raw = handle.read(MAX_STATE_BYTES + 1)
-        _check_size(trainer_state, len(raw), "it")
+        _check_size(_quoted(path, trainer_state.name), len(raw), "it")
         info = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SchedlangError(f"cannot read {trainer_state}: {exc}") from None
+        raise SchedlangError(f"cannot read {_quoted(path, trainer_state.name)}: {exc}") from None
     step = info.get("global_step") if isinstance(info, dict) else None
     if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise SchedlangError(f"{trainer_state} has no whole global_step")
+        raise SchedlangError(f"{_quoted(path, trainer_state.name)} has no whole global_step")
     extra = {"global_step": step}
     if isinstance(info.get("max_steps"), int):
         extra["max_steps"] = info["max_steps"]
@@ -182,12 +190,12 @@ def _hf_folder(path: Path) -> State:
 def _lightning(path: Path, data: dict) -> State:
     schedulers = data["lr_schedulers"]
     if not isinstance(schedulers, list) or not schedulers:
-        raise SchedlangError(f"{path}: the checkpoint's lr_schedulers is empty",
+        raise SchedlangError(f"{_quoted(path)}: the checkpoint's lr_schedulers is empty",
                              hint="configure_optimizers returned no lr scheduler")
     if len(schedulers) > 1:
-        raise SchedlangError(f"{path}: the checkpoint has {len(schedulers)} lr schedulers; "
+        raise SchedlangError(f"{_quoted(path)}: the checkpoint has {len(schedulers)} lr schedulers; "
                              "schedlang resume checks one")
     if not isinstance(schedulers[0], dict):
-        raise SchedlangError(f"{path}: lr_schedulers[0] is not a state dict")
+        raise SchedlangError(f"{_quoted(path)}: lr_schedulers[0] is not a state dict")
     extra = {k: data[k] for k in ("global_step", "epoch") if isinstance(data.get(k), int)}
     return State(str(path), "lightning", schedulers[0], extra)

@@ -405,3 +405,46 @@ def test_unbound_new_schedule_asks_for_d(tmp_path, capsys):
     new = _write(tmp_path, "n.sched", "param total: int\nschedule lr = cosine(0.1, 0, total)\n")
     code, _, err = _run(capsys, "resume", state, new)
     assert code == 2 and "-D total=" in err
+
+
+RECOVERABLE = {
+    "StepLR": lambda o: tl.StepLR(o, step_size=3, gamma=0.7),
+    "MultiStepLR": lambda o: tl.MultiStepLR(o, [2, 9], gamma=0.3),
+    "ConstantLR": lambda o: tl.ConstantLR(o, factor=0.25, total_iters=6),
+    "LinearLR": lambda o: tl.LinearLR(o, start_factor=0.2, end_factor=0.9, total_iters=7),
+    "ExponentialLR": lambda o: tl.ExponentialLR(o, gamma=0.95),
+    "PolynomialLR": lambda o: tl.PolynomialLR(o, total_iters=12, power=2.0),
+    "CosineAnnealingLR": lambda o: tl.CosineAnnealingLR(o, T_max=10, eta_min=0.01),
+    "CosineAnnealingWarmRestarts": lambda o: tl.CosineAnnealingWarmRestarts(o, T_0=5, T_mult=2, eta_min=0.01),
+    "SequentialLR": lambda o: tl.SequentialLR(
+        o, [tl.ConstantLR(o, factor=0.5, total_iters=3), tl.ExponentialLR(o, gamma=0.9)], milestones=[3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECOVERABLE))
+def test_recovered_schedule_is_torchs_at_every_step(tmp_path, name):
+    """The schedule rebuilt from a state gives torch's own lr at every step of the run."""
+    from schedlang.resume import original_of
+
+    make = RECOVERABLE[name]
+    state = torch.load(_save_state(tmp_path / "s.pt", make, 4), weights_only=True)
+    original = original_of(state, "state")
+    assert original.step == 4 and original.described.startswith(f"torch {name}")
+    recovered = schedlang.compile(original.source)["lr"]
+    for step, lr in enumerate(_lrs(make, 40)):
+        assert recovered(step) == pytest.approx(lr, rel=1e-9, abs=1e-15), (name, step)
+
+
+def test_hf_scheduler_stepped_twice_is_noted(hf_checkpoint, tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "checkpoint-10"
+    shutil.copytree(hf_checkpoint, folder)
+    state = torch.load(folder / "scheduler.pt", weights_only=True)
+    state["last_epoch"] += 1
+    state["_last_lr"] = [_hf_lrs()[11]]
+    torch.save(state, folder / "scheduler.pt")
+    was = _write(tmp_path, "was.json", json.dumps(HF_ARGS))
+    code, out, err = _run(capsys, "resume", folder, was, "--was", was)
+    assert code == 0 and "step:     11" in out
+    assert "warning: the scheduler has stepped 11 times but the Trainer's global_step is 10" in err
