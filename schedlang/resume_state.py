@@ -3,8 +3,8 @@
 A checkpoint is a pickle, and a pickle is a program: ``torch.load`` without
 ``weights_only`` runs whatever its ``GLOBAL``/``REDUCE`` opcodes name.  Here the
 pickle is first *scanned* (``pickletools.genops`` reads opcodes, it executes
-none): every import it would make must be one a scheduler state needs
-(``collections.Counter`` for ``MultiStepLR``'s milestones, torch's tensor
+none): every import it would make must be one torch's restricted unpickler
+allows (``collections.Counter`` for ``MultiStepLR``'s milestones, tensor
 rebuilders), else the file is refused naming the import and its byte offset.
 Only then is it read with ``torch.load(weights_only=True, map_location="cpu")``,
 torch's own restricted unpickler, so both guards must fail for code to run.
@@ -28,15 +28,14 @@ from pathlib import Path
 from .errors import SchedlangError
 from .limits import MAX_STATE_BYTES
 
-#: Imports a scheduler state's pickle may make (``module name`` as ``GLOBAL`` spells them).
+#: Imports a scheduler state's pickle may make (``module name``, as ``GLOBAL`` spells them)
+#: when torch does not list its own (``allowed_globals``).
 SAFE_GLOBALS = frozenset({
-    "collections Counter", "collections OrderedDict", "builtins set", "builtins frozenset",
-    "torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_parameter", "torch Size",
-    "torch._tensor _rebuild_from_type_v2", "torch device",
+    "collections Counter", "collections OrderedDict", "builtins set", "torch Size",
+    "torch._utils _rebuild_tensor_v2", "torch._utils _rebuild_parameter",
+    "torch._tensor _rebuild_from_type_v2",
     *(f"torch {kind}Storage" for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int",
                                           "Short", "Char", "Byte", "Bool")),
-    *(f"torch {dtype}" for dtype in ("float32", "float64", "float16", "bfloat16", "int64", "int32",
-                                      "int16", "int8", "uint8", "bool")),
 })
 _STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8", "SHORT_BINSTRING",
             "BINSTRING", "STRING"}
@@ -85,8 +84,9 @@ def load(path: Path, shown: str | None = None):
     ``SchedlangError`` naming the file (``shown``: how, default ``'path'``)."""
     shown = shown or _quoted(path)
     pickle_bytes = _pickle_bytes(path, shown)
-    _scan(pickle_bytes, shown)
     import torch
+
+    _scan(pickle_bytes, shown, allowed_globals())
 
     try:
         with warnings.catch_warnings():
@@ -97,6 +97,21 @@ def load(path: Path, shown: str | None = None):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SchedlangError(f"{shown}: torch cannot read this checkpoint as data: {first[:300]}",
                              hint=HINT_SAFE) from None
+
+
+def allowed_globals() -> frozenset:
+    """The imports ``torch.load(weights_only=True)`` allows by default (``collections.Counter``,
+    tensor rebuilders, storages, dtypes), spelled ``module name``: the scan refuses the rest
+    before torch reads the file, naming what it refused.  torch keeps the list private, so
+    ``SAFE_GLOBALS`` stands in where it is missing."""
+    try:
+        from torch._weights_only_unpickler import _get_allowed_globals
+
+        names = frozenset(name.rpartition(".")[0] + " " + name.rpartition(".")[2]
+                          for name in _get_allowed_globals())
+    except (ImportError, AttributeError, TypeError):
+        return SAFE_GLOBALS
+    return names or SAFE_GLOBALS
 
 
 def _pickle_bytes(path: Path, shown: str) -> bytes:
@@ -131,17 +146,18 @@ def _check_size(shown: str, size: int, what: str) -> None:
                              "scheduler's state_dict() alone")
 
 
-def _scan(data: bytes, shown: str) -> None:
-    """Refuse a pickle that imports anything outside ``SAFE_GLOBALS`` (read, never run)."""
+def _scan(data: bytes, shown: str, allowed: frozenset) -> None:
+    """Refuse a pickle that imports anything outside ``allowed`` (read, never run)."""
     strings: list[str] = []
     try:
         for opcode, arg, offset in pickletools.genops(data):
             if opcode.name in _STRINGS:
                 strings = (strings + [arg if isinstance(arg, str) else repr(arg)])[-2:]
             elif opcode.name in ("GLOBAL", "INST"):
-                _allowed(str(arg), offset, shown)
+                _allowed(str(arg), offset, shown, allowed)
             elif opcode.name == "STACK_GLOBAL":
-                _allowed(" ".join(strings) if len(strings) == 2 else "<computed name>", offset, shown)
+                _allowed(" ".join(strings) if len(strings) == 2 else "<computed name>", offset, shown,
+                         allowed)
             if opcode.name == "STOP":
                 return
     except SchedlangError:
@@ -151,8 +167,8 @@ def _scan(data: bytes, shown: str) -> None:
     raise SchedlangError(f"{shown}: the pickle is truncated (no STOP opcode)", hint=HINT_SAFE)
 
 
-def _allowed(name: str, offset: int, shown: str) -> None:
-    if name not in SAFE_GLOBALS:
+def _allowed(name: str, offset: int, shown: str, allowed: frozenset) -> None:
+    if name not in allowed:
         dotted = name.replace(" ", ".")[:120]
         raise SchedlangError(f"{shown}: refused: the pickle imports {dotted!r} (at byte {offset}); "
                              "a scheduler state needs no code, and nothing in it was run",

@@ -448,3 +448,15 @@ def test_hf_scheduler_stepped_twice_is_noted(hf_checkpoint, tmp_path, capsys):
     code, out, err = _run(capsys, "resume", folder, was, "--was", was)
     assert code == 0 and "step:     11" in out
     assert "warning: the scheduler has stepped 11 times but the Trainer's global_step is 10" in err
+
+
+def test_python_api_takes_schedules_programs_and_source(tmp_path):
+    state = _save_state(tmp_path / "s.pt", STEP, 7)
+    text = "schedule lr = torch.StepLR(lr=0.1, step_size=3, gamma=0.5)\n"
+    assert schedlang.resume_check(state, text)
+    assert schedlang.resume_check(str(state), schedlang.compile(text))
+    assert schedlang.resume_check(state, schedlang.compile(text)["lr"], was=text)
+    changed = "param size: int = 3\nschedule lr = torch.StepLR(lr=0.1, step_size=size, gamma=0.5)\n"
+    verdict = schedlang.resume_check(state, changed, params={"size": 5})
+    assert verdict.different and verdict.counterexample.step == 7  # 0.1 * 0.5**2 vs 0.1 * 0.5
+    assert (verdict.counterexample.a, verdict.counterexample.b) == pytest.approx((0.025, 0.05))
