@@ -376,7 +376,17 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         old, original_from = _schedule(was, {**params, **original.params}, "was"), "was"
     else:
         old, original_from = _schedule(original.source, {}, "<recovered from the state>"), "state"
+    saved_only = sorted(set(original.params) - set(old.program.params if old.program else ()))
+    if saved_only:
+        raise SchedlangError(f"the state holds a value for '{saved_only[0]}', which the --was schedule "
+                             "does not declare: it is not the schedule of the class that wrote the state",
+                             hint="pass the .sched file the scheduler class was compiled from")
     fresh = _schedule(new, params, "new")
+    declared = {name for s in (old, fresh) if s.program is not None for name in s.program.params}
+    unknown = sorted(set(params) - declared)
+    if unknown:
+        raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
+                             hint="-D binds the parameters the new (and --was) schedule declares")
     step = original.step
     old_lr = _value(old, step, "the original schedule")
     last_lr = original.last_lr if original.last_lr is not None else old_lr

@@ -193,6 +193,9 @@ def test_schedlang_class_with_was(tmp_path, capsys):
     assert verdict.counterexample.b == pytest.approx(new(12)) and verdict.new_lr == pytest.approx(new(12))
     code, _, err = _run(capsys, "resume", state, old)
     assert code == 2 and "--was" in err and "Traceback" not in err
+    other = _write(tmp_path, "other.sched", "schedule lr = cosine(0.001, 0, 50)\n")
+    code, _, err = _run(capsys, "resume", state, old, "--was", other)
+    assert code == 2 and "does not declare" in err
 
 
 def test_was_that_did_not_write_the_state_is_refused(tmp_path, capsys):
@@ -405,6 +408,8 @@ def test_unbound_new_schedule_asks_for_d(tmp_path, capsys):
     new = _write(tmp_path, "n.sched", "param total: int\nschedule lr = cosine(0.1, 0, total)\n")
     code, _, err = _run(capsys, "resume", state, new)
     assert code == 2 and "-D total=" in err
+    code, _, err = _run(capsys, "resume", state, new, "-D", "total=9", "-D", "totl=9")
+    assert code == 2 and "parameter 'totl'" in err and "<command line>" in err
 
 
 RECOVERABLE = {
