@@ -359,7 +359,6 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     schedule, needed when the state does not hold it.  ``params`` binds both files'
     parameters (a schedlang class's state binds its own over them in ``was``).
     """
-    from .program import Schedule
     from .resume_state import read_state
     from .verify import equivalent
 
@@ -376,19 +375,20 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         old, original_from = _schedule(was, {**params, **original.params}, "was"), "was"
     else:
         old, original_from = _schedule(original.source, {}, "<recovered from the state>"), "state"
-    saved_only = sorted(set(original.params) - set(old.program.params if old.program else ()))
+    saved_only = sorted(set(original.params) - old.declared)
     if saved_only:
         raise SchedlangError(f"the state holds a value for '{saved_only[0]}', which the --was schedule "
                              "does not declare: it is not the schedule of the class that wrote the state",
                              hint="pass the .sched file the scheduler class was compiled from")
     fresh = _schedule(new, params, "new")
-    declared = {name for s in (old, fresh) if s.program is not None for name in s.program.params}
-    unknown = sorted(set(params) - declared)
+    unknown = sorted(set(params) - old.declared - fresh.declared)
     if unknown:
         raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
                              hint="-D binds the parameters the new (and --was) schedule declares")
     step = original.step
-    old_lr = _value(old, step, "the original schedule")
+    tail_old = _from_step(old, step, "the original schedule")
+    tail_new = _from_step(fresh, step, "the new schedule")
+    old_lr = float(tail_old(0))
     last_lr = original.last_lr if original.last_lr is not None else old_lr
     if not math.isclose(old_lr, last_lr, rel_tol=STATE_RTOL, abs_tol=1e-300):
         raise SchedlangError(
@@ -397,9 +397,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
             hint="pass the .sched file or config the run was started with as --was"
                  if was is not None else "the state was changed after it was saved, or the "
                  "scheduler was stepped outside its schedule")
-    new_lr = _value(fresh, step, "the new schedule")
-    tail_old = Schedule.from_sympy(_from_step(old.expr, step))
-    tail_new = Schedule.from_sympy(_from_step(fresh.expr, step))
+    new_lr = float(tail_new(0))
     verdict = equivalent(tail_old, tail_new)
     ce = verdict.counterexample
     if ce is not None:
@@ -415,26 +413,34 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
                          source, original_from, original.described, state.kind, extra, tuple(notes))
 
 
-def _from_step(expr: sp.Expr, step: int) -> sp.Expr:
-    """The schedule seen from ``step``: its value at ``t`` is the original's at ``t + step``."""
+@dataclass(frozen=True)
+class _Resolved:
+    """One side: its formula with every given parameter bound, and the parameters it declares."""
+
+    expr: sp.Expr
+    declared: frozenset
+
+
+def _from_step(side: _Resolved, step: int, what: str):
+    """The schedule seen from ``step`` (its value at ``t`` is the side's at ``t + step``), as a
+    ``Schedule`` for the prover; every parameter must be bound."""
+    from .program import Schedule
     from .schedule_algebra import finish, shifted
 
-    return finish(shifted(expr, -step))
-
-
-def _value(schedule, step: int, what: str) -> float:
-    free = sorted(str(s) for s in schedule.expr.free_symbols if str(s) != "t")
+    free = sorted(str(s) for s in side.expr.free_symbols if str(s) != "t")
     if free:
         raise SchedlangError(f"{what} has the unbound parameter '{free[0]}'",
                              hint=f"bind it with -D {free[0]}=VALUE (params= in Python)")
-    return float(schedule(step))
+    return Schedule.from_sympy(finish(shifted(side.expr, -step)))
 
 
-def _schedule(x, params: dict, role: str):
-    """``x`` as one bound ``Schedule``: a file (``.sched``, else imported), source, or an object."""
+def _schedule(x, params: dict, role: str) -> _Resolved:
+    """``x`` (a file: ``.sched``, else imported; source; a ``Schedule`` or ``Program``) with
+    those of ``params`` it declares bound, over the values it was compiled with."""
     from .importers import import_file
     from .limits import read_source_text
-    from .program import compile_declared
+    from .program import bind_params, compile_declared
+    from .schedule_algebra import bind, flatten
     from .verify import pick_schedule
 
     if isinstance(x, (str, Path)) and (isinstance(x, Path) or _looks_like_path(x)):
@@ -445,8 +451,15 @@ def _schedule(x, params: dict, role: str):
             if not path.is_file():
                 raise SchedlangError(f"cannot read {path}: no such file")
             text = import_file(path)
-        return pick_schedule(compile_declared(text, params, str(path)), params)
-    return pick_schedule(x, params, f"<{role}>")
+        x = compile_declared(text, params, str(path))
+    schedule = pick_schedule(x, params, f"<{role}>")
+    program = schedule.program
+    if program is None:
+        return _Resolved(schedule.expr, frozenset())
+    infos = program.params
+    values = bind_params(infos, {n: v for n, v in params.items() if n in infos}, program.values)
+    expr = flatten(bind(schedule.symbolic_expr, {infos[n].symbol: v for n, v in values.items()}))
+    return _Resolved(expr, frozenset(infos))
 
 
 #: Suffixes that make a string a path (``.sched`` and what ``schedlang import`` reads), not source.

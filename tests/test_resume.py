@@ -465,3 +465,20 @@ def test_python_api_takes_schedules_programs_and_source(tmp_path):
     verdict = schedlang.resume_check(state, changed, params={"size": 5})
     assert verdict.different and verdict.counterexample.step == 7  # 0.1 * 0.5**2 vs 0.1 * 0.5
     assert (verdict.counterexample.a, verdict.counterexample.b) == pytest.approx((0.025, 0.05))
+
+
+def test_state_parameters_bind_a_program_given_as_was(tmp_path):
+    """A schedlang class's saved parameters bind ``was`` given as a compiled Program too."""
+    program = schedlang.compile(SCHEDLANG)
+    opt = _optimizer()
+    sched = program.scheduler_class("S")(opt, total=40)
+    for _ in range(15):
+        opt.step()
+        sched.step()
+    state = tmp_path / "s.pt"
+    torch.save(sched.state_dict(), state)
+    verdict = schedlang.resume_check(state, program, was=program, params={"total": 40})
+    assert verdict and verdict.last_lr == pytest.approx(opt.param_groups[0]["lr"], rel=1e-12)
+    verdict = schedlang.resume_check(state, program, was=program)  # new: total = 100 (its default)
+    assert verdict.different and verdict.counterexample.step == 15
+    assert verdict.counterexample.b == pytest.approx(program["lr"](15))
