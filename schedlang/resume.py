@@ -389,7 +389,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     tail_old = _from_step(old, step, "the original schedule")
     tail_new = _from_step(fresh, step, "the new schedule")
     old_lr = float(tail_old(0))
-    last_lr = original.last_lr if original.last_lr is not None else old_lr
+    last_lr = original.last_lr if original.last_lr is not None else state.extra.get("optimizer_lr", old_lr)
     if not math.isclose(old_lr, last_lr, rel_tol=STATE_RTOL, abs_tol=1e-300):
         raise SchedlangError(
             f"the state is at step {step} and last set the lr to {last_lr!r}, but the original "

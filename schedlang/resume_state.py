@@ -19,6 +19,7 @@ file, an HF ``Trainer`` ``checkpoint-N/`` folder, a Lightning ``.ckpt``).
 from __future__ import annotations
 
 import json
+import math
 import pickletools
 import warnings
 import zipfile
@@ -214,4 +215,19 @@ def _lightning(path: Path, data: dict) -> State:
     if not isinstance(schedulers[0], dict):
         raise SchedlangError(f"{_quoted(path)}: lr_schedulers[0] is not a state dict")
     extra = {k: data[k] for k in ("global_step", "epoch") if isinstance(data.get(k), int)}
+    lr = _optimizer_lr(data.get("optimizer_states"))
+    if lr is not None:
+        extra["optimizer_lr"] = lr
     return State(str(path), "lightning", schedulers[0], extra)
+
+
+def _optimizer_lr(states) -> float | None:
+    """The lr of the first optimizer's first param group at save time: what the scheduler last
+    set, where its own state does not record it (schedlang's classes)."""
+    try:
+        lr = states[0]["param_groups"][0]["lr"]
+    except (TypeError, KeyError, IndexError):
+        return None
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr):
+        return None
+    return float(lr)

@@ -277,9 +277,8 @@ def test_hf_trainer_needs_was(hf_checkpoint, tmp_path, capsys):
 # -- Lightning ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def lightning_checkpoint(tmp_path_factory):
-    """A real Lightning run of SequentialLR(LinearLR, CosineAnnealingLR), saved at step 10."""
+def _lightning_run(directory, make_scheduler):
+    """A real Lightning run (tiny module, CPU) with this scheduler, saved at step 10."""
     L = pytest.importorskip("lightning")  # noqa: N806
 
     class Module(L.LightningModule):
@@ -293,7 +292,7 @@ def lightning_checkpoint(tmp_path_factory):
 
         def configure_optimizers(self):
             opt = torch.optim.SGD(self.parameters(), lr=0.1)
-            sched = _sequential(4, 16)(opt)
+            sched = make_scheduler(opt)
             return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "step"}}
 
     torch.manual_seed(0)
@@ -305,9 +304,15 @@ def lightning_checkpoint(tmp_path_factory):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer.fit(Module(), loader)
-    path = tmp_path_factory.mktemp("pl") / "mid.ckpt"
+    path = directory / "mid.ckpt"
     trainer.save_checkpoint(path)
     return path
+
+
+@pytest.fixture(scope="module")
+def lightning_checkpoint(tmp_path_factory):
+    """SequentialLR(LinearLR, CosineAnnealingLR) under Lightning, saved at step 10."""
+    return _lightning_run(tmp_path_factory.mktemp("pl"), _sequential(4, 16))
 
 
 def _seq_text(warm=4, total=16):
@@ -482,3 +487,20 @@ def test_state_parameters_bind_a_program_given_as_was(tmp_path):
     verdict = schedlang.resume_check(state, program, was=program)  # new: total = 100 (its default)
     assert verdict.different and verdict.counterexample.step == 15
     assert verdict.counterexample.b == pytest.approx(program["lr"](15))
+
+
+def test_lightning_schedlang_class_checked_against_the_optimizers_lr(tmp_path, capsys):
+    """A schedlang class's state has no last lr: the checkpoint's optimizer lr stands for it."""
+    program = schedlang.compile(SCHEDLANG)
+    ckpt = _lightning_run(tmp_path, lambda opt: program.scheduler_class("S")(opt, total=30))
+    old = _write(tmp_path, "old.sched", SCHEDLANG)
+    code, out, err = _run(capsys, "resume", ckpt, old, "--was", old, "-D", "total=30", "--json")
+    doc = json.loads(out)
+    assert code == 0, err
+    expected = schedlang.compile(SCHEDLANG, params={"total": 30})["lr"](10)
+    assert doc["step"] == 10 and doc["last_lr"] == pytest.approx(expected, rel=1e-6)
+    assert doc["checkpoint"]["optimizer_lr"] == doc["last_lr"]
+    # a --was that declares the same parameters but is another schedule: refused
+    other = _write(tmp_path, "other.sched", SCHEDLANG.replace("warmup(linear, 10)", "warmup(linear, 5)"))
+    code, _, err = _run(capsys, "resume", ckpt, old, "--was", other)
+    assert code == 2 and "not the schedule that wrote this state" in err
