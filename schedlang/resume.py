@@ -266,10 +266,23 @@ def _whole(value, where: str) -> int:
 def _exact(value, where: str) -> sp.Rational:
     from .importers.numbers import exact
 
+    value = _plain_number(value)
     number = exact(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if number is None:
         raise SchedlangError(f"{where} is {_shown(value)}, not a finite number")
     return number
+
+
+def _plain_number(value):
+    """A one-element floating tensor (an optimizer given ``lr=torch.tensor(...)``) as the float
+    it holds, in its own precision; anything else unchanged."""
+    if type(value).__name__ == "Tensor" and getattr(value, "is_floating_point", None):
+        try:
+            if value.numel() == 1 and value.is_floating_point():
+                return float(value.item())
+        except (RuntimeError, TypeError, ValueError):
+            return value
+    return value
 
 
 def _ints(value, where: str) -> list[int]:

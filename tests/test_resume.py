@@ -504,3 +504,20 @@ def test_lightning_schedlang_class_checked_against_the_optimizers_lr(tmp_path, c
     other = _write(tmp_path, "other.sched", SCHEDLANG.replace("warmup(linear, 10)", "warmup(linear, 5)"))
     code, _, err = _run(capsys, "resume", ckpt, old, "--was", other)
     assert code == 2 and "not the schedule that wrote this state" in err
+
+
+def test_tensor_lr_is_read_at_its_precision(tmp_path):
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=torch.tensor(0.1, dtype=torch.float64))
+    sched = tl.StepLR(opt, 3, 0.5)
+    for _ in range(4):
+        opt.step()
+        sched.step()
+    torch.save(sched.state_dict(), tmp_path / "t.pt")
+    new = "schedule lr = torch.StepLR(lr=0.1, step_size=3, gamma=0.5)\n"
+    verdict = schedlang.resume_check(tmp_path / "t.pt", new)
+    assert verdict and verdict.last_lr == 0.05
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=torch.tensor(0.1))  # float32
+    sched = tl.StepLR(opt, 3, 0.5)
+    torch.save(sched.state_dict(), tmp_path / "f.pt")
+    verdict = schedlang.resume_check(tmp_path / "f.pt", new)
+    assert verdict.different and verdict.counterexample.a == float(torch.tensor(0.1))
