@@ -12,7 +12,7 @@ from .program import Program, Schedule, compile, load  # noqa: A004 - the API na
 from .schedule_algebra import t
 
 __all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
-           "from_python", "load", "t"]
+           "from_python", "load", "resume_check", "t"]
 __version__ = "0.1.0"
 
 
@@ -38,3 +38,12 @@ def from_python(fn, params=None, name="lr"):
     from .tracer import from_python as _from_python
 
     return _from_python(fn, params, name)
+
+
+def resume_check(state_path, new, was=None, params=None):
+    """Whether ``new`` continues the run checkpointed in ``state_path`` exactly (SPEC §10; see
+    ``schedlang.resume``): a verdict like ``equivalent``'s with ``.step``, ``.last_lr``,
+    ``.new_lr`` and ``.counterexample``."""
+    from .resume import resume_check as _resume_check
+
+    return _resume_check(state_path, new, was=was, params=params)

@@ -147,6 +147,15 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--flags", nargs=argparse.REMAINDER, default=None, metavar="FLAG",
                      help="SambaFlow flags instead of a file: everything after --flags (so it comes last)")
 
+    sub = with_json(with_defines(command("resume", _resume, "check that a resumed run continues the "
+                                                             "schedule of its checkpoint")))
+    sub.add_argument("state", help="a saved scheduler state_dict, an HF Trainer checkpoint-N/ folder "
+                                   "or a Lightning .ckpt (read as data: nothing in it runs)")
+    sub.add_argument("new", help="the resumed run's schedule: a .sched file or a config schedlang "
+                                 "import reads")
+    sub.add_argument("--was", default=None, metavar="OLD",
+                     help="the run's original schedule, where the state does not hold it")
+
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
     sub.add_argument("--format", choices=export_format.FORMATS, default="cerebras-yaml")
@@ -588,6 +597,12 @@ def _import_quietly(args) -> int:
         return EXIT_OK
     _write(args.output, text)
     return EXIT_OK
+
+
+def _resume(args) -> int:
+    from .resume import run_command
+
+    return run_command(args.state, args.new, args.was, defines(args), args.json)
 
 
 def _export(args) -> int:

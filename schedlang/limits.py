@@ -44,6 +44,9 @@ MAX_YAML_ALIASES = 100
 MAX_YAML_VALUES = 100_000
 #: Files an OpenMMLab config may read through ``_base_`` (every level counted).
 MAX_CONFIG_BASES = 32
+#: Bytes of the pickle of a checkpoint ``schedlang resume`` reads (a zip checkpoint's tensors
+#: are mapped, not read, and not counted), and of an HF ``trainer_state.json``.
+MAX_STATE_BYTES = 16 * 1024 * 1024
 
 #: Python frames the compiler may use (lowering nested ``def`` calls, sympy walking a deep
 #: formula).  Python's default of 1000 is reached by 200 chained ``def``s; 3.11 runs Python
