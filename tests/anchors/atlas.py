@@ -1,0 +1,195 @@
+"""Render ``docs/atlas.md``: every pair of namesake schedules across libraries, proven equal or not.
+
+The families and each library's call are in ``atlas_pairs``; every verdict on the page
+is computed here by ``schedlang.equivalent`` (none is written by hand), so the page
+says what the prover says today: "= proven", "≠ from step k (a vs b)" with the
+earliest differing step, or "unknown" with the prover's reason.
+``tests/test_atlas.py`` regenerates the page and fails when the committed file
+differs; ``python tools/gen_atlas.py`` writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .atlas_pairs import FAMILIES, Entry, Family
+
+ATLAS = Path(__file__).resolve().parents[2] / "docs" / "atlas.md"
+
+_VERDICTS: dict[tuple[str, str], Outcome] = {}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                  # "equivalent" | "different" | "unknown"
+    step: int | None = None      # the earliest differing step
+    a: float | None = None
+    b: float | None = None
+    reason: str = ""
+
+    @property
+    def cell(self) -> str:
+        """The matrix cell: ``=``, ``≠ k`` or ``?``."""
+        return {"equivalent": "=", "unknown": "?"}.get(self.status, f"≠ {self.step}")
+
+    @property
+    def text(self) -> str:
+        """The verdict in words, the left value first."""
+        if self.status == "equivalent":
+            return "= proven"
+        if self.status == "unknown":
+            return f"unknown ({self.reason})"
+        a, b = numbers(self.a, self.b)
+        return f"≠ from step {self.step} ({a} vs {b})"
+
+
+def verdict(a: str, b: str) -> Outcome:
+    """``schedlang.equivalent(a, b)``, computed once per run for each pair of calls."""
+    key = (a, b)
+    if key not in _VERDICTS:
+        import schedlang
+
+        v = schedlang.equivalent(a, b)
+        if v.status == "different":
+            ce = v.counterexample
+            _VERDICTS[key] = Outcome("different", ce.step, float(ce.a), float(ce.b))
+        elif v.status == "equivalent":
+            _VERDICTS[key] = Outcome("equivalent")
+        else:
+            _VERDICTS[key] = Outcome("unknown", reason=" ".join(str(v.reason).split()))
+    return _VERDICTS[key]
+
+
+def numbers(a: float, b: float) -> tuple[str, str]:
+    """Both values with the fewest significant digits (at least 4) that tell them apart."""
+    for digits in range(4, 18):
+        x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if x != y:
+            return x, y
+    return repr(a), repr(b)
+
+
+def flipped(o: Outcome) -> Outcome:
+    """The same verdict with the two sides swapped."""
+    return Outcome(o.status, o.step, o.b, o.a, o.reason)
+
+
+def classes(names: list[str], pairs: dict[tuple[str, str], Outcome]) -> list[list[str]]:
+    """Libraries grouped so that every pair inside a group is proven equal, in page order.
+
+    A group only grows by a library proven equal to *each* member (never by transitivity),
+    so a group is exactly what the verdicts show."""
+    def proven(a: str, b: str) -> bool:
+        o = pairs.get((a, b)) or pairs[(b, a)]
+        return o.status == "equivalent"
+
+    groups: list[list[str]] = []
+    for name in names:
+        home = next((g for g in groups if all(proven(name, m) for m in g)), None)
+        if home is None:
+            groups.append([name])
+        else:
+            home.append(name)
+    return groups
+
+
+def primary(family: Family, library: str) -> Entry:
+    return next(e for e in family.entries if e.library == library)
+
+
+def _code(text: str) -> str:
+    """Inline code inside a table cell (``|`` would end the cell)."""
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_family(family: Family) -> list[str]:
+    entries = family.entries
+    reference = entries[0]
+    out = [f"## {family.title}", "", f"The schedule: {family.canonical}.", ""]
+    out += ["| library | call | vs `" + reference.library + "` | mapping, and why it differs |",
+            "|---|---|---|---|"]
+    for e in entries:
+        result = "(reference)" if e is reference else verdict(reference.call, e.call).text
+        out.append(f"| {e.library} | {_code(e.call)} | {_cell(result)} | {_cell(e.note)} |")
+    out.append("")
+    if family.absent:
+        out += [f"No built-in schedule of this family: {family.absent}.", ""]
+
+    names = [e.library for e in entries]
+    out += ["Every pair (row vs column): `=` proven equal, `≠ k` different from step `k` on, "
+            "`?` unknown.", ""]
+    out.append("| | " + " | ".join(names) + " |")
+    out.append("|---" * (len(names) + 1) + "|")
+    for i, row in enumerate(entries):
+        cells = []
+        for j, col in enumerate(entries):
+            if i == j:
+                cells.append("·")
+            else:
+                first, second = (row, col) if i < j else (col, row)
+                cells.append(verdict(first.call, second.call).cell)
+        out.append(f"| **{row.library}** | " + " | ".join(cells) + " |")
+    out.append("")
+
+    pairs = {(a.library, b.library): verdict(a.call, b.call)
+             for i, a in enumerate(entries) for b in entries[i + 1:]}
+    groups = classes(names, pairs)
+    for group in groups:
+        if len(group) > 1:
+            out += ["Proven equal, every pair: " + ", ".join(group) + ".", ""]
+    lines = []
+    for gi, first in enumerate(groups):
+        for second in groups[gi + 1:]:
+            outcomes = {pairs[(a, b)] if (a, b) in pairs else flipped(pairs[(b, a)])
+                        for a in first for b in second}
+            if len(outcomes) == 1:  # one verdict for all the pairs between two groups: say it once
+                lines.append(f"- {' = '.join(first)} vs {' = '.join(second)}: {outcomes.pop().text}")
+                continue
+            for a in first:
+                for b in second:
+                    o = pairs[(a, b)] if (a, b) in pairs else flipped(pairs[(b, a)])
+                    lines.append(f"- {a} vs {b}: {o.text}")
+    if lines:
+        out += ["Not proven equal (the left side's value first):", "", *lines, ""]
+
+    if family.pitfalls:
+        out += ["Pitfalls: mappings written by mistake or left at a library's defaults, each against "
+                "that library's mapping above.", "",
+                "| library | what changes | call | vs the mapping above | why |", "|---|---|---|---|---|"]
+        for p in family.pitfalls:
+            result = verdict(primary(family, p.library).call, p.call).text
+            cells = [p.library, _cell(p.label), _code(p.call), _cell(result), _cell(p.note)]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return out
+
+
+def render() -> str:
+    out = [
+        "# Parity atlas",
+        "",
+        "<!-- Generated by `python tools/gen_atlas.py` from tests/anchors/atlas_pairs.py; do not edit. -->",
+        "",
+        "The same schedule in every library that has it: for each family, one schedule",
+        "(peak `1e-3`, warmup 100 steps, 1000 steps in all, unless the family says otherwise)",
+        "written with each library's preset under that library's own keywords, with the mapping",
+        "that comes closest, and every pair compared by `schedlang.equivalent`",
+        "([how the prover works](verify.md)).  A verdict is either a proof (`= proven`: equal at",
+        "every step `t >= 0`, past the end of training included) or the earliest step where the",
+        "two differ, with both values; `unknown` is what the prover cannot decide yet.  Nothing",
+        "on this page is written by hand except the calls and the notes: the verdicts are",
+        "recomputed by `tests/test_atlas.py`, which fails when this page is stale.",
+        "",
+        "Every preset equals its library's real code at every step (the conformance tests,",
+        "[cookbook](cookbook.md)), so a difference here is a difference between the libraries.",
+        "Step `t` is the value used by the `t`-th optimizer step, from 0 (SPEC §1).",
+        "",
+    ]
+    for family in FAMILIES:
+        out += render_family(family)
+    return "\n".join(out).rstrip() + "\n"
