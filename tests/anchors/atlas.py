@@ -70,6 +70,12 @@ def numbers(a: float, b: float) -> tuple[str, str]:
     return repr(a), repr(b)
 
 
+def describe(outcome: Outcome, family: Family) -> str:
+    """The verdict, saying so when the first difference comes after the training run."""
+    late = outcome.status == "different" and family.steps is not None and outcome.step >= family.steps
+    return outcome.text + (f", after the last training step ({family.steps - 1})" if late else "")
+
+
 def flipped(o: Outcome) -> Outcome:
     """The same verdict with the two sides swapped."""
     return Outcome(o.status, o.step, o.b, o.a, o.reason)
@@ -114,7 +120,7 @@ def render_family(family: Family) -> list[str]:
     out += ["| library | call | vs `" + reference.library + "` | mapping, and why it differs |",
             "|---|---|---|---|"]
     for e in entries:
-        result = "(reference)" if e is reference else verdict(reference.call, e.call).text
+        result = "(reference)" if e is reference else describe(verdict(reference.call, e.call), family)
         out.append(f"| {e.library} | {_code(e.call)} | {_cell(result)} | {_cell(e.note)} |")
     out.append("")
     if family.absent:
@@ -148,12 +154,13 @@ def render_family(family: Family) -> list[str]:
             outcomes = {pairs[(a, b)] if (a, b) in pairs else flipped(pairs[(b, a)])
                         for a in first for b in second}
             if len(outcomes) == 1:  # one verdict for all the pairs between two groups: say it once
-                lines.append(f"- {' = '.join(first)} vs {' = '.join(second)}: {outcomes.pop().text}")
+                both = f"{' = '.join(first)} vs {' = '.join(second)}"
+                lines.append(f"- {both}: {describe(outcomes.pop(), family)}")
                 continue
             for a in first:
                 for b in second:
                     o = pairs[(a, b)] if (a, b) in pairs else flipped(pairs[(b, a)])
-                    lines.append(f"- {a} vs {b}: {o.text}")
+                    lines.append(f"- {a} vs {b}: {describe(o, family)}")
     if lines:
         out += ["Not proven equal (the left side's value first):", "", *lines, ""]
 
@@ -162,7 +169,7 @@ def render_family(family: Family) -> list[str]:
                 "that library's mapping above.", "",
                 "| library | what changes | call | vs the mapping above | why |", "|---|---|---|---|---|"]
         for p in family.pitfalls:
-            result = verdict(primary(family, p.library).call, p.call).text
+            result = describe(verdict(primary(family, p.library).call, p.call), family)
             cells = [p.library, _cell(p.label), _code(p.call), _cell(result), _cell(p.note)]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
@@ -187,7 +194,8 @@ def render() -> str:
         "",
         "Every preset equals its library's real code at every step (the conformance tests,",
         "[cookbook](cookbook.md)), so a difference here is a difference between the libraries.",
-        "Step `t` is the value used by the `t`-th optimizer step, from 0 (SPEC §1).",
+        "Step `t` is the value used by the `t`-th optimizer step, from 0 (SPEC §1); a run of",
+        "1000 steps uses `t = 0 .. 999`, so a difference from step 1000 on never reaches training.",
         "",
     ]
     for family in FAMILIES:

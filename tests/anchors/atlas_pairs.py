@@ -12,7 +12,7 @@ formula differs where it does; the verdicts (and the step they give) are compute
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,11 @@ class Family:
     entries: tuple[Entry, ...]
     pitfalls: tuple[Entry, ...] = ()
     absent: str = ""         # libraries with no built-in schedule of this family
-    intro: str = ""
-    extra: tuple[str, ...] = field(default_factory=tuple)
+    steps: int | None = 1000  # the training run (t = 0 .. steps - 1); None: the family has no end
 
 
+DEEPSPEED_LATE = ("DeepSpeed's warmup is one step late: 0 at steps 0 and 1, then the value of step `t` is "
+                  "the others' value of step `t - 1`")
 MMENGINE_WARMUP = ("LinearLR's start_factor must be > 0, so the warmup cannot start at 0, and it reaches "
                    "end_factor at step `end - 1` (its N is `end - begin - 1`), one step before the others")
 
@@ -47,7 +48,7 @@ COSINE = Family(
         Entry("schedlang", "warmup(linear, 100) >> cosine(1e-3, 0, 900)"),
         Entry("hf", "hf.cosine(lr=1e-3, num_warmup_steps=100, num_training_steps=1000)",
               "num_training_steps is the total, warmup included; past it the cosine rises again "
-              "(HF's lambda is `cos(pi * progress)` with no clamp)"),
+              "(HF does not clamp its progress at 1)"),
         Entry("composer", "composer.CosineAnnealingWithWarmupScheduler(lr=1e-3, t_warmup=100ba, "
                           "t_max=1000ba)",
               "t_max is the total, warmup included"),
@@ -67,8 +68,8 @@ COSINE = Family(
               "the whole schedule runs one step early, so no mapping starts at 0"),
         Entry("deepspeed", 'deepspeed.WarmupCosineLR(lr=1e-3, total_num_steps=1000, warmup_num_steps=100, '
                            'warmup_type="linear", cos_min_ratio=0.0)',
-              "the linear warmup reaches `lr` at step `warmup_num_steps - 1`, and the cosine starts one "
-              "step in"),
+              DEEPSPEED_LATE + "; its cosine then starts one step in (step 101 has the cosine's "
+              "second value), so the peak itself is never reached"),
         Entry("timm", "timm.CosineLRScheduler(lr=1e-3, t_initial=900, warmup_t=100, warmup_prefix=true)",
               "with warmup_prefix=true, t_initial is the decay alone (total - warmup)"),
         Entry("mmengine", "mmengine.param_scheduler(schedulers=[mmengine.LinearLR(lr=1e-3, "
@@ -136,7 +137,7 @@ COSINE_FLOOR = Family(
               "min_lr_factor is a fraction of lr; the schedule runs one step early (see above)"),
         Entry("deepspeed", 'deepspeed.WarmupCosineLR(lr=1e-3, total_num_steps=1000, warmup_num_steps=100, '
                            'warmup_type="linear", cos_min_ratio=0.1)',
-              "cos_min_ratio is a fraction of lr"),
+              "cos_min_ratio is a fraction of lr; " + DEEPSPEED_LATE),
         Entry("timm", "timm.CosineLRScheduler(lr=1e-3, t_initial=900, lr_min=1e-4, warmup_t=100, "
                       "warmup_prefix=true)",
               "lr_min is absolute"),
@@ -197,7 +198,7 @@ LINEAR = Family(
         Entry("deepspeed", 'deepspeed.WarmupDecayLR(total_num_steps=1000, warmup_min_lr=0.0, '
                            'warmup_max_lr=1e-3, '
                            'warmup_num_steps=100, warmup_type="linear")',
-              "the warmup reaches the peak at step `warmup_num_steps - 1`"),
+              DEEPSPEED_LATE + ", and so is the decay: the peak at step 101, 0 at step 1001"),
         Entry("timm", "timm.PolyLRScheduler(lr=1e-3, t_initial=900, power=1.0, warmup_t=100, "
                       "warmup_prefix=true)",
               "PolyLRScheduler with power=1 (its default is 0.5)"),
@@ -234,9 +235,12 @@ CONSTANT = Family(
         Entry("megatron", 'megatron.OptimizerParamScheduler(max_lr=1e-3, lr_warmup_steps=100, '
                           'lr_decay_steps=1000, lr_decay_style="constant")',
               "lr_decay_style=\"constant\" ignores lr_decay_steps"),
+        Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
+                            'decay_ratio=0.0)',
+              "decay_ratio=0 leaves no decay; the warmup `(t + 1) / warmup_steps` runs one step early"),
         Entry("deepspeed", 'deepspeed.WarmupLR(warmup_min_lr=0.0, warmup_max_lr=1e-3, warmup_num_steps=100, '
                            'warmup_type="linear")',
-              "the warmup reaches the peak at step `warmup_num_steps - 1`"),
+              DEEPSPEED_LATE + ": the peak at step 101"),
         Entry("timm", "timm.StepLRScheduler(lr=1e-3, decay_t=1000, decay_rate=1.0, warmup_t=100)",
               "timm has no constant scheduler: StepLRScheduler with decay_rate=1"),
         Entry("mmengine", "mmengine.LinearLR(lr=1e-3, start_factor=0.001, by_epoch=false, end=100)",
@@ -247,9 +251,9 @@ CONSTANT = Family(
     ),
     pitfalls=(
         Entry("deepspeed", "deepspeed.WarmupLR(warmup_max_lr=1e-3, warmup_num_steps=100)",
-              "DeepSpeed's default warmup_type is \"log\": `log(t + 1) / log(warmup_num_steps)`", "defaults"),
+              "DeepSpeed's default warmup_type is \"log\": a log-shaped warmup", "defaults"),
     ),
-    absent="torchtitan (its warmup is always followed by a decay), keras (no warmup without a decay)",
+    absent="keras (its only warmup is CosineDecay's)",
 )
 
 INVERSE_SQRT = Family(
@@ -338,6 +342,7 @@ STEP = Family(
               "staircase defaults to false: a smooth exponential", "staircase left at its default"),
     ),
     absent="hf, megatron, torchtitan, deepspeed",
+    steps=None,
 )
 
 WSD = Family(
