@@ -31,6 +31,7 @@ def _close(x: float, y: float, rel: float = 1e-12) -> bool:
     return math.isclose(x, y, rel_tol=rel, abs_tol=1e-18)
 
 
+@pytest.mark.slow  # ~18 s of CPU: about 380 verdicts, a few of them symbolic for every parameter value
 def test_atlas_is_up_to_date():
     committed = atlas.ATLAS.read_text(encoding="utf-8") if atlas.ATLAS.exists() else ""
     assert committed == atlas.render(), "docs/atlas.md is stale: run `python tools/gen_atlas.py`"

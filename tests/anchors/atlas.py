@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atlas_pairs import FAMILIES, Entry, Family
+from .atlas_pairs import FAMILIES, SYMBOLIC_PARAMS, Entry, Family
 
 ATLAS = Path(__file__).resolve().parents[2] / "docs" / "atlas.md"
 
@@ -27,6 +27,7 @@ class Outcome:
     a: float | None = None
     b: float | None = None
     reason: str = ""
+    params: str = ""             # the parameter values of a counterexample found by search
 
     @property
     def cell(self) -> str:
@@ -53,7 +54,8 @@ def verdict(a: str, b: str) -> Outcome:
         v = schedlang.equivalent(a, b)
         if v.status == "different":
             ce = v.counterexample
-            _VERDICTS[key] = Outcome("different", ce.step, float(ce.a), float(ce.b))
+            chosen = ", ".join(f"{k} = {v}" for k, v in sorted((ce.params or {}).items()))
+            _VERDICTS[key] = Outcome("different", ce.step, float(ce.a), float(ce.b), params=chosen)
         elif v.status == "equivalent":
             _VERDICTS[key] = Outcome("equivalent")
         else:
@@ -78,7 +80,7 @@ def describe(outcome: Outcome, family: Family) -> str:
 
 def flipped(o: Outcome) -> Outcome:
     """The same verdict with the two sides swapped."""
-    return Outcome(o.status, o.step, o.b, o.a, o.reason)
+    return Outcome(o.status, o.step, o.b, o.a, o.reason, o.params)
 
 
 def classes(names: list[str], pairs: dict[tuple[str, str], Outcome]) -> list[list[str]]:
@@ -164,6 +166,8 @@ def render_family(family: Family) -> list[str]:
     if lines:
         out += ["Not proven equal (the left side's value first):", "", *lines, ""]
 
+    if family.symbolic:
+        out += render_symbolic(family)
     if family.pitfalls:
         out += ["Pitfalls: mappings written by mistake or left at a library's defaults, each against "
                 "that library's mapping above.", "",
@@ -173,6 +177,35 @@ def render_family(family: Family) -> list[str]:
             cells = [p.library, _cell(p.label), _code(p.call), _cell(result), _cell(p.note)]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
+    return out
+
+
+def program(call: str) -> str:
+    """A symbolic row's call as a program that declares the parameters it uses."""
+    return "\n".join([*SYMBOLIC_PARAMS, f"schedule lr = {call}"])
+
+
+def render_symbolic(family: Family) -> list[str]:
+    """The same mappings for every parameter value, each against the reference (not every pair:
+    a proof for all values costs more than one for numbers)."""
+    reference, *rest = family.symbolic
+    out = ["For every peak, warmup and total (`" + "`, `".join(SYMBOLIC_PARAMS) + "`), each against "
+           f"`{reference.call}`:", "", "| library | call | for every value |", "|---|---|---|"]
+    reasons: list[str] = []
+    for e in rest:
+        outcome = verdict(program(reference.call), program(e.call))
+        if outcome.status == "unknown":
+            reasons += [outcome.reason] if outcome.reason not in reasons else []
+            text = f"unknown ({reasons.index(outcome.reason) + 1})"
+        elif outcome.status == "different":
+            text = f"{outcome.text} with {outcome.params}"
+        else:
+            text = outcome.text
+        out.append(f"| {e.library} | {_code(e.call)} | {_cell(text)} |")
+    out.append("")
+    for i, reason in enumerate(reasons):
+        out += [f"({i + 1}) The prover: {reason}.  The rows above decide these libraries at one "
+                "setting of the numbers.", ""]
     return out
 
 

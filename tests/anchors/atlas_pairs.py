@@ -32,12 +32,17 @@ class Family:
     pitfalls: tuple[Entry, ...] = ()
     absent: str = ""         # libraries with no built-in schedule of this family
     steps: int | None = 1000  # the training run (t = 0 .. steps - 1); None: the family has no end
+    symbolic: tuple[Entry, ...] = ()  # the same calls with parameters (SYMBOLIC_PARAMS), first the reference
 
 
 DEEPSPEED_LATE = ("DeepSpeed's warmup is one step late: 0 at steps 0 and 1, then the value of step `t` is "
                   "the others' value of step `t - 1`")
 MMENGINE_WARMUP = ("LinearLR's start_factor must be > 0, so the warmup cannot start at 0, and it reaches "
                    "end_factor at step `end - 1` (its N is `end - begin - 1`), one step before the others")
+
+#: The parameters of the symbolic rows: for every peak, warmup and total with 0 < warm < total.
+SYMBOLIC_PARAMS = ("param peak: float where peak > 0", "param warm: int where warm > 0",
+                   "param total: int where total > warm")
 
 COSINE = Family(
     key="cosine",
@@ -104,6 +109,26 @@ COSINE = Family(
         Entry("megatron", 'megatron.OptimizerParamScheduler(max_lr=1e-3, min_lr=0.0, lr_warmup_steps=100, '
                           'lr_decay_steps=900, lr_decay_style="cosine")',
               "lr_decay_steps counts from step 0: 900 ends the decay at step 900", "lr_decay_steps=900"),
+    ),
+    symbolic=(
+        Entry("schedlang", "warmup(linear, warm) >> cosine(peak, 0, total - warm)"),
+        Entry("hf", "hf.cosine(lr=peak, num_warmup_steps=warm, num_training_steps=total)"),
+        Entry("composer", "composer.CosineAnnealingWithWarmupScheduler(lr=peak, t_warmup=warm, t_max=total)"),
+        Entry("optax", "optax.warmup_cosine_decay_schedule(init_value=0.0, peak_value=peak, "
+                       "warmup_steps=warm, decay_steps=total)"),
+        Entry("megatron", 'megatron.OptimizerParamScheduler(max_lr=peak, min_lr=0.0, lr_warmup_steps=warm, '
+                          'lr_decay_steps=total, lr_decay_style="cosine")'),
+        Entry("torchtitan", 'torchtitan.lr_scheduler(lr=peak, training_steps=total, warmup_steps=warm, '
+                            'decay_type="cosine")'),
+        Entry("deepspeed", 'deepspeed.WarmupCosineLR(lr=peak, total_num_steps=total, warmup_num_steps=warm, '
+                           'warmup_type="linear", cos_min_ratio=0.0)'),
+        Entry("timm", "timm.CosineLRScheduler(lr=peak, t_initial=total - warm, warmup_t=warm, "
+                      "warmup_prefix=true)"),
+        Entry("keras", "keras.CosineDecay(initial_learning_rate=0.0, decay_steps=total - warm, "
+                       "warmup_target=peak, warmup_steps=warm)"),
+        Entry("cerebras", "cerebras.SequentialLR(schedulers=[cerebras.LinearLR(initial_learning_rate=0.0, "
+                          "end_learning_rate=peak, total_iters=warm), cerebras.CosineDecayLR("
+                          "initial_learning_rate=peak, end_learning_rate=0.0, total_iters=total - warm)])"),
     ),
 )
 
