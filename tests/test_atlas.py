@@ -58,6 +58,7 @@ def test_verdicts_are_computed_not_written():
 def test_numbers_show_the_digits_that_differ():
     assert atlas.numbers(0.0009999969538288952, 0.0009999961446907353) == ("0.000999997", "0.000999996")
     assert atlas.numbers(0.0, 1e-5) == ("0", "1e-05")
+    assert atlas.numbers(0.000997779, 0.0009977792) == ("0.0009977790", "0.0009977792")
 
 
 def test_classes_group_only_pairs_proven_equal():

@@ -64,10 +64,13 @@ def verdict(a: str, b: str) -> Outcome:
 
 
 def numbers(a: float, b: float) -> tuple[str, str]:
-    """Both values with the fewest significant digits (at least 4) that tell them apart."""
+    """Both values with the fewest significant digits (at least 4) that tell them apart; when
+    both are nonzero decimals, trailing zeros are kept so that they line up digit for digit."""
     for digits in range(4, 18):
         x, y = f"{a:.{digits}g}", f"{b:.{digits}g}"
         if x != y:
+            if a and b and "e" not in x + y:
+                x, y = f"{a:#.{digits}g}", f"{b:#.{digits}g}"
             return x, y
     return repr(a), repr(b)
 

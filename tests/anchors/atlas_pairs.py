@@ -242,6 +242,28 @@ LINEAR = Family(
         Entry("timm", "timm.PolyLRScheduler(lr=1e-3, t_initial=900, warmup_t=100, warmup_prefix=true)",
               "PolyLRScheduler's default power is 0.5, not 1", "power left at its default"),
     ),
+    symbolic=(
+        Entry("schedlang", "warmup(linear, warm) >> linear(peak, 0, total - warm)"),
+        Entry("hf", "hf.linear(lr=peak, num_warmup_steps=warm, num_training_steps=total)"),
+        Entry("composer", "composer.LinearWithWarmupScheduler(lr=peak, t_warmup=warm, t_max=total)"),
+        Entry("optax", "optax.join_schedules(schedules=[optax.linear_schedule(init_value=0.0, "
+                       "end_value=peak, "
+                       "transition_steps=warm), optax.linear_schedule(init_value=peak, end_value=0.0, "
+                       "transition_steps=total - warm)], boundaries=[warm])"),
+        Entry("megatron", 'megatron.OptimizerParamScheduler(max_lr=peak, min_lr=0.0, lr_warmup_steps=warm, '
+                          'lr_decay_steps=total, lr_decay_style="linear")'),
+        Entry("torchtitan", 'torchtitan.lr_scheduler(lr=peak, training_steps=total, warmup_steps=warm, '
+                            'decay_type="linear")'),
+        Entry("deepspeed", 'deepspeed.WarmupDecayLR(total_num_steps=total, warmup_min_lr=0.0, '
+                           'warmup_max_lr=peak, '
+                           'warmup_num_steps=warm, warmup_type="linear")'),
+        Entry("timm", "timm.PolyLRScheduler(lr=peak, t_initial=total - warm, power=1.0, warmup_t=warm, "
+                      "warmup_prefix=true)"),
+        Entry("cerebras", "cerebras.SequentialLR(schedulers=[cerebras.LinearLR(initial_learning_rate=0.0, "
+                          "end_learning_rate=peak, total_iters=warm), "
+                          "cerebras.LinearLR(initial_learning_rate=peak, "
+                          "end_learning_rate=0.0, total_iters=total - warm)])"),
+    ),
     absent="keras (PolynomialDecay has no warmup)",
 )
 
