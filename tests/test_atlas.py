@@ -15,6 +15,7 @@ import pytest
 from anchors import atlas
 from anchors import reference as R
 from anchors.atlas_pairs import CONSTANT, COSINE, FAMILIES, ONECYCLE, STEP, Family
+from frameworks.mmengine_cases import it, mmengine_values
 
 
 def _pitfall(family: Family, label: str):
@@ -151,3 +152,56 @@ def test_keras_exponential_decay_without_staircase_is_smooth():
     smooth = keras_cases.values("ExponentialDecay", kwargs, steps, float64=True)
     assert _close(stairs[-1], outcome.a) and _close(smooth[-1], outcome.b)
     assert stairs[:-1] == smooth[:-1]
+
+
+# --- the notes' claims about shifted schedules, in the real libraries ---------------------
+
+def _canonical_cosine(steps) -> list[float]:
+    """The cosine family's schedule as optax computes it (proven equal to the reference)."""
+    from anchors.preset_cases import optax_vector
+
+    try:
+        return optax_vector("warmup_cosine_decay_schedule", dict(init_value=0.0, peak_value=1e-3,
+                                                                 warmup_steps=100, decay_steps=1000), steps)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def test_torchtitan_warmup_runs_one_step_early_and_then_agrees():
+    outcome = _difference(COSINE, COSINE.entries[0], atlas.primary(COSINE, "torchtitan"))
+    from frameworks.torchtitan_cases import titan_values
+
+    warmup, decay = [0, 1, 50, 98, 99], [100, 101, 500, 998, 999, 1000]
+    titan = titan_values(dict(warmup_steps=100, decay_type="cosine"), 1000, 1e-3, warmup + decay)
+    expected = _canonical_cosine([t + 1 for t in warmup] + decay)
+    assert outcome.step == 0 and _close(titan[0], outcome.b)
+    assert all(_close(x, y, 1e-9) for x, y in zip(titan, expected)), (titan, expected)
+
+
+def test_deepspeed_warmup_decay_runs_one_step_late():
+    linear = next(f for f in FAMILIES if f.key == "linear")
+    outcome = _difference(linear, linear.entries[0], atlas.primary(linear, "deepspeed"))
+    from frameworks.deepspeed_cases import deepspeed_values
+
+    ds = deepspeed_values("WarmupDecayLR", dict(total_num_steps=1000, warmup_min_lr=0.0, warmup_max_lr=1e-3,
+                                                warmup_num_steps=100, warmup_type="linear"), 1003)
+    behind = [0.0] + [1e-3 * min((t - 1) / 100, (1000 - (t - 1)) / 900, 1.0) if t <= 1001 else 0.0
+                      for t in range(1, 1003)]
+    assert outcome.step == 1 and _close(ds[1], outcome.b) and ds[0] == ds[1] == 0.0
+    assert all(abs(x - max(y, 0.0)) < 1e-15 for x, y in zip(ds, behind))
+
+
+def test_mmengine_warmup_peaks_a_step_early():
+    outcome = _difference(CONSTANT, CONSTANT.entries[0], atlas.primary(CONSTANT, "mmengine"))
+    values = mmengine_values([it(type="LinearLR", start_factor=0.001, end=100)], 1e-3, range(101))
+    assert outcome.step == 0 and _close(values[0], outcome.b)
+    assert _close(values[99], 1e-3) and values[98] < 1e-3  # end_factor reached at end - 1
+
+
+def test_mmengine_cosine_holds_its_last_value_after_its_window():
+    configs = [it(type="LinearLR", start_factor=0.001, end=100),
+               it(type="CosineAnnealingLR", T_max=900, begin=100, end=1000)]
+    values = mmengine_values(configs, 1e-3, [998, 999, 1000, 1001])
+    reference = _canonical_cosine([999, 1000])
+    assert _close(values[1], reference[0], 1e-9) and values[1] > 0
+    assert values[1] == values[2] == values[3] and reference[1] == 0.0

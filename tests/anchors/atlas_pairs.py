@@ -37,6 +37,11 @@ class Family:
 
 DEEPSPEED_LATE = ("DeepSpeed's warmup is one step late: 0 at steps 0 and 1, then the value of step `t` is "
                   "the others' value of step `t - 1`")
+TITAN_WARMUP = ("the warmup is `(t + 1) / warmup_steps`, one step early (the peak at step 99), so no mapping "
+                "starts at 0; from step 100 to 1000 it equals the reference")
+MMENGINE_COSINE_END = ("; the cosine's window ends at `end`, and from step 1000 on mmengine holds the "
+                       "value of step 999, not the floor")
+MMENGINE_DECAY_END = "; the decay's window has the same N, so it ends at step 999"
 MMENGINE_WARMUP = ("LinearLR's start_factor must be > 0, so the warmup cannot start at 0, and it reaches "
                    "end_factor at step `end - 1` (its N is `end - begin - 1`), one step before the others")
 
@@ -69,8 +74,7 @@ COSINE = Family(
               "lr_decay_steps (`--lr-decay-iters`) counts from step 0, warmup included"),
         Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
                             'decay_type="cosine")',
-              "the warmup is `(t + 1) / warmup_steps` and the decay's progress `(t + 1 - warmup) / decay`: "
-              "the whole schedule runs one step early, so no mapping starts at 0"),
+              TITAN_WARMUP),
         Entry("deepspeed", 'deepspeed.WarmupCosineLR(lr=1e-3, total_num_steps=1000, warmup_num_steps=100, '
                            'warmup_type="linear", cos_min_ratio=0.0)',
               DEEPSPEED_LATE + "; its cosine then starts one step in (step 101 has the cosine's "
@@ -82,7 +86,7 @@ COSINE = Family(
                           "by_epoch=false, end=100), mmengine.CosineAnnealingLR(lr=1e-3, T_max=900, "
                           "by_epoch=false, "
                           "begin=100, end=1000)])",
-              MMENGINE_WARMUP),
+              MMENGINE_WARMUP + MMENGINE_COSINE_END),
         Entry("keras", "keras.CosineDecay(initial_learning_rate=0.0, decay_steps=900, warmup_target=1e-3, "
                        "warmup_steps=100)",
               "decay_steps is the decay alone (total - warmup); the warmup starts at initial_learning_rate"),
@@ -159,7 +163,7 @@ COSINE_FLOOR = Family(
               "min_lr is absolute; the warmup starts at init_lr (0), not at min_lr"),
         Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
                             'decay_type="cosine", min_lr_factor=0.1)',
-              "min_lr_factor is a fraction of lr; the schedule runs one step early (see above)"),
+              "min_lr_factor is a fraction of lr; " + TITAN_WARMUP),
         Entry("deepspeed", 'deepspeed.WarmupCosineLR(lr=1e-3, total_num_steps=1000, warmup_num_steps=100, '
                            'warmup_type="linear", cos_min_ratio=0.1)',
               "cos_min_ratio is a fraction of lr; " + DEEPSPEED_LATE),
@@ -171,7 +175,7 @@ COSINE_FLOOR = Family(
                           "by_epoch=false, end=100), mmengine.CosineAnnealingLR(lr=1e-3, T_max=900, "
                           "eta_min=1e-4, "
                           "by_epoch=false, begin=100, end=1000)])",
-              "eta_min is absolute (eta_min_ratio a fraction); " + MMENGINE_WARMUP),
+              "eta_min is absolute (eta_min_ratio a fraction); " + MMENGINE_WARMUP + MMENGINE_COSINE_END),
         Entry("keras", "keras.CosineDecay(initial_learning_rate=0.0, decay_steps=900, alpha=0.1, "
                        "warmup_target=1e-3, warmup_steps=100)",
               "alpha is a fraction of the peak (warmup_target), not an absolute lr"),
@@ -219,7 +223,7 @@ LINEAR = Family(
               "lr_decay_steps counts from step 0"),
         Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
                             'decay_type="linear")',
-              "the schedule runs one step early (`t + 1`)"),
+              TITAN_WARMUP),
         Entry("deepspeed", 'deepspeed.WarmupDecayLR(total_num_steps=1000, warmup_min_lr=0.0, '
                            'warmup_max_lr=1e-3, '
                            'warmup_num_steps=100, warmup_type="linear")',
@@ -232,7 +236,7 @@ LINEAR = Family(
                           "by_epoch=false, end=100), mmengine.LinearLR(lr=1e-3, start_factor=1.0, "
                           "end_factor=0.0, "
                           "by_epoch=false, begin=100, end=1000)])",
-              MMENGINE_WARMUP),
+              MMENGINE_WARMUP + MMENGINE_DECAY_END),
         Entry("cerebras", "cerebras.SequentialLR(schedulers=[cerebras.LinearLR(initial_learning_rate=0.0, "
                           "end_learning_rate=1e-3, total_iters=100), "
                           "cerebras.LinearLR(initial_learning_rate=1e-3, "
@@ -284,7 +288,7 @@ CONSTANT = Family(
               "lr_decay_style=\"constant\" ignores lr_decay_steps"),
         Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
                             'decay_ratio=0.0)',
-              "decay_ratio=0 leaves no decay; the warmup `(t + 1) / warmup_steps` runs one step early"),
+              "decay_ratio=0 leaves no decay; " + TITAN_WARMUP),
         Entry("deepspeed", 'deepspeed.WarmupLR(warmup_min_lr=0.0, warmup_max_lr=1e-3, warmup_num_steps=100, '
                            'warmup_type="linear")',
               DEEPSPEED_LATE + ": the peak at step 101"),
@@ -353,7 +357,7 @@ POLYNOMIAL = Family(
                           "start_factor=0.001, "
                           "by_epoch=false, end=100), mmengine.PolyLR(lr=1e-3, power=2.0, by_epoch=false, "
                           "begin=100, end=1000)])",
-              MMENGINE_WARMUP),
+              MMENGINE_WARMUP + MMENGINE_DECAY_END),
         Entry("cerebras", "cerebras.SequentialLR(schedulers=[cerebras.LinearLR(initial_learning_rate=0.0, "
                           "end_learning_rate=1e-3, total_iters=100), "
                           "cerebras.PolynomialLR(initial_learning_rate=1e-3, "
@@ -417,7 +421,7 @@ WSD = Family(
               "the WSD style's decay is the last wsd_decay_steps of lr_decay_steps"),
         Entry("torchtitan", 'torchtitan.lr_scheduler(lr=1e-3, training_steps=1000, warmup_steps=100, '
                             'decay_ratio=0.2, decay_type="linear")',
-              "decay_ratio is the decay's share of training_steps; the schedule runs one step early"),
+              "decay_ratio is the decay's share of training_steps; " + TITAN_WARMUP),
         Entry("timm", 'timm.WSDLRScheduler(lr=1e-3, t_initial=900, decay_t=200, warmup_t=100, '
                       'decay_fn="linear")',
               "the warmup is always a prefix: t_initial is stable + decay"),
@@ -426,7 +430,7 @@ WSD = Family(
                           "by_epoch=false, end=100), mmengine.LinearLR(lr=1e-3, start_factor=1.0, "
                           "end_factor=0.0, "
                           "by_epoch=false, begin=800, end=1000)])",
-              MMENGINE_WARMUP),
+              MMENGINE_WARMUP + MMENGINE_DECAY_END),
         Entry("cerebras", "cerebras.SequentialLR(schedulers=[cerebras.LinearLR(initial_learning_rate=0.0, "
                           "end_learning_rate=1e-3, total_iters=100), cerebras.ConstantLR(learning_rate=1e-3, "
                           "total_iters=700), cerebras.LinearLR(initial_learning_rate=1e-3, "
