@@ -23,7 +23,6 @@ floors and Mods included) and ``exact_eval`` (values with guaranteed bounds).
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 import time
@@ -36,6 +35,7 @@ from ..errors import SchedlangError
 from ..schedule_algebra import bind, t
 from ..special import as_powers
 from . import exact_eval as ev
+from .eliminate import Elimination, eliminate
 from .intervals import (
     Fact,
     Undecidable,
@@ -204,14 +204,24 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
     conditions = [c for c in sa.conditions + sb.conditions if c is not sp.true]
     if sp.false in conditions:
         return Verdict(UNKNOWN, reason="the bound parameter values violate a `where` clause")
-    na, nb = normalise(sa.expr), normalise(sb.expr)
-    free = (na.free_symbols | nb.free_symbols) - {t}
+    free = (sa.expr.free_symbols | sb.expr.free_symbols) - {t}
     if not free:
+        return _decide_bound(normalise(sa.expr), normalise(sb.expr), rtol)
+    elim = eliminate(conditions, free)
+    if elim.contradiction or sp.false in elim.conditions:
+        return Verdict(UNKNOWN, reason="the `where` clauses admit no parameter values")
+    na, nb = normalise(elim.apply(sa.expr)), normalise(elim.apply(sb.expr))
+    new_free = (na.free_symbols | nb.free_symbols) - {t}
+    if not new_free:
         return _decide_bound(na, nb, rtol)
-    facts = facts_from(conditions)
+    facts = facts_from(elim.conditions)
     if _prove(na, nb, facts, MAX_CASE_SPLITS):
         return Verdict(EQUIVALENT, "symbolic")
-    return _search(na, nb, sorted(free, key=str), conditions, rtol)
+    # every new symbol is searched, also one the schedules lost (``n - w`` is all that
+    # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
+    for value in list(elim.mapping.values()) + elim.conditions:
+        new_free |= value.free_symbols - {t}
+    return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol)
 
 
 def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
@@ -380,30 +390,68 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict
 # -- free parameters: look for a counterexample --------------------------------------------
 
 
-def _candidates(symbol: sp.Symbol) -> list[sp.Expr]:
+#: Integer values tried for a free parameter: small ones, the boundaries 0/1 (the clauses'
+#: boundaries are 0/1 of the symbols ``eliminate`` introduces) and numbers with many
+#: divisors, so a difference that shows only when 6 or 12 divides a length is met.
+INT_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 13, 16, 24, 30, 60, 100, 120, 360, 1000)
+REAL_VALUES = (1, sp.Rational(1, 2), 3, sp.Rational(1, 10), 2, sp.Rational(3, 2), 10, sp.Rational(1, 1000))
+SEARCH_SECONDS = 3.0
+
+
+def _candidates(symbol: sp.Symbol, constants: list[int]) -> list[sp.Expr]:
+    """Values for one parameter: the fixed pools plus the constants of the two schedules and
+    their neighbours (a threshold at 30 000 is met by a parameter of 30 000 or 29 999)."""
     if symbol.is_integer:
-        values = [1, 2, 3, 5, 8, 13, 100]
-        if not symbol.is_positive:
-            values.append(0)
+        values = [0] if not symbol.is_positive else []
+        values += list(INT_VALUES)
+        for c in constants:
+            values += [c - 1, c, c + 1, 2 * c]
+        values = [v for v in dict.fromkeys(values) if v >= (1 if symbol.is_positive else 0)
+                  or not symbol.is_nonnegative and v >= -1]
     else:
-        values = [1, sp.Rational(1, 2), 3, sp.Rational(1, 10), 2]
+        values = list(REAL_VALUES)
         if not symbol.is_nonnegative:
             values += [-1, 0]
-    return [sp.Integer(v) if isinstance(v, int) else v for v in values]
+        values += [c for c in constants if c > 0]
+    return [sp.Integer(v) if isinstance(v, int) else v for v in dict.fromkeys(values)]
 
 
-def _search(na, nb, free, conditions, rtol) -> Verdict:
+def _constants(*exprs) -> list[int]:
+    found = set()
+    for e in exprs:
+        for n in e.atoms(sp.Integer):
+            if 2 < abs(int(n)) <= 10**7:
+                found.add(abs(int(n)))
+    return sorted(found)[:6]
+
+
+def _combos(pools, rng):
+    """Every parameter small first (one index for all), then the rest at random."""
+    longest = max(len(p) for p in pools)
+    for i in range(longest):
+        yield tuple(pool[min(i, len(pool) - 1)] for pool in pools)
+    for _ in range(4 * SEARCH_CANDIDATES):
+        yield tuple(rng.choice(pool) for pool in pools)
+
+
+def _search(na, nb, free, elim: Elimination, originals, rtol) -> Verdict:
     """No proof: try admissible parameter values in search of a step where they differ."""
-    pools = [_candidates(s) for s in free]
-    combos = [tuple(pool[min(i, len(pool) - 1)] for pool in pools) for i in range(7)]
+    constants = _constants(na, nb)
+    pools = [_candidates(s, constants) for s in free]
     rng = random.Random(0)
-    combos += [tuple(rng.choice(pool) for pool in pools) for _ in range(SEARCH_CANDIDATES)]
     tried = set()
-    for combo in itertools.islice((c for c in combos if not (c in tried or tried.add(c))),
-                                  SEARCH_CANDIDATES):
-        binding = dict(zip(free, combo))
-        if not all(sp.simplify(c.xreplace(binding)) == sp.true for c in conditions):
+    deadline = time.monotonic() + SEARCH_SECONDS
+    count = 0
+    for combo in _combos(pools, rng):
+        if combo in tried:
             continue
+        tried.add(combo)
+        if count >= 3 * SEARCH_CANDIDATES or time.monotonic() > deadline:
+            break
+        binding = dict(zip(free, combo))
+        if not all(sp.simplify(c.xreplace(binding)) == sp.true for c in elim.conditions):
+            continue
+        count += 1
         try:
             ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
             if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
@@ -413,10 +461,10 @@ def _search(na, nb, free, conditions, rtol) -> Verdict:
             continue
         if verdict.different:
             ce = verdict.counterexample
-            shown = {str(s): (int(v) if v.is_Integer else float(v)) for s, v in binding.items()}
+            shown = elim.values(binding, originals)
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
                                                               ce.a_exact, ce.b_exact, ce.earliest,
                                                               ce.difference))
-    return Verdict(UNKNOWN, reason="no symbolic proof for every parameter value, and no "
-                                   "counterexample among the values tried; bind the parameters "
-                                   "(params=... / -D) for an exhaustive check")
+    return Verdict(UNKNOWN, reason=f"no symbolic proof for every parameter value, and no "
+                                   f"counterexample among the {count} admissible values tried; "
+                                   "bind the parameters (params=... / -D) for an exhaustive check")
