@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import sympy as sp
+from sympy.core.relational import Relational
 
 from ..errors import SchedlangError
 from ..schedule_algebra import bind, t
@@ -49,13 +50,15 @@ from .intervals import (
     restrict,
     thresholds,
 )
-from .zero import is_zero, zero_on
+from .zero import as_floors, is_zero, period_grid, pinned, zero_on
 
 MAX_STEPS = 100_000  # exhaustive steps per verdict
 MAX_TAIL_SCAN = 20_000  # steps searched for a counterexample in a tail that has no proof
 MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_CASE_SPLITS = 3
+MAX_DEPTH = 4  # nested proofs on one interval (pinned floors, one period)
+MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
 
@@ -224,28 +227,130 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
     return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol)
 
 
-def _prove(na, nb, facts: list[Fact], splits: int) -> bool:
-    """A symbolic proof over every integer step and every admissible parameter value."""
+def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: sp.Expr | None = None,
+           cuts=(), depth: int = MAX_DEPTH) -> bool:
+    """A symbolic proof that ``na == nb`` at every integer step of ``[lo, hi)`` (``hi`` None:
+    forever) and every admissible parameter value.
+
+    Breakpoints (with ``lo``, ``hi`` and ``cuts``) are ordered under the facts, splitting
+    into cases where they do not decide; a parameter-only condition left open splits the
+    same way.  On each interval floors that are constant there are pinned; what still
+    has branches is proven again on that interval (``depth`` bounds the nesting), and a
+    difference of step functions is cut at their common period (``_by_period``).
+    """
     na, nb = decide_parameters(na, facts), decide_parameters(nb, facts)
+    open_condition = _open_condition(na, nb)
+    if open_condition is not None:
+        if splits <= 0:
+            return False
+        small, big, strict = open_condition
+        holds, fails = Fact(sp.expand(big - small), strict), Fact(sp.expand(small - big), not strict)
+        return (_prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth)
+                and _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth))
+    extra = {lo, *cuts} | ({hi} if hi is not None else set())
     try:
-        points = order(thresholds(na) | thresholds(nb), facts)
+        points = order(thresholds(na) | thresholds(nb) | extra, facts)
     except Undecidable as u:
         if splits <= 0:
             return False
         # Either y > x or x >= y; a case that contradicts the facts holds vacuously.
         before, after = sp.expand(u.y - u.x), sp.expand(u.x - u.y)
-        return ((nonnegative(after, facts) or _prove(na, nb, facts + [Fact(before, True)], splits - 1))
+        return ((nonnegative(after, facts)
+                 or _prove(na, nb, facts + [Fact(before, True)], splits - 1, lo, hi, cuts, depth))
                 and (positive(before, facts)
-                     or _prove(na, nb, facts + [Fact(after, False)], splits - 1)))
+                     or _prove(na, nb, facts + [Fact(after, False)], splits - 1, lo, hi, cuts, depth)))
     rank = rank_of(points, facts)
-    for i in range(rank(sp.Integer(0)), len(points)):
+    try:
+        first, last = rank(lo), (len(points) if hi is None else rank(hi))
+    except Undecidable:
+        return False
+    for i in range(first, last):
+        start = points[i]
         stop = points[i + 1] if i + 1 < len(points) else None
         try:
-            if not zero_on(restrict(na, i, rank) - restrict(nb, i, rank), points[i], stop):
+            ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
+            if not _zero_between(ra, rb, facts, splits, start, stop, depth):
                 return False
         except Undecidable:
             return False
     return True
+
+
+def _open_condition(na, nb):
+    """A comparison of parameters alone (no ``t``) that the facts left open: (small, big, strict)."""
+    for rel in sorted((na.atoms(Relational) | nb.atoms(Relational)), key=sp.default_sort_key):
+        if t in rel.free_symbols or not rel.free_symbols or not isinstance(
+                rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
+            continue
+        if isinstance(rel, (sp.StrictLessThan, sp.LessThan)):
+            return rel.lhs, rel.rhs, isinstance(rel, sp.StrictLessThan)
+        return rel.rhs, rel.lhs, isinstance(rel, sp.StrictGreaterThan)
+    return None
+
+
+def _has_open_branch(e: sp.Expr) -> bool:
+    return any(t in rel.free_symbols for rel in e.atoms(Relational))
+
+
+def _zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
+    """``ra == rb`` (branches decided by the thresholds) on the integers of ``[start, stop)``."""
+    if stop is not None:
+        ra, rb = pinned(ra, start, stop, facts), pinned(rb, start, stop, facts)
+    if _has_open_branch(ra) or _has_open_branch(rb):
+        # a branch on a floor or a Mod (``Mod(t, 2 * T) < T``): pinned floors may have made it
+        # a threshold, or the period grid below will
+        if depth <= 0:
+            return False
+        na, nb = normalise(ra), normalise(rb)
+        if thresholds(na) | thresholds(nb):
+            return _prove(na, nb, facts, splits, start, stop, depth=depth - 1)
+        return _by_period(ra, rb, facts, splits, start, stop, depth - 1)
+    if zero_on(ra - rb, start, stop, facts):
+        return True
+    return depth > 0 and _by_period(ra, rb, facts, splits, start, stop, depth - 1)
+
+
+def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
+    """Cut ``[start, stop)`` where the floors change, or fold a periodic tail onto one period.
+
+    With every floor ``floor((t + c_i) / P_i)``, ``P_i`` and ``start + c_i`` whole multiples of
+    one unit ``B`` (``k``, ``2 * T``, ``1000001``), the floors change only at ``start + j B``.
+    A finite interval is cut there.  A tail ``[start, oo)`` is written ``t = start + L q + r``
+    (``L`` the common period, ``q >= 0`` a fresh whole number, ``r`` in ``[0, L)``): each
+    floor becomes ``floor((r + delta_i) / P_i) + (L / P_i) q``, so one period, cut at its
+    multiples of ``B``, covers every ``q`` at once.
+    """
+    grid = period_grid(as_floors(ra - rb), start)
+    if grid is None:
+        return False
+    unit, period, cuts_per_period = grid
+    if stop is None:
+        q = sp.Symbol("q_", integer=True, nonnegative=True)
+        fa, fb = (_fold(as_floors(e), start, period, q) for e in (ra, rb))
+        cuts = [j * unit for j in range(cuts_per_period)]
+        return _prove(normalise(fa), normalise(fb), facts, splits, sp.Integer(0), period, cuts, depth)
+    count = sp.expand((stop - start) / unit)
+    if not count.is_Integer or not 1 < int(count) <= MAX_PIECES:
+        return False
+    cuts = [start + j * unit for j in range(int(count))]
+    return _prove(normalise(as_floors(ra)), normalise(as_floors(rb)), facts, splits, start, stop, cuts,
+                  depth)
+
+
+def _fold(e: sp.Expr, start: sp.Expr, period: sp.Expr, q: sp.Symbol) -> sp.Expr:
+    """``e`` at ``t = start + period * q + r``, written in ``r`` (as ``t``): see ``_by_period``."""
+    r = sp.Dummy("r", integer=True, nonnegative=True)
+    floors = {}
+    for atom in e.atoms(sp.floor):
+        if t in atom.free_symbols:
+            arg = sp.expand(atom.args[0])
+            slope = arg.coeff(t, 1)
+            shifted = sp.expand(arg.subs(t, start + r))
+            floors[atom] = sp.floor(shifted) + sp.expand(slope * period) * q
+    placeholder = {atom: sp.Dummy() for atom in floors}
+    body = e.xreplace(placeholder).xreplace({t: start + period * q + r})
+    body = body.xreplace({placeholder[a]: value for a, value in floors.items()})
+    return body.xreplace({r: t})
 
 
 # -- bound schedules: intervals, exhaustive steps, the tail ---------------------------------
