@@ -88,9 +88,23 @@ def _threshold_form(rel: Relational):
         return both if isinstance(rel, sp.Eq) else sp.Not(both)
     if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
         return rel
+    inner = next((p for p in sorted(rel.atoms(sp.Piecewise), key=sp.default_sort_key)
+                  if t in p.free_symbols), None)
+    if inner is not None:
+        # ``t / 1000 <= 1 / sqrt(max(t, 1))``: one comparison per branch of the inner Piecewise
+        # (only when that leaves thresholds alone: otherwise the comparison stays one atom,
+        # the same in both schedules)
+        parts, taken = [], sp.false
+        for value, cond in inner.args:
+            part = _threshold_form(rel.xreplace({inner: value}))
+            if any(t in r.free_symbols and as_threshold(r) is None for r in part.atoms(Relational)):
+                return rel
+            parts.append(sp.And(cond, sp.Not(taken), part))
+            taken = sp.Or(taken, cond)
+        return sp.Or(*parts)
     diff = sp.expand(rel.lhs - rel.rhs)
     if not diff.is_polynomial(t) or sp.degree(diff, t) != 1:
-        return rel
+        return _crossings(rel, diff)
     slope = diff.coeff(t, 1)
     rest = diff - slope * t
     if t in rest.free_symbols:
@@ -109,6 +123,66 @@ def _threshold_form(rel: Relational):
     if op is sp.StrictGreaterThan:
         return sp.Ge(t, sp.floor(c) + 1)
     return sp.Ge(t, sp.ceiling(c))
+
+
+MAX_CROSSING_DEGREE = 24
+
+
+def _crossings(rel: Relational, diff: sp.Expr):
+    """A comparison not linear in ``t`` (``t <= sqrt(t)``, Noam's ``t / w**1.5 < t**-0.5``) as
+    thresholds, when ``diff`` is a rational function of powers ``t**(p/q)`` and numbers.
+
+    With ``t = u**L`` (``L`` the common denominator) ``diff`` is a polynomial in ``u > 0``
+    over a positive monomial; its positive real roots are found exactly (sympy's
+    ``real_roots``), every integer within one of a crossing ``u**L`` is a piece of its own
+    and each piece is decided by exact (or enclosed) evaluation at one step, so the
+    comparison becomes an ``or`` of ``b_i <= t < b_{i+1}``.  Otherwise it is left as it is.
+    """
+    from . import exact_eval as ev
+
+    if diff.free_symbols != {t} or diff.has(sp.Piecewise, sp.floor, sp.ceiling, sp.Mod, sp.Min, sp.Max):
+        return rel
+    exponents = {sp.Integer(1)}
+    for p in diff.atoms(sp.Pow):
+        if p.base == t:
+            if not p.exp.is_Rational:
+                return rel
+            exponents.add(p.exp)
+        elif t in p.free_symbols and not (p.exp.is_Integer and p.base.is_polynomial(t)):
+            return rel
+    if any(t in f.free_symbols for f in diff.atoms(sp.Function)):
+        return rel
+    power = 1
+    for e in exponents:
+        power = power * int(e.q) // sp.igcd(power, int(e.q))
+    u = sp.Dummy("u", positive=True)
+    try:
+        numer, denom = sp.together(sp.expand(diff.xreplace({t: u ** power}))).as_numer_denom()
+        if not denom.is_positive:
+            return rel
+        poly = sp.Poly(sp.expand(numer), u)
+        if poly.degree() > MAX_CROSSING_DEGREE or poly.degree() < 1:
+            return rel
+        roots = [r for r in poly.real_roots() if r.is_positive]
+        cuts = {0, 1}
+        for r in roots:
+            crossing = int(sp.floor(sp.N(r ** power, 40)))
+            cuts |= {max(crossing + k, 0) for k in (-1, 0, 1, 2)}
+        cuts = sorted(cuts)
+        test = ev.compile_expr(rel)
+        pieces = []
+        for a, b in zip(cuts, cuts[1:] + [None]):
+            piece = sp.Ge(t, a) if b is None else sp.And(sp.Ge(t, a), sp.Lt(t, b))
+            try:
+                holds = test(a)
+            except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
+                # undefined at that step (``t**-0.5`` at 0): left as it is, for that piece only
+                holds = rel
+            pieces.append(sp.And(piece, holds))
+    except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError, NotImplementedError,
+            sp.PolynomialError):
+        return rel
+    return sp.Or(*pieces)
 
 
 def as_threshold(rel) -> tuple[sp.Expr, bool] | None:

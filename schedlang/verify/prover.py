@@ -34,7 +34,7 @@ from sympy.core.relational import Relational
 
 from ..errors import SchedlangError
 from ..schedule_algebra import bind, t
-from ..special import as_powers
+from ..special import as_powers, restart_index
 from . import exact_eval as ev
 from .eliminate import Elimination, eliminate
 from .intervals import (
@@ -58,6 +58,9 @@ MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_CASE_SPLITS = 3
 MAX_DEPTH = 4  # nested proofs on one interval (pinned floors, one period)
+MAX_WALK_PIECES = 2_000  # pieces between floor changes walked in one interval
+MAX_WALK_SECONDS = 5.0
+SHORT_PIECE = 8  # pieces this short are checked step by step, not proven
 MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
@@ -294,20 +297,21 @@ def _has_open_branch(e: sp.Expr) -> bool:
 
 def _zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
     """``ra == rb`` (branches decided by the thresholds) on the integers of ``[start, stop)``."""
+    if zero_on(ra - rb, start, stop, facts, cheap=True):
+        return True
+    if depth <= 0:
+        return zero_on(ra - rb, start, stop, facts)
+    whole = ra - rb
     if stop is not None:
         ra, rb = pinned(ra, start, stop, facts), pinned(rb, start, stop, facts)
     if _has_open_branch(ra) or _has_open_branch(rb):
         # a branch on a floor or a Mod (``Mod(t, 2 * T) < T``): pinned floors may have made it
         # a threshold, or the period grid below will
-        if depth <= 0:
-            return False
         na, nb = normalise(ra), normalise(rb)
-        if thresholds(na) | thresholds(nb):
-            return _prove(na, nb, facts, splits, start, stop, depth=depth - 1)
-        return _by_period(ra, rb, facts, splits, start, stop, depth - 1)
-    if zero_on(ra - rb, start, stop, facts):
-        return True
-    return depth > 0 and _by_period(ra, rb, facts, splits, start, stop, depth - 1)
+        if (thresholds(na) | thresholds(nb)) and _prove(na, nb, facts, splits, start, stop,
+                                                       depth=depth - 1):
+            return True
+    return _by_period(ra, rb, facts, splits, start, stop, depth - 1) or zero_on(whole, start, stop, facts)
 
 
 def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
@@ -371,6 +375,7 @@ class _Scan:
         self.deadline: float | None = None
         self.kinds: set[str] = set()
         self.pending: Verdict | None = None
+        self.symbolic_only = True  # no step needed checking one by one
 
     def run(self, ra, rb, steps) -> Verdict | None:
         """A different verdict, or None (check ``pending`` and ``budget`` for the rest)."""
@@ -442,54 +447,140 @@ def _pure_period(e: sp.Expr) -> int | None:
 
 
 def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict:
-    try:
-        points = order(thresholds(na) | thresholds(nb), [])
-    except (Undecidable, TypeError) as exc:
-        return Verdict(UNKNOWN, reason=f"breakpoints not comparable: {exc}")
-    if not all(p.is_Integer for p in points):
-        return Verdict(UNKNOWN, reason="a breakpoint is not a whole number")
-    rank = rank_of(points, [])
     scan = _Scan(rtol, max_steps)
-    symbolic_only = True
-    for i in range(rank(sp.Integer(0)), len(points)):
-        lo = int(points[i])
-        hi = int(points[i + 1]) if i + 1 < len(points) else None
-        try:
-            ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
-        except Undecidable as exc:
-            return Verdict(UNKNOWN, reason=str(exc))
-        try:
-            if zero_on(ra - rb, sp.Integer(lo), None if hi is None else sp.Integer(hi)):
-                continue
-        except (TypeError, ValueError, RecursionError):
-            pass
-        symbolic_only = False
-        complete = True
-        if hi is not None:
-            steps = range(lo, hi)
-        elif t not in ra.free_symbols | rb.free_symbols:
-            steps = range(lo, lo + 1)
-        else:
-            pa, pb = _pure_period(ra), _pure_period(rb)
-            if pa is not None and pb is not None:
-                steps = range(lo, lo + math.lcm(pa, pb))
-            else:
-                steps, complete = range(lo, lo + max(min(scan.budget, MAX_TAIL_SCAN), 0)), False
-        verdict = scan.run(ra, rb, steps)
-        if verdict is not None:
-            return verdict
-        if not complete and scan.pending is None:
-            return Verdict(UNKNOWN, reason=f"the schedules agree on steps 0..{steps.stop - 1}, but "
-                                          f"from step {lo} on their formulas could not be proven "
-                                          "equal")
+    try:
+        verdict = _bound_range(na, nb, 0, None, scan, MAX_DEPTH)
+    except RecursionError:
+        verdict = Verdict(UNKNOWN, reason="the schedules are nested too deeply to compare")
+    if verdict is not None:
+        return verdict
     if scan.pending is not None:
         return scan.pending
-    if symbolic_only:
+    if scan.symbolic_only:
         return Verdict(EQUIVALENT, "symbolic")
     for kind, method in (("tolerance", "tolerance"), ("algebraic", "exhaustive-interval")):
         if kind in scan.kinds:
             return Verdict(EQUIVALENT, method)
     return Verdict(EQUIVALENT, "exhaustive-exact")
+
+
+def _bound_range(na, nb, lo: int, hi: int | None, scan: _Scan, depth: int) -> Verdict | None:
+    """Bound schedules on ``[lo, hi)``: a verdict that ends the comparison, or None (proven,
+    or left ``pending`` in ``scan``).  Each interval between breakpoints is proven
+    symbolically, or walked from one floor change to the next (``_walk``)."""
+    extra = {sp.Integer(lo)} | ({sp.Integer(hi)} if hi is not None else set())
+    try:
+        points = order(thresholds(na) | thresholds(nb) | extra, [])
+    except (Undecidable, TypeError) as exc:
+        return Verdict(UNKNOWN, reason=f"breakpoints not comparable: {exc}")
+    if not all(p.is_Integer for p in points):
+        return Verdict(UNKNOWN, reason="a breakpoint is not a whole number")
+    rank = rank_of(points, [])
+    last = len(points) if hi is None else rank(sp.Integer(hi))
+    for i in range(rank(sp.Integer(lo)), last):
+        a = int(points[i])
+        b = int(points[i + 1]) if i + 1 < len(points) else None
+        try:
+            ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
+        except Undecidable as exc:
+            return Verdict(UNKNOWN, reason=str(exc))
+        try:
+            if _zero_between(ra, rb, [], 0, sp.Integer(a), None if b is None else sp.Integer(b), 2):
+                continue
+        except (TypeError, ValueError, RecursionError, Undecidable):
+            pass
+        scan.symbolic_only = False
+        verdict = _walk(ra, rb, a, b, scan, depth)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _floor_events(ea, eb):
+    """``(slope, offset)`` of every floor of ``t`` (numeric, increasing), or None if some
+    step function of ``t`` is not such a floor."""
+    found = []
+    for atom in ea.atoms(sp.floor, sp.ceiling, restart_index) | eb.atoms(sp.floor, sp.ceiling, restart_index):
+        if t not in atom.free_symbols:
+            continue
+        if not isinstance(atom, sp.floor):
+            return None
+        arg = sp.expand(atom.args[0])
+        slope = arg.coeff(t, 1)
+        offset = sp.expand(arg - slope * t)
+        if not (slope.is_Rational and slope > 0 and offset.is_Rational):
+            return None
+        found.append((Fraction(int(slope.p), int(slope.q)), Fraction(int(offset.p), int(offset.q))))
+    return found
+
+
+def _next_event(events, s: int) -> int:
+    """The first step after ``s`` where one of the floors changes value."""
+    best = None
+    for slope, offset in events:
+        m = math.floor(slope * s + offset)
+        nxt = math.ceil((m + 1 - offset) / slope)
+        best = nxt if best is None else min(best, nxt)
+    return max(best, s + 1)
+
+
+def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | None:
+    """``[a, b)`` with no symbolic proof: piece by piece between floor changes (each piece
+    proven, or scanned step by step from its start, so a difference found is the earliest),
+    a periodic tail for one period; anything else step by step."""
+    ea, eb = as_floors(ra), as_floors(rb)
+    events = _floor_events(ea, eb)
+    pa, pb = _pure_period(ra), _pure_period(rb)
+    period = math.lcm(pa, pb) if pa is not None and pb is not None else None
+    if depth <= 0 or not events:
+        return _scan_range(ra, rb, a, b, period, scan)
+    end = b if b is not None else (a + period if period is not None else None)
+    s, pieces = a, 0
+    deadline = time.monotonic() + MAX_WALK_SECONDS
+    while end is None or s < end:
+        if pieces >= MAX_WALK_PIECES or scan.budget <= 0 or time.monotonic() > deadline:
+            scan._unknown(f"the schedules agree on steps {a}..{s - 1}; from step {a} on their "
+                          f"formulas could not be proven equal ({pieces} pieces between floor "
+                          "changes checked)")
+            return None
+        e = _next_event(events, s)
+        if end is not None:
+            e = min(e, end)
+        if e - s <= SHORT_PIECE:
+            # a few steps (or floors too large to write into a formula): step by step
+            verdict = scan.run(ra, rb, range(s, e))
+            if verdict is not None:
+                return verdict
+            s, pieces = e, pieces + 1
+            continue
+        fa, fb = pinned(ea, sp.Integer(s), sp.Integer(e)), pinned(eb, sp.Integer(s), sp.Integer(e))
+        if any(t in f.free_symbols for f in fa.atoms(sp.floor) | fb.atoms(sp.floor)):
+            verdict = scan.run(ra, rb, range(s, e))
+        else:
+            verdict = _bound_range(normalise(fa), normalise(fb), s, e, scan, depth - 1)
+        if verdict is not None:
+            return verdict
+        s, pieces = e, pieces + 1
+    return None
+
+
+def _scan_range(ra, rb, a: int, b: int | None, period: int | None, scan: _Scan) -> Verdict | None:
+    complete = True
+    if b is not None:
+        steps = range(a, b)
+    elif t not in ra.free_symbols | rb.free_symbols:
+        steps = range(a, a + 1)
+    elif period is not None:
+        steps = range(a, a + period)
+    else:
+        steps, complete = range(a, a + max(min(scan.budget, MAX_TAIL_SCAN), 0)), False
+    verdict = scan.run(ra, rb, steps)
+    if verdict is not None:
+        return verdict
+    if not complete:
+        scan._unknown(f"the schedules agree on steps 0..{steps.stop - 1}, but from step {a} on "
+                      "their formulas could not be proven equal")
+    return None
 
 
 # -- free parameters: look for a counterexample --------------------------------------------

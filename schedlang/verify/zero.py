@@ -28,6 +28,7 @@ from .intervals import positive
 
 MAX_RESIDUES = 120
 MAX_SHORT = 24
+MAX_PINNED = 10_000  # largest floor value written into a formula
 _q = sp.Symbol("q_", integer=True, nonnegative=True)
 
 
@@ -176,7 +177,8 @@ def pinned(d: sp.Expr, start: sp.Expr, stop: sp.Expr, facts=()) -> sp.Expr:
             if not slope.is_positive:
                 continue
             first, last = atom.subs(t, start), atom.subs(t, stop - 1)
-            if first.is_Integer and first == last:
+            # a huge value would become ``0.5 ** 715827879`` computed exactly: left alone
+            if first.is_Integer and first == last and abs(first) <= MAX_PINNED:
                 replace[atom] = first
         elif isinstance(atom, sp.floor) and (slope.is_positive or positive(slope, list(facts))):
             first = sp.floor(sp.expand(arg.subs(t, start)))
@@ -213,10 +215,12 @@ def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     return False
 
 
-def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=()) -> bool:
-    """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever)."""
+def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=(), cheap: bool = False) -> bool:
+    """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever).
+
+    ``cheap`` leaves out ``simplify`` (a caller with other tricks tries them first)."""
     if t not in d.free_symbols:
-        return is_zero(d)
+        return is_zero(d, cheap)
     length = None if stop is None else sp.expand(stop - start)
     if length is not None and length.is_Integer and int(length) <= MAX_SHORT:
         return all(is_zero(d.subs(t, start + k)) for k in range(int(length)))
@@ -236,6 +240,8 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=()) -> bool:
     residues = period is not None and period <= MAX_RESIDUES
     if residues and _by_residues(d, start, period, cheap=True):
         return True
+    if cheap:
+        return False
     if any(is_zero(c) for c in candidates):
         return True
     return residues and _by_residues(d, start, period, cheap=False)
