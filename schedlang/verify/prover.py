@@ -241,6 +241,22 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
     has branches is proven again on that interval (``depth`` bounds the nesting), and a
     difference of step functions is cut at their common period (``_by_period``).
     """
+    few = _few_values(na, nb, facts)
+    if few is not None:
+        # ``w <= 1`` for a whole ``w >= 0``: each value proven alone (a case that breaks a
+        # fact is vacuous)
+        symbol, values = few
+        for v in values:
+            bound = [Fact(sp.expand(f.expr.xreplace({symbol: v})), f.strict) for f in facts]
+            if any(f.expr.is_number and (f.expr < 0 or f.strict and f.expr == 0) for f in bound):
+                continue
+            bound = [f for f in bound if not f.expr.is_number]
+            ea, eb = (normalise(e.xreplace({symbol: v})) for e in (na, nb))
+            if not _prove(ea, eb, bound, splits, lo.xreplace({symbol: v}),
+                          None if hi is None else hi.xreplace({symbol: v}),
+                          [c.xreplace({symbol: v}) for c in cuts], depth):
+                return False
+        return True
     na, nb = decide_parameters(na, facts), decide_parameters(nb, facts)
     open_condition = _open_condition(na, nb)
     if open_condition is not None:
@@ -277,6 +293,30 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
         except Undecidable:
             return False
     return True
+
+
+MAX_FEW = 4  # a whole parameter confined to this many values is proven value by value
+
+
+def _few_values(na, nb, facts: list[Fact]):
+    """``(symbol, values)`` for a whole-number parameter the facts confine to a few values."""
+    for symbol in sorted((na.free_symbols | nb.free_symbols) - {t}, key=str):
+        if not symbol.is_integer:
+            continue
+        low = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
+        high = None
+        for f in facts:
+            rest = sp.expand(f.expr - symbol)  # symbol + rest (>|>=) 0: symbol >= -rest
+            if rest.is_number:
+                bound = -rest + (1 if f.strict else 0)
+                low = bound if low is None else max(low, sp.ceiling(bound))
+            rest = sp.expand(f.expr + symbol)  # rest - symbol (>|>=) 0: symbol <= rest
+            if rest.is_number:
+                bound = rest - (1 if f.strict else 0)
+                high = sp.floor(bound) if high is None else min(high, sp.floor(bound))
+        if low is not None and high is not None and int(high) - int(low) < MAX_FEW:
+            return symbol, [sp.Integer(v) for v in range(int(low), int(high) + 1)]
+    return None
 
 
 def _open_condition(na, nb):
