@@ -130,26 +130,35 @@ MAX_CROSSING_DEGREE = 24
 
 def _crossings(rel: Relational, diff: sp.Expr):
     """A comparison not linear in ``t`` (``t <= sqrt(t)``, Noam's ``t / w**1.5 < t**-0.5``) as
-    thresholds, when ``diff`` is a rational function of powers ``t**(p/q)`` and numbers.
+    thresholds, when ``diff`` is a rational function of ``t`` and of powers ``b**(p/q)`` of
+    one increasing ``b = a*t + c`` (``c >= 0``; ``b = t`` when there is no such power).
 
-    With ``t = u**L`` (``L`` the common denominator) ``diff`` is a polynomial in ``u > 0``
+    With ``b = u**L`` (``L`` the common denominator) ``diff`` is a polynomial in ``u > 0``
     over a positive monomial; its positive real roots are found exactly (sympy's
-    ``real_roots``), every integer within one of a crossing ``u**L`` is a piece of its own
+    ``real_roots``), every integer within one of a crossing ``t = (u**L - c)/a`` is a piece of its own
     and each piece is decided by exact (or enclosed) evaluation at one step, so the
     comparison becomes an ``or`` of ``b_i <= t < b_{i+1}``.  Otherwise it is left as it is.
     """
-    from . import exact_eval as ev
-
     if diff.free_symbols != {t} or diff.has(sp.Piecewise, sp.floor, sp.ceiling, sp.Mod, sp.Min, sp.Max):
         return rel
+    crossing = _exponential_crossing(diff)
+    if crossing is not None:
+        return _decided_pieces(rel, crossing)
     exponents = {sp.Integer(1)}
+    bases = set()
     for p in diff.atoms(sp.Pow):
-        if p.base == t:
-            if not p.exp.is_Rational:
-                return rel
-            exponents.add(p.exp)
-        elif t in p.free_symbols and not (p.exp.is_Integer and p.base.is_polynomial(t)):
+        if t not in p.free_symbols or p.exp.is_Integer and p.base.is_polynomial(t):
+            continue
+        if not p.exp.is_Rational:
             return rel
+        bases.add(sp.expand(p.base))
+        exponents.add(p.exp)
+    base = bases.pop() if len(bases) == 1 else t if not bases else None
+    if base is None or not base.is_polynomial(t) or sp.degree(base, t) != 1:
+        return rel
+    slope, offset = base.coeff(t, 1), sp.expand(base - base.coeff(t, 1) * t)
+    if not (slope.is_Rational and slope > 0 and offset.is_Rational and offset >= 0):
+        return rel
     if any(t in f.free_symbols for f in diff.atoms(sp.Function)):
         return rel
     power = 1
@@ -157,31 +166,73 @@ def _crossings(rel: Relational, diff: sp.Expr):
         power = power * int(e.q) // sp.igcd(power, int(e.q))
     u = sp.Dummy("u", positive=True)
     try:
-        numer, denom = sp.together(sp.expand(diff.xreplace({t: u ** power}))).as_numer_denom()
+        # t = (u**power - offset) / slope, so that base = u**power
+        in_u = sp.expand(diff.xreplace({t: (u ** power - offset) / slope}))
+        numer, denom = sp.together(in_u).as_numer_denom()
         if not denom.is_positive:
             return rel
         poly = sp.Poly(sp.expand(numer), u)
         if poly.degree() > MAX_CROSSING_DEGREE or poly.degree() < 1:
             return rel
         roots = [r for r in poly.real_roots() if r.is_positive]
-        cuts = {0, 1}
-        for r in roots:
-            crossing = int(sp.floor(sp.N(r ** power, 40)))
-            cuts |= {max(crossing + k, 0) for k in (-1, 0, 1, 2)}
-        cuts = sorted(cuts)
-        test = ev.compile_expr(rel)
-        pieces = []
-        for a, b in zip(cuts, cuts[1:] + [None]):
-            piece = sp.Ge(t, a) if b is None else sp.And(sp.Ge(t, a), sp.Lt(t, b))
-            try:
-                holds = test(a)
-            except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
-                # undefined at that step (``t**-0.5`` at 0): left as it is, for that piece only
-                holds = rel
-            pieces.append(sp.And(piece, holds))
-    except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError, NotImplementedError,
-            sp.PolynomialError):
+        crossings = [sp.N((r ** power - offset) / slope, 40) for r in roots]
+    except (ZeroDivisionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
         return rel
+    return _decided_pieces(rel, crossings)
+
+
+def _exponential_crossing(diff: sp.Expr):
+    """Where ``A * b**(a*t + c) + C`` (numbers, ``b > 0``; ``exp`` too) crosses 0: [] or [t*]."""
+    terms = sp.Add.make_args(diff)
+    varying = [x for x in terms if t in x.free_symbols]
+    if len(varying) != 1:
+        return None
+    constant = sp.Add(*[x for x in terms if t not in x.free_symbols])
+    coeff, power = varying[0].as_independent(t, as_Add=False)
+    if isinstance(power, sp.exp):
+        base, exponent = sp.E, power.args[0]
+    elif isinstance(power, sp.Pow) and t not in power.base.free_symbols:
+        base, exponent = power.base, power.exp
+    else:
+        return None
+    exponent = sp.expand(exponent)
+    a = exponent.coeff(t, 1)
+    c = sp.expand(exponent - a * t)
+    if not all(x.is_number and x.is_real for x in (coeff, constant, base, a, c)) or a == 0 \
+            or not base.is_positive or base == 1 or coeff == 0:
+        return None
+    ratio = -constant / coeff
+    if not ratio.is_positive:
+        return []
+    return [sp.N((sp.log(ratio) / sp.log(base) - c) / a, 40)]
+
+
+def _decided_pieces(rel: Relational, crossings):
+    """``rel`` as an ``or`` of intervals: the integers within one of a crossing (where ``rel``'s
+    two sides may be equal) are pieces of their own, and every piece is decided by evaluating
+    ``rel`` at its first step (exactly, or with enclosures), as its sign cannot change inside."""
+    from . import exact_eval as ev
+
+    cuts = {0, 1}
+    for x in crossings:
+        if not x.is_real or abs(x) > 10**15:
+            return rel
+        crossing = int(sp.floor(x))
+        cuts |= {max(crossing + k, 0) for k in (-1, 0, 1, 2)}
+    cuts = sorted(cuts)
+    try:
+        test = ev.compile_expr(rel)
+    except ev.Undetermined:
+        return rel
+    pieces = []
+    for a, b in zip(cuts, cuts[1:] + [None]):
+        piece = sp.Ge(t, a) if b is None else sp.And(sp.Ge(t, a), sp.Lt(t, b))
+        try:
+            holds = test(a)
+        except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
+            # undefined at that step (``t**-0.5`` at 0): left as it is, for that piece only
+            holds = rel
+        pieces.append(sp.And(piece, holds))
     return sp.Or(*pieces)
 
 

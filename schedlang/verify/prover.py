@@ -56,6 +56,7 @@ MAX_STEPS = 100_000  # exhaustive steps per verdict
 MAX_TAIL_SCAN = 20_000  # steps searched for a counterexample in a tail that has no proof
 MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
+MAX_SCAN_SECONDS = 8.0  # step-by-step work of one verdict (exact values of irrational steps are slow)
 MAX_CASE_SPLITS = 3
 MAX_DEPTH = 4  # nested proofs on one interval (pinned floors, one period)
 MAX_WALK_PIECES = 2_000  # pieces between floor changes walked in one interval
@@ -408,9 +409,10 @@ class _Scan:
     for a provable difference, which is then reported as not necessarily the earliest.
     """
 
-    def __init__(self, rtol: Fraction, budget: int = MAX_STEPS):
+    def __init__(self, rtol: Fraction, budget: int = MAX_STEPS, seconds: float = MAX_SCAN_SECONDS):
         self.rtol = rtol
         self.budget = budget
+        self.stop_at = time.monotonic() + seconds  # the whole step-by-step work of one verdict
         self.algebraic = MAX_ALGEBRAIC_STEPS
         self.deadline: float | None = None
         self.kinds: set[str] = set()
@@ -428,6 +430,11 @@ class _Scan:
             self.budget -= 1
             if self.budget < 0:
                 self._unknown(f"more than {MAX_STEPS} steps to check one by one and no symbolic proof")
+                return None
+            if self.budget % 256 == 0 and time.monotonic() > self.stop_at:
+                self.budget = -1
+                self._unknown(f"checking step by step took too long (stopped at step {step}) and "
+                              "no symbolic proof")
                 return None
             try:
                 va, vb = fa(step), fb(step)
@@ -486,8 +493,9 @@ def _pure_period(e: sp.Expr) -> int | None:
     return period if t not in e.xreplace(mods).free_symbols else None
 
 
-def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS) -> Verdict:
-    scan = _Scan(rtol, max_steps)
+def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS,
+                  seconds: float = MAX_SCAN_SECONDS) -> Verdict:
+    scan = _Scan(rtol, max_steps, seconds)
     try:
         verdict = _bound_range(na, nb, 0, None, scan, MAX_DEPTH)
     except RecursionError:
@@ -578,7 +586,7 @@ def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | N
     s, pieces = a, 0
     deadline = time.monotonic() + MAX_WALK_SECONDS
     while end is None or s < end:
-        if pieces >= MAX_WALK_PIECES or scan.budget <= 0 or time.monotonic() > deadline:
+        if pieces >= MAX_WALK_PIECES or scan.budget <= 0 or time.monotonic() > min(deadline, scan.stop_at):
             scan._unknown(f"the schedules agree on steps {a}..{s - 1}; from step {a} on their "
                           f"formulas could not be proven equal ({pieces} pieces between floor "
                           "changes checked)")
@@ -692,7 +700,8 @@ def _search(na, nb, free, elim: Elimination, originals, rtol) -> Verdict:
             ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
             if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
                 continue
-            verdict = _decide_bound(ba, bb, rtol, SEARCH_STEPS)
+            verdict = _decide_bound(ba, bb, rtol, SEARCH_STEPS,
+                                    max(deadline - time.monotonic(), 0.2))
         except (TypeError, ValueError, ZeroDivisionError, RecursionError):
             continue
         if verdict.different:
