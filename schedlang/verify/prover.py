@@ -36,6 +36,7 @@ from ..errors import SchedlangError
 from ..schedule_algebra import bind, t
 from ..special import as_powers, restart_index
 from . import exact_eval as ev
+from . import float_scan
 from .eliminate import Elimination, eliminate
 from .intervals import (
     Fact,
@@ -61,6 +62,8 @@ MAX_CASE_SPLITS = 3
 MAX_DEPTH = 4  # nested proofs on one interval (pinned floors, one period)
 MAX_WALK_PIECES = 2_000  # pieces between floor changes walked in one interval
 MAX_WALK_SECONDS = 5.0
+FLOAT_FIRST = 2_000  # a stretch longer than this is scanned in float64 first
+FLOAT_TAIL = 4_000_000  # steps of a tail without a proof scanned in float64
 SHORT_PIECE = 8  # pieces this short are checked step by step, not proven
 MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
@@ -612,7 +615,28 @@ def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | N
     return None
 
 
+def _float_first(ra, rb, a: int, stop: int, scan: _Scan) -> Verdict | None:
+    """A long stretch: float64 over all of ``[a, stop)`` first (``float_scan``); a candidate
+    proven different exactly is the verdict, after the steps before it were checked one by
+    one as far as the budget goes (else it is reported as not necessarily the earliest)."""
+    for step in float_scan.candidates(ra, rb, a, stop):
+        try:
+            va, vb = ev.compile_expr(ra)(step), ev.compile_expr(rb)(step)
+        except (ev.Undetermined, ZeroDivisionError, ValueError):
+            continue
+        if ev.equal(va, vb) is not False or scan.rtol > 0 and ev.within(va, vb, scan.rtol) is not False:
+            continue
+        before = scan.run(ra, rb, range(a, step))
+        return before if before is not None else scan._different(step, va, vb)
+    return None
+
+
 def _scan_range(ra, rb, a: int, b: int | None, period: int | None, scan: _Scan) -> Verdict | None:
+    end = b if b is not None else a + period if period is not None else a + FLOAT_TAIL
+    if t in ra.free_symbols | rb.free_symbols and end - a > FLOAT_FIRST:
+        verdict = _float_first(ra, rb, a, end, scan)
+        if verdict is not None:
+            return verdict
     complete = True
     if b is not None:
         steps = range(a, b)
