@@ -139,6 +139,9 @@ def _crossings(rel: Relational, diff: sp.Expr):
     and each piece is decided by exact (or enclosed) evaluation at one step, so the
     comparison becomes an ``or`` of ``b_i <= t < b_{i+1}``.  Otherwise it is left as it is.
     """
+    monomials = _monomial_crossing(rel)
+    if monomials is not None:
+        return monomials
     if diff.free_symbols != {t} or diff.has(sp.Piecewise, sp.floor, sp.ceiling, sp.Mod, sp.Min, sp.Max):
         return rel
     crossing = _exponential_crossing(diff)
@@ -179,6 +182,36 @@ def _crossings(rel: Relational, diff: sp.Expr):
     except (ZeroDivisionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
         return rel
     return _decided_pieces(rel, crossings)
+
+
+def _monomial_crossing(rel: Relational):
+    """``c1 * t**p1 < c2 * t**p2`` with positive (symbolic) ``c1``, ``c2`` and ``p1 != p2``: for
+    ``t >= 1`` it is ``t < (c2 / c1) ** (1 / (p1 - p2))`` (``>`` when ``p1 < p2``), a threshold
+    in the parameters (Noam's ``t / w**1.5 < t**-0.5`` is ``t < w``).  Step 0 is decided by
+    itself (``t**-0.5`` has no value there)."""
+    sides = []
+    for side in (rel.lhs, rel.rhs):
+        coeff, exponent = sp.powsimp(side, force=False).as_coeff_exponent(t)
+        if t in coeff.free_symbols or not exponent.is_Rational or not coeff.is_positive:
+            return None
+        sides.append((coeff, exponent))
+    (c1, p1), (c2, p2) = sides
+    if p1 == p2 or not rel.free_symbols - {t}:
+        return None
+    flip = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+            sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}
+    op = type(rel) if p1 > p2 else flip[type(rel)]
+    crossing = sp.powsimp((c2 / c1) ** (1 / (p1 - p2)), force=False)
+    threshold = _threshold_form(op(t, crossing))
+    if as_threshold(threshold) is None:
+        return None
+    try:
+        at_zero = rel.subs(t, 0)
+    except TypeError:  # zoo < 1
+        at_zero = rel
+    if at_zero not in (sp.true, sp.false):
+        at_zero = rel
+    return sp.Or(sp.And(sp.Ge(t, 1), threshold), sp.And(sp.Lt(t, 1), at_zero))
 
 
 def _exponential_crossing(diff: sp.Expr):
