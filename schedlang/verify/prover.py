@@ -23,6 +23,7 @@ floors and Mods included) and ``exact_eval`` (values with guaranteed bounds).
 
 from __future__ import annotations
 
+import contextvars
 import math
 import random
 import time
@@ -225,13 +226,19 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
     if not new_free:
         return _decide_bound(na, nb, rtol)
     facts = facts_from(elim.conditions)
-    if _prove(na, nb, facts, MAX_CASE_SPLITS):
-        return Verdict(EQUIVALENT, "symbolic")
+    notes: list[str] = []
+    token = _FAILURE.set(notes)
+    try:
+        if _prove(na, nb, facts, MAX_CASE_SPLITS):
+            return Verdict(EQUIVALENT, "symbolic")
+    finally:
+        _FAILURE.reset(token)
     # every new symbol is searched, also one the schedules lost (``n - w`` is all that
     # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
     for value in list(elim.mapping.values()) + elim.conditions:
         new_free |= value.free_symbols - {t}
-    return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol)
+    return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol,
+                   notes[0] if notes else None)
 
 
 def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: sp.Expr | None = None,
@@ -265,7 +272,8 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
     open_condition = _open_condition(na, nb)
     if open_condition is not None:
         if splits <= 0:
-            return False
+            return _failed(f"more cases than {MAX_CASE_SPLITS} splits allow ({open_condition[0]} vs "
+                           f"{open_condition[1]} left open)")
         small, big, strict = open_condition
         holds, fails = Fact(sp.expand(big - small), strict), Fact(sp.expand(small - big), not strict)
         return (_prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth)
@@ -275,7 +283,8 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
         points = order(thresholds(na) | thresholds(nb) | extra, facts)
     except Undecidable as u:
         if splits <= 0:
-            return False
+            return _failed(f"the order of the breakpoints {u.x} and {u.y} does not follow from the "
+                           "clauses")
         # Either y > x or x >= y; a case that contradicts the facts holds vacuously.
         before, after = sp.expand(u.y - u.x), sp.expand(u.x - u.y)
         return ((nonnegative(after, facts)
@@ -285,18 +294,35 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
     rank = rank_of(points, facts)
     try:
         first, last = rank(lo), (len(points) if hi is None else rank(hi))
-    except Undecidable:
-        return False
+    except Undecidable as u:
+        return _failed(str(u))
     for i in range(first, last):
         start = points[i]
         stop = points[i + 1] if i + 1 < len(points) else None
         try:
             ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
             if not _zero_between(ra, rb, facts, splits, start, stop, depth):
-                return False
-        except Undecidable:
-            return False
+                where = f"from step {start} on" if stop is None else f"on steps {start} <= t < {stop}"
+                return _failed(f"{where} the difference {_short(ra - rb)} was not proven zero")
+        except Undecidable as u:
+            return _failed(str(u))
     return True
+
+
+#: What the last failed proof could not decide (the first, deepest failure), for ``unknown``.
+_FAILURE: contextvars.ContextVar[list | None] = contextvars.ContextVar("prover_failure", default=None)
+
+
+def _failed(reason: str) -> bool:
+    notes = _FAILURE.get()
+    if notes is not None and not notes:
+        notes.append(reason)
+    return False
+
+
+def _short(e: sp.Expr, width: int = 100) -> str:
+    text = str(e)
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 MAX_FEW = 4  # a whole parameter confined to this many values is proven value by value
@@ -702,7 +728,7 @@ def _combos(pools, rng):
         yield tuple(rng.choice(pool) for pool in pools)
 
 
-def _search(na, nb, free, elim: Elimination, originals, rtol) -> Verdict:
+def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None) -> Verdict:
     """No proof: try admissible parameter values in search of a step where they differ."""
     constants = _constants(na, nb)
     pools = [_candidates(s, constants) for s in free]
@@ -734,6 +760,7 @@ def _search(na, nb, free, elim: Elimination, originals, rtol) -> Verdict:
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
                                                               ce.a_exact, ce.b_exact, ce.earliest,
                                                               ce.difference))
-    return Verdict(UNKNOWN, reason=f"no symbolic proof for every parameter value, and no "
+    because = f" ({why})" if why else ""
+    return Verdict(UNKNOWN, reason=f"no symbolic proof for every parameter value{because}, and no "
                                    f"counterexample among the {count} admissible values tried; "
                                    "bind the parameters (params=... / -D) for an exhaustive check")
