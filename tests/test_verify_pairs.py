@@ -64,8 +64,11 @@ PAIRS = [
      s(T, "repeat(linear(1, 0, T), 3) >> cycle(linear(1, 0, T))"), EQ, None),
     ("cycle of halves", s(T, "cycle(linear(1, 0, 2 * T))"),
      s(T, "cycle(linear(1, 0.5, T) >> linear(0.5, 0, T))"), EQ, None),
-    ("differs only when 6 divides n", "param n: int where n > 0\nschedule lr = step(1, 0.5, n)",
+    ("differs only when n is 6", "param n: int where n > 0\nschedule lr = step(1, 0.5, n)",
      "param n: int where n > 0\nschedule lr = step(1, 0.5, n) + (if n == 6 then 1 else 0)", DIFF, None),
+    ("differs only when 6 divides n", "param n: int where n > 0\nschedule lr = "
+     "constant(1 + floor(n / 6) - floor((n - 1) / 6))", "param n: int where n > 0\nschedule lr = constant(1)",
+     DIFF, None),
     ("step tail, period 30000", "step(1, 0.5, 30000)", "if t < 30000 then 1 else 0.5", DIFF, 60000),
     ("long cycle", "cycle(constant(1, 1000000) >> constant(0.5, 1))", "constant(1)", DIFF, 1000000),
     ("long cycle = its formula", "cycle(constant(1, 1000000) >> constant(0.5, 1))",
