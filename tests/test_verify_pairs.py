@@ -37,6 +37,11 @@ PAIRS = [
      s(WN, "max(0, 1 - t / max(1, n - w))"), EQ, None),
     ("max(n, w) from n > w", s(WN, "constant(max(n, w), 1) >> constant(0)"),
      s(WN, "constant(n, 1) >> constant(0)"), EQ, None),
+    ("a clause confines w to 1 and 2", "param w: int where w >= 1 and w <= 2\nschedule lr = "
+     "if w < 3 then linear(1, 0, w) else constant(0)", "param w: int where w >= 1 and w <= 2\n"
+     "schedule lr = linear(1, 0, w)", EQ, None),
+    ("fractional bounds confine w to 1 and 2", "param w: int where w > 0.5 and w < 2.5\nschedule lr = "
+     "constant(w)", "param w: int where w > 0.5 and w < 2.5\nschedule lr = constant(1)", DIFF, None),
     ("min(t, sqrt(t))", "min(t, sqrt(t))", "if t < 2 then t else sqrt(t)", EQ, None),
     ("min(t, sqrt(t)) near miss", "min(t, sqrt(t))", "if t < 3 then t else sqrt(t)", DIFF, 2),
     ("noam as min", "min(t / 100 ** 1.5, 1 / sqrt(max(t, 1)))",

@@ -336,14 +336,14 @@ def _few_values(na, nb, facts: list[Fact]):
         low = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
         high = None
         for f in facts:
-            rest = sp.expand(f.expr - symbol)  # symbol + rest (>|>=) 0: symbol >= -rest
-            if rest.is_number:
-                bound = -rest + (1 if f.strict else 0)
-                low = bound if low is None else max(low, sp.ceiling(bound))
-            rest = sp.expand(f.expr + symbol)  # rest - symbol (>|>=) 0: symbol <= rest
-            if rest.is_number:
-                bound = rest - (1 if f.strict else 0)
-                high = sp.floor(bound) if high is None else min(high, sp.floor(bound))
+            rest = sp.expand(f.expr - symbol)  # symbol + rest > 0 (>= 0): symbol > -rest (>=)
+            if rest.is_Rational:
+                bound = sp.floor(-rest) + 1 if f.strict else sp.ceiling(-rest)
+                low = bound if low is None else max(low, bound)
+            rest = sp.expand(f.expr + symbol)  # rest - symbol > 0 (>= 0): symbol < rest (<=)
+            if rest.is_Rational:
+                bound = sp.ceiling(rest) - 1 if f.strict else sp.floor(rest)
+                high = bound if high is None else min(high, bound)
         if low is not None and high is not None and int(high) - int(low) < MAX_FEW:
             return symbol, [sp.Integer(v) for v in range(int(low), int(high) + 1)]
     return None
@@ -398,6 +398,8 @@ def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
     if grid is None:
         return False
     unit, period, cuts_per_period = grid
+    if not unit.is_integer:  # cuts between whole steps (``floor(2 * t / 5)``): not this way
+        return False
     if stop is None:
         q = sp.Symbol("q_", integer=True, nonnegative=True)
         fa, fb = (_fold(as_floors(e), start, period, q) for e in (ra, rb))
