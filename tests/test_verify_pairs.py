@@ -55,6 +55,8 @@ PAIRS = [
      DIFF, 10),
     ("exponential crossing", "min(0.9 ** t, 0.5)", "if t < 7 then 0.5 else 0.9 ** t", EQ, None),
     ("exponential crossing near miss", "min(0.9 ** t, 0.5)", "if t < 6 then 0.5 else 0.9 ** t", DIFF, 6),
+    ("power crossing", "min(t ** 0.3333, 2)", "if t < 9 then t ** 0.3333 else 2", EQ, None),
+    ("power crossing near miss", "min(t ** 0.3333, 2)", "if t < 8 then t ** 0.3333 else 2", DIFF, 8),
     ("CosineAnnealingLR past T_max = cycle", s(T, "torch.CosineAnnealingLR(T_max=T, lr=1)"),
      s(T, "cycle(cosine(1, 0, T) >> cosine(0, 1, T))"), EQ, None),
     ("CosineAnnealingLR bound = cycle", "torch.CosineAnnealingLR(T_max=10, lr=1)",

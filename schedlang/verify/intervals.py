@@ -125,7 +125,8 @@ def _threshold_form(rel: Relational):
     return sp.Ge(t, sp.ceiling(c))
 
 
-MAX_CROSSING_DEGREE = 24
+MAX_CROSSING_DEGREE = 16  # polynomials whose real roots are found exactly
+MAX_CROSSING_ROOT = 12  # t = u**L for at most this L (t**(1/12))
 
 
 def _crossings(rel: Relational, diff: sp.Expr):
@@ -167,6 +168,8 @@ def _crossings(rel: Relational, diff: sp.Expr):
     power = 1
     for e in exponents:
         power = power * int(e.q) // sp.igcd(power, int(e.q))
+    if power > MAX_CROSSING_ROOT:
+        return rel
     u = sp.Dummy("u", positive=True)
     try:
         # t = (u**power - offset) / slope, so that base = u**power
@@ -215,13 +218,26 @@ def _monomial_crossing(rel: Relational):
 
 
 def _exponential_crossing(diff: sp.Expr):
-    """Where ``A * b**(a*t + c) + C`` (numbers, ``b > 0``; ``exp`` too) crosses 0: [] or [t*]."""
+    """Where ``A * b**(a*t + c) + C`` (numbers, ``b > 0``; ``exp`` too) or ``A * (a*t + c)**p + C``
+    (``a > 0``, ``c >= 0``) crosses 0: [] or [t*] (each is monotone)."""
     terms = sp.Add.make_args(diff)
     varying = [x for x in terms if t in x.free_symbols]
     if len(varying) != 1:
         return None
     constant = sp.Add(*[x for x in terms if t not in x.free_symbols])
     coeff, power = varying[0].as_independent(t, as_Add=False)
+    if isinstance(power, sp.Pow) and t not in power.exp.free_symbols and power.exp.is_Rational:
+        # A * (a*t + c)**p + C, monotone where a*t + c > 0: crosses at ((-C/A)**(1/p) - c) / a
+        inner = sp.expand(power.base)
+        slope = inner.coeff(t, 1)
+        start = sp.expand(inner - slope * t)
+        ratio = -constant / coeff
+        if not (inner.is_polynomial(t) and sp.degree(inner, t) == 1 and slope.is_Rational and slope > 0
+                and start.is_Rational and start >= 0 and coeff.is_number and constant.is_number):
+            return None
+        if not ratio.is_positive:
+            return []
+        return [sp.N((ratio ** (1 / power.exp) - start) / slope, 40)]
     if isinstance(power, sp.exp):
         base, exponent = sp.E, power.args[0]
     elif isinstance(power, sp.Pow) and t not in power.base.free_symbols:
