@@ -9,6 +9,7 @@ the distribution of CPU seconds (not a timed assertion: docs/verify.md has the f
 """
 
 import time
+from fractions import Fraction
 
 import pytest
 
@@ -163,3 +164,46 @@ def test_timing_report():
     slowest = max(_TIMES, key=_TIMES.get)
     print(f"\n{len(times)} pairs: p50 {pct(0.5):.3f} s, p95 {pct(0.95):.3f} s, "
           f"max {times[-1]:.3f} s ({slowest})")
+
+
+# -- comparisons solved at their crossings, against brute force ----------------------------
+
+CURVES = ["t ** 0.5", "sqrt(t + 1)", "t ** (1/3)", "0.9 ** t", "exp(-t / 7)", "(t + 2) ** -0.5",
+          "t * t / 50", "t ** 1.5 / 20"]
+LEVELS = ["0.3", "1.5", "2", "3"]
+
+
+def _first_crossing(curve: str, level: str, limit: int = 400):
+    """The steps where ``curve <= level`` holds, by exact evaluation of each step."""
+    expr = schedlang.compile(f"{curve} - {level}").main_schedule().expr
+    f = compile_expr(expr)
+    from schedlang.verify.exact_eval import less
+
+    return [not less(Fraction(0), f(s)) for s in range(limit)]
+
+
+@pytest.mark.parametrize("curve", CURVES)
+@pytest.mark.parametrize("level", LEVELS)
+def test_crossings_against_brute_force(curve, level):
+    """``min(curve, level)`` against an ``if`` at the exact switch step and one off: never a
+    wrong verdict, and a wrong switch is refuted at the step a brute-force scan finds."""
+    below = _first_crossing(curve, level)
+    if below[1:] != sorted(below[1:]) and below[1:] != sorted(below[1:], reverse=True):
+        pytest.skip("not monotone from step 1")
+    switch = next((s for s in range(1, len(below)) if below[s] != below[1]), None)
+    if switch is None:
+        pytest.skip("no crossing in range")
+    first, then = ("curve", "level") if below[1] else ("level", "curve")
+    pick = {"curve": curve, "level": level}
+    for k in (switch - 1, switch, switch + 1):
+        hand = f"if t < 1 then min({curve}, {level}) else if t < {k} then {pick[first]} else {pick[then]}"
+        verdict = equivalent(f"min({curve}, {level})", hand)
+        values_a = compile_expr(schedlang.compile(f"min({curve}, {level})").main_schedule().expr)
+        values_b = compile_expr(schedlang.compile(hand).main_schedule().expr)
+        differ = [s for s in range(1, len(below)) if equal(values_a(s), values_b(s)) is False]
+        if not differ:
+            assert not verdict.different, (k, verdict)
+        else:
+            assert not verdict.equivalent, (k, verdict)
+            if verdict.different:
+                assert verdict.counterexample.step == differ[0], (k, verdict, differ[:3])
