@@ -15,10 +15,16 @@
 * **unknown** with a ``reason`` when neither could be established within the
   work caps (``MAX_STEPS`` exhaustive steps).
 
-Soundness comes first: anything not proven is unknown, never equivalent.
-The pieces: ``intervals`` (breakpoints, their order under constraints, the
-branch-free formula on each interval), ``zero`` (proving a difference zero,
-floors and Mods included) and ``exact_eval`` (values with guaranteed bounds).
+Soundness comes first: anything not proven is unknown, never equivalent, and a
+difference is reported only when ``exact_eval`` proves it.  The pieces:
+``eliminate`` (``where n > w`` as ``n = w + d``, ``d > 0``), ``intervals``
+(breakpoints, their order under constraints, the branch-free formula on each
+interval, comparisons not linear in ``t`` solved at their crossings), ``zero``
+(proving a difference zero, floors pinned, periods), ``exact_eval`` (values with
+guaranteed bounds) and ``float_scan`` (candidates on long stretches).  Here: the
+proof over intervals with case splits (``_prove``), period folding
+(``_by_period``), the walk of bound schedules from one floor change to the next
+(``_walk``) and the counterexample search.
 """
 
 from __future__ import annotations
