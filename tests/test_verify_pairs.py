@@ -22,6 +22,8 @@ EQ, DIFF = "eq", "diff"
 WN = "param w: int\nparam n: int where n > w\n"
 WN_GE = "param w: int\nparam n: int where n >= w\n"
 K = "param k: int where k > 0\n"
+N = "param n: int where n > 0\n"
+WN_POS = "param w: int where w > 0\nparam n: int where n > w\n"
 T = "param T: int where T > 0\n"
 HF = "param w: int\nparam n: int where n > w\nparam peak: float where peak > 0\n"
 
@@ -119,6 +121,17 @@ PAIRS = [
      "optax.cosine_decay_schedule(init_value=1, decay_steps=1000)", EQ, None),
     ("torch cosine vs optax cosine past the end", "torch.CosineAnnealingLR(T_max=1000)",
      "optax.cosine_decay_schedule(init_value=1, decay_steps=1000)", DIFF, 1001),
+    ("keras.CosineDecay = optax cosine", s(N, "keras.CosineDecay(initial_learning_rate=1, decay_steps=n)"),
+     s(N, "optax.cosine_decay_schedule(init_value=1, decay_steps=n)"), EQ, None),
+    ("keras restarts = torch warm restarts",
+     s(N, "keras.CosineDecayRestarts(initial_learning_rate=1, first_decay_steps=n, t_mul=1)"),
+     s(N, "torch.CosineAnnealingWarmRestarts(T_0=n)"), EQ, None),
+    ("megatron cosine = hf cosine held", s(WN_POS, 'megatron.OptimizerParamScheduler(max_lr=1, '
+                                                   'lr_warmup_steps=w, lr_decay_steps=n, lr_decay_style="cosine")'),
+     s(WN_POS, "hf.cosine(num_warmup_steps=w, num_training_steps=n) for n >> constant(0)"), EQ, None),
+    ("torch.PolynomialLR = keras.PolynomialDecay", s(N, "torch.PolynomialLR(total_iters=n, power=2)"),
+     s(N, "keras.PolynomialDecay(initial_learning_rate=1, decay_steps=n, end_learning_rate=0, power=2)"),
+     EQ, None),
     # -- far and long ------------------------------------------------------------------------
     ("difference past 2**31", "linear(1, 0, 100)",
      "linear(1, 0, 100) + (if t >= 3000000000 then 1e-3 else 0)", DIFF, 3000000000),
