@@ -126,8 +126,9 @@ PAIRS = [
     ("keras restarts = torch warm restarts",
      s(N, "keras.CosineDecayRestarts(initial_learning_rate=1, first_decay_steps=n, t_mul=1)"),
      s(N, "torch.CosineAnnealingWarmRestarts(T_0=n)"), EQ, None),
-    ("megatron cosine = hf cosine held", s(WN_POS, 'megatron.OptimizerParamScheduler(max_lr=1, '
-                                                   'lr_warmup_steps=w, lr_decay_steps=n, lr_decay_style="cosine")'),
+    ("megatron cosine = hf cosine held",
+     s(WN_POS, 'megatron.OptimizerParamScheduler(max_lr=1, lr_warmup_steps=w, lr_decay_steps=n, '
+               'lr_decay_style="cosine")'),
      s(WN_POS, "hf.cosine(num_warmup_steps=w, num_training_steps=n) for n >> constant(0)"), EQ, None),
     ("torch.PolynomialLR = keras.PolynomialDecay", s(N, "torch.PolynomialLR(total_iters=n, power=2)"),
      s(N, "keras.PolynomialDecay(initial_learning_rate=1, decay_steps=n, end_learning_rate=0, power=2)"),
