@@ -108,7 +108,9 @@ def eliminate(conditions, free) -> Elimination:
             elif s.is_nonnegative and not value.is_nonnegative:
                 left.append(sp.Ge(value, 0))
             pending = _flat(left)
-            free = (free - {s}) | {d}
+            # only the declared parameters are solved for, each once: solving for a fresh
+            # symbol could trade one condition for another for ever
+            free = free - {s}
             progress = True
             break
     result.conditions = pending

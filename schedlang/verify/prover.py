@@ -66,6 +66,7 @@ MAX_ALGEBRAIC_STEPS = 64  # steps whose equality needs sympy (irrational values)
 MAX_ALGEBRAIC_SECONDS = 1.5  # and the time they may take together
 MAX_SCAN_SECONDS = 8.0  # step-by-step work of one verdict (exact values of irrational steps are slow)
 MAX_CASE_SPLITS = 3
+MAX_PROOF_SECONDS = 6.0  # symbolic proof with free parameters, all cases together
 MAX_DEPTH = 4  # nested proofs on one interval (pinned floors, one period)
 MAX_WALK_PIECES = 2_000  # pieces between floor changes walked in one interval
 MAX_WALK_SECONDS = 5.0
@@ -234,17 +235,34 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
     facts = facts_from(elim.conditions)
     notes: list[str] = []
     token = _FAILURE.set(notes)
+    deadline = _PROOF_DEADLINE.set(time.monotonic() + MAX_PROOF_SECONDS)
     try:
         if _prove(na, nb, facts, MAX_CASE_SPLITS):
             return Verdict(EQUIVALENT, "symbolic")
+    except (ZeroDivisionError, TypeError, ValueError, RecursionError) as exc:
+        # a case whose values make a formula undefined (``Mod(t, w)`` at ``w = 0``): no proof
+        _failed(f"a case could not be evaluated ({type(exc).__name__}: {exc})")
     finally:
         _FAILURE.reset(token)
+        _PROOF_DEADLINE.reset(deadline)
     # every new symbol is searched, also one the schedules lost (``n - w`` is all that
     # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
     for value in list(elim.mapping.values()) + elim.conditions:
         new_free |= value.free_symbols - {t}
+    raw = elim.apply(sa.expr), elim.apply(sb.expr)
+
+    def admissible(values: dict) -> bool:
+        """Whether both programs accept these values (compiling checks more than the clauses:
+        ``linear(1, 0, n - w)`` divides by ``n - w``)."""
+        try:
+            _side(a, {**params, **values})
+            _side(b, {**params, **values})
+        except SchedlangError:
+            return False
+        return True
+
     return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol,
-                   notes[0] if notes else None)
+                   notes[0] if notes else None, raw, admissible)
 
 
 def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: sp.Expr | None = None,
@@ -258,6 +276,8 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
     has branches is proven again on that interval (``depth`` bounds the nesting), and a
     difference of step functions is cut at their common period (``_by_period``).
     """
+    if time.monotonic() > _PROOF_DEADLINE.get():
+        return _failed(f"the symbolic proof took more than {MAX_PROOF_SECONDS:g} s")
     few = _few_values(na, nb, facts)
     if few is not None:
         # ``w <= 1`` for a whole ``w >= 0``: each value proven alone (a case that breaks a
@@ -314,6 +334,11 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
             return _failed(str(u))
     return True
 
+
+#: When the symbolic proof of the current verdict gives up (case splits and nested proofs
+#: multiply: a cap keeps every verdict bounded).
+_PROOF_DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar("prover_deadline",
+                                                                       default=float("inf"))
 
 #: What the last failed proof could not decide (the first, deepest failure), for ``unknown``.
 _FAILURE: contextvars.ContextVar[list | None] = contextvars.ContextVar("prover_failure", default=None)
@@ -736,7 +761,8 @@ def _combos(pools, rng):
         yield tuple(rng.choice(pool) for pool in pools)
 
 
-def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None) -> Verdict:
+def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None,
+            raw=None, admissible=None) -> Verdict:
     """No proof: try admissible parameter values in search of a step where they differ."""
     constants = _constants(na, nb)
     pools = [_candidates(s, constants) for s in free]
@@ -755,6 +781,10 @@ def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = 
             continue
         count += 1
         try:
+            # values that make a formula undefined anywhere (``linear(1, 0, n - w)`` at
+            # ``n = w``) are not ones the program accepts
+            if raw is not None and any(e.xreplace(binding).has(sp.nan, sp.zoo, sp.oo) for e in raw):
+                continue
             ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
             if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
                 continue
@@ -765,6 +795,8 @@ def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = 
         if verdict.different:
             ce = verdict.counterexample
             shown = elim.values(binding, originals)
+            if admissible is not None and not admissible(shown):
+                continue
             return Verdict(DIFFERENT, "search", Counterexample(ce.step, ce.a, ce.b, shown,
                                                               ce.a_exact, ce.b_exact, ce.earliest,
                                                               ce.difference))
