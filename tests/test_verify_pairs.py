@@ -23,6 +23,7 @@ WN = "param w: int\nparam n: int where n > w\n"
 WN_GE = "param w: int\nparam n: int where n >= w\n"
 K = "param k: int where k > 0\n"
 N = "param n: int where n > 0\n"
+W_GE = "param w: int where w > 0\nparam n: int where n >= w\n"
 WN_POS = "param w: int where w > 0\nparam n: int where n > w\n"
 T = "param T: int where T > 0\n"
 HF = "param w: int\nparam n: int where n > w\nparam peak: float where peak > 0\n"
@@ -133,6 +134,14 @@ PAIRS = [
     ("torch.PolynomialLR = keras.PolynomialDecay", s(N, "torch.PolynomialLR(total_iters=n, power=2)"),
      s(N, "keras.PolynomialDecay(initial_learning_rate=1, decay_steps=n, end_learning_rate=0, power=2)"),
      EQ, None),
+    # -- found by a fuzz of symbolic pairs: a hang, and counterexamples the programs refuse --
+    ("clauses that re-solve for ever", s(W_GE, "step(1, 0.5, w + 1) for 2 * w >> step(1, 0.5, 3) for w >> "
+                                              "step(1, 0.5, n - w) for w + 1 >> constant(0)"),
+     s(W_GE, "step(1, 0.5, w + 1) for 2 * w >> step(1, 0.5, 3) for w >> step(1, 0.5, (n - w + 1) - w) "
+             "for w + 1 >> constant(0)"), DIFF, None),
+    ("counterexample must compile", s(W_GE, "constant(0.5, w) >> cosine(1, 0.1, n) >> linear(1, 0, n - w)"
+                                             " >> constant(0)"),
+     s(W_GE, "constant(0.5, w) >> cosine(1, 0.1, n) >> linear(1, 0, w + 1) >> constant(0)"), DIFF, None),
     # -- far and long ------------------------------------------------------------------------
     ("difference past 2**31", "linear(1, 0, 100)",
      "linear(1, 0, 100) + (if t >= 3000000000 then 1e-3 else 0)", DIFF, 3000000000),
