@@ -86,8 +86,8 @@ class ParamInfo:
 
     ``where`` is written in ``plain_symbol``s, which assume nothing but the type: in the
     parameter's own ``symbol`` (positive when the clause says so) ``p > 0`` would already
-    read ``True`` and could never be checked.  ``assumption`` is the clause in the symbols
-    the schedules use, for the prover.
+    read ``True`` and could never be checked.  ``Program.constraints`` gives the clauses in
+    the symbols the schedules use, for the prover.
     """
 
     name: str
@@ -101,12 +101,6 @@ class ParamInfo:
     def per_group(self) -> bool:
         """A ``group`` parameter: each optimizer param group may override it (``PARAM_TYPES``)."""
         return self.type == "group"
-
-    @property
-    def assumption(self) -> sp.Basic | None:
-        if self.where is None:
-            return None
-        return self.where.xreplace({plain_symbol(self.name, self.type): self.symbol})
 
 
 @dataclass

@@ -156,7 +156,10 @@ class Program:
     @property
     def constraints(self) -> list[sp.Basic]:
         """Declared ``where`` clauses and the positivity of every duration, in the symbols."""
-        found = [info.assumption for info in self.params.values() if info.where is not None]
+        # A clause may name other parameters (``where n >= w``): every plain symbol in it is
+        # the parameter's own symbol, not a stray one that shares only the name.
+        symbols = {plain_symbol(n, info.type): info.symbol for n, info in self.params.items()}
+        found = [info.where.xreplace(symbols) for info in self.params.values() if info.where is not None]
         found += [sp.Ge(d, 0) if zero_ok else sp.Gt(d, 0)
                   for d, _, zero_ok in self._lowered.durations if d.free_symbols]
         return found

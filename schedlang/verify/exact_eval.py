@@ -397,6 +397,12 @@ def _or(expr, args):
     return lambda s: any(f(s) for f in args)
 
 
+@_compiles(sp.ITE)
+def _ite(expr, args):
+    cond, then, other = args
+    return lambda s: then(s) if cond(s) else other(s)
+
+
 @_compiles(sp.Not)
 def _not(expr, args):
     return lambda s: not args[0](s)

@@ -88,9 +88,23 @@ def _threshold_form(rel: Relational):
         return both if isinstance(rel, sp.Eq) else sp.Not(both)
     if not isinstance(rel, (sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan)):
         return rel
+    inner = next((p for p in sorted(rel.atoms(sp.Piecewise), key=sp.default_sort_key)
+                  if t in p.free_symbols), None)
+    if inner is not None:
+        # ``t / 1000 <= 1 / sqrt(max(t, 1))``: one comparison per branch of the inner Piecewise
+        # (only when that leaves thresholds alone: otherwise the comparison stays one atom,
+        # the same in both schedules)
+        parts, taken = [], sp.false
+        for value, cond in inner.args:
+            part = _threshold_form(rel.xreplace({inner: value}))
+            if any(t in r.free_symbols and as_threshold(r) is None for r in part.atoms(Relational)):
+                return rel
+            parts.append(sp.And(cond, sp.Not(taken), part))
+            taken = sp.Or(taken, cond)
+        return sp.Or(*parts)
     diff = sp.expand(rel.lhs - rel.rhs)
     if not diff.is_polynomial(t) or sp.degree(diff, t) != 1:
-        return rel
+        return _crossings(rel, diff)
     slope = diff.coeff(t, 1)
     rest = diff - slope * t
     if t in rest.free_symbols:
@@ -109,6 +123,166 @@ def _threshold_form(rel: Relational):
     if op is sp.StrictGreaterThan:
         return sp.Ge(t, sp.floor(c) + 1)
     return sp.Ge(t, sp.ceiling(c))
+
+
+MAX_CROSSING_DEGREE = 16  # polynomials whose real roots are found exactly
+MAX_CROSSING_ROOT = 12  # t = u**L for at most this L (t**(1/12))
+
+
+def _crossings(rel: Relational, diff: sp.Expr):
+    """A comparison not linear in ``t`` (``t <= sqrt(t)``, Noam's ``t / w**1.5 < t**-0.5``) as
+    thresholds, when ``diff`` is a rational function of ``t`` and of powers ``b**(p/q)`` of
+    one increasing ``b = a*t + c`` (``c >= 0``; ``b = t`` when there is no such power).
+
+    With ``b = u**L`` (``L`` the common denominator) ``diff`` is a polynomial in ``u > 0``
+    over a positive monomial; its positive real roots are found exactly (sympy's
+    ``real_roots``), every integer within one of a crossing ``t = (u**L - c)/a`` is a piece of its own
+    and each piece is decided by exact (or enclosed) evaluation at one step, so the
+    comparison becomes an ``or`` of ``b_i <= t < b_{i+1}``.  Otherwise it is left as it is.
+    """
+    monomials = _monomial_crossing(rel)
+    if monomials is not None:
+        return monomials
+    if diff.free_symbols != {t} or diff.has(sp.Piecewise, sp.floor, sp.ceiling, sp.Mod, sp.Min, sp.Max):
+        return rel
+    crossing = _exponential_crossing(diff)
+    if crossing is not None:
+        return _decided_pieces(rel, crossing)
+    exponents = {sp.Integer(1)}
+    bases = set()
+    for p in diff.atoms(sp.Pow):
+        if t not in p.free_symbols or p.exp.is_Integer and p.base.is_polynomial(t):
+            continue
+        if not p.exp.is_Rational:
+            return rel
+        bases.add(sp.expand(p.base))
+        exponents.add(p.exp)
+    base = bases.pop() if len(bases) == 1 else t if not bases else None
+    if base is None or not base.is_polynomial(t) or sp.degree(base, t) != 1:
+        return rel
+    slope, offset = base.coeff(t, 1), sp.expand(base - base.coeff(t, 1) * t)
+    if not (slope.is_Rational and slope > 0 and offset.is_Rational and offset >= 0):
+        return rel
+    if any(t in f.free_symbols for f in diff.atoms(sp.Function)):
+        return rel
+    power = 1
+    for e in exponents:
+        power = power * int(e.q) // sp.igcd(power, int(e.q))
+    if power > MAX_CROSSING_ROOT:
+        return rel
+    u = sp.Dummy("u", positive=True)
+    try:
+        # t = (u**power - offset) / slope, so that base = u**power
+        in_u = sp.expand(diff.xreplace({t: (u ** power - offset) / slope}))
+        numer, denom = sp.together(in_u).as_numer_denom()
+        if not denom.is_positive:
+            return rel
+        poly = sp.Poly(sp.expand(numer), u)
+        if poly.degree() > MAX_CROSSING_DEGREE or poly.degree() < 1:
+            return rel
+        roots = [r for r in poly.real_roots() if r.is_positive]
+        crossings = [sp.N((r ** power - offset) / slope, 40) for r in roots]
+    except (ZeroDivisionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
+        return rel
+    return _decided_pieces(rel, crossings)
+
+
+def _monomial_crossing(rel: Relational):
+    """``c1 * t**p1 < c2 * t**p2`` with positive (symbolic) ``c1``, ``c2`` and ``p1 != p2``: for
+    ``t >= 1`` it is ``t < (c2 / c1) ** (1 / (p1 - p2))`` (``>`` when ``p1 < p2``), a threshold
+    in the parameters (Noam's ``t / w**1.5 < t**-0.5`` is ``t < w``).  Step 0 is decided by
+    itself (``t**-0.5`` has no value there)."""
+    sides = []
+    for side in (rel.lhs, rel.rhs):
+        coeff, exponent = sp.powsimp(side, force=False).as_coeff_exponent(t)
+        if t in coeff.free_symbols or not exponent.is_Rational or not coeff.is_positive:
+            return None
+        sides.append((coeff, exponent))
+    (c1, p1), (c2, p2) = sides
+    if p1 == p2 or not rel.free_symbols - {t}:
+        return None
+    flip = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
+            sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}
+    op = type(rel) if p1 > p2 else flip[type(rel)]
+    crossing = sp.powsimp((c2 / c1) ** (1 / (p1 - p2)), force=False)
+    threshold = _threshold_form(op(t, crossing))
+    if as_threshold(threshold) is None:
+        return None
+    try:
+        at_zero = rel.subs(t, 0)
+    except TypeError:  # zoo < 1
+        at_zero = rel
+    if at_zero not in (sp.true, sp.false):
+        at_zero = rel
+    return sp.Or(sp.And(sp.Ge(t, 1), threshold), sp.And(sp.Lt(t, 1), at_zero))
+
+
+def _exponential_crossing(diff: sp.Expr):
+    """Where ``A * b**(a*t + c) + C`` (numbers, ``b > 0``; ``exp`` too) or ``A * (a*t + c)**p + C``
+    (``a > 0``, ``c >= 0``) crosses 0: [] or [t*] (each is monotone)."""
+    terms = sp.Add.make_args(diff)
+    varying = [x for x in terms if t in x.free_symbols]
+    if len(varying) != 1:
+        return None
+    constant = sp.Add(*[x for x in terms if t not in x.free_symbols])
+    coeff, power = varying[0].as_independent(t, as_Add=False)
+    if isinstance(power, sp.Pow) and t not in power.exp.free_symbols and power.exp.is_Rational:
+        # A * (a*t + c)**p + C, monotone where a*t + c > 0: crosses at ((-C/A)**(1/p) - c) / a
+        inner = sp.expand(power.base)
+        slope = inner.coeff(t, 1)
+        start = sp.expand(inner - slope * t)
+        ratio = -constant / coeff
+        if not (inner.is_polynomial(t) and sp.degree(inner, t) == 1 and slope.is_Rational and slope > 0
+                and start.is_Rational and start >= 0 and coeff.is_number and constant.is_number):
+            return None
+        if not ratio.is_positive:
+            return []
+        return [sp.N((ratio ** (1 / power.exp) - start) / slope, 40)]
+    if isinstance(power, sp.exp):
+        base, exponent = sp.E, power.args[0]
+    elif isinstance(power, sp.Pow) and t not in power.base.free_symbols:
+        base, exponent = power.base, power.exp
+    else:
+        return None
+    exponent = sp.expand(exponent)
+    a = exponent.coeff(t, 1)
+    c = sp.expand(exponent - a * t)
+    if not all(x.is_number and x.is_real for x in (coeff, constant, base, a, c)) or a == 0 \
+            or not base.is_positive or base == 1 or coeff == 0:
+        return None
+    ratio = -constant / coeff
+    if not ratio.is_positive:
+        return []
+    return [sp.N((sp.log(ratio) / sp.log(base) - c) / a, 40)]
+
+
+def _decided_pieces(rel: Relational, crossings):
+    """``rel`` as an ``or`` of intervals: the integers within one of a crossing (where ``rel``'s
+    two sides may be equal) are pieces of their own, and every piece is decided by evaluating
+    ``rel`` at its first step (exactly, or with enclosures), as its sign cannot change inside."""
+    from . import exact_eval as ev
+
+    cuts = {0, 1}
+    for x in crossings:
+        if not x.is_real or abs(x) > 10**15:
+            return rel
+        crossing = int(sp.floor(x))
+        cuts |= {max(crossing + k, 0) for k in (-1, 0, 1, 2)}
+    cuts = sorted(cuts)
+    try:
+        test = ev.compile_expr(rel)
+    except ev.Undetermined:
+        return rel
+    pieces = []
+    for a, b in zip(cuts, cuts[1:] + [None]):
+        piece = sp.Ge(t, a) if b is None else sp.And(sp.Ge(t, a), sp.Lt(t, b))
+        try:
+            holds = test(a)
+        except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
+            # undefined at that step (``t**-0.5`` at 0): left as it is, for that piece only
+            holds = rel
+        pieces.append(sp.And(piece, holds))
+    return sp.Or(*pieces)
 
 
 def as_threshold(rel) -> tuple[sp.Expr, bool] | None:

@@ -24,9 +24,11 @@ import sympy as sp
 
 from ..schedule_algebra import t
 from ..special import restart_index
+from .intervals import positive
 
 MAX_RESIDUES = 120
 MAX_SHORT = 24
+MAX_PINNED = 10_000  # largest floor value written into a formula
 _q = sp.Symbol("q_", integer=True, nonnegative=True)
 
 
@@ -61,8 +63,7 @@ def _step_atoms(e: sp.Expr):
 
 def generalised(d: sp.Expr) -> sp.Expr:
     """``d`` with Mod written by floor and every step function a fresh symbol."""
-    d = d.replace(lambda x: isinstance(x, sp.Mod), lambda x: x.args[0] - x.args[1] * sp.floor(
-        x.args[0] / x.args[1]))
+    d = as_floors(d)
     atoms = sorted(d.atoms(sp.floor, sp.ceiling, restart_index), key=sp.default_sort_key)
     fresh = {a: sp.Symbol(f"g{i}_", integer=True) for i, a in enumerate(atoms)}
     return d.xreplace(fresh)
@@ -83,6 +84,49 @@ def periods(e: sp.Expr) -> int | None:
         if slope != 0:
             lcm = math.lcm(lcm, int(slope.q))
     return lcm
+
+
+def period_grid(d: sp.Expr, start: sp.Expr):
+    """``(B, L, L / B)`` for the floors of ``d`` in ``t`` seen from ``start``, or None.
+
+    Each floor must be ``floor((t + c_i) / P_i)`` with every ``P_i`` and every offset
+    ``start + c_i`` a whole multiple of one unit ``B`` (numbers, or rational multiples of
+    one parameter expression such as ``k`` or ``2 * T``): then the floors change only at
+    ``start + j B``, and ``L`` (a common multiple of the ``P_i``) is a period of them all.
+    """
+    if d.has(restart_index) or any(t in a.free_symbols for a in d.atoms(sp.ceiling)):
+        return None
+    pairs = []
+    for atom in d.atoms(sp.floor):
+        if t not in atom.free_symbols:
+            continue
+        arg = sp.expand(atom.args[0])
+        slope = arg.coeff(t, 1)
+        rest = sp.expand(arg - slope * t)
+        if t in rest.free_symbols or slope == 0 or t in slope.free_symbols:
+            return None
+        pairs.append((sp.cancel(1 / slope), sp.expand(start + rest / slope)))
+    if not pairs:
+        return None
+    base = pairs[0][0]
+    ratios = []
+    for period, offset in pairs:
+        for x in (period, offset):
+            ratio = sp.cancel(x / base)
+            if not ratio.is_Rational:
+                return None
+            ratios.append(sp.Rational(ratio))
+    if any(r <= 0 for r in ratios[::2]):
+        return None
+    den = math.lcm(*(int(r.q) for r in ratios))
+    units = [int(r * den) for r in ratios]
+    periods_, offsets = units[::2], units[1::2]
+    g = math.gcd(*periods_, *(o for o in offsets if o))
+    lcm = math.lcm(*periods_)
+    unit = sp.expand(base * sp.Rational(g, den))
+    if not (unit.is_positive or unit.is_number and unit > 0):
+        return None
+    return unit, sp.expand(base * sp.Rational(lcm, den)), lcm // g
 
 
 def rebase_restarts(d: sp.Expr, start: sp.Expr) -> sp.Expr:
@@ -108,23 +152,40 @@ def rebase_restarts(d: sp.Expr, start: sp.Expr) -> sp.Expr:
     return d.xreplace(replace) if replace else d
 
 
-def pinned(d: sp.Expr, start: sp.Expr, stop: sp.Expr) -> sp.Expr:
-    """Step functions that are constant on ``[start, stop)`` (numeric) replaced by their value.
+def as_floors(d: sp.Expr) -> sp.Expr:
+    """``Mod(x, k)`` written ``x - k*floor(x/k)`` (one kind of step function to reason about)."""
+    return d.replace(lambda x: isinstance(x, sp.Mod), lambda x: x.args[0] - x.args[1] * sp.floor(
+        x.args[0] / x.args[1]))
+
+
+def pinned(d: sp.Expr, start: sp.Expr, stop: sp.Expr, facts=()) -> sp.Expr:
+    """Step functions that are constant on ``[start, stop)`` replaced by their value.
 
     ``floor`` of an increasing linear argument and ``restart_index`` are non-decreasing in
-    ``t``, so equal values at both ends mean one value throughout.
+    ``t``, so equal values at both ends mean one value throughout.  With symbolic ends
+    (``[k, 2k)``), ``floor(x)`` is ``m = floor(x(start))`` when that is a whole number
+    and ``x(stop - 1) < m + 1`` follows from the facts.
     """
-    d = d.replace(lambda x: isinstance(x, sp.Mod), lambda x: x.args[0] - x.args[1] * sp.floor(
-        x.args[0] / x.args[1]))
+    d = as_floors(d)
     replace = {}
     for atom in d.atoms(sp.floor, sp.ceiling, restart_index):
         arg = atom.args[0]
         slope = sp.expand(arg).coeff(t, 1)
-        if arg.free_symbols != {t} or not slope.is_positive or not sp.expand(arg - slope * t).is_number:
+        if t not in arg.free_symbols or t in sp.expand(arg - slope * t).free_symbols:
             continue
-        first, last = atom.subs(t, start), atom.subs(t, stop - 1)
-        if first.is_Integer and first == last:
-            replace[atom] = first
+        if arg.free_symbols == {t} and start.is_Integer and stop.is_Integer:
+            if not slope.is_positive:
+                continue
+            first, last = atom.subs(t, start), atom.subs(t, stop - 1)
+            # a huge value would become ``0.5 ** 715827879`` computed exactly: left alone
+            if first.is_Integer and first == last and abs(first) <= MAX_PINNED:
+                replace[atom] = first
+        elif isinstance(atom, sp.floor) and (slope.is_positive or positive(slope, list(facts))):
+            first = sp.floor(sp.expand(arg.subs(t, start)))
+            if first.has(sp.floor) or not first.is_integer:
+                continue
+            if positive(first + 1 - arg.subs(t, stop - 1), list(facts)):
+                replace[atom] = first
     return d.xreplace(replace) if replace else d
 
 
@@ -154,10 +215,12 @@ def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     return False
 
 
-def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
-    """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever)."""
+def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=(), cheap: bool = False) -> bool:
+    """Whether ``d`` is zero at every integer ``t`` in ``[start, stop)`` (``stop`` None: forever).
+
+    ``cheap`` leaves out ``simplify`` (a caller with other tricks tries them first)."""
     if t not in d.free_symbols:
-        return is_zero(d)
+        return is_zero(d, cheap)
     length = None if stop is None else sp.expand(stop - start)
     if length is not None and length.is_Integer and int(length) <= MAX_SHORT:
         return all(is_zero(d.subs(t, start + k)) for k in range(int(length)))
@@ -168,8 +231,8 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     candidates = [d]
     if _step_atoms(d):
         e = rebase_restarts(d, start) if d.has(restart_index) else d
-        if stop is not None and start.is_Integer and stop.is_Integer:
-            e = pinned(e, start, stop)
+        if stop is not None:
+            e = pinned(e, start, stop, facts)
         candidates += [e, generalised(e)]
         if any(is_zero(c, cheap=True) for c in candidates[1:]):
             return True
@@ -177,6 +240,8 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     residues = period is not None and period <= MAX_RESIDUES
     if residues and _by_residues(d, start, period, cheap=True):
         return True
+    if cheap:
+        return False
     if any(is_zero(c) for c in candidates):
         return True
     return residues and _by_residues(d, start, period, cheap=False)

@@ -1,0 +1,117 @@
+"""Turning ``where`` facts into assumptions: ``where n > w`` proves things as ``n = w + d``, ``d > 0``.
+
+sympy reasons well from a symbol's assumptions (``Max(1, d)`` is ``d`` for a positive
+integer ``d``; ``t / d >= 1`` is linear with a positive slope) and poorly from side
+conditions.  A clause ``s - rest > 0`` (or ``>= 0``) in which the parameter ``s`` has
+coefficient 1 is therefore *solved*: ``s`` is replaced everywhere by ``rest + d`` with a
+fresh ``d`` that is positive (or nonnegative), integer when ``s`` and ``rest`` are.  The
+admissible values of the new symbols are exactly those of the old ones (``s``'s own
+assumptions, when ``rest + d`` does not imply them, stay behind as a condition), so a
+proof over the new symbols is a proof over the old ones, and a counterexample maps back
+(``values``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy.core.relational import Relational
+
+from .intervals import Fact, facts_from
+
+
+@dataclass
+class Elimination:
+    """``mapping``: old symbol -> expression in the new ones; ``conditions`` still to hold."""
+
+    mapping: dict = field(default_factory=dict)
+    conditions: list = field(default_factory=list)
+    contradiction: bool = False
+
+    def apply(self, expr: sp.Expr) -> sp.Expr:
+        return expr.xreplace(self.mapping) if self.mapping else expr
+
+    def values(self, binding: dict, originals) -> dict:
+        """The original parameters' values for a binding of the new symbols."""
+        out = {}
+        for s in originals:
+            v = self.mapping.get(s, s).xreplace(binding)
+            if v.is_number:
+                out[str(s)] = int(v) if v.is_Integer else float(v)
+        return out
+
+
+def _flat(conditions) -> list:
+    out = []
+    for c in conditions:
+        if isinstance(c, sp.And):
+            out += _flat(c.args)
+        elif c is not sp.true and c is not True:
+            out.append(c)
+    return out
+
+
+def _solvable(fact: Fact, free: set):
+    """``(s, rest)`` with ``fact.expr == s - rest``, ``s`` a free parameter not in ``rest``."""
+    g = sp.expand(fact.expr)
+    for s in sorted(g.free_symbols & free, key=str):
+        rest = sp.expand(s - g)
+        if s in rest.free_symbols:
+            continue
+        if s.is_integer and not rest.is_integer:
+            continue
+        return s, rest
+    return None
+
+
+def eliminate(conditions, free) -> Elimination:
+    """Solve as many ``where`` facts for a parameter as possible (see the module docstring)."""
+    result = Elimination()
+    pending = _flat(conditions)
+    free = set(free)
+    progress = True
+    counter = 0
+    while progress:
+        progress = False
+        for c in pending:
+            if not isinstance(c, Relational):
+                continue
+            facts = facts_from([c])
+            if len(facts) != 1:
+                continue
+            solved = _solvable(facts[0], free)
+            if solved is None:
+                continue
+            s, rest = solved
+            integer = bool(s.is_integer)
+            kind = {"positive": True} if facts[0].strict else {"nonnegative": True}
+            d = sp.Symbol(f"{s.name}_{counter}_", integer=integer, real=True, **kind) if integer \
+                else sp.Symbol(f"{s.name}_{counter}_", real=True, **kind)
+            counter += 1
+            value = rest + d
+            sub = {s: value}
+            result.mapping = {k: v.xreplace(sub) for k, v in result.mapping.items()}
+            result.mapping[s] = value
+            left = []
+            for other in pending:
+                if other is c:
+                    continue
+                other = other.xreplace(sub)
+                if other is sp.false:
+                    result.contradiction = True
+                elif other is not sp.true:
+                    left.append(other)
+            # what ``s`` assumed and ``rest + d`` does not imply stays a condition
+            if s.is_positive and not value.is_positive:
+                left.append(sp.Gt(value, 0))
+            elif s.is_nonnegative and not value.is_nonnegative:
+                left.append(sp.Ge(value, 0))
+            pending = _flat(left)
+            # only the declared parameters are solved for, each once: solving for a fresh
+            # symbol could trade one condition for another for ever
+            free = free - {s}
+            progress = True
+            break
+    result.conditions = pending
+    return result
