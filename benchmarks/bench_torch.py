@@ -103,7 +103,7 @@ def main() -> None:
     print(f"  torch SequentialLR         {sequential * 1e6:8.2f} us   ratio ours/torch = "
           f"{ours / sequential:.2f}")
     print(f"  torch LambdaLR (lambda)    {lam * 1e6:8.2f} us   ratio ours/lambda = {ours / lam:.2f}")
-    print(f"  schedlang class, tensor lr {tensor_lr * 1e6:8.2f} us   (host value, one in-place write: lr[...] = v)")
+    print(f"  schedlang class, tensor lr {tensor_lr * 1e6:8.2f} us   (host value, one write: lr[...] = v)")
     print(f"  torch SequentialLR, tensor {sequential_tensor * 1e6:8.2f} us   ratio ours/torch = "
           f"{tensor_lr / sequential_tensor:.2f}")
 
