@@ -16,7 +16,7 @@ import sympy as sp
 
 from . import check
 from .codegen import python as python_codegen
-from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, unique_names
+from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, number_value, unique_names
 from .codegen.load import load as load_generated
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_source, recursion_room
@@ -231,10 +231,13 @@ class Program:
     def __len__(self) -> int:
         return len(self.schedules)
 
-    def module_spec(self, source_name: str | None = None, bind_all: bool = False) -> ModuleSpec:
+    def module_spec(self, source_name: str | None = None, bind_all: bool = False,
+                    with_values: bool = True) -> ModuleSpec:
         """The checked input of every code generator: schedules symbolic in the parameters.
 
-        Bound values become the parameters' defaults; ``bind_all`` substitutes them instead.
+        Bound values become the parameters' defaults; ``bind_all`` substitutes them instead;
+        ``with_values=False`` leaves every parameter a required keyword (the in-process
+        reference: its text then depends on the file alone, not on the values bound).
         """
         py_names = self.py_names
         params = []
@@ -242,7 +245,7 @@ class Program:
             for name, info in self.params.items():
                 value = self.values.get(name)
                 params.append(ParamSpec(name, py_names[name], info.symbol,
-                                        None if value is None else number_literal(value),
+                                        None if value is None or not with_values else number_literal(value),
                                         group=info.per_group, kind="int" if info.type == "int" else "float",
                                         where=info.where))
         schedules = []
@@ -274,7 +277,10 @@ class Program:
     def _reference(self):
         # The very module `schedlang compile --target python` writes, so the in-process
         # reference and the standalone file agree to the last bit.
-        return load_generated(python_codegen.generate(self.module_spec()), "schedlang_reference")
+        # Values are passed by ``Schedule._function``, not baked in as defaults: every rebind
+        # (a parameter search, a scheduler constructor) reuses one module per file.
+        return load_generated(python_codegen.generate(self.module_spec(with_values=False)),
+                              "schedlang_reference")
 
 
 class Schedule:
@@ -365,9 +371,11 @@ class Schedule:
     def _function(self):
         self._require_bound()
         function = self.program._reference.SCHEDULES[self.name]
+        py_names = self.program.py_names
+        values = {py_names[name]: number_value(value) for name, value in self.program.values.items()}
         # A required parameter this schedule does not use may stay unbound.
-        unused = {self.program.py_names[name]: None for name in self.program.unbound}
-        return functools.partial(function, **unused) if unused else function
+        values.update({py_names[name]: None for name in self.program.unbound})
+        return functools.partial(function, **values) if values else function
 
     def __call__(self, step) -> float:
         """The value at ``step`` (a whole number >= 0), from the plain-Python reference."""

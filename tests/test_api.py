@@ -100,3 +100,17 @@ def test_the_main_schedule_is_named_else_lr_else_the_only_one():
     assert with_lr.main_schedule().name == "lr"
     assert schedlang.compile("schedule wd = constant(1)\n").main_schedule().name == "wd"
     assert schedlang.equivalent(with_lr, "constant(2)").equivalent
+
+
+def test_rebinding_adds_no_module():
+    """The in-process reference takes the values as arguments (none are baked into its text),
+    so a parameter search of any length loads one module per file."""
+    import sys
+
+    program = schedlang.load("examples/gpt_pretrain.sched", params={"total": 10_000})
+    program["lr"](250)
+    before = {name for name in sys.modules if name.startswith("schedlang_")}
+    values = [program.rebind({"total": 3000 + 100 * k})["lr"](2500) for k in range(20)]
+    assert {name for name in sys.modules if name.startswith("schedlang_")} == before
+    fresh = schedlang.load("examples/gpt_pretrain.sched", params={"total": 4900})["lr"](2500)
+    assert values[19] == fresh

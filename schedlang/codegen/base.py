@@ -95,11 +95,14 @@ class AtomicPrinting:
         return code
 
 
+def number_value(value: sp.Expr) -> int | float:
+    """A bound number as Python has it: ints stay ints, everything else a float."""
+    return int(value) if value.is_Integer else float(value)
+
+
 def number_literal(value: sp.Expr) -> str:
-    """A Python literal for a bound number: ints stay ints, everything else a float."""
-    if value.is_Integer:
-        return str(int(value))
-    return repr(float(value))
+    """The Python literal of ``number_value``."""
+    return repr(number_value(value))
 
 
 @dataclass(frozen=True)
