@@ -125,7 +125,7 @@ def params_check_source(spec: ModuleSpec) -> str:
     lines = ["\n\n#: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).",
              f"_PARAM_KINDS = {{{kinds}}}",
              "\n\ndef _where_failures(_values):",
-             '    """(parameter, clause) for each ``where`` clause of the file the values break."""',
+             '    """(parameter, clause, the parameters it names) for each clause the values break."""',
              "    _failed = []"]
     printer = python_codegen.ReferencePrinter()
     py_names = {p.name: p.py_name for p in spec.params}
@@ -138,7 +138,7 @@ def params_check_source(spec: ModuleSpec) -> str:
         lines.append(f"    if {{{', '.join(map(repr, names))}}} <= _values.keys():")
         lines += [f"        {n} = _values[{n!r}]" for n in names]
         lines.append(f"        if not ({printer.doprint(renamed)}):")
-        lines.append(f"            _failed.append(({p.py_name!r}, {str(p.where)!r}))")
+        lines.append(f"            _failed.append(({p.py_name!r}, {str(p.where)!r}, {tuple(names)!r}))")
     lines.append("    return _failed")
     return "\n".join(lines)
 

@@ -26,26 +26,26 @@ _PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'decay': 'int', 'total': 'int'
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'peak'} <= _values.keys():
         peak = _values['peak']
         if not ((peak > 0)):
-            _failed.append(('peak', 'peak > 0'))
+            _failed.append(('peak', 'peak > 0', ('peak',)))
     if {'warmup'} <= _values.keys():
         warmup = _values['warmup']
         if not ((warmup >= 0)):
-            _failed.append(('warmup', 'warmup >= 0'))
+            _failed.append(('warmup', 'warmup >= 0', ('warmup',)))
     if {'decay', 'warmup'} <= _values.keys():
         decay = _values['decay']
         warmup = _values['warmup']
         if not ((decay > warmup)):
-            _failed.append(('decay', 'decay > warmup'))
+            _failed.append(('decay', 'decay > warmup', ('decay', 'warmup')))
     if {'decay', 'total'} <= _values.keys():
         decay = _values['decay']
         total = _values['total']
         if not ((total >= decay)):
-            _failed.append(('total', 'total >= decay'))
+            _failed.append(('total', 'total >= decay', ('decay', 'total')))
     return _failed
 # --- then templates.MODULE_TEMPLATES['cerebras'] (pinned in golden/templates/cerebras.py), filled with:
 #   class_name = 'Gpt3'

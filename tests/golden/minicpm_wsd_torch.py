@@ -65,21 +65,21 @@ _PARAM_KINDS = {'peak': 'float', 'warmup': 'int', 'total': 'int'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'peak'} <= _values.keys():
         peak = _values['peak']
         if not ((peak > 0)):
-            _failed.append(('peak', 'peak > 0'))
+            _failed.append(('peak', 'peak > 0', ('peak',)))
     if {'warmup'} <= _values.keys():
         warmup = _values['warmup']
         if not ((warmup >= 0)):
-            _failed.append(('warmup', 'warmup >= 0'))
+            _failed.append(('warmup', 'warmup >= 0', ('warmup',)))
     if {'total', 'warmup'} <= _values.keys():
         total = _values['total']
         warmup = _values['warmup']
         if not ((total > warmup)):
-            _failed.append(('total', 'total > warmup'))
+            _failed.append(('total', 'total > warmup', ('total', 'warmup')))
     return _failed
 
 SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}

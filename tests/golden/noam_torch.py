@@ -26,16 +26,16 @@ _PARAM_KINDS = {'d_model': 'int', 'warmup': 'int'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'d_model'} <= _values.keys():
         d_model = _values['d_model']
         if not ((d_model > 0)):
-            _failed.append(('d_model', 'd_model > 0'))
+            _failed.append(('d_model', 'd_model > 0', ('d_model',)))
     if {'warmup'} <= _values.keys():
         warmup = _values['warmup']
         if not ((warmup > 0)):
-            _failed.append(('warmup', 'warmup > 0'))
+            _failed.append(('warmup', 'warmup > 0', ('warmup',)))
     return _failed
 
 SCHEDULES = {'lr': lr}

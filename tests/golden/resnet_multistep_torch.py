@@ -33,16 +33,16 @@ _PARAM_KINDS = {'steps_per_epoch': 'int', 'base': 'float'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'steps_per_epoch'} <= _values.keys():
         steps_per_epoch = _values['steps_per_epoch']
         if not ((steps_per_epoch > 0)):
-            _failed.append(('steps_per_epoch', 'steps_per_epoch > 0'))
+            _failed.append(('steps_per_epoch', 'steps_per_epoch > 0', ('steps_per_epoch',)))
     if {'base'} <= _values.keys():
         base = _values['base']
         if not ((base > 0)):
-            _failed.append(('base', 'base > 0'))
+            _failed.append(('base', 'base > 0', ('base',)))
     return _failed
 
 SCHEDULES = {'lr': lr, 'momentum': momentum}

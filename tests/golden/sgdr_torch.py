@@ -41,7 +41,7 @@ _PARAM_KINDS = {}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     return _failed
 

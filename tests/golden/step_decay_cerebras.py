@@ -23,12 +23,12 @@ _PARAM_KINDS = {'steps_per_epoch': 'int', 'base': 'float'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'steps_per_epoch'} <= _values.keys():
         steps_per_epoch = _values['steps_per_epoch']
         if not ((steps_per_epoch > 0)):
-            _failed.append(('steps_per_epoch', 'steps_per_epoch > 0'))
+            _failed.append(('steps_per_epoch', 'steps_per_epoch > 0', ('steps_per_epoch',)))
     return _failed
 # --- then templates.MODULE_TEMPLATES['cerebras'] (pinned in golden/templates/cerebras.py), filled with:
 #   class_name = 'StepDecay'

@@ -26,7 +26,7 @@ _PARAM_KINDS = {'floor_lr': 'float'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     return _failed
 # --- then templates.MODULE_TEMPLATES['cerebras'] (pinned in golden/templates/cerebras.py), filled with:

@@ -38,12 +38,12 @@ _PARAM_KINDS = {'peak': 'float', 'total': 'int'}
 
 
 def _where_failures(_values):
-    """(parameter, clause) for each ``where`` clause of the file the values break."""
+    """(parameter, clause, the parameters it names) for each clause the values break."""
     _failed = []
     if {'peak'} <= _values.keys():
         peak = _values['peak']
         if not ((peak > 0)):
-            _failed.append(('peak', 'peak > 0'))
+            _failed.append(('peak', 'peak > 0', ('peak',)))
     return _failed
 # --- then templates.MODULE_TEMPLATES['cerebras'] (pinned in golden/templates/cerebras.py), filled with:
 #   class_name = 'Wsd'

@@ -15,16 +15,15 @@ def _checked_params(values, where=""):
         number = float(value) if not isinstance(value, int) else value
         if not math.isfinite(number):
             raise ValueError(f"{where}parameter {name!r} must be finite, not {value!r}")
-        if kind == "int":
-            if number < 0 or number != math.floor(number):
-                raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
-                                 f"not {value!r}")
-            number = int(number)
-        elif not isinstance(value, (int, float)):
-            value = number
-        out[name] = number if kind == "int" else value
-    for name, clause in _where_failures(out):
-        shown = ", ".join(f"{key} = {value!r}" for key, value in out.items() if key in clause)
+        if kind == "float":
+            out[name] = value if isinstance(value, (int, float)) else number
+        elif number < 0 or number != math.floor(number):
+            raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
+                             f"not {value!r}")
+        else:
+            out[name] = int(number)
+    for name, clause, names in _where_failures(out):
+        shown = ", ".join(f"{key} = {out[key]!r}" for key in names)
         raise ValueError(f"{where}parameter {name!r} must satisfy {clause} ({shown})")
     return out
 

@@ -15,16 +15,15 @@ def _checked_params(values, where=""):
         number = float(value) if not isinstance(value, int) else value
         if not math.isfinite(number):
             raise ValueError(f"{where}parameter {name!r} must be finite, not {value!r}")
-        if kind == "int":
-            if number < 0 or number != math.floor(number):
-                raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
-                                 f"not {value!r}")
-            number = int(number)
-        elif not isinstance(value, (int, float)):
-            value = number
-        out[name] = number if kind == "int" else value
-    for name, clause in _where_failures(out):
-        shown = ", ".join(f"{key} = {value!r}" for key, value in out.items() if key in clause)
+        if kind == "float":
+            out[name] = value if isinstance(value, (int, float)) else number
+        elif number < 0 or number != math.floor(number):
+            raise ValueError(f"{where}parameter {name!r} is an int (a whole number >= 0), "
+                             f"not {value!r}")
+        else:
+            out[name] = int(number)
+    for name, clause, names in _where_failures(out):
+        shown = ", ".join(f"{key} = {out[key]!r}" for key in names)
         raise ValueError(f"{where}parameter {name!r} must satisfy {clause} ({shown})")
     return out
 
@@ -134,7 +133,7 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
-    (``lr=torch.tensor(1e-3)``), one in-place fill.  Inside ``torch.compile``
+    (``lr=torch.tensor(1e-3)``), one in-place write.  Inside ``torch.compile``
     or a CUDA-graph capture the step is an int64 tensor per device, advanced
     in place, and tensor entries are computed from it by branch-free torch
     code: no Python int changes (nothing for Dynamo to guard on, no
