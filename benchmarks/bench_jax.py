@@ -28,8 +28,8 @@ import optax
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import schedlang  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
 from schedlang.codegen.base import GeneratedModule  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
 from schedlang.codegen.load import load  # noqa: E402
 
 WARMUP, DECAY, PEAK, FLOOR = 500, 500, 1e-3, 1e-4

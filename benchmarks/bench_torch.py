@@ -28,7 +28,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import schedlang  # noqa: E402
-from schedlang.backends.torch_eval import torch_function  # noqa: E402
+from schedlang.runtime.torch_eval import torch_function  # noqa: E402
 
 WARMUP, DECAY, PEAK, FLOOR = 500, 500, 1e-3, 1e-4
 SOURCE = f"warmup(linear, {WARMUP}) >> cosine({PEAK}, {FLOOR}, {DECAY})"

@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import schedlang  # noqa: E402
-from schedlang.backends.torch_eval import torch_function  # noqa: E402
+from schedlang.runtime.torch_eval import torch_function  # noqa: E402
 
 SOURCE = "warmup(linear, 100) >> cosine(1e-3, 1e-5, 700) >> constant(1e-5)"
 REPLAYS = 1000

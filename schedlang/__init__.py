@@ -7,9 +7,9 @@
 See ``docs/`` for the language, the standard library and the presets.
 """
 
+from .core.algebra import t
 from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
-from .schedule_algebra import t
 
 __all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
            "from_python", "load", "resume_check", "t"]
@@ -42,8 +42,8 @@ def from_python(fn, params=None, name="lr"):
 
 def resume_check(state_path, new, was=None, params=None):
     """Whether ``new`` continues the run checkpointed in ``state_path`` exactly (SPEC §10; see
-    ``schedlang.resume``): a verdict like ``equivalent``'s with ``.step``, ``.last_lr``,
+    ``schedlang.resume.check``): a verdict like ``equivalent``'s with ``.step``, ``.last_lr``,
     ``.new_lr`` and ``.counterexample``."""
-    from .resume import resume_check as _resume_check
+    from .resume.check import resume_check as _resume_check
 
     return _resume_check(state_path, new, was=was, params=params)

@@ -2,9 +2,9 @@
 names ``schedlang.importers.import_file``); a thin alias, ``schedlang.importers.X`` is
 ``schedlang.formats.X``."""
 
-from ._aliases import install as _install
 from .formats import *  # noqa: F403
 from .formats import FORMATS, READERS, STYLES, guess_format, import_file  # noqa: F401
+from .formats.aliases import install as _install
 
 __path__: list[str] = []  # a package, so that ``schedlang.importers.timm_args`` resolves (to formats)
 _install()

@@ -14,16 +14,16 @@ from pathlib import Path
 
 import sympy as sp
 
-from . import check
 from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, number_value, unique_names
 from .codegen.load import load as load_generated
+from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_source, recursion_room
-from .lower import Lowered, ParamInfo, lower, plain_symbol
-from .parser import parse
-from .schedule_algebra import Segment, bind, finish, flatten, t
-from .steps import check_steps, check_within_steps
+from .semantics import check
+from .semantics.lower import Lowered, ParamInfo, lower, plain_symbol
+from .semantics.steps import check_steps, check_within_steps
+from .syntax.parser import parse
 
 
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
@@ -125,7 +125,7 @@ class Program:
         try:
             self._check()
         except SchedlangError as exc:
-            from .duration_origin import relocate
+            from .semantics.durations import relocate
 
             raise relocate(exc, lowered, self.substitutions) from None
 
@@ -269,7 +269,7 @@ class Program:
 
     def scheduler_class(self, name: str = "Scheduler", target: str = "torch", **options):
         """A ``torch.optim.lr_scheduler.LRScheduler`` subclass setting every schedule of the file."""
-        from .backends.scheduler import scheduler_class
+        from .runtime.scheduler import scheduler_class
 
         return scheduler_class(self, name, target=target, **options)
 
@@ -404,14 +404,14 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
-        from .backends.torch_eval import evaluate
+        from .runtime.torch_eval import evaluate
 
         return evaluate(self, steps, dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
-        from .backends.jax_eval import evaluate
+        from .runtime.jax_eval import evaluate
 
         return evaluate(self, steps, dtype=dtype)
 
@@ -420,9 +420,9 @@ class Schedule:
 
         ``unit`` is ``"ba"`` (batches), ``"ep"``, ``"sp"``, ``"tok"`` or ``"iter"``; ``lr``
         the optimizer's initial lr, which Composer multiplies by alpha (see
-        schedlang/backends/composer.py and docs/guides.md).
+        schedlang/runtime/composer.py and docs/guides.md).
         """
-        from .backends.composer import ComposerScheduler
+        from .runtime.composer import ComposerScheduler
 
         return ComposerScheduler(self, unit=unit, lr=lr)
 

@@ -28,10 +28,10 @@ from fractions import Fraction
 
 import sympy as sp
 
+from .core.algebra import t
+from .core.functions import FUNCTIONS
+from .core.special import geometric
 from .errors import SchedlangError, Source, Span, python_span
-from .functions import FUNCTIONS
-from .schedule_algebra import t
-from .special import geometric
 
 _THIS_FILE = __file__
 
@@ -355,9 +355,9 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
     the result stays general, e.g. for ``scheduler_class``); their values are
     the defaults of ``fn`` overridden by ``params``.
     """
-    from .lower import Lowered, ParamInfo, param_symbol
+    from .core.algebra import Segment
     from .program import Program, to_number
-    from .schedule_algebra import Segment
+    from .semantics.lower import Lowered, ParamInfo, param_symbol
 
     if not callable(fn):
         raise SchedlangError(f"from_python needs a function, not {type(fn).__name__}")

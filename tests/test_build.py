@@ -21,10 +21,11 @@ from helpers import ROOT
 
 import schedlang
 from schedlang import build as sb
-from schedlang import ir, stdlib
-from schedlang.fmt import _shape, format_source
-from schedlang.parser import parse
-from schedlang.presets import LIBRARIES, PRESETS, Rejected
+from schedlang.library import stdlib
+from schedlang.library.presets import LIBRARIES, PRESETS, Rejected
+from schedlang.syntax import ir
+from schedlang.syntax.fmt import _shape, format_source
+from schedlang.syntax.parser import parse
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sched"))
 HERE = Path(__file__).resolve()
@@ -95,7 +96,7 @@ def replay(node, env):
     if isinstance(node, ir.Number):
         return node.value
     if isinstance(node, ir.Duration):
-        from schedlang.lower import TIME_UNITS
+        from schedlang.semantics.lower import TIME_UNITS
 
         per = TIME_UNITS[node.unit][0]
         return sb.time(node.value, node.unit, env[per] if per else None)

@@ -11,9 +11,9 @@ import tomllib
 from helpers import ROOT, run_cli
 
 import schedlang
-from schedlang.analysis import summarise
 from schedlang.cli import main
-from schedlang.ranges import eval_steps, horizon, plot_steps
+from schedlang.semantics.analysis import summarise
+from schedlang.semantics.ranges import eval_steps, horizon, plot_steps
 
 
 def compiled(source, name="lr"):
@@ -134,7 +134,7 @@ def test_plot_file_overlay_with_title(tmp_path, monkeypatch):
 
 
 def test_plot_panels_values_and_difference():
-    from schedlang.plot import panels
+    from schedlang.cli.plot import panels
 
     a, b = schedlang.compile("linear(1, 0, 10)"), schedlang.compile("constant(0.5)")
     found = panels([("a", a), ("b", b)], range(0, 11, 5))

@@ -15,7 +15,7 @@ from anchors import reference as R
 
 import schedlang
 from schedlang import SchedlangError
-from schedlang.backends.composer import UNITS
+from schedlang.runtime.composer import UNITS
 
 SOURCE = """
 param total: int = 24

@@ -13,7 +13,7 @@ import sys
 import pytest
 from helpers import ROOT
 
-ENTRY_POINT = ("sched", "schedlang.lexer:SchedlangLexer")
+ENTRY_POINT = ("sched", "schedlang.cli.lexer:SchedlangLexer")
 
 
 def _require(module: str) -> None:

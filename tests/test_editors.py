@@ -1,6 +1,6 @@
 """The editors' TextMate grammar (editors/vscode/): current, and tokenizing every ``.sched`` as Pygments does.
 
-``tools/gen_editors.py`` writes the grammar from ``schedlang.highlight.RULES``, the table the
+``tools/gen_editors.py`` writes the grammar from ``schedlang.cli.highlight.RULES``, the table the
 Pygments lexer is built from.  Here the grammar is applied the way a TextMate engine applies it
 (``tests/textmate.py``: earliest match per line, first pattern on a tie) with Python's ``re``
 and, where ``libonig`` is installed, with Oniguruma itself, the engine VS Code runs: every
@@ -145,7 +145,7 @@ def test_every_sched_file(path, engine):
         assert (line, invalid[0] - (text.rfind("\n", 0, invalid[0]) + 1) + 1) == expected_error_at(path)
 
     pytest.importorskip("pygments")
-    from schedlang.lexer import SchedlangLexer
+    from schedlang.cli.lexer import SchedlangLexer
 
     prefixes = _pygments_scope_prefix()
     expected = []

@@ -9,7 +9,7 @@ from helpers import ROOT, run_cli
 import schedlang
 from schedlang import importers
 from schedlang.exporters import export
-from schedlang.presets import PRESETS
+from schedlang.library.presets import PRESETS
 
 yaml = pytest.importorskip("yaml")
 

@@ -39,9 +39,9 @@ from jax_cases import INT32_MAX, x64  # noqa: E402
 from test_stdlib_values import CASES as BUILTIN_CASES  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.backends.torch_eval import torch_function  # noqa: E402
-from schedlang.schedule_algebra import t  # noqa: E402
-from schedlang.special import as_power  # noqa: E402
+from schedlang.core.algebra import t  # noqa: E402
+from schedlang.core.special import as_power  # noqa: E402
+from schedlang.runtime.torch_eval import torch_function  # noqa: E402
 
 FAR = [1000, 12345, 2**24 + 1, INT32_MAX]
 INT64_FAR = [2**40, 10**15 + 3]

@@ -16,7 +16,7 @@ from helpers import ROOT
 
 import schedlang
 from schedlang.cli import main
-from schedlang.fmt import _tokens, _tree, format_source
+from schedlang.syntax.fmt import _tokens, _tree, format_source
 
 SCHED_FILES = sorted(p for p in ROOT.rglob("*.sched")
                      if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
@@ -24,7 +24,7 @@ SCHED_FILES = sorted(p for p in ROOT.rglob("*.sched")
 
 def _parses(path: Path) -> bool:
     try:
-        schedlang.parser.parse(path.read_bytes(), str(path))
+        schedlang.syntax.parser.parse(path.read_bytes(), str(path))
         return True
     except schedlang.SchedlangError:
         return False

@@ -22,8 +22,8 @@ import pytest
 from helpers import ROOT
 
 import schedlang
-from schedlang import cli_json, limits
-from schedlang.cli import main
+from schedlang import limits
+from schedlang.cli import json_output, main
 from schedlang.formats import TABLE, guess_format, help_text, import_file, markdown_table
 from schedlang.importers import from_cerebras_yaml
 
@@ -291,9 +291,9 @@ def test_eval_json_is_streamed_byte_for_byte():
     for steps in (range(0, 300, 7), range(3, 3), range(0, 1)):
         for chunk in (1, 5, 1 << 16):
             out = io.StringIO()
-            cli_json.stream_evaluate(out, "a.sched", steps, names, schedules, chunk=chunk)
-            expected = cli_json.evaluate("a.sched", steps, names, [s.values(steps) for s in schedules])
-            assert out.getvalue() == cli_json.dumps(expected) + "\n"
+            json_output.stream_evaluate(out, "a.sched", steps, names, schedules, chunk=chunk)
+            expected = json_output.evaluate("a.sched", steps, names, [s.values(steps) for s in schedules])
+            assert out.getvalue() == json_output.dumps(expected) + "\n"
             assert json.loads(out.getvalue()) == expected
 
 

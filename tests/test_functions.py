@@ -1,4 +1,4 @@
-"""The math-function table (``schedlang/functions.py``) drives every stage: one row each.
+"""The math-function table (``schedlang/core/functions.py``) drives every stage: one row each.
 
 For every row: the name is a function of the language and highlighted, lowering
 builds its node, the closed-form check allows it, the Python reference, the torch and JAX
@@ -12,12 +12,13 @@ import mpmath
 import pytest
 
 import schedlang
-from schedlang import check, stdlib
+from schedlang.cli.lexer import SchedlangLexer
 from schedlang.codegen.array import ArrayPrinter
+from schedlang.core.exact_eval import _COMPILERS, compile_expr, to_float
+from schedlang.core.functions import FUNCTIONS
 from schedlang.formats.core_text import text
-from schedlang.functions import FUNCTIONS
-from schedlang.lexer import SchedlangLexer
-from schedlang.verify.exact_eval import _COMPILERS, compile_expr, to_float
+from schedlang.library import stdlib
+from schedlang.semantics import check
 
 UNARY = [f for f in FUNCTIONS if f.arity == 1]
 #: An argument inside every one-argument function's domain (bounded: exp must stay finite),

@@ -292,7 +292,7 @@ def test_check_says_what_a_group_parameter_does(tmp_path):
 
 
 def test_a_composer_scheduler_refuses_a_group_parameter():
-    from schedlang.backends.composer import ComposerScheduler
+    from schedlang.runtime.composer import ComposerScheduler
 
     with pytest.raises(schedlang.SchedlangError, match="one multiplier of its initial lr"):
         ComposerScheduler(schedlang.compile(SOURCE)["lr"])

@@ -8,7 +8,7 @@ from helpers import ROOT, run_cli
 
 import schedlang
 from schedlang import importers
-from schedlang.presets import PRESETS
+from schedlang.library.presets import PRESETS
 
 yaml = pytest.importorskip("yaml")
 

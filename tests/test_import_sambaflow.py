@@ -8,7 +8,7 @@ from helpers import run_cli
 
 import schedlang
 from schedlang import importers
-from schedlang.presets import PRESETS
+from schedlang.library.presets import PRESETS
 
 HAVE_PRESETS = "sambaflow.cosine_schedule_with_warmup" in PRESETS
 

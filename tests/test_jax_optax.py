@@ -21,9 +21,9 @@ from jax_cases import x64  # noqa: E402
 from torch_cases import ROOT  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
 from schedlang.cli import main  # noqa: E402
-from schedlang.presets.optax import PRESETS  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
+from schedlang.library.presets.optax import PRESETS  # noqa: E402
 
 WARMUP_COSINE = ROOT / "examples" / "warmup_cosine.sched"
 

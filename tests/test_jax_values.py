@@ -21,8 +21,8 @@ from jax_cases import INT32_MAX, float32, int32_steps, x64  # noqa: E402
 from torch_cases import all_programs, interesting_steps  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
 from schedlang.codegen.base import GeneratedModule  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
 from schedlang.codegen.load import load  # noqa: E402
 
 PROGRAMS = all_programs()

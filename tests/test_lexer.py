@@ -10,9 +10,9 @@ from helpers import ROOT, SCHED_FILES, expected_error_at
 pygments = pytest.importorskip("pygments")
 from pygments.token import Error, Keyword, Name, Number  # noqa: E402
 
-from schedlang import stdlib  # noqa: E402
-from schedlang.lexer import SchedlangLexer  # noqa: E402
-from schedlang.parser import RESERVED  # noqa: E402
+from schedlang.cli.lexer import SchedlangLexer  # noqa: E402
+from schedlang.library import stdlib  # noqa: E402
+from schedlang.syntax.parser import RESERVED  # noqa: E402
 
 
 def tokens(text: str):
@@ -67,12 +67,12 @@ def test_words_come_from_the_language():
 def test_registered_as_pygments_entry_point():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["entry-points"]["pygments.lexers"]["sched"] == "schedlang.lexer:SchedlangLexer"
+    assert project["entry-points"]["pygments.lexers"]["sched"] == "schedlang.cli.lexer:SchedlangLexer"
     assert any(r.startswith("pygments") for r in project["optional-dependencies"]["dev"])
 
 
 def test_check_does_not_import_pygments():
-    code = ("import sys, schedlang.cli; schedlang.cli.main(['check', 'examples/wsd.sched']); "
+    code = ("import sys, schedlang.cli.commands; schedlang.cli.main(['check', 'examples/wsd.sched']); "
             "sys.exit(1 if 'pygments' in sys.modules else 0)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -163,7 +163,7 @@ def test_words_of_the_language_are_not_names(source, word, column):
 
 
 def test_every_reserved_word_is_refused_as_a_schedule_name():
-    from schedlang.parser import RESERVED
+    from schedlang.syntax.parser import RESERVED
 
     assert RESERVED == set("param let def schedule where if then else for and or not true false".split())
     for word in sorted(RESERVED):
@@ -197,7 +197,7 @@ def test_bom_in_a_string_is_accepted():
 
 
 def test_truncated_cerebras_name_suggests_the_lr_schedule():
-    from schedlang.presets import PRESETS
+    from schedlang.library.presets import PRESETS
 
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile("schedule lr = cerebras.CosineDecay(initial_learning_rate=1, total_iters=10)")

@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from schedlang import ir
-from schedlang.parser import parse
+from schedlang.syntax import ir
+from schedlang.syntax.parser import parse
 
 
 def shape(node):

@@ -76,7 +76,7 @@ def test_gallery_is_current(items):
 def test_every_builtin_every_example_and_every_tested_preset_has_a_picture(items):
     from anchors.preset_cases import CASES
 
-    from schedlang import stdlib
+    from schedlang.library import stdlib
 
     stems = {p.stem for p in items}
     assert {f"stdlib-{name}" for name in stdlib.SCHEDULES} <= stems

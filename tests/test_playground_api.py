@@ -1,4 +1,4 @@
-"""``schedlang.playground`` and ``plot_svg`` without a browser: what the playground page shows is
+"""``schedlang.cli.playground`` and ``plot_svg`` without a browser: what the playground page shows is
 what the command line prints (tests/test_playground.py drives the page itself)."""
 
 import json
@@ -9,10 +9,11 @@ import sys
 import pytest
 from helpers import ROOT
 
-from schedlang import cli, playground
+from schedlang.cli import commands as cli
+from schedlang.cli import playground
+from schedlang.cli.plot import Panel
+from schedlang.cli.plot_svg import svg
 from schedlang.errors import SchedlangError
-from schedlang.plot import Panel
-from schedlang.plot_svg import svg
 from schedlang.program import compile as compile_program
 
 sys.path.insert(0, str(ROOT / "tools"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import schedlang
-from schedlang.presets import PRESETS, Rejected, namespace
+from schedlang.library.presets import PRESETS, Rejected, namespace
 
 
 def error_of(source: str, **params) -> schedlang.SchedlangError:
@@ -139,7 +139,7 @@ def test_presets_doc_counts_every_library_once_and_right():
     import re
     from pathlib import Path
 
-    from schedlang.presets import LIBRARIES, namespace
+    from schedlang.library.presets import LIBRARIES, namespace
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "presets.md").read_text(encoding="utf-8")
     assert text.count("Counts") == 1 and text.count("The anchors were") == 1

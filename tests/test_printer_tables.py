@@ -17,13 +17,13 @@ import pytest
 import torch
 
 import schedlang
-from schedlang.backends.emit import emit
 from schedlang.codegen import jax as jax_codegen
 from schedlang.codegen import python as python_codegen
 from schedlang.codegen import torch as torch_codegen
 from schedlang.codegen.base import GeneratedModule
+from schedlang.codegen.emit import emit
 from schedlang.codegen.load import load
-from schedlang.functions import FUNCTIONS
+from schedlang.core.functions import FUNCTIONS
 
 TABLES = Path(__file__).parent / "golden" / "printers"
 UPDATE = os.environ.get("SCHEDLANG_UPDATE_GOLDEN") == "1"

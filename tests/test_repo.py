@@ -53,10 +53,10 @@ def test_grammar_found_after_non_editable_install(tmp_path):
 
 
 def test_stdlib_reference_is_current():
-    from schedlang.docgen import stdlib_markdown
+    from schedlang.cli.docgen import stdlib_markdown
 
     committed = (ROOT / "docs" / "stdlib.md").read_text(encoding="utf-8")
-    assert committed == stdlib_markdown(), "run `python -m schedlang.docgen` and commit docs/stdlib.md"
+    assert committed == stdlib_markdown(), "run `python -m schedlang.cli.docgen` and commit docs/stdlib.md"
 
 
 def _named_in_design() -> set[str]:

@@ -18,9 +18,9 @@ import torch
 from torch.optim import lr_scheduler as tl
 
 import schedlang
-from schedlang import resume_state
 from schedlang.cli import main
-from schedlang.resume import Call, preset_source
+from schedlang.resume import state as resume_state
+from schedlang.resume.check import Call, preset_source
 
 
 def _optimizer(lr=0.1):
@@ -434,7 +434,7 @@ RECOVERABLE = {
 @pytest.mark.parametrize("name", sorted(RECOVERABLE))
 def test_recovered_schedule_is_torchs_at_every_step(tmp_path, name):
     """The schedule rebuilt from a state gives torch's own lr at every step of the run."""
-    from schedlang.resume import original_of
+    from schedlang.resume.check import original_of
 
     make = RECOVERABLE[name]
     state = torch.load(_save_state(tmp_path / "s.pt", make, 4), weights_only=True)

@@ -53,7 +53,7 @@ def _classes(tmp_path):
     """The three class kinds: in-process, the standalone module (no schedlang), Cerebras."""
     import importlib.util
 
-    from schedlang.backends.emit import emit
+    from schedlang.codegen.emit import emit
 
     program = schedlang.load(GPT)
     path = tmp_path / "gpt_module.py"

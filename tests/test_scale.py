@@ -6,7 +6,7 @@ import pytest
 from anchors import reference as R
 
 import schedlang
-from schedlang.presets import PRESETS
+from schedlang.library.presets import PRESETS
 
 needs_composer = pytest.mark.skipif("composer.LinearScheduler" not in PRESETS,
                                     reason="composer.* presets not merged")

@@ -10,12 +10,12 @@ import sympy as sp
 from helpers import ROOT
 
 import schedlang
-from schedlang import show, t
-from schedlang.cli import main
+from schedlang import t
+from schedlang.cli import main, show
+from schedlang.core.algebra import branches
+from schedlang.core.special import restart_index
 from schedlang.errors import SchedlangError
 from schedlang.formats.core_text import text
-from schedlang.schedule_algebra import branches
-from schedlang.special import restart_index
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sched"))
 

@@ -118,7 +118,7 @@ def test_boundaries(source, formula, n):
 
 
 def test_every_builtin_is_covered():
-    from schedlang.stdlib import SCHEDULES
+    from schedlang.library.stdlib import SCHEDULES
 
     covered = {c[0].split("(")[0] for c in CASES}
     assert set(SCHEDULES) <= covered

@@ -49,7 +49,7 @@ def test_fullgraph_no_break_no_recompile():
     steps = torch.tensor([0, 1, 99, 100, 499, 500, 999, 1000, 2**31 - 1, 2**40])
     for name, schedule in _schedules():
         function = schedule.torch  # generated and cached
-        from schedlang.backends.torch_eval import torch_function
+        from schedlang.runtime.torch_eval import torch_function
 
         generated = torch_function(schedule)
         backend = CountingBackend()

@@ -31,7 +31,7 @@ torch = pytest.importorskip("torch")
 from torch._dynamo.utils import counters  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
 
 STEPS = 50
 #: Calls before which compilation may still happen (a float entry compiles once per

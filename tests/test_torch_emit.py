@@ -12,9 +12,9 @@ import pytest
 from torch_cases import EXAMPLES, ROOT
 
 import schedlang
-from schedlang.backends.emit import TARGETS, default_class_name, emit, module
-from schedlang.backends.templates import MODULE_TEMPLATES
 from schedlang.cli import main
+from schedlang.codegen.emit import TARGETS, default_class_name, emit, module
+from schedlang.codegen.templates import MODULE_TEMPLATES
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SCHEDLANG_UPDATE_GOLDEN") == "1"
@@ -156,7 +156,7 @@ def test_check_never_imports_torch():
 
 def test_long_plots_use_torch_and_eval_prints_the_reference(monkeypatch, capsys):
     import schedlang
-    from schedlang.backends import torch_eval
+    from schedlang.runtime import torch_eval
 
     path = str(ROOT / "examples" / "warmup_cosine.sched")
     monkeypatch.setattr(torch_eval, "LONG_RANGE", 10)

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from torch_cases import EXAMPLES  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
 
 GPT = next(p for p in EXAMPLES if p.name == "gpt_pretrain.sched")
 SMALL = {"total": 300, "warmup": 40}

@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 from torch_cases import STDLIB_CASES, all_programs, interesting_steps  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang import stdlib  # noqa: E402
 from schedlang.codegen.torch import TorchPrinter  # noqa: E402
-from schedlang.special import restart_index, restart_index_int  # noqa: E402
+from schedlang.core.special import restart_index, restart_index_int  # noqa: E402
+from schedlang.library import stdlib  # noqa: E402
 
 PROGRAMS = all_programs()
 SCHEDULES = [(f"{pid}:{s.name}", s) for pid, program in PROGRAMS for s in program]
@@ -142,8 +142,8 @@ PARAM_CASES = [
 @pytest.mark.parametrize("source, override", PARAM_CASES, ids=[str(i) for i in range(len(PARAM_CASES))])
 def test_parameters_stay_arguments(source, override):
     """Emitted functions take the parameters as arguments; any binding gives the reference."""
-    from schedlang.backends.emit import emit
     from schedlang.codegen.base import GeneratedModule
+    from schedlang.codegen.emit import emit
     from schedlang.codegen.load import load
 
     module = load(GeneratedModule(emit(schedlang.compile(source), "torch", "p.sched"), {}))

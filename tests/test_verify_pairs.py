@@ -15,7 +15,7 @@ import pytest
 
 import schedlang
 from schedlang import equivalent
-from schedlang.verify.exact_eval import compile_expr, equal
+from schedlang.core.exact_eval import compile_expr, equal
 
 EQ, DIFF = "eq", "diff"
 
@@ -200,7 +200,7 @@ def _first_crossing(curve: str, level: str, limit: int = 400):
     """The steps where ``curve <= level`` holds, by exact evaluation of each step."""
     expr = schedlang.compile(f"{curve} - {level}").main_schedule().expr
     f = compile_expr(expr)
-    from schedlang.verify.exact_eval import less
+    from schedlang.core.exact_eval import less
 
     return [not less(Fraction(0), f(s)) for s in range(limit)]
 

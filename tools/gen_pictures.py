@@ -7,7 +7,7 @@ One picture per file in ``examples/``, per built-in of the standard library and 
 preset.  No call is invented here: a built-in is drawn from its first case in
 ``tests/test_stdlib_values.py`` (the boundary table), a preset from its first case
 in ``tests/anchors/preset_cases.py`` (the cookbook's conformance table), so every
-picture shows a tested call.  The range is ``schedlang.ranges.plot_steps``, the one
+picture shows a tested call.  The range is ``schedlang.semantics.ranges.plot_steps``, the one
 ``schedlang plot`` uses (to 5% past the end, or a shape-showing range for schedules
 that never end).
 
@@ -66,8 +66,8 @@ def pictures() -> list[Picture]:
     from anchors.preset_cases import CASES as PRESET_CASES
     from test_stdlib_values import CASES as STDLIB_CASES
 
-    from schedlang import stdlib
-    from schedlang.presets import LIBRARIES, PRESETS, Rejected
+    from schedlang.library import stdlib
+    from schedlang.library.presets import LIBRARIES, PRESETS, Rejected
 
     found = [Picture(f"example-{path.stem}", f"examples/{path.name}", path.read_text(encoding="utf-8"),
                      "Recipes")
@@ -112,7 +112,7 @@ def render(picture: Picture, program=None) -> bytes:
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from schedlang.ranges import plot_steps
+    from schedlang.semantics.ranges import plot_steps
 
     program = program or _program(picture)
     steps = list(plot_steps(program))

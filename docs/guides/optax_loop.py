@@ -26,7 +26,7 @@ from guide_check import check, same_schedule  # noqa: E402
 
 import schedlang  # noqa: E402
 from schedlang import build as sb  # noqa: E402
-from schedlang.backends.emit import emit  # noqa: E402
+from schedlang.codegen.emit import emit  # noqa: E402
 
 SCHEDULE = """
 param peak: float = 0.01 where peak > 0

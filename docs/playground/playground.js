@@ -2,7 +2,7 @@
 //
 // All the work happens in worker.js (Pyodide); this file only sends the boxes' text (debounced)
 // and shows what comes back. User text only ever reaches the page as textContent; the plot is
-// SVG written by schedlang/plot_svg.py (every text in it escaped), parsed as XML.
+// SVG written by schedlang/cli/plot_svg.py (every text in it escaped), parsed as XML.
 "use strict";
 
 (function () {

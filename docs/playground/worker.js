@@ -40,7 +40,7 @@ async function start(runtime) {
       { messageCallback: () => {}, errorCallback: (m) => console.error(m) },
     );
     const t2 = performance.now();
-    playground = pyodide.pyimport("schedlang.playground");
+    playground = pyodide.pyimport("schedlang.cli.playground");
     playground.run_json("1", "", "analyse"); // import what the first run needs (sympy, lark, the grammar)
     const t3 = performance.now();
     postMessage({ type: "ready", versions: manifest.versions,

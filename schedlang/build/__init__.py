@@ -13,9 +13,9 @@ is built, by the compiler's own lowering; a mistake is a ``SchedlangError`` at t
 
 from __future__ import annotations
 
-from .. import stdlib as _stdlib
 from ..errors import did_you_mean as _did_you_mean
-from ..presets import LIBRARIES as _LIBRARIES
+from ..library import stdlib as _stdlib
+from ..library.presets import LIBRARIES as _LIBRARIES
 from . import site as _site
 from .objects import (
     BuildAttributeError,
@@ -45,7 +45,7 @@ globals().update(_NAMESPACES)
 def to_python(source: str) -> str:
     """The ``.sched`` program ``source`` written as ``schedlang.build`` code that builds the same
     program (``from schedlang import build as sb`` assumed): a file moved into Python."""
-    from ..parser import parse
+    from ..syntax.parser import parse
     from .text import python_text
 
     return python_text(parse(source))
@@ -53,7 +53,7 @@ def to_python(source: str) -> str:
 
 def __getattr__(name: str):
     if name in _VALUES:
-        from .. import ir
+        from ..syntax import ir
 
         span = _site.caller().span
         return Expr(ir.Name(span, name), {})

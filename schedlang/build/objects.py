@@ -19,11 +19,12 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .. import ir, stdlib
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..library import stdlib
 from ..limits import MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal, recursion_room
-from ..lower import Known, lower, lower_piece
 from ..program import Program, Schedule
+from ..semantics.lower import Known, lower, lower_piece
+from ..syntax import ir
 from . import site as sites
 from . import text as texts
 
@@ -269,7 +270,7 @@ def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, Param
     """
     if not isinstance(node, ir.Call):
         return params
-    from ..lower import TIME_UNITS
+    from ..semantics.lower import TIME_UNITS
 
     builtin = _builtin(node.func.id)
     given = {k.name for k in node.keywords} | {a.name for a in getattr(builtin, "args", ())[:len(node.args)]}
@@ -489,7 +490,7 @@ class Namespace:
 
 
 def _presets() -> dict:
-    from ..presets import PRESETS
+    from ..library.presets import PRESETS
 
     return PRESETS
 
@@ -601,7 +602,7 @@ def _default_text(default) -> str:
 
 def _doc(name: str) -> str:
     builtin = _builtin(name)
-    from ..presets import Rejected
+    from ..library.presets import Rejected
 
     if isinstance(builtin, Rejected):
         return f"{name}: refused, not a closed-form schedule. {builtin.reason}"
@@ -635,7 +636,7 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
     is: ``steps_per_epoch`` for ``ep``, ``max_duration`` for ``dur``, ``batch_size`` for ``sp``,
     ``tokens_per_batch`` for ``tok``.  Inside ``scale()`` a time keeps Composer's meaning.
     """
-    from ..lower import TIME_UNITS
+    from ..semantics.lower import TIME_UNITS
 
     site = sites.caller()
     if unit not in TIME_UNITS:
@@ -680,7 +681,7 @@ def param(name: str, type: type | str = float, default=None, where=None) -> Para
     if not isinstance(name, str) or not _NAME.match(name):
         raise SchedlangError(f"{name!r} is not a name", site.argument(0),
                              hint="a name is ASCII letters, digits and _, not starting with a digit")
-    from ..parser import RESERVED
+    from ..syntax.parser import RESERVED
 
     if name in RESERVED or name == "t":
         raise SchedlangError(f"'{name}' is a word of the language and cannot be a parameter name"
@@ -723,7 +724,7 @@ def _where(where, name: str, type_name: str, name_node: ir.Name, site: sites.Sit
         return where.node, where.params
     if not isinstance(where, str):
         raise SchedlangError(f"where must be .sched text or a function, not {type(where).__name__}", span)
-    from ..parser import parse
+    from ..syntax.parser import parse
 
     prefix = f"param {name}: {type_name} where "
     locate = _text_locator(where, span, len(prefix))
@@ -795,7 +796,7 @@ def program(params: dict | None = None, **schedules) -> BuiltProgram:
 
 
 def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True) -> BuiltProgram:
-    from ..parser import RESERVED
+    from ..syntax.parser import RESERVED
 
     pieces = {}
     for name, value in schedules.items():
@@ -821,7 +822,7 @@ def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:
 
 
 def _formatted(source: str) -> str:
-    from ..fmt import format_source
+    from ..syntax.fmt import format_source
 
     return format_source(source, "<schedlang.build>")
 

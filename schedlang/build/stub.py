@@ -13,8 +13,8 @@ import inspect
 import keyword
 from pathlib import Path
 
-from .. import stdlib
-from ..presets import LIBRARIES, PRESETS
+from ..library import stdlib
+from ..library.presets import LIBRARIES, PRESETS
 from .objects import _doc, _signature
 
 STUB = Path(__file__).with_name("__init__.pyi")

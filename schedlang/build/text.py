@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import keyword
 
-from .. import ir
+from ..syntax import ir
 
 SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
 _BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
@@ -164,7 +164,7 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
     if isinstance(node, ir.Number):
         return _py_number(node), _P_ATOM
     if isinstance(node, ir.Duration):
-        from ..lower import TIME_UNITS
+        from ..semantics.lower import TIME_UNITS
 
         per = TIME_UNITS[node.unit][0]
         amount = node.text[: -len(node.unit)]

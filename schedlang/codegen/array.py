@@ -16,9 +16,9 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..functions import BY_NODE, FUNCTIONS, HAZARDS
-from ..schedule_algebra import t
-from ..special import as_power
+from ..core.algebra import t
+from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
+from ..core.special import as_power
 from .base import AtomicPrinting, is_atomic
 from .python import step_ratio
 from .stable import even_power, reduced, stable_sum

@@ -49,8 +49,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.relational import Relational
 
-from ..schedule_algebra import at, t
-from ..special import restart_index
+from ..core.algebra import at, t
+from ..core.special import restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
 from .python import (

@@ -14,8 +14,8 @@ import math
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..schedule_algebra import at, strict_bound, t
-from ..special import as_power
+from ..core.algebra import at, strict_bound, t
+from ..core.special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
 
 _RESTART_INDEX = '''\

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..functions import BY_NODE
-from ..schedule_algebra import t
+from ..core.algebra import t
+from ..core.functions import BY_NODE
 from .python import integer_ratio, is_whole
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..presets import _common as kinds
-from ..presets.cerebras import TABLE
+from ..library.presets import _common as kinds
+from ..library.presets.cerebras import TABLE
 
 REQ = object()
 

@@ -12,8 +12,8 @@ Output is deterministic (argument order is the class signature's order).
 
 from __future__ import annotations
 
-from ..presets.cerebras import CORE_TWINS
-from ..stdlib import REQUIRED, SCHEDULES
+from ..library.presets.cerebras import CORE_TWINS
+from ..library.stdlib import REQUIRED, SCHEDULES
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import sched_text

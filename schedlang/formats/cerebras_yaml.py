@@ -46,14 +46,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .. import ir
+from ..core.algebra import bind
 from ..errors import SchedlangError, did_you_mean, warn
-from ..lower import Lowerer, flatten_seq, lower
-from ..parser import parse
-from ..presets.cerebras import CORE_TWINS
+from ..library.presets.cerebras import CORE_TWINS
+from ..library.stdlib import Kind
 from ..program import Program
-from ..schedule_algebra import bind
-from ..stdlib import Kind
+from ..semantics.lower import Lowerer, flatten_seq, lower
+from ..syntax import ir
+from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .numbers import exact, yaml_float_text
@@ -621,8 +621,8 @@ class _Translator:
         return _Piece(sched, node, steps)
 
     def call(self, node: ir.Call) -> Sched:
-        from ..presets import PRESETS
-        from ..stdlib import SCHEDULES
+        from ..library.presets import PRESETS
+        from ..library.stdlib import SCHEDULES
 
         name = node.func.id
         if name in self.defs:

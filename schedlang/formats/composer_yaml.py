@@ -33,8 +33,8 @@ from fractions import Fraction
 import sympy as sp
 
 from ..errors import SchedlangError, Span, did_you_mean
-from ..presets import PRESETS
-from ..stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
+from ..library.presets import PRESETS
+from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from .numbers import exact, sched_text
 from .source_text import header
 from .yaml_source import Node

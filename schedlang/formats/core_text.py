@@ -14,9 +14,9 @@ from __future__ import annotations
 import sympy as sp
 
 from ..codegen.base import is_atomic
+from ..core.functions import FUNCTIONS
+from ..core.special import as_power, logb, restart_index
 from ..errors import SchedlangError
-from ..functions import FUNCTIONS
-from ..special import as_power, logb, restart_index
 from .numbers import sched_text
 from .source_text import GENERATED
 
@@ -151,8 +151,8 @@ def _atom_text(shown: str, rest: list) -> str:
 
 def lowered(preset_text: str, params: list[str]) -> str:
     """The core-style form of a preset-style file: each schedule lowered and written back."""
-    from ..lower import lower
-    from ..parser import parse
+    from ..semantics.lower import lower
+    from ..syntax.parser import parse
 
     found = lower(parse(preset_text, GENERATED))
     lines = list(params)

@@ -21,7 +21,7 @@ points at the line and column of the offending key or value.
 from __future__ import annotations
 
 from ..errors import SchedlangError, Span, did_you_mean
-from ..presets import PRESETS, Rejected
+from ..library.presets import PRESETS, Rejected
 from .core_text import lowered
 from .json_source import load
 from .numbers import exact, sched_text

@@ -48,10 +48,10 @@ def proven(original, text: str, fmt: str, filename: str, *, params: dict | None 
     it carries (of ``schedules``, if given) proven equal to ``original``'s (again with ``rebind``
     bound in both, for a group parameter's other values).  A difference (and, ``strict``, an
     undecided proof) is an internal error: the writer wrote something else."""
-    from .. import ir
     from ..errors import SchedlangError
-    from ..parser import parse
     from ..program import compile as compile_source
+    from ..syntax import ir
+    from ..syntax.parser import parse
     from ..verify import equivalent
     from . import READERS
 

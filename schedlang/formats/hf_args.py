@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError, Span, did_you_mean, warn
-from ..presets import PRESETS, Rejected
-from ..stdlib import Kind
+from ..library.presets import PRESETS, Rejected
+from ..library.stdlib import Kind
 from .core_text import core_source
 from .json_source import load as load_json
 from .numbers import exact, sched_text

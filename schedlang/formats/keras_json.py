@@ -17,7 +17,7 @@ the preset call is the config written out (``name`` dropped: it only names the o
 from __future__ import annotations
 
 from ..errors import SchedlangError, did_you_mean
-from ..presets import PRESETS
+from ..library.presets import PRESETS
 from .core_text import core_source
 from .json_source import load
 from .numbers import exact, sched_text

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
-from ..presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
+from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from . import shell_words
 from .numbers import exact, sched_text
 from .source_text import comment_safe, header

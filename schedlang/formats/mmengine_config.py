@@ -30,9 +30,9 @@ import ast
 from pathlib import Path
 
 from ..errors import SchedlangError, Span, did_you_mean
+from ..library.presets import PRESETS
+from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
-from ..presets import PRESETS
-from ..presets._common import Rejected
 from .numbers import exact, sched_text
 from .python_literal import Imported, Item, Module, Unread
 from .source_text import choices_of, header, option

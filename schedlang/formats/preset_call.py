@@ -17,14 +17,14 @@ import json
 
 import sympy as sp
 
-from .. import ir
+from ..core.algebra import bind
 from ..errors import SchedlangError
-from ..lower import lower
-from ..parser import parse
-from ..presets import PRESETS
+from ..library.presets import PRESETS
+from ..library.stdlib import STEP_KINDS, Kind
 from ..program import Program
-from ..schedule_algebra import bind
-from ..stdlib import STEP_KINDS, Kind
+from ..semantics.lower import lower
+from ..syntax import ir
+from ..syntax.parser import parse
 from .numbers import yaml_float_text
 from .source_text import comment_safe
 

@@ -167,7 +167,7 @@ def option(value, choices, span=None, what: str = "this option") -> str:
 
 def choices_of(preset: str, arg: str) -> tuple[str, ...]:
     """The closed set of strings the preset's option ``arg`` takes (its ``Arg.choices``)."""
-    from ..presets import PRESETS
+    from ..library.presets import PRESETS
 
     entry = PRESETS.get(preset)
     for item in getattr(entry, "args", ()):

@@ -16,9 +16,9 @@ from __future__ import annotations
 import sympy as sp
 from sympy.core.relational import Relational
 
-from ..functions import BY_NODE
-from ..schedule_algebra import t
-from ..special import restart_index
+from ..core.algebra import t
+from ..core.functions import BY_NODE
+from ..core.special import restart_index
 
 try:
     import numpy as np

@@ -40,10 +40,10 @@ from fractions import Fraction
 import sympy as sp
 from sympy.core.relational import Relational
 
+from ..core import exact_eval as ev
+from ..core.algebra import bind, t
+from ..core.special import as_powers, restart_index
 from ..errors import SchedlangError
-from ..schedule_algebra import bind, t
-from ..special import as_powers, restart_index
-from . import exact_eval as ev
 from . import float_scan
 from .eliminate import Elimination, eliminate
 from .intervals import (

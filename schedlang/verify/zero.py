@@ -22,8 +22,8 @@ import math
 
 import sympy as sp
 
-from ..schedule_algebra import t
-from ..special import restart_index
+from ..core.algebra import t
+from ..core.special import restart_index
 from .intervals import positive
 
 MAX_RESIDUES = 120
@@ -195,7 +195,7 @@ def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     A cheap refutation before the costly simplifications: values come with proven
     bounds from ``exact_eval``, so a nonzero answer is certain.
     """
-    from . import exact_eval as ev
+    from ..core import exact_eval as ev
 
     if d.free_symbols != {t}:
         return False

@@ -1,6 +1,6 @@
 """An exact evaluator of a schedule's sympy expression at integer steps.
 
-Independent of ``schedlang.verify.exact_eval`` (which is part of what is under test):
+Independent of ``schedlang.core.exact_eval`` (which is part of what is under test):
 the sympy tree is walked here with
 
 * ``fractions.Fraction`` for every rational value: ``+ - * /``, integer powers,

@@ -154,7 +154,7 @@ def _ulp32(x: float) -> float:
 
 
 def load_module(program_obj, params: dict):
-    from schedlang.backends.emit import emit
+    from schedlang.codegen.emit import emit
 
     text = emit(program_obj, "torch", "fuzz.sched", "FuzzScheduler")
     namespace: dict = {"__name__": "schedlang_fuzz_module"}
@@ -163,7 +163,7 @@ def load_module(program_obj, params: dict):
 
 
 def load_jax_module(program_obj):
-    from schedlang.backends.emit import emit
+    from schedlang.codegen.emit import emit
 
     text = emit(program_obj, "jax", "fuzz.sched")
     namespace: dict = {"__name__": "schedlang_fuzz_jax_module"}
@@ -466,7 +466,7 @@ def _bound_arguments(schedule, kinds, holds_parameter=False) -> list:
     ``fuzzing.exact`` (a sympy ``xreplace`` of the step would build huge exact powers)."""
     import sympy as sp
 
-    from schedlang.schedule_algebra import t
+    from schedlang.core.algebra import t
 
     values = schedule.program.substitutions if schedule.program is not None else {}
     out = []
@@ -536,7 +536,7 @@ def _trig_phase(schedule):
     ``cos(pi*t/warm + 5)`` in floats, with that argument's phase error."""
     import sympy as sp
 
-    from schedlang.schedule_algebra import t
+    from schedlang.core.algebra import t
 
     arguments = [e for e in _bound_arguments(schedule, (sp.cos, sp.sin, sp.tan)) if t in e.expr.free_symbols]
 

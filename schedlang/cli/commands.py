@@ -1,0 +1,636 @@
+"""``schedlang`` on the command line.
+
+Every subcommand turns a ``SchedlangError`` into a caret diagnostic on stderr
+and exit status 2; no user error ever shows a traceback.  Heavy imports
+(torch, matplotlib) happen inside the subcommands that need them, so
+``schedlang check`` stays quick and never imports torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import __version__, formats
+from ..codegen.emit import TARGETS
+from ..errors import SchedlangError
+from ..formats import export as export_format
+from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
+from ..semantics.ranges import EVAL_POINTS
+from .arguments import CommandLine
+from .output_file import check_output, write_atomically
+
+EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    parser = _parser()
+    _Parser.json_errors = "--json" in argv
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_ERROR
+    args.command_line = CommandLine(argv)
+    try:
+        return args.run(args) or EXIT_OK
+    except SchedlangError as exc:
+        located = args.command_line.locate(exc, getattr(args, "defines", []))
+        print(str(located), file=sys.stderr)
+        if getattr(args, "json", False):
+            from . import json_output
+
+            json_output.emit(json_output.error(located))
+        return EXIT_ERROR
+    except BrokenPipeError:  # e.g. `schedlang eval ... | head`
+        return EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    json_errors = False  # set by main when --json is on the command line
+
+    def error(self, message):  # argparse's own usage errors: exit 2, no traceback either
+        self.print_usage(sys.stderr)
+        print(f"schedlang: error: {message}", file=sys.stderr)
+        if _Parser.json_errors:
+            from . import json_output
+
+            json_output.emit(json_output.usage_error(message))
+        raise SystemExit(EXIT_ERROR)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="schedlang", description="Exact, checked learning-rate schedules.")
+    parser.add_argument("--version", action="version", version=f"schedlang {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def command(name, run, help_text):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.set_defaults(run=run)
+        return sub
+
+    def with_defines(sub):
+        sub.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                         help="bind a parameter (repeatable)")
+        return sub
+
+    def with_json(sub):
+        sub.add_argument("--json", action="store_true",
+                         help="one JSON object on standard output, errors included (docs/cli.md)")
+        return sub
+
+    sub = with_json(with_defines(command("check", _check, "parse and check a .sched file; summarise it")))
+    sub.add_argument("file")
+    sub.add_argument("--strict", action="store_true", help="treat warnings as errors")
+
+    sub = with_json(with_defines(command("eval", _eval, "print schedule values at a range of steps")))
+    sub.add_argument("file")
+    sub.add_argument("--steps", default=None, metavar="START:STOP:STEP",
+                     help=f"steps to show (STOP excluded); default: {EVAL_POINTS} evenly spaced steps from 0 "
+                          "to the end of the longest schedule (docs/cli.md: default range)")
+    sub.add_argument("--csv", action="store_true", help="comma-separated output")
+    sub.add_argument("--schedule", action="append", metavar="NAME", help="only these schedules")
+
+    sub = with_defines(command("plot", _plot, "plot the schedules of one or more files, overlaid"))
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="one or more .sched files: one panel per schedule name, the files overlaid in "
+                          "it; with two files, a panel of their difference A - B under each")
+    sub.add_argument("-o", "--output", help="image file (PNG, SVG, PDF); without it, plot in the terminal")
+    sub.add_argument("--steps", default=None, metavar="START:STOP[:STEP]",
+                     help="default: 0 to just past the end (docs/cli.md: default range)")
+    sub.add_argument("--schedule", action="append", metavar="NAME",
+                     help="only these schedules (repeatable; default: all)")
+    sub.add_argument("--log", action="store_true",
+                     help="logarithmic value axis (steps with values <= 0 are left out, with a note)")
+
+    sub = command("fmt", _fmt, "rewrite .sched files in the canonical layout (comments kept)")
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="a .sched file, a directory (every .sched under it), or - (standard input "
+                          "to standard output)")
+    sub.add_argument("--check", action="store_true",
+                     help="change nothing; list the files that would change and exit 1 if any")
+    sub.add_argument("--diff", action="store_true", help="change nothing; print a unified diff")
+
+    sub = with_defines(command("compile", _compile, "write a standalone Python module"))
+    sub.add_argument("file")
+    sub.add_argument("--target", choices=TARGETS, default="python")
+    sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--class-name", default=None, help="scheduler class name (torch, cerebras)")
+
+    sub = with_json(with_defines(command("verify", _verify,
+                                         "prove two schedules equal, or show where they differ")))
+    sub.add_argument("sides", nargs="*", action=_SideAction, default=None, metavar="FILE",
+                     help="a .sched file (its 'lr' schedule, or its only one)")
+    sub.add_argument("-e", dest="sides", action=_SideAction, metavar="EXPR",
+                     help="a schedule given inline instead of a file (for either side)")
+    sub.add_argument("--rtol", default="0", help="accept values within this relative tolerance")
+
+    sub = with_defines(command("show", _show, "print each schedule's formula"))
+    sub.add_argument("file")
+    sub.add_argument("--latex", action="store_true", help="LaTeX (sympy's printer) instead of text")
+
+    sub = with_json(command("import", _import, "convert another framework's schedule configuration to "
+                                               ".sched source"))
+    sub.epilog = formats.help_text()
+    sub.formatter_class = argparse.RawDescriptionHelpFormatter
+    sub.add_argument("file", nargs="?", help="the configuration file, or - for standard input (then give "
+                                             "--format)")
+    sub.add_argument("--format", choices=formats.FORMATS, default=None, metavar="FORMAT",
+                     help="one of the formats below; default: guessed from the file's name and content")
+    sub.add_argument("--lower", action="store_true",
+                     help="write plain standard-library calls (linear, cosine, >>) instead of presets")
+    sub.add_argument("-o", "--output", help="output .sched file (default: standard output)")
+    sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an option of the format's reader (repeatable), e.g. formula=2024 for "
+                          "torchtitan-toml")
+    sub.add_argument("--flags", nargs=argparse.REMAINDER, default=None, metavar="FLAG",
+                     help="SambaFlow flags instead of a file: everything after --flags (so it comes last)")
+
+    sub = with_json(with_defines(command("resume", _resume, "check that a resumed run continues the "
+                                                             "schedule of its checkpoint")))
+    sub.add_argument("state", help="a saved scheduler state_dict, an HF Trainer checkpoint-N/ folder "
+                                   "or a Lightning .ckpt (read as data: nothing in it runs)")
+    sub.add_argument("new", help="the resumed run's schedule: a .sched file or a config schedlang "
+                                 "import reads")
+    sub.add_argument("--was", default=None, metavar="OLD",
+                     help="the run's original schedule, where the state does not hold it")
+
+    sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
+    sub.add_argument("file")
+    sub.add_argument("--format", choices=export_format.FORMATS, default="cerebras-yaml")
+    sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--schedule", action="append", metavar="NAME",
+                     help="export only these schedules (repeatable; default: all)")
+    sub.add_argument("--no-verify", action="store_true",
+                     help="skip reading the export back and proving it equal to the original")
+
+    return parser
+
+
+class _SideAction(argparse.Action):
+    """Files and ``-e`` expressions into one list, in the order given (A then B)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sides = list(getattr(namespace, "sides", None) or [])
+        if option_string:
+            sides.append(("expr", values))
+        else:
+            sides.extend(("file", v) for v in values)
+        namespace.sides = sides
+
+
+def defines(args) -> dict[str, str]:
+    """``-D NAME=VALUE`` arguments, each checked here so an error points at the bad part."""
+    from ..program import to_number
+
+    command_line = getattr(args, "command_line", None) or CommandLine([])
+    values = {}
+    for item in args.defines:
+        name, sep, value = item.partition("=")
+        name_span, value_span = command_line.define_spans(item)
+        if not sep or not name.strip():
+            raise SchedlangError(f"-D expects NAME=VALUE, got {item!r}",
+                                 command_line.value_span("-D", item), hint="e.g. -D total=10000")
+        try:
+            to_number(value, f"-D {name.strip()}")
+        except SchedlangError as exc:
+            raise exc.with_span(value_span) from None
+        values[name.strip()] = value.strip()
+    return values
+
+
+def load_program(args):
+    from ..program import load
+
+    return load(args.file, defines(args))
+
+
+def parse_steps(text: str | None, program, span_of=None, default: range | None = None) -> range:
+    """``--steps START:STOP:STEP`` (or one step) as a range of at most ``MAX_EVAL_POINTS`` steps.
+
+    ``span_of(start, length)`` locates part of the text on the command line, for carets;
+    ``default`` is the range without ``--steps`` (``ranges.eval_steps(program)`` if not given).
+    """
+    from ..semantics.ranges import eval_steps
+
+    default = default if default is not None else eval_steps(program)
+    if text is None:
+        return default
+    span_of = span_of or (lambda start, length: None)
+    parts = text.split(":")
+    if len(parts) > 3:
+        raise SchedlangError(f"--steps expects START:STOP:STEP, got {text!r}", span_of(0, len(text)),
+                             hint="e.g. --steps 0:1000:100")
+    numbers, offset = [], 0
+    for part in parts:
+        numbers.append(_step_number(part, span_of(offset, max(len(part), 1))))
+        offset += len(part) + 1
+    if len(numbers) == 1:
+        if numbers[0] is None:
+            raise SchedlangError("--steps is empty", span_of(0, 1), hint="e.g. --steps 0:1000:100")
+        return range(numbers[0], numbers[0] + 1)
+    start = numbers[0] or 0
+    stop = numbers[1] if numbers[1] is not None else default.stop
+    step = numbers[2] if len(numbers) == 3 and numbers[2] is not None else 1
+    if step <= 0:
+        raise SchedlangError(f"--steps needs STEP > 0, got {text!r}",
+                             span_of(offset - len(parts[-1]) - 1, max(len(parts[-1]), 1)))
+    steps = range(start, stop, step)
+    if len(steps) > MAX_EVAL_POINTS:
+        raise SchedlangError(f"--steps {text} is {len(steps)} steps; schedlang shows at most "
+                             f"{MAX_EVAL_POINTS}", span_of(0, len(text)),
+                             hint=f"take a larger STEP, e.g. --steps {start}:{stop}:"
+                                  f"{-(-(stop - start) // MAX_EVAL_POINTS)}")
+    return steps
+
+
+def _step_number(part: str, span) -> int | None:
+    """One whole step of ``--steps`` (``1_000``, ``1e6``), from 0 to ``MAX_STEP``."""
+    if not part.strip():
+        return None
+    hint = "START:STOP:STEP are whole numbers of steps, e.g. --steps 0:1000:100"
+    try:
+        value = decimal(part)
+    except LimitError as exc:
+        raise SchedlangError(f"--steps: {exc}", span, hint=exc.hint) from None
+    except ValueError:
+        raise SchedlangError(f"--steps expects whole numbers, got {part.strip()!r}", span,
+                             hint=hint) from None
+    if value.denominator != 1 or value < 0:
+        raise SchedlangError(f"--steps expects whole numbers >= 0, got {part.strip()!r}", span, hint=hint)
+    if value > MAX_STEP:
+        raise SchedlangError(f"--steps goes beyond the largest step {MAX_STEP} "
+                             f"(2**{MAX_STEP.bit_length() - 1})", span, hint=hint)
+    return int(value)
+
+
+def _steps_locator(args):
+    """``span_of`` for ``parse_steps``: part of the ``--steps`` value on the command line."""
+    command_line = getattr(args, "command_line", None)
+    if command_line is None or args.steps is None:
+        return None
+    return lambda start, length: command_line.value_span("--steps", args.steps, start, length)
+
+
+def _check(args) -> int:
+    from ..semantics.analysis import summarise
+    from .progress import progress
+
+    with progress(f"checking {args.file}"):
+        program = load_program(args)
+        report = summarise(program)
+    for warning in report.warnings:
+        print(warning.render(), file=sys.stderr)
+    if args.strict and report.warnings:
+        # an exit 2, so an error (docs/cli.md): at the first warning, the count in the message
+        first = report.warnings[0]
+        raise SchedlangError(f"{len(report.warnings)} warning(s) with --strict; the first: {first.message}",
+                             getattr(first, "span", None), hint="fix the warnings, or drop --strict")
+    if args.json:
+        from . import json_output
+
+        json_output.emit(json_output.check(args.file, program, report))
+    else:
+        print(report.text)
+    return EXIT_OK
+
+
+def _eval(args) -> int:
+    from .progress import progress
+
+    program = load_program(args)
+    names = args.schedule or list(program.schedules)
+    schedules = [program[n] for n in names]
+    steps = parse_steps(args.steps, program, _steps_locator(args))
+    # Always the Python reference: the digits printed are the reference's at any length
+    # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).  Values are
+    # computed and written a chunk of steps at a time: memory stays bounded for the largest
+    # range (MAX_EVAL_POINTS steps), whatever the number of schedules.
+    out = sys.stdout
+    with progress(f"evaluating {args.file} at {len(steps)} steps"):
+        if args.json:
+            from . import json_output
+
+            json_output.stream_evaluate(out, args.file, steps, names, schedules)
+            return EXIT_OK
+        if args.csv:
+            out.write(",".join(["step", *names]) + "\n")
+            for chunk, columns in _chunks(steps, schedules):
+                out.writelines(",".join([str(step), *(repr(c[i]) for c in columns)]) + "\n"
+                               for i, step in enumerate(chunk))
+            return EXIT_OK
+        width = max(len(str(steps[-1])) if len(steps) else 4, 4)
+        out.write("step".rjust(width) + "".join(f"  {n:>14}" for n in names) + "\n")
+        for chunk, columns in _chunks(steps, schedules):
+            out.writelines(str(step).rjust(width) + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
+                           for i, step in enumerate(chunk))
+    return EXIT_OK
+
+
+#: Steps evaluated (and written) at a time by ``eval``.
+EVAL_CHUNK = 1 << 16
+
+
+def _chunks(steps: range, schedules):
+    """``(steps, [values of each schedule])`` a chunk of ``EVAL_CHUNK`` steps at a time."""
+    for start in range(0, len(steps), EVAL_CHUNK):
+        chunk = steps[start:start + EVAL_CHUNK]
+        yield chunk, [s.values(chunk) for s in schedules]
+
+
+def _plot(args) -> int:
+    from ..semantics.ranges import plot_steps
+    from .plot import plot
+    from .progress import progress
+
+    check_output(args.output, args.files, _output_span(args))
+    programs = load_programs(args.files, defines(args))
+    # A picture needs many more points than a table: about one per pixel column.
+    default = plot_steps(*programs)
+    steps = parse_steps(args.steps, programs[0], _steps_locator(args), default=default)
+    with progress(f"plotting {' '.join(args.files)}"):
+        out, notes = plot(list(zip(args.files, programs)), steps, output=args.output, log=args.log,
+                          names=args.schedule)
+    for note in notes:
+        print(note, file=sys.stderr)
+    if args.output:
+        print(f"wrote {out}")
+    else:
+        print(out)
+    return EXIT_OK
+
+
+def load_programs(paths: list[str], params: dict) -> list:
+    """Each file compiled with the ``-D`` values it declares; a value no file declares is an error."""
+    from ..program import compile_declared
+
+    programs, declared = [], set()
+    for path in paths:
+        program = compile_declared(read_source(path), params, path)
+        declared |= set(program.params)
+        programs.append(program)
+    unknown = sorted(set(params) - declared)
+    if unknown:
+        raise SchedlangError(f"no file has a parameter '{unknown[0]}'")
+    return programs
+
+
+def _fmt(args) -> int:
+    from .formatting import run
+
+    return run(args.files, check=args.check, diff=args.diff)
+
+
+def _compile(args) -> int:
+    from ..codegen.emit import emit
+
+    check_output(args.output, [args.file], _output_span(args))
+    program = load_program(args)
+    source_name = Path(args.file).name
+    text = emit(program, args.target, source_name=source_name, class_name=args.class_name)
+    if args.output:
+        write_atomically(Path(args.output), text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def _verify(args) -> int:
+    from ..verify import equivalent, pick_schedule
+    from .progress import progress
+
+    sides = args.sides or []
+    if len(sides) != 2:
+        raise SchedlangError(f"verify compares two schedules, got {len(sides)}",
+                             hint="schedlang verify A.sched B.sched, or -e 'EXPR' for either side")
+    rtol = _rtol(args)
+    params = defines(args)
+    schedules, sources = [], []
+    names = [text if kind == "file" else f"-e {text!r}" for kind, text in sides]
+    with progress(f"verifying {names[0]} = {names[1]}") as shown:
+        for kind, text in sides:
+            source, filename = (text, "<-e>") if kind == "expr" else (read_source_text(text), text)
+            sources.append((source, filename))
+            schedules.append(pick_schedule(source, params, filename))
+        bindings, warnings = _bindings(args, params, schedules, names)
+        shown.update(f"proving {names[0]} = {names[1]}")
+        verdict = equivalent(*schedules, rtol=rtol)
+    for warning in warnings:
+        print(warning.render(), file=sys.stderr)
+    if args.json:
+        from . import json_output
+
+        diagnostics = [json_output.diagnostic(w.message, w.span, w.hint) for w in warnings]
+        sides_doc = [{"kind": kind, "text": text, "schedule": s.name}
+                     for (kind, text), s in zip(sides, schedules)]
+        json_output.emit(json_output.verify(sides_doc, verdict, bindings, diagnostics))
+        return EXIT_OK if verdict.equivalent else EXIT_ERROR if verdict.unknown else EXIT_DIFFERENT
+    print(f"A: {names[0]}\nB: {names[1]}")
+    for binding in bindings:
+        where = " and ".join(binding["sides"])
+        print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
+              + ("" if len(binding["sides"]) == 2 else " only"))
+    if verdict.equivalent:
+        print(f"equivalent (proven: {verdict.method})")
+        return EXIT_OK
+    if verdict.unknown:
+        print(f"unknown: {verdict.reason}")
+        return EXIT_ERROR
+    ce = verdict.counterexample
+    first = "first difference" if ce.earliest else "a difference (an earlier step could not be decided)"
+    print(f"different: {first} at {ce} (found by: {verdict.method})")
+    if ce.params:
+        schedules = [pick_schedule(source, {**params, **ce.params}, filename)
+                     for source, filename in sources]
+    table = _difference_table(schedules, ce.step)
+    if table:
+        print(table)
+    return EXIT_DIFFERENT
+
+
+def _bindings(args, params: dict, schedules, names) -> tuple[list[dict], list]:
+    """Which side(s) each ``-D`` binds; a warning for a side that does not declare it (the
+    value then means nothing there), an error when neither does."""
+    from ..errors import Diagnostic
+
+    bindings, warnings = [], []
+    command_line = getattr(args, "command_line", None)
+    for name, value in params.items():
+        sides = [label for label, s in zip("AB", schedules) if name in s.program.params]
+        item = next((d for d in args.defines if d.partition("=")[0].strip() == name), None)
+        span = command_line.define_spans(item)[0] if command_line and item else None
+        if not sides:
+            raise SchedlangError(f"neither schedule has a parameter '{name}'", span)
+        bindings.append({"name": name, "value": value, "sides": sides})
+        if len(sides) == 1:
+            other = "B" if sides == ["A"] else "A"
+            warnings.append(Diagnostic(
+                f"-D {name}={value} binds '{name}' in {sides[0]} only: {other} ({names['AB'.index(other)]}) "
+                f"declares no parameter '{name}'", span,
+                hint=f"if {other} means the same quantity under another name, bind that too"))
+    return bindings, warnings
+
+
+def _rtol(args):
+    """``--rtol``: a number >= 0, written like 1e-9 (or a fraction 1/1000)."""
+    from fractions import Fraction
+
+    span = args.command_line.value_span("--rtol", args.rtol) if hasattr(args, "command_line") else None
+    try:
+        rtol = decimal(args.rtol)
+    except LimitError as exc:
+        raise SchedlangError(f"--rtol: {exc}", span, hint=exc.hint) from None
+    except ValueError:
+        try:
+            rtol = Fraction(args.rtol.strip()) if len(args.rtol) <= 100 else None
+        except (ValueError, ZeroDivisionError):
+            rtol = None
+    if rtol is None or rtol < 0:
+        raise SchedlangError(f"--rtol expects a number >= 0, got {args.rtol!r}", span,
+                             hint="e.g. --rtol 1e-9") from None
+    return rtol
+
+
+def _difference_table(schedules, step: int, around: int = 2) -> str:
+    """Both schedules' values just before and after the first differing step; where the two
+    values round to the same float, as many digits as it takes to see them differ."""
+    from ..core import exact_eval as ev
+
+    try:
+        steps = range(max(0, step - around), step + around + 1)
+        columns = [s.values(steps) for s in schedules]
+    except SchedlangError:
+        return ""
+    exact = _exact_columns(schedules, steps)
+    cells = []
+    for i in range(len(steps)):
+        a, b = repr(columns[0][i]), repr(columns[1][i])
+        if a == b and exact is not None:  # the same float: show the digits where they part
+            a, b = ev.digits_apart(exact[0][i], exact[1][i]) or (a, b)
+        cells.append((a, b))
+    width = max(22, *(len(c) for row in cells for c in row))
+    lines = [f"  {'step':>8}  {'A':>{width}}  {'B':>{width}}"]
+    for k, (a, b) in zip(steps, cells):
+        mark = ">" if k == step else " "
+        lines.append(f"{mark} {k:>8}  {a:>{width}}  {b:>{width}}")
+    return "\n".join(lines)
+
+
+def _exact_columns(schedules, steps):
+    """Each schedule's exact values (or proven enclosures) at ``steps``; None if one cannot be had."""
+    from ..core import exact_eval as ev
+
+    try:
+        functions = [ev.compile_expr(s.expr) for s in schedules]
+        return [[f(k) for k in steps] for f in functions]
+    except (ev.Undetermined, ArithmeticError, ValueError):
+        return None
+
+
+def _show(args) -> int:
+    from . import show
+
+    program = load_program(args)
+    for schedule in program:
+        length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
+        if args.latex:
+            print(f"% {schedule.name} ({length})")
+            print(show.latex(schedule.name, schedule.expr))
+        else:
+            print(f"{schedule.name} ({length}):")
+            print(show.text(schedule.expr))
+    return EXIT_OK
+
+
+def _import(args) -> int:
+    """Import a configuration; what the importer tolerated (``SchedlangWarning``) goes to stderr."""
+    import warnings
+
+    from ..errors import SchedlangWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SchedlangWarning)
+        try:
+            return _import_quietly(args)
+        finally:
+            for warning in caught:
+                if issubclass(warning.category, SchedlangWarning):
+                    print(str(warning.message), file=sys.stderr)
+                else:
+                    print(warnings.formatwarning(warning.message, warning.category, warning.filename,
+                                                 warning.lineno), end="", file=sys.stderr)
+
+
+def _import_quietly(args) -> int:
+    from .. import formats as importers
+
+    style = "core" if args.lower else "presets"
+    check_output(args.output, [args.file], _output_span(args))
+    if args.flags is not None:
+        if args.file is not None or args.format not in (None, "sambaflow"):
+            raise SchedlangError("--flags takes SambaFlow flags instead of a file",
+                                 hint="schedlang import --flags --lr_schedule ... --learning_rate ...")
+        text = importers.from_sambaflow(args.flags, "<flags>", style)
+    elif args.file is None:
+        raise SchedlangError("give a file to import (or - for standard input, or --flags ...)")
+    else:
+        options = {}
+        for item in args.option:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise SchedlangError(f"--option {item!r}: expected KEY=VALUE")
+            options[key.strip()] = value.strip()
+        text = importers.import_file(args.file, args.format, style, options=options or None)
+    if args.json:
+        from . import json_output
+
+        if args.flags is not None or args.format or args.file == "-":
+            fmt = "sambaflow" if args.flags is not None else args.format
+        else:  # what import_file guessed, from the name and the keys
+            fmt = importers.guess_format(Path(args.file), read_source_text(args.file))
+        doc = json_output.imported(args.file, fmt, style, text, args.output)
+        if args.output:
+            write_atomically(Path(args.output), text)
+        json_output.emit(doc)
+        return EXIT_OK
+    _write(args.output, text)
+    return EXIT_OK
+
+
+def _resume(args) -> int:
+    from .resume import run_command
+
+    return run_command(args.state, args.new, args.was, defines(args), args.json)
+
+
+def _export(args) -> int:
+    from ..formats.export import export
+
+    check_output(args.output, [args.file], _output_span(args))
+    path = Path(args.file)
+    text = export(read_source(path), str(path), format=args.format, params=defines(args),
+                  verify=not args.no_verify, schedules=args.schedule)
+    _write(args.output, text)
+    return EXIT_OK
+
+
+def _output_span(args):
+    """Where ``-o``/``--output``'s value is on the command line, for a caret."""
+    command_line = getattr(args, "command_line", None)
+    if command_line is None or not getattr(args, "output", None):
+        return None
+    return command_line.value_span("-o", args.output) or command_line.value_span("--output", args.output)
+
+
+def _write(output: str | None, text: str) -> None:
+    if output:
+        write_atomically(Path(output), text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""Reference pages generated from the code, so the docs cannot drift from it.
+
+``docs/stdlib.md`` is ``stdlib_markdown()``; a test regenerates it and fails
+when the committed file differs (run ``python -m schedlang.cli.docgen`` to update).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..library import stdlib
+
+INTRO = """\
+# The standard library
+
+Generated from `schedlang/library/stdlib.py` by `python -m schedlang.cli.docgen`; do not edit.
+
+Values are absolute; `n`, `every`, `period`, `up`, `down` and `times` are durations in
+steps (positive whole numbers once parameters are bound). A finite schedule holds its
+end value `f(n)` from step `n` on unless something follows it with `>>`. `t` below is
+the local step of the segment.
+
+| call | duration | meaning |
+|---|---|---|
+"""
+
+MATH_INTRO = """
+## Math functions and constants
+
+`sin cos tan exp log sqrt floor ceil abs min max clamp`, constants `pi` and `e`.
+`exp(x)` with one argument is the math function; `exp(v0, rate, n)` the schedule.
+`min`/`max` take two or more arguments; `clamp(x, lo, hi)` is `min(max(x, lo), hi)`.
+`floor`/`ceil` of a ratio of whole numbers are computed exactly in integer arithmetic.
+"""
+
+DURATIONS = {
+    "constant": "∞, or n", "linear": "n", "cosine": "n", "poly": "n", "exp": "∞", "step": "∞",
+    "multistep": "∞", "piecewise": "∞", "warmup": "n (only before `>>`)", "inverse_sqrt": "∞",
+    "cosine_restarts": "∞", "cyclic": "∞", "onecycle": "n", "repeat": "∞, or times × its length",
+    "cycle": "∞", "stretch": "its length × factor", "rsqrt_decay": "∞", "noam": "∞",
+}
+
+
+PICTURES_INTRO = """
+## Pictures
+
+Each built-in drawn by schedlang itself (`python tools/gen_pictures.py`) from the first
+call of its row in the boundary table `tests/test_stdlib_values.py`; the
+[gallery](gallery.md#standard-library) shows the call.
+"""
+
+
+def stdlib_markdown() -> str:
+    rows, pictures = [], []
+    for name, builtin in stdlib.SCHEDULES.items():
+        doc = " ".join(builtin.doc.split()).replace("``", "`")
+        rows.append(f"| `{builtin.signature()}` | {DURATIONS.get(name, '')} | {doc} |")
+        pictures.append(f"### `{name}`\n\n![{name}](img/stdlib-{name}.png)\n")
+    return INTRO + "\n".join(rows) + "\n" + MATH_INTRO + PICTURES_INTRO + "\n" + "\n".join(pictures)
+
+
+def main(argv: list[str]) -> int:
+    root = Path(argv[0]) if argv else Path(__file__).resolve().parents[2]
+    (root / "docs" / "stdlib.md").write_text(stdlib_markdown(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,179 @@
+"""``--json``: what ``check``, ``eval``, ``verify`` and ``import`` print for tools.
+
+One JSON object per run on standard output, keys in the order written here (so
+output is stable byte for byte for the same input), numbers as JSON numbers
+(every value is finite: the closed-form check guarantees it).  Every object
+starts with ``"schema": "schedlang.<command>/1"``; the number changes only when a
+key is removed or changes meaning (new keys may appear).  ``docs/cli.md``,
+"Machine-readable output", documents every key.
+
+An error is also JSON on standard output (``"schema": "schedlang.error/1"``) with
+exit status 2; the usual caret diagnostic still goes to standard error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+VERSION = 1
+
+
+def schema(command: str) -> str:
+    return f"schedlang.{command}/{VERSION}"
+
+
+def emit(doc: dict, stream=None) -> None:
+    stream = stream or sys.stdout
+    stream.write(dumps(doc) + "\n")
+
+
+def dumps(doc) -> str:
+    """``doc`` as JSON text that is always valid UTF-8: a string holding a lone surrogate (a byte
+    of a file name that is not UTF-8, or an escape read from a config) is written with that
+    character as ``\\xNN`` / ``\\uNNNN`` text (``limits.printable_name``)."""
+    text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(_printable(doc), indent=2, ensure_ascii=False, allow_nan=False)
+    return text
+
+
+def _printable(value):
+    from ..limits import printable_name
+
+    if isinstance(value, str):
+        return printable_name(value)
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_printable(v) for v in value]
+    return value
+
+
+def location(span) -> dict:
+    """``file``, ``line``, ``col`` (1-based), ``end_line``, ``end_col`` (exclusive), or nulls."""
+    if span is None:
+        return {"file": None, "line": None, "col": None, "end_line": None, "end_col": None}
+    return {"file": span.source.filename, "line": span.line, "col": span.column,
+            "end_line": span.end_line, "end_col": span.end_column}
+
+
+def diagnostic(message: str, span, hint: str | None) -> dict:
+    return {**location(span), "message": message, "hint": hint}
+
+
+def error(exc) -> dict:
+    return {"schema": schema("error"), "error": diagnostic(exc.message, exc.span, exc.hint)}
+
+
+def usage_error(message: str) -> dict:
+    return {"schema": schema("error"), "error": diagnostic(message, None, "see schedlang --help")}
+
+
+def _number(value):
+    """An exact parameter value as a JSON number (an int stays an int)."""
+    if value is None:
+        return None
+    return int(value) if value.is_Integer else float(value)
+
+
+def _duration(duration):
+    if duration is None:
+        return None
+    return duration if isinstance(duration, int) else str(duration)
+
+
+def check(path: str, program, report) -> dict:
+    params = [{"name": name, "type": info.type, "value": _number(program.values.get(name)),
+               "required": info.default is None} for name, info in program.params.items()]
+    schedules = []
+    for s in report.summaries:
+        schedule = program[s.name]
+        bound = s.start is not None
+        schedules.append({
+            "name": s.name,
+            "duration": _duration(s.duration),
+            "bound": bound,
+            "start": s.start, "end": s.end, "min": s.low, "max": s.high,
+            "sum": s.budget if bound else None,
+            "sum_exact": s.budget_exact if bound else None,
+            "horizon": s.horizon if bound else None,
+            "breakpoints": [int(b) for b in schedule.breakpoints if b.is_Integer] if bound else [],
+            "unbound": sorted(str(x) for x in schedule.expr.free_symbols if str(x) != "t"),
+        })
+    warnings = [diagnostic(str(w), getattr(w, "span", None), getattr(w, "hint", None))
+                for w in report.warnings]
+    return {"schema": schema("check"), "file": path, "params": params, "schedules": schedules,
+            "warnings": warnings}
+
+
+def evaluate(path: str, steps, names: list[str], columns: list[list[float]]) -> dict:
+    return {"schema": schema("eval"), "file": path, "steps": list(steps),
+            "values": {name: column for name, column in zip(names, columns)}}
+
+
+def stream_evaluate(out, path: str, steps: range, names: list[str], schedules, chunk: int = 1 << 16) -> None:
+    """What ``emit(evaluate(...))`` writes, byte for byte, written a chunk of steps at a time:
+    ``eval --json`` over ``MAX_EVAL_POINTS`` steps never holds every value (or the text) at once."""
+    head = dumps({"schema": schema("eval"), "file": path})
+    out.write(head[:-2] + ",\n")  # the object without its closing "\n}"
+
+    def array(indent: str, lines) -> None:
+        first = True
+        for block in lines:
+            if not block:
+                continue
+            out.write(("[\n" if first else ",\n") + indent + f",\n{indent}".join(block))
+            first = False
+        out.write("[]" if first else "\n" + indent[:-2] + "]")
+
+    def blocks(values):
+        for start in range(0, len(steps), chunk):
+            yield [repr(v) for v in values(steps[start:start + chunk])]
+
+    out.write('  "steps": ')
+    array("    ", blocks(lambda part: part))
+    out.write(',\n  "values": ' + ("{\n" if names else "{}"))
+    for index, (name, schedule) in enumerate(zip(names, schedules)):
+        out.write(f"    {dumps(name)}: ")
+        array("      ", blocks(schedule.values))
+        out.write(",\n" if index + 1 < len(names) else "\n  }")
+    out.write("\n}\n")
+
+
+def verify(sides: list[dict], verdict, bindings: list[dict], warnings: list[dict]) -> dict:
+    ce = verdict.counterexample
+    counterexample = None
+    if ce is not None:
+        counterexample = {"step": ce.step, "a": ce.a, "b": ce.b, "a_exact": ce.a_exact, "b_exact": ce.b_exact,
+                          "difference": ce.difference, "earliest": ce.earliest,
+                          "params": {k: _plain(v) for k, v in ce.params.items()}}
+    status = "equivalent" if verdict.equivalent else "different" if verdict.different else "unknown"
+    return {"schema": schema("verify"), "a": sides[0], "b": sides[1], "verdict": status,
+            "method": verdict.method, "reason": verdict.reason, "counterexample": counterexample,
+            "bindings": bindings, "warnings": warnings}
+
+
+def _plain(value):
+    if isinstance(value, (int, float, str)) or value is None:
+        return value
+    try:
+        return int(value) if getattr(value, "is_Integer", False) else float(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def imported(path: str | None, fmt: str | None, style: str, text: str, output: str | None) -> dict:
+    """The ``.sched`` source and what a tool needs next: its parameters (required ones must be
+    bound with ``-D``) and schedule names."""
+    from ..semantics.lower import lower
+    from ..syntax.parser import parse
+
+    lowered = lower(parse(text, output or "<imported>"))
+    params = [{"name": name, "type": info.type, "required": info.default is None,
+               "default": _number(info.default) if info.default is not None and info.default.is_number
+               else None} for name, info in lowered.params.items()]
+    return {"schema": schema("import"), "file": path, "format": fmt, "style": style, "output": output,
+            "params": params, "schedules": list(lowered.schedules), "source": text}

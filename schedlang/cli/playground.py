@@ -1,0 +1,141 @@
+"""What the docs site's playground (``docs/playground/``) shows, as JSON-able dicts.
+
+The page runs schedlang itself in the browser (Pyodide, in a Web Worker) and calls
+this module with the text of its two boxes.  Nothing here is a second
+implementation: the diagnostics are ``SchedlangError`` / warning renderings (the
+caret text the CLI prints) with ``json_output``'s locations, the summary is
+``analysis.summarise``'s, the plot is ``plot.panels`` drawn by ``plot_svg``, and the
+formula table and the verdict are what ``schedlang show`` and ``schedlang verify``
+print, run in process on the boxes' text (``_cli``).
+
+``analyse(source, other)`` is the quick part (parse, show, plot, A and B overlaid
+when the second box holds a schedule); ``check(source)`` (the summary and the
+warnings: a scan of every step) and ``verify(source, other)`` (the proof) can take
+longer, so the page shows each part as it comes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+
+from ..errors import SchedlangError
+from . import json_output
+
+SCHEMA = "schedlang.playground/1"
+FILE_A, FILE_B = "schedule.sched", "other.sched"  # the names diagnostics show for the two boxes
+
+
+def _diagnostic(kind: str, message: str, span, hint, rendered: str) -> dict:
+    return {"kind": kind, **json_output.diagnostic(message, span, hint), "text": rendered}
+
+
+def _error(exc: SchedlangError) -> dict:
+    return _diagnostic("error", exc.message, exc.span, exc.hint, str(exc))
+
+
+def _compile(source: str, filename: str):
+    from ..program import compile as compile_program
+
+    return compile_program(source, {}, filename)
+
+
+def analyse(source: str, other: str | None = None) -> dict:
+    """The first box's error (if it does not compile), ``show`` table and plot (the second
+    box's schedules overlaid, with their difference, when it compiles): the quick part."""
+    doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "show": None, "plot": None, "plot_error": None}
+    try:
+        program = _compile(source, FILE_A)
+    except SchedlangError as exc:
+        doc["diagnostics"].append(_error(exc))
+        return doc
+    doc["ok"] = True
+    code, out, err = _cli(["show", FILE_A], {FILE_A: source})
+    doc["show"] = out if code == 0 else err
+    sources = [(FILE_A, program)]
+    if other is not None and other.strip():
+        with contextlib.suppress(SchedlangError):  # the verify panel reports B's errors
+            sources.append((FILE_B, _compile(other, FILE_B)))
+    try:
+        doc["plot"] = _svg(sources)
+    except SchedlangError as exc:
+        doc["plot_error"] = _error(exc)
+    return doc
+
+
+def check(source: str, other: str | None = None) -> dict:
+    """``schedlang check``: its summary and its warnings with their carets (it scans every
+    step of a finite schedule, so it comes after ``analyse``); ``other`` is not used."""
+    from ..semantics.analysis import summarise
+
+    doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "check": None}
+    try:
+        report = summarise(_compile(source, FILE_A))
+    except SchedlangError as exc:
+        doc["diagnostics"].append(_error(exc))
+        return doc
+    doc["ok"] = True
+    doc["diagnostics"] = [_diagnostic("warning", w.message, w.span, w.hint, w.render())
+                          for w in report.warnings]
+    doc["check"] = report.text
+    return doc
+
+
+def _svg(sources) -> str:
+    from ..semantics.ranges import plot_steps
+    from .plot import panels, title
+    from .plot_svg import svg
+
+    steps = plot_steps(*(program for _, program in sources))
+    return svg(panels(sources, steps), steps, title([label for label, _ in sources]))
+
+
+def verify(source: str, other: str) -> dict:
+    """``schedlang verify schedule.sched other.sched``: its verdict and its text (the first
+    differing step and the values around it), or the caret diagnostic of either box."""
+    code, out, err = _cli(["verify", FILE_A, FILE_B], {FILE_A: source, FILE_B: other})
+    verdict = {0: "equivalent", 1: "different"}.get(code)
+    if verdict is None:
+        verdict = "unknown" if any(line.startswith("unknown:") for line in out.splitlines()) else "error"
+    return {"schema": SCHEMA, "verdict": verdict, "text": out, "diagnostics": err}
+
+
+def run(source: str, other: str | None = None) -> dict:
+    """Every part at once (for Python callers and tests): ``analyse``, ``check`` (its
+    diagnostics after ``analyse``'s), and ``verify`` when the second box holds text."""
+    doc = analyse(source, other)
+    checked = check(source)
+    if doc["ok"]:
+        doc["diagnostics"] += checked["diagnostics"]
+    doc["check"] = checked["check"]
+    doc["verify"] = verify(source, other) if other is not None and other.strip() else None
+    return doc
+
+
+def run_json(source: str, other: str | None = None, part: str = "run") -> str:
+    """``run``/``analyse``/``check``/``verify`` as a JSON string (what the Web Worker posts)."""
+    parts = {"run": run, "analyse": analyse, "check": check, "verify": verify}
+    return json.dumps(parts[part](source, other), ensure_ascii=False, allow_nan=False)
+
+
+def _cli(argv: list[str], files: dict[str, str]) -> tuple[int, str, str]:
+    """``schedlang ARGV`` in process, over ``files`` written to a fresh directory (the boxes'
+    text): exit status, standard output, standard error."""
+    from . import commands as cli
+
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="schedlang-playground-") as directory:
+        for name, text in files.items():
+            with open(os.path.join(directory, name), "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        os.chdir(directory)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main(argv)
+        finally:
+            os.chdir(cwd)
+    return code, out.getvalue(), err.getvalue()

@@ -1,0 +1,200 @@
+"""Pictures of schedules: a matplotlib file, or a compact plot in the terminal.
+
+``schedlang plot A [B ...]`` draws one *panel* per schedule name (``lr``,
+``weight_decay``, ...), each with its own value axis, so an ``lr`` of 1e-3 is not
+flattened by a ``weight_decay`` of 0.1.  Each panel overlays that schedule from
+every file that has it; with exactly two files, a panel ``A - B`` under it shows
+their difference.  The title names the file(s).
+
+``--log`` leaves out the steps where a value is zero or negative (a warmup from 0
+starts at 0) and says so in a note, instead of refusing.
+
+Matplotlib is an optional extra (``schedlang[plot]``) imported only when a file
+is asked for; the terminal plot needs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SchedlangError
+
+WIDTH = 72
+HEIGHT, PANEL_HEIGHT = 16, 9  # rows of a lone panel, and of each of several
+MARKS = "*o+x#@%&"
+
+
+@dataclass
+class Panel:
+    """One schedule name: a line per file (label, values), or the difference of two."""
+
+    title: str
+    lines: list[tuple[str, list[float]]]
+    breakpoints: list[float] = field(default_factory=list)
+    difference: bool = False
+
+
+def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = None) -> list[Panel]:
+    """The panels for ``sources`` (label, program) over ``steps``, ``names`` first if given."""
+    from ..runtime.torch_eval import values
+
+    if names is None:
+        names = []
+        for _, program in sources:
+            names += [s.name for s in program if s.is_bound and s.name not in names]
+        if not names:
+            raise SchedlangError("no schedule in the file has all its parameters bound",
+                                 hint="bind them with -D name=value")
+    else:
+        for name in names:
+            if not any(name in program.schedules for _, program in sources):
+                known = sorted({n for _, p in sources for n in p.schedules})
+                raise SchedlangError(f"no schedule named '{name}' in "
+                                     f"{' or '.join(label for label, _ in sources)}",
+                                     hint="the files define " + ", ".join(known))
+    found = []
+    for name in names:
+        lines, breakpoints = [], set()
+        for label, program in sources:
+            schedule = program.schedules.get(name)
+            if schedule is None:
+                continue
+            schedule._require_bound()
+            lines.append((label, values(schedule, steps)))
+            breakpoints |= {float(b) for b in schedule.breakpoints}
+        found.append(Panel(name, lines, sorted(breakpoints)))
+        if len(sources) == 2 and len(lines) == 2:
+            (_, a), (_, b) = lines
+            found.append(Panel(f"{name}: A - B", [("A - B", [x - y for x, y in zip(a, b)])], [], True))
+    return found
+
+
+def title(labels: list[str]) -> str:
+    if len(labels) == 2:
+        return f"A: {labels[0]}   B: {labels[1]}"
+    return "   ".join(labels)
+
+
+def for_log(panel_list: list[Panel]) -> list[str]:
+    """Blank out (NaN) values a log axis cannot show; one note per line that had some."""
+    notes = []
+    for panel in panel_list:
+        if panel.difference:
+            continue
+        for label, vs in panel.lines:
+            bad = [i for i, v in enumerate(vs) if not v > 0]
+            if bad:
+                for i in bad:
+                    vs[i] = math.nan
+                notes.append((panel.title, label, len(bad), len(vs), bad[0]))
+    return notes
+
+
+def plot(sources, steps, output: str | None = None, log: bool = False, names=None) -> tuple[str, list[str]]:
+    """Draw ``sources`` (label, program) over ``steps``: (the file written or the terminal
+    picture, notes for standard error)."""
+    steps = list(steps)
+    panel_list = panels(sources, steps, names)
+    notes = []
+    if log:
+        for name, label, count, total, first in for_log(panel_list):
+            notes.append(f"note: --log leaves out {count} of {total} steps where {name} of {label} is "
+                         f"<= 0 (the first at step {steps[first]})")
+    heading = title([label for label, _ in sources])
+    if output:
+        return _plot_file(panel_list, steps, Path(output), log, heading), notes
+    return _plot_terminal(panel_list, steps, log, heading), notes
+
+
+def _plot_file(panel_list, steps, path: Path, log: bool, heading: str) -> str:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SchedlangError("plotting to a file needs matplotlib",
+                             hint="pip install 'schedlang[plot]'") from None
+    heights = [1.4 if p.difference else 2.6 for p in panel_list]
+    fig, axes = plt.subplots(len(panel_list), 1, figsize=(8, sum(heights) + 0.6), squeeze=False,
+                             sharex=True, gridspec_kw={"height_ratios": heights})
+    for ax, panel in zip(axes[:, 0], panel_list):
+        for k, (label, vs) in enumerate(panel.lines):
+            style = {"color": "black", "linewidth": 1.0} if panel.difference else {"linewidth": 1.4}
+            ax.plot(steps, vs, label=label, linestyle="-" if k == 0 else "--", **style)
+        for b in panel.breakpoints:
+            if steps and steps[0] <= b <= steps[-1]:
+                ax.axvline(b, color="grey", linestyle=":", linewidth=0.8)
+        ax.set_ylabel(panel.title)
+        if log and not panel.difference and any(v > 0 for _, vs in panel.lines for v in vs):
+            ax.set_yscale("log")
+        if len(panel.lines) > 1:
+            ax.legend(fontsize="small")
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlabel("step")
+    fig.suptitle(heading, fontsize="medium")
+    fig.tight_layout()
+    try:
+        fig.savefig(path, metadata={"Software": "schedlang"} if path.suffix == ".png" else None)
+    except (OSError, ValueError) as exc:
+        raise SchedlangError(f"cannot write {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return str(path)
+
+
+def _plot_terminal(panel_list, steps, log: bool, heading: str) -> str:
+    height = HEIGHT if len(panel_list) == 1 else PANEL_HEIGHT
+    out = [heading]
+    for panel in panel_list:
+        out.append("")
+        out += _terminal_panel(panel, steps, log and not panel.difference, height)
+    return "\n".join(out)
+
+
+def _terminal_panel(panel: Panel, steps, log: bool, height: int) -> list[str]:
+    def scale(v):
+        return math.log10(v) if log else v
+
+    shown = [scale(v) for _, vs in panel.lines for v in vs if not math.isnan(v)]
+    if not shown:
+        return [f"{panel.title}: nothing to show on a log scale (no value is > 0)"]
+    low, high = min(shown), max(shown)
+    span = (high - low) or 1.0
+    grid = [[" "] * WIDTH for _ in range(height)]
+    first, last = steps[0], steps[-1]
+    width_steps = (last - first) or 1
+
+    def column(step):
+        return round((step - first) / width_steps * (WIDTH - 1))
+
+    for b in panel.breakpoints:
+        if first <= b <= last:
+            for row in grid:
+                if row[column(b)] == " ":
+                    row[column(b)] = ":"
+    for k, (_, vs) in enumerate(panel.lines):
+        for step, v in zip(steps, vs):
+            if not math.isnan(v):
+                row = height - 1 - round((scale(v) - low) / span * (height - 1))
+                grid[row][column(step)] = MARKS[k % len(MARKS)]
+
+    def label(x):
+        return f"{10 ** x if log else x:.4g}"
+
+    labels = {0: label(high), height - 1: label(low)}
+    if height > 4:
+        middle = (height - 1) // 2
+        labels[middle] = label(low + (high - low) * (height - 1 - middle) / (height - 1))
+    pad = max(len(v) for v in labels.values())
+    lines = [f"{panel.title}" + ("   (log scale)" if log else "")]
+    for i, row in enumerate(grid):
+        lines.append(f"{labels.get(i, ''):>{pad}} |{''.join(row)}")
+    lines.append(" " * pad + " +" + "-" * WIDTH)
+    lines.append(" " * pad + f"  {first:<{WIDTH // 2}}{last:>{WIDTH - WIDTH // 2}}")
+    if len(panel.lines) > 1 or panel.difference:
+        legend = "   ".join(f"{MARKS[k % len(MARKS)]} {name}" for k, (name, _) in enumerate(panel.lines))
+        lines.append(" " * pad + "  " + legend)
+    return lines

@@ -1,0 +1,483 @@
+"""Does a resumed run continue the schedule it was checkpointed in? (SPEC §10, ``docs/resume.md``)
+
+``resume_check(state, new, was=None)`` reads a checkpoint's scheduler state
+(``resume_state``: data only, nothing run), recovers the schedule that wrote it
+where the state holds it (torch's closed-form schedulers, ``SequentialLR`` and
+``ChainedScheduler`` of them: the class is told from its attribute names, the
+schedule rebuilt as ``torch.*`` preset source by ``preset_source``, the one
+place state values become text), or takes it from ``was``; then compares the
+new run's schedule with it from the step the state is at: the lr there, and a
+proof (``schedlang.equivalent`` of the two schedules seen from that step) that
+every later step agrees, or the first step that differs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy as sp
+
+from ..errors import SchedlangError
+from ..limits import MAX_LIST_ITEMS, MAX_STEP
+
+#: How close the lr the state last set must be to the original schedule's value at that step
+#: (relative): torch's chainable updates drift from the closed form by rounding only.
+STATE_RTOL = 1e-9
+
+#: Keys every torch ``LRScheduler`` state has besides its class's own (some only in newer torch).
+COMMON_KEYS = frozenset({"base_lrs", "last_epoch", "_step_count", "_is_initial",
+                         "_get_lr_called_within_step", "_last_lr", "verbose"})
+
+STEPS, NUMBER, MILESTONES, DERIVED = "steps", "number", "milestones", "derived"
+
+#: torch class -> its own state keys and what each is; ``DERIVED`` keys follow from the others
+#: and the step (the preset does not take them).  A class is recognised when its keys are
+#: exactly these: no two classes have the same set.
+TORCH_CLASSES = {
+    "StepLR": {"step_size": STEPS, "gamma": NUMBER},
+    "MultiStepLR": {"milestones": MILESTONES, "gamma": NUMBER},
+    "ConstantLR": {"factor": NUMBER, "total_iters": STEPS},
+    "LinearLR": {"start_factor": NUMBER, "end_factor": NUMBER, "total_iters": STEPS},
+    "ExponentialLR": {"gamma": NUMBER},
+    "PolynomialLR": {"total_iters": STEPS, "power": NUMBER},
+    "CosineAnnealingLR": {"T_max": STEPS, "eta_min": NUMBER},
+    "CosineAnnealingWarmRestarts": {"T_0": STEPS, "T_mult": NUMBER, "eta_min": NUMBER,
+                                    "T_i": DERIVED, "T_cur": DERIVED},
+}
+SEQUENTIAL_KEYS = frozenset({"_milestones", "_schedulers", "last_epoch", "_last_lr"})
+CHAINED_KEYS = frozenset({"_schedulers", "_last_lr"})
+#: What a schedlang scheduler class's state holds (``backends/templates.py``).
+SCHEDLANG_KEYS = frozenset({"params", "_group_values"})
+
+#: States recognised but not recoverable: the keys that tell them, what they are, and why
+#: (``--was`` is the way out for each).
+NOT_RECOVERABLE = [
+    ({"lr_lambdas"}, "torch LambdaLR",
+     "a LambdaLR or MultiplicativeLR state (HF Trainer's schedulers are LambdaLRs): its lr_lambda "
+     "is code, which the state does not hold"),
+    ({"patience", "best", "num_bad_epochs"}, "torch ReduceLROnPlateau",
+     "a ReduceLROnPlateau state: its lr follows a metric, not the step"),
+    ({"max_lrs", "total_size", "step_ratio"}, "torch CyclicLR",
+     "a CyclicLR state, which schedlang does not rebuild from a state"),
+    ({"_schedule_phases", "total_steps"}, "torch OneCycleLR",
+     "a OneCycleLR state, which schedlang does not rebuild from a state"),
+]
+
+
+@dataclass(frozen=True)
+class Original:
+    """What the state says: its step, the lr it last set (None when it does not record one),
+    the schedule that wrote it as ``.sched`` source (None when not recoverable, ``why`` says
+    why), and a schedlang class's parameter values."""
+
+    step: int
+    last_lr: float | None
+    source: str | None
+    described: str
+    why: str | None = None
+    params: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResumeVerdict:
+    """``equivalent`` / ``different`` / ``unknown``, truthy only when proven equivalent.
+
+    ``step``: the step the state is at (the first step the resumed run sets);
+    ``last_lr``: the lr the state last set (the original schedule's value there when the
+    state does not record it); ``new_lr``: the new schedule's value at ``step``;
+    ``counterexample``: the first step ``>= step`` where they differ (``a`` the original,
+    ``b`` the new); ``original``: the original schedule's source and where it came from.
+    """
+
+    status: str
+    step: int
+    last_lr: float
+    new_lr: float
+    counterexample: object = None
+    method: str | None = None
+    reason: str | None = None
+    original_source: str = ""
+    original_from: str = "state"
+    described: str = ""
+    kind: str = "torch"
+    extra: dict = dataclasses.field(default_factory=dict)
+    notes: tuple = ()
+
+    def __bool__(self) -> bool:
+        return self.status == "equivalent"
+
+    @property
+    def equivalent(self) -> bool:
+        return self.status == "equivalent"
+
+    @property
+    def different(self) -> bool:
+        return self.status == "different"
+
+    @property
+    def unknown(self) -> bool:
+        return self.status == "unknown"
+
+    def __str__(self) -> str:
+        if self.equivalent:
+            return (f"continues exactly from step {self.step} (proven: {self.method})")
+        if self.different:
+            ce = self.counterexample
+            return (f"does not continue: first difference at step {ce.step}: "
+                    f"original {ce.a!r}, new {ce.b!r}")
+        return f"unknown: {self.reason}"
+
+
+# -- the state's schedule --------------------------------------------------------------------
+
+
+def original_of(state: dict, where: str) -> Original:
+    """Step, last lr and (where it can) the schedule of one scheduler state dict."""
+    keys = set(state)
+    if SCHEDLANG_KEYS <= keys:
+        return _schedlang_state(state, where)
+    step = _step(_first_child(state, where) if keys == CHAINED_KEYS else state, where)
+    last_lr = _last_lr(state, where)
+    try:
+        call = _torch_call(state, where, top=True)
+    except _NotRecoverableError as exc:
+        return Original(step, last_lr, None, exc.described, why=str(exc))
+    return Original(step, last_lr, f"schedule lr = {preset_source(call)}\n", call.described())
+
+
+class _NotRecoverableError(Exception):
+    def __init__(self, message: str, described: str = "a scheduler state"):
+        super().__init__(message)
+        self.described = described
+
+
+@dataclass(frozen=True)
+class Call:
+    """A ``torch.*`` preset call built from a state: ``name`` from ``TORCH_CLASSES`` (never from
+    the state), keyword values already checked (``int``, exact ``sp.Rational``, lists of
+    ints, or nested ``Call``s)."""
+
+    name: str
+    keywords: tuple
+
+    def described(self) -> str:
+        children = [v for _, v in self.keywords if isinstance(v, list) and v and isinstance(v[0], Call)]
+        inner = ", ".join(c.name for c in children[0]) if children else ""
+        return f"torch {self.name}" + (f" of {inner}" if inner else "")
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def preset_source(call: Call) -> str:
+    """The one place a state's values become ``.sched`` text: preset names and keywords from
+    this module's tables, numbers written exactly (``importers.numbers.sched_text``)."""
+    from ..importers.numbers import sched_text
+
+    if call.name not in TORCH_CLASSES and call.name not in ("SequentialLR", "ChainedScheduler"):
+        raise ValueError(f"not a torch preset: {call.name!r}")
+
+    def value(v) -> str:
+        if isinstance(v, Call):
+            return preset_source(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, bool) or not isinstance(v, (int, sp.Rational)):
+            raise ValueError(f"not a checked value: {v!r}")
+        return sched_text(sp.Integer(v) if isinstance(v, int) else v)
+
+    parts = []
+    for key, v in call.keywords:
+        if not _NAME.fullmatch(key):
+            raise ValueError(f"not a keyword: {key!r}")
+        parts.append(f"{key}={value(v)}")
+    return f"torch.{call.name}({', '.join(parts)})"
+
+
+def _torch_call(state, where: str, top: bool) -> Call:
+    if not isinstance(state, Mapping):
+        raise _NotRecoverableError(f"{where} is a {type(state).__name__}, not a scheduler state dict")
+    keys = set(state)
+    if keys == SEQUENTIAL_KEYS or keys == CHAINED_KEYS:
+        name = "SequentialLR" if keys == SEQUENTIAL_KEYS else "ChainedScheduler"
+        children = _children(state, where)
+        calls = [_torch_call(c, f"{where}._schedulers[{i}]", top=False) for i, c in enumerate(children)]
+        keywords = [("schedulers", calls)]
+        if name == "SequentialLR":
+            keywords.append(("milestones", _ints(state["_milestones"], f"{where}._milestones")))
+        lrs = {_lr(c, f"{where}._schedulers[{i}]") for i, c in enumerate(children)}
+        if len(lrs) != 1:
+            raise SchedlangError(f"{where}: the children of {name} start from different lrs",
+                                 hint="in torch they share one optimizer; was the state edited?")
+        if top:
+            keywords.append(("lr", lrs.pop()))
+        return Call(name, tuple(keywords))
+    own = keys - COMMON_KEYS
+    for name, table in TORCH_CLASSES.items():
+        if own == set(table):
+            keywords = [(key, _checked(state[key], kind, f"{where}.{key}"))
+                        for key, kind in table.items() if kind != DERIVED]
+            if top:
+                keywords.append(("lr", _lr(state, where)))
+            return Call(name, tuple(keywords))
+    for marker, described, why in NOT_RECOVERABLE:
+        if marker <= keys:
+            raise _NotRecoverableError(f"{where} is {why}", described)
+    raise _NotRecoverableError(f"{where} is no torch scheduler schedlang recognises; it has the keys "
+                          + ", ".join(sorted(map(str, keys))[:30]))
+
+
+def _children(state, where: str) -> list:
+    children = state["_schedulers"]
+    if not isinstance(children, list) or not children or len(children) > MAX_LIST_ITEMS:
+        raise SchedlangError(f"{where}._schedulers is not a list of scheduler states")
+    return children
+
+
+def _first_child(state, where: str):
+    children = _children(state, where)
+    if not isinstance(children[0], Mapping):
+        raise SchedlangError(f"{where}._schedulers[0] is not a scheduler state dict")
+    return children[0]
+
+
+def _checked(value, kind: str, where: str):
+    if kind == STEPS:
+        return _whole(value, where)
+    if kind == NUMBER:
+        return _exact(value, where)
+    return _milestones(value, where)
+
+
+def _whole(value, where: str) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STEP:
+        raise SchedlangError(f"{where} is {_shown(value)}, not a whole number of steps")
+    return value
+
+
+def _exact(value, where: str) -> sp.Rational:
+    from ..importers.numbers import exact
+
+    value = _plain_number(value)
+    number = exact(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if number is None:
+        raise SchedlangError(f"{where} is {_shown(value)}, not a finite number")
+    return number
+
+
+def _plain_number(value):
+    """A one-element floating tensor (an optimizer given ``lr=torch.tensor(...)``) as the float
+    it holds, in its own precision; anything else unchanged."""
+    if type(value).__name__ == "Tensor" and getattr(value, "is_floating_point", None):
+        try:
+            if value.numel() == 1 and value.is_floating_point():
+                return float(value.item())
+        except (RuntimeError, TypeError, ValueError):
+            return value
+    return value
+
+
+def _ints(value, where: str) -> list[int]:
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_LIST_ITEMS:
+        raise SchedlangError(f"{where} is {_shown(value)}, not a list of steps")
+    return [_whole(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+
+def _milestones(value, where: str) -> list[int]:
+    """``MultiStepLR.milestones``: a ``Counter`` (a milestone given twice decays twice)."""
+    if isinstance(value, Mapping):
+        if len(value) > MAX_LIST_ITEMS:
+            raise SchedlangError(f"{where} has more than {MAX_LIST_ITEMS} milestones")
+        out = []
+        for step, count in sorted(((_whole(k, where), _whole(c, where)) for k, c in value.items())):
+            if count > MAX_LIST_ITEMS:
+                raise SchedlangError(f"{where}: milestone {step} is counted {count} times")
+            out += [step] * count
+        return out
+    return sorted(_ints(value, where))
+
+
+def _lr(state, where: str) -> sp.Rational:
+    lrs = state.get("base_lrs") if isinstance(state, Mapping) else None
+    if not isinstance(lrs, list) or not lrs:
+        raise SchedlangError(f"{where} has no base_lrs")
+    values = {_exact(v, f"{where}.base_lrs[{i}]") for i, v in enumerate(lrs[:MAX_LIST_ITEMS])}
+    if len(values) != 1:
+        raise SchedlangError(f"{where}: the optimizer's param groups start from different lrs "
+                             f"({', '.join(map(str, lrs[:4]))})",
+                             hint="schedlang resume checks one lr schedule; give every group the "
+                                  "same lr or check a state with one param group")
+    return values.pop()
+
+
+def _step(state, where: str) -> int:
+    if not isinstance(state, Mapping) or "last_epoch" not in state:
+        raise SchedlangError(f"{where} has no last_epoch: it is not a scheduler state",
+                             hint="save it with torch.save(scheduler.state_dict(), path)")
+    return _whole(state["last_epoch"], f"{where}.last_epoch")
+
+
+def _last_lr(state, where: str) -> float | None:
+    lrs = state.get("_last_lr")
+    if lrs is None:
+        return None
+    if not isinstance(lrs, list) or not lrs:
+        raise SchedlangError(f"{where}._last_lr is not a list of lrs")
+    values = {float(_exact(v, f"{where}._last_lr[{i}]")) for i, v in enumerate(lrs[:MAX_LIST_ITEMS])}
+    if len(values) != 1:
+        raise SchedlangError(f"{where}: the param groups' last lrs differ ({', '.join(map(repr, lrs[:4]))})",
+                             hint="schedlang resume checks one lr schedule")
+    return values.pop()
+
+
+def _schedlang_state(state, where: str) -> Original:
+    params = state["params"]
+    if not isinstance(params, Mapping):
+        raise SchedlangError(f"{where}.params is not a dict of parameter values")
+    checked = {}
+    for name, value in params.items():
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise SchedlangError(f"{where}.params has a name that is not an identifier: {_shown(name)}")
+        checked[name] = _exact(value, f"{where}.params[{name!r}]")
+    groups = state["_group_values"]
+    if not isinstance(groups, list) or any(g for g in groups):
+        raise SchedlangError(f"{where}: param groups with their own parameter values",
+                             hint="schedlang resume checks one lr schedule")
+    return Original(_step(state, where), None, None, "a schedlang scheduler class",
+                    why=f"{where} is a schedlang scheduler class's state: it holds the parameter "
+                        "values, not the schedule", params=checked)
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- the check -------------------------------------------------------------------------------
+
+
+def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
+    """Whether the schedule ``new`` continues the run checkpointed in ``state_path`` exactly.
+
+    ``new`` / ``was``: a path to a ``.sched`` file or any config ``schedlang import`` reads,
+    a ``Schedule``, a ``Program`` or ``.sched`` source text; ``was`` is the run's original
+    schedule, needed when the state does not hold it.  ``params`` binds both files'
+    parameters (a schedlang class's state binds its own over them in ``was``).
+    """
+    from ..verify import equivalent
+    from .state import read_state
+
+    params = dict(params or {})
+    state = read_state(state_path)
+    where = f"'{state.path}': " + {"hf": "scheduler.pt state", "lightning": "lr_schedulers[0]"}.get(
+        state.kind, "state")
+    original = original_of(state.scheduler, where)
+    if was is None and original.source is None:
+        raise SchedlangError(f"cannot recover the original schedule: {original.why}",
+                             hint="pass --was OLD (was= in Python): the .sched file or config the run "
+                                  "was started with")
+    if was is not None:
+        old, original_from = _schedule(was, {**params, **original.params}, "was"), "was"
+    else:
+        old, original_from = _schedule(original.source, {}, "<recovered from the state>"), "state"
+    saved_only = sorted(set(original.params) - old.declared)
+    if saved_only:
+        raise SchedlangError(f"the state holds a value for '{saved_only[0]}', which the --was schedule "
+                             "does not declare: it is not the schedule of the class that wrote the state",
+                             hint="pass the .sched file the scheduler class was compiled from")
+    fresh = _schedule(new, params, "new")
+    unknown = sorted(set(params) - old.declared - fresh.declared)
+    if unknown:
+        raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
+                             hint="-D binds the parameters the new (and --was) schedule declares")
+    step = original.step
+    tail_old = _from_step(old, step, "the original schedule")
+    tail_new = _from_step(fresh, step, "the new schedule")
+    old_lr = float(tail_old(0))
+    last_lr = original.last_lr if original.last_lr is not None else state.extra.get("optimizer_lr", old_lr)
+    if not math.isclose(old_lr, last_lr, rel_tol=STATE_RTOL, abs_tol=1e-300):
+        raise SchedlangError(
+            f"the state is at step {step} and last set the lr to {last_lr!r}, but the original "
+            f"schedule gives {old_lr!r} there: it is not the schedule that wrote this state",
+            hint="pass the .sched file or config the run was started with as --was"
+                 if was is not None else "the state was changed after it was saved, or the "
+                 "scheduler was stepped outside its schedule")
+    new_lr = float(tail_new(0))
+    verdict = equivalent(tail_old, tail_new)
+    ce = verdict.counterexample
+    if ce is not None:
+        ce = dataclasses.replace(ce, step=ce.step + step)
+    extra = dict(state.extra)
+    notes = []
+    if state.kind == "hf" and extra.get("global_step") != step:
+        notes.append(f"the scheduler has stepped {step} times but the Trainer's global_step is "
+                     f"{extra.get('global_step')}: it was stepped outside the training loop, or twice "
+                     "per step")
+    source = str(was) if was is not None and isinstance(was, (str, Path)) else original.source or ""
+    return ResumeVerdict(verdict.status, step, last_lr, new_lr, ce, verdict.method, verdict.reason,
+                         source, original_from, original.described, state.kind, extra, tuple(notes))
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """One side: its formula with every given parameter bound, and the parameters it declares."""
+
+    expr: sp.Expr
+    declared: frozenset
+
+
+def _from_step(side: _Resolved, step: int, what: str):
+    """The schedule seen from ``step`` (its value at ``t`` is the side's at ``t + step``), as a
+    ``Schedule`` for the prover; every parameter must be bound."""
+    from ..core.algebra import finish, shifted
+    from ..program import Schedule
+
+    free = sorted(str(s) for s in side.expr.free_symbols if str(s) != "t")
+    if free:
+        raise SchedlangError(f"{what} has the unbound parameter '{free[0]}'",
+                             hint=f"bind it with -D {free[0]}=VALUE (params= in Python)")
+    return Schedule.from_sympy(finish(shifted(side.expr, -step)))
+
+
+def _schedule(x, params: dict, role: str) -> _Resolved:
+    """``x`` (a file: ``.sched``, else imported; source; a ``Schedule`` or ``Program``) with
+    those of ``params`` it declares bound, over the values it was compiled with."""
+    from ..core.algebra import bind, flatten
+    from ..importers import import_file
+    from ..limits import read_source_text
+    from ..program import bind_params, compile_declared
+    from ..verify import pick_schedule
+
+    if isinstance(x, (str, Path)) and (isinstance(x, Path) or _looks_like_path(x)):
+        path = Path(x)
+        if path.suffix == ".sched":
+            text = read_source_text(path)
+        else:
+            if not path.is_file():
+                raise SchedlangError(f"cannot read {path}: no such file")
+            text = import_file(path)
+        x = compile_declared(text, params, str(path))
+    schedule = pick_schedule(x, params, f"<{role}>")
+    program = schedule.program
+    if program is None:
+        return _Resolved(schedule.expr, frozenset())
+    infos = program.params
+    values = bind_params(infos, {n: v for n, v in params.items() if n in infos}, program.values)
+    expr = flatten(bind(schedule.symbolic_expr, {infos[n].symbol: v for n, v in values.items()}))
+    return _Resolved(expr, frozenset(infos))
+
+
+#: Suffixes that make a string a path (``.sched`` and what ``schedlang import`` reads), not source.
+PATH_SUFFIXES = (".sched", ".yaml", ".yml", ".json", ".toml", ".py", ".sh", ".txt", ".args", ".flags",
+                 ".cmd")
+
+
+def _looks_like_path(text: str) -> bool:
+    return "\n" not in text and (Path(text).suffix.lower() in PATH_SUFFIXES or Path(text).is_file())

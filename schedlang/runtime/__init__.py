@@ -1,0 +1,7 @@
+"""Generated code as live objects: scheduler classes, the Composer scheduler, and evaluating a
+schedule over many steps with torch or JAX.
+
+Each module imports torch or JAX only inside the functions that need them, so importing
+``schedlang`` (and running ``schedlang check``) loads neither.
+May import: ``codegen``, ``core``, ``errors``, ``limits``.
+"""

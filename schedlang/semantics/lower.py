@@ -1,0 +1,875 @@
+"""``ir.Module`` to sympy: names resolved, calls checked, ``>>`` and ``for`` given meaning.
+
+Lowering is the one place that knows both the source spans and the sympy
+forms, so every error about *what* a program says (unknown names, wrong
+arguments, a warmup with nothing after it, something after an infinite
+schedule) is raised here, at the culprit's span.  Checks that need the whole
+expression (closed form, finiteness, bound durations) run afterwards in
+``check`` on the sympy tree alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import sympy as sp
+
+from ..core.algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
+from ..core.special import geometric
+from ..errors import SchedlangError, Span, did_you_mean
+from ..library import stdlib
+from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
+from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
+from ..syntax import ir
+from .steps import check_steps, refuse_huge_step, zero_length_call
+
+#: ``group``: a float that each optimizer param group may override with its own entry of the
+#: same name (a scheduler class reads it per group; everywhere else it is a float).
+PARAM_TYPES = ("int", "float", "group")
+
+#: Time units (Composer style) and the parameter each one needs to become steps.
+TIME_UNITS = {
+    "ba": (None, "batches, i.e. optimizer steps"),
+    "ep": ("steps_per_epoch", "epochs"),
+    "dur": ("max_duration", "fractions of the whole run"),
+    "sp": ("batch_size", "samples"),
+    "tok": ("tokens_per_batch", "tokens"),
+}
+
+
+#: Preset arguments that are warmup lengths: scale() leaves them alone unless scale_warmup.
+WARMUP_ARGS = ("t_warmup", "warmup_steps", "num_warmup_steps")
+#: List arguments that hold steps: scale() rescales their items.
+STEP_LISTS = ("milestones", "boundaries")
+
+
+@dataclass(frozen=True)
+class TimeScale:
+    """An enclosing ``scale(schedule, ratio, scale_warmup)``."""
+
+    ratio: sp.Expr
+    scale_warmup: bool
+    span: Span
+
+
+@dataclass(frozen=True)
+class Cond:
+    """A condition: a sympy boolean (``true``/``false`` literals included)."""
+
+    value: sp.Basic
+
+
+@dataclass(frozen=True)
+class ListValue:
+    items: tuple
+    spans: tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Text:
+    value: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """A user ``def``: substituted at each call; never recursive."""
+
+    node: ir.Def
+
+
+@dataclass
+class ParamInfo:
+    """A declared parameter: its symbol, type, default, constraint and source span.
+
+    ``where`` is written in ``plain_symbol``s, which assume nothing but the type: in the
+    parameter's own ``symbol`` (positive when the clause says so) ``p > 0`` would already
+    read ``True`` and could never be checked.  ``Program.constraints`` gives the clauses in
+    the symbols the schedules use, for the prover.
+    """
+
+    name: str
+    type: str
+    symbol: sp.Symbol
+    default: sp.Expr | None
+    where: sp.Basic | None
+    span: Span | None
+
+    @property
+    def per_group(self) -> bool:
+        """A ``group`` parameter: each optimizer param group may override it (``PARAM_TYPES``)."""
+        return self.type == "group"
+
+
+@dataclass
+class Lowered:
+    """What lowering found in a file, still symbolic in every parameter."""
+
+    params: dict[str, ParamInfo]
+    schedules: dict[str, tuple[Segment, Span]]
+    #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
+    #: zero, SPEC §1; a period (``every``, ``period``) may not).
+    durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
+    #: The syntax tree and the ``Lowerer`` that read it (its ``value`` gives any node's value
+    #: outside ``def`` bodies): what ``duration_origin`` needs to point at where a duration
+    #: became fractional, and what the exporters read argument values with.
+    module: ir.Module | None = field(default=None, repr=False, compare=False)
+    lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
+
+
+def plain_symbol(name: str, type_: str) -> sp.Symbol:
+    """A parameter as ``where`` clauses see it: its type and nothing more (see ``ParamInfo``)."""
+    return sp.Symbol(name, integer=True) if type_ == "int" else sp.Symbol(name, real=True)
+
+
+def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
+    if type_ == "int":
+        return sp.Symbol(name, integer=True, positive=True) if positive else sp.Symbol(
+            name, integer=True, nonnegative=True)
+    return sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
+
+
+def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
+    lowerer = Lowerer(module, known)
+    lowered = lowerer.run()
+    lowered.module, lowered.lowerer = module, lowerer
+    return lowered
+
+
+def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None = None) -> Known:
+    """The value of ``node`` among the ``param`` statements of ``module``: how ``schedlang.build``
+    checks each piece of a schedule as Python builds it, with this module's every check."""
+    lowerer = Lowerer(module, known)
+    for stmt in module.statements:
+        lowerer._param(stmt)
+    value = lowerer.value(node)
+    return Known(node, value, tuple(lowerer.durations),
+                 {name: info.symbol for name, info in lowerer.params.items()})
+
+
+@dataclass(frozen=True)
+class Known:
+    """A node whose value is already known (``schedlang.build`` lowers each piece once, as it
+    is built): reused when the node appears again, outside ``scale()`` (which changes what its
+    durations mean) and with the same parameter symbols; its durations are recorded again."""
+
+    node: ir.Node
+    value: object
+    durations: tuple
+    symbols: dict
+
+
+class Lowerer:
+    def __init__(self, module: ir.Module, known: dict[int, Known] | None = None):
+        self.module = module
+        self.known = known or {}
+        # every name the file defines, to tell "used before defined" from "unknown"
+        self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
+        self.statements = {s.name: s for s in module.statements if hasattr(s, "name")}
+        self.defining: str | None = None  # the statement being lowered, to name a cycle of lets
+        self.env: dict[str, object] = {}
+        self.defined_at: dict[str, Span] = {}
+        self.params: dict[str, ParamInfo] = {}
+        self.schedules: dict[str, tuple[Segment, Span]] = {}
+        self.durations: list[tuple[sp.Expr, Span, bool]] = []
+        self.calling: list[str] = []  # user functions being expanded, to refuse recursion
+        self.expanded = 0  # IR nodes that calls of user functions expanded to (MAX_DEF_EXPANSION)
+        self.scopes: list[dict[str, object]] = []
+        # scale(...) in effect, outermost first; whether a warmup duration is being lowered
+        self.time_scales: list[TimeScale] = []
+        self.in_warmup = False
+        self.preset_scales_warmup = False
+
+    # -- statements ------------------------------------------------------------------
+
+    def run(self) -> Lowered:
+        statements = self.module.statements
+        for stmt in statements:
+            self.defining = stmt.name
+            if stmt.name in self.env or stmt.name in self.defined_at:
+                raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
+                                     hint=f"first defined at {self.defined_at[stmt.name].location}")
+            if stmt.name == "t":
+                raise SchedlangError("'t' is the step and cannot be redefined", stmt.span)
+            if isinstance(stmt, ir.Param):
+                self._param(stmt)
+            elif isinstance(stmt, ir.Let):
+                self.env[stmt.name] = self.value(stmt.value)
+            elif isinstance(stmt, ir.Def):
+                self.env[stmt.name] = Function(stmt)
+            else:
+                value = self.value(stmt.value)
+                segment = self.schedule_value(value, stmt.value, "a schedule")
+                self.schedules[stmt.name] = (segment, stmt.span)
+                self.env[stmt.name] = segment
+            self.defined_at[stmt.name] = stmt.span
+        self.defining = None
+        self._where_clauses()
+        if not self.schedules:
+            raise SchedlangError("the file defines no schedule", self.module.span,
+                                 hint="add `schedule lr = ...`")
+        return Lowered(self.params, self.schedules, self.durations)
+
+    def _where_clauses(self) -> None:
+        """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""
+        saved, known = dict(self.env), self.known
+        self.env.update({name: Segment(plain_symbol(name, info.type)) for name, info in self.params.items()})
+        self.known = {}  # known values are in the parameters' own symbols
+        try:
+            for stmt in self.module.statements:
+                if isinstance(stmt, ir.Param) and stmt.where is not None:
+                    self.params[stmt.name].where = self.condition(stmt.where)
+        finally:
+            self.env, self.known = saved, known
+
+    def _param(self, stmt: ir.Param) -> None:
+        if stmt.type not in PARAM_TYPES:
+            raise SchedlangError(f"unknown parameter type '{stmt.type}'", stmt.type_span,
+                                 hint="use int (whole numbers, e.g. steps), float, or group (a float each "
+                                      "param group may override)")
+        positive = stmt.where is not None and _says_positive(stmt.where, stmt.name, self._nonnegative)
+        symbol = param_symbol(stmt.name, stmt.type, positive)
+        default = None
+        if stmt.default is not None:
+            default = self.constant(stmt.default, "a parameter default")
+        self.env[stmt.name] = Segment(symbol)
+        # The `where` clause may name parameters declared further down: see run().
+        self.params[stmt.name] = ParamInfo(stmt.name, stmt.type, symbol, default, None, stmt.span)
+
+    @functools.cached_property
+    def _nonnegative(self) -> frozenset[str]:
+        """Parameters known to be >= 0 whatever their values: every int (SPEC: ints are >= 0)
+        and every float whose own `where` says it is positive."""
+        params = [s for s in self.module.statements if isinstance(s, ir.Param)]
+        return frozenset(s.name for s in params if s.type == "int" or (
+            s.where is not None and _says_positive(s.where, s.name, frozenset())))
+
+    # -- values ----------------------------------------------------------------------
+
+    def value(self, node: ir.Node):
+        hit = self._known(node)
+        if hit is not None:
+            self.durations.extend(hit.durations)
+            return hit.value
+        method = getattr(self, f"_{type(node).__name__.lower()}")
+        return method(node)
+
+    def _known(self, node: ir.Node) -> Known | None:
+        if not self.known or self.time_scales or self.scopes:
+            return None
+        hit = self.known.get(id(node))
+        if hit is None or hit.node is not node:
+            return None
+        for name, symbol in hit.symbols.items():
+            info = self.params.get(name)
+            if info is None or info.symbol != symbol:
+                return None
+        return hit
+
+    def _number(self, node: ir.Number):
+        return Segment(sp.Rational(node.value.numerator, node.value.denominator))
+
+    def _duration(self, node: ir.Duration):
+        _, meaning = TIME_UNITS[node.unit]
+        if node.unit != "dur" and node.value.denominator != 1:
+            raise SchedlangError(f"'{node.text}' is not a whole number of {meaning}", node.span,
+                                 hint="only 'dur' takes fractions, e.g. 0.3dur")
+        return Segment(self.time_in_steps(node.value, node.unit, node.text, node.span))
+
+    def time_in_steps(self, value: Fraction, unit: str, text: str, span: Span,
+                      context: str = "") -> sp.Expr:
+        """A Composer-style time (``500ba``, ``2ep``, ``0.3dur``) as a number of steps."""
+        param, meaning = TIME_UNITS[unit]
+        amount = sp.Rational(value.numerator, value.denominator)
+        if param is None:
+            return self.scaled(amount)
+        if param not in self.params:
+            raise SchedlangError(f"{context}'{text}' counts {meaning}, but the file declares no "
+                                 f"'{param}' parameter", span,
+                                 hint=f"add `param {param}: int` (a value in steps)")
+        size = self.params[param].symbol
+        if unit == "dur":  # against the run as scaled by every scale(), warmups included (Composer)
+            return sp.floor(amount * self.scaled(size, self.time_scales))
+        if unit == "ep":
+            return self.scaled(sp.floor(amount * size))
+        return sp.floor(self.scaled(amount) / size)
+
+    def _string(self, node: ir.String):
+        return Text(node.value)
+
+    def _bool(self, node: ir.Bool):
+        return Cond(sp.true if node.value else sp.false)
+
+    def _list(self, node: ir.List):
+        return ListValue(tuple(self.value(i) for i in node.items), tuple(i.span for i in node.items))
+
+    def _name(self, node: ir.Name):
+        if node.id == "t":
+            if self.time_scales:
+                raise SchedlangError("scale() rescales durations, and `t` used directly here has none",
+                                     node.span, hint="give times as durations (schedule lengths, `for`, "
+                                                     "500ba); stretch(schedule, factor) scales t itself")
+            return Segment(tau)
+        for scope in reversed(self.scopes):
+            if node.id in scope:
+                return scope[node.id]
+        if node.id in self.env:
+            found = self.env[node.id]
+            if isinstance(found, Function):
+                raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
+                                     hint=f"{node.id}({', '.join(found.node.params)})")
+            return found
+        if node.id in stdlib.CONSTANTS:
+            return Segment(stdlib.CONSTANTS[node.id])
+        if node.id in stdlib.SCHEDULES or node.id in stdlib.MATH:
+            raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
+                                 hint=f"e.g. {_signature(node.id)}")
+        raise self.unknown(node)
+
+    def unknown(self, node: ir.Name) -> SchedlangError:
+        if node.id in stdlib.DATA_DEPENDENT:
+            return SchedlangError(f"a schedule cannot depend on '{node.id}'", node.span,
+                                  hint=stdlib.DATA_DEPENDENT[node.id])
+        if node.id in self.later:
+            cycle = self._cycle(node.id)
+            if cycle and node.id == self.defining:
+                return SchedlangError(f"'{node.id}' is defined in terms of itself", node.span,
+                                      hint="a definition cannot use its own name; write its value out")
+            if cycle:
+                names = [f"'{n}'" for n in cycle[:-1]]
+                listed = ", ".join(names[:-1]) + " and " + names[-1]
+                return SchedlangError(
+                    f"{listed} are defined in terms of each other (a cycle)", node.span,
+                    hint=f"{' -> '.join(cycle)}: each needs the next one first, so no order works; "
+                         "write one of them without the others")
+            return SchedlangError(f"'{node.id}' is used before it is defined", node.span,
+                                  hint=f"it is defined at {self.later[node.id].location}; "
+                                       "move that definition up")
+        if "." in node.id:
+            from ..library.presets import PRESETS
+
+            known = PRESETS.keys()
+        else:
+            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t",
+                     *(k for s in self.scopes for k in s)]
+        hint = did_you_mean(node.id, known)
+        if hint is None and "." not in node.id:
+            hint = "schedules may use t, parameters, let-names and the standard library"
+        return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint)
+
+    def _cycle(self, name: str) -> list[str] | None:
+        """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
+        through other later definitions, the statement being lowered: moving it up cannot help."""
+        if self.defining is None:
+            return None
+        paths, seen = [[self.defining, name]], {name}
+        while paths:
+            path = paths.pop(0)
+            statement = self.statements.get(path[-1])
+            for used in _names_used(statement) if statement is not None else ():
+                if used == self.defining:
+                    return [*path, used]
+                if used in self.later and used not in self.defined_at and used not in seen:
+                    seen.add(used)
+                    paths.append([*path, used])
+        return None
+
+    def _binop(self, node: ir.BinOp):
+        left = self.schedule_value(self.value(node.left), node.left, "a number")
+        right = self.schedule_value(self.value(node.right), node.right, "a number")
+        a, b = left.held(), right.held()
+        if node.op == "/" and b == 0:
+            raise SchedlangError("division by zero", node.right.span)
+        if node.op == "**":
+            if a == 0 and b.is_number and b.is_negative:
+                raise SchedlangError("zero to a negative power", node.span)
+            _refuse_huge_power(a, b, node.span)
+        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right))
+
+    def _unary(self, node: ir.Unary):
+        operand = self.schedule_value(self.value(node.operand), node.operand, "a number")
+        return operand if node.op == "+" else Segment(pointwise(operator.neg, operand.expr),
+                                                         operand.duration)
+
+    def _compare(self, node: ir.Compare):
+        ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
+        exprs = [self.schedule_value(self.value(o), o, "a number").held() for o in node.operands]
+        parts = [ops[op](a, b) for op, a, b in zip(node.ops, exprs, exprs[1:])]
+        return Cond(sp.And(*parts))
+
+    def _boolop(self, node: ir.BoolOp):
+        left, right = self.condition(node.left), self.condition(node.right)
+        return Cond(sp.And(left, right) if node.op == "and" else sp.Or(left, right))
+
+    def _not(self, node: ir.Not):
+        return Cond(sp.Not(self.condition(node.operand)))
+
+    def _if(self, node: ir.If):
+        cond = self.condition(node.cond)
+        then = self.schedule_value(self.value(node.then), node.then, "a number")
+        other = self.schedule_value(self.value(node.other), node.other, "a number")
+        if cond == sp.true:
+            return then
+        if cond == sp.false:
+            return other
+        expr = sp.Piecewise((then.held(), cond), (other.held(), True))
+        return Segment(expr, combine(then, other, Segment(sp.Piecewise((0, cond), (1, True)))))
+
+    def _for(self, node: ir.For):
+        body = self.schedule_value(self.value(node.body), node.body, "a schedule")
+        steps = self.steps(node.steps, zero_ok=True)
+        held = hold_for(body, steps)
+        marks = tuple(replace(m, span=node.steps.span) if m.kind == "cut" and m.span is None else m
+                      for m in held.marks)
+        return replace(held, marks=marks)
+
+    def _seq(self, node: ir.Seq):
+        parts = flatten_seq(node, stop=lambda n: self._known(n) is not None)
+        if len(parts) > MAX_SEGMENTS:
+            raise SchedlangError(f"this sequence joins {len(parts)} schedules with >>; schedlang takes "
+                                 f"at most {MAX_SEGMENTS}", parts[MAX_SEGMENTS].span,
+                                 hint="use a formula (step, multistep, cycle) for a repeating pattern")
+        values = [(self.value(p), p) for p in parts]
+        segments: list[tuple[Segment, ir.Node]] = []
+        for i, (value, part) in enumerate(values):
+            if isinstance(value, Warmup):
+                if i + 1 == len(values):
+                    raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
+                                         "warms up to", part.span)
+                following, following_node = values[i + 1]
+                target = self.schedule_value(following, following_node, "a schedule")
+                value = self.warmup_segment(value, target.start_value(), part)
+                # For `check`: what follows a warmup should move on from its peak at once.
+                mark = Mark("warmup", value.duration, target.start_value(), span=following_node.span)
+                value = replace(value, marks=(*value.marks, mark))
+            segments.append((self.schedule_value(value, part, "a schedule"), part))
+        result, _ = segments[0]
+        for segment, part in segments[:-1]:
+            if segment.duration is None:
+                raise SchedlangError("nothing can follow an infinite schedule", part.span,
+                                     hint="give it a length with `for N`, e.g. `(...) for 1000`")
+        if len(segments) == 1:
+            return result
+        return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments])
+
+    def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
+        if warm.shape == "exp" and (_not_positive(warm.start) or _not_positive(target)):
+            raise SchedlangError("an exp warmup needs a positive start and a positive target",
+                                 node.span, hint="give start=..., e.g. warmup(exp, 500, start=1e-6)")
+        return warm.ramp_to(target)
+
+    # -- calls -----------------------------------------------------------------------
+
+    def _call(self, node: ir.Call):
+        name = node.func.id
+        # Calls look up functions only: `param warmup` does not hide `warmup(...)`.
+        found = self.env.get(name)
+        if isinstance(found, Function):
+            return self.call_user(found, node)
+        # `exp(x)` is the math function; `exp(v0, rate, n)` the decay schedule.
+        if name in stdlib.MATH and (name != "exp" or (len(node.args) == 1 and not node.keywords)):
+            return self.call_math(node)
+        if name == "scale":
+            return self.call_scale(node)
+        if name in stdlib.SCHEDULES:
+            return self.call_builtin(stdlib.SCHEDULES[name], node)
+        if "." in name:
+            from ..library.presets import PRESETS, Rejected
+
+            preset = PRESETS.get(name)
+            if isinstance(preset, Rejected):
+                raise SchedlangError(f"{name} is not a closed-form schedule", node.func.span,
+                                     hint=preset.reason)
+            if preset is not None:
+                return self.call_builtin(preset, node)
+        if name in stdlib.CONSTANTS or name == "t" or name in self.env or \
+                any(name in s for s in self.scopes):
+            raise SchedlangError(f"'{name}' is not a function", node.func.span)
+        raise self.unknown(node.func)
+
+    def call_math(self, node: ir.Call):
+        name = node.func.id
+        if node.keywords:
+            raise SchedlangError(f"{name}() takes no keyword arguments", node.keywords[0].span)
+        arity = stdlib.MATH_ARITY[name]
+        count = len(node.args)
+        if (arity is None and count < 2) or (arity is not None and count != arity):
+            want = "at least 2 arguments" if arity is None else f"{arity} argument" + "s" * (arity > 1)
+            raise SchedlangError(f"{name}() takes {want}, got {count}", node.span,
+                                 hint=f"e.g. {_signature(name)}")
+        args = [self.schedule_value(self.value(a), a, "a number") for a in node.args]
+        return Segment(pointwise(stdlib.MATH[name], *(a.held() for a in args)), combine(*args))
+
+    def call_scale(self, node: ir.Call):
+        """``scale(schedule, ratio, scale_warmup=false)``: Composer's scale_schedule_ratio.
+
+        Every duration inside ``schedule`` (schedule lengths, ``for``, milestones,
+        time literals) becomes ``floor(duration * ratio)``, as Composer's
+        ``_convert_time`` does with ``int(value * ssr)``; ``dur`` times resolve
+        against ``floor(max_duration * ratio)``, the Trainer's scaled run.
+        Warmup durations (``warmup(shape, n)``, preset arguments named
+        ``t_warmup`` / ``warmup_steps`` / ``num_warmup_steps``) keep their length
+        unless ``scale_warmup`` is true here or on the preset.
+        """
+        builtin = stdlib.SCHEDULES["scale"]
+        given = self.bind_arguments(builtin, node)
+        for name in ("schedule", "ratio"):
+            if name not in given:
+                raise SchedlangError(f"scale() is missing '{name}'", node.span,
+                                     hint=f"signature: {builtin.signature()}")
+        spec = {a.name: a for a in builtin.args}
+        ratio = self.constant(given["ratio"], "argument 'ratio' of scale()")
+        if ratio.is_number and not ratio.is_positive:
+            raise SchedlangError(f"the ratio of scale() must be positive, not {ratio}", given["ratio"].span)
+        scale_warmup = False
+        if "scale_warmup" in given:
+            scale_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
+        self.time_scales.append(TimeScale(ratio, scale_warmup, node.span))
+        try:
+            segment = self.schedule_value(self.value(given["schedule"]), given["schedule"], "a schedule")
+        finally:
+            self.time_scales.pop()
+        return builtin.build(schedule=segment, ratio=ratio, scale_warmup=scale_warmup)
+
+    def active_scales(self) -> list[TimeScale]:
+        """The scales that apply to the duration being lowered now (innermost last)."""
+        if not self.in_warmup:
+            return self.time_scales
+        return [s for s in self.time_scales if s.scale_warmup or self.preset_scales_warmup]
+
+    def scaled(self, steps: sp.Expr, scales=None) -> sp.Expr:
+        for scale in reversed(self.active_scales() if scales is None else scales):
+            steps = sp.floor(steps * scale.ratio)
+        return steps
+
+    def bind_arguments(self, builtin: Builtin, node: ir.Call) -> dict[str, ir.Node]:
+        spec = {a.name: a for a in builtin.args}
+        if len(node.args) > len(builtin.args):
+            extra = node.args[len(builtin.args)]
+            raise SchedlangError(f"{builtin.name}() takes at most {len(builtin.args)} arguments, "
+                                 f"got {len(node.args)}", extra.span,
+                                 hint=f"signature: {builtin.signature()}")
+        given: dict[str, ir.Node] = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+        for kw in node.keywords:
+            if kw.name not in spec:
+                hint = did_you_mean(kw.name, spec) or f"signature: {builtin.signature()}"
+                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span, hint=hint)
+            if kw.name in given:
+                raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
+            given[kw.name] = kw.value
+        return given
+
+    def call_builtin(self, builtin: Builtin, node: ir.Call):
+        spec = {a.name: a for a in builtin.args}
+        given = self.bind_arguments(builtin, node)
+        kwargs = {}
+        saved = self.in_warmup, self.preset_scales_warmup
+        if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == Kind.FLAG:
+            self.preset_scales_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
+        try:
+            self._builtin_arguments(builtin, node, given, kwargs)
+        finally:
+            self.in_warmup, self.preset_scales_warmup = saved
+        try:
+            return zero_length_call(builtin, kwargs)
+        except stdlib.ArgumentError as exc:
+            node_of = given.get(exc.argument)
+            raise SchedlangError(exc.message, node_of.span if node_of else node.span,
+                                 hint=exc.hint) from None
+
+    def _builtin_arguments(self, builtin: Builtin, node: ir.Call, given: dict, kwargs: dict) -> None:
+        for arg in builtin.args:
+            self.in_warmup = arg.name in WARMUP_ARGS or (builtin.name == "warmup" and arg.name == "n")
+            if arg.name not in given:
+                if arg.default is REQUIRED:
+                    raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
+                                         hint=f"signature: {builtin.signature()}")
+                kwargs[arg.name] = sp.Integer(arg.default) if type(arg.default) is int else arg.default
+                if isinstance(arg.default, stdlib.TimeDefault):
+                    steps = self.time_in_steps(
+                        Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
+                        context=f"{builtin.name}() defaults {arg.name} to {arg.default}: ")
+                    self.durations.append((steps, node.span, arg.kind == Kind.DURATION))
+                    kwargs[arg.name] = steps
+                continue
+            kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
+        self.in_warmup = False
+
+    def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
+        what = f"argument '{arg.name}' of {builtin.name}()"
+        if arg.kind == Kind.SHAPE:
+            if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
+                raise SchedlangError(f"{what} must be a warmup shape", node.span,
+                                     hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
+            return node.id
+        if arg.kind == Kind.OPTION:
+            if not isinstance(node, ir.String):
+                raise SchedlangError(f"{what} must be a double-quoted string", node.span,
+                                     hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
+            if node.value not in arg.choices:
+                hint = did_you_mean(node.value, arg.choices) or "one of " + ", ".join(
+                    f'"{c}"' for c in arg.choices)
+                raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
+            return node.value
+        if arg.kind == Kind.FLAG:
+            value = self.value(node)
+            if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
+                raise SchedlangError(f"{what} must be true or false", node.span)
+            return value.value == sp.true
+        if arg.kind in stdlib.STEP_KINDS:
+            return self.steps(node, zero_ok=arg.kind == Kind.DURATION)
+        if arg.kind == Kind.CONST:
+            return self.constant(node, what)
+        if arg.kind == Kind.VALUES:
+            value = self.value(node)
+            if not isinstance(value, ListValue) or not value.items:
+                raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
+            items = []
+            for item, item_node in zip(value.items, _list_nodes(node, value)):
+                item = self.constant_of(item, item_node, f"an item of {arg.name}")
+                if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
+                    item = self.scaled(item)
+                if arg.name in STEP_LISTS:
+                    refuse_huge_step(item, item_node.span, f"an item of {arg.name}")
+                items.append(item)
+            return items
+        if arg.kind == Kind.SCHEDULES:
+            value = self.value(node)
+            if not isinstance(value, ListValue) or not value.items:
+                raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]",
+                                     node.span)
+            return [self.schedule_value(item, item_node, "a schedule")
+                    for item, item_node in zip(value.items, _list_nodes(node, value))]
+        if arg.kind == Kind.PAIRS:
+            return self.pairs(node, what)
+        value = self.value(node)
+        if arg.kind in (Kind.SCHEDULE, Kind.FINITE):
+            segment = self.schedule_value(value, node, "a schedule")
+            if arg.kind == Kind.FINITE and segment.duration is None:
+                raise SchedlangError(f"{what} must be a finite schedule", node.span,
+                                     hint="give it a length with `for N`")
+            return segment
+        return self.schedule_value(value, node, "a number").held()
+
+    def call_user(self, function: Function, node: ir.Call):
+        fdef = function.node
+        if fdef.name in self.calling:
+            raise SchedlangError(f"'{fdef.name}' calls itself; functions cannot be recursive",
+                                 node.span, hint="write the closed form, e.g. with ** or floor")
+        if len(node.args) > len(fdef.params):
+            raise SchedlangError(f"{fdef.name}() takes {len(fdef.params)} arguments, got "
+                                 f"{len(node.args)}", node.args[len(fdef.params)].span)
+        bound = {p: self.value(a) for p, a in zip(fdef.params, node.args)}
+        for kw in node.keywords:
+            if kw.name not in fdef.params:
+                raise SchedlangError(f"{fdef.name}() has no parameter '{kw.name}'", kw.span,
+                                     hint=did_you_mean(kw.name, fdef.params))
+            if kw.name in bound:
+                raise SchedlangError(f"{fdef.name}() got '{kw.name}' twice", kw.span)
+            bound[kw.name] = self.value(kw.value)
+        missing = [p for p in fdef.params if p not in bound]
+        if missing:
+            raise SchedlangError(f"{fdef.name}() is missing '{missing[0]}'", node.span,
+                                 hint=f"{fdef.name}({', '.join(fdef.params)})")
+        self._spend_expansion(fdef, node)
+        self.calling.append(fdef.name)
+        self.scopes.append(bound)
+        try:
+            return self.value(fdef.body)
+        finally:
+            self.scopes.pop()
+            self.calling.pop()
+
+    def _spend_expansion(self, fdef: ir.Def, node: ir.Call) -> None:
+        """A def is expanded at every call: ``f(x) = g(x) + g(x)`` nested 40 deep is 2**40 bodies."""
+        self.expanded += _node_count(fdef.body)
+        if self.expanded > MAX_DEF_EXPANSION:
+            raise SchedlangError(f"calls of user functions expand to more than {MAX_DEF_EXPANSION} "
+                                 "expression nodes", node.span,
+                                 hint=f"'{fdef.name}' is expanded at every call, so functions calling "
+                                      "functions several times grow exponentially; compute shared "
+                                      "parts once with `let`")
+
+    # -- coercions -------------------------------------------------------------------
+
+    def schedule_value(self, value, node: ir.Node, expected: str) -> Segment:
+        if isinstance(value, Segment):
+            return value
+        if isinstance(value, Warmup):
+            raise SchedlangError("warmup(...) only makes sense right before `>>`", node.span,
+                                 hint="e.g. warmup(linear, 500) >> cosine(1e-3, 1e-5, 9500)")
+        raise SchedlangError(f"expected {expected}, got {_kind(value)}", node.span)
+
+    def condition(self, node: ir.Node) -> sp.Basic:
+        value = self.value(node)
+        if not isinstance(value, Cond):
+            raise SchedlangError(f"expected a condition, got {_kind(value)}", node.span,
+                                 hint="e.g. t < 1000, or two conditions joined by and / or")
+        return value.value
+
+    def constant(self, node: ir.Node, what: str) -> sp.Expr:
+        return self.constant_of(self.value(node), node, what)
+
+    def constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
+        segment = self.schedule_value(value, node, "a number")
+        if segment.depends_on_step:
+            raise SchedlangError(f"{what} cannot depend on the step t", node.span)
+        return segment.expr
+
+    def pairs(self, node: ir.Node, what: str) -> list[tuple[sp.Expr, sp.Expr]]:
+        """A non-empty list of ``[a, b]`` pairs of numbers constant in t."""
+        value = self.value(node)
+        example = "[[1000, 0.5], [2000, 0.1]]"
+        if not isinstance(value, ListValue) or not value.items:
+            raise SchedlangError(f"{what} must be a non-empty list of pairs like {example}", node.span)
+        found = []
+        for item, item_node in zip(value.items, _list_nodes(node, value)):
+            if not isinstance(item, ListValue) or len(item.items) != 2:
+                raise SchedlangError(f"each item of {what} must be a pair [a, b]", item_node.span,
+                                     hint=f"e.g. {example}")
+            inner = _list_nodes(item_node, item)
+            found.append(tuple(self.constant_of(v, n, f"an item of {what}")
+                               for v, n in zip(item.items, inner)))
+        return found
+
+    def steps(self, node: ir.Node, zero_ok: bool = False) -> sp.Expr:
+        """A number of steps: a length (``zero_ok``: ``0`` is a zero-length segment) or a period."""
+        value = self.value(node)
+        segment = self.schedule_value(value, node, "a number of steps")
+        if segment.depends_on_step:
+            raise SchedlangError("a duration cannot depend on the step t", node.span)
+        expr = segment.expr
+        if self.time_scales and not _has_time_unit(node):  # time literals scale themselves
+            before, expr = expr, self.scaled(expr)
+            if expr.is_number and expr <= 0 < before and not zero_ok:
+                raise SchedlangError(f"scale() makes this duration {expr} steps (from {before})", node.span,
+                                     hint="a duration must stay at least 1 step; use a larger ratio")
+        if expr.is_number:
+            check_steps(expr, node.span, zero_ok)
+        self.durations.append((expr, node.span, zero_ok))
+        return expr
+
+
+MAX_POWER_BITS = 4096
+
+
+#: The arithmetic operators of the language.
+_BINARY = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+           "**": geometric}
+
+
+def _refuse_huge_power(base: sp.Expr, exponent: sp.Expr, span: Span) -> None:
+    """Exact arithmetic would build a number with millions of digits (e.g. ``9 ** 9 ** 9``)."""
+    if base.is_number and exponent.is_number and base not in (0, 1, -1):
+        try:
+            size = abs(float(exponent)) * abs(math.log2(abs(float(base))))
+        except (OverflowError, ValueError, TypeError):
+            size = math.inf
+        if size > MAX_POWER_BITS:
+            raise SchedlangError("this power is too large to compute exactly", span,
+                                 hint="the result is far outside the range of a float64")
+
+
+def _says_positive(node: ir.Node, name: str, nonnegative: frozenset[str]) -> bool:
+    """Whether a `where` clause states ``name > 0`` (or ``0 < name``), directly or in an `and`,
+    or ``name > other`` for a parameter ``other`` in ``nonnegative`` (``total > warm`` with an
+    int ``warm``: the clause is enforced on every value, so ``total`` is positive)."""
+    if isinstance(node, ir.BoolOp) and node.op == "and":
+        return _says_positive(node.left, name, nonnegative) or _says_positive(node.right, name, nonnegative)
+    if isinstance(node, ir.Compare) and len(node.ops) == 1:
+        left, right = node.operands
+        if node.ops[0] == "<":
+            left, right = right, left
+        elif node.ops[0] != ">":
+            return False
+        if isinstance(left, ir.Name) and left.id == name:
+            if isinstance(right, ir.Number):
+                return right.value >= Fraction(0)
+            return isinstance(right, ir.Name) and right.id != name and right.id in nonnegative
+    return False
+
+
+def _has_time_unit(node) -> bool:
+    """Whether an argument is written with time literals (``500ba``), which scale themselves."""
+    if isinstance(node, ir.Duration):
+        return True
+    if isinstance(node, ir.Node):
+        return any(_has_time_unit(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
+    if isinstance(node, tuple):
+        return any(_has_time_unit(n) for n in node)
+    return False
+
+
+def _names_used(node) -> list[str]:
+    """The names a statement's text mentions (its expressions, a def's body), in order."""
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Name):
+            found.append(item.id)
+        elif isinstance(item, ir.Node):
+            stack.extend(reversed([getattr(item, f) for f in item.__dataclass_fields__ if f != "span"]))
+        elif isinstance(item, tuple):
+            stack.extend(reversed(item))
+    return found
+
+
+def _node_count(node) -> int:
+    """How many IR nodes ``node`` holds: the cost of expanding it once (iterative: no recursion)."""
+    count, stack = 0, [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Node):
+            count += 1
+            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
+        elif isinstance(item, tuple):
+            stack.extend(item)
+    return count
+
+
+def _not_positive(value: sp.Expr) -> bool:
+    """Whether ``value`` is known to be 0 or negative.  Undecided symbolic values pass: the
+    start of ``constant(0.1, 2 * total) >> linear(1.5, ...)`` is a ``Piecewise`` whose second
+    branch (``3/2 - 11*total/50``) only ``total = 0`` reaches; once the parameters are bound,
+    the finiteness check refuses an exp warmup to a value that is not positive."""
+    if isinstance(value, sp.Piecewise):
+        return any(_not_positive(v) for v, _ in value.args)
+    return value.is_positive is False
+
+
+def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:
+    """The segments of ``a >> b >> c``; ``stop(n)`` keeps a ``Seq`` whose value is known whole."""
+    parts = []
+    while isinstance(node, ir.Seq) and not (stop is not None and stop(node)):
+        parts.append(node.then)
+        node = node.first
+    parts.append(node)
+    return parts[::-1]
+
+
+def _list_nodes(node: ir.Node, value: ListValue):
+    return node.items if isinstance(node, ir.List) else [node] * len(value.items)
+
+
+def _kind(value) -> str:
+    if isinstance(value, ListValue):
+        return "a list"
+    if isinstance(value, Text):
+        return "a string"
+    if isinstance(value, Cond):
+        return "a condition"
+    if isinstance(value, Warmup):
+        return "a warmup"
+    return "a number"
+
+
+def _signature(name: str) -> str:
+    if name in stdlib.SCHEDULES:
+        return stdlib.SCHEDULES[name].signature()
+    arity = stdlib.MATH_ARITY.get(name)
+    if arity is None:
+        return f"{name}(a, b)"
+    return f"{name}({', '.join('xyz'[:arity])})"

@@ -1,0 +1,159 @@
+"""The syntax tree of a .sched file: small frozen nodes that remember their span.
+
+Sympy cannot carry source positions, and it rewrites expressions as soon as
+they are built, so the parser produces this tree first; ``lower`` turns it
+into sympy once, reporting errors at these spans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..errors import Span
+
+
+@dataclass(frozen=True)
+class Node:
+    span: Span
+
+
+# -- expressions ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Number(Node):
+    value: Fraction  # exact: 0.1 is 1/10
+    text: str
+
+
+@dataclass(frozen=True)
+class Duration(Node):
+    """A number with a time unit, e.g. ``500ba`` or ``0.3dur``."""
+
+    value: Fraction
+    unit: str
+    text: str
+
+
+@dataclass(frozen=True)
+class String(Node):
+    value: str
+
+
+@dataclass(frozen=True)
+class Bool(Node):
+    value: bool
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    id: str  # dotted names keep their dots: "torch.StepLR"
+
+
+@dataclass(frozen=True)
+class List(Node):
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Keyword(Node):
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    func: Name
+    args: tuple[Node, ...]
+    keywords: tuple[Keyword, ...]
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str  # + - * / **
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Unary(Node):
+    op: str  # + -
+    operand: Node
+
+
+@dataclass(frozen=True)
+class Compare(Node):
+    operands: tuple[Node, ...]
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BoolOp(Node):
+    op: str  # and / or
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Not(Node):
+    operand: Node
+
+
+@dataclass(frozen=True)
+class If(Node):
+    cond: Node
+    then: Node
+    other: Node
+
+
+@dataclass(frozen=True)
+class For(Node):
+    """``body for steps``: the body cut or held to exactly ``steps`` steps."""
+
+    body: Node
+    steps: Node
+
+
+@dataclass(frozen=True)
+class Seq(Node):
+    """``first >> then``."""
+
+    first: Node
+    then: Node
+
+
+# -- statements ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    name: str
+    type: str
+    type_span: Span
+    default: Node | None
+    where: Node | None
+
+
+@dataclass(frozen=True)
+class Let(Node):
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class Def(Node):
+    name: str
+    params: tuple[str, ...]
+    body: Node
+
+
+@dataclass(frozen=True)
+class ScheduleDecl(Node):
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True)
+class Module(Node):
+    statements: tuple[Node, ...]
