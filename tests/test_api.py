@@ -1,5 +1,7 @@
 """The Python API of SPEC §5, and schedules built from sympy expressions."""
 
+from pathlib import Path
+
 import pytest
 import sympy as sp
 
@@ -114,3 +116,16 @@ def test_rebinding_adds_no_module():
     assert {name for name in sys.modules if name.startswith("schedlang_")} == before
     fresh = schedlang.load("examples/gpt_pretrain.sched", params={"total": 4900})["lr"](2500)
     assert values[19] == fresh
+
+
+def test_compiling_with_new_values_adds_no_module():
+    """``compile`` with other values prints the same reference text, and a loaded text is
+    cached by its content: twenty compilations of one file load one module."""
+    import sys
+
+    source = Path("examples/gpt_pretrain.sched").read_text(encoding="utf-8")
+    schedlang.compile(source, params={"total": 10_000})["lr"](250)
+    before = {name for name in sys.modules if name.startswith("schedlang_")}
+    values = [schedlang.compile(source, params={"total": 3000 + 100 * k})["lr"](2500) for k in range(20)]
+    assert {name for name in sys.modules if name.startswith("schedlang_")} == before
+    assert len(set(values)) > 1  # the values did reach the reference

@@ -1,7 +1,7 @@
 """``schedlang show``: a schedule as its table of segments, one row each.
 
 Every finished schedule is one flat ``Piecewise`` whose conditions are canonical
-``t < c`` with increasing bounds (``schedule_algebra.sequence``), so it reads as rows
+``t < c`` with increasing bounds (``algebra.sequence``), so it reads as rows
 ``[start, end): formula`` — the formula in the global step ``t``, exact rationals,
 powers ``b ** x`` as written (not the ``exp(x * logb(b))`` kept inside), the last row
 open-ended.  ``--latex`` writes the same rows as a ``cases`` table.

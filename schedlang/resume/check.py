@@ -1,7 +1,7 @@
 """Does a resumed run continue the schedule it was checkpointed in? (SPEC §10, ``docs/resume.md``)
 
 ``resume_check(state, new, was=None)`` reads a checkpoint's scheduler state
-(``resume_state``: data only, nothing run), recovers the schedule that wrote it
+(``resume.state``: data only, nothing run), recovers the schedule that wrote it
 where the state holds it (torch's closed-form schedulers, ``SequentialLR`` and
 ``ChainedScheduler`` of them: the class is told from its attribute names, the
 schedule rebuilt as ``torch.*`` preset source by ``preset_source``, the one
@@ -51,7 +51,7 @@ TORCH_CLASSES = {
 }
 SEQUENTIAL_KEYS = frozenset({"_milestones", "_schedulers", "last_epoch", "_last_lr"})
 CHAINED_KEYS = frozenset({"_schedulers", "_last_lr"})
-#: What a schedlang scheduler class's state holds (``backends/templates.py``).
+#: What a schedlang scheduler class's state holds (``codegen/templates.py``).
 SCHEDLANG_KEYS = frozenset({"params", "_group_values"})
 
 #: States recognised but not recoverable: the keys that tell them, what they are, and why
@@ -176,8 +176,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def preset_source(call: Call) -> str:
     """The one place a state's values become ``.sched`` text: preset names and keywords from
-    this module's tables, numbers written exactly (``importers.numbers.sched_text``)."""
-    from ..importers.numbers import sched_text
+    this module's tables, numbers written exactly (``formats.numbers.sched_text``)."""
+    from ..formats.numbers import sched_text
 
     if call.name not in TORCH_CLASSES and call.name not in ("SequentialLR", "ChainedScheduler"):
         raise ValueError(f"not a torch preset: {call.name!r}")
@@ -263,7 +263,7 @@ def _whole(value, where: str) -> int:
 
 
 def _exact(value, where: str) -> sp.Rational:
-    from ..importers.numbers import exact
+    from ..formats.numbers import exact
 
     value = _plain_number(value)
     number = exact(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -450,7 +450,7 @@ def _schedule(x, params: dict, role: str) -> _Resolved:
     """``x`` (a file: ``.sched``, else imported; source; a ``Schedule`` or ``Program``) with
     those of ``params`` it declares bound, over the values it was compiled with."""
     from ..core.algebra import bind, flatten
-    from ..importers import import_file
+    from ..formats import import_file
     from ..limits import read_source_text
     from ..program import bind_params, compile_declared
     from ..verify import pick_schedule

@@ -9,7 +9,7 @@ Warnings never fail a check (``--strict`` makes them errors):
 * a *jump* where ``a >> b`` joins two segments: ``b`` starts more than a
   relative ``JUMP_RTOL`` away from where ``a`` was heading (its end value).
   Only ``>>`` boundaries are examined (lowering records them as
-  ``schedule_algebra.Mark``), so the jumps a schedule means to make - ``step``,
+  ``algebra.Mark``), so the jumps a schedule means to make - ``step``,
   ``multistep``, ``piecewise``, cyclic restarts - are never reported;
 * a *negative value* anywhere on the scanned steps;
 * a segment cut by ``for`` before it *reaches its stated end* (its last value

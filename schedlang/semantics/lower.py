@@ -114,7 +114,7 @@ class Lowered:
     #: zero, SPEC §1; a period (``every``, ``period``) may not).
     durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
     #: The syntax tree and the ``Lowerer`` that read it (its ``value`` gives any node's value
-    #: outside ``def`` bodies): what ``duration_origin`` needs to point at where a duration
+    #: outside ``def`` bodies): what ``semantics.durations`` needs to point at where a duration
     #: became fractional, and what the exporters read argument values with.
     module: ir.Module | None = field(default=None, repr=False, compare=False)
     lowerer: Lowerer | None = field(default=None, repr=False, compare=False)

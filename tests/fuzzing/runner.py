@@ -6,7 +6,7 @@ For each schedule of a program, at every sampled step:
 * ``reference``: ``schedlang.compile(src, params)[name](step)`` (plain Python);
 * ``torch64`` / ``torch32``: ``Schedule.torch(steps)`` in float64 and float32;
 * ``module``: the function of the same name in the module ``schedlang compile
-  --target torch`` writes (``backends.emit.emit``), loaded in a fresh namespace;
+  --target torch`` writes (``codegen.emit.emit``), loaded in a fresh namespace;
   it keeps the parameters symbolic (their values are keyword defaults);
 * ``jax32`` / ``jax64`` (``jax_checks=True``): the function of the same name in the module
   ``schedlang compile --target jax`` writes, under ``jax.jit``, with JAX's default int32 steps

@@ -1,0 +1,131 @@
+"""The layout docs/design.md describes is the layout the imports have.
+
+docs/design.md's table "What each part may import" lists the parts of the package (the
+folders and the few top-level modules) in pipeline order, each with the parts it may import.
+These tests read every import statement of the package, at module level and inside
+functions, and hold the code to that table: a stage that reaches back into a later one
+fails here, naming the file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "schedlang"
+#: Parts every part may import: they import nothing of schedlang but each other.
+EVERYWHERE = {"errors", "limits"}
+MAX_FLAT_MODULES = 8
+
+
+def _allowed() -> dict[str, list[str]]:
+    """The table, in its order: part -> the parts it may import."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    section = text.split("## What each part may import", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not cells[0].startswith("`"):
+            continue
+        part = cells[0].strip("`").removesuffix(".py").removesuffix("/")
+        table[part] = re.findall(r"`([\w]+)`", cells[2])
+    return table
+
+
+def _part(module: str) -> str:
+    """``schedlang.semantics.lower`` -> ``semantics``; ``schedlang.program`` -> ``program``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _module_of(path: Path) -> tuple[str, bool]:
+    relative = path.relative_to(ROOT).with_suffix("").parts
+    is_package = relative[-1] == "__init__"
+    return ".".join(relative[:-1] if is_package else relative), is_package
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT / Path(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _imports(path: Path):
+    """(line, imported module) for every import of a schedlang module in ``path``."""
+    module, is_package = _module_of(path)
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "schedlang":
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "schedlang":
+                continue
+            for alias in node.names:
+                submodule = f"{target}.{alias.name}"
+                if _is_module(submodule):
+                    yield node.lineno, submodule
+                elif not (target == "schedlang" and alias.name == "__version__"):
+                    yield node.lineno, target
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None))
+              == "import_module" and node.args and isinstance(node.args[0], ast.Constant)):
+            name = node.args[0].value
+            if name.startswith("."):  # relative to the calling module's package
+                yield node.lineno, ".".join(package) + name if name != "." else ".".join(package)
+            elif name.startswith("schedlang."):
+                yield node.lineno, name
+
+
+def _sources():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def test_the_table_names_every_part_once_in_pipeline_order():
+    table = _allowed()
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    flat = {p.stem for p in PACKAGE.glob("*.py")}
+    assert set(table) == folders | flat, "docs/design.md's table and the package's parts differ"
+    seen: set[str] = set()
+    for part, allowed in table.items():
+        later = [name for name in allowed if name not in seen]
+        assert not later, f"{part} may import {later}, which the table lists after it (a cycle)"
+        seen.add(part)
+
+
+def test_every_import_goes_up_the_table():
+    table = _allowed()
+    wrong = []
+    for path in _sources():
+        part = _part(_module_of(path)[0])
+        for line, imported in _imports(path):
+            target = _part(imported)
+            if target in (part, *EVERYWHERE, *table[part]):
+                continue
+            wrong.append(f"{path.relative_to(ROOT)}:{line}: {part} imports {imported}")
+    assert not wrong, "imports the table in docs/design.md does not allow:\n" + "\n".join(wrong)
+
+
+def test_errors_and_limits_import_nothing_else():
+    for name in EVERYWHERE:
+        imported = {_part(m) for _, m in _imports(PACKAGE / f"{name}.py")}
+        assert imported <= EVERYWHERE, f"{name}.py imports {imported - EVERYWHERE}"
+
+
+def test_the_package_root_holds_few_modules():
+    flat = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(flat) <= MAX_FLAT_MODULES, f"schedlang/ holds {len(flat)} modules: {flat}; give them a folder"
+
+
+def test_the_import_reader_sees_what_it_should():
+    # the reader itself: a relative import, a module imported by name and one inside a function
+    found = dict((m, line) for line, m in _imports(PACKAGE / "cli" / "commands.py"))
+    assert "schedlang.formats" in found and "schedlang.errors" in found
+    program = {m for _, m in _imports(PACKAGE / "program.py")}
+    assert "schedlang.semantics.lower" in program
