@@ -12,6 +12,7 @@ each step costs a walk over the tree with Python numbers.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -229,8 +230,10 @@ EXACT: dict[type, Exact] = {
 
 
 def interval_function(row):
-    """The enclosure of one row: ``mpmath.iv.<interval>``, or the row's own callable."""
-    return getattr(iv, row.interval) if isinstance(row.interval, str) else row.interval
+    """``x -> enclosure`` of one row: ``mpmath.iv.<interval>``, or the row's own formula in ``iv``."""
+    if isinstance(row.interval, str):
+        return getattr(iv, row.interval)
+    return functools.partial(row.interval, iv)
 
 
 def _pi_multiple(arg: sp.Expr):

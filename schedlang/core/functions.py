@@ -15,10 +15,10 @@ hyperbolic node, the tracer of Python functions maps ``math.<name>`` for each of
 Adding a function (``tests/test_function_recipe.py`` adds ``tanh`` this way to a copy of
 the package and checks every stage):
 
-1. one row here; ``interval`` names an ``mpmath.iv`` function or is a callable from an
-   ``mpmath.iv`` interval to an enclosure of the image (``mpmath.iv`` has no ``tanh``,
-   ``sinh``, ``atan``, ...: write it with ``iv.exp`` and friends), ``array`` must name the
-   function in both ``torch`` and ``jax.numpy``;
+1. one row here; ``interval`` names an ``mpmath.iv`` function or computes the enclosure
+   from mpmath's interval context and the argument's enclosure (``mpmath.iv`` has no
+   ``tanh``, ``sinh``, ``atan``, ...: ``lambda iv, x: 1 - 2 / (iv.exp(2 * x) + 1)``),
+   ``array`` names the function in both ``torch`` and ``jax.numpy``;
 2. exact special values (if any) in ``core/exact_eval.EXACT``, keyed by the node;
 3. regenerate ``python -m schedlang.cli.docgen`` (docs/stdlib.md),
    ``python tools/gen_editors.py`` (the TextMate grammar) and
@@ -56,8 +56,8 @@ class MathFunction:
     node: type | None = None        # the sympy node it builds (None: it builds other nodes)
     array: str | None = None        # torch / jax.numpy spelling of an elementwise function
     hazard: bool = False            # array code clamps the step into the node's segment
-    interval: str | Callable | None = None  # mpmath.iv function (its name, or interval -> interval)
-    #                                 for the prover's enclosures
+    interval: str | Callable | None = None  # the prover's enclosure: an mpmath.iv function's name,
+    #                                 or ``(iv, x) -> enclosure`` of mpmath's interval context and x
     math_names: tuple[str, ...] = ()  # Python ``math`` functions the tracer reads as this one
     period: int | None = None       # the period as a multiple of pi: printers reduce the argument
     #                                 of a periodic function exactly (``codegen/stable.py``)
@@ -75,7 +75,7 @@ FUNCTIONS = (
     MathFunction("sqrt", sp.sqrt, math_names=("sqrt",)),
     MathFunction("floor", sp.floor, node=sp.floor, math_names=("floor",)),
     MathFunction("ceil", sp.ceiling, node=sp.ceiling, math_names=("ceil",)),
-    MathFunction("abs", sp.Abs, node=sp.Abs, array="abs", interval=abs, math_names=("fabs",)),
+    MathFunction("abs", sp.Abs, node=sp.Abs, array="abs", interval="fabs", math_names=("fabs",)),
     MathFunction("min", sp.Min, arity=None, node=sp.Min),
     MathFunction("max", sp.Max, arity=None, node=sp.Max),
     MathFunction("clamp", clamp, arity=3),
