@@ -24,9 +24,11 @@ the package and checks every stage):
    ``python tools/gen_editors.py`` (the TextMate grammar) and
    ``python -m schedlang.build.stub`` (build/__init__.pyi);
 4. by hand, the prose that names the functions: SPEC §2 (the names the language
-   reserves), docs/python.md, docs/import_export.md (the tracer's ``math`` names);
+   reserves), docs/python.md and docs/import_export.md (the tracer's ``math`` names;
+   ``tests/test_functions.py`` fails while these two miss a row);
 5. to fuzz it, the independent oracle's own entry (``tests/fuzzing/exact.py`` computes each
-   node with mpmath on its own, on purpose) and the generator's list
+   node with mpmath on its own, on purpose: its value, and its derivative for the error
+   bound; it refuses a node it does not know) and the generator's list of functions
    (``tests/fuzzing/generator.py``).
 
 ``array`` / ``interval`` are None where a stage prints or evaluates the node its own
