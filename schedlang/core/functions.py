@@ -18,7 +18,9 @@ the package and checks every stage):
 1. one row here; ``interval`` names an ``mpmath.iv`` function or computes the enclosure
    from mpmath's interval context and the argument's enclosure (``mpmath.iv`` has no
    ``tanh``, ``sinh``, ``atan``, ...: ``lambda iv, x: 1 - 2 / (iv.exp(2 * x) + 1)``),
-   ``array`` names the function in both ``torch`` and ``jax.numpy``;
+   ``array`` names the function in both ``torch`` and ``jax.numpy``; the node must be one
+   sympy's ``PythonCodePrinter`` writes as a ``math`` function (``tanh``, ``asinh``, ``erf``
+   are; one it does not know needs a ``_print_<node>`` in ``codegen/python.py``);
 2. exact special values (if any) in ``core/exact_eval.EXACT``, keyed by the node;
 3. regenerate ``python -m schedlang.cli.docgen`` (docs/stdlib.md),
    ``python tools/gen_editors.py`` (the TextMate grammar) and
