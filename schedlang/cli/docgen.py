@@ -2,6 +2,8 @@
 
 ``docs/stdlib.md`` is ``stdlib_markdown()``; a test regenerates it and fails
 when the committed file differs (run ``python -m schedlang.cli.docgen`` to update).
+The built-ins come from ``stdlib.SCHEDULES``, the math functions from the rows of
+``core.functions.FUNCTIONS`` and the constants from ``stdlib.CONSTANTS``.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..core.functions import FUNCTIONS
 from ..library import stdlib
 
 INTRO = """\
@@ -25,10 +28,10 @@ the local step of the segment.
 |---|---|---|
 """
 
-MATH_INTRO = """
+MATH_INTRO = f"""
 ## Math functions and constants
 
-`sin cos tan exp log sqrt floor ceil abs min max clamp`, constants `pi` and `e`.
+`{" ".join(f.name for f in FUNCTIONS)}`, constants `{"` and `".join(stdlib.CONSTANTS)}`.
 `exp(x)` with one argument is the math function; `exp(v0, rate, n)` the schedule.
 `min`/`max` take two or more arguments; `clamp(x, lo, hi)` is `min(max(x, lo), hi)`.
 `floor`/`ceil` of a ratio of whole numbers are computed exactly in integer arithmetic.

@@ -15,6 +15,7 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.algebra import at, strict_bound, t
+from ..core.functions import FUNCTIONS
 from ..core.special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
 
@@ -282,15 +283,14 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return self._local_steps.get(expr) or super()._print_Dummy(expr)
 
     def _print_periodic(self, expr):
-        """``sin``/``cos``/``tan`` with the argument reduced in Python ints (``codegen/stable.py``)."""
+        """A periodic function (a row of ``functions.FUNCTIONS`` with a ``period``: ``sin``/``cos``/
+        ``tan``) with the argument reduced in Python ints (``codegen/stable.py``)."""
         from .stable import reduced
         found = reduced(expr)
         if found is not None and not isinstance(found, type(expr)):
             return self._print(found)
         name = type(expr).__name__
         return f"math.{name}({self._print((found or expr).args[0])})"
-
-    _print_sin = _print_cos = _print_tan = _print_periodic
 
     def _print_sinpi(self, expr):
         whole, denominator = expr.args
@@ -368,6 +368,11 @@ def _bisect_lines(values, starts, printer, depth) -> list[str]:
     return [f"{pad}if t < {printer.doprint(starts[middle])}:",
             *_bisect_lines(values[:middle], starts[:middle], printer, depth + 1),
             *_bisect_lines(values[middle:], starts[middle:], printer, depth)]
+
+
+for _row in FUNCTIONS:
+    if _row.period:
+        setattr(ReferencePrinter, f"_print_{_row.node.__name__}", ReferencePrinter._print_periodic)
 
 
 def generate(spec: ModuleSpec) -> GeneratedModule:

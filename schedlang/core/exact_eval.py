@@ -12,7 +12,10 @@ each step costs a walk over the tree with Python numbers.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -20,7 +23,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 
 from .algebra import t
-from .functions import BY_NODE, FUNCTIONS
+from .functions import FUNCTIONS
 from .special import restart_index, restart_index_int
 
 iv = mpmath.iv
@@ -193,6 +196,46 @@ _COS_PI = {Fraction(0): Fraction(1), Fraction(1, 3): Fraction(1, 2), Fraction(1,
            Fraction(3, 2): Fraction(0), Fraction(5, 3): Fraction(1, 2)}
 
 
+@dataclass(frozen=True)
+class Exact:
+    """What a math function's interval enclosure would only approximate: its exact values.
+
+    ``at`` gives the value at an exact argument (None: not a nice point), ``at_pi`` the
+    value at ``pi * r`` for an exact ``r`` (read off the argument's form, since ``pi * r``
+    itself is an enclosure), ``refuse`` says why an enclosure of the argument is outside
+    the function's domain (None: inside).  A row of ``functions.FUNCTIONS`` with no entry
+    here is its interval function alone.
+    """
+
+    at: Callable[[Fraction], Fraction | None] | None = None
+    at_pi: Callable[[Fraction], Fraction | None] | None = None
+    refuse: Callable[[object], str | None] | None = None
+
+
+def _zero_at_zero(x: Fraction) -> Fraction | None:
+    return Fraction(0) if x == 0 else None
+
+
+#: The exact special cases of the math functions, by sympy node (the rows are
+#: ``functions.FUNCTIONS``; a function without special cases needs no entry).
+EXACT: dict[type, Exact] = {
+    sp.cos: Exact(at=lambda x: Fraction(1) if x == 0 else None, at_pi=lambda r: _COS_PI.get(r % 2)),
+    sp.sin: Exact(at=_zero_at_zero, at_pi=lambda r: _COS_PI.get((r - Fraction(1, 2)) % 2)),
+    sp.tan: Exact(at=_zero_at_zero, at_pi=lambda r: Fraction(0) if r.denominator == 1 else None),
+    sp.exp: Exact(at=lambda x: Fraction(1) if x == 0 else None),
+    sp.log: Exact(at=lambda x: Fraction(0) if x == 1 else None,
+                  refuse=lambda x: "log of a non-positive enclosure" if x.a <= 0 else None),
+    sp.Abs: Exact(at=abs),
+}
+
+
+def interval_function(row):
+    """``x -> enclosure`` of one row: ``mpmath.iv.<interval>``, or the row's own formula in ``iv``."""
+    if isinstance(row.interval, str):
+        return getattr(iv, row.interval)
+    return functools.partial(row.interval, iv)
+
+
 def _pi_multiple(arg: sp.Expr):
     """``X`` compiled, when ``arg`` is ``pi * X`` (so cos/sin can be exact at nice points)."""
     if isinstance(arg, sp.Mul) and sp.pi in arg.args:
@@ -200,27 +243,36 @@ def _pi_multiple(arg: sp.Expr):
     return None
 
 
-def _trig(fn, arg: sp.Expr):
-    inner = _pi_multiple(arg)
-    general = compile_expr(arg)
-    interval_fn = getattr(iv, BY_NODE[fn].interval)
+def _row_compiler(row):
+    """``(expr, compiled arguments) -> (step -> value)`` for a one-argument row of the table:
+    its exact special cases (``EXACT``) where they apply, else its interval function."""
+    enclose = interval_function(row)
+    exact = EXACT.get(row.node, Exact())
 
-    def run(s):
-        if inner is not None:
-            r = inner(s)
-            if is_exact(r):
-                if fn is sp.cos and r % 2 in _COS_PI:
-                    return _COS_PI[r % 2]
-                if fn is sp.sin and (r - Fraction(1, 2)) % 2 in _COS_PI:
-                    return _COS_PI[(r - Fraction(1, 2)) % 2]
-                if fn is sp.tan and r.denominator == 1:
-                    return Fraction(0)
-        x = general(s)
-        if is_exact(x) and x == 0:
-            return Fraction(1) if fn is sp.cos else Fraction(0)
-        return interval_fn(to_interval(x))
+    def compile_call(expr, args):
+        inner = _pi_multiple(expr.args[0]) if exact.at_pi is not None else None
+        argument = args[0]
 
-    return run
+        def run(s):
+            if inner is not None:
+                r = inner(s)
+                if is_exact(r):
+                    value = exact.at_pi(r)
+                    if value is not None:
+                        return value
+            x = argument(s)
+            if exact.at is not None and is_exact(x):
+                value = exact.at(x)
+                if value is not None:
+                    return value
+            x = to_interval(x)
+            if exact.refuse is not None:
+                why = exact.refuse(x)
+                if why is not None:
+                    raise Undetermined(why)
+            return enclose(x)
+        return run
+    return compile_call
 
 
 #: Node type -> ``(expr, compiled arguments) -> (step -> value)``: one function per node
@@ -319,26 +371,6 @@ def _restart_index(expr, args):
     return index
 
 
-@_compiles(sp.cos, sp.sin, sp.tan)
-def _trig_node(expr, args):
-    return _trig(type(expr), expr.args[0])
-
-
-@_compiles(sp.exp)
-def _exp_node(expr, args):
-    return lambda s: _exp(args[0](s))
-
-
-@_compiles(sp.log)
-def _log_node(expr, args):
-    return lambda s: _log(args[0](s))
-
-
-@_compiles(sp.Abs)
-def _abs_node(expr, args):
-    return lambda s: _abs(args[0](s))
-
-
 @_compiles(sp.Min, sp.Max)
 def _extreme(expr, args):
     pick_max = isinstance(expr, sp.Max)
@@ -417,32 +449,8 @@ def _mod(a, b):
     return to_interval(a) - to_interval(b) * to_interval(q)
 
 
-def _exp(x):
-    if is_exact(x) and x == 0:
-        return Fraction(1)
-    return iv.exp(to_interval(x))
-
-
-def _log(x):
-    if is_exact(x) and x == 1:
-        return Fraction(0)
-    x = to_interval(x)
-    if x.a <= 0:
-        raise Undetermined("log of a non-positive enclosure")
-    return iv.log(x)
-
-
-def _abs(x):
-    return abs(x)
-
-
-def _interval_function(row):
-    function = getattr(iv, row.interval)
-    return lambda expr, args: lambda s: function(to_interval(args[0](s)))
-
-
-# A function with no exact special cases of its own (above) is enclosed by its row's interval
-# function: adding a row to functions.FUNCTIONS is all the prover needs.
+# Every row with an enclosure is computed from its row (and its exact cases, ``EXACT``):
+# adding a row to functions.FUNCTIONS is all the prover needs.
 for _row in FUNCTIONS:
-    if _row.interval is not None and _row.node not in _COMPILERS:
-        _COMPILERS[_row.node] = _interval_function(_row)
+    if _row.interval is not None:
+        _COMPILERS[_row.node] = _row_compiler(_row)

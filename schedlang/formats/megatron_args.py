@@ -34,7 +34,9 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..library import stdlib
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
+from ..syntax.parser import RESERVED
 from . import shell_words
 from .numbers import exact, sched_text
 from .source_text import comment_safe, header
@@ -243,9 +245,9 @@ class _Values:
         return text
 
 
-_RESERVED = {"t", "pi", "e", "param", "let", "def", "schedule", "where", "if", "then", "else", "for", "and",
-             "or", "not", "true", "false", "lr", "exp", "log", "sqrt", "min", "max", "floor", "ceil", "abs",
-             "sin", "cos", "tan", "clamp"}
+#: Names a parameter cannot take: the words of the language, ``t``, the constants and math
+#: functions (``core.functions.FUNCTIONS``) and the schedule ``lr`` itself.
+_RESERVED = {*RESERVED, "t", "lr", *stdlib.CONSTANTS, *stdlib.MATH}
 
 
 def _refuse(v: _Values, key: str, message: str, hint: str | None = None):

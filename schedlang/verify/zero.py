@@ -21,8 +21,11 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
 from ..core.algebra import t
+from ..core.functions import FUNCTIONS
 from ..core.special import restart_index
 from .intervals import positive
 
@@ -30,6 +33,10 @@ MAX_RESIDUES = 120
 MAX_SHORT = 24
 MAX_PINNED = 10_000  # largest floor value written into a formula
 _q = sp.Symbol("q_", integer=True, nonnegative=True)
+#: The math functions ``trigsimp`` knows (circular and hyperbolic), from their rows: it is
+#: tried before the slower ``simplify``.
+TRIGONOMETRIC = tuple(f.node for f in FUNCTIONS if f.node is not None
+                      and issubclass(f.node, (TrigonometricFunction, HyperbolicFunction)))
 
 
 def is_zero(d: sp.Expr, cheap: bool = False) -> bool:
@@ -50,7 +57,7 @@ def is_zero(d: sp.Expr, cheap: bool = False) -> bool:
             return True
         if cheap:
             return False
-        if e.has(sp.sin, sp.cos, sp.tan) and sp.expand(sp.trigsimp(e)) == 0:
+        if e.has(*TRIGONOMETRIC) and sp.expand(sp.trigsimp(e)) == 0:
             return True
         return sp.simplify(e) == 0
     except (NotImplementedError, TypeError, ValueError, RecursionError, ZeroDivisionError):
