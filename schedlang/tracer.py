@@ -356,8 +356,9 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
     the defaults of ``fn`` overridden by ``params``.
     """
     from .core.algebra import Segment
-    from .program import Program, to_number
-    from .semantics.lower import Lowered, ParamInfo, param_symbol
+    from .program import Program
+    from .semantics.lower import Lowered
+    from .semantics.params import ParamInfo, param_symbol, to_number
 
     if not callable(fn):
         raise SchedlangError(f"from_python needs a function, not {type(fn).__name__}")

@@ -182,7 +182,7 @@ class _SideAction(argparse.Action):
 
 def defines(args) -> dict[str, str]:
     """``-D NAME=VALUE`` arguments, each checked here so an error points at the bad part."""
-    from ..program import to_number
+    from ..semantics.params import to_number
 
     command_line = getattr(args, "command_line", None) or CommandLine([])
     values = {}

@@ -41,7 +41,7 @@ class _Call:
         lowered = lower(module)
         self.program = Program(lowered, params or {})
         refuse_group_params(self.program, library)
-        self.lowerer = lowered.lowerer
+        self.lowered = lowered
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
         for decl in decls:
@@ -65,7 +65,7 @@ class _Call:
 
     def number(self, name: str) -> sp.Expr:
         node = self.given[name]
-        segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
+        segment = self.lowered.segment(node, "a number")
         if segment.depends_on_step:
             raise SchedlangError(f"'{name}' must be a number to export, not a schedule", node.span)
         value = bind(segment.expr, self.program.substitutions)
@@ -128,7 +128,7 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
             items = [_time(call, name, item) for item in node.items]
             lines.append(f"  {name}: [{', '.join(items)}]")
         elif kind == Kind.FLAG:
-            flag = call.lowerer.argument(call.builtin, spec[name], node)
+            flag = call.lowered.argument(call.builtin, spec[name], node)
             lines.append(f"  {name}: {'true' if flag else 'false'}")
         else:
             lines.append(f"  {name}: {_number_text(call.number(name))}")
@@ -151,7 +151,7 @@ def _time(call: _Call, name: str, node: ir.Node) -> str:
         if node.unit not in ("ba", "ep", "dur"):
             raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
         return node.text
-    segment = call.lowerer.schedule_value(call.lowerer.value(node), node, "a number")
+    segment = call.lowered.segment(node, "a number")
     value = bind(segment.expr, call.program.substitutions)
     if value.free_symbols or not value.is_Integer:
         raise SchedlangError(f"'{name}' must be a whole number of batches to export", node.span,
@@ -230,7 +230,7 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
         elif isinstance(node, ir.String):
             scheduler_params[name] = node.value
         elif spec[name].kind == Kind.FLAG:
-            scheduler_params[name] = bool(call.lowerer.argument(call.builtin, spec[name], node))
+            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
         else:
             scheduler_params[name] = _json_number(call.number(name))
     out["scheduler"] = {"type": kind, "params": scheduler_params}

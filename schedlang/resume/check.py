@@ -452,7 +452,8 @@ def _schedule(x, params: dict, role: str) -> _Resolved:
     from ..core.algebra import bind, flatten
     from ..importers import import_file
     from ..limits import read_source_text
-    from ..program import bind_params, compile_declared
+    from ..program import compile_declared
+    from ..semantics.params import bind_params
     from ..verify import pick_schedule
 
     if isinstance(x, (str, Path)) and (isinstance(x, Path) or _looks_like_path(x)):

@@ -173,7 +173,7 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
 
 
 def _side(x, params: dict) -> _Side:
-    from ..program import bind_params
+    from ..semantics.params import bind_params
 
     x = pick_schedule(x, params)
     program = x.program
