@@ -18,8 +18,12 @@ from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, n
 from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_STEP, read_source, recursion_room
+from .runtime import jax_eval, torch_eval
+from .runtime.composer import ComposerScheduler
 from .runtime.reference import first_overflow_step, load_reference
+from .runtime.scheduler import scheduler_class
 from .semantics import check
+from .semantics.durations import relocate
 from .semantics.lower import Lowered, lower
 from .semantics.params import ParamInfo, bind_params, plain_symbol, to_number
 from .semantics.steps import check_steps, check_within_steps
@@ -59,8 +63,6 @@ class Program:
         try:
             self._check()
         except SchedlangError as exc:
-            from .semantics.durations import relocate
-
             raise relocate(exc, lowered, self.substitutions) from None
 
     # -- binding ---------------------------------------------------------------------
@@ -203,8 +205,6 @@ class Program:
 
     def scheduler_class(self, name: str = "Scheduler", target: str = "torch", **options):
         """A ``torch.optim.lr_scheduler.LRScheduler`` subclass setting every schedule of the file."""
-        from .runtime.scheduler import scheduler_class
-
         return scheduler_class(self, name, target=target, **options)
 
     @functools.cached_property
@@ -337,16 +337,12 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
-        from .runtime.torch_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return torch_eval.evaluate(self, steps, dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
-        from .runtime.jax_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return jax_eval.evaluate(self, steps, dtype=dtype)
 
     def composer_scheduler(self, unit="ba", lr: float = 1.0):
         """A native Composer scheduler: ``alpha(state, ssr=1.0) = self(state.timestamp.<unit>) / lr``.
@@ -355,8 +351,6 @@ class Schedule:
         the optimizer's initial lr, which Composer multiplies by alpha (see
         schedlang/runtime/composer.py and docs/guides.md).
         """
-        from .runtime.composer import ComposerScheduler
-
         return ComposerScheduler(self, unit=unit, lr=lr)
 
     @property

@@ -43,19 +43,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy as sp
 
 from ..core.algebra import bind
 from ..errors import SchedlangError, did_you_mean, warn
+from ..library.presets import PRESETS
 from ..library.presets.cerebras import CORE_TWINS
-from ..library.stdlib import Kind
+from ..library.stdlib import SCHEDULES, Kind
 from ..program import Program
 from ..semantics.lower import Lowered, flatten_seq, lower
 from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_model import Sched
+from .export import proven
 from .numbers import exact, yaml_float_text
 from .source_text import comment_safe
 from .yaml_source import Node
@@ -440,10 +443,9 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
 def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
-        import yaml  # noqa: F401
+        import yaml  # noqa: F401 - lazy: yaml (is PyYAML there?)
     except ImportError:  # pragma: no cover - depends on the environment
         return
-    from .export import proven
 
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
@@ -620,9 +622,6 @@ class _Translator:
         return _Piece(sched, node, steps)
 
     def call(self, node: ir.Call) -> Sched:
-        from ..library.presets import PRESETS
-        from ..library.stdlib import SCHEDULES
-
         name = node.func.id
         if name in self.defs:
             raise SchedlangError(f"the user function '{name}' cannot be exported", node.func.span,
@@ -759,7 +758,6 @@ def _scalar(value) -> str:
     if not value.is_Rational:
         raise SchedlangError(f"the value {value} is not a rational number; YAML cannot hold it exactly")
     text = yaml_float_text(float(value))
-    from fractions import Fraction
 
     if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
         return f"{text}  # ~ {value}"

@@ -25,6 +25,8 @@ from ..program import Program
 from ..semantics.lower import lower
 from ..syntax import ir
 from ..syntax.parser import parse
+from . import composer_yaml as cy
+from .export import proven
 from .numbers import yaml_float_text
 from .source_text import comment_safe
 
@@ -95,8 +97,6 @@ def refuse_group_params(program: Program, library: str) -> None:
 
 def _verify(original: Program, text: str, fmt: str, filename: str, params: dict | None) -> None:
     """The export's schedule (lr) read back and proven equal: ``export.proven``."""
-    from .export import proven
-
     proven(original, text, fmt, filename, params=params, schedules=["lr"])
 
 
@@ -105,8 +105,6 @@ def _verify(original: Program, text: str, fmt: str, filename: str, params: dict 
 
 def export_composer(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
-    from . import composer_yaml as cy
-
     call = _Call(source, filename, params, "composer-yaml",
                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
     cls = call.name.split(".", 1)[1]

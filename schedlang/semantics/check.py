@@ -18,6 +18,7 @@ from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.logic.boolalg import Boolean
 
 from ..core.algebra import t
+from ..core.exact_eval import Undetermined, compile_expr
 from ..core.functions import BY_NODE
 from ..core.special import logb, restart_index
 from ..errors import SchedlangError, Span
@@ -265,8 +266,6 @@ def _admitted(domain, guard, count: int) -> tuple[int, ...]:
 def _predicate(condition):
     """``step -> bool`` for a condition of the step: exact rational arithmetic (fast), with
     sympy deciding the steps where enclosures are too close to call."""
-    from ..core.exact_eval import Undetermined, compile_expr
-
     try:
         fast = compile_expr(condition)
     except Undetermined:

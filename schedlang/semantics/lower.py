@@ -347,7 +347,7 @@ class Lowerer:
                                   hint=f"it is defined at {self.later[node.id].location}; "
                                        "move that definition up")
         if "." in node.id:
-            from ..library.presets import PRESETS
+            from ..library.presets import PRESETS  # lazy: presets (0.1 s), on first use
 
             known = PRESETS.keys()
         else:
@@ -475,7 +475,7 @@ class Lowerer:
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
-            from ..library.presets import PRESETS, Rejected
+            from ..library.presets import PRESETS, Rejected  # lazy: presets (0.1 s), on first use
 
             preset = PRESETS.get(name)
             if isinstance(preset, Rejected):

@@ -22,6 +22,7 @@ import math
 
 import sympy as sp
 
+from ..core import exact_eval as ev
 from ..core.algebra import t
 from ..core.special import restart_index
 from .intervals import positive
@@ -195,8 +196,6 @@ def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     A cheap refutation before the costly simplifications: values come with proven
     bounds from ``exact_eval``, so a nonzero answer is certain.
     """
-    from ..core import exact_eval as ev
-
     if d.free_symbols != {t}:
         return False
     first = int(start)
