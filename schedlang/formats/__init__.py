@@ -134,12 +134,6 @@ class Format:
         return ".sh" in self.suffixes
 
 
-def _writer(name: str):
-    from . import export  # lazy: cycle: export reads TABLE from this module
-
-    return getattr(export, name)
-
-
 _SHELL = (".sh", ".bash", ".txt", ".args", ".flags", ".cmd")
 _YAML = (".yaml", ".yml")
 _KEYS = re.compile(r'"([A-Za-z_][\w-]*)"\s*:')
