@@ -100,3 +100,36 @@ def test_only_lowering_touches_the_lowerer(name):
                     (isinstance(node, ast.alias) and node.name == name):
                 found.append(f"{module}:{getattr(node, 'lineno', '?')}")
     assert not found, found
+
+
+def test_lowered_answers_for_the_nodes_of_its_file():
+    """The public lowering API the exporters and ``durations`` use: any node's value, as lowering
+    gives it, with lowering's errors at the node."""
+    import sympy as sp
+
+    import schedlang
+    from schedlang.errors import SchedlangError
+    from schedlang.library.stdlib import SCHEDULES, Warmup
+    from schedlang.semantics.lower import lower
+    from schedlang.syntax import ir
+    from schedlang.syntax.parser import parse
+
+    module = parse("param n: int = 10\nlet xs = [1, 2 * n]\n"
+                   "schedule lr = warmup(linear, 5) >> exp(1, 0.5, n, staircase=true)\n")
+    lowered = lower(module)
+    xs = module.statements[1].value
+    warm, decay = module.statements[2].value.first, module.statements[2].value.then
+    n = lowered.params["n"].symbol
+    assert isinstance(lowered.value(warm), Warmup) and lowered.value(warm).steps == 5
+    assert lowered.segment(decay.args[2], "a number").expr == n
+    items = lowered.value(xs).items
+    assert [lowered.constant_of(v, node, "an item") for v, node in zip(items, xs.items)] == [1, 2 * n]
+    staircase = next(a for a in SCHEDULES["exp"].args if a.name == "staircase")
+    assert lowered.argument(SCHEDULES["exp"], staircase, decay.keywords[0].value) is True
+    with pytest.raises(SchedlangError, match="expected a number, got a list") as caught:
+        lowered.segment(xs, "a number")
+    assert caught.value.span == xs.span
+    assert isinstance(xs, ir.List) and isinstance(n, sp.Symbol)
+    traced = schedlang.Schedule.from_sympy(schedlang.t / 2).program._lowered
+    with pytest.raises(ValueError, match="not lowered from source"):
+        traced.value(xs)
