@@ -7,9 +7,12 @@
 See ``docs/`` for the language, the standard library and the presets.
 """
 
+from importlib import import_module as _import_module
+
 from .core.algebra import t
 from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
+from .tracer import from_python as _from_python
 
 __all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
            "from_python", "load", "resume_check", "t"]
@@ -18,7 +21,7 @@ __version__ = "0.1.0"
 
 def equivalent(a, b, **options):
     """Whether two schedules are the same function of the step (see ``schedlang.verify``)."""
-    from .verify import equivalent as _equivalent
+    from .verify import equivalent as _equivalent  # lazy: numpy (verify.float_scan)
 
     return _equivalent(a, b, **options)
 
@@ -27,16 +30,12 @@ def __getattr__(name: str):
     """``schedlang.build`` (the language as Python objects) on first use: ``import schedlang``
     alone stays light (``schedlang check`` imports neither it nor torch)."""
     if name == "build":
-        from importlib import import_module
-
-        return import_module(".build", __name__)
+        return _import_module(".build", __name__)  # lazy: build loads every preset (0.1 s)
     raise AttributeError(f"module 'schedlang' has no attribute '{name}'")
 
 
 def from_python(fn, params=None, name="lr"):
     """Trace a LambdaLR-style ``fn(step)`` into a ``Schedule`` (see ``schedlang.tracer``)."""
-    from .tracer import from_python as _from_python
-
     return _from_python(fn, params, name)
 
 
@@ -44,6 +43,6 @@ def resume_check(state_path, new, was=None, params=None):
     """Whether ``new`` continues the run checkpointed in ``state_path`` exactly (SPEC §10; see
     ``schedlang.resume.check``): a verdict like ``equivalent``'s with ``.step``, ``.last_lr``,
     ``.new_lr`` and ``.counterexample``."""
-    from .resume.check import resume_check as _resume_check
+    from .resume.check import resume_check as _resume_check  # lazy: reads formats (check loads none)
 
     return _resume_check(state_path, new, was=was, params=params)

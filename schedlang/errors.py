@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import linecache
 import re
+import warnings
 from dataclasses import dataclass
 
 _SNIPPET_WIDTH = 100
@@ -90,8 +92,6 @@ def python_span(filename: str, lineno: int, positions=None, module_globals=None)
     ``from_python``): the expression at ``positions`` (a ``co_positions()`` entry: lines and
     0-based UTF-8 byte columns) when it starts on ``lineno`` (to the end of that line when it
     goes on), else the whole line."""
-    import linecache
-
     lines = linecache.getlines(filename, module_globals)
     source = _python_source(filename, tuple(lines))
     line = source.line(lineno)
@@ -250,6 +250,4 @@ class SchedlangWarning(UserWarning):
 
 def warn(message: str, span: Span | None = None, hint: str | None = None) -> None:
     """Issue a located ``SchedlangWarning`` (shown once per location by Python's default filter)."""
-    import warnings
-
     warnings.warn(SchedlangWarning(message, span, hint), stacklevel=3)

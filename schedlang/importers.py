@@ -2,6 +2,8 @@
 names ``schedlang.importers.import_file``); a thin alias, ``schedlang.importers.X`` is
 ``schedlang.formats.X``."""
 
+import importlib as _importlib
+
 from .formats import *  # noqa: F403
 from .formats import FORMATS, READERS, STYLES, guess_format, import_file  # noqa: F401
 from .formats.aliases import install as _install
@@ -12,9 +14,7 @@ _install()
 
 def __getattr__(name: str):
     """``importers.timm_args`` and the like: the module of that name in ``schedlang.formats``."""
-    import importlib
-
     try:
-        return importlib.import_module(f"schedlang.formats.{name}")
+        return _importlib.import_module(f"schedlang.formats.{name}")
     except ModuleNotFoundError:
         raise AttributeError(name) from None

@@ -16,6 +16,8 @@ import re
 import sys
 from fractions import Fraction
 
+from .errors import SchedlangError, Source, Span
+
 #: Bytes of one ``.sched`` file or imported configuration.
 MAX_FILE_BYTES = 256 * 1024
 #: Nesting levels of one expression (parentheses, operators, calls, lists).
@@ -60,8 +62,6 @@ _DECIMAL = re.compile(r"[+-]?(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?")
 def recursion_room():
     """Run the compiler with ``RECURSION_LIMIT``; a ``RecursionError`` still left is reported
     as a program too deeply nested, never as a traceback."""
-    from .errors import SchedlangError
-
     saved = sys.getrecursionlimit()
     sys.setrecursionlimit(max(saved, RECURSION_LIMIT))
     try:
@@ -117,8 +117,6 @@ def read_source(path) -> bytes:
     Every command and every import format reads its input here; a file that cannot be read is a
     ``SchedlangError`` naming it.
     """
-    from .errors import SchedlangError
-
     name = input_name(path)
     try:
         if str(path) == STDIN:
@@ -144,8 +142,6 @@ def read_source_text(path) -> str:
 
 def decode(data: bytes, name: str) -> str:
     """UTF-8 ``data`` as text, or a ``SchedlangError`` at the first byte that is not UTF-8."""
-    from .errors import SchedlangError, Source, Span
-
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -157,8 +153,6 @@ def decode(data: bytes, name: str) -> str:
 def check_size(text: str | bytes, name: str) -> None:
     """Refuse input larger than ``MAX_FILE_BYTES`` (counted in UTF-8 bytes), located at its start:
     the one check every reader (files, standard input, text given to the API) makes."""
-    from .errors import SchedlangError, Source, Span
-
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", errors="surrogatepass"))
     if size > MAX_FILE_BYTES:
         head = text[:200].decode("utf-8", errors="replace") if isinstance(text, bytes) else text[:200]

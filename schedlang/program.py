@@ -9,19 +9,23 @@ the checks use.
 from __future__ import annotations
 
 import functools
-from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
 
 from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, number_value, unique_names
-from .codegen.load import load as load_generated
 from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
-from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_source, recursion_room
+from .limits import MAX_STEP, read_source, recursion_room
+from .runtime import jax_eval, torch_eval
+from .runtime.composer import ComposerScheduler
+from .runtime.reference import first_overflow_step, load_reference
+from .runtime.scheduler import scheduler_class
 from .semantics import check
-from .semantics.lower import Lowered, ParamInfo, lower, plain_symbol
+from .semantics.durations import relocate
+from .semantics.lower import Lowered, lower
+from .semantics.params import ParamInfo, bind_params, plain_symbol, to_number
 from .semantics.steps import check_steps, check_within_steps
 from .syntax.parser import parse
 
@@ -45,72 +49,6 @@ def load(path: str | Path, params: dict | None = None) -> Program:
     return compile(read_source(path), params, filename=str(path))
 
 
-def to_number(value, name: str = "value") -> sp.Expr:
-    """A user-supplied number as an exact sympy number (``0.1`` is ``1/10``); never evaluated."""
-    if isinstance(value, bool):
-        raise SchedlangError(f"{name} must be a number, not {value}")
-    if isinstance(value, sp.Basic):
-        if not value.is_number:
-            raise SchedlangError(f"{name} must be a number, not {value}")
-        return value
-    if isinstance(value, int):
-        return sp.Integer(value)
-    if isinstance(value, (float, str, Fraction)):
-        fraction = value if isinstance(value, Fraction) else _fraction(str(value), name)
-        return sp.Rational(fraction.numerator, fraction.denominator)
-    raise SchedlangError(f"{name} must be a number, not {type(value).__name__}")
-
-
-def bind_params(params: dict[str, ParamInfo], given: dict, base: dict | None = None) -> dict[str, sp.Expr]:
-    """Values of a file's parameters: ``given`` over ``base`` over the defaults, each checked.
-
-    The one place where values meet declarations (``compile(params=)``, ``-D``, scheduler
-    constructors, ``equivalent(params=)``): an ``int`` is a whole number >= 0, and every
-    ``where`` clause whose parameters are all bound must hold.  The schedules' symbols
-    assume what the clauses say (``abs(p)`` is ``p`` when ``where p > 0``), so a value
-    that breaks a clause never reaches them.  Names not declared in ``params`` are ignored.
-    """
-    values: dict[str, sp.Expr] = {}
-    substitutions = {}
-    for name, info in params.items():
-        if name in given:
-            value = to_number(given[name], f"parameter '{name}'")
-        elif base is not None and name in base:
-            value = base[name]
-        elif info.default is not None:
-            value = info.default.xreplace(substitutions)
-        else:
-            continue
-        if info.type == "int" and value.is_number and not (value.is_integer and value >= 0):
-            raise SchedlangError(f"parameter '{name}' is an int (a whole number >= 0), not {_show(value)}",
-                                 info.span)
-        values[name] = value
-        substitutions[info.symbol] = value
-    plain = {plain_symbol(n, params[n].type): v for n, v in values.items()}
-    for name, info in params.items():
-        if info.where is not None and info.where.xreplace(plain) == sp.false:
-            shown = ", ".join(f"{n} = {_show(v)}" for n, v in values.items()
-                              if plain_symbol(n, params[n].type) in info.where.free_symbols)
-            raise SchedlangError(f"parameter '{name}' must satisfy {info.where} ({shown})", info.span)
-    return values
-
-
-def _fraction(text: str, name: str) -> Fraction:
-    """A decimal (or ``p/q``) within the digit limits: 5000 digits are "too long", not "not a number"."""
-    try:
-        return decimal(text)
-    except LimitError as exc:
-        raise SchedlangError(f"{name}: {exc}", hint=exc.hint) from None
-    except ValueError:
-        pass
-    try:
-        if len(text) <= 2 * MAX_DIGITS + 1:  # p/q, each part within the digit limit
-            return Fraction(text.strip().replace("_", ""))
-    except (ValueError, ZeroDivisionError):
-        pass
-    raise SchedlangError(f"{name} must be a number, not {text!r}", hint="write it like 500, 0.1 or 3e-4")
-
-
 class Program:
     """The schedules of one file, their parameters and the values bound to them."""
 
@@ -125,8 +63,6 @@ class Program:
         try:
             self._check()
         except SchedlangError as exc:
-            from .semantics.durations import relocate
-
             raise relocate(exc, lowered, self.substitutions) from None
 
     # -- binding ---------------------------------------------------------------------
@@ -185,7 +121,7 @@ class Program:
                                          schedule.span,
                                          hint="a division by zero, or sqrt/log of a negative "
                                               "number or zero, at that step")
-                step = check.first_overflow_step(schedule._function, schedule.breakpoints, MAX_STEP)
+                step = first_overflow_step(schedule._function, schedule.breakpoints, MAX_STEP)
                 if step is not None:
                     raise SchedlangError(f"schedule '{schedule.name}' overflows float64 from step "
                                          f"{step} on (it or a part of its formula exceeds 1.8e308)",
@@ -269,8 +205,6 @@ class Program:
 
     def scheduler_class(self, name: str = "Scheduler", target: str = "torch", **options):
         """A ``torch.optim.lr_scheduler.LRScheduler`` subclass setting every schedule of the file."""
-        from .runtime.scheduler import scheduler_class
-
         return scheduler_class(self, name, target=target, **options)
 
     @functools.cached_property
@@ -279,8 +213,7 @@ class Program:
         # reference and the standalone file agree to the last bit.
         # Values are passed by ``Schedule._function``, not baked in as defaults: every rebind
         # (a parameter search, a scheduler constructor) reuses one module per file.
-        return load_generated(python_codegen.generate(self.module_spec(with_values=False)),
-                              "schedlang_reference")
+        return load_reference(self.module_spec(with_values=False))
 
 
 class Schedule:
@@ -404,16 +337,12 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
-        from .runtime.torch_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return torch_eval.evaluate(self, steps, dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
-        from .runtime.jax_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return jax_eval.evaluate(self, steps, dtype=dtype)
 
     def composer_scheduler(self, unit="ba", lr: float = 1.0):
         """A native Composer scheduler: ``alpha(state, ssr=1.0) = self(state.timestamp.<unit>) / lr``.
@@ -422,8 +351,6 @@ class Schedule:
         the optimizer's initial lr, which Composer multiplies by alpha (see
         schedlang/runtime/composer.py and docs/guides.md).
         """
-        from .runtime.composer import ComposerScheduler
-
         return ComposerScheduler(self, unit=unit, lr=lr)
 
     @property
@@ -435,10 +362,3 @@ class Schedule:
                 # `t <= c` and `t > c` switch between c and c + 1.
                 found.add(rel.rhs + 1 if isinstance(rel, (sp.LessThan, sp.StrictGreaterThan)) else rel.rhs)
         return sorted(found, key=float)
-
-
-def _show(value: sp.Expr) -> str:
-    return str(int(value)) if value.is_Integer else f"{float(value):g}" if value.is_number else str(value)
-
-
-

@@ -28,10 +28,13 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .core.algebra import t
+from .core.algebra import Segment, t
 from .core.functions import FUNCTIONS
 from .core.special import geometric
 from .errors import SchedlangError, Source, Span, python_span
+from .program import Program
+from .semantics.lower import Lowered
+from .semantics.params import ParamInfo, param_symbol, to_number
 
 _THIS_FILE = __file__
 
@@ -355,10 +358,6 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
     the result stays general, e.g. for ``scheduler_class``); their values are
     the defaults of ``fn`` overridden by ``params``.
     """
-    from .core.algebra import Segment
-    from .program import Program, to_number
-    from .semantics.lower import Lowered, ParamInfo, param_symbol
-
     if not callable(fn):
         raise SchedlangError(f"from_python needs a function, not {type(fn).__name__}")
     params = dict(params or {})

@@ -16,6 +16,8 @@ from __future__ import annotations
 from ..errors import did_you_mean as _did_you_mean
 from ..library import stdlib as _stdlib
 from ..library.presets import LIBRARIES as _LIBRARIES
+from ..syntax import ir as _ir
+from ..syntax.parser import parse as _parse
 from . import site as _site
 from .objects import (
     BuildAttributeError,
@@ -32,6 +34,7 @@ from .objects import (
     program,
     time,
 )
+from .text import python_text as _python_text
 
 #: Names that stand for a value rather than a function; each use is a fresh piece at its own line.
 _VALUES = ("t", *_stdlib.CONSTANTS)
@@ -45,18 +48,13 @@ globals().update(_NAMESPACES)
 def to_python(source: str) -> str:
     """The ``.sched`` program ``source`` written as ``schedlang.build`` code that builds the same
     program (``from schedlang import build as sb`` assumed): a file moved into Python."""
-    from ..syntax.parser import parse
-    from .text import python_text
-
-    return python_text(parse(source))
+    return _python_text(_parse(source))
 
 
 def __getattr__(name: str):
     if name in _VALUES:
-        from ..syntax import ir
-
         span = _site.caller().span
-        return Expr(ir.Name(span, name), {})
+        return Expr(_ir.Name(span, name), {})
     known = [*_FUNCTIONS, *_NAMESPACES, *_VALUES, *__all__]
     raise BuildAttributeError(f"schedlang.build has no '{name}'", _site.caller().span,
                               hint=_did_you_mean(name, known) or "see docs/python.md for the names")

@@ -21,10 +21,13 @@ import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..library import stdlib
+from ..library.presets import PRESETS, Rejected
 from ..limits import MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal, recursion_room
 from ..program import Program, Schedule
-from ..semantics.lower import Known, lower, lower_piece
+from ..semantics.lower import TIME_UNITS, Known, lower, lower_piece
 from ..syntax import ir
+from ..syntax.fmt import format_source
+from ..syntax.parser import RESERVED, parse
 from . import site as sites
 from . import text as texts
 
@@ -270,7 +273,6 @@ def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, Param
     """
     if not isinstance(node, ir.Call):
         return params
-    from ..semantics.lower import TIME_UNITS
 
     builtin = _builtin(node.func.id)
     given = {k.name for k in node.keywords} | {a.name for a in getattr(builtin, "args", ())[:len(node.args)]}
@@ -490,8 +492,6 @@ class Namespace:
 
 
 def _presets() -> dict:
-    from ..library.presets import PRESETS
-
     return PRESETS
 
 
@@ -602,7 +602,6 @@ def _default_text(default) -> str:
 
 def _doc(name: str) -> str:
     builtin = _builtin(name)
-    from ..library.presets import Rejected
 
     if isinstance(builtin, Rejected):
         return f"{name}: refused, not a closed-form schedule. {builtin.reason}"
@@ -636,8 +635,6 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
     is: ``steps_per_epoch`` for ``ep``, ``max_duration`` for ``dur``, ``batch_size`` for ``sp``,
     ``tokens_per_batch`` for ``tok``.  Inside ``scale()`` a time keeps Composer's meaning.
     """
-    from ..semantics.lower import TIME_UNITS
-
     site = sites.caller()
     if unit not in TIME_UNITS:
         raise SchedlangError(f"unknown time unit {unit!r}", site.argument(1),
@@ -681,7 +678,6 @@ def param(name: str, type: type | str = float, default=None, where=None) -> Para
     if not isinstance(name, str) or not _NAME.match(name):
         raise SchedlangError(f"{name!r} is not a name", site.argument(0),
                              hint="a name is ASCII letters, digits and _, not starting with a digit")
-    from ..syntax.parser import RESERVED
 
     if name in RESERVED or name == "t":
         raise SchedlangError(f"'{name}' is a word of the language and cannot be a parameter name"
@@ -724,7 +720,6 @@ def _where(where, name: str, type_name: str, name_node: ir.Name, site: sites.Sit
         return where.node, where.params
     if not isinstance(where, str):
         raise SchedlangError(f"where must be .sched text or a function, not {type(where).__name__}", span)
-    from ..syntax.parser import parse
 
     prefix = f"param {name}: {type_name} where "
     locate = _text_locator(where, span, len(prefix))
@@ -796,8 +791,6 @@ def program(params: dict | None = None, **schedules) -> BuiltProgram:
 
 
 def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True) -> BuiltProgram:
-    from ..syntax.parser import RESERVED
-
     pieces = {}
     for name, value in schedules.items():
         span = site.argument(keyword=name) if statement_spans else None
@@ -822,8 +815,6 @@ def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:
 
 
 def _formatted(source: str) -> str:
-    from ..syntax.fmt import format_source
-
     return format_source(source, "<schedlang.build>")
 
 

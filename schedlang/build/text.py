@@ -11,7 +11,9 @@ parses to the same tree.
 from __future__ import annotations
 
 import keyword
+from fractions import Fraction
 
+from ..semantics.lower import TIME_UNITS
 from ..syntax import ir
 
 SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
@@ -150,8 +152,6 @@ def _py(node: ir.Node, names: dict, need: int) -> str:
 
 
 def _py_number(node: ir.Number) -> str:
-    from fractions import Fraction
-
     shown = node.text.replace("_", "")
     if "." not in shown and "e" not in shown.lower():
         return node.text
@@ -164,8 +164,6 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
     if isinstance(node, ir.Number):
         return _py_number(node), _P_ATOM
     if isinstance(node, ir.Duration):
-        from ..semantics.lower import TIME_UNITS
-
         per = TIME_UNITS[node.unit][0]
         amount = node.text[: -len(node.unit)]
         args = [amount, f'"{node.unit}"'] + ([names.get(per, per)] if per else [])

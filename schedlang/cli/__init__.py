@@ -3,10 +3,6 @@ argument carets, output files, ``--json`` documents, tables, plots, progress, hi
 the generated reference pages and the docs site's playground.  May import everything.
 """
 
+from .commands import main
 
-def main(argv: list[str] | None = None) -> int:
-    """The ``schedlang`` command (``pyproject.toml``'s entry point); the commands module is
-    imported on the first call, so importing ``schedlang.cli.playground`` stays light."""
-    from .commands import main as run
-
-    return run(argv)
+__all__ = ["main"]  # the ``schedlang`` command (``pyproject.toml``'s entry point)

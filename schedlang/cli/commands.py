@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
+from fractions import Fraction
 from pathlib import Path
 
 from .. import __version__, formats
-from ..codegen.emit import TARGETS
-from ..errors import SchedlangError
+from ..codegen.emit import TARGETS, emit
+from ..core import exact_eval as ev
+from ..errors import Diagnostic, SchedlangError, SchedlangWarning
 from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
-from ..semantics.ranges import EVAL_POINTS
+from ..program import compile_declared, load
+from ..semantics.analysis import summarise
+from ..semantics.params import to_number
+from ..semantics.ranges import EVAL_POINTS, eval_steps, plot_steps
+from . import formatting, json_output, show
 from .arguments import CommandLine
 from .output_file import check_output, write_atomically
+from .plot import plot
+from .progress import progress
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
@@ -39,8 +48,6 @@ def main(argv: list[str] | None = None) -> int:
         located = args.command_line.locate(exc, getattr(args, "defines", []))
         print(str(located), file=sys.stderr)
         if getattr(args, "json", False):
-            from . import json_output
-
             json_output.emit(json_output.error(located))
         return EXIT_ERROR
     except BrokenPipeError:  # e.g. `schedlang eval ... | head`
@@ -54,8 +61,6 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"schedlang: error: {message}", file=sys.stderr)
         if _Parser.json_errors:
-            from . import json_output
-
             json_output.emit(json_output.usage_error(message))
         raise SystemExit(EXIT_ERROR)
 
@@ -182,8 +187,6 @@ class _SideAction(argparse.Action):
 
 def defines(args) -> dict[str, str]:
     """``-D NAME=VALUE`` arguments, each checked here so an error points at the bad part."""
-    from ..program import to_number
-
     command_line = getattr(args, "command_line", None) or CommandLine([])
     values = {}
     for item in args.defines:
@@ -201,8 +204,6 @@ def defines(args) -> dict[str, str]:
 
 
 def load_program(args):
-    from ..program import load
-
     return load(args.file, defines(args))
 
 
@@ -212,8 +213,6 @@ def parse_steps(text: str | None, program, span_of=None, default: range | None =
     ``span_of(start, length)`` locates part of the text on the command line, for carets;
     ``default`` is the range without ``--steps`` (``ranges.eval_steps(program)`` if not given).
     """
-    from ..semantics.ranges import eval_steps
-
     default = default if default is not None else eval_steps(program)
     if text is None:
         return default
@@ -274,9 +273,6 @@ def _steps_locator(args):
 
 
 def _check(args) -> int:
-    from ..semantics.analysis import summarise
-    from .progress import progress
-
     with progress(f"checking {args.file}"):
         program = load_program(args)
         report = summarise(program)
@@ -288,8 +284,6 @@ def _check(args) -> int:
         raise SchedlangError(f"{len(report.warnings)} warning(s) with --strict; the first: {first.message}",
                              getattr(first, "span", None), hint="fix the warnings, or drop --strict")
     if args.json:
-        from . import json_output
-
         json_output.emit(json_output.check(args.file, program, report))
     else:
         print(report.text)
@@ -297,8 +291,6 @@ def _check(args) -> int:
 
 
 def _eval(args) -> int:
-    from .progress import progress
-
     program = load_program(args)
     names = args.schedule or list(program.schedules)
     schedules = [program[n] for n in names]
@@ -310,8 +302,6 @@ def _eval(args) -> int:
     out = sys.stdout
     with progress(f"evaluating {args.file} at {len(steps)} steps"):
         if args.json:
-            from . import json_output
-
             json_output.stream_evaluate(out, args.file, steps, names, schedules)
             return EXIT_OK
         if args.csv:
@@ -340,10 +330,6 @@ def _chunks(steps: range, schedules):
 
 
 def _plot(args) -> int:
-    from ..semantics.ranges import plot_steps
-    from .plot import plot
-    from .progress import progress
-
     check_output(args.output, args.files, _output_span(args))
     programs = load_programs(args.files, defines(args))
     # A picture needs many more points than a table: about one per pixel column.
@@ -363,8 +349,6 @@ def _plot(args) -> int:
 
 def load_programs(paths: list[str], params: dict) -> list:
     """Each file compiled with the ``-D`` values it declares; a value no file declares is an error."""
-    from ..program import compile_declared
-
     programs, declared = [], set()
     for path in paths:
         program = compile_declared(read_source(path), params, path)
@@ -377,14 +361,10 @@ def load_programs(paths: list[str], params: dict) -> list:
 
 
 def _fmt(args) -> int:
-    from .formatting import run
-
-    return run(args.files, check=args.check, diff=args.diff)
+    return formatting.run(args.files, check=args.check, diff=args.diff)
 
 
 def _compile(args) -> int:
-    from ..codegen.emit import emit
-
     check_output(args.output, [args.file], _output_span(args))
     program = load_program(args)
     source_name = Path(args.file).name
@@ -398,8 +378,7 @@ def _compile(args) -> int:
 
 
 def _verify(args) -> int:
-    from ..verify import equivalent, pick_schedule
-    from .progress import progress
+    from ..verify import equivalent, pick_schedule  # lazy: numpy (verify.float_scan)
 
     sides = args.sides or []
     if len(sides) != 2:
@@ -420,8 +399,6 @@ def _verify(args) -> int:
     for warning in warnings:
         print(warning.render(), file=sys.stderr)
     if args.json:
-        from . import json_output
-
         diagnostics = [json_output.diagnostic(w.message, w.span, w.hint) for w in warnings]
         sides_doc = [{"kind": kind, "text": text, "schedule": s.name}
                      for (kind, text), s in zip(sides, schedules)]
@@ -453,8 +430,6 @@ def _verify(args) -> int:
 def _bindings(args, params: dict, schedules, names) -> tuple[list[dict], list]:
     """Which side(s) each ``-D`` binds; a warning for a side that does not declare it (the
     value then means nothing there), an error when neither does."""
-    from ..errors import Diagnostic
-
     bindings, warnings = [], []
     command_line = getattr(args, "command_line", None)
     for name, value in params.items():
@@ -475,8 +450,6 @@ def _bindings(args, params: dict, schedules, names) -> tuple[list[dict], list]:
 
 def _rtol(args):
     """``--rtol``: a number >= 0, written like 1e-9 (or a fraction 1/1000)."""
-    from fractions import Fraction
-
     span = args.command_line.value_span("--rtol", args.rtol) if hasattr(args, "command_line") else None
     try:
         rtol = decimal(args.rtol)
@@ -496,8 +469,6 @@ def _rtol(args):
 def _difference_table(schedules, step: int, around: int = 2) -> str:
     """Both schedules' values just before and after the first differing step; where the two
     values round to the same float, as many digits as it takes to see them differ."""
-    from ..core import exact_eval as ev
-
     try:
         steps = range(max(0, step - around), step + around + 1)
         columns = [s.values(steps) for s in schedules]
@@ -520,8 +491,6 @@ def _difference_table(schedules, step: int, around: int = 2) -> str:
 
 def _exact_columns(schedules, steps):
     """Each schedule's exact values (or proven enclosures) at ``steps``; None if one cannot be had."""
-    from ..core import exact_eval as ev
-
     try:
         functions = [ev.compile_expr(s.expr) for s in schedules]
         return [[f(k) for k in steps] for f in functions]
@@ -530,8 +499,6 @@ def _exact_columns(schedules, steps):
 
 
 def _show(args) -> int:
-    from . import show
-
     program = load_program(args)
     for schedule in program:
         length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
@@ -546,10 +513,6 @@ def _show(args) -> int:
 
 def _import(args) -> int:
     """Import a configuration; what the importer tolerated (``SchedlangWarning``) goes to stderr."""
-    import warnings
-
-    from ..errors import SchedlangWarning
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SchedlangWarning)
         try:
@@ -564,15 +527,13 @@ def _import(args) -> int:
 
 
 def _import_quietly(args) -> int:
-    from .. import formats as importers
-
     style = "core" if args.lower else "presets"
     check_output(args.output, [args.file], _output_span(args))
     if args.flags is not None:
         if args.file is not None or args.format not in (None, "sambaflow"):
             raise SchedlangError("--flags takes SambaFlow flags instead of a file",
                                  hint="schedlang import --flags --lr_schedule ... --learning_rate ...")
-        text = importers.from_sambaflow(args.flags, "<flags>", style)
+        text = formats.from_sambaflow(args.flags, "<flags>", style)
     elif args.file is None:
         raise SchedlangError("give a file to import (or - for standard input, or --flags ...)")
     else:
@@ -582,14 +543,12 @@ def _import_quietly(args) -> int:
             if not sep or not key:
                 raise SchedlangError(f"--option {item!r}: expected KEY=VALUE")
             options[key.strip()] = value.strip()
-        text = importers.import_file(args.file, args.format, style, options=options or None)
+        text = formats.import_file(args.file, args.format, style, options=options or None)
     if args.json:
-        from . import json_output
-
         if args.flags is not None or args.format or args.file == "-":
             fmt = "sambaflow" if args.flags is not None else args.format
         else:  # what import_file guessed, from the name and the keys
-            fmt = importers.guess_format(Path(args.file), read_source_text(args.file))
+            fmt = formats.guess_format(Path(args.file), read_source_text(args.file))
         doc = json_output.imported(args.file, fmt, style, text, args.output)
         if args.output:
             write_atomically(Path(args.output), text)
@@ -600,17 +559,15 @@ def _import_quietly(args) -> int:
 
 
 def _resume(args) -> int:
-    from .resume import run_command
+    from .resume import run_command  # lazy: resume reads formats (check loads no format module)
 
     return run_command(args.state, args.new, args.was, defines(args), args.json)
 
 
 def _export(args) -> int:
-    from ..formats.export import export
-
     check_output(args.output, [args.file], _output_span(args))
     path = Path(args.file)
-    text = export(read_source(path), str(path), format=args.format, params=defines(args),
+    text = export_format.export(read_source(path), str(path), format=args.format, params=defines(args),
                   verify=not args.no_verify, schedules=args.schedule)
     _write(args.output, text)
     return EXIT_OK

@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from ..library import stdlib
 from ..library.presets import PRESETS
-from ..semantics.lower import PARAM_TYPES
+from ..semantics.params import PARAM_TYPES
 from ..syntax.parser import RESERVED, _lark
 
 #: Word operators and literals, shown apart from the statement keywords.

@@ -16,6 +16,10 @@ from __future__ import annotations
 import json
 import sys
 
+from ..limits import printable_name
+from ..semantics.lower import lower
+from ..syntax.parser import parse
+
 VERSION = 1
 
 
@@ -41,8 +45,6 @@ def dumps(doc) -> str:
 
 
 def _printable(value):
-    from ..limits import printable_name
-
     if isinstance(value, str):
         return printable_name(value)
     if isinstance(value, dict):
@@ -168,9 +170,6 @@ def _plain(value):
 def imported(path: str | None, fmt: str | None, style: str, text: str, output: str | None) -> dict:
     """The ``.sched`` source and what a tool needs next: its parameters (required ones must be
     bound with ``-D``) and schedule names."""
-    from ..semantics.lower import lower
-    from ..syntax.parser import parse
-
     lowered = lower(parse(text, output or "<imported>"))
     params = [{"name": name, "type": info.type, "required": info.default is None,
                "default": _number(info.default) if info.default is not None and info.default.is_number

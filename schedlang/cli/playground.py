@@ -23,7 +23,13 @@ import os
 import tempfile
 
 from ..errors import SchedlangError
+from ..program import compile as compile_program
+from ..semantics.analysis import summarise
+from ..semantics.ranges import plot_steps
+from . import commands as cli
 from . import json_output
+from .plot import panels, title
+from .plot_svg import svg
 
 SCHEMA = "schedlang.playground/1"
 FILE_A, FILE_B = "schedule.sched", "other.sched"  # the names diagnostics show for the two boxes
@@ -38,8 +44,6 @@ def _error(exc: SchedlangError) -> dict:
 
 
 def _compile(source: str, filename: str):
-    from ..program import compile as compile_program
-
     return compile_program(source, {}, filename)
 
 
@@ -69,8 +73,6 @@ def analyse(source: str, other: str | None = None) -> dict:
 def check(source: str, other: str | None = None) -> dict:
     """``schedlang check``: its summary and its warnings with their carets (it scans every
     step of a finite schedule, so it comes after ``analyse``); ``other`` is not used."""
-    from ..semantics.analysis import summarise
-
     doc = {"schema": SCHEMA, "ok": False, "diagnostics": [], "check": None}
     try:
         report = summarise(_compile(source, FILE_A))
@@ -85,10 +87,6 @@ def check(source: str, other: str | None = None) -> dict:
 
 
 def _svg(sources) -> str:
-    from ..semantics.ranges import plot_steps
-    from .plot import panels, title
-    from .plot_svg import svg
-
     steps = plot_steps(*(program for _, program in sources))
     return svg(panels(sources, steps), steps, title([label for label, _ in sources]))
 
@@ -124,8 +122,6 @@ def run_json(source: str, other: str | None = None, part: str = "run") -> str:
 def _cli(argv: list[str], files: dict[str, str]) -> tuple[int, str, str]:
     """``schedlang ARGV`` in process, over ``files`` written to a fresh directory (the boxes'
     text): exit status, standard output, standard error."""
-    from . import commands as cli
-
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="schedlang-playground-") as directory:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SchedlangError
+from ..runtime.torch_eval import values
 
 WIDTH = 72
 HEIGHT, PANEL_HEIGHT = 16, 9  # rows of a lone panel, and of each of several
@@ -38,8 +39,6 @@ class Panel:
 
 def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = None) -> list[Panel]:
     """The panels for ``sources`` (label, program) over ``steps``, ``names`` first if given."""
-    from ..runtime.torch_eval import values
-
     if names is None:
         names = []
         for _, program in sources:
@@ -110,10 +109,10 @@ def plot(sources, steps, output: str | None = None, log: bool = False, names=Non
 
 def _plot_file(panel_list, steps, path: Path, log: bool, heading: str) -> str:
     try:
-        import matplotlib
+        import matplotlib  # lazy: matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # lazy: matplotlib
     except ImportError:
         raise SchedlangError("plotting to a file needs matplotlib",
                              hint="pip install 'schedlang[plot]'") from None

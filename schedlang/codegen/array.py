@@ -10,6 +10,7 @@ what differs (integer arithmetic, dtypes, parameters).
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import sympy as sp
@@ -89,8 +90,6 @@ def _smaller(a, b):
 
 def float32_exact(number: sp.Expr) -> bool:
     """Whether float32 holds ``number`` exactly (a dyadic rational with a 24-bit mantissa)."""
-    import struct
-
     if not number.is_Rational:
         return False
     value = float(number)

@@ -209,7 +209,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         return f"(({self._print(a)}) % ({self._print(b)}))"
 
     def _print_Add(self, expr, order=None):
-        from .stable import stable_sum
+        from .stable import stable_sum  # lazy: cycle: stable imports python
         stable = stable_sum(expr)
         if stable is not None:
             return self._print(stable)
@@ -221,7 +221,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
-        from .stable import even_power
+        from .stable import even_power  # lazy: cycle: stable imports python
         square = even_power(expr)
         if square is not None:
             return self._print(square)
@@ -285,7 +285,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     def _print_periodic(self, expr):
         """A periodic function (a row of ``functions.FUNCTIONS`` with a ``period``: ``sin``/``cos``/
         ``tan``) with the argument reduced in Python ints (``codegen/stable.py``)."""
-        from .stable import reduced
+        from .stable import reduced  # lazy: cycle: stable imports python
         found = reduced(expr)
         if found is not None and not isinstance(found, type(expr)):
             return self._print(found)

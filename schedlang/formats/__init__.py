@@ -32,6 +32,7 @@ import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from pathlib import Path
 
 from ..errors import LINE_BREAK, SchedlangError, Source, Span
@@ -42,8 +43,8 @@ STYLES = ("presets", "core")
 
 def from_cerebras_yaml(text: str, filename: str = "<string>", style: str = "presets") -> str:
     """``.sched`` source for the schedulers of a Cerebras ModelZoo YAML configuration."""
-    from . import cerebras_to_sched
-    from . import cerebras_yaml as reader
+    from . import cerebras_to_sched  # lazy: a format loads on use
+    from . import cerebras_yaml as reader  # lazy: a format loads on use
 
     _check_style(style)
     with _importing(text, filename):
@@ -52,7 +53,7 @@ def from_cerebras_yaml(text: str, filename: str = "<string>", style: str = "pres
 
 def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> str:
     """``.sched`` source for SambaFlow flags: a list of arguments, a command line, or a dict."""
-    from . import sambaflow as reader
+    from . import sambaflow as reader  # lazy: a format loads on use
 
     _check_style(style)
     with _importing(flags if isinstance(flags, str) else "", origin):
@@ -64,7 +65,7 @@ def _importing(text: str, filename: str):
     """The shared path of every reader: the text within the size limit (text given to the API as
     well as files), and every value written remembered with its span, so that an error in the
     generated text, raised here or by ``_checked``, points at the configuration (``--lower`` too)."""
-    from .source_text import located, recording
+    from .source_text import located, recording  # lazy: readers only (check loads no format)
 
     check_size(text, filename)
     with recording(text, filename):
@@ -76,7 +77,7 @@ def _importing(text: str, filename: str):
 
 def _checked(generated: str, filename: str) -> str:
     """What every import returns: generated text that compiles (``source_text.checked``)."""
-    from .source_text import checked
+    from .source_text import checked  # lazy: readers only (check loads no format)
 
     return checked(generated, filename)
 
@@ -87,8 +88,6 @@ def _reader(module: str, *, takes_options: bool = False):
     ``takes_options`` the module's ``source(text, filename, style, options)`` reads the text
     itself and takes ``import --option KEY=VALUE`` (``formula=`` for torchtitan-toml)."""
     def read(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
-        from importlib import import_module
-
         _check_style(style)
         reader = import_module(f".{module}", __name__)
         with _importing(text, filename):
@@ -133,12 +132,6 @@ class Format:
     def shell(self) -> bool:
         """A command line or shell script (one command per file)."""
         return ".sh" in self.suffixes
-
-
-def _writer(name: str):
-    from . import export
-
-    return getattr(export, name)
 
 
 _SHELL = (".sh", ".bash", ".txt", ".args", ".flags", ".cmd")
@@ -291,7 +284,7 @@ def _python_format(text: str) -> str:
     """A ``.py`` file's format from its words, read as text: OpenMMLab's ``param_scheduler``
     first, then a Keras schedule class called from ``keras`` / ``tf.keras``, then a DeepSpeed
     dict (a ``"scheduler"`` key); otherwise an OpenMMLab config (its error says what is missing)."""
-    from .keras_json import CLASSES
+    from .keras_json import CLASSES  # lazy: a format loads on use
 
     if re.search(r"^param_scheduler\b", text, re.MULTILINE):
         return "mmengine-config"
@@ -353,7 +346,7 @@ def one_command(text: str, filename: str, fmt: str) -> None:
 
 def _yaml_format(text: str) -> str:
     """A YAML file's format from its top-level keys, read as text (nothing is parsed twice)."""
-    from .cerebras_model import CLASS_ALIASES, CLASSES, WD_CLASSES
+    from .cerebras_model import CLASS_ALIASES, CLASSES, WD_CLASSES  # lazy: a format loads on use
 
     keys = set(re.findall(r"^([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))
     nested = set(re.findall(r"^(?:[ \t]*-[ \t]+|[ \t]+)([A-Za-z_][\w-]*)[ \t]*:", text, re.MULTILINE))

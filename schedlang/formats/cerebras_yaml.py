@@ -43,19 +43,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 import sympy as sp
 
 from ..core.algebra import bind
 from ..errors import SchedlangError, did_you_mean, warn
+from ..library.presets import PRESETS
 from ..library.presets.cerebras import CORE_TWINS
-from ..library.stdlib import Kind
+from ..library.stdlib import SCHEDULES, Kind
 from ..program import Program
-from ..semantics.lower import Lowerer, flatten_seq, lower
+from ..semantics.lower import Lowered, flatten_seq, lower
 from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_model import Sched
+from .export import proven
 from .numbers import exact, yaml_float_text
 from .source_text import comment_safe
 from .yaml_source import Node
@@ -405,8 +408,7 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
     module = parse(source, filename)
     lowered = lower(module)
     program = Program(lowered, params or {})
-    lowerer = lowered.lowerer
-    translator = _Translator(lowerer, program, module)
+    translator = _Translator(lowered, program, module)
     scheds = []
     for name in schedules or ():
         program[name]  # an unknown name is an error with a hint
@@ -441,10 +443,9 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
 def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
-        import yaml  # noqa: F401
+        import yaml  # noqa: F401 - lazy: yaml (is PyYAML there?)
     except ImportError:  # pragma: no cover - depends on the environment
         return
-    from .export import proven
 
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
@@ -460,8 +461,8 @@ def _inexact(text: str) -> bool:
 
 
 class _Translator:
-    def __init__(self, lowerer: Lowerer, program: Program, module: ir.Module):
-        self.lowerer = lowerer
+    def __init__(self, lowered: Lowered, program: Program, module: ir.Module):
+        self.lowered = lowered
         self.program = program
         self.lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         self.defs = {s.name for s in module.statements if isinstance(s, ir.Def)}
@@ -500,13 +501,13 @@ class _Translator:
         return sp.nsimplify(value) if isinstance(value, sp.Float) else value
 
     def number(self, node: ir.Node, what: str) -> sp.Expr:
-        segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
+        segment = self.lowered.segment(node, "a number")
         if segment.depends_on_step:
             raise SchedlangError(f"{what} must be a number for Cerebras, not a schedule", node.span)
         return self.bound(segment.expr, node)
 
     def segment(self, node: ir.Node):
-        return self.lowerer.schedule_value(self.lowerer.value(node), node, "a schedule")
+        return self.lowered.segment(node, "a schedule")
 
     # -- schedules -----------------------------------------------------------------------
 
@@ -605,7 +606,7 @@ class _Translator:
                              hint="ModelZoo takes a scheduler's length from its total_iters; make them equal")
 
     def warmup(self, node: ir.Call, following: ir.Node) -> _Piece:
-        warm = self.lowerer.value(node)
+        warm = self.lowered.value(node)
         target = self.bound(self.segment(following).start_value(), following)
         start = self.bound(warm.start, node)
         steps = self.bound(warm.steps, node)
@@ -621,9 +622,6 @@ class _Translator:
         return _Piece(sched, node, steps)
 
     def call(self, node: ir.Call) -> Sched:
-        from ..library.presets import PRESETS
-        from ..library.stdlib import SCHEDULES
-
         name = node.func.id
         if name in self.defs:
             raise SchedlangError(f"the user function '{name}' cannot be exported", node.func.span,
@@ -650,13 +648,13 @@ class _Translator:
     def arg_value(self, node: ir.Node, builtin, arg_name: str):
         kind = next(a.kind for a in builtin.args if a.name == arg_name)
         if kind == Kind.FLAG:
-            return self.lowerer.argument(builtin, next(a for a in builtin.args if a.name == arg_name), node)
+            return self.lowered.argument(builtin, next(a for a in builtin.args if a.name == arg_name), node)
         if kind == Kind.OPTION:
             return node.value if isinstance(node, ir.String) else None
         if kind == Kind.VALUES:
-            value = self.lowerer.value(node)
+            value = self.lowered.value(node)
             items = node.items if isinstance(node, ir.List) else [node] * len(value.items)
-            return [self.bound(self.lowerer.constant_of(v, n, arg_name), n)
+            return [self.bound(self.lowered.constant_of(v, n, arg_name), n)
                     for v, n in zip(value.items, items)]
         return self.number(node, f"argument '{arg_name}'")
 
@@ -760,7 +758,6 @@ def _scalar(value) -> str:
     if not value.is_Rational:
         raise SchedlangError(f"the value {value} is not a rational number; YAML cannot hold it exactly")
     text = yaml_float_text(float(value))
-    from fractions import Fraction
 
     if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
         return f"{text}  # ~ {value}"

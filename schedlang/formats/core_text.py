@@ -17,6 +17,8 @@ from ..codegen.base import is_atomic
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power, logb, restart_index
 from ..errors import SchedlangError
+from ..semantics.lower import lower
+from ..syntax.parser import parse
 from .numbers import sched_text
 from .source_text import GENERATED
 
@@ -151,9 +153,6 @@ def _atom_text(shown: str, rest: list) -> str:
 
 def lowered(preset_text: str, params: list[str]) -> str:
     """The core-style form of a preset-style file: each schedule lowered and written back."""
-    from ..semantics.lower import lower
-    from ..syntax.parser import parse
-
     found = lower(parse(preset_text, GENERATED))
     lines = list(params)
     for name, (segment, _) in found.schedules.items():

@@ -25,6 +25,7 @@ from ..library.presets import PRESETS, Rejected
 from .core_text import lowered
 from .json_source import load
 from .numbers import exact, sched_text
+from .python_literal import deepspeed_config
 from .source_text import choices_of, comment_safe, header, option
 from .yaml_source import Node
 
@@ -40,7 +41,6 @@ STEP_KEYS = {"warmup_num_steps", "total_num_steps", "cycle_first_step_size", "cy
 
 def read(text: str, filename: str) -> Node:
     if filename.endswith(".py"):  # a dict in a Python file, followed as Python runs it
-        from .python_literal import deepspeed_config
 
         return deepspeed_config(text, filename)
     root = load(text, filename)

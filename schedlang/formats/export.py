@@ -9,33 +9,40 @@ format's own reader and proven equal to the original before they are returned.
 
 from __future__ import annotations
 
+from ..errors import SchedlangError
+from ..limits import check_size
+from ..program import compile as compile_source
+from ..syntax import ir
+from ..syntax.parser import parse
+from . import READERS, TABLE
+
 
 def export_cerebras_yaml(source, filename, params, verify, schedules):
-    from .cerebras_yaml import export as export_cerebras
+    from .cerebras_yaml import export as export_cerebras  # lazy: a format loads on use
 
     return export_cerebras(source, filename, params, verify, schedules)
 
 
 def export_composer_yaml(source, filename, params, verify, schedules):
-    from .preset_call import export_composer
+    from .preset_call import export_composer  # lazy: a format loads on use
 
     return export_composer(source, filename, params, verify, schedules)
 
 
 def export_hf_args(source, filename, params, verify, schedules):
-    from .preset_call import export_hf
+    from .preset_call import export_hf  # lazy: a format loads on use
 
     return export_hf(source, filename, params, verify, schedules)
 
 
 def export_deepspeed_json(source, filename, params, verify, schedules):
-    from .preset_call import export_deepspeed
+    from .preset_call import export_deepspeed  # lazy: a format loads on use
 
     return export_deepspeed(source, filename, params, verify, schedules)
 
 
 def export_megatron_args(source, filename, params, verify, schedules):
-    from .preset_call import export_megatron
+    from .preset_call import export_megatron  # lazy: a format loads on use
 
     return export_megatron(source, filename, params, verify, schedules)
 
@@ -48,12 +55,7 @@ def proven(original, text: str, fmt: str, filename: str, *, params: dict | None 
     it carries (of ``schedules``, if given) proven equal to ``original``'s (again with ``rebind``
     bound in both, for a group parameter's other values).  A difference (and, ``strict``, an
     undecided proof) is an internal error: the writer wrote something else."""
-    from ..errors import SchedlangError
-    from ..program import compile as compile_source
-    from ..syntax import ir
-    from ..syntax.parser import parse
-    from ..verify import equivalent
-    from . import READERS
+    from ..verify import equivalent  # lazy: numpy (verify.float_scan)
 
     back_source = READERS[fmt](text, f"{filename} (exported)", style)
     declared = {s.name for s in parse(back_source).statements if isinstance(s, ir.Param)}
@@ -73,8 +75,6 @@ def proven(original, text: str, fmt: str, filename: str, *, params: dict | None 
 
 
 def _writers() -> dict:
-    from . import TABLE
-
     return {f.name: globals()[f.writer] for f in TABLE if f.writer}
 
 
@@ -87,9 +87,6 @@ FORMATS = tuple(WRITERS)
 def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
            params: dict | None = None, verify: bool = True, schedules: list[str] | None = None) -> str:
     """``source`` (.sched text) in another format; ``params`` bind its parameters (export writes numbers)."""
-    from ..errors import SchedlangError
-    from ..limits import check_size
-
     if format not in WRITERS:
         raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(FORMATS))
     check_size(source, filename)

@@ -21,6 +21,7 @@ from ..library.presets import PRESETS
 from .core_text import core_source
 from .json_source import load
 from .numbers import exact, sched_text
+from .python_literal import keras_schedule
 from .source_text import header
 from .yaml_source import Node
 
@@ -41,7 +42,6 @@ POSITIONAL = {
 
 def read(text: str, filename: str = "<string>") -> Node:
     if filename.endswith(".py"):  # a schedule built in a training script, followed, never run
-        from .python_literal import keras_schedule
 
         return keras_schedule(text, filename, CLASSES, POSITIONAL)
     root = load(text, filename)

@@ -38,8 +38,11 @@ from ..library import stdlib
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from ..syntax.parser import RESERVED
 from . import shell_words
+from .core_text import lowered
+from .core_text import text as core
 from .numbers import exact, sched_text
 from .source_text import comment_safe, header
+from .yaml_source import load
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style
 FLAGS = {
@@ -147,8 +150,6 @@ def _put(args: Args, key: str, flag: Flag, at: Span | None) -> None:
 
 
 def _read_yaml(text: str, filename: str) -> Args:
-    from .yaml_source import load
-
     root = load(text, filename)
     args = Args(source=root.span.source)
 
@@ -425,9 +426,6 @@ def _batch(v: _Values, batch):
 
 
 def source(args: Args, origin: str, style: str = "presets") -> str:
-    from .core_text import lowered
-    from .core_text import text as core
-
     p = plan(args)
     head = [header(origin, "Megatron-LM arguments")]
     if p.per_iteration:

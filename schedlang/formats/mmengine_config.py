@@ -33,6 +33,8 @@ from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
+from ..program import compile as compile_program
+from .core_text import text as expr_text
 from .numbers import exact, sched_text
 from .python_literal import Imported, Item, Module, Unread
 from .source_text import choices_of, header, option
@@ -278,7 +280,6 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             expr = "mmengine.param_scheduler(schedulers=[\n    " + ",\n    ".join(calls) + f"]{tail})"
         body.append(f"schedule {param} = {expr}")
     text_out = "\n".join([*head, *decls, *body]) + "\n"
-    from ..program import compile as compile_program
 
     try:  # what the presets refuse (overlapping windows, bad arguments) is reported in the config
         compile_program(text_out, filename="<import>")
@@ -325,9 +326,6 @@ def _bases(reader: _Reader) -> dict[str, str]:
 
 def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> str:
     """Core style: each schedule's closed form written out (``core_text``)."""
-    from ..program import compile as compile_program
-    from .core_text import text as expr_text
-
     program = compile_program(text)
     body = [f"schedule {name} = {expr_text(program[name].symbolic_expr)}" for name in names]
     return "\n".join([*head, *decls, *body]) + "\n"

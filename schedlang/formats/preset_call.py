@@ -25,6 +25,8 @@ from ..program import Program
 from ..semantics.lower import lower
 from ..syntax import ir
 from ..syntax.parser import parse
+from . import composer_yaml as cy
+from .export import proven
 from .numbers import yaml_float_text
 from .source_text import comment_safe
 
@@ -41,7 +43,7 @@ class _Call:
         lowered = lower(module)
         self.program = Program(lowered, params or {})
         refuse_group_params(self.program, library)
-        self.lowerer = lowered.lowerer
+        self.lowered = lowered
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
         for decl in decls:
@@ -65,7 +67,7 @@ class _Call:
 
     def number(self, name: str) -> sp.Expr:
         node = self.given[name]
-        segment = self.lowerer.schedule_value(self.lowerer.value(node), node, "a number")
+        segment = self.lowered.segment(node, "a number")
         if segment.depends_on_step:
             raise SchedlangError(f"'{name}' must be a number to export, not a schedule", node.span)
         value = bind(segment.expr, self.program.substitutions)
@@ -95,8 +97,6 @@ def refuse_group_params(program: Program, library: str) -> None:
 
 def _verify(original: Program, text: str, fmt: str, filename: str, params: dict | None) -> None:
     """The export's schedule (lr) read back and proven equal: ``export.proven``."""
-    from .export import proven
-
     proven(original, text, fmt, filename, params=params, schedules=["lr"])
 
 
@@ -105,8 +105,6 @@ def _verify(original: Program, text: str, fmt: str, filename: str, params: dict 
 
 def export_composer(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
-    from . import composer_yaml as cy
-
     call = _Call(source, filename, params, "composer-yaml",
                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
     cls = call.name.split(".", 1)[1]
@@ -128,7 +126,7 @@ def export_composer(source, filename="<string>", params=None, verify=True, sched
             items = [_time(call, name, item) for item in node.items]
             lines.append(f"  {name}: [{', '.join(items)}]")
         elif kind == Kind.FLAG:
-            flag = call.lowerer.argument(call.builtin, spec[name], node)
+            flag = call.lowered.argument(call.builtin, spec[name], node)
             lines.append(f"  {name}: {'true' if flag else 'false'}")
         else:
             lines.append(f"  {name}: {_number_text(call.number(name))}")
@@ -151,7 +149,7 @@ def _time(call: _Call, name: str, node: ir.Node) -> str:
         if node.unit not in ("ba", "ep", "dur"):
             raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
         return node.text
-    segment = call.lowerer.schedule_value(call.lowerer.value(node), node, "a number")
+    segment = call.lowered.segment(node, "a number")
     value = bind(segment.expr, call.program.substitutions)
     if value.free_symbols or not value.is_Integer:
         raise SchedlangError(f"'{name}' must be a whole number of batches to export", node.span,
@@ -230,7 +228,7 @@ def export_deepspeed(source, filename="<string>", params=None, verify=True, sche
         elif isinstance(node, ir.String):
             scheduler_params[name] = node.value
         elif spec[name].kind == Kind.FLAG:
-            scheduler_params[name] = bool(call.lowerer.argument(call.builtin, spec[name], node))
+            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
         else:
             scheduler_params[name] = _json_number(call.number(name))
     out["scheduler"] = {"type": kind, "params": scheduler_params}

@@ -55,6 +55,7 @@ import tokenize
 
 from ..errors import SchedlangError, Source, Span
 from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_NESTING, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from .yaml_source import Node
 
 #: Names that let a file change any variable behind the statements' backs.
 DYNAMIC = ("exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__", "__builtins__",
@@ -1289,8 +1290,6 @@ def _check_nesting(source: Source) -> None:
 def to_node(item: Item, what: str = "value"):
     """A value as the YAML readers' ``Node`` (the DeepSpeed and Keras importers read those):
     every part is read here, so a part not followed is its error."""
-    from .yaml_source import Node
-
     value = item.value
     if isinstance(value, dict):
         return Node({str(k): to_node(v, str(k)) for k, v in value.items()}, item.span,
@@ -1374,7 +1373,6 @@ def keras_schedule(text: str, filename: str, classes, positional):
     config.update(call.kwargs)
     keys.update(call.keys)
     head = Span(module.source, call.span.line, call.span.column, call.span.line, call.span.column + 1)
-    from .yaml_source import Node
 
     return Node({"class_name": Node(call.name, call.span),
                  "config": Node({k: to_node(v, k) for k, v in config.items()}, head, keys)}, call.span)

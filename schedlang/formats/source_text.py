@@ -18,7 +18,10 @@ import contextlib
 import contextvars
 import re
 
-from ..errors import SchedlangError, split_lines
+from ..errors import SchedlangError, Source, Span, split_lines
+from ..library.presets import PRESETS
+from ..limits import decimal
+from ..program import compile as compile_source
 from .numbers import exact, sched_text
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
@@ -53,8 +56,6 @@ def _written(text: str, span) -> str:
 def checked(generated: str, origin: str) -> str:
     """``generated`` once it compiles; an error in it is reported at the configuration value that
     produced it (``located``), never at a line of generated text the user has not seen."""
-    from ..program import compile as compile_source
-
     try:
         compile_source(generated, None, filename=GENERATED)
     except SchedlangError as exc:
@@ -102,8 +103,6 @@ def _key_in_config(line: str, start: int, end: int):
     """When the error points inside one keyword argument (``decay_steps=0``) of the generated
     line, the value of that key in the configuration (``"decay_steps": 0``, ``decay_steps: 0``,
     ``--decay-steps 0``), if the configuration has exactly one such key."""
-    from ..errors import Source, Span
-
     config = _CONFIG.get()
     if not config or not config[0] or "(" in line[start:end]:
         return None
@@ -124,9 +123,6 @@ def _literal_in_config(generated: str):
     """The span of the configuration's first number literal equal to a number in ``generated``
     (the part of the generated line an error points at): every importer copies numbers exactly,
     so ``1e30`` in the config is ``1000000000000000000000000000000`` in the ``.sched`` text."""
-    from ..errors import Source, Span
-    from ..limits import decimal
-
     config = _CONFIG.get()
     if not config or not config[0]:
         return None
@@ -167,8 +163,6 @@ def option(value, choices, span=None, what: str = "this option") -> str:
 
 def choices_of(preset: str, arg: str) -> tuple[str, ...]:
     """The closed set of strings the preset's option ``arg`` takes (its ``Arg.choices``)."""
-    from ..library.presets import PRESETS
-
     entry = PRESETS.get(preset)
     for item in getattr(entry, "args", ()):
         if item.name == arg:

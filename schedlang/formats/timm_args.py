@@ -40,6 +40,7 @@ from ..errors import SchedlangError, Source, Span, did_you_mean
 from .core_text import core_source
 from .numbers import exact, sched_text
 from .source_text import choices_of, comment_safe, header, option
+from .yaml_source import load
 
 #: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
 TRAIN_DEFAULTS = {
@@ -76,8 +77,6 @@ def read(text: str, filename: str = "<string>") -> Args:
 
 
 def _read_yaml(text: str, filename: str) -> Args:
-    from .yaml_source import load
-
     root = load(text, filename)
     if not root.is_mapping:
         raise SchedlangError("expected timm's args.yaml: a mapping of argument names to values", root.span)

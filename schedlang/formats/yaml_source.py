@@ -54,7 +54,7 @@ class Node:
 
 def _yaml():
     try:
-        import yaml
+        import yaml  # lazy: yaml
     except ImportError:  # pragma: no cover - depends on the environment
         raise SchedlangError("reading YAML needs PyYAML",
                              hint="pip install 'schedlang[yaml]' (or pip install pyyaml)") from None

@@ -22,8 +22,14 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..core.algebra import bind, finish, flatten, shifted
 from ..errors import SchedlangError
-from ..limits import MAX_LIST_ITEMS, MAX_STEP
+from ..formats import import_file
+from ..formats.numbers import exact, sched_text
+from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
+from ..program import Schedule, compile_declared
+from ..semantics.params import bind_params
+from .state import read_state
 
 #: How close the lr the state last set must be to the original schedule's value at that step
 #: (relative): torch's chainable updates drift from the closed form by rounding only.
@@ -177,8 +183,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 def preset_source(call: Call) -> str:
     """The one place a state's values become ``.sched`` text: preset names and keywords from
     this module's tables, numbers written exactly (``formats.numbers.sched_text``)."""
-    from ..formats.numbers import sched_text
-
     if call.name not in TORCH_CLASSES and call.name not in ("SequentialLR", "ChainedScheduler"):
         raise ValueError(f"not a torch preset: {call.name!r}")
 
@@ -263,8 +267,6 @@ def _whole(value, where: str) -> int:
 
 
 def _exact(value, where: str) -> sp.Rational:
-    from ..formats.numbers import exact
-
     value = _plain_number(value)
     number = exact(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if number is None:
@@ -371,8 +373,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     schedule, needed when the state does not hold it.  ``params`` binds both files'
     parameters (a schedlang class's state binds its own over them in ``was``).
     """
-    from ..verify import equivalent
-    from .state import read_state
+    from ..verify import equivalent  # lazy: numpy (verify.float_scan)
 
     params = dict(params or {})
     state = read_state(state_path)
@@ -436,9 +437,6 @@ class _Resolved:
 def _from_step(side: _Resolved, step: int, what: str):
     """The schedule seen from ``step`` (its value at ``t`` is the side's at ``t + step``), as a
     ``Schedule`` for the prover; every parameter must be bound."""
-    from ..core.algebra import finish, shifted
-    from ..program import Schedule
-
     free = sorted(str(s) for s in side.expr.free_symbols if str(s) != "t")
     if free:
         raise SchedlangError(f"{what} has the unbound parameter '{free[0]}'",
@@ -449,11 +447,7 @@ def _from_step(side: _Resolved, step: int, what: str):
 def _schedule(x, params: dict, role: str) -> _Resolved:
     """``x`` (a file: ``.sched``, else imported; source; a ``Schedule`` or ``Program``) with
     those of ``params`` it declares bound, over the values it was compiled with."""
-    from ..core.algebra import bind, flatten
-    from ..formats import import_file
-    from ..limits import read_source_text
-    from ..program import bind_params, compile_declared
-    from ..verify import pick_schedule
+    from ..verify import pick_schedule  # lazy: numpy (verify.float_scan)
 
     if isinstance(x, (str, Path)) and (isinstance(x, Path) or _looks_like_path(x)):
         path = Path(x)

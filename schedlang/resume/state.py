@@ -85,7 +85,7 @@ def load(path: Path, shown: str | None = None):
     ``SchedlangError`` naming the file (``shown``: how, default ``'path'``)."""
     shown = shown or _quoted(path)
     pickle_bytes = _pickle_bytes(path, shown)
-    import torch
+    import torch  # lazy: torch
 
     _scan(pickle_bytes, shown, allowed_globals())
 
@@ -106,7 +106,7 @@ def allowed_globals() -> frozenset:
     before torch reads the file, naming what it refused.  torch keeps the list private, so
     ``SAFE_GLOBALS`` stands in where it is missing."""
     try:
-        from torch._weights_only_unpickler import _get_allowed_globals
+        from torch._weights_only_unpickler import _get_allowed_globals  # lazy: torch
 
         names = frozenset(name.rpartition(".")[0] + " " + name.rpartition(".")[2]
                           for name in _get_allowed_globals())

@@ -22,7 +22,7 @@ def jax_function(schedule):
     """The jitted generated function ``f(t, *, _dtype=None)`` of a bound schedule."""
     function = schedule.__dict__.get(_CACHE_ATTRIBUTE)
     if function is None:
-        import jax
+        import jax  # lazy: jax
 
         schedule._require_bound()
         spec = schedule.program.module_spec(bind_all=True)
@@ -36,9 +36,9 @@ def jax_function(schedule):
 
 def as_steps(steps):
     """Steps as a JAX integer array of the widest enabled type; whole numbers in its range only."""
-    import jax
-    import jax.numpy as jnp
-    import numpy as np
+    import jax  # lazy: jax
+    import jax.numpy as jnp  # lazy: jax
+    import numpy as np  # lazy: numpy
 
     wide = jax.dtypes.canonicalize_dtype(jnp.int64)
     if isinstance(steps, jax.Array):

@@ -9,6 +9,8 @@ in integers, which a float step (or a float32 counter past 2**24) would not.
 
 from __future__ import annotations
 
+import importlib.util
+
 from ..codegen import torch as torch_codegen
 from ..codegen.load import load as load_generated
 from ..errors import SchedlangError
@@ -31,7 +33,7 @@ def torch_function(schedule):
 
 def as_steps(steps):
     """Steps as an int64 tensor (same shape and device); whole numbers only."""
-    import torch
+    import torch  # lazy: torch
 
     if isinstance(steps, torch.Tensor):
         if steps.dtype.is_floating_point or steps.dtype.is_complex or steps.dtype == torch.bool:
@@ -51,7 +53,7 @@ def evaluate(schedule, steps, dtype=None):
     float64 and rounded once.  Negative steps are not checked (that would need
     a device sync) and give unspecified values.
     """
-    import torch
+    import torch  # lazy: torch
 
     function = torch_function(schedule)
     return function(as_steps(steps), _dtype=dtype or torch.float64)
@@ -69,11 +71,9 @@ def values(schedule, steps) -> list[float]:
     ``eval`` stays as quick as the reference; long ranges are evaluated in one
     vectorised call instead of a Python loop.
     """
-    import importlib.util
-
     if len(steps) < LONG_RANGE or importlib.util.find_spec("torch") is None:
         return schedule.values(steps)
-    import torch
+    import torch  # lazy: torch
 
     if isinstance(steps, range):
         tensor = torch.arange(steps.start, steps.stop, steps.step, dtype=torch.int64)

@@ -10,7 +10,6 @@ finite at every step ``t >= 0``.
 from __future__ import annotations
 
 import functools
-import math
 import time
 
 import sympy as sp
@@ -19,6 +18,7 @@ from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.logic.boolalg import Boolean
 
 from ..core.algebra import t
+from ..core.exact_eval import Undetermined, compile_expr
 from ..core.functions import BY_NODE
 from ..core.special import logb, restart_index
 from ..errors import SchedlangError, Span
@@ -266,8 +266,6 @@ def _admitted(domain, guard, count: int) -> tuple[int, ...]:
 def _predicate(condition):
     """``step -> bool`` for a condition of the step: exact rational arithmetic (fast), with
     sympy deciding the steps where enclosures are too close to call."""
-    from ..core.exact_eval import Undetermined, compile_expr
-
     try:
         fast = compile_expr(condition)
     except Undetermined:
@@ -289,41 +287,3 @@ def _predicate(condition):
             return False
         return condition.xreplace({t: sp.Integer(step)}) == sp.true
     return holds
-
-
-def first_overflow_step(function, breakpoints, last_step: int) -> int | None:
-    """The first step at which a bound schedule's float64 value overflows, if any.
-
-    The symbolic check above finds divisions by zero and roots of negatives; a value
-    that merely grows (``exp(1, 2, 10)`` is ``2 ** (t / 10)``, past float64's 1.8e308
-    from step 10240 on) is found here by evaluating ``function`` (the plain-Python
-    reference) at step 0, at every breakpoint and its neighbours, and at every power
-    of two up to ``last_step``; between the last finite probe and the first overflowing
-    one, halving finds the first overflowing step (schedules grow monotonically there:
-    exponentials and powers of the step).
-    """
-    probes = {0, last_step, *(2**k for k in range(last_step.bit_length()))}
-    for b in breakpoints:
-        probes.update(int(b) + d for d in (-1, 0, 1) if 0 <= int(b) + d <= last_step)
-    finite_before = None
-    for step in sorted(probes):
-        if _overflows(function, step):
-            low, high = finite_before, step
-            while low is not None and high - low > 1:
-                middle = (low + high) // 2
-                low, high = (low, middle) if _overflows(function, middle) else (middle, high)
-            return high
-        finite_before = step
-    return None
-
-
-def _overflows(function, step: int) -> bool:
-    """Whether float64 has no value at ``step``.  The symbolic check has already passed, so a
-    ``ValueError`` here is a part that overflowed into a function with no value at infinity
-    (``cos(exp(0.5, 1.5, 1000))``: ``math.cos(inf)``, NaN in torch), not a negative root."""
-    try:
-        return not math.isfinite(float(function(step)))
-    except (OverflowError, ValueError):
-        return True
-    except ZeroDivisionError:
-        return False  # not an overflow: the symbolic check reports these

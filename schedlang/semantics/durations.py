@@ -33,7 +33,7 @@ def relocate(exc: SchedlangError, lowered, substitutions: dict) -> SchedlangErro
 
     def fractional(node) -> sp.Expr | None:
         try:
-            value = lowered.lowerer.value(node)
+            value = lowered.value(node)
         except SchedlangError:
             return None
         expr = getattr(value, "expr", None)

@@ -25,11 +25,8 @@ from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
 from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
 from ..syntax import ir
+from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol
 from .steps import check_steps, refuse_huge_step, zero_length_call
-
-#: ``group``: a float that each optimizer param group may override with its own entry of the
-#: same name (a scheduler class reads it per group; everywhere else it is a float).
-PARAM_TYPES = ("int", "float", "group")
 
 #: Time units (Composer style) and the parameter each one needs to become steps.
 TIME_UNITS = {
@@ -82,60 +79,61 @@ class Function:
 
 
 @dataclass
-class ParamInfo:
-    """A declared parameter: its symbol, type, default, constraint and source span.
-
-    ``where`` is written in ``plain_symbol``s, which assume nothing but the type: in the
-    parameter's own ``symbol`` (positive when the clause says so) ``p > 0`` would already
-    read ``True`` and could never be checked.  ``Program.constraints`` gives the clauses in
-    the symbols the schedules use, for the prover.
-    """
-
-    name: str
-    type: str
-    symbol: sp.Symbol
-    default: sp.Expr | None
-    where: sp.Basic | None
-    span: Span | None
-
-    @property
-    def per_group(self) -> bool:
-        """A ``group`` parameter: each optimizer param group may override it (``PARAM_TYPES``)."""
-        return self.type == "group"
-
-
-@dataclass
 class Lowered:
-    """What lowering found in a file, still symbolic in every parameter."""
+    """What lowering found in a file, still symbolic in every parameter.
+
+    A ``Lowered`` read from source also answers for any node of its syntax tree (``value``,
+    ``segment``, ``constant_of``, ``argument``): ``duration_origin`` (``durations.relocate``)
+    reads the value of each expression a fractional duration came from, and the exporters read
+    argument values with every check and error lowering gives.  These are the only ways in: the
+    ``Lowerer`` that did the work stays private to this module.
+    """
 
     params: dict[str, ParamInfo]
     schedules: dict[str, tuple[Segment, Span]]
     #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
     #: zero, SPEC §1; a period (``every``, ``period``) may not).
     durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
-    #: The syntax tree and the ``Lowerer`` that read it (its ``value`` gives any node's value
-    #: outside ``def`` bodies): what ``semantics.durations`` needs to point at where a duration
-    #: became fractional, and what the exporters read argument values with.
+    #: The syntax tree lowering read (None for a program built from sympy or traced Python).
     module: ir.Module | None = field(default=None, repr=False, compare=False)
-    lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
+    _lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
 
+    def value(self, node: ir.Node):
+        """The value of ``node``, an expression of ``module`` outside any ``def`` body, as lowering
+        gives it: a ``Segment`` (a number or a schedule), a ``stdlib.Warmup``, a list or a condition.
 
-def plain_symbol(name: str, type_: str) -> sp.Symbol:
-    """A parameter as ``where`` clauses see it: its type and nothing more (see ``ParamInfo``)."""
-    return sp.Symbol(name, integer=True) if type_ == "int" else sp.Symbol(name, real=True)
+        Names resolve to the file's parameters, ``let``s and schedules; an error (an unknown name,
+        a bad argument) is the ``SchedlangError`` lowering raises, at the node's span.
+        """
+        return self._reader().value(node)
 
+    def segment(self, node: ir.Node, expected: str = "a schedule") -> Segment:
+        """``node``'s value as a ``Segment``; anything else is an error at ``node`` saying it
+        expected ``expected`` (``"a number"``, ``"a schedule"``)."""
+        reader = self._reader()
+        return reader.schedule_value(reader.value(node), node, expected)
 
-def param_symbol(name: str, type_: str, positive: bool = False) -> sp.Symbol:
-    if type_ == "int":
-        return sp.Symbol(name, integer=True, positive=True) if positive else sp.Symbol(
-            name, integer=True, nonnegative=True)
-    return sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
+    def constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
+        """``value`` (read from ``node``, e.g. an item of a list ``value`` gave) as a number constant
+        in the step; ``what`` names it in the error when it is not one or depends on ``t``."""
+        return self._reader().constant_of(value, node, what)
+
+    def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
+        """The value of ``node`` given for ``arg`` of ``builtin``, checked and converted as a call
+        of ``builtin`` converts it (a ``FLAG`` is a ``bool``, an ``OPTION`` its string, a
+        ``DURATION`` a number of steps)."""
+        return self._reader().argument(builtin, arg, node)
+
+    def _reader(self) -> Lowerer:
+        if self._lowerer is None:
+            raise ValueError("this program was not lowered from source, so it has no syntax tree to read")
+        return self._lowerer
 
 
 def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
     lowerer = Lowerer(module, known)
     lowered = lowerer.run()
-    lowered.module, lowered.lowerer = module, lowerer
+    lowered.module, lowered._lowerer = module, lowerer
     return lowered
 
 
@@ -349,7 +347,7 @@ class Lowerer:
                                   hint=f"it is defined at {self.later[node.id].location}; "
                                        "move that definition up")
         if "." in node.id:
-            from ..library.presets import PRESETS
+            from ..library.presets import PRESETS  # lazy: presets (0.1 s), on first use
 
             known = PRESETS.keys()
         else:
@@ -477,7 +475,7 @@ class Lowerer:
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
-            from ..library.presets import PRESETS, Rejected
+            from ..library.presets import PRESETS, Rejected  # lazy: presets (0.1 s), on first use
 
             preset = PRESETS.get(name)
             if isinstance(preset, Rejected):

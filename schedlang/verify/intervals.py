@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.core.relational import Relational
 
+from ..core import exact_eval as ev
 from ..core.algebra import t
 
 
@@ -260,8 +261,6 @@ def _decided_pieces(rel: Relational, crossings):
     """``rel`` as an ``or`` of intervals: the integers within one of a crossing (where ``rel``'s
     two sides may be equal) are pieces of their own, and every piece is decided by evaluating
     ``rel`` at its first step (exactly, or with enclosures), as its sign cannot change inside."""
-    from ..core import exact_eval as ev
-
     cuts = {0, 1}
     for x in crossings:
         if not x.is_real or abs(x) > 10**15:

@@ -44,6 +44,8 @@ from ..core import exact_eval as ev
 from ..core.algebra import bind, t
 from ..core.special import as_powers, restart_index
 from ..errors import SchedlangError
+from ..program import Program, Schedule, compile_declared
+from ..semantics.params import bind_params
 from . import float_scan
 from .eliminate import Elimination, eliminate
 from .intervals import (
@@ -157,8 +159,6 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     """The ``Schedule`` meant by ``x``: itself, a program's main schedule (``lr``, or its only
     one), a ``schedlang.build`` piece, or source compiled with those of ``params`` it declares
     (``compile_declared``)."""
-    from ..program import Program, Schedule, compile_declared
-
     built = sys.modules.get("schedlang.build.objects")  # loaded if x can be a built piece
     if built is not None and isinstance(x, built.Expr):
         x = x.schedule
@@ -173,8 +173,6 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
 
 
 def _side(x, params: dict) -> _Side:
-    from ..program import bind_params
-
     x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}

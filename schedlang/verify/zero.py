@@ -24,6 +24,7 @@ import sympy as sp
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
+from ..core import exact_eval as ev
 from ..core.algebra import t
 from ..core.functions import FUNCTIONS
 from ..core.special import restart_index
@@ -202,8 +203,6 @@ def nonzero_somewhere(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None) -> bool:
     A cheap refutation before the costly simplifications: values come with proven
     bounds from ``exact_eval``, so a nonzero answer is certain.
     """
-    from ..core import exact_eval as ev
-
     if d.free_symbols != {t}:
         return False
     first = int(start)

@@ -8,6 +8,8 @@ One module per library holds its presets (``PRESETS``) and refusals
 
 from __future__ import annotations
 
+from importlib import import_module
+
 from ..stdlib import Builtin
 from ._common import Rejected
 
@@ -26,8 +28,6 @@ def register(*entries: Builtin | Rejected) -> None:
 
 
 def _load() -> None:
-    from importlib import import_module
-
     for library in LIBRARIES:
         module = import_module(f".{library}", __name__)
         register(*module.PRESETS, *getattr(module, "REJECTED", ()))
