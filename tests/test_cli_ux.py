@@ -12,8 +12,8 @@ from helpers import ROOT, run_cli
 
 import schedlang
 from schedlang.cli import main
-from schedlang.semantics.analysis import summarise
-from schedlang.semantics.ranges import eval_steps, horizon, plot_steps
+from schedlang.cli.analysis import summarise
+from schedlang.cli.ranges import eval_steps, horizon, plot_steps
 
 
 def compiled(source, name="lr"):

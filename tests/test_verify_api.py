@@ -5,7 +5,7 @@ import pytest
 import schedlang
 from schedlang import SchedlangError, equivalent
 from schedlang.cli import main
-from schedlang.semantics.analysis import summarise
+from schedlang.cli.analysis import summarise
 from schedlang.verify import Verdict
 
 FILE_A = "param w: int = 10\nparam n: int = 100\nschedule lr = warmup(linear, w) >> cosine(1e-3, 0, n)\n"

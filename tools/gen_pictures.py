@@ -7,7 +7,7 @@ One picture per file in ``examples/``, per built-in of the standard library and 
 preset.  No call is invented here: a built-in is drawn from its first case in
 ``tests/test_stdlib_values.py`` (the boundary table), a preset from its first case
 in ``tests/anchors/preset_cases.py`` (the cookbook's conformance table), so every
-picture shows a tested call.  The range is ``schedlang.semantics.ranges.plot_steps``, the one
+picture shows a tested call.  The range is ``schedlang.cli.ranges.plot_steps``, the one
 ``schedlang plot`` uses (to 5% past the end, or a shape-showing range for schedules
 that never end).
 
@@ -112,7 +112,7 @@ def render(picture: Picture, program=None) -> bytes:
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from schedlang.semantics.ranges import plot_steps
+    from schedlang.cli.ranges import plot_steps
 
     program = program or _program(picture)
     steps = list(plot_steps(program))

@@ -21,14 +21,14 @@ from ..errors import Diagnostic, SchedlangError, SchedlangWarning
 from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
-from ..semantics.analysis import summarise
 from ..semantics.params import to_number
-from ..semantics.ranges import EVAL_POINTS, eval_steps, plot_steps
 from . import formatting, json_output, show
+from .analysis import summarise
 from .arguments import CommandLine
 from .output_file import check_output, write_atomically
 from .plot import plot
 from .progress import progress
+from .ranges import EVAL_POINTS, eval_steps, plot_steps
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 

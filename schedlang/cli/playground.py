@@ -24,12 +24,12 @@ import tempfile
 
 from ..errors import SchedlangError
 from ..program import compile as compile_program
-from ..semantics.analysis import summarise
-from ..semantics.ranges import plot_steps
 from . import commands as cli
 from . import json_output
+from .analysis import summarise
 from .plot import panels, title
 from .plot_svg import svg
+from .ranges import plot_steps
 
 SCHEMA = "schedlang.playground/1"
 FILE_A, FILE_B = "schedule.sched", "other.sched"  # the names diagnostics show for the two boxes
