@@ -20,7 +20,7 @@ from ..core.algebra import t
 from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..core.special import as_power
 from .base import AtomicPrinting, is_atomic
-from .python import step_ratio
+from .integers import step_ratio
 from .stable import even_power, reduced, stable_sum
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch

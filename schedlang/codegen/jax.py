@@ -53,8 +53,8 @@ from ..core.algebra import at, t
 from ..core.special import restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import (
-    ReferencePrinter,
+from .integers import (
+    WholeNumberPrinter,
     integer_mod,
     integer_ratio,
     is_whole,
@@ -338,7 +338,7 @@ class JaxPrinter(ArrayPrinter):
         if expr.is_Integer:
             return str(int(expr))
         renamed = expr.xreplace({s: sp.Symbol(p.py_name, **s.assumptions0) for s, p in self.params.items()})
-        return ReferencePrinter().doprint(renamed)
+        return WholeNumberPrinter().doprint(renamed)
 
     # -- conditions ---------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ import sympy as sp
 
 from ..core.algebra import t
 from ..core.functions import BY_NODE
-from .python import integer_ratio, is_whole
+from .integers import integer_ratio, is_whole
 
 
 class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case

@@ -37,7 +37,7 @@ from ..core.algebra import at, t
 from ..core.special import restart_index
 from .array import ArrayPrinter, Scope, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import (
+from .integers import (
     integer_mod,
     integer_ratio,
     is_whole,
