@@ -20,6 +20,7 @@ from .codegen.load import load as load_generated
 from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_DIGITS, MAX_STEP, LimitError, decimal, read_source, recursion_room
+from .runtime import arrays
 from .semantics import check
 from .semantics.lower import Lowered, ParamInfo, lower, plain_symbol
 from .semantics.steps import check_steps, check_within_steps
@@ -404,16 +405,12 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
-        from .runtime.torch_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return arrays.evaluate(self, steps, "torch", dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
-        from .runtime.jax_eval import evaluate
-
-        return evaluate(self, steps, dtype=dtype)
+        return arrays.evaluate(self, steps, "jax", dtype=dtype)
 
     def composer_scheduler(self, unit="ba", lr: float = 1.0):
         """A native Composer scheduler: ``alpha(state, ssr=1.0) = self(state.timestamp.<unit>) / lr``.

@@ -38,7 +38,7 @@ class Panel:
 
 def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = None) -> list[Panel]:
     """The panels for ``sources`` (label, program) over ``steps``, ``names`` first if given."""
-    from ..runtime.torch_eval import values
+    from ..runtime.arrays import values
 
     if names is None:
         names = []

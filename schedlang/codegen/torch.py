@@ -26,6 +26,10 @@ function body of straight-line torch code:
   conditions on parameters alone are tensors too.  Tensors for constants
   are made with ``torch.full`` (a fill kernel), which is safe inside CUDA
   graph capture, unlike ``torch.tensor`` (a host-to-device copy).
+
+The module around these functions (their plain-Python twins, the parameter checks, the
+scheduler class) is ``codegen/emit.py``'s ``torch_module``: what ``compile --target torch``
+prints and, with the bound values folded in, what ``Schedule.torch`` loads.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from __future__ import annotations
 import sympy as sp
 
 from .array import ArrayPrinter, _literal
-from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble
+from .base import ParamSpec
 from .integers import is_whole, whole_argument, whole_bound, whole_mods
 
 
@@ -247,9 +251,3 @@ def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...]) -> 
     its shape and device and dtype ``_dtype``.
     """
     return TorchPrinter.function_source(name, expr, params)
-
-
-def generate(spec: ModuleSpec) -> GeneratedModule:
-    """A standalone module of torch functions, one per schedule, and ``SCHEDULES``."""
-    bodies = [function_source(s.py_name, s.expr, spec.params) for s in spec.schedules]
-    return assemble(spec, "torch", ["import torch\n", *("\n\n" + b for b in bodies)])
