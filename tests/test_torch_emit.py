@@ -13,7 +13,7 @@ from torch_cases import EXAMPLES, ROOT
 
 import schedlang
 from schedlang.cli import main
-from schedlang.codegen.emit import TARGETS, default_class_name, emit, module
+from schedlang.codegen.emit import BUILDERS, TARGETS, default_class_name, emit, module
 from schedlang.codegen.templates import MODULE_TEMPLATES
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -73,8 +73,7 @@ def test_imports_only_math_torch_or_jax(path, target):
             imported |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module)
-    allowed = {"jax", "jax.numpy"} if target == "jax" else \
-        {"math", "torch"} | ({"cerebras.pytorch.optim.lr_scheduler"} if target == "cerebras" else set())
+    allowed = BUILDERS[target].imports
     assert imported <= allowed
     assert "schedlang" not in str(imported)
 

@@ -10,6 +10,7 @@ file's name appears in the header comment, reduced to safe characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -202,11 +203,28 @@ def _source_phrase(spec: ModuleSpec) -> str:
     return safe_comment(spec.source_name).replace('"', "?")
 
 
-#: The registry of targets: ``--target`` name -> the function that builds its module
-#: ``(program, spec, class_name, *, relative, schedule) -> Module``.  The CLI's choices, the
-#: golden and security tests and in-process evaluation (``runtime/arrays.py``) derive from it.
-#: A new target is its printer module (``generate(spec) -> GeneratedModule``) and one row here,
-#: ``"name": plain(name_codegen.generate)`` (docs/design.md, "Adding a target").
-BUILDERS = {"python": plain(python_codegen.generate), "torch": _torch_target,
-            "cerebras": _cerebras_target, "jax": plain(jax_codegen.generate)}
+@dataclass(frozen=True)
+class Target:
+    """One row of the registry: how a target's module is built and what that module imports."""
+
+    #: ``(program, spec, class_name, *, relative, schedule) -> Module``
+    build: Callable[..., Module]
+    #: The only modules its generated code may import (``tests/test_torch_emit.py`` checks it).
+    imports: frozenset[str]
+
+    def __call__(self, program, spec: ModuleSpec, class_name: str, **options) -> Module:
+        return self.build(program, spec, class_name, **options)
+
+
+#: The registry of targets: ``--target`` name -> its ``Target``.  The CLI's choices
+#: (``TARGETS``), the golden, import and security tests and in-process evaluation
+#: (``runtime/arrays.py``) derive from it.  A new target is its printer module (with
+#: ``generate(spec) -> GeneratedModule``) and one row here, ``"name":
+#: Target(plain(name_codegen.generate), frozenset({...}))`` (docs/design.md, "Adding a target").
+BUILDERS = {
+    "python": Target(plain(python_codegen.generate), frozenset({"math"})),
+    "torch": Target(_torch_target, frozenset({"math", "torch"})),
+    "cerebras": Target(_cerebras_target, frozenset({"math", "torch", "cerebras.pytorch.optim.lr_scheduler"})),
+    "jax": Target(plain(jax_codegen.generate), frozenset({"jax", "jax.numpy"})),
+}
 TARGETS = tuple(BUILDERS)
