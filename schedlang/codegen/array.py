@@ -129,8 +129,12 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
     parameters) accumulate in ``lines``, shared by every use in one function; ``helpers``
     collects the module-level functions the code calls.  Everything both targets spell
     alike is here, with the array module named by ``NS`` and its few differing names in
-    ``NAMES``; a target (``codegen/torch.py``, ``codegen/jax.py``) writes its integer
-    types, clamps, parameters and the hooks named below.
+    ``NAMES``; a target (``codegen/torch.py``, ``codegen/jax.py``) writes the rest: the
+    stubs below (literals, conversions, the function's body), the steps and parameters
+    (``int_step``, ``float_step``, ``param``), integer ``Min``/``Max``, remainder, floor
+    division and rounded ratios (``_int_min_max``, ``_int_mod``, ``_int_div``,
+    ``_rounded_ratio``), the restart index (``_restart_index``), a comparison
+    (``_relation``) and float ``Min``/``Max`` (``_print_Min``).
     """
 
     NS = ""

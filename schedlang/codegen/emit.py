@@ -20,7 +20,7 @@ from . import jax as jax_codegen
 from . import python as python_codegen
 from . import templates
 from . import torch as torch_codegen
-from .base import ModuleSpec, header, keyword_params, mangle, schedules_table
+from .base import ModuleSpec, header, keyword_params, mangle, safe_comment, schedules_table
 
 
 @dataclass(frozen=True)
@@ -198,8 +198,6 @@ def total_iters_code(program, key: str, spec: ModuleSpec) -> str:
 
 
 def _source_phrase(spec: ModuleSpec) -> str:
-    from .base import safe_comment
-
     return safe_comment(spec.source_name).replace('"', "?")
 
 
