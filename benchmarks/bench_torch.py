@@ -28,7 +28,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import schedlang  # noqa: E402
-from schedlang.runtime.torch_eval import torch_function  # noqa: E402
+from schedlang.runtime.arrays import function  # noqa: E402
 
 WARMUP, DECAY, PEAK, FLOOR = 500, 500, 1e-3, 1e-4
 SOURCE = f"warmup(linear, {WARMUP}) >> cosine({PEAK}, {FLOOR}, {DECAY})"
@@ -108,7 +108,7 @@ def main() -> None:
           f"{tensor_lr / sequential_tensor:.2f}")
 
     steps = torch.arange(1_000_000, dtype=torch.int64)
-    generated = torch_function(program["lr"])
+    generated = function(program["lr"], "torch")
     assert torch.allclose(generated(steps), hand_written(steps), rtol=1e-12, atol=1e-18)
     ours_v = vectorised(generated, steps)
     hand_v = vectorised(hand_written, steps)

@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import schedlang  # noqa: E402
-from schedlang.runtime.torch_eval import torch_function  # noqa: E402
+from schedlang.runtime.arrays import function  # noqa: E402
 
 SOURCE = "warmup(linear, 100) >> cosine(1e-3, 1e-5, 700) >> constant(1e-5)"
 REPLAYS = 1000
@@ -93,10 +93,10 @@ def main() -> int:
     print(f"device step counter {int(counter)}, state_dict last_epoch "
           f"{scheduler.state_dict()['last_epoch']}")
 
-    function = torch_function(program["lr"])
+    generated = function(program["lr"], "torch")
     steps = torch.arange(0, 2_000_000, 7, device=device)
-    compiled = torch.compile(function, fullgraph=True, backend="inductor" if cuda else "eager")
-    same = torch.allclose(compiled(steps), function(steps), rtol=1e-12, atol=0)
+    compiled = torch.compile(generated, fullgraph=True, backend="inductor" if cuda else "eager")
+    same = torch.allclose(compiled(steps), generated(steps), rtol=1e-12, atol=0)
     print(f"torch.compile(fullgraph=True) of the generated function: matches eager = {same}")
     ok = exact == REPLAYS and int(counter) == REPLAYS and same
     print("OK" if ok else "MISMATCH")

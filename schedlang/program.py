@@ -18,7 +18,7 @@ from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, n
 from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_STEP, read_source, recursion_room
-from .runtime import jax_eval, torch_eval
+from .runtime import arrays
 from .runtime.composer import ComposerScheduler
 from .runtime.reference import first_overflow_step, load_reference
 from .runtime.scheduler import scheduler_class
@@ -337,12 +337,12 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
-        return torch_eval.evaluate(self, steps, dtype=dtype)
+        return arrays.evaluate(self, steps, "torch", dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
-        return jax_eval.evaluate(self, steps, dtype=dtype)
+        return arrays.evaluate(self, steps, "jax", dtype=dtype)
 
     def composer_scheduler(self, unit="ba", lr: float = 1.0):
         """A native Composer scheduler: ``alpha(state, ssr=1.0) = self(state.timestamp.<unit>) / lr``.

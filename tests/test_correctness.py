@@ -47,7 +47,7 @@ def test_arithmetic_on_schedules_is_the_same_in_every_target(source, expected):
 
 def test_eval_prints_the_same_values_for_long_ranges():
     schedule = schedlang.compile("0.5 * linear(3, 6, 10)")["lr"]
-    from schedlang.runtime.torch_eval import values
+    from schedlang.runtime.arrays import values
 
     assert values(schedule, range(0, 100_000))[:3] == [1.5, 1.65, 1.8]
 

@@ -41,7 +41,7 @@ from test_stdlib_values import CASES as BUILTIN_CASES  # noqa: E402
 import schedlang  # noqa: E402
 from schedlang.core.algebra import t  # noqa: E402
 from schedlang.core.special import as_power  # noqa: E402
-from schedlang.runtime.torch_eval import torch_function  # noqa: E402
+from schedlang.runtime.arrays import function  # noqa: E402
 
 FAR = [1000, 12345, 2**24 + 1, INT32_MAX]
 INT64_FAR = [2**40, 10**15 + 3]
@@ -133,7 +133,7 @@ def test_float32_within_bound(row):
     tensor = torch.tensor(steps, dtype=torch.int64)
     paths = {
         "torch": (steps, schedule.torch(tensor, dtype=torch.float32).tolist()),
-        "float32 compute": (steps, torch_function(schedule)(tensor, _dtype=torch.float32,
+        "float32 compute": (steps, function(schedule, "torch")(tensor, _dtype=torch.float32,
                                                           _compute=torch.float32).tolist()),
     }
     int32 = [s for s in steps if s <= INT32_MAX]
@@ -175,11 +175,13 @@ PARAMETRIC = [
 @pytest.mark.parametrize("source", PARAMETRIC, ids=lambda s: s.split("schedule lr = ")[-1])
 def test_float32_compute_with_parameters(source):
     """The unbound module (what the Cerebras class runs) in float32 compute: within 4 ulps."""
-    from schedlang.codegen import torch as torch_codegen
+    from schedlang.codegen.base import GeneratedModule
+    from schedlang.codegen.emit import module as emit_module
     from schedlang.codegen.load import load
 
     schedule = schedlang.compile(source)["lr"]
-    module = load(torch_codegen.generate(schedule.program.module_spec()), "schedlang_float32_test")
+    module = load(GeneratedModule(emit_module(schedule.program, "torch", "x.sched").code, {}),
+                  "schedlang_float32_test")
     steps = grid(schedule) + list(range(0, 1000, 7))
     values = module.SCHEDULES["lr"](torch.tensor(steps), _dtype=torch.float32,
                                     _compute=torch.float32).tolist()

@@ -23,7 +23,8 @@ from fuzzing.exact import evaluate  # noqa: E402
 from jax_cases import INT32_MAX, x64  # noqa: E402
 
 import schedlang  # noqa: E402
-from schedlang.codegen import torch as torch_codegen  # noqa: E402
+from schedlang.codegen.base import GeneratedModule  # noqa: E402
+from schedlang.codegen.emit import module as emit_module  # noqa: E402
 from schedlang.codegen.load import load  # noqa: E402
 
 HUGE = [2**31 - 2, 2**31 - 1, 2**40, 2**40 + 1, 10**15 + 3, 10**15 + 10]
@@ -65,7 +66,8 @@ def test_python_and_torch_exact_at_huge_steps(source, scale):
     _assert_close([schedule(s) for s in HUGE], schedule, HUGE, scale, "python")
     _assert_close(schedule.torch(torch.tensor(HUGE)).tolist(), schedule, HUGE, scale, "torch")
     program = schedule.program
-    module = load(torch_codegen.generate(program.module_spec()), "schedlang_periodic_test")
+    module = load(GeneratedModule(emit_module(program, "torch", "x.sched").code, {}),
+                  "schedlang_periodic_test")
     unbound = module.SCHEDULES["lr"](torch.tensor(HUGE))  # parameters as function arguments
     _assert_close(unbound.tolist(), schedule, HUGE, scale, "torch module")
 

@@ -49,9 +49,9 @@ def test_fullgraph_no_break_no_recompile():
     steps = torch.tensor([0, 1, 99, 100, 499, 500, 999, 1000, 2**31 - 1, 2**40])
     for name, schedule in _schedules():
         function = schedule.torch  # generated and cached
-        from schedlang.runtime.torch_eval import torch_function
+        from schedlang.runtime.arrays import function as array_function
 
-        generated = torch_function(schedule)
+        generated = array_function(schedule, "torch")
         backend = CountingBackend()
         compiled = torch.compile(generated, fullgraph=True, backend=backend, dynamic=False)
         for shift in range(3):  # new values, same shape: no recompilation

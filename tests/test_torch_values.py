@@ -83,12 +83,12 @@ def test_no_intermediate_is_ever_non_finite(pid, program):
 
 
 def test_hazards_are_clamped():
-    from schedlang.codegen.torch import generate
+    from schedlang.codegen.emit import module
 
     program = schedlang.compile(
         "schedule a = warmup(exp, 10, start=1e-6) >> linear(1, 0, 10)\n"
         "schedule b = inverse_sqrt(1e-3, 100)\n")
-    source = generate(program.module_spec(bind_all=True)).source
+    source = module(program, "torch", "x.sched", bind_all=True).code
     assert "torch.clamp(_v0, min=0.0, max=9.0)" in source or "max=9.0" in source
     # inverse_sqrt's branch from step 100 on runs in its local step t - 100, clamped at 0
     assert "(t - (100))" in source and "min=0.0)" in source
@@ -161,10 +161,10 @@ def test_no_dead_statements():
     """Every intermediate the printer names is used: no wasted op per call."""
     import re
 
-    from schedlang.codegen.torch import generate
+    from schedlang.codegen.emit import module
 
     for pid, program in PROGRAMS:
-        source = generate(program.module_spec(bind_all=True)).source
+        source = module(program, "torch", "x.sched", bind_all=True).code
         for name in set(re.findall(r"(_v\d+) = ", source)):
             assert len(re.findall(rf"\b{name}\b", source)) >= 2, (pid, name)
 

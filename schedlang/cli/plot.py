@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SchedlangError
-from ..runtime.torch_eval import values
+from ..runtime.arrays import values
 
 WIDTH = 72
 HEIGHT, PANEL_HEIGHT = 16, 9  # rows of a lone panel, and of each of several

@@ -4,8 +4,14 @@
 (``where`` over every branch, each branch in its local step, clamped where it could
 blow up; see ``codegen/torch.py``) in two array libraries whose elementwise
 functions share their names (``cos``, ``floor``, ``where``, ...).  What is spelled
-the same is printed here, with the library's module name ``NS``; each target keeps
-what differs (integer arithmetic, dtypes, parameters).
+the same is printed here, with the library's module name ``NS`` and a small table
+``NAMES`` of the names that differ (torch's ``pow`` for numpy's ``power``), as sympy's
+``JaxPrinter(NumPyPrinter)`` does: the whole-number code (``int_code``, floors and
+remainders of ratios), conditions, the local step of a branch, ``where``, powers and the
+function around the code.  Each target writes only what really differs, as the hooks
+``ArrayPrinter`` names: integer literals and types, clamps of the step, parameters,
+floor division and remainder, the comparison of a whole number with a bound, and the
+function's signature, prologue and return.
 """
 
 from __future__ import annotations
@@ -14,14 +20,15 @@ import struct
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.core.relational import Relational
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..core.algebra import t
+from ..core.algebra import at, t
 from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
-from ..core.special import as_power
-from .base import AtomicPrinting, is_atomic
-from .python import step_ratio
+from ..core.special import as_power, restart_index
+from .base import AtomicPrinting, ParamSpec, is_atomic, keyword_params
+from .integers import integer_mod, integer_ratio, is_whole, rounded_inside, step_ratio
 from .stable import even_power, reduced, stable_sum
 
 #: A ``Piecewise`` with more branches is printed one ``where`` statement per branch
@@ -109,10 +116,241 @@ def _literal(value: sp.Expr) -> str:
     return f"({text})" if number < 0 else text
 
 
+#: sympy's relations as the comparison operators of generated code.
+OPERATORS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
+             sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}
+
+
 class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
-    """The methods both array printers share; ``NS`` names the array module in the code."""
+    """sympy to straight-line array statements; ``doprint`` returns the final expression.
+
+    Statements naming intermediate arrays (clamped and local steps, integer indices,
+    parameters) accumulate in ``lines``, shared by every use in one function; ``helpers``
+    collects the module-level functions the code calls.  Everything both targets spell
+    alike is here, with the array module named by ``NS`` and its few differing names in
+    ``NAMES``; a target (``codegen/torch.py``, ``codegen/jax.py``) writes the rest: the
+    stubs below (literals, conversions, the function's body), the steps and parameters
+    (``int_step``, ``float_step``, ``param``), integer ``Min``/``Max``, remainder, floor
+    division and rounded ratios (``_int_min_max``, ``_int_mod``, ``_int_div``,
+    ``_rounded_ratio``), the restart index (``_restart_index``), a comparison
+    (``_relation``) and float ``Min``/``Max`` (``_print_Min``).
+    """
 
     NS = ""
+    #: The target's name of an elementwise function where it is not numpy's.
+    NAMES: dict[str, str] = {}
+    #: What follows the parameters in a generated function's signature.
+    SIGNATURE_TAIL = ""
+
+    def __init__(self, params: tuple[ParamSpec, ...] = ()):
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+        self.params = {p.symbol: p for p in params}
+        self.lines: list[str] = []
+        self.memo: dict[object, str] = {}
+        self.helpers: set[str] = set()
+        self.scope = Scope()
+        self.raw_step = False  # conditions read the unclamped step
+        # The integer code the symbol ``t`` stands for: the function's step, or inside a
+        # branch of a Piecewise the branch's local step (see ``_localized``).
+        self.step = "t"
+
+    def fn(self, name: str) -> str:
+        """``NS.name`` in the target's spelling (``power`` is torch's ``pow``)."""
+        return f"{self.NS}.{self.NAMES.get(name, name)}"
+
+    # -- hooks each target writes ---------------------------------------------------------
+
+    def int_literal(self, value, saturate: bool = False) -> str:
+        """A whole number in integer code (``saturate``: a bound, which may be moved into range)."""
+        raise NotImplementedError
+
+    def ring_operand(self, code: str) -> str:
+        """Integer ``code`` as an operand of ``+``, ``-`` and ``*``."""
+        return code
+
+    def as_float(self, code: str) -> str:
+        """Integer array ``code`` converted to the compute float type."""
+        raise NotImplementedError
+
+    def is_plain(self, code: str) -> bool:
+        """Whether integer ``code`` needs no name of its own (a literal, a name)."""
+        raise NotImplementedError
+
+    def float_tensor(self, expr: sp.Expr) -> str:
+        """``expr`` where an array operand is needed (a target may wrap numbers)."""
+        return self._print(expr)
+
+    def bool_literal(self, value: bool) -> str:
+        """A bool array holding ``value``."""
+        raise NotImplementedError
+
+    def body(self, value: str) -> list[str]:
+        """The statements of a function returning ``value`` (after ``lines``)."""
+        raise NotImplementedError
+
+    def constant_body(self, expr: sp.Expr) -> list[str]:
+        """The statements of a function whose value is the number ``expr`` at every step."""
+        raise NotImplementedError
+
+    def broadcast(self, value: str) -> str:
+        """A step-free ``value`` (parameters only) spread over the steps' shape."""
+        raise NotImplementedError
+
+    # -- whole numbers --------------------------------------------------------------------
+
+    def int_code(self, expr: sp.Expr) -> str | None:
+        """Integer code for a whole-number expression, or None when it is not one we can do."""
+        if expr.is_Integer:
+            return self.int_literal(expr)
+        if not is_whole(expr):
+            return None  # decided before printing parts, so no dead statements are left behind
+        if expr == t:
+            return self.int_step()
+        if isinstance(expr, sp.Symbol):
+            if expr in self.params and expr.is_integer:
+                return self.param(expr, integer=True)
+            return None
+        if isinstance(expr, (sp.Add, sp.Mul)):  # ring operations
+            parts = [self.int_code(a) for a in expr.args]
+            if any(p is None for p in parts):
+                return None
+            joiner = " + " if isinstance(expr, sp.Add) else "*"
+            return "(" + joiner.join(self.ring_operand(p) for p in parts) + ")"
+        if isinstance(expr, (sp.Min, sp.Max)):
+            return self._int_min_max(expr)
+        if isinstance(expr, (sp.floor, sp.ceiling, sp.Mod)):
+            code = self._int_mod(*expr.args) if isinstance(expr, sp.Mod) else self._int_rounding(expr)
+            if code is None or self.is_plain(code):
+                return code
+            return self.bind(("i", expr, self._step_key(expr)), code)
+        if isinstance(expr, restart_index):
+            return self._restart_index(expr)
+        return None
+
+    def _int_rounding(self, expr) -> str | None:
+        """``floor``/``ceiling`` in integers: of a ``Min``/``Max`` side by side, of a ``Mod``
+        by its remainder, of a whole-number ratio by floor division (``_rounded_ratio``)."""
+        arg = expr.args[0]
+        inside = rounded_inside(expr)
+        if inside is not None:
+            return self.int_code(inside)
+        if isinstance(arg, sp.Mod) and isinstance(expr, sp.floor):
+            return self._floor_of_mod(arg)
+        ratio = integer_ratio(arg)
+        if ratio is None:
+            return None
+        return self._rounded_ratio(expr, *ratio)
+
+    def _floor_of_mod(self, mod: sp.Mod) -> str | None:
+        """``floor(Mod(N/D, M/E))`` in integers: ``remainder(N*E, M*D) // (D*E)`` (``integer_mod``)."""
+        whole = integer_mod(mod)
+        if whole is None:
+            return None
+        remainder = self._int_mod(whole[0], whole[1])
+        bottom = self.int_code(whole[2])
+        if remainder is None or bottom is None:
+            return None
+        return remainder if whole[2] == 1 else self._int_div(remainder, bottom)
+
+    # -- conditions -----------------------------------------------------------------------
+
+    def bool_code(self, cond) -> str:
+        """A bool array for a condition; a relation reads the raw step (``_relation``)."""
+        if cond == sp.true or cond == sp.false:
+            return self.bind(("b", bool(cond)), self.bool_literal(bool(cond)))
+        if isinstance(cond, sp.And):
+            return "(" + " & ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Or):
+            return "(" + " | ".join(self.bool_code(a) for a in cond.args) + ")"
+        if isinstance(cond, sp.Not):
+            return f"(~{self.bool_code(cond.args[0])})"
+        if not isinstance(cond, Relational):
+            raise ValueError(f"cannot print condition {cond}")
+        saved, self.raw_step = self.raw_step, True
+        try:
+            return self._relation(cond.lhs, OPERATORS[type(cond)], cond.rhs)
+        finally:
+            self.raw_step = saved
+
+    # -- values (float context) -----------------------------------------------------------
+
+    def _integer_in_float(self, expr, fallback) -> str:
+        """A whole-number node computed in integers, then converted; ``fallback()`` otherwise."""
+        code = self.int_code(expr)
+        if code is None:
+            return fallback()
+        if code.strip("()").lstrip("-").isdigit():  # a whole number known here, e.g. restart_index(0, ...)
+            return f"{float(code.strip('()'))!r}"
+        return self.bind(("if", expr, self._step_key(expr)), self.as_float(f"({code})"))
+
+    def _print_Mod(self, expr):
+        a, b = expr.args
+        return self._integer_in_float(expr, lambda: self._fraction_mod(expr) or
+                                      f"{self.fn('remainder')}({self.float_tensor(a)}, {self._print(b)})")
+
+    def _fraction_mod(self, expr) -> str | None:
+        """``Mod`` of whole-number ratios: an integer remainder divided once (see ``integer_mod``)."""
+        whole = integer_mod(expr)
+        if whole is None:
+            return None
+        remainder = self._int_mod(whole[0], whole[1])
+        if remainder is None:
+            return None
+        value = self.bind(("i", expr, self._step_key(expr)), self.as_float(remainder))
+        return value if whole[2] == 1 else f"({value} / {self.float_code(whole[2])})"
+
+    def _pow(self, base, exponent) -> str:
+        return f"{self.fn('power')}({self.float_tensor(base)}, {self._print(exponent)})"
+
+    def _print_logb(self, expr):
+        return f"{self.fn('log')}({self.float_tensor(expr.args[0])})"  # a parameter base; numbers fold
+
+    def _localized(self, value: sp.Expr) -> str:
+        """A branch's value computed in its local step ``t - lo`` (integers), ``lo`` its first step.
+
+        In the global step a segment that starts late cancels: ``1e-6 - 1e-8 * (t - 1e9)``
+        expanded is ``10.000001 - 1e-8 * t``.  Substituting ``t -> t + lo`` in the exact
+        formula undoes the expansion exactly, and the local step is exact in integers.
+        """
+        scope = self.scope
+        lo = scope.lo
+        if lo == 0 or t not in value.free_symbols or not lo.is_integer:
+            return self.float_tensor(value)
+        saved_raw, self.raw_step = self.raw_step, True
+        try:
+            lo_code = self.int_literal(lo, saturate=True) if lo.is_Integer else self.int_code(lo)
+        finally:
+            self.raw_step = saved_raw
+        if lo_code is None:
+            return self.float_tensor(value)
+        step = self.bind(("local", self.step, lo), f"({self.step} - {self.ring_operand(lo_code)})")
+        saved_step, self.step = self.step, step
+        hi = None if scope.hi is None else scope.hi - lo
+        self.scope = Scope(sp.Integer(0), hi, scope.clamp, local=True)
+        try:
+            return self.float_tensor(at(value, t + lo))
+        finally:
+            self.step, self.scope = saved_step, scope
+
+    # -- one generated function -----------------------------------------------------------
+
+    @classmethod
+    def function_source(cls, name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
+                        helpers: set[str] | None = None) -> str:
+        """``def name(t, *, p=default, ..., <SIGNATURE_TAIL>)``: values at an integer array of
+        steps, the steps' shape; ``helpers`` collects the module helpers the body calls."""
+        printer = cls(params)
+        if t not in expr.free_symbols and expr.is_number:
+            body = printer.constant_body(expr)
+        else:
+            value = printer.doprint(expr)
+            if t not in expr.free_symbols:
+                value = printer.broadcast(value)
+            body = printer.body(value)
+        if helpers is not None:
+            helpers |= printer.helpers
+        signature = f"def {name}(t, *{keyword_params(params)}{cls.SIGNATURE_TAIL}):"
+        return signature + "\n" + "".join(f"    {line}\n" for line in body)
 
     def bind(self, key, code: str) -> str:
         """A name for ``code``, emitted once per ``key`` in this function."""

@@ -10,6 +10,7 @@ file's name appears in the header comment, reduced to safe characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -47,23 +48,27 @@ def emit(program, target: str, source_name: str, class_name: str | None = None, 
 
 
 def module(program, target: str, source_name: str, class_name: str | None = None, *,
-           relative: bool = False, schedule: str | None = None) -> Module:
-    """``emit``'s module, its template still apart: ``BUILDERS[target]`` makes it."""
+           relative: bool = False, schedule: str | None = None, bind_all: bool = False) -> Module:
+    """``emit``'s module, its template still apart: ``BUILDERS[target]`` makes it.
+
+    ``bind_all=True`` folds every bound value into the formulas (``Program.module_spec``):
+    the module in-process evaluation loads (``runtime/arrays.py``), where constants are
+    exact numbers rounded once, as a float32 result's accuracy needs.
+    """
     if target not in BUILDERS:
         raise SchedlangError(f"unknown target {target!r}", hint="use " + ", ".join(TARGETS))
     if relative and target != "torch":
         raise SchedlangError("relative=True is for target='torch'; other targets set absolute values")
-    spec = program.module_spec(source_name)
+    spec = program.module_spec(source_name, bind_all=bind_all)
     return BUILDERS[target](program, spec, class_name or default_class_name(source_name),
                             relative=relative, schedule=schedule)
 
 
-def _python_target(program, spec: ModuleSpec, class_name: str, **_) -> Module:
-    return Module(python_codegen.generate(spec).source)
-
-
-def _jax_target(program, spec: ModuleSpec, class_name: str, **_) -> Module:
-    return Module(jax_codegen.generate(spec).source)
+def plain(generate):
+    """The builder of a target whose module is its printer's ``generate(spec)`` alone (no class)."""
+    def build(program, spec: ModuleSpec, class_name: str, **_) -> Module:
+        return Module(generate(spec).source)
+    return build
 
 
 def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool, **_) -> Module:
@@ -196,8 +201,28 @@ def _source_phrase(spec: ModuleSpec) -> str:
     return safe_comment(spec.source_name).replace('"', "?")
 
 
-#: The registry of targets: ``--target`` name -> the function that builds its module.  The
-#: CLI's choices, ``Schedule`` classes and the tests derive from it; a target is one entry.
-BUILDERS = {"python": _python_target, "torch": _torch_target, "cerebras": _cerebras_target,
-            "jax": _jax_target}
+@dataclass(frozen=True)
+class Target:
+    """One row of the registry: how a target's module is built and what that module imports."""
+
+    #: ``(program, spec, class_name, *, relative, schedule) -> Module``
+    build: Callable[..., Module]
+    #: The only modules its generated code may import (``tests/test_torch_emit.py`` checks it).
+    imports: frozenset[str]
+
+    def __call__(self, program, spec: ModuleSpec, class_name: str, **options) -> Module:
+        return self.build(program, spec, class_name, **options)
+
+
+#: The registry of targets: ``--target`` name -> its ``Target``.  The CLI's choices
+#: (``TARGETS``), the golden, import and security tests and in-process evaluation
+#: (``runtime/arrays.py``) derive from it.  A new target is its printer module (with
+#: ``generate(spec) -> GeneratedModule``) and one row here, ``"name":
+#: Target(plain(name_codegen.generate), frozenset({...}))`` (docs/design.md, "Adding a target").
+BUILDERS = {
+    "python": Target(plain(python_codegen.generate), frozenset({"math"})),
+    "torch": Target(_torch_target, frozenset({"math", "torch"})),
+    "cerebras": Target(_cerebras_target, frozenset({"math", "torch", "cerebras.pytorch.optim.lr_scheduler"})),
+    "jax": Target(plain(jax_codegen.generate), frozenset({"jax", "jax.numpy"})),
+}
 TARGETS = tuple(BUILDERS)

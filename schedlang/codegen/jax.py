@@ -47,18 +47,13 @@ float32, so this printer cannot lean on int64 and float64 headroom.
 from __future__ import annotations
 
 import sympy as sp
-from sympy.core.relational import Relational
 
-from ..core.algebra import at, t
-from ..core.special import restart_index
-from .array import ArrayPrinter, Scope, _literal
-from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble, keyword_params
-from .python import (
-    ReferencePrinter,
-    integer_mod,
-    integer_ratio,
+from ..core.algebra import t
+from .array import ArrayPrinter, _literal
+from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble
+from .integers import (
+    WholeNumberPrinter,
     is_whole,
-    rounded_inside,
     whole_argument,
     whole_bound,
 )
@@ -114,25 +109,12 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 class JaxPrinter(ArrayPrinter):
-    """sympy to straight-line ``jnp`` statements; ``doprint`` returns the final expression.
-
-    Statements naming intermediate arrays (clamped and local steps, integer
-    indices, parameters) accumulate in ``lines``, shared by every use in one
-    function; ``helpers`` collects the module-level functions the code calls.
-    """
+    """sympy to straight-line ``jnp`` statements (``ArrayPrinter``): integers of JAX's widest
+    type ``_i`` kept exact by wrap-safe forms, values in ``_f``."""
 
     printmethod = "_jaxcode"
     NS = "jnp"
-
-    def __init__(self, params: tuple[ParamSpec, ...] = ()):
-        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
-        self.params = {p.symbol: p for p in params}
-        self.lines: list[str] = []
-        self.memo: dict[object, str] = {}
-        self.helpers: set[str] = set()
-        self.scope = Scope()
-        self.raw_step = False  # conditions read the unclamped step
-        self.step = "t"  # the integer code ``t`` stands for (a branch's local step inside it)
+    SIGNATURE_TAIL = ", _dtype=None"
 
     # -- statements ------------------------------------------------------------------
 
@@ -175,36 +157,18 @@ class JaxPrinter(ArrayPrinter):
         name = self.params[symbol].py_name
         return self.bind(("p", symbol, integer), f"jnp.asarray({name}, {'_i' if integer else '_f'})")
 
-    # -- whole numbers ------------------------------------------------------------------
+    # -- what the base asks of a target ---------------------------------------------------
 
-    def int_code(self, expr: sp.Expr) -> str | None:
-        """Integer code for a whole-number expression, or None when it is not one we can do."""
-        if expr.is_Integer:
-            return self.int_literal(expr)
-        if not is_whole(expr):
-            return None  # decided before printing parts, so no dead statements are left behind
-        if expr == t:
-            return self.int_step()
-        if isinstance(expr, sp.Symbol):
-            if expr in self.params and expr.is_integer:
-                return self.param(expr, integer=True)
-            return None
-        if isinstance(expr, (sp.Add, sp.Mul)):  # ring operations: wrap-exact (module docstring)
-            parts = [self.int_code(a) for a in expr.args]
-            if any(p is None for p in parts):
-                return None
-            joiner = " + " if isinstance(expr, sp.Add) else "*"
-            return "(" + joiner.join(parts) + ")"
-        if isinstance(expr, (sp.Min, sp.Max)):
-            return self._int_min_max(expr)
-        if isinstance(expr, (sp.floor, sp.ceiling, sp.Mod)):
-            code = self._int_rounding(expr) if not isinstance(expr, sp.Mod) else self._int_mod(*expr.args)
-            if code is None or code.isidentifier():
-                return code
-            return self.bind(("i", expr, self._step_key(expr)), code)
-        if isinstance(expr, restart_index):
-            return self._restart_index(expr)
-        return None
+    def as_float(self, code: str) -> str:
+        return f"{code}.astype(_f)"
+
+    def is_plain(self, code: str) -> bool:
+        return code.isidentifier()
+
+    def bool_literal(self, value: bool) -> str:
+        return f"jnp.asarray({value})"
+
+    # -- whole numbers (wrap-exact: the module docstring) ---------------------------------
 
     def _int_min_max(self, expr) -> str | None:
         is_min = isinstance(expr, sp.Min)
@@ -238,17 +202,7 @@ class JaxPrinter(ArrayPrinter):
             return None
         return a, x, b
 
-    def _int_rounding(self, expr) -> str | None:
-        arg = expr.args[0]
-        inside = rounded_inside(expr)
-        if inside is not None:
-            return self.int_code(inside)
-        if isinstance(arg, sp.Mod) and isinstance(expr, sp.floor):
-            return self._floor_of_mod(arg)
-        ratio = integer_ratio(arg)
-        if ratio is None:
-            return None
-        numerator, denominator = ratio
+    def _rounded_ratio(self, expr, numerator: sp.Expr, denominator: sp.Expr) -> str | None:
         if denominator == 1:
             return self.int_code(numerator)
         if isinstance(expr, sp.floor):
@@ -307,17 +261,6 @@ class JaxPrinter(ArrayPrinter):
         n = self.int_code(a)
         return None if n is None else f"({n} % {m})"
 
-    def _floor_of_mod(self, mod: sp.Mod) -> str | None:
-        """``floor(Mod(N/D, M/E))``: ``remainder(N*E, M*D) // (D*E)``."""
-        whole = integer_mod(mod)
-        if whole is None:
-            return None
-        remainder = self._int_mod(whole[0], whole[1])
-        bottom = self.int_code(whole[2])
-        if remainder is None or bottom is None:
-            return None
-        return remainder if whole[2] == 1 else self._int_div(remainder, bottom)
-
     def _restart_index(self, expr) -> str | None:
         step, first, mult = expr.args
         first, mult = whole_argument(first), whole_argument(mult)
@@ -338,31 +281,12 @@ class JaxPrinter(ArrayPrinter):
         if expr.is_Integer:
             return str(int(expr))
         renamed = expr.xreplace({s: sp.Symbol(p.py_name, **s.assumptions0) for s, p in self.params.items()})
-        return ReferencePrinter().doprint(renamed)
+        return WholeNumberPrinter().doprint(renamed)
 
     # -- conditions ---------------------------------------------------------------------
 
-    def bool_code(self, cond) -> str:
-        """A bool array for a condition; comparisons of whole numbers stay integer (docstring)."""
-        if cond == sp.true or cond == sp.false:
-            return self.bind(("b", bool(cond)), f"jnp.asarray({bool(cond)})")
-        if isinstance(cond, sp.And):
-            return "(" + " & ".join(self.bool_code(a) for a in cond.args) + ")"
-        if isinstance(cond, sp.Or):
-            return "(" + " | ".join(self.bool_code(a) for a in cond.args) + ")"
-        if isinstance(cond, sp.Not):
-            return f"(~{self.bool_code(cond.args[0])})"
-        if not isinstance(cond, Relational):
-            raise ValueError(f"cannot print condition {cond}")
-        op = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">",
-              sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}[type(cond)]
-        saved, self.raw_step = self.raw_step, True
-        try:
-            return self._relation(cond.lhs, op, cond.rhs)
-        finally:
-            self.raw_step = saved
-
     def _relation(self, lhs, op: str, rhs) -> str:
+        """``lhs op rhs`` as a bool array; a linear condition on a whole number is solved (docstring)."""
         form = self.linear(lhs - rhs)
         if form is not None:
             a, x, b = form  # a*x + b op 0, so x op' -b/a
@@ -398,37 +322,6 @@ class JaxPrinter(ArrayPrinter):
 
     # -- values (float context) ---------------------------------------------------------
 
-    def _pow(self, base, exponent) -> str:
-        return f"jnp.power({self._print(base)}, {self._print(exponent)})"
-
-    def _print_logb(self, expr):
-        return f"jnp.log({self._print(expr.args[0])})"  # a parameter base; numbers fold
-
-    def _integer_in_float(self, expr, fallback) -> str:
-        """A whole-number node computed in integers, then converted; ``fallback()`` otherwise."""
-        code = self.int_code(expr)
-        if code is None:
-            return fallback()
-        if code.strip("()").lstrip("-").isdigit():  # a whole number known here
-            return f"{float(code.strip('()'))!r}"
-        return self.bind(("if", expr, self._step_key(expr)), f"({code}).astype(_f)")
-
-    def _print_Mod(self, expr):
-        a, b = expr.args
-        return self._integer_in_float(expr, lambda: self._fraction_mod(expr) or
-                                      f"jnp.remainder({self._print(a)}, {self._print(b)})")
-
-    def _fraction_mod(self, expr) -> str | None:
-        """``Mod`` of whole-number ratios: an integer remainder divided once (see ``integer_mod``)."""
-        whole = integer_mod(expr)
-        if whole is None:
-            return None
-        remainder = self._int_mod(whole[0], whole[1])
-        if remainder is None:
-            return None
-        value = self.bind(("i", expr, self._step_key(expr)), f"{remainder}.astype(_f)")
-        return value if whole[2] == 1 else f"({value} / {self.float_code(whole[2])})"
-
     def _print_Min(self, expr):
         name = "minimum" if isinstance(expr, sp.Min) else "maximum"
         numbers = [a for a in expr.args if a.is_number]
@@ -440,27 +333,16 @@ class JaxPrinter(ArrayPrinter):
             out = f"jnp.{name}({out}, {other})"
         return out
 
-    def _localized(self, value: sp.Expr) -> str:
-        """A branch's value computed in its local step ``t - lo`` (integers), ``lo`` its first step."""
-        scope = self.scope
-        lo = scope.lo
-        if lo == 0 or t not in value.free_symbols or not lo.is_integer:
-            return self._print(value)
-        saved_raw, self.raw_step = self.raw_step, True
-        try:
-            lo_code = self.int_literal(lo, saturate=True) if lo.is_Integer else self.int_code(lo)
-        finally:
-            self.raw_step = saved_raw
-        if lo_code is None:
-            return self._print(value)
-        step = self.bind(("local", self.step, lo), f"({self.step} - {lo_code})")
-        saved_step, self.step = self.step, step
-        hi = None if scope.hi is None else scope.hi - lo
-        self.scope = Scope(sp.Integer(0), hi, scope.clamp, local=True)
-        try:
-            return self._print(at(value, t + lo))
-        finally:
-            self.step, self.scope = saved_step, scope
+    # -- the function around the code -----------------------------------------------------
+
+    def constant_body(self, expr: sp.Expr) -> list[str]:
+        return self.body(f"jnp.full(t.shape, {_literal(expr)}, _f)")
+
+    def broadcast(self, value: str) -> str:
+        return f"jnp.broadcast_to(jnp.asarray({value}, _f), t.shape)"
+
+    def body(self, value: str) -> list[str]:
+        return [*_PROLOGUE, *self.lines, f"return ({value}).astype(_f if _dtype is None else _dtype)"]
 
 
 _PROLOGUE = [
@@ -480,19 +362,7 @@ def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
     The result has the steps' shape and dtype ``_dtype`` (default: float32, or
     float64 with x64).  ``helpers`` collects the module helpers the body calls.
     """
-    printer = JaxPrinter(params)
-    args = keyword_params(params)
-    signature = f"def {name}(t, *{args}, _dtype=None):"
-    if t not in expr.free_symbols and expr.is_number:
-        value = f"jnp.full(t.shape, {_literal(expr)}, _f)"
-    else:
-        value = printer.doprint(expr)
-        if t not in expr.free_symbols:
-            value = f"jnp.broadcast_to(jnp.asarray({value}, _f), t.shape)"
-    body = [*_PROLOGUE, *printer.lines, f"return ({value}).astype(_f if _dtype is None else _dtype)"]
-    if helpers is not None:
-        helpers |= printer.helpers
-    return signature + "\n" + "".join(f"    {line}\n" for line in body)
+    return JaxPrinter.function_source(name, expr, params, helpers)
 
 
 def generate(spec: ModuleSpec) -> GeneratedModule:

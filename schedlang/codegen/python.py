@@ -2,14 +2,13 @@
 
 A sympy ``PythonCodePrinter`` with the few changes exactness needs: ``floor``
 and ``Mod`` of whole numbers become ``//`` and ``%`` on Python ints (never a
-float division that can land a hair below a step boundary), integer bases of
+float division that can land a hair below a step boundary; the rules are
+``codegen/integers.py``'s, shared with every target), integer bases of
 powers become floats (``10 ** t`` must not grow a huge int), and the cycle
 index of cosine restarts is computed with integers.
 """
 
 from __future__ import annotations
-
-import math
 
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
@@ -18,6 +17,16 @@ from ..core.algebra import at, strict_bound, t
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
+from .integers import (
+    ExactIntegerPrinting,
+    first_step,
+    integer_ratio,
+    is_whole,
+    step_ratio,
+    whole_argument,
+    whole_bound,
+)
+from .stable import even_power, reduced, stable_sum
 
 _RESTART_INDEX = '''\
 def _restart_index(t, first, mult):
@@ -56,126 +65,7 @@ def helpers_source(printer, gap: str = "\n") -> str:
     return "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
 
 
-def is_whole(expr: sp.Expr) -> bool:
-    """Whether ``expr`` is a whole number wherever the schedule uses it.
-
-    sympy's ``is_integer``, except that a ``Mod`` of whole numbers is whole too: sympy
-    answers None for ``Mod(t, total)`` when ``total`` may be 0 (a parameter only known to
-    be >= 0), but a modulus of 0 is a period of 0, which lowering never lets a schedule use.
-    """
-    if expr.is_integer:
-        return True
-    if isinstance(expr, (sp.floor, sp.ceiling)):
-        return True  # floor(Mod(t, 6*total)/3): sympy cannot call the argument real either
-    if isinstance(expr, (sp.Mod, sp.Add, sp.Mul)):
-        return all(is_whole(a) for a in expr.args)
-    return False
-
-
-def whole_mods(expr: sp.Expr) -> sp.Expr:
-    """Every ``Mod`` of whole-number ratios written ``Mod(N*E, M*D) / (D*E)`` (``integer_mod``):
-    ``Mod(t/2, 7)`` is ``Mod(t, 14)/2``, so a floor around it is integer division."""
-    if not expr.has(sp.Mod):
-        return expr
-
-    def whole(node):
-        parts = integer_mod(node)
-        if parts is None:
-            return node
-        numerator, modulus, denominator = parts
-        return sp.Mod(numerator, modulus, evaluate=False) / denominator
-    return expr.replace(lambda n: isinstance(n, sp.Mod), whole)
-
-
-def integer_ratio(expr: sp.Expr):
-    """``(numerator, denominator)`` when ``expr`` is a ratio of whole-number expressions, a
-    ``Mod`` of such ratios counting as one (``Mod(t, 14*total/25)/3 - 100/3`` is
-    ``(Mod(25*t, 14*total) - 2500)/75``: its floor is integer division, not a float that
-    lands a hair below 0 where the exact value is 0)."""
-    numerator, denominator = sp.fraction(sp.together(whole_mods(expr)))
-    if is_whole(numerator) and is_whole(denominator):
-        return numerator, denominator
-    return None
-
-
-def step_ratio(expr: sp.Expr):
-    """``(numerator, denominator)`` of a sum in the step over one whole denominator, else None.
-
-    ``1 - t/n`` in floats rounds ``t/n`` and then cancels: near the end of a long
-    segment (``t = n - 1``, ``n = 10**9``) a relative error of 1e-7 is left.  Written
-    ``(n - t)/n`` the numerator is a whole number (exact) and the division rounds once.
-    """
-    if not isinstance(expr, sp.Add) or not any(s.is_integer for s in expr.free_symbols):
-        return None  # a sum in the step (global or a branch's local one) or whole parameters
-    terms = [term.as_coeff_Mul() for term in expr.args]
-    if not all(c.is_Rational and (m.is_integer or m == 1) for c, m in terms):
-        return None
-    denominator = math.lcm(*(int(c.q) for c, _ in terms))
-    if denominator == 1:
-        return None
-    numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * m for c, m in terms))
-    return numerator, sp.Integer(denominator)
-
-
-def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:
-    """The whole number a whole step is compared with instead of ``bound``.
-
-    For a whole ``t``: ``t < c`` and ``t >= c`` read ``ceil(c)``, ``t <= c`` and ``t > c``
-    read ``floor(c)``.  ``t < 11*total/20`` computed in floats is ``t < 55.00000000000001``
-    at ``total = 100`` and lets step 55 through; ``t < ceil(11*total/20)`` in integers does not.
-    """
-    return sp.ceiling(bound) if op in ("<", ">=") else sp.floor(bound)
-
-
-def whole_argument(expr: sp.Expr) -> sp.Expr:
-    """A period the checks made whole, as a whole-number expression: ``7*total/100`` (a
-    ``cosine_restarts`` period of ``0.07 * total``) is whole for every accepted ``total``, so
-    it is read as ``floor(7*total/100)``, integer division; computed in floats it is
-    7000.000000000001 at ``total = 100000`` and moves every restart by a step."""
-    if expr.is_integer or integer_ratio(expr) is None:
-        return expr
-    return sp.floor(expr)
-
-
-def rounded_inside(expr: sp.Expr) -> sp.Expr | None:
-    """``floor(max(a, b))`` as ``max(floor(a), floor(b))`` (likewise ``min`` and ``ceiling``:
-    both roundings are nondecreasing), and ``floor(Mod(max(...), n))`` as
-    ``Mod(floor(max(...)), n)`` for a whole ``n``, so each side can be integer division;
-    None for any other expression.  The end of ``X >> Y`` where one side is ``0.55 * total``
-    steps long is such a ``max``, and a restart cycle index (in a ``repeat`` too) asks for
-    its floor."""
-    inner = expr.args[0] if isinstance(expr, (sp.floor, sp.ceiling)) else None
-    if isinstance(inner, (sp.Min, sp.Max)):
-        return inner.func(*(expr.func(a) for a in inner.args))
-    if isinstance(expr, sp.floor) and isinstance(inner, sp.Mod) and is_whole(inner.args[1]) \
-            and isinstance(inner.args[0], (sp.Min, sp.Max)):
-        return sp.Mod(sp.floor(inner.args[0]), inner.args[1])
-    return None
-
-
-def first_step(bound: sp.Expr | None) -> sp.Expr | None:
-    """The first whole step after a branch ``t < bound``: ``bound`` itself, or its ceiling
-    when it is a ratio of whole numbers that may be fractional (``4*total/5``)."""
-    if bound is None or bound.is_integer or integer_ratio(bound) is None:
-        return bound
-    return sp.ceiling(bound)
-
-
-def integer_mod(expr: sp.Mod):
-    """``Mod(N/D, M/E)`` of whole-number ``N, D, M, E`` as ``(N*E mod M*D, D*E)``, else None.
-
-    ``Mod(t/3 + 1/3, 1)`` (a stretched cycle) computed in floats lands a hair below a
-    whole number where it should be 0; the remainder of two whole numbers, divided
-    once at the end, is exact.
-    """
-    a, b = (integer_ratio(x) for x in expr.args)
-    if a is None or b is None:
-        return None
-    (n, d), (m, e) = a, b
-    return sp.expand(n * e), sp.expand(m * d), sp.expand(d * e)
-
-
-class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
+class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
     """sympy to Python using ``math`` only."""
 
     def __init__(self):
@@ -183,33 +73,7 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
         self.helpers: set[str] = set()  # names in HELPERS the printed code calls
         self._local_steps: dict[sp.Dummy, str] = {}  # local-step symbols -> their code
 
-    def _print_floor(self, expr):
-        ratio = integer_ratio(expr.args[0])
-        if ratio is not None:
-            numerator, denominator = ratio
-            if denominator == 1:
-                return f"({self._print(numerator)})"
-            return f"(({self._print(numerator)}) // ({self._print(denominator)}))"
-        return f"math.floor({self._print(expr.args[0])})"
-
-    def _print_ceiling(self, expr):
-        ratio = integer_ratio(expr.args[0])
-        if ratio is not None:
-            numerator, denominator = ratio
-            return f"(-((-({self._print(numerator)})) // ({self._print(denominator)})))"
-        return f"math.ceil({self._print(expr.args[0])})"
-
-    def _print_Mod(self, expr):
-        whole = integer_mod(expr)
-        if whole is not None:
-            numerator, modulus, denominator = (self._print(x) for x in whole)
-            remainder = f"(({numerator}) % ({modulus}))"
-            return remainder if whole[2] == 1 else f"({remainder} / ({denominator}))"
-        a, b = expr.args
-        return f"(({self._print(a)}) % ({self._print(b)}))"
-
     def _print_Add(self, expr, order=None):
-        from .stable import stable_sum  # lazy: cycle: stable imports python
         stable = stable_sum(expr)
         if stable is not None:
             return self._print(stable)
@@ -221,7 +85,6 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
-        from .stable import even_power  # lazy: cycle: stable imports python
         square = even_power(expr)
         if square is not None:
             return self._print(square)
@@ -242,9 +105,6 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
             return self._print_Pow(sp.Pow(*power, evaluate=False))
         self.helpers.add("_exp")
         return f"_exp({self._print(expr.args[0])})"
-
-    def _print_Rational(self, expr):
-        return f"({expr.p}/{expr.q})"
 
     def _print_Relational(self, expr):
         op, lhs, rhs = expr.rel_op, expr.lhs, expr.rhs
@@ -285,7 +145,6 @@ class ReferencePrinter(AtomicPrinting, PythonCodePrinter):
     def _print_periodic(self, expr):
         """A periodic function (a row of ``functions.FUNCTIONS`` with a ``period``: ``sin``/``cos``/
         ``tan``) with the argument reduced in Python ints (``codegen/stable.py``)."""
-        from .stable import reduced  # lazy: cycle: stable imports python
         found = reduced(expr)
         if found is not None and not isinstance(found, type(expr)):
             return self._print(found)

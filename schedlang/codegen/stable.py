@@ -43,7 +43,7 @@ import sympy as sp
 
 from ..core.algebra import t
 from ..core.functions import BY_NODE
-from .python import integer_ratio, is_whole
+from .integers import integer_ratio, is_whole
 
 
 class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
@@ -153,6 +153,18 @@ def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
     return None if base is None else sp.Pow(base, exponent, evaluate=False)
 
 
+def _one_stepped_term(expr: sp.Expr):
+    """``(rest, coefficient, factor)`` with ``expr == rest + coefficient * factor`` for a sum
+    with exactly one term in the step (``rest`` and ``coefficient`` free of it), else None."""
+    if not isinstance(expr, sp.Add):
+        return None
+    stepped = [term for term in expr.args if t in term.free_symbols]
+    if len(stepped) != 1:
+        return None
+    coefficient, factor = stepped[0].as_independent(t, as_Add=False)
+    return expr - stepped[0], coefficient, factor
+
+
 def half_angle(expr: sp.Expr) -> sp.Expr | None:
     """``b + a cos(x)`` (``a``, ``b`` free of the step) in a form that does not cancel where
     ``cos(x)`` is near -1 or 1 (see the module docstring), else None.
@@ -162,15 +174,10 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
     left as it is (no form keeps its relative accuracy there).  Where sympy cannot decide
     the signs (parameters), the cosine form: a decay towards ``b - a``, as schedules are.
     """
-    if not isinstance(expr, sp.Add):
+    split = _one_stepped_term(expr)
+    if split is None or not isinstance(split[2], sp.cos):
         return None
-    stepped = [term for term in expr.args if t in term.free_symbols]
-    if len(stepped) != 1:
-        return None
-    a, trig = stepped[0].as_independent(t, as_Add=False)
-    if not isinstance(trig, sp.cos):
-        return None
-    b = expr - stepped[0]
+    b, a, trig = split
     x = trig.args[0]
     low, high = b - a, b + a  # the values at cos(x) = -1 and cos(x) = 1
 
@@ -189,15 +196,12 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
 def conjugate(expr: sp.Expr) -> sp.Expr | None:
     """``a + c sqrt(x)`` (``a``, ``c`` free of the step, of opposite signs, ``x`` polynomial in
     the step) as ``(a**2 - c**2 x) / (a - c sqrt(x))`` (see the module docstring), else None."""
-    if not isinstance(expr, sp.Add):
+    split = _one_stepped_term(expr)
+    if split is None:
         return None
-    stepped = [term for term in expr.args if t in term.free_symbols]
-    if len(stepped) != 1:
-        return None
-    c, root = stepped[0].as_independent(t, as_Add=False)
+    a, c, root = split
     if not (isinstance(root, sp.Pow) and root.exp == sp.S.Half and root.base.is_polynomial(t)):
         return None
-    a = expr - stepped[0]
     if (a * c).is_negative is not True:
         return None
     x = root.base

@@ -27,7 +27,7 @@ cancellation inherent in a formula costs: ``cosine(1e-5, 2, 10)`` is
 ``200001/200000 - 199999/200000*cos(pi*t/10)``, 1e-5 at step 0 with an absolute error of
 about ``2 * 2**-53``; dividing by it makes that error relative.  Sums that are rational
 linear functions of the step get one rounding only: schedlang promises to compute
-them over one whole denominator (``(n - t)/n``, ``codegen.python.step_ratio``).
+them over one whole denominator (``(n - t)/n``, ``codegen.integers.step_ratio``).
 """
 
 from __future__ import annotations
