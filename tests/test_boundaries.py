@@ -83,3 +83,11 @@ def test_lowered_answers_for_the_nodes_of_its_file():
     traced = schedlang.Schedule.from_sympy(schedlang.t / 2).program._lowered
     with pytest.raises(ValueError, match="not lowered from source"):
         traced.value(xs)
+
+
+def test_every_argument_kind_has_its_conversion():
+    """Lowering converts an argument by one method per ``Kind``: a new kind needs its method."""
+    from schedlang.library.stdlib import Kind
+    from schedlang.semantics import lower
+
+    assert [k.value for k in Kind if not hasattr(lower.Lowerer, f"_{k.value}_argument")] == []

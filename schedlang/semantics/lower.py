@@ -597,60 +597,78 @@ class Lowerer:
         self.in_warmup = False
 
     def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
-        what = f"argument '{arg.name}' of {builtin.name}()"
-        if arg.kind == Kind.SHAPE:
-            if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
-                raise SchedlangError(f"{what} must be a warmup shape", node.span,
-                                     hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
-            return node.id
-        if arg.kind == Kind.OPTION:
-            if not isinstance(node, ir.String):
-                raise SchedlangError(f"{what} must be a double-quoted string", node.span,
-                                     hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
-            if node.value not in arg.choices:
-                hint = did_you_mean(node.value, arg.choices) or "one of " + ", ".join(
-                    f'"{c}"' for c in arg.choices)
-                raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
-            return node.value
-        if arg.kind == Kind.FLAG:
-            value = self.value(node)
-            if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
-                raise SchedlangError(f"{what} must be true or false", node.span)
-            return value.value == sp.true
-        if arg.kind in stdlib.STEP_KINDS:
-            return self.steps(node, zero_ok=arg.kind == Kind.DURATION)
-        if arg.kind == Kind.CONST:
-            return self.constant(node, what)
-        if arg.kind == Kind.VALUES:
-            value = self.value(node)
-            if not isinstance(value, ListValue) or not value.items:
-                raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
-            items = []
-            for item, item_node in zip(value.items, _list_nodes(node, value)):
-                item = self.constant_of(item, item_node, f"an item of {arg.name}")
-                if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
-                    item = self.scaled(item)
-                if arg.name in STEP_LISTS:
-                    refuse_huge_step(item, item_node.span, f"an item of {arg.name}")
-                items.append(item)
-            return items
-        if arg.kind == Kind.SCHEDULES:
-            value = self.value(node)
-            if not isinstance(value, ListValue) or not value.items:
-                raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]",
-                                     node.span)
-            return [self.schedule_value(item, item_node, "a schedule")
-                    for item, item_node in zip(value.items, _list_nodes(node, value))]
-        if arg.kind == Kind.PAIRS:
-            return self.pairs(node, what)
+        """``node`` converted as the argument ``arg`` of ``builtin``: one method per ``Kind``
+        (``_<kind>_argument``), as a printer has one per node type."""
+        convert = getattr(self, f"_{arg.kind.value}_argument")
+        return convert(arg, node, f"argument '{arg.name}' of {builtin.name}()")
+
+    def _shape_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> str:
+        if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
+            raise SchedlangError(f"{what} must be a warmup shape", node.span,
+                                 hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
+        return node.id
+
+    def _option_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> str:
+        if not isinstance(node, ir.String):
+            raise SchedlangError(f"{what} must be a double-quoted string", node.span,
+                                 hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
+        if node.value not in arg.choices:
+            hint = did_you_mean(node.value, arg.choices) or "one of " + ", ".join(
+                f'"{c}"' for c in arg.choices)
+            raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
+        return node.value
+
+    def _flag_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> bool:
         value = self.value(node)
-        if arg.kind in (Kind.SCHEDULE, Kind.FINITE):
-            segment = self.schedule_value(value, node, "a schedule")
-            if arg.kind == Kind.FINITE and segment.duration is None:
-                raise SchedlangError(f"{what} must be a finite schedule", node.span,
-                                     hint="give it a length with `for N`")
-            return segment
-        return self.schedule_value(value, node, "a number").held()
+        if not isinstance(value, Cond) or value.value not in (sp.true, sp.false):
+            raise SchedlangError(f"{what} must be true or false", node.span)
+        return value.value == sp.true
+
+    def _steps_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> sp.Expr:
+        return self.steps(node)
+
+    def _duration_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> sp.Expr:
+        return self.steps(node, zero_ok=True)
+
+    def _const_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> sp.Expr:
+        return self.constant(node, what)
+
+    def _values_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
+        value = self.value(node)
+        if not isinstance(value, ListValue) or not value.items:
+            raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
+        items = []
+        for item, item_node in zip(value.items, _list_nodes(node, value)):
+            item = self.constant_of(item, item_node, f"an item of {arg.name}")
+            if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
+                item = self.scaled(item)
+            if arg.name in STEP_LISTS:
+                refuse_huge_step(item, item_node.span, f"an item of {arg.name}")
+            items.append(item)
+        return items
+
+    def _schedules_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
+        value = self.value(node)
+        if not isinstance(value, ListValue) or not value.items:
+            raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]", node.span)
+        return [self.schedule_value(item, item_node, "a schedule")
+                for item, item_node in zip(value.items, _list_nodes(node, value))]
+
+    def _pairs_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
+        return self.pairs(node, what)
+
+    def _schedule_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> Segment:
+        return self.schedule_value(self.value(node), node, "a schedule")
+
+    def _finite_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> Segment:
+        segment = self._schedule_argument(arg, node, what)
+        if segment.duration is None:
+            raise SchedlangError(f"{what} must be a finite schedule", node.span,
+                                 hint="give it a length with `for N`")
+        return segment
+
+    def _value_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> sp.Expr:
+        return self.schedule_value(self.value(node), node, "a number").held()
 
     def call_user(self, function: Function, node: ir.Call):
         fdef = function.node
