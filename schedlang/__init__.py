@@ -12,7 +12,6 @@ from importlib import import_module as _import_module
 from .core.algebra import t
 from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
-from .tracer import from_python as _from_python
 
 __all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
            "from_python", "load", "resume_check", "t"]
@@ -36,6 +35,8 @@ def __getattr__(name: str):
 
 def from_python(fn, params=None, name="lr"):
     """Trace a LambdaLR-style ``fn(step)`` into a ``Schedule`` (see ``schedlang.tracer``)."""
+    from .tracer import from_python as _from_python  # lazy: the tracer (4 ms; check needs none)
+
     return _from_python(fn, params, name)
 
 

@@ -18,10 +18,8 @@ from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, n
 from .core.algebra import Segment, bind, finish, flatten, t
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_STEP, read_source, recursion_room
-from .runtime import arrays
 from .runtime.composer import ComposerScheduler
 from .runtime.reference import first_overflow_step, load_reference
-from .runtime.scheduler import scheduler_class
 from .semantics import check
 from .semantics.durations import relocate
 from .semantics.lower import Lowered, lower
@@ -205,6 +203,8 @@ class Program:
 
     def scheduler_class(self, name: str = "Scheduler", target: str = "torch", **options):
         """A ``torch.optim.lr_scheduler.LRScheduler`` subclass setting every schedule of the file."""
+        from .runtime.scheduler import scheduler_class  # lazy: the class targets' printers (check needs none)
+
         return scheduler_class(self, name, target=target, **options)
 
     @functools.cached_property
@@ -337,11 +337,15 @@ class Schedule:
 
     def torch(self, steps, dtype=None):
         """Values at a tensor of steps, from branch-free torch code (same shape and device)."""
+        from .runtime import arrays  # lazy: the array targets' printers, 18 ms (check needs none)
+
         return arrays.evaluate(self, steps, "torch", dtype=dtype)
 
     def jax(self, steps, dtype=None):
         """Values at an integer array of steps, from branch-free ``jnp.where`` code under ``jax.jit``
         (float32, or float64 with ``jax_enable_x64``); see docs/jax.md."""
+        from .runtime import arrays  # lazy: the array targets' printers, 18 ms (check needs none)
+
         return arrays.evaluate(self, steps, "jax", dtype=dtype)
 
     def composer_scheduler(self, unit="ba", lr: float = 1.0):
