@@ -16,6 +16,7 @@ import sympy as sp
 from .codegen import python as python_codegen
 from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, number_value, unique_names
 from .core.algebra import Segment, bind, finish, flatten, t
+from .core.clock import Clock
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_STEP, read_source, recursion_room
 from .runtime.composer import ComposerScheduler
@@ -31,14 +32,14 @@ from .syntax.parser import parse
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
     """Parse, lower and check a schedule program; ``params`` bind declared parameters."""
     with recursion_room():
-        return Program(lower(parse(source, filename)), params or {})
+        return Program(lower(parse(source, filename), given=params), params or {})
 
 
 def compile_declared(source: str | bytes, params: dict, filename: str = "<string>") -> Program:
     """``compile`` with those of ``params`` the source declares (one set of ``-D`` values can
     serve several files with different parameters); ``Program.params`` says which it declares."""
     with recursion_room():
-        lowered = lower(parse(source, filename))
+        lowered = lower(parse(source, filename), given=params)
         return Program(lowered, {k: v for k, v in params.items() if k in lowered.params})
 
 
@@ -54,6 +55,9 @@ class Program:
         self.params: dict[str, ParamInfo] = lowered.params
         self._lowered = lowered
         self.values: dict[str, sp.Expr] = self._bind(given)
+        if any(self.values.get(name) != value for name, value in lowered.fixed.items()):
+            # the batch schedule, or a place on it, was computed with other values: again
+            lowered = self._lowered = lower(lowered.module, given=self.values)
         self.schedules: dict[str, Schedule] = {
             name: Schedule(name, segment, self, span)
             for name, (segment, span) in lowered.schedules.items()
@@ -77,6 +81,48 @@ class Program:
     @property
     def substitutions(self) -> dict[sp.Symbol, sp.Expr]:
         return {self.params[n].symbol: v for n, v in self.values.items()}
+
+    @property
+    def fixed(self) -> dict[str, sp.Expr]:
+        """Parameters the batch schedule, or a segment's place on it, was computed with: fixed
+        when the file is compiled (not a scheduler constructor's keyword; SPEC §12)."""
+        return self._lowered.fixed
+
+    # -- the run's time in samples and tokens (SPEC §12) --------------------------------
+
+    @property
+    def clock(self) -> Clock:
+        """The batch schedule and tokens per sample: the file's ``batch = ...``, else a
+        constant ``param batch_size`` (and ``param seq_len`` for tokens)."""
+        if self._lowered.clock is not None:
+            return self._lowered.clock
+        size = self.values.get("batch_size")
+        if size is None:
+            raise SchedlangError("the file has no batch schedule",
+                                 hint="declare `batch = ...` (or a `param batch_size: int` with "
+                                      "a value) for samples and tokens")
+        seq_len = self.values.get("seq_len")
+        return Clock(((0, int(size)),), None if seq_len is None else int(seq_len))
+
+    def batch_at(self, step: int) -> int:
+        """Samples in step ``step``."""
+        return self.clock.batch_at(_whole(step, "a step"))
+
+    def samples_at(self, step: int) -> int:
+        """Samples consumed before step ``step`` (``S_k``)."""
+        return self.clock.samples_at(_whole(step, "a step"))
+
+    def tokens_at(self, step: int) -> int:
+        """Tokens consumed before step ``step`` (``T_k``)."""
+        return self.clock.tokens_at(_whole(step, "a step"))
+
+    def step_at(self, *, tokens: int | None = None, samples: int | None = None) -> int:
+        """The first step whose consumed-before count is at least ``tokens`` (or ``samples``)."""
+        if (tokens is None) == (samples is None):
+            raise SchedlangError("step_at takes tokens= or samples=, one of them")
+        if tokens is not None:
+            return self.clock.step_at_tokens(_whole(tokens, "tokens"))
+        return self.clock.step_at_samples(_whole(samples, "samples"))
 
     @property
     def group_params(self) -> dict[str, ParamInfo]:
@@ -177,6 +223,8 @@ class Program:
         params = []
         if not bind_all:
             for name, info in self.params.items():
+                if name in self.fixed:
+                    continue
                 value = self.values.get(name)
                 params.append(ParamSpec(name, py_names[name], info.symbol,
                                         None if value is None or not with_values else number_literal(value),
@@ -186,7 +234,10 @@ class Program:
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr
             schedules.append(ScheduleSpec(schedule.name, py_names[schedule.name], expr))
-        return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename)
+        clock = self._lowered.clock
+        stages = () if clock is None else tuple((s.first, s.samples, s.batch) for s in clock.stages)
+        return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename, stages,
+                          None if clock is None else clock.seq_len)
 
     @functools.cached_property
     def py_names(self) -> dict[str, str]:
@@ -214,6 +265,15 @@ class Program:
         # Values are passed by ``Schedule._function``, not baked in as defaults: every rebind
         # (a parameter search, a scheduler constructor) reuses one module per file.
         return load_reference(self.module_spec(with_values=False))
+
+
+def _whole(value, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise SchedlangError(f"{what} is a whole number >= 0, not {value!r}")
+    value = value.__index__()
+    if value < 0:
+        raise SchedlangError(f"{what} is a whole number >= 0, not {value}")
+    return value
 
 
 class Schedule:
@@ -274,8 +334,13 @@ class Schedule:
 
     @functools.cached_property
     def symbolic_expr(self) -> sp.Expr:
-        """The value at every step, in ``schedlang.t``, with every parameter left a symbol."""
-        return finish(self.segment.held())
+        """The value at every step, in ``schedlang.t``, with every parameter left a symbol but
+        those fixed by the run's batch schedule (``Program.fixed``)."""
+        held = self.segment.held()
+        fixed = self.program.fixed if self.program else {}
+        if fixed:
+            held = flatten(bind(held, {self.program.params[n].symbol: v for n, v in fixed.items()}))
+        return finish(held)
 
     @functools.cached_property
     def duration(self):
@@ -305,7 +370,8 @@ class Schedule:
         self._require_bound()
         function = self.program._reference.SCHEDULES[self.name]
         py_names = self.program.py_names
-        values = {py_names[name]: number_value(value) for name, value in self.program.values.items()}
+        values = {py_names[name]: number_value(value) for name, value in self.program.values.items()
+                  if name not in self.program.fixed}
         # A required parameter this schedule does not use may stay unbound.
         values.update({py_names[name]: None for name in self.program.unbound})
         return functools.partial(function, **values) if values else function

@@ -110,3 +110,23 @@ def wsd():
           >> sb.constant(peak, total - 1000 - cooldown)
           >> sb.linear(peak, 0, cooldown))
     return sb.program(lr=lr, weight_decay=0.1 * lr / peak)
+
+
+def deepseek_v3():
+    seq_len = sb.param("seq_len", int, 4096)
+    tok = [sb.time(n * 10**9, "tok") for n in (78, 156, 234, 312, 390, 469)]
+    batch = sb.stages(3072, [3072 + 2048 * i for i in range(1, 7)], tok, seq_len)
+    return sb.program(
+        batch=batch,
+        lr=sb.warmup(sb.linear, 2000)
+        >> sb.constant(2.2e-4, sb.time(10e12, "tok") - 2000 * 3072 * sb.time(4096, "tok"))
+        >> sb.cosine(2.2e-4, 2.2e-5, sb.time(4.3e12, "tok"))
+        >> sb.constant(2.2e-5, sb.time(333e9, "tok"))
+        >> sb.constant(7.3e-6, sb.time(167e9, "tok")))
+
+
+def llama3_405b():
+    seq_len = sb.param("seq_len", int, 4096)
+    batch = sb.stages(1024, [2048, 4096], [sb.time(252e6, "tok"), sb.time(2.87e12, "tok")], seq_len)
+    return sb.program(batch=batch, lr=sb.warmup(sb.linear, 8000) >> sb.cosine(8e-5, 8e-7, 1_192_000)
+                      >> sb.constant(8e-7))

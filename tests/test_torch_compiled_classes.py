@@ -46,6 +46,9 @@ SCHEDULES = {
     "sgdr": ("cosine_restarts(0.1, 0.001, 5, mult=2)", {}),  # restarts at 5, 15, 35
     "onecycle": ("onecycle(0.1, 40)", {}),
     "multistep": ("multistep(0.1, 0.5, [5, 12, 30])", {}),
+    # SPEC §12: a batch ramp and a cosine 400 tokens long (steps 5 to 37, three batch stages)
+    "token clock": ("param seq_len: int = 4\nbatch = stages(2, [5, 3], [40tok, 100tok])\n"
+                    "schedule lr = warmup(linear, 5) >> cosine(0.1, 0.001, 400tok) >> constant(0.001)", {}),
     "10 segments": (" >> ".join(f"linear({1 - k / 10}, {1 - (k + 1) / 10}, 4)" for k in range(10)), {}),
     "parameters": ("param peak: float = 1.0\nparam warmup: int = 100 where warmup >= 0\n"
                    "param total: int = 1000 where total > warmup\n"

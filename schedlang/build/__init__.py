@@ -32,6 +32,7 @@ from .objects import (
     or_,
     param,
     program,
+    stages,
     time,
 )
 from .text import python_text as _python_text
@@ -65,4 +66,4 @@ def __dir__():
 
 
 __all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Namespace", "Param", "and_", "if_",
-           "not_", "or_", "param", "program", "time", "to_python", *_FUNCTIONS, *_NAMESPACES]
+           "not_", "or_", "param", "program", "stages", "time", "to_python", *_FUNCTIONS, *_NAMESPACES]

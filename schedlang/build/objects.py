@@ -249,7 +249,10 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ..
     """Lower the new node (its children are known) with every check of the language."""
     if isinstance(node, ir.Seq) and _is_warmup(children[-1]):
         return None  # `a >> warmup(...)`: complete once Python applies the next `>>`
-    module = ir.Module(node.span, tuple(d.stmt for d in params.values()))
+    statements = tuple(d.stmt for d in params.values())
+    if _on_clock(node, params):  # a stand-in batch: lengths in tokens are checked, not placed
+        statements += (ir.BatchDecl(node.span, ir.Number(node.span, Fraction(1), "1")),)
+    module = ir.Module(node.span, statements)
     known = {id(c.node): c._known for c in children if c._known is not None}
     try:
         with recursion_room():
@@ -261,6 +264,22 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ..
             source = Source("\n" * (span.line - 1) + shown, span.source.filename)
             exc.span = Span(source, span.line, 1, span.line, len(shown) + 1)
         raise exc.with_traceback(None) from None
+
+
+def _on_clock(node, params: dict[str, ParamDecl]) -> bool:
+    """Whether ``node`` holds a length in samples or tokens meant for the run's clock
+    (``sb.time(n, "tok")`` with no ``per``): one whose constant-batch parameter is not declared."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Duration) and item.unit in ("sp", "tok") \
+                and TIME_UNITS[item.unit][0] not in params:
+            return True
+        if isinstance(item, ir.Node):
+            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
+        elif isinstance(item, tuple):
+            stack.extend(item)
+    return False
 
 
 def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
@@ -634,6 +653,8 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
     Every unit but ``ba`` is converted by a parameter the program must declare, which ``per``
     is: ``steps_per_epoch`` for ``ep``, ``max_duration`` for ``dur``, ``batch_size`` for ``sp``,
     ``tokens_per_batch`` for ``tok``.  Inside ``scale()`` a time keeps Composer's meaning.
+    ``sp`` and ``tok`` without ``per`` are lengths on the run's sample or token clock: the
+    program names its batch schedule (``sb.program(..., batch=sb.stages(...))``, SPEC §12).
     """
     site = sites.caller()
     if unit not in TIME_UNITS:
@@ -641,7 +662,7 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
                              hint=did_you_mean(str(unit), TIME_UNITS) or "one of " + ", ".join(TIME_UNITS))
     needed = TIME_UNITS[unit][0]
     params: dict[str, ParamDecl] = {}
-    if needed is not None:
+    if needed is not None and not (per is None and unit in ("sp", "tok")):
         if not isinstance(per, Param) or needed not in per.params or per.node.id != needed:
             raise SchedlangError(f"a time in {unit} counts {TIME_UNITS[unit][1]}: pass the '{needed}' "
                                  "parameter", site.span,
@@ -778,19 +799,38 @@ class BuiltProgram(Program):
         return _formatted("\n".join(texts.statement(s) for s in statements))
 
 
-def program(params: dict | None = None, **schedules) -> BuiltProgram:
+def program(params: dict | None = None, *, batch=None, **schedules) -> BuiltProgram:
     """Name schedules (``lr=``, ``weight_decay=``, ...) into a ``schedlang.Program``.
 
-    ``params`` binds parameters as ``schedlang.compile(params=)`` does.  The result is a
-    ``Program``: ``prog["lr"](250)``, ``prog.scheduler_class("GPT")``, ``schedlang.equivalent``.
+    ``params`` binds parameters as ``schedlang.compile(params=)`` does.  ``batch`` is the
+    run's batch schedule (a file's ``batch = ...``): a number of samples per step or
+    ``sb.stages(...)``; its tokens per sample are ``sb.param("seq_len", int, ...)``, passed
+    to ``stages`` or used anywhere in the program.  The result is a ``Program``:
+    ``prog["lr"](250)``, ``prog.scheduler_class("GPT")``, ``schedlang.equivalent``.
     """
     site = sites.caller()
     if not schedules:
         raise SchedlangError("program() names no schedule", site.span, hint="e.g. sb.program(lr=...)")
-    return _program(schedules, params or {}, site)
+    return _program(schedules, params or {}, site, batch=batch)
 
 
-def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True) -> BuiltProgram:
+def stages(first, batches, thresholds, seq_len: Param | None = None) -> Expr:
+    """``stages(b0, [b1, ...], [th1, ...])``: a batch schedule for ``sb.program(batch=...)``.
+
+    Thresholds are ``sb.time(n, "tok")`` or ``sb.time(n, "sp")``; a token threshold needs the
+    tokens per sample, ``seq_len`` (a ``sb.param("seq_len", int, ...)``), passed here.
+    """
+    site = sites.caller()
+    args = [_expr(first, site.argument(0)), _expr(list(batches), site.argument(1)),
+            _expr(list(thresholds), site.argument(2))]
+    params = _merge(site, *(a.params for a in args),
+                    *([seq_len.params] if isinstance(seq_len, Param) else []))
+    node = ir.Call(site.span, ir.Name(site.span, "stages"), tuple(a.node for a in args), ())
+    return Expr(node, params, tuple(args), check=False)
+
+
+def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True,
+             batch=None) -> BuiltProgram:
     pieces = {}
     for name, value in schedules.items():
         span = site.argument(keyword=name) if statement_spans else None
@@ -798,10 +838,17 @@ def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: b
             raise SchedlangError(f"'{name}' cannot name a schedule", span or site.span,
                                  hint="a name is ASCII letters, digits and _, not a word of the language")
         pieces[name] = (_expr(value, span or site.span), span)
-    merged = _merge(site, *(piece.params for piece, _ in pieces.values()))
+    batches = []
+    if batch is not None:
+        batch_piece = _expr(batch, site.argument(keyword="batch"))
+        batches.append(ir.BatchDecl(batch_piece.node.span, batch_piece.node))
+        pieces_params = [batch_piece.params]
+    else:
+        pieces_params = []
+    merged = _merge(site, *pieces_params, *(piece.params for piece, _ in pieces.values()))
     decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node)
              for name, (piece, span) in pieces.items()]
-    module = ir.Module(site.span, (*(d.stmt for d in merged.values()), *decls))
+    module = ir.Module(site.span, (*(d.stmt for d in merged.values()), *batches, *decls))
     known = {id(p.node): p._known for p, _ in pieces.values() if p._known is not None}
     with recursion_room():
         return BuiltProgram(lower(module, known), params, module)
@@ -819,4 +866,4 @@ def _formatted(source: str) -> str:
 
 
 __all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Namespace", "Param", "and_", "if_",
-           "not_", "or_", "param", "program", "time"]
+           "not_", "or_", "param", "program", "stages", "time"]

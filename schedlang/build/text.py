@@ -96,6 +96,8 @@ def statement(node: ir.Node) -> str:
         return "".join(parts)
     if isinstance(node, ir.ScheduleDecl):
         return f"schedule {node.name} = {text(node.value)}"
+    if isinstance(node, ir.BatchDecl):
+        return f"batch = {text(node.value)}"
     raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
 
 
@@ -106,14 +108,20 @@ _P_COMPARE, _P_OR, _P_AND, _P_SHIFT, _P_SUM, _P_PRODUCT, _P_UNARY, _P_POWER, _P_
 _P_BINARY = {"+": _P_SUM, "-": _P_SUM, "*": _P_PRODUCT, "/": _P_PRODUCT}
 _PY_KEYWORDS = frozenset(keyword.kwlist) | {"sb", "Fraction"}
 _DEFS = " defs"  # the key under which ``names`` lists the program's defs (not an identifier)
+_CLOCK = " clock"  # set when the program declares its batch: ``sp``/``tok`` are on its clock
 
 
 def python_text(module: ir.Module) -> str:
     """A parsed ``.sched`` program as ``schedlang.build`` code that builds the same program
     (``from schedlang import build as sb`` assumed): the docs' second spelling of a recipe."""
     names: dict[str, str] = {}
-    lines, schedules = [], []
+    lines, schedules, batch = [], [], []
+    if any(isinstance(stmt, ir.BatchDecl) for stmt in module.statements):
+        names[_CLOCK] = True
     for stmt in module.statements:
+        if isinstance(stmt, ir.BatchDecl):
+            batch.append(f"batch={_py(stmt.value, names, _P_COMPARE)}")
+            continue
         name = names.setdefault(stmt.name, _py_name(stmt.name))
         if isinstance(stmt, ir.Param):
             args = [f'"{stmt.name}"', stmt.type if stmt.type in ("int", "float") else f'"{stmt.type}"']
@@ -134,7 +142,7 @@ def python_text(module: ir.Module) -> str:
                 schedules.append((stmt.name, name))
     bare = len(module.statements) == 1 and module.statements[0].span == module.statements[0].value.span
     if not bare:
-        lines.append("prog = sb.program(" + ", ".join(f"{n}={v}" for n, v in schedules) + ")")
+        lines.append("prog = sb.program(" + ", ".join([*(f"{n}={v}" for n, v in schedules), *batch]) + ")")
     return "\n".join(lines)
 
 
@@ -164,7 +172,7 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
     if isinstance(node, ir.Number):
         return _py_number(node), _P_ATOM
     if isinstance(node, ir.Duration):
-        per = TIME_UNITS[node.unit][0]
+        per = None if names.get(_CLOCK) and node.unit in ("sp", "tok") else TIME_UNITS[node.unit][0]
         amount = node.text[: -len(node.unit)]
         args = [amount, f'"{node.unit}"'] + ([names.get(per, per)] if per else [])
         return f"sb.time({', '.join(args)})", _P_ATOM
@@ -182,6 +190,8 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
         parts = [_py(a, names, _P_COMPARE) for a in node.args]
         parts += [f"{k.name}={_py(k.value, names, _P_COMPARE)}" if k.name not in _PY_KEYWORDS
                   else f'**{{"{k.name}": {_py(k.value, names, _P_COMPARE)}}}' for k in node.keywords]
+        if node.func.id == "stages" and "seq_len" in names:  # its token thresholds count with it
+            parts.append(names["seq_len"])
         return f"{callee}({', '.join(parts)})", _P_ATOM
     if isinstance(node, ir.BinOp):
         if node.op == "**":

@@ -37,6 +37,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
+from . import clock_report
 from .ranges import DEFAULT
 from .ranges import horizon as default_horizon
 
@@ -65,6 +66,7 @@ class Report:
     summaries: list[ScheduleSummary]
     warnings: list[str] = field(default_factory=list)
     text: str = ""
+    time: dict | None = None  # the run's time in samples and tokens (clock_report), for --json
 
 
 def scan_steps(schedule, horizon: int) -> list[int]:
@@ -219,8 +221,10 @@ def summarise(program) -> Report:
         budget = f", {label} {'' if s.budget_exact else '~'}{_fmt(s.budget)}"
         lines.append(f"schedule {s.name}: {length}, start {_fmt(s.start)}{end}, "
                      f"min {_fmt(s.low)}, max {_fmt(s.high)}{budget}{scope}")
-    warnings = [w for s in summaries for w in s.warnings]
-    return Report(summaries, warnings, "\n".join(lines))
+    time = clock_report.report(program)
+    lines += time.lines
+    warnings = [w for s in summaries for w in s.warnings] + time.warnings
+    return Report(summaries, warnings, "\n".join(lines), time.data)
 
 
 def _fmt(x: float) -> str:

@@ -107,8 +107,11 @@ def check(path: str, program, report) -> dict:
         })
     warnings = [diagnostic(str(w), getattr(w, "span", None), getattr(w, "hint", None))
                 for w in report.warnings]
-    return {"schema": schema("check"), "file": path, "params": params, "schedules": schedules,
-            "warnings": warnings}
+    out = {"schema": schema("check"), "file": path, "params": params, "schedules": schedules,
+           "warnings": warnings}
+    if report.time is not None:
+        out["time"] = report.time  # SPEC §12: batch stages, segment starts, totals
+    return out
 
 
 def evaluate(path: str, steps, names: list[str], columns: list[list[float]]) -> dict:

@@ -133,6 +133,10 @@ class ModuleSpec:
     schedules: tuple[ScheduleSpec, ...]
     params: tuple[ParamSpec, ...]
     source_name: str
+    #: The run's batch stages ``((first step, samples before it, batch), ...)`` and tokens per
+    #: sample, for the scheduler classes' sample and token counters (SPEC §12); empty without.
+    stages: tuple[tuple[int, int, int], ...] = ()
+    seq_len: int | None = None
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
         relative=bool(relative), signature=keyword_params(spec.params), params=_params(spec),
         group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
-        entries=repr(templates.ENTRIES)))
+        entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len)))
 
 
 def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> Module:

@@ -49,7 +49,8 @@ class Mark:
     ``kind == "join"``: an ``a >> b`` boundary at local ``step``; ``value`` is where ``a`` was
     heading (``a``'s end value), to compare with ``b``'s start.  ``kind == "cut"``: a ``for``
     that stops a segment at ``step`` before its own end; ``value`` is the end it never reaches
-    and ``reached`` the value it holds instead.
+    and ``reached`` the value it holds instead.  ``kind == "steps"`` (files with a batch
+    schedule): a segment counted in steps starts at ``step`` and lasts ``value`` steps.
     Only ``>>`` and ``for`` record marks; other operations drop them, which only means fewer
     warnings.
     """
@@ -71,6 +72,11 @@ class Segment:
     #: ``f(n)`` when already known (``sequence`` takes it from its last part), so chained
     #: ``let s = s >> ...`` do not re-evaluate the whole growing table at its end.
     end: sp.Expr | None = field(default=None, compare=False)
+    #: ``None`` on the step clock; ``"sp"`` or ``"tok"`` while a schedule whose length was
+    #: given in samples or tokens is still in those units (``t`` counts them, SPEC §12), or for
+    #: an amount of them (``4.3e12tok``).  Lowering places such a segment on the run's batch
+    #: schedule (``semantics/clock.py``) before it becomes part of a finished schedule.
+    clock: str | None = None
 
     @property
     def finite(self) -> bool:

@@ -9,6 +9,7 @@ function runs.  Formulas are in the docstrings; ``docs/stdlib.md`` lists them.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -129,8 +130,12 @@ class Warmup:
     shape: str
     steps: sp.Expr
     start: sp.Expr
+    clock: str | None = None  # its length in samples or tokens (see ``Segment.clock``)
 
     def ramp_to(self, target: sp.Expr) -> Segment:
+        return dataclasses.replace(self._ramp_to(target), clock=self.clock)
+
+    def _ramp_to(self, target: sp.Expr) -> Segment:
         n, start = self.steps, self.start
         if n == 0:  # zero-length (SPEC §1): nothing to ramp, `warmup(linear, 0) >> b` is `b`
             return Segment(target, n)

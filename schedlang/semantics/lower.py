@@ -19,13 +19,15 @@ from fractions import Fraction
 import sympy as sp
 
 from ..core.algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
+from ..core.clock import UNITS, Clock
 from ..core.special import geometric
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
 from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
 from ..syntax import ir
-from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol
+from .clock import BatchValue, place, resolve_single, stages_table
+from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol, to_number
 from .steps import check_steps, refuse_huge_step, zero_length_call
 
 #: Time units (Composer style) and the parameter each one needs to become steps.
@@ -94,6 +96,11 @@ class Lowered:
     #: Every duration and period given: (steps, where, whether 0 is allowed — a length may be
     #: zero, SPEC §1; a period (``every``, ``period``) may not).
     durations: list[tuple[sp.Expr, Span, bool]] = field(default_factory=list)
+    #: The run's batch schedule (``batch = ...``, SPEC §12), None when the file declares none.
+    clock: Clock | None = None
+    #: Parameters whose values the batch schedule or a segment's place on it was computed
+    #: with: fixed when the file is compiled (a new value lowers the file again).
+    fixed: dict[str, sp.Expr] = field(default_factory=dict)
     #: The syntax tree lowering read (None for a program built from sympy or traced Python).
     module: ir.Module | None = field(default=None, repr=False, compare=False)
     _lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
@@ -130,8 +137,12 @@ class Lowered:
         return self._lowerer
 
 
-def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
-    lowerer = Lowerer(module, known)
+def lower(module: ir.Module, known: dict[int, Known] | None = None, given: dict | None = None) -> Lowered:
+    """``module`` in sympy; ``given`` holds the values ``compile(params=)`` binds, which the
+    batch schedule and the places of segments on it are computed with (``Lowered.fixed``)."""
+    if any(isinstance(s, ir.BatchDecl) for s in module.statements):
+        known = None  # pieces built from Python were checked off the run's clock (lower_piece)
+    lowerer = Lowerer(module, known, given)
     lowered = lowerer.run()
     lowered.module, lowered._lowerer = module, lowerer
     return lowered
@@ -139,10 +150,14 @@ def lower(module: ir.Module, known: dict[int, Known] | None = None) -> Lowered:
 
 def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None = None) -> Known:
     """The value of ``node`` among the ``param`` statements of ``module``: how ``schedlang.build``
-    checks each piece of a schedule as Python builds it, with this module's every check."""
+    checks each piece of a schedule as Python builds it, with this module's every check.
+    Segments on the sample or token clock are checked but not placed: the run's batch
+    schedule is not known yet (``lower`` places them, lowering the whole program again)."""
     lowerer = Lowerer(module, known)
+    lowerer.place_clocks = False
     for stmt in module.statements:
-        lowerer._param(stmt)
+        if isinstance(stmt, ir.Param):
+            lowerer._param(stmt)
     value = lowerer.value(node)
     return Known(node, value, tuple(lowerer.durations),
                  {name: info.symbol for name, info in lowerer.params.items()})
@@ -161,9 +176,18 @@ class Known:
 
 
 class Lowerer:
-    def __init__(self, module: ir.Module, known: dict[int, Known] | None = None):
+    def __init__(self, module: ir.Module, known: dict[int, Known] | None = None,
+                 given: dict | None = None):
         self.module = module
         self.known = known or {}
+        self.given = given or {}
+        self.fixed: dict[str, sp.Expr] = {}
+        self.batches = [s for s in module.statements if isinstance(s, ir.BatchDecl)]
+        self._clock: Clock | None = None
+        self._lowering_batch = False
+        self.place_clocks = True
+        # per call being lowered: the clock unit (None: steps) of each length given
+        self.length_units: list[list[tuple[str | None, Span]]] = []
         # every name the file defines, to tell "used before defined" from "unknown"
         self.later = {s.name: s.span for s in module.statements if hasattr(s, "name")}
         self.statements = {s.name: s for s in module.statements if hasattr(s, "name")}
@@ -186,6 +210,12 @@ class Lowerer:
     def run(self) -> Lowered:
         statements = self.module.statements
         for stmt in statements:
+            if isinstance(stmt, ir.BatchDecl):
+                if stmt is not self.batches[0]:
+                    raise SchedlangError("the file declares `batch` twice", stmt.span,
+                                         hint=f"first declared at {self.batches[0].span.location}")
+                self.clock_at(stmt.span)
+                continue
             self.defining = stmt.name
             if stmt.name in self.env or stmt.name in self.defined_at:
                 raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
@@ -201,6 +231,10 @@ class Lowerer:
             else:
                 value = self.value(stmt.value)
                 segment = self.schedule_value(value, stmt.value, "a schedule")
+                self.refuse_amount(segment, stmt.value.span)
+                if not isinstance(stmt.value, ir.Seq):
+                    segment = self.step_counted(segment, stmt.value.span)
+                segment = resolve_single(segment, stmt.value.span, self.clock_at, self.fix_whole)
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span
@@ -209,7 +243,7 @@ class Lowerer:
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
-        return Lowered(self.params, self.schedules, self.durations)
+        return Lowered(self.params, self.schedules, self.durations, self._clock, self.fixed)
 
     def _where_clauses(self) -> None:
         """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""
@@ -275,6 +309,12 @@ class Lowerer:
         if node.unit != "dur" and node.value.denominator != 1:
             raise SchedlangError(f"'{node.text}' is not a whole number of {meaning}", node.span,
                                  hint="only 'dur' takes fractions, e.g. 0.3dur")
+        if node.unit in UNITS and self.batches:  # an amount on the sample or token clock
+            if self.time_scales:
+                raise SchedlangError(f"scale() rescales steps; '{node.text}' is on the {meaning} "
+                                     "clock of the file's `batch`", node.span,
+                                     hint="write the scaled length in tokens instead")
+            return Segment(sp.Integer(node.value.numerator), clock=node.unit)
         return Segment(self.time_in_steps(node.value, node.unit, node.text, node.span))
 
     def time_in_steps(self, value: Fraction, unit: str, text: str, span: Span,
@@ -349,9 +389,9 @@ class Lowerer:
         if "." in node.id:
             from ..library.presets import PRESETS  # lazy: presets (0.1 s), on first use
 
-            known = PRESETS.keys()
+            known = [*PRESETS.keys(), *BATCH_CALLS]
         else:
-            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t",
+            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t", *ON_CLOCK, "stages",
                      *(k for s in self.scopes for k in s)]
         hint = did_you_mean(node.id, known)
         if hint is None and "." not in node.id:
@@ -378,6 +418,7 @@ class Lowerer:
     def _binop(self, node: ir.BinOp):
         left = self.schedule_value(self.value(node.left), node.left, "a number")
         right = self.schedule_value(self.value(node.right), node.right, "a number")
+        clock = self.common_clock([(left, node.left), (right, node.right)])
         a, b = left.held(), right.held()
         if node.op == "/" and b == 0:
             raise SchedlangError("division by zero", node.right.span)
@@ -385,16 +426,18 @@ class Lowerer:
             if a == 0 and b.is_number and b.is_negative:
                 raise SchedlangError("zero to a negative power", node.span)
             _refuse_huge_power(a, b, node.span)
-        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right))
+        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right), clock=clock)
 
     def _unary(self, node: ir.Unary):
         operand = self.schedule_value(self.value(node.operand), node.operand, "a number")
         return operand if node.op == "+" else Segment(pointwise(operator.neg, operand.expr),
-                                                         operand.duration)
+                                                         operand.duration, clock=operand.clock)
 
     def _compare(self, node: ir.Compare):
         ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
-        exprs = [self.schedule_value(self.value(o), o, "a number").held() for o in node.operands]
+        segments = [self.schedule_value(self.value(o), o, "a number") for o in node.operands]
+        self.common_clock(list(zip(segments, node.operands)))
+        exprs = [s.held() for s in segments]
         parts = [ops[op](a, b) for op, a, b in zip(node.ops, exprs, exprs[1:])]
         return Cond(sp.And(*parts))
 
@@ -413,16 +456,30 @@ class Lowerer:
             return then
         if cond == sp.false:
             return other
+        clock = self.common_clock([(then, node.then), (other, node.other),
+                                   (Segment(sp.Piecewise((0, cond), (1, True))), node.cond)])
         expr = sp.Piecewise((then.held(), cond), (other.held(), True))
-        return Segment(expr, combine(then, other, Segment(sp.Piecewise((0, cond), (1, True)))))
+        return Segment(expr, combine(then, other, Segment(sp.Piecewise((0, cond), (1, True)))),
+                       clock=clock)
 
     def _for(self, node: ir.For):
         body = self.schedule_value(self.value(node.body), node.body, "a schedule")
-        steps = self.steps(node.steps, zero_ok=True)
+        self.refuse_amount(body, node.body.span)
+        self.length_units.append([])
+        try:
+            steps = self.steps(node.steps, zero_ok=True)
+            ((unit, _),) = self.length_units[-1]
+        finally:
+            self.length_units.pop()
+        if unit != body.clock and (body.clock is not None or body.depends_on_step):
+            counts = "steps" if body.clock is None else UNITS[body.clock]
+            raise SchedlangError(f"this schedule counts {counts}, so its length must too",
+                                 node.steps.span, hint="give `for` a length in the schedule's own "
+                                 "units, or sequence the two clocks with >>")
         held = hold_for(body, steps)
         marks = tuple(replace(m, span=node.steps.span) if m.kind == "cut" and m.span is None else m
                       for m in held.marks)
-        return replace(held, marks=marks)
+        return replace(held, marks=marks, clock=unit)
 
     def _seq(self, node: ir.Seq):
         parts = flatten_seq(node, stop=lambda n: self._known(n) is not None)
@@ -451,6 +508,12 @@ class Lowerer:
                                      hint="give it a length with `for N`, e.g. `(...) for 1000`")
         if len(segments) == 1:
             return result
+        for segment, part in segments:
+            self.refuse_amount(segment, part.span)
+        segments = [(self.step_counted(s, p.span), p) for s, p in segments]
+        if self.place_clocks and any(segment.clock for segment, _ in segments):
+            placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole)
+            segments = [(s, p) for s, (_, p) in zip(placed, segments)]
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments])
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
@@ -472,6 +535,10 @@ class Lowerer:
             return self.call_math(node)
         if name == "scale":
             return self.call_scale(node)
+        if name in BATCH_CALLS:
+            return self.call_batch(node)
+        if name in ON_CLOCK:
+            return self.call_on_clock(node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
@@ -567,16 +634,20 @@ class Lowerer:
         saved = self.in_warmup, self.preset_scales_warmup
         if self.time_scales and "scale_warmup" in given and spec["scale_warmup"].kind == Kind.FLAG:
             self.preset_scales_warmup = self.argument(builtin, spec["scale_warmup"], given["scale_warmup"])
+        self.length_units.append([])
         try:
             self._builtin_arguments(builtin, node, given, kwargs)
         finally:
             self.in_warmup, self.preset_scales_warmup = saved
+            units = self.length_units.pop()
+        clock = self.call_clock(builtin, units)
         try:
-            return zero_length_call(builtin, kwargs)
+            built = zero_length_call(builtin, kwargs)
         except stdlib.ArgumentError as exc:
             node_of = given.get(exc.argument)
             raise SchedlangError(exc.message, node_of.span if node_of else node.span,
                                  hint=exc.hint) from None
+        return built if clock is None else replace(built, clock=clock)
 
     def _builtin_arguments(self, builtin: Builtin, node: ir.Call, given: dict, kwargs: dict) -> None:
         for arg in builtin.args:
@@ -639,6 +710,9 @@ class Lowerer:
             raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
         items = []
         for item, item_node in zip(value.items, _list_nodes(node, value)):
+            if arg.name in STEP_LISTS and isinstance(item, Segment) and self.length_units:
+                self.length_units[-1].append((item.clock, item_node.span))
+                item = replace(item, clock=None)
             item = self.constant_of(item, item_node, f"an item of {arg.name}")
             if arg.name in STEP_LISTS and self.time_scales and not _has_time_unit(item_node):
                 item = self.scaled(item)
@@ -651,14 +725,19 @@ class Lowerer:
         value = self.value(node)
         if not isinstance(value, ListValue) or not value.items:
             raise SchedlangError(f"{what} must be a non-empty list of schedules like [a, b]", node.span)
-        return [self.schedule_value(item, item_node, "a schedule")
-                for item, item_node in zip(value.items, _list_nodes(node, value))]
+        found = [(self.schedule_value(item, item_node, "a schedule"), item_node)
+                 for item, item_node in zip(value.items, _list_nodes(node, value))]
+        for segment, item_node in found:
+            self.refuse_clock(segment, item_node.span, what)
+        return [segment for segment, _ in found]
 
     def _pairs_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
         return self.pairs(node, what)
 
     def _schedule_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> Segment:
-        return self.schedule_value(self.value(node), node, "a schedule")
+        segment = self.schedule_value(self.value(node), node, "a schedule")
+        self.refuse_clock(segment, node.span, what)
+        return segment
 
     def _finite_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> Segment:
         segment = self._schedule_argument(arg, node, what)
@@ -668,7 +747,10 @@ class Lowerer:
         return segment
 
     def _value_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> sp.Expr:
-        return self.schedule_value(self.value(node), node, "a number").held()
+        segment = self.schedule_value(self.value(node), node, "a number")
+        self.refuse_amount(segment, node.span)
+        self.refuse_clock(segment, node.span, what)
+        return segment.held()
 
     def call_user(self, function: Function, node: ir.Call):
         fdef = function.node
@@ -709,6 +791,251 @@ class Lowerer:
                                       "functions several times grow exponentially; compute shared "
                                       "parts once with `let`")
 
+    # -- the sample and token clocks (SPEC §12; placing segments: semantics/clock.py) --------
+
+    def clock_at(self, span: Span) -> Clock:
+        """The run's batch schedule, lowered from ``batch = ...`` on first use."""
+        if self._clock is not None:
+            return self._clock
+        if not self.batches:
+            raise SchedlangError("a length in samples or tokens needs the file's batch schedule",
+                                 span, hint="declare it, e.g. `batch = 512` or "
+                                 "`batch = stages(512, [1024], [10e9tok])`")
+        if self._lowering_batch:
+            raise SchedlangError("the batch schedule cannot depend on a length in samples or "
+                                 "tokens", span)
+        decl = self.batches[0]
+        self._lowering_batch = True
+        try:
+            value = self.value(decl.value)
+        finally:
+            self._lowering_batch = False
+        if isinstance(value, BatchValue):
+            table = value.table
+        else:
+            segment = self.schedule_value(value, decl.value, "a batch size")
+            table = ((0, self.batch_size(segment.expr, decl.value.span, segment)),)
+        self._clock = Clock(table, self.seq_len(decl.value.span))
+        return self._clock
+
+    def seq_len(self, span: Span) -> int | None:
+        """The tokens per sample (``param seq_len``), fixed; None when the file declares none."""
+        if "seq_len" not in self.params:
+            return None
+        value = self.fix_whole(self.params["seq_len"].symbol, self.params["seq_len"].span,
+                               "the tokens per sample")
+        if value < 1:
+            raise SchedlangError(f"seq_len is {value}; a sample holds at least one token",
+                                 self.params["seq_len"].span)
+        return value
+
+    def batch_size(self, expr: sp.Expr, span: Span, segment: Segment | None = None) -> int:
+        if segment is not None and (segment.depends_on_step or segment.clock is not None):
+            raise SchedlangError("a batch size is a number of samples, not a schedule", span,
+                                 hint="a batch that changes is stages(b0, [b1, ...], [th1, ...])")
+        value = self.fix_whole(expr, span, "a batch size")
+        if value < 1:
+            raise SchedlangError(f"a batch size is at least 1 sample, not {value}", span)
+        return value
+
+    def fix_whole(self, expr: sp.Expr, span: Span | None, what: str) -> int:
+        """``expr`` as a whole number, with the values bound to the parameters it names: the
+        batch schedule and places on it are fixed when the file is compiled."""
+        substitutions = {}
+        for symbol in expr.free_symbols:
+            name = next((n for n, i in self.params.items() if i.symbol == symbol), None)
+            if name is None:
+                raise SchedlangError(f"{what} must be a number, not {expr}", span)
+            substitutions[symbol] = self.fixed_value(name, span, what)
+        value = sp.nsimplify(expr.xreplace(substitutions)) if substitutions else expr
+        if not (value.is_number and value.is_integer and value >= 0):
+            raise SchedlangError(f"{what} must be a whole number >= 0, not {value}", span)
+        return int(value)
+
+    def fixed_value(self, name: str, span: Span | None, what: str) -> sp.Expr:
+        if name in self.fixed:
+            return self.fixed[name]
+        info = self.params[name]
+        if name in self.given:
+            value = to_number(self.given[name], f"parameter '{name}'")
+        elif info.default is not None:
+            value = info.default.xreplace({s: self.fixed_value(n, span, what)
+                                           for n, i in self.params.items()
+                                           for s in [i.symbol] if s in info.default.free_symbols})
+        else:
+            raise SchedlangError(f"{what} uses parameter '{name}', which has no value", span,
+                                 hint=f"the batch schedule and the places of segments on it are "
+                                      f"fixed when the file is compiled: give '{name}' a default "
+                                      f"or a value (-D {name}=...)")
+        self.fixed[name] = value
+        return value
+
+    def call_batch(self, node: ir.Call) -> BatchValue:
+        """``stages(b0, [b1, ...], [th1, ...])`` or a framework's batch schedule preset."""
+        if not self._lowering_batch:
+            raise SchedlangError(f"{node.func.id}() is a batch schedule: it goes in `batch = ...`",
+                                 node.span)
+        return BatchValue(BATCH_CALLS[node.func.id](self, node), node.span)
+
+    def _stages(self, node: ir.Call):
+        if node.keywords or len(node.args) != 3:
+            raise SchedlangError("stages() takes 3 arguments: the first batch, the later batches "
+                                 "and their thresholds", node.span,
+                                 hint="stages(3072, [6144, 15360], [100e9tok, 469e9tok])")
+        first, batches, thresholds = node.args
+        sizes = [self.batch_size(self.constant(first, "a batch size"), first.span)]
+        for item in _list_items(batches, "the later batch sizes"):
+            sizes.append(self.batch_size(self.constant(item, "a batch size"), item.span))
+        found = []
+        for item in _list_items(thresholds, "the thresholds"):
+            amount = self.schedule_value(self.value(item), item, "a threshold")
+            if amount.clock is None or amount.depends_on_step:
+                raise SchedlangError("a threshold counts samples or tokens", item.span,
+                                     hint="e.g. 100e9tok or 2_000_000sp")
+            count = self.fix_whole(amount.expr, item.span, "a threshold")
+            found.append((Fraction(count), amount.clock, item.span))
+        return stages_table(sizes[0], sizes[1:], found, self.seq_len(node.span), node.span)
+
+    def batch_arguments(self, node: ir.Call, names: tuple[str, ...], required: int) -> dict:
+        """The argument nodes of a batch preset call, by name (positional, then keywords)."""
+        name = node.func.id
+        signature = f"{name}({', '.join(names)})"
+        if len(node.args) > len(names):
+            raise SchedlangError(f"{name}() takes at most {len(names)} arguments", node.args[len(names)].span,
+                                 hint=f"signature: {signature}")
+        given = dict(zip(names, node.args))
+        for kw in node.keywords:
+            if kw.name not in names:
+                raise SchedlangError(f"{name}() has no argument '{kw.name}'", kw.span,
+                                     hint=did_you_mean(kw.name, names) or f"signature: {signature}")
+            if kw.name in given:
+                raise SchedlangError(f"{name}() got '{kw.name}' twice", kw.span)
+            given[kw.name] = kw.value
+        for needed in names[:required]:
+            if needed not in given:
+                raise SchedlangError(f"{name}() is missing '{needed}'", node.span,
+                                     hint=f"signature: {signature}")
+        return given
+
+    def _megatron_step_schedule(self, node: ir.Call):
+        """``megatron.step_batch_size_schedule("0:16 2.4B:320", seq_length=...)``: Megatron-LM
+        main's ``--step-batch-size-schedule`` (megatron-core >= 0.18), exact to its parser;
+        ``seq_length`` defaults to the file's ``seq_len`` (Megatron-LM passes its ``--seq-length``)."""
+        from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
+
+        given = self.batch_arguments(node, ("schedule", "seq_length"), 1)
+        text = given["schedule"]
+        if not isinstance(text, ir.String):
+            raise SchedlangError("the schedule is a double-quoted string of THRESHOLD:BATCH entries",
+                                 text.span, hint='e.g. "0:16 2.4B:320"')
+        seq_len = self.seq_len(node.span)
+        if "seq_length" in given:
+            length = self.fix_whole(self.constant(given["seq_length"], "seq_length"),
+                                    given["seq_length"].span, "seq_length")
+            if seq_len is not None and length != seq_len:
+                raise SchedlangError(f"seq_length is {length} but the file's seq_len is {seq_len}",
+                                     given["seq_length"].span, hint="one sample has one length: drop "
+                                     "seq_length, which defaults to seq_len")
+        else:
+            length = seq_len
+        return self._megatron(megatron_batch.step_batch_size_schedule, text.span, text.value, length)
+
+    def _megatron_rampup(self, node: ir.Call):
+        """``megatron.rampup_batch_size(start, increment, samples, global_batch_size=...)``:
+        megatron-core <= 0.17's ``--rampup-batch-size``, its float division included
+        (0.18 and later ignore the flag)."""
+        from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
+
+        names = ("start", "increment", "samples", "global_batch_size", "micro_batch_size",
+                 "data_parallel_size")
+        given = self.batch_arguments(node, names, 4)
+        values = {name: self.fix_whole(self.constant(n, name), n.span, name) for name, n in given.items()}
+        return self._megatron(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
+                              values.pop("increment"), values.pop("samples"),
+                              values.pop("global_batch_size"), **values)
+
+    @staticmethod
+    def _megatron(function, span: Span, *args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except ValueError as exc:
+            raise SchedlangError(str(exc), span) from None
+
+    def call_on_clock(self, node: ir.Call) -> Segment:
+        """``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
+        tokens (samples) consumed before the step: a framework's schedule whose counter is the
+        samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock."""
+        name, unit = node.func.id, ON_CLOCK[node.func.id]
+        if node.keywords or len(node.args) != 1:
+            raise SchedlangError(f"{name}() takes one schedule", node.span,
+                                 hint=f"e.g. {name}(linear(1e-3, 0, 10e9{unit}))")
+        if not self.batches:
+            raise SchedlangError(f"{name}() places a schedule on the {UNITS[unit]} clock of the "
+                                 "file's batch schedule, and the file declares none", node.span,
+                                 hint="declare it, e.g. `batch = 512`")
+        segment = self.schedule_value(self.value(node.args[0]), node.args[0], "a schedule")
+        if segment.clock is not None:
+            raise SchedlangError(f"this schedule already counts {UNITS[segment.clock]}",
+                                 node.args[0].span, hint=f"drop {name}()")
+        self.refuse_amount(segment, node.args[0].span)
+        return replace(segment, clock=unit)
+
+    def common_clock(self, operands: list[tuple[Segment, ir.Node]]) -> str | None:
+        """The clock of a value computed from ``operands``: numbers are neutral; a schedule
+        or amount on the sample or token clock cannot meet one on another clock."""
+        clocks = {s.clock for s, _ in operands if s.clock is not None}
+        if not clocks:
+            return None
+        stepping = [n for s, n in operands if s.clock is None and (s.depends_on_step or s.finite)]
+        if len(clocks) > 1 or stepping:
+            culprit = stepping[0] if stepping else next(n for s, n in operands if s.clock is not None)
+            raise SchedlangError("this mixes the step clock with the sample or token clock", culprit.span,
+                                 hint="a schedule counts steps or tokens (samples) throughout; "
+                                      "join schedules on different clocks with >>")
+        return clocks.pop()
+
+    def call_clock(self, builtin: Builtin, units: list[tuple[str | None, Span]]) -> str | None:
+        """The clock of a call from the units of the lengths it was given."""
+        found = {unit for unit, _ in units}
+        if found <= {None}:
+            return None
+        if "." in builtin.name:
+            span = next(span for unit, span in units if unit is not None)
+            raise SchedlangError(f"{builtin.name}() counts steps, as its framework does", span,
+                                 hint="give its lengths in steps, or write the schedule with the "
+                                      "built-ins (cosine, linear, ...), which take lengths in "
+                                      "samples or tokens")
+        if len(found) > 1:
+            counts = {None: "steps", **UNITS}
+            first = units[0][0]
+            other = next(span for unit, span in units if unit != first)
+            raise SchedlangError(f"{builtin.name}() gets lengths in {counts[first]} and in "
+                                 f"{counts[next(u for u, _ in units if u != first)]}", other,
+                                 hint="give every length of one schedule in the same unit")
+        return found.pop()
+
+    def step_counted(self, segment: Segment, span: Span) -> Segment:
+        """In a file with a batch schedule, a ``steps`` mark on a finite segment counted in steps
+        that changes with the step: ``check`` says how many tokens it lasts (the #2609 trap)."""
+        if not self.batches or segment.clock is not None or not segment.finite or \
+                not segment.depends_on_step or any(m.kind == "steps" for m in segment.marks):
+            return segment
+        mark = Mark("steps", sp.Integer(0), segment.duration, span=span)
+        return replace(segment, marks=(*segment.marks, mark))
+
+    def refuse_amount(self, segment: Segment, span: Span) -> None:
+        """An amount of samples or tokens (``10e9tok``) is a length, not a value."""
+        if segment.clock is not None and not segment.depends_on_step and not segment.finite:
+            raise SchedlangError(f"an amount of {UNITS[segment.clock]} is a length, not a value",
+                                 span, hint="use it where a length goes, e.g. "
+                                 "constant(1e-3, 10e9tok)")
+
+    def refuse_clock(self, segment: Segment, span: Span, what: str) -> None:
+        if segment.clock is not None:
+            raise SchedlangError(f"{what} must count steps; this counts {UNITS[segment.clock]}",
+                                 span, hint="only >> and `for` place schedules on the sample or "
+                                 "token clock")
+
     # -- coercions -------------------------------------------------------------------
 
     def schedule_value(self, value, node: ir.Node, expected: str) -> Segment:
@@ -731,6 +1058,7 @@ class Lowerer:
 
     def constant_of(self, value, node: ir.Node, what: str) -> sp.Expr:
         segment = self.schedule_value(value, node, "a number")
+        self.refuse_amount(segment, node.span)
         if segment.depends_on_step:
             raise SchedlangError(f"{what} cannot depend on the step t", node.span)
         return segment.expr
@@ -757,6 +1085,10 @@ class Lowerer:
         segment = self.schedule_value(value, node, "a number of steps")
         if segment.depends_on_step:
             raise SchedlangError("a duration cannot depend on the step t", node.span)
+        if self.length_units:
+            self.length_units[-1].append((segment.clock, node.span))
+        elif segment.clock is not None:
+            self.refuse_amount(segment, node.span)
         expr = segment.expr
         if self.time_scales and not _has_time_unit(node):  # time literals scale themselves
             before, expr = expr, self.scaled(expr)
@@ -854,6 +1186,21 @@ def _not_positive(value: sp.Expr) -> bool:
     if isinstance(value, sp.Piecewise):
         return any(_not_positive(v) for v, _ in value.args)
     return value.is_positive is False
+
+
+def _list_items(node: ir.Node, what: str) -> tuple:
+    if not isinstance(node, ir.List):
+        raise SchedlangError(f"{what} must be a list like [6144, 15360]", node.span)
+    return node.items
+
+
+#: Calls that put a schedule counted in steps on the sample or token clock, as written.
+ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
+
+#: Calls whose value is a batch schedule (``batch = ...`` only).
+BATCH_CALLS = {"stages": Lowerer._stages,
+               "megatron.step_batch_size_schedule": Lowerer._megatron_step_schedule,
+               "megatron.rampup_batch_size": Lowerer._megatron_rampup}
 
 
 def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:

@@ -362,6 +362,9 @@ class _Printer:
         if kind in ("let", "schedule"):
             kw, name, equal, value = children
             return [self.tok(kw), " ", self.tok(name), " ", self.tok(equal), " ", self.expr(value)]
+        if kind == "batch":
+            kw, equal, value = children
+            return [self.tok(kw), " ", self.tok(equal), " ", self.expr(value)]
         if kind == "param":
             kw, name, colon, type_, *rest = children
             parts: list = [self.tok(kw), " ", self.tok(name), self.tok(colon), " ", self.tok(type_)]

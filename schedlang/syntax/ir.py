@@ -155,5 +155,12 @@ class ScheduleDecl(Node):
 
 
 @dataclass(frozen=True)
+class BatchDecl(Node):
+    """``batch = ...``: the samples in each optimizer step (SPEC §12); at most one per file."""
+
+    value: Node
+
+
+@dataclass(frozen=True)
 class Module(Node):
     statements: tuple[Node, ...]

@@ -363,6 +363,9 @@ class _Builder(Transformer):
         _not_reserved(name, "a schedule name", self._span(name))
         return ir.ScheduleDecl(self._span(name, value), str(name), value)
 
+    def batch(self, keyword, value):
+        return ir.BatchDecl(self._span(keyword, value), value)
+
     def program(self, *statements):
         return ir.Module(statements[0].span.to(statements[-1].span), tuple(statements))
 

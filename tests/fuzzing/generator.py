@@ -24,6 +24,8 @@ LONG = (100_000, 1_000_000, 1_000_000_000)
 FRACTIONS = ("0.07", "0.55", "0.8", "0.17", "0.56")
 GAMMAS = ("0.5", "0.1", "0.9", "0.99", "0.7")
 POWERS = ("1", "2", "0.5", "3", "1.5")
+#: The share of programs with a batch schedule and segments on the token or sample clock.
+CLOCKED = 0.15
 
 #: A sample of presets of every library, written as a user would (all infinite or finite;
 #: their finiteness is not assumed: ``for N`` is added where a finite schedule is needed).
@@ -317,8 +319,63 @@ class Generator:
 
     # -- programs -----------------------------------------------------------------------
 
+    # -- programs on the sample and token clocks (SPEC §12) ------------------------------
+
+    def clocked(self) -> Program:
+        """A batch schedule and a chain mixing segments counted in steps with segments whose
+        lengths are in tokens or samples, ending anywhere inside a batch."""
+        r = self.rng
+        seq = r.choice((1, 3, 4096))
+        batches = [r.choice((1, 2, 7, 32, 3072))]
+        for _ in range(r.choice((0, 1, 2, 4))):
+            batches.append(max(1, batches[-1] * r.choice((2, 3)) // r.choice((1, 1, 2))))
+        per_step = batches[0] * seq
+        thresholds, at = [], 0
+        for _ in batches[1:]:
+            at += per_step * r.choice((1, 3, 10, 1000)) + r.randrange(per_step)
+            thresholds.append(at)
+        unit = r.choice(("tok", "tok", "sp"))
+        scale = 1 if unit == "tok" else seq
+
+        def amount(count: int) -> str:
+            return f"{max(count // scale, 1)}{unit}"
+
+        lines = [f"param seq_len: int = {seq}"]
+        if len(batches) == 1:
+            lines.append(f"batch = {batches[0]}")
+        else:
+            listed = ", ".join(amount(th) for th in thresholds)
+            lines.append(f"batch = stages({batches[0]}, [{', '.join(map(str, batches[1:]))}], [{listed}])")
+        parts = []
+        for index in range(r.randint(1, 5)):
+            if self.chance(0.4):
+                parts.append(paren(self.finite(self.sched(2))))
+                continue
+            length = amount(per_step * r.choice((1, 2, 10, 100, 5000)) + r.randrange(per_step))
+            v = self.value
+            kind = r.choice(("constant", "linear", "cosine", "poly", "warmup", "for", "exp"))
+            if kind == "warmup":
+                parts.append(f"warmup({r.choice(('linear', 'cosine'))}, {length}) >> "
+                             f"cosine({v()}, {v()}, {length})")
+            elif kind == "for":
+                parts.append(f"(constant({v()}) for {length})")
+            elif kind == "exp":
+                parts.append(f"(exp({v()}, 0.5, {length}) for {length})")
+            elif kind == "poly":
+                parts.append(f"poly({v()}, {v()}, {length}, power={r.choice(POWERS)})")
+            elif kind == "constant":
+                parts.append(f"constant({v()}, {length})")
+            else:
+                parts.append(f"{kind}({v()}, {v()}, {length})")
+        tail = r.choice(("constant(1e-5)", f"step({self.value()}, 0.5, {amount(per_step * 7)})",
+                         "linear(1, 0.5, 10)"))
+        lines.append(f"schedule lr = {' >> '.join([*parts, tail])}")
+        return Program(self.seed, "\n".join(lines) + "\n", {}, ("lr",))
+
     def program(self) -> Program:
         r = self.rng
+        if r.random() < CLOCKED:
+            return self.clocked()
         lines: list[str] = []
         params: dict = {}
         if self.chance(0.35):

@@ -68,6 +68,8 @@ SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.0001, warmup=10000, total=1000000'
 #   source = 'bert_linear.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'weight_decay': (weight_decay, _reference_weight_decay)"

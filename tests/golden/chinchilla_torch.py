@@ -61,6 +61,8 @@ SCHEDULES = {'lr': lr}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.0001, warmup=1500, total=470000'
 #   source = 'chinchilla.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr)"

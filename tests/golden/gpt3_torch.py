@@ -69,6 +69,8 @@ SCHEDULES = {'lr': lr}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'decay': decay, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.0006, warmup=750, decay=520000, total=600000'
 #   source = 'gpt3.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr)"

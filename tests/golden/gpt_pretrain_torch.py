@@ -69,6 +69,8 @@ SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.0006, warmup=2000, total=100000'
 #   source = 'gpt_pretrain.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'weight_decay': (weight_decay, _reference_weight_decay)"

@@ -92,6 +92,8 @@ SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.01, warmup=1000, total=100000'
 #   source = 'minicpm_wsd.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'lr_sqrt': (lr_sqrt, _reference_lr_sqrt)"

@@ -48,6 +48,8 @@ SCHEDULES = {'lr': lr}
 #   mode = 'absolute'
 #   params = "'d_model': d_model, 'warmup': warmup"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', d_model=512, warmup=4000'
 #   source = 'noam.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr)"

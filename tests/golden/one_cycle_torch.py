@@ -50,6 +50,8 @@ SCHEDULES = {'lr': lr}
 #   mode = 'absolute'
 #   params = "'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', total=10000'
 #   source = 'one_cycle.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr)"

@@ -55,6 +55,8 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 #   mode = 'absolute'
 #   params = "'steps_per_epoch': steps_per_epoch, 'base': base"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', steps_per_epoch=5005, base=0.1'
 #   source = 'resnet_multistep.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'momentum': (momentum, _reference_momentum)"

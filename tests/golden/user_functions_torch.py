@@ -58,6 +58,8 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 #   mode = 'absolute'
 #   params = "'floor_lr': floor_lr"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', floor_lr=1e-05'
 #   source = 'user_functions.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'momentum': (momentum, _reference_momentum)"

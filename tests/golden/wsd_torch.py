@@ -73,6 +73,8 @@ SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 #   mode = 'absolute'
 #   params = "'peak': peak, 'total': total"
 #   relative = False
+#   seq_len = 'None'
 #   signature = ', peak=0.001, total=50000'
 #   source = 'wsd.sched'
+#   stages = '()'
 #   table = "'lr': (lr, _reference_lr), 'weight_decay': (weight_decay, _reference_weight_decay)"

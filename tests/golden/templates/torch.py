@@ -119,6 +119,24 @@ def _drivers(schedules, group):
     return out
 
 
+def _ceil_div(a, b):
+    return -((-a) // b)
+
+
+def _count_at(stages, step):
+    """Samples consumed before ``step`` under the batch stages (first, samples, batch)."""
+    first, samples, batch = max(s for s in stages if s[0] <= step)
+    return samples + batch * (step - first)
+
+
+def _step_at(stages, samples):
+    """The first step whose consumed-before samples reach ``samples``."""
+    if samples <= 0:
+        return 0
+    first, before, batch = max(s for s in stages if s[1] < samples)
+    return first + int(_ceil_div(samples - before, batch))
+
+
 class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr`` in every optimizer param group from warmup_cosine.sched.
 
@@ -130,6 +148,14 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     and a group that neither drives keeps its value.  A ``group`` parameter takes, in
     each param group that has an entry of its name, that entry (read once, here in the
     constructor), and the constructor's value in the others.
+
+    With a batch schedule (``batch = ...`` in the file), the run's samples and tokens are
+    counted too (``samples``, ``tokens``, kept in ``state_dict``): by the planned batch on
+    ``step()``, or as measured with ``step(tokens=n)`` / ``step(samples=n)`` (packed or
+    skipped batches).  Measured counts set the step to the first planned step whose
+    consumed-before count reaches them, so a segment given in tokens follows the tokens
+    actually consumed (to the plan's step grid).  Measured counts are host integers: pass
+    them eagerly, outside a compiled or captured region.
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
@@ -148,11 +174,16 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     RELATIVE = False
     #: ``group`` parameters: identifier -> the param-group entry that overrides it.
     GROUP_PARAMS = {}
+    #: The run's batch stages: (first step, samples consumed before it, samples per step).
+    STAGES = ()
+    #: Tokens per sample (None: the run counts samples only).
+    SEQ_LEN = None
 
     def __init__(self, optimizer, *, last_epoch=-1):
         self.params = _checked_params({})
         self._epoch = last_epoch
         self._host_stale = False
+        self._measured = None  # (samples, tokens) once step() is given a measured count
         self._counters = {}
         self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
         self._group_values = _checked_group_values(
@@ -246,13 +277,61 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         return [lr.clone() if isinstance(lr, torch.Tensor) else lr
                 for lr in (group["lr"] for group in self.optimizer.param_groups)]
 
-    def step(self, epoch=None):
+    @property
+    def samples(self):
+        """Samples consumed before the current step (planned, or as measured)."""
+        if not self.STAGES:
+            raise ValueError("this schedule has no batch schedule: declare `batch = ...`")
+        if self._measured is not None:
+            return self._measured[0]
+        return _count_at(self.STAGES, max(self.last_epoch, 0))
+
+    @property
+    def tokens(self):
+        """Tokens consumed before the current step (None when the run counts no tokens)."""
+        if self._measured is not None:
+            return self._measured[1]
+        return None if self.SEQ_LEN is None else self.SEQ_LEN * self.samples
+
+    def _advance(self, tokens, samples):
+        """The step a measured count reaches (see the class docstring)."""
+        if not self.STAGES:
+            raise ValueError("step(tokens=/samples=) needs a batch schedule: declare `batch = ...`")
+        if (tokens is None) == (samples is None):
+            raise ValueError("step() takes tokens= or samples=, not both")
+        amount = tokens if samples is None else samples
+        if isinstance(amount, torch.Tensor):
+            amount = amount.item()
+        if isinstance(amount, bool) or int(amount) != amount or amount < 0:
+            raise ValueError(f"a measured count is a whole number >= 0, not {amount!r}")
+        amount = int(amount)
+        consumed, used = self.samples, self.tokens
+        if tokens is not None:
+            if self.SEQ_LEN is None:
+                raise ValueError("step(tokens=) needs the tokens per sample: declare `param seq_len`")
+            used = used + amount
+            consumed = used // self.SEQ_LEN
+            self._measured = (consumed, used)
+            return _step_at(self.STAGES, _ceil_div(used, self.SEQ_LEN))
+        consumed += amount
+        self._measured = (consumed, None if self.SEQ_LEN is None else consumed * self.SEQ_LEN)
+        return _step_at(self.STAGES, consumed)
+
+    def step(self, epoch=None, *, tokens=None, samples=None):
+        if tokens is not None or samples is not None:
+            if epoch is not None:
+                raise ValueError("step() takes an epoch or a measured count, not both")
+            epoch = self._advance(tokens, samples)
         on_device = epoch is None and self._on_device()
         if on_device:
             for counter in self._counters.values():
                 counter.add_(1)
             self._host_stale = True
         elif epoch is None:
+            if self._measured is not None:  # measured so far: this step takes the planned batch
+                batch = _count_at(self.STAGES, self.last_epoch + 1) - _count_at(self.STAGES, self.last_epoch)
+                samples, tokens = self._measured
+                self._measured = (samples + batch, None if tokens is None else tokens + batch * self.SEQ_LEN)
             self._step_count += 1
             self.last_epoch = self.last_epoch + 1
         else:
@@ -269,6 +348,8 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         state = {key: value for key, value in self.__dict__.items()
                  if key not in ("optimizer", "_counters", "_epoch", "_host_stale")}
         state["last_epoch"] = self.last_epoch
+        if self.STAGES:
+            state["samples"], state["tokens"] = self.samples, self.tokens
         return state
 
     def load_state_dict(self, state_dict):
@@ -282,5 +363,18 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
             state.pop(stale, None)
+        counts = state.pop("samples", None), state.pop("tokens", None)
+        for count in counts:
+            if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+                raise ValueError(f"load_state_dict: a consumed count is a whole number >= 0, not {count!r}")
+        measured = state.pop("_measured", None)
+        if measured is not None and tuple(measured) != counts:
+            raise ValueError("load_state_dict: the measured counts disagree with samples and tokens")
         self.__dict__.update(state)
         self.last_epoch = epoch
+        if self.STAGES and counts[0] is not None and measured is None:
+            planned = (_count_at(self.STAGES, max(epoch, 0)),
+                       None if self.SEQ_LEN is None else self.SEQ_LEN * _count_at(self.STAGES, max(epoch, 0)))
+            if counts != planned:  # the run measured its counts: keep them
+                measured = counts
+        self._measured = None if measured is None else tuple(measured)

@@ -1,0 +1,114 @@
+"""Segments whose length is in samples or tokens, placed on the run's batch schedule (SPEC §12).
+
+A segment written ``cosine(2.2e-4, 2.2e-5, 4.3e12tok)`` is built like any other, with ``t``
+counting tokens and its duration in tokens (``Segment.clock == "tok"``).  Placing it in a
+``>>`` chain gives it a position on the token axis: it starts where the segment before it
+ends (a step segment ending at step ``k`` ends at ``T_k``) and ends its length further on.
+Update ``k`` then uses the formula at local ``t = T_k - start`` (``T_k`` consumed *before*
+``k``, Megatron's convention), and the segment covers the steps whose ``T_k`` is below its
+end: a length that is not a whole number of batches ends at the first step reaching it.
+
+Because ``T_k`` is linear in ``k`` within each batch stage (``core/clock.py``), the placed
+segment is an ordinary step formula: one branch per stage it meets, each the segment's
+formula at a whole-coefficient linear function of the step.  Every printer, the prover and
+the exact evaluator then read it as they read any schedule, branch-free and exact in
+integers.  Positions are numbers: the batch schedule and every length before a segment on
+the token clock are fixed when the file is compiled (``Lowered.fixed``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import sympy as sp
+
+from ..core.algebra import Segment, at, piecewise, tau
+from ..core.clock import UNITS, Clock, threshold_in_samples
+from ..errors import SchedlangError, Span
+
+
+@dataclass(frozen=True)
+class BatchValue:
+    """The value of ``stages(...)`` or a batch preset: a table of (sample threshold, batch)."""
+
+    table: tuple[tuple[int, int], ...]
+    span: Span | None = None
+
+
+def stages_table(first: int, batches: list[int], thresholds: list[tuple[Fraction, str, Span]],
+                 seq_len: int | None, span: Span) -> tuple[tuple[int, int], ...]:
+    """``stages(b0, [b1, ...], [th1, ...])`` as a batch table: each threshold, in ``sp`` or
+    ``tok``, becomes the least sample count at which it is reached (``core.clock``)."""
+    if len(batches) != len(thresholds):
+        raise SchedlangError(f"stages() has {len(batches)} batch sizes after the first but "
+                             f"{len(thresholds)} thresholds", span,
+                             hint="one threshold per later batch: stages(b0, [b1, b2], [th1, th2])")
+    table = [(0, first)]
+    for batch, (amount, unit, where) in zip(batches, thresholds):
+        if unit == "tok" and seq_len is None:
+            raise SchedlangError("a threshold in tokens needs the tokens per sample", where,
+                                 hint="declare `param seq_len: int = 4096`")
+        samples = threshold_in_samples(amount, unit, seq_len)
+        if samples <= table[-1][0]:
+            shown = "0" if len(table) == 1 else "the threshold before it"
+            raise SchedlangError(f"this threshold is {samples} samples, not above {shown}", where,
+                                 hint="thresholds increase strictly, each above 0 samples")
+        table.append((samples, batch))
+    return tuple(table)
+
+
+def place(parts: list[tuple[Segment, Span]], clock: Clock, fix) -> list[Segment]:
+    """The segments of ``a >> b >> ...`` with every one on the sample or token clock placed
+    on ``clock``; ``fix(expr, span, what)`` gives a length as a whole number (the file's
+    bound values substituted) or raises."""
+    steps_done = 0  # the global step where the next part starts
+    position = Fraction(0)  # samples consumed when it starts (a fraction after a token end)
+    out = []
+    for index, (segment, span) in enumerate(parts):
+        last = index == len(parts) - 1
+        if segment.clock is None:
+            out.append(segment)
+            if not last:
+                steps_done += fix(segment.duration, span, "the length of a segment before one "
+                                  "on the token clock")
+                position = Fraction(clock.samples_at(steps_done))
+            continue
+        unit = segment.clock
+        start = position * clock.per_sample(unit)
+        length = None if segment.duration is None else fix(
+            segment.duration, span, f"a length in {UNITS[unit]}")
+        end = None if length is None else clock.step_at(start + length, unit)
+        out.append(on_clock(segment, clock, start, steps_done, end))
+        if end is not None:
+            steps_done, position = end, (start + length) / clock.per_sample(unit)
+    return out
+
+
+def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: int | None) -> Segment:
+    """``segment`` (formula and length in its clock's units) as a step segment starting at
+    global step ``first``, where its clock reads ``start``; it ends at step ``end``."""
+    unit = segment.clock
+    offset = sp.Rational(start.numerator, start.denominator)
+    if end is not None and end == first:  # shorter than what the step before it consumed
+        value = segment.end_value()
+        return Segment(value, sp.Integer(0), (), value)
+    pairs = []
+    for count, stop in clock.count_expr(tau, unit, first=first, last=end):
+        local = at(segment.expr, count - offset)
+        pairs.append((local, sp.true if stop is None else sp.Lt(tau, stop)))
+    marks = []
+    for mark in segment.marks:
+        if mark.step.is_number:
+            step = clock.step_at(Fraction(str(mark.step)) + start, unit) - first
+            marks.append(replace(mark, step=sp.Integer(step)))
+    if end is None:
+        return Segment(piecewise(pairs), None, tuple(marks))
+    return Segment(piecewise(pairs), sp.Integer(end - first), tuple(marks), segment.end_value())
+
+
+def resolve_single(segment: Segment, span: Span, clock_of, fix) -> Segment:
+    """A whole schedule on the sample or token clock, starting at step 0."""
+    if segment.clock is None:
+        return segment
+    return place([(segment, span)], clock_of(span), fix)[0]
