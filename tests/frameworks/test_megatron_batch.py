@@ -158,6 +158,7 @@ SMALL_STEP = [
     ("0:32.9 1000:64.2", None),  # batch sizes truncate
     ("  0:5\t 33:6 ", None),
     ("0:7", None),
+    ("100:32 5000:64", 2048),  # 100 tokens are 0 samples: a valid first threshold
     ("0:16 1.5K:48 12.3K:96 1e5:112", 7),
 ]
 
@@ -241,7 +242,7 @@ STEP_ERRORS = [
     ("   ", 2048, "no entries"),
     ("0:32 100", None, "THRESHOLD:BATCH_SIZE"),
     ("10:32", None, "must be 0"),
-    ("0:32 0:64", None, "strictly increasing"),
+    ("0:32 0:64", None, "strictly increasing, but entries '0:32' and '0:64' both give 0 samples"),
     ("0:32 1000:64", 2048, "within one sample"),
     ("0:32 2K:64 3K:96", 2048, "strictly increasing"),
     ("0:0", None, "positive"),
@@ -308,6 +309,8 @@ PRODUCTION_RAMP = [
     (32, 32, 469_000_000_000 // 2048, 4096, 10**13 // 2048),
     (1, 1, 10**12 // 4096, 4097, 10**13 // 4096),
     (3, 7, 3 * 10**9 + 1, 3 + 7 * 12345, 10**10),
+    (1, 1, 2**53 + 12345, 1001, 2**54),  # S / r above 2**53: float(S) is rounded too
+    (1, 2, 999, 2**20 + 1, 10**7),  # 2**19 increments within 999 samples
 ]
 
 

@@ -12,7 +12,8 @@ that to ``consumed_train_samples`` (the lr scheduler advances by the same number
 
 ``step_batch_size_schedule`` -- Megatron-LM main / megatron-core >= 0.18
 (``StepBatchsizeNumMicroBatchesCalculator``, Megatron-LM #4411; checked against
-megatron-core 0.19.2), ``--step-batch-size-schedule "THR:BS THR:BS ..."``:
+megatron-core 0.19.2; its calculator module is the same file in 0.18.0 to 0.19.2),
+``--step-batch-size-schedule "THR:BS THR:BS ..."``:
 
 * entries are separated by spaces or commas; each is ``THR:BS`` (split at the first
   ``:``); both numbers are parsed by ``int(float(x) * m)`` after ``x.strip().upper()``
@@ -27,7 +28,8 @@ megatron-core 0.19.2), ``--step-batch-size-schedule "THR:BS THR:BS ..."``:
   increasing (two token thresholds in one sample collapse and fail), every batch > 0.
 
 ``rampup_batch_size`` -- megatron-core <= 0.17 (``RampupBatchsizeNumMicroBatchesCalculator``,
-checked against 0.16.1), ``--rampup-batch-size START INCR R --global-batch-size G``:
+checked against 0.16.1; 0.17.1 has the same module file),
+``--rampup-batch-size START INCR R --global-batch-size G``:
 with ``n = (G - START) // INCR`` (asserted exact, ``n = 0`` divides by zero) and the
 *float* ``r = R / n``::
 
@@ -116,7 +118,7 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
             f"{_STEP_FLAG}: the sequence length must be positive, got {seq_length}; Megatron "
             f"divides each token threshold by it (ZeroDivisionError at 0)")
     entries = text.strip().replace(",", " ").split()
-    schedule: list[tuple[int, int]] = []
+    schedule: list[tuple[int, int, str]] = []
     for entry in entries:
         if ":" not in entry:
             raise ValueError(
@@ -127,8 +129,8 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
         batch = _parse_number(batch_text, "batch size", entry)
         if seq_length is not None:
             threshold //= seq_length
-        schedule.append((threshold, batch))
-    schedule.sort(key=lambda pair: pair[0])  # stable, as Megatron's list.sort
+        schedule.append((threshold, batch, entry))
+    schedule.sort(key=lambda item: item[0])  # stable, as Megatron's list.sort
     if not schedule:
         raise ValueError(f"{_STEP_FLAG}: the schedule {text!r} has no entries (Megatron asserts "
                          f"at least one)")
@@ -136,20 +138,20 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
     if schedule[0][0] != 0:
         raise ValueError(
             f"{_STEP_FLAG}: the first (smallest) threshold must be 0, got {schedule[0][0]} {unit} "
-            f"(Megatron asserts it)")
-    for (before, _), (after, _) in zip(schedule, schedule[1:]):
-        if after <= before:
-            why = (f"; as tokens, both are within one sample of {seq_length} tokens"
-                   if seq_length is not None and after == before else "")
+            f"from entry {schedule[0][2]!r} (Megatron asserts it)")
+    for (before, _, first), (after, _, second) in zip(schedule, schedule[1:]):
+        if after <= before:  # sorted: equal
+            why = (f"; as tokens, they are within one sample of {seq_length} tokens"
+                   if seq_length is not None else "")
             raise ValueError(
-                f"{_STEP_FLAG}: thresholds must be strictly increasing, got {before} before "
-                f"{after} {unit}{why} (Megatron asserts it)")
-    for threshold, batch in schedule:
+                f"{_STEP_FLAG}: thresholds must be strictly increasing, but entries {first!r} and "
+                f"{second!r} both give {after} {unit}{why} (Megatron asserts it)")
+    for _, batch, entry in schedule:
         if batch <= 0:
             raise ValueError(
-                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} at threshold {threshold} "
+                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} from entry {entry!r} "
                 f"(Megatron asserts it)")
-    table = tuple(schedule)
+    table = tuple((threshold, batch) for threshold, batch, _ in schedule)
     _refuse_decrease(table, _STEP_FLAG)
     return table
 
@@ -204,7 +206,8 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
     Returns ``((samples_threshold, batch), ...)``, first threshold 0, strictly increasing,
     no two neighbours with the same batch: the global batch of the optimizer step whose
     samples consumed before it are ``S`` is that of the last entry with threshold ``<= S``.
-    The last entry is ``(t, global_batch_size)`` with ``t <= ramp_samples + 1``.
+    The last entry's batch is ``global_batch_size`` (rounded down as below), from at most
+    ``ramp_samples + 1`` samples on.
 
     The batch is the calculator's *running* global batch,
     ``data_parallel_size * micro_batch_size * get_num_microbatches()``, which is what
