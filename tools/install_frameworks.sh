@@ -6,3 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DS_BUILD_OPS=0 pip install --no-deps -c constraints.txt -r .ci/frameworks.txt
 pip install -c constraints.txt -r .ci/frameworks-deps.txt
+# megatron-core 0.19.2's step batch-size calculator (--step-batch-size-schedule) for
+# tests/frameworks/test_megatron_batch.py, which loads just its module file
+# megatron/core/num_microbatches_calculator.py (stdlib imports only) from this folder.
+# A separate target folder keeps the 0.16.1 above installed; the wheel says Python >= 3.12,
+# which the one pure-Python file does not need.
+pip install --no-deps --upgrade --target .frameworks/megatron-core-0.19.2 \
+  --python-version 3.12 --only-binary=:all: --ignore-requires-python megatron-core==0.19.2
