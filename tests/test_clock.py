@@ -347,3 +347,38 @@ def test_on_samples_puts_a_step_counted_schedule_on_the_sample_clock():
 def test_on_clock_mistakes(text, message):
     with pytest.raises(SchedlangError, match=message):
         schedlang.compile(text)
+
+
+# -- the frameworks' batch schedules (exact to their code: tests/frameworks/test_megatron_batch.py) --
+
+
+def test_megatron_step_batch_size_schedule_switches_where_megatron_does():
+    prog = schedlang.compile('param seq_len: int = 2048\n'
+                             'batch = megatron.step_batch_size_schedule("0:32 90B:64")\n'
+                             'schedule lr = constant(1)')
+    # 90B tokens // 2048 = 43 945 312 samples: the switch at 89 999 998 976 tokens, not 90B
+    assert prog.step_at(samples=43_945_312) == 1_373_291
+    assert prog.batch_at(1_373_290) == 32 and prog.batch_at(1_373_291) == 64
+    assert prog.tokens_at(1_373_291) == 89_999_998_976
+
+
+def test_megatron_rampup_keeps_its_float_division():
+    prog = schedlang.compile("batch = megatron.rampup_batch_size(32, 8, 7200, global_batch_size=248)\n"
+                             "schedule lr = constant(1)")
+    table = dict(prog.clock.table)
+    batch = [b for s, b in sorted(table.items()) if s <= 4000][-1]
+    assert batch == 144  # exact arithmetic gives 152
+
+
+@pytest.mark.parametrize("text,message", [
+    ('batch = megatron.step_batch_size_schedule("5:32 90B:64")', "must be 0"),
+    ('param seq_len: int = 4\nbatch = megatron.step_batch_size_schedule("0:32", seq_length=8)',
+     "seq_length is 8 but the file's seq_len is 4"),
+    ("batch = megatron.step_batch_size_schedule(3)", "double-quoted string"),
+    ("batch = megatron.rampup_batch_size(32, 8, 7200)", "missing 'global_batch_size'"),
+    ("batch = megatron.rampup_batch_size(32, 8, 7200, gbs=3)", "no argument 'gbs'"),
+])
+def test_megatron_batch_mistakes(text, message):
+    with pytest.raises(SchedlangError, match=message) as info:
+        schedlang.compile(text + "\nschedule lr = constant(1)")
+    assert "<string>:" in str(info.value)
