@@ -43,7 +43,7 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
     lines = [f"state:    {state} ({verdict.described}; {verdict.kind})"]
     if verdict.key:
         lines.append(f"key:      {verdict.key} (where the scheduler state is in the checkpoint)")
-    lines.append(f"original: {origin}" + (f": {verdict.original_source.strip()}"
+    lines.append(f"original: {origin}" + (f": {_code(verdict.original_source)}"
                                           if verdict.original_from == "state" else ""))
     if verdict.state_params:
         shown = ", ".join(f"{k}={v}" for k, v in verdict.state_params.items())
@@ -72,6 +72,12 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
     else:
         lines.append(f"unknown: {verdict.reason}")
     return lines
+
+
+def _code(source: str) -> str:
+    """Recovered source on one line, without the comments an importer writes above it."""
+    return " ".join(line.strip() for line in source.splitlines()
+                    if line.strip() and not line.lstrip().startswith("#"))
 
 
 def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict) -> dict:

@@ -138,7 +138,7 @@ def checked_type(path: Path, shown: str) -> str:
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        raise SchedlangError(f"cannot read {shown}: {exc.strerror or exc}", hint=HINT_SAFE) from None
+        raise SchedlangError(f"cannot read {shown}: {exc.strerror or exc}") from None
     if stat.S_ISDIR(mode):
         return "dir"
     if stat.S_ISREG(mode):
