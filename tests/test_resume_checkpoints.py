@@ -421,3 +421,15 @@ def test_hostile_pickle_inside_a_combined_checkpoint_is_refused(tmp_path, capsys
     subprocess.run([sys.executable, "-c", script, str(target), str(path)], check=True)
     code, _, err = _run(capsys, "resume", path, _write(tmp_path, "n.sched", "schedule lr = constant(1)\n"))
     assert code == 2 and "refused" in err and not target.exists()
+
+
+def test_a_step_count_that_disagrees_with_the_scheduler_is_warned_about(tmp_path, capsys):
+    ckpt, _ = _guide_checkpoint(tmp_path / "ckpt.pt")
+    data = torch.load(ckpt, weights_only=True)
+    data["step"] = SAVE_AT - 1
+    torch.save(data, ckpt)
+    old = _write(tmp_path, "old.sched", SCHEDLANG)
+    code, _, err = _run(capsys, "resume", ckpt, old, "--was", old)
+    assert code == 0
+    assert (f"warning: the scheduler has stepped {SAVE_AT} times but the checkpoint's step is "
+            f"{SAVE_AT - 1}") in err

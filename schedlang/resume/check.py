@@ -504,7 +504,8 @@ def _total(state: State, old: _Resolved) -> tuple[int | None, str | None]:
 def _notes(state: State, step: int) -> list[str]:
     """Warnings that explain a jump without deciding the verdict: the checkpoint's own step
     count differs from the scheduler's."""
-    counted = state.step if state.shape in ("torch", "deepspeed") else None
+    # Lightning may step per epoch, Megatron and OLMo-core take their step from the trainer
+    counted = state.step if state.kind in ("hf", "checkpoint", "deepspeed") else None
     if counted is None or counted == step:
         return []
     key = next((k for k in ("global_step", "step", "iteration", "global_steps")

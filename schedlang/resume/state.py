@@ -425,7 +425,7 @@ def _counts(state: State, data: dict, found: Found) -> None:
             break
     if found.shape == "megatron":
         args = data.get("args")
-        state.samples = _count(vars(args) if isinstance(args, _Namespace) else {}, "consumed_train_samples")
+        state.samples = _count(getattr(args, "__dict__", None), "consumed_train_samples")
         if state.samples is None:  # Megatron-LM steps the scheduler by the global batch: samples
             state.samples = _count(sched, "num_steps")
     if found.shape == "deepspeed" or state.kind == "deepspeed":
