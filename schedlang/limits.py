@@ -49,6 +49,15 @@ MAX_CONFIG_BASES = 32
 #: Bytes of the pickle of a checkpoint ``schedlang resume`` reads (a zip checkpoint's tensors
 #: are mapped, not read, and not counted), and of an HF ``trainer_state.json``.
 MAX_STATE_BYTES = 16 * 1024 * 1024
+#: Nesting levels of a checkpoint ``schedlang resume`` searches for the scheduler state (the
+#: ``scheduler`` of ``{"model": ..., "scheduler": ...}`` is at level 1).
+MAX_STATE_DEPTH = 6
+#: Values of a checkpoint ``schedlang resume`` looks at while searching it (a model's
+#: ``state_dict`` counts one per tensor).
+MAX_STATE_VALUES = 200_000
+#: Bytes of a small text file of a checkpoint folder (DeepSpeed's ``latest``, Megatron's
+#: ``latest_checkpointed_iteration.txt``).
+MAX_TAG_BYTES = 4096
 
 #: Python frames the compiler may use (lowering nested ``def`` calls, sympy walking a deep
 #: formula).  Python's default of 1000 is reached by 200 chained ``def``s; 3.11 runs Python

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..errors import SchedlangError
 from ..resume.check import ResumeVerdict, resume_check
 from . import json_output
 from .progress import progress
@@ -11,32 +12,72 @@ from .progress import progress
 
 def run_command(state: str, new: str, was: str | None, params: dict, as_json: bool) -> int:
     """``schedlang resume``: exit 0 when ``new`` continues the run exactly, 1 when it does not,
-    2 when that could not be decided (bad input raises ``SchedlangError``: 2 as well)."""
-    with progress(f"checking {new} against {state}"):
-        verdict = resume_check(state, new, was=was, params=params)
+    2 when that could not be decided (bad input raises ``SchedlangError``: 2 as well).
+
+    Any other exception is a bug, reported as an error (exit 2): Python's own exit status for
+    an uncaught exception is 1, which here would read as "does not continue"."""
+    try:
+        with progress(f"checking {new} against {state}"):
+            verdict = resume_check(state, new, was=was, params=params)
+    except SchedlangError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a crash must not exit 0 or 1
+        raise SchedlangError(f"internal error while checking {state}: {type(exc).__name__}: "
+                             f"{str(exc)[:300]}", hint="this is a bug in schedlang: please report it, "
+                             "with what the checkpoint holds (not the file itself)") from None
     code = 0 if verdict.equivalent else 1 if verdict.different else 2
     for note in verdict.notes:
         print(f"warning: {note}", file=sys.stderr)
     if as_json:
         json_output.emit(json_document(state, new, was, verdict))
         return code
+    for line in text_lines(state, new, was, verdict):
+        print(line)
+    return code
+
+
+def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) -> list[str]:
+    """The text report: every number says where it came from (the state, the optimizer's
+    param groups, the original schedule, ``NEW``)."""
     origin = f"--was {was}" if verdict.original_from == "was" else "recovered from the state"
-    print(f"state:    {state} ({verdict.described}; {verdict.kind})")
-    print(f"original: {origin}" + (f": {verdict.original_source.strip()}"
-                                   if verdict.original_from == "state" else ""))
-    print(f"step:     {verdict.step} (the first step the resumed run sets)")
-    print(f"last lr:  {verdict.last_lr!r} (the lr the state last set)")
-    print(f"new lr:   {verdict.new_lr!r} ({new} at step {verdict.step})")
+    lines = [f"state:    {state} ({verdict.described}; {verdict.kind})"]
+    if verdict.key:
+        lines.append(f"key:      {verdict.key} (where the scheduler state is in the checkpoint)")
+    lines.append(f"original: {origin}" + (f": {_code(verdict.original_source)}"
+                                          if verdict.original_from == "state" else ""))
+    if verdict.state_params:
+        shown = ", ".join(f"{k}={v}" for k, v in verdict.state_params.items())
+        lines.append(f"params:   {shown} (taken from the state)")
+    lines.append(f"step:     {verdict.step} (the first step the resumed run sets)")
+    for name, count in (("samples", verdict.samples), ("tokens", verdict.tokens)):
+        if count is not None:
+            lines.append(f"{name + ':':<10}{count} (consumed before step {verdict.step}, "
+                         "from the checkpoint)")
+    if verdict.last_lr_from is not None:
+        lines.append(f"last lr:  {verdict.last_lr!r} ({verdict.last_lr_from}: the lr last set)")
+    else:
+        lines.append(f"old lr:   {verdict.last_lr!r} (the original schedule at step {verdict.step}; "
+                     "the state records no lr)")
+    lines.append(f"new lr:   {verdict.new_lr!r} ({new} at step {verdict.step})")
     if verdict.equivalent:
-        print(f"continues exactly: equal to the original at every step >= {verdict.step} "
-              f"(proven: {verdict.method})")
+        lines.append(f"continues exactly: equal to the original at every step >= {verdict.step} "
+                     f"(proven: {verdict.method})")
     elif verdict.different:
         ce = verdict.counterexample
         first = "first difference" if ce.earliest else "a difference (an earlier step was undecided)"
-        print(f"does not continue: {first} at step {ce.step}: original {ce.a!r}, new {ce.b!r}")
+        after = (f", after the run's last step ({verdict.total - 1}: {verdict.total_from} is "
+                 f"{verdict.total})" if verdict.after_end else "")
+        lines.append(f"does not continue: {first} at step {ce.step}{after}: original {ce.a!r}, "
+                     f"new {ce.b!r}")
     else:
-        print(f"unknown: {verdict.reason}")
-    return code
+        lines.append(f"unknown: {verdict.reason}")
+    return lines
+
+
+def _code(source: str) -> str:
+    """Recovered source on one line, without the comments an importer writes above it."""
+    return " ".join(line.strip() for line in source.splitlines()
+                    if line.strip() and not line.lstrip().startswith("#"))
 
 
 def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict) -> dict:
@@ -51,4 +92,7 @@ def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict)
             "original": verdict.original_source if verdict.original_from == "state" else None,
             "step": verdict.step, "last_lr": verdict.last_lr, "new_lr": verdict.new_lr,
             "verdict": verdict.status, "method": verdict.method, "reason": verdict.reason,
-            "counterexample": counterexample, "checkpoint": verdict.extra, "notes": list(verdict.notes)}
+            "counterexample": counterexample, "checkpoint": verdict.extra, "notes": list(verdict.notes),
+            "key": verdict.key, "last_lr_from": verdict.last_lr_from, "samples": verdict.samples,
+            "tokens": verdict.tokens, "state_params": {k: str(v) for k, v in verdict.state_params.items()},
+            "total": verdict.total, "after_end": verdict.after_end}

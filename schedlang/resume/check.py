@@ -14,6 +14,7 @@ every later step agrees, or the first step that differs.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -24,12 +25,12 @@ import sympy as sp
 
 from ..core.algebra import bind, finish, flatten, shifted
 from ..errors import SchedlangError
-from ..formats import import_file
+from ..formats import READERS, import_file
 from ..formats.numbers import exact, sched_text
 from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
-from .state import read_state
+from .state import State, read_state
 
 #: How close the lr the state last set must be to the original schedule's value at that step
 #: (relative): torch's chainable updates drift from the closed form by rounding only.
@@ -113,6 +114,20 @@ class ResumeVerdict:
     kind: str = "torch"
     extra: dict = dataclasses.field(default_factory=dict)
     notes: tuple = ()
+    key: str = ""
+    last_lr_from: str | None = None
+    samples: int | None = None
+    tokens: int | None = None
+    state_params: dict = dataclasses.field(default_factory=dict)
+    total: int | None = None
+    total_from: str | None = None
+
+    @property
+    def after_end(self) -> bool:
+        """Whether the first difference lies after the run's last step (``total - 1``), where
+        the run's length is known: a difference nobody trained through, if the run ends."""
+        ce = self.counterexample
+        return ce is not None and self.total is not None and ce.step >= self.total
 
     def __bool__(self) -> bool:
         return self.status == "equivalent"
@@ -377,9 +392,8 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
 
     params = dict(params or {})
     state = read_state(state_path)
-    where = f"'{state.path}': " + {"hf": "scheduler.pt state", "lightning": "lr_schedulers[0]"}.get(
-        state.kind, "state")
-    original = original_of(state.scheduler, where)
+    where = f"'{state.path}': " + (state.key or "state")
+    original = state_original(state, where)
     if was is None and original.source is None:
         raise SchedlangError(f"cannot recover the original schedule: {original.why}",
                              hint="pass --was OLD (was= in Python): the .sched file or config the run "
@@ -390,7 +404,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         old, original_from = _schedule(original.source, {}, "<recovered from the state>"), "state"
     saved_only = sorted(set(original.params) - old.declared)
     if saved_only:
-        raise SchedlangError(f"the state holds a value for '{saved_only[0]}', which the --was schedule "
+        raise SchedlangError(f"{where} holds a value for '{saved_only[0]}', which the --was schedule "
                              "does not declare: it is not the schedule of the class that wrote the state",
                              hint="pass the .sched file the scheduler class was compiled from")
     fresh = _schedule(new, params, "new")
@@ -402,11 +416,11 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     tail_old = _from_step(old, step, "the original schedule")
     tail_new = _from_step(fresh, step, "the new schedule")
     old_lr = float(tail_old(0))
-    last_lr = original.last_lr if original.last_lr is not None else state.extra.get("optimizer_lr", old_lr)
-    if not math.isclose(old_lr, last_lr, rel_tol=STATE_RTOL, abs_tol=1e-300):
+    last_lr, last_lr_from = _recorded_lr(state, original)
+    if last_lr is not None and not math.isclose(old_lr, last_lr, rel_tol=STATE_RTOL, abs_tol=1e-300):
         raise SchedlangError(
-            f"the state is at step {step} and last set the lr to {last_lr!r}, but the original "
-            f"schedule gives {old_lr!r} there: it is not the schedule that wrote this state",
+            f"{where} is at step {step} and last set the lr to {last_lr!r} ({last_lr_from}), but the "
+            f"original schedule gives {old_lr!r} there: it is not the schedule that wrote this state",
             hint="pass the .sched file or config the run was started with as --was"
                  if was is not None else "the state was changed after it was saved, or the "
                  "scheduler was stepped outside its schedule")
@@ -415,15 +429,90 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     ce = verdict.counterexample
     if ce is not None:
         ce = dataclasses.replace(ce, step=ce.step + step)
-    extra = dict(state.extra)
-    notes = []
-    if state.kind == "hf" and extra.get("global_step") != step:
-        notes.append(f"the scheduler has stepped {step} times but the Trainer's global_step is "
-                     f"{extra.get('global_step')}: it was stepped outside the training loop, or twice "
-                     "per step")
+    total, total_from = _total(state, old)
     source = str(was) if was is not None and isinstance(was, (str, Path)) else original.source or ""
-    return ResumeVerdict(verdict.status, step, last_lr, new_lr, ce, verdict.method, verdict.reason,
-                         source, original_from, original.described, state.kind, extra, tuple(notes))
+    return ResumeVerdict(verdict.status, step, old_lr if last_lr is None else last_lr, new_lr, ce,
+                         verdict.method, verdict.reason, source, original_from, original.described,
+                         state.kind, dict(state.extra), tuple(_notes(state, step)), state.key,
+                         last_lr_from, state.samples, state.tokens, dict(original.params), total,
+                         total_from)
+
+
+def state_original(state: State, where: str) -> Original:
+    """``original_of`` for each shape of state: torch's (and schedlang's classes) hold their
+    step and often their schedule; DeepSpeed's, Megatron's and OLMo-core's hold a count only."""
+    sched = state.scheduler
+    if state.shape == "deepspeed":
+        step = _whole_from(sched.get("last_batch_iteration"), 1, f"{where}.last_batch_iteration")
+        source, why = _deepspeed_config_source(state, where)
+        return Original(step, None, source, "a DeepSpeed scheduler", why=why)
+    if state.shape == "megatron":
+        own = _whole(sched.get("num_steps"), f"{where}.num_steps")
+        step = state.step if state.step is not None else own
+        return Original(step, None, None, "a Megatron OptimizerParamScheduler",
+                        why=f"{where} is a Megatron opt_param_scheduler state: it counts samples "
+                            f"(num_steps = {own}) and does not hold init_lr or the WSD settings")
+    if state.shape == "olmo-core":
+        return Original(_whole(sched.get("global_step"), f"{where}.global_step"), None, None,
+                        "an OLMo-core trainer state",
+                        why=f"{where} is OLMo-core's trainer state: its schedulers keep no state")
+    return original_of(sched, where)
+
+
+def _whole_from(value, offset: int, where: str) -> int:
+    """``value + offset`` as a step (DeepSpeed's ``last_batch_iteration`` is the step - 1)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value + offset >= 0:
+        return _whole(value + offset, where)
+    raise SchedlangError(f"{where} is {_shown(value)}, not a whole number of steps")
+
+
+def _deepspeed_config_source(state: State, where: str) -> tuple[str | None, str | None]:
+    """The schedule of the ``scheduler`` block of the DeepSpeed config saved in the checkpoint
+    (``ds_config``), read by ``schedlang import --format deepspeed-json``: checked values,
+    never code."""
+    config = state.config
+    if not isinstance(config, dict) or not isinstance(config.get("scheduler"), dict):
+        return None, (f"{where} is a DeepSpeed scheduler state: it holds last_batch_iteration only, "
+                      "and the checkpoint's ds_config has no scheduler block")
+    try:
+        text = json.dumps(config, allow_nan=False, default=str)
+        return READERS["deepspeed-json"](text, f"{where.rstrip(': ')} ds_config", "presets"), None
+    except (SchedlangError, ValueError, TypeError) as exc:
+        return None, f"{where}: the checkpoint's ds_config cannot be read as a schedule ({exc})"
+
+
+def _recorded_lr(state: State, original: Original) -> tuple[float | None, str | None]:
+    """The lr the checkpoint says was last set, and where it says so: the scheduler's own
+    ``_last_lr``, else the optimizer's first param group; None where it records neither."""
+    if original.last_lr is not None:
+        return original.last_lr, "the state's _last_lr"
+    if state.optimizer_lr is not None:
+        return state.optimizer_lr, f"the optimizer's lr at {state.optimizer_lr_key}"
+    return None, None
+
+
+def _total(state: State, old: _Resolved) -> tuple[int | None, str | None]:
+    """The run's length in steps where known: the trainer's ``max_steps``, else the original
+    schedule's duration."""
+    if isinstance(state.extra.get("max_steps"), int) and state.extra["max_steps"] > 0:
+        return state.extra["max_steps"], "max_steps"
+    if isinstance(old.duration, int) and old.duration > 0:
+        return old.duration, "the original schedule's length"
+    return None, None
+
+
+def _notes(state: State, step: int) -> list[str]:
+    """Warnings that explain a jump without deciding the verdict: the checkpoint's own step
+    count differs from the scheduler's."""
+    # Lightning may step per epoch, Megatron and OLMo-core take their step from the trainer
+    counted = state.step if state.kind in ("hf", "checkpoint", "deepspeed") else None
+    if counted is None or counted == step:
+        return []
+    key = next((k for k in ("global_step", "step", "iteration", "global_steps")
+                if state.extra.get(k) == counted), "step")
+    owner = "the Trainer's" if state.kind == "hf" else "the checkpoint's"
+    return [f"the scheduler has stepped {step} times but {owner} {key} is {counted}: it was "
+            "stepped outside the training loop, or twice per step"]
 
 
 @dataclass(frozen=True)
@@ -432,6 +521,7 @@ class _Resolved:
 
     expr: sp.Expr
     declared: frozenset
+    duration: int | None = None
 
 
 def _from_step(side: _Resolved, step: int, what: str):
@@ -449,6 +539,8 @@ def _schedule(x, params: dict, role: str) -> _Resolved:
     those of ``params`` it declares bound, over the values it was compiled with."""
     from ..verify import pick_schedule  # lazy: numpy (verify.float_scan)
 
+    # its length is known where it is compiled with ``params`` (a file, source), or needs none
+    compiled = isinstance(x, (str, Path)) or not params
     if isinstance(x, (str, Path)) and (isinstance(x, Path) or _looks_like_path(x)):
         path = Path(x)
         if path.suffix == ".sched":
@@ -460,12 +552,13 @@ def _schedule(x, params: dict, role: str) -> _Resolved:
         x = compile_declared(text, params, str(path))
     schedule = pick_schedule(x, params, f"<{role}>")
     program = schedule.program
+    duration = schedule.duration if compiled and isinstance(schedule.duration, int) else None
     if program is None:
-        return _Resolved(schedule.expr, frozenset())
+        return _Resolved(schedule.expr, frozenset(), duration)
     infos = program.params
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos}, program.values)
     expr = flatten(bind(schedule.symbolic_expr, {infos[n].symbol: v for n, v in values.items()}))
-    return _Resolved(expr, frozenset(infos))
+    return _Resolved(expr, frozenset(infos), duration)
 
 
 #: Suffixes that make a string a path (``.sched`` and what ``schedlang import`` reads), not source.

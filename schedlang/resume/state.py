@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickletools
+import re
+import stat
 import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SchedlangError
-from ..limits import MAX_STATE_BYTES
+from ..limits import MAX_STATE_BYTES, MAX_STATE_DEPTH, MAX_STATE_VALUES, MAX_TAG_BYTES
 
 #: Imports a scheduler state's pickle may make (``module name``, as ``GLOBAL`` spells them)
 #: when torch does not list its own (``allowed_globals``).
@@ -38,6 +41,47 @@ SAFE_GLOBALS = frozenset({
     *(f"torch {kind}Storage" for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int",
                                           "Short", "Char", "Byte", "Bool")),
 })
+
+
+class _Namespace:
+    """Stands in for ``argparse.Namespace`` / ``types.SimpleNamespace`` (Megatron saves its
+    ``args`` as one): the attributes are kept as data, no code of those classes runs."""
+
+    def __setstate__(self, state):
+        if isinstance(state, dict):
+            self.__dict__.update(state)
+
+
+class _Opaque:
+    """Stands in for a data class a training framework saves beside the scheduler (numpy's
+    arrays in an rng state, a path, Megatron's enums and config dataclass): its contents are
+    dropped, since the scheduler state needs none of them, and no code of the class runs."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __setstate__(self, state):
+        pass
+
+
+#: Imports (``module name``) that are read as inert stand-ins instead of being refused: the
+#: classes megatron-core itself registers as safe for ``torch.load(weights_only=True)``
+#: (``megatron/core/safe_globals.py``) and numpy's, which an rng state holds.  The real
+#: classes are never imported.
+STAND_INS = {
+    "argparse Namespace": _Namespace, "types SimpleNamespace": _Namespace,
+    **{f"pathlib {n}": _Opaque for n in ("Path", "PosixPath", "WindowsPath", "PurePosixPath")},
+    **{f"{m} _reconstruct": _Opaque for m in ("numpy.core.multiarray", "numpy._core.multiarray")},
+    "numpy ndarray": _Opaque, "numpy dtype": _Opaque,
+    **{f"numpy.dtypes {n}DType": _Opaque for n in ("UInt32", "Int64", "Float64", "Float32", "Bool")},
+    "io BytesIO": _Opaque, "signal Signals": _Opaque,
+    "megatron.core.enums ModelType": _Opaque,
+    "megatron.core.optimizer.optimizer_config OptimizerConfig": _Opaque,
+    **{f"megatron.core.rerun_state_machine {n}": _Opaque
+       for n in ("RerunDiagnostic", "RerunMode", "RerunState")},
+    **{f"megatron.core.transformer.enums {n}": _Opaque for n in ("AttnBackend", "CudaGraphScope")},
+}
+
 _STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "UNICODE", "BINUNICODE8", "SHORT_BINSTRING",
             "BINSTRING", "STRING"}
 
@@ -47,31 +91,62 @@ HINT_SAFE = ("schedlang reads checkpoints as data only (torch.load(weights_only=
 
 @dataclass
 class State:
-    """One checkpoint's scheduler state.
+    """One checkpoint's scheduler state, and the counts the checkpoint keeps beside it.
 
-    ``kind``: ``torch`` (a saved ``state_dict``), ``hf`` (a Trainer checkpoint folder) or
-    ``lightning``; ``scheduler``: the state dict of the scheduler; ``extra``: facts the
-    folder adds (HF's ``global_step``).
+    ``kind``: ``torch`` (a saved ``state_dict``), ``hf`` (a Trainer checkpoint folder),
+    ``lightning``, ``checkpoint`` (a dict holding the scheduler's state under some key, e.g.
+    ``{"model": ..., "optimizer": ..., "scheduler": ...}``), ``deepspeed``, ``megatron`` or
+    ``olmo-core``; ``scheduler``: the scheduler's state dict (OLMo-core's: the trainer's, its
+    schedulers keep none); ``shape``: which kind of state that dict is (``torch``, ``deepspeed``,
+    ``megatron``, ``olmo-core``); ``key``: where in the file it was found (``""``: the file
+    is the state); ``extra``: facts the checkpoint adds (HF's ``global_step``).
+
+    ``step``, ``samples``, ``tokens``: the optimizer steps, samples and tokens the run had
+    consumed when it saved, where the checkpoint records them (None where not), for comparing
+    on the token clock (SPEC §12); ``optimizer_lr``: the lr of the optimizer's first param
+    group at save time, found at ``optimizer_lr_key``.
     """
 
     path: str
     kind: str
     scheduler: dict
     extra: dict = field(default_factory=dict)
+    key: str = ""
+    shape: str = "torch"
+    step: int | None = None
+    samples: int | None = None
+    tokens: int | None = None
+    optimizer_lr: float | None = None
+    optimizer_lr_key: str | None = None
+    config: dict | None = None
 
 
 def read_state(path) -> State:
-    """The scheduler state at ``path`` (a file or an HF checkpoint folder), read as data."""
+    """The scheduler state at ``path`` (a file or a checkpoint folder), read as data.
+
+    The scheduler's state is found by its shape under any key (``find_scheduler``), not by a
+    key name, so a checkpoint saved the way each framework (or our guide) saves one works."""
     path = Path(path)
-    if path.is_dir():
-        return _hf_folder(path)
-    data = load(path)
-    if not isinstance(data, dict):
-        raise SchedlangError(f"{_quoted(path)} holds a {type(data).__name__}, not a scheduler state dict",
-                             hint="save it with torch.save(scheduler.state_dict(), path)")
-    if "lr_schedulers" in data:
-        return _lightning(path, data)
-    return State(str(path), "torch", data)
+    if checked_type(path, _quoted(path)) == "dir":
+        return _folder(path)
+    return from_checkpoint(path, load(path), _quoted(path))
+
+
+def checked_type(path: Path, shown: str) -> str:
+    """``"file"`` or ``"dir"``; anything else is refused before it is opened: a FIFO without a
+    writer would block the read forever, ``/dev/zero`` never ends, a socket cannot be read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISREG(mode):
+        return "file"
+    what = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode)
+            or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise SchedlangError(f"cannot read {shown}: it is {what}, not a checkpoint file or folder",
+                         hint="give the checkpoint file itself (saved with torch.save) or its folder")
 
 
 def _quoted(path: Path, inner: str = "") -> str:
@@ -87,10 +162,11 @@ def load(path: Path, shown: str | None = None):
     pickle_bytes = _pickle_bytes(path, shown)
     import torch  # lazy: torch
 
-    _scan(pickle_bytes, shown, allowed_globals())
+    _scan(pickle_bytes, shown, allowed_globals() | frozenset(STAND_INS))
 
+    stand_ins = [(cls, name.replace(" ", ".")) for name, cls in STAND_INS.items()]
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), torch.serialization.safe_globals(stand_ins):
             warnings.simplefilter("ignore")  # torch warns about pickle protocols it reads fine
             return torch.load(path, weights_only=True, map_location="cpu",
                               mmap=zipfile.is_zipfile(path))
@@ -117,6 +193,8 @@ def allowed_globals() -> frozenset:
 
 def _pickle_bytes(path: Path, shown: str) -> bytes:
     """The pickle of a checkpoint: the file itself, or ``*/data.pkl`` of torch's zip format."""
+    if checked_type(path, shown) != "file":
+        raise SchedlangError(f"cannot read {shown}: it is a directory, not a checkpoint file")
     try:
         size = path.stat().st_size
         if zipfile.is_zipfile(path):
@@ -176,58 +254,336 @@ def _allowed(name: str, offset: int, shown: str, allowed: frozenset) -> None:
                              hint=HINT_SAFE)
 
 
+# -- finding the scheduler's state in a checkpoint ---------------------------------------------
+
+#: Scheduler states told by their shape: torch's ``LRScheduler`` (schedlang's classes
+#: included), DeepSpeed's ``lr_schedules`` (``last_batch_iteration`` alone), megatron-core's
+#: ``OptimizerParamScheduler`` (its ``state_dict``, old key names too); and OLMo-core's trainer
+#: state, whose schedulers keep no state (a function of the step or the tokens).
+TORCH_MARKERS = frozenset({"base_lrs", "_last_lr", "_schedulers", "params"})
+MEGATRON_KEYS = frozenset({"num_steps", "lr_decay_style", "min_lr"})
+OLMO_KEYS = frozenset({"global_step", "global_train_tokens_seen"})
+_SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
+
+
+def shape_of(value) -> str | None:
+    """Which kind of scheduler state ``value`` is, or None: the keys tell, never a class name."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        return None
+    keys = set(value)
+    if "last_epoch" in keys and keys & TORCH_MARKERS or keys == {"_schedulers", "_last_lr"}:
+        return "torch"
+    if keys == {"last_batch_iteration"}:
+        return "deepspeed"
+    if MEGATRON_KEYS <= keys and keys & {"max_lr", "start_lr"}:
+        return "megatron"
+    if OLMO_KEYS <= keys:
+        return "olmo-core"
+    return None
+
+
+@dataclass(frozen=True)
+class Found:
+    """One scheduler state in a checkpoint: its key path (``("lr_schedulers", 0)``), its dict,
+    its ``shape_of``."""
+
+    path: tuple
+    value: dict
+    shape: str
+
+    @property
+    def key(self) -> str:
+        return key_text(self.path)
+
+    @property
+    def named(self) -> bool:
+        """Whether a key on its path is named like a scheduler (``scheduler``, ``lr_scheduler``,
+        ``lr_schedulers``, ``opt_param_scheduler``): what decides between several states."""
+        return any(isinstance(p, str) and _SCHEDULER_NAME.search(p) for p in self.path)
+
+
+def key_text(path: tuple) -> str:
+    """``("lr_schedulers", 0)`` as ``lr_schedulers[0]``, ``("a", "b")`` as ``a.b``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def find_scheduler(data, shown: str) -> Found:
+    """The one scheduler state in ``data``, searched by shape to ``MAX_STATE_DEPTH`` levels.
+
+    Several: the one under a key named like a scheduler, when exactly one is; else refused,
+    listing them.  A state inside a state (``SequentialLR``'s children) is part of it."""
+    found = _search(data, shown)
+    schedulers = [f for f in found if f.shape != "olmo-core"] or found
+    if len(schedulers) == 1:
+        return schedulers[0]
+    if not schedulers:
+        keys = ", ".join(sorted(map(str, data))[:20]) if isinstance(data, dict) else ""
+        raise SchedlangError(f"{shown} holds no scheduler state: no value in it (to {MAX_STATE_DEPTH} "
+                             "levels) has the keys of one (torch's last_epoch and base_lrs, "
+                             "DeepSpeed's last_batch_iteration, Megatron's num_steps and max_lr)"
+                             + (f"; its keys are {keys}" if keys else ""),
+                             hint="save the scheduler's state_dict() in the checkpoint, e.g. "
+                                  "torch.save({..., \"scheduler\": scheduler.state_dict()}, path)")
+    named = [f for f in schedulers if f.named]
+    if len(named) == 1:
+        return named[0]
+    listed = ", ".join(f.key or "(the file)" for f in (named or schedulers)[:10])
+    raise SchedlangError(f"{shown} holds {len(named or schedulers)} scheduler states (at {listed}); "
+                         "schedlang resume checks one",
+                         hint="save the state of the scheduler to check alone: "
+                              "torch.save(scheduler.state_dict(), path)")
+
+
+def _search(data, shown: str) -> list[Found]:
+    """Every value of ``data`` with a scheduler's shape, breadth first, in bounded work."""
+    found, level, seen = [], [((), data)], 0
+    for depth in range(MAX_STATE_DEPTH + 1):
+        deeper = []
+        for path, value in level:
+            shape = shape_of(value)
+            if shape:
+                found.append(Found(path, value, shape))
+                continue
+            if depth == MAX_STATE_DEPTH:
+                continue
+            items = value.items() if isinstance(value, dict) else \
+                enumerate(value) if isinstance(value, (list, tuple)) else ()
+            for key, child in items:
+                seen += 1
+                if seen > MAX_STATE_VALUES:
+                    raise SchedlangError(f"{shown} holds more than {MAX_STATE_VALUES} values; schedlang "
+                                         "stops searching it for the scheduler's state",
+                                         hint="save the scheduler's state_dict() alone")
+                if isinstance(child, (dict, list, tuple)) and isinstance(key, (str, int)):
+                    deeper.append((path + (key,), child))
+        level = deeper
+    return found
+
+
+def from_checkpoint(path: Path, data, shown: str, kind: str | None = None) -> State:
+    """The ``State`` of a loaded checkpoint: its scheduler state, where it was, and the counts
+    and optimizer lr the checkpoint keeps beside it."""
+    if not isinstance(data, dict):
+        raise SchedlangError(f"{shown} holds a {type(data).__name__}, not a scheduler state dict",
+                             hint="save it with torch.save(scheduler.state_dict(), path)")
+    _lightning_schedulers(data, shown)
+    found = find_scheduler(data, shown)
+    kind = kind or _kind(data, found)
+    state = State(str(path), kind, found.value, key=found.key, shape=found.shape)
+    _counts(state, data, found)
+    lr, key = optimizer_lr(data)
+    if lr is not None:
+        state.optimizer_lr, state.optimizer_lr_key = lr, key
+        if kind == "lightning":
+            state.extra["optimizer_lr"] = lr
+    return state
+
+
+def _kind(data: dict, found: Found) -> str:
+    """What wrote the checkpoint, as far as its keys tell."""
+    if not found.path:
+        return "torch"
+    if found.path[0] == "lr_schedulers" and "state_dict" in data:
+        return "lightning"
+    if found.shape == "deepspeed" or "ds_version" in data:
+        return "deepspeed"
+    if found.shape in ("megatron", "olmo-core"):
+        return found.shape
+    return "checkpoint"
+
+
+def _lightning_schedulers(data: dict, shown: str) -> None:
+    """A Lightning checkpoint's ``lr_schedulers``: one, as schedlang resume checks one."""
+    schedulers = data.get("lr_schedulers")
+    if "lr_schedulers" not in data or not isinstance(schedulers, list):
+        return
+    if not schedulers:
+        raise SchedlangError(f"{shown}: the checkpoint's lr_schedulers is empty",
+                             hint="configure_optimizers returned no lr scheduler")
+    if len(schedulers) > 1:
+        raise SchedlangError(f"{shown}: the checkpoint has {len(schedulers)} lr schedulers; "
+                             "schedlang resume checks one")
+
+
+def _counts(state: State, data: dict, found: Found) -> None:
+    """The step, samples and tokens the checkpoint recorded, where it did: each framework keeps
+    them under its own keys (the trainer's, not the scheduler's)."""
+    sched = found.value
+    if found.shape == "olmo-core":
+        state.step, state.tokens = _count(sched, "global_step"), _count(sched, "global_train_tokens_seen")
+        _keep(state, sched, "max_steps")
+        return
+    if state.kind == "lightning":
+        _keep(state, data, "global_step", "epoch")
+    for key in ("step", "global_step", "iteration", "global_steps"):  # the user's, Megatron's, DeepSpeed's
+        if _count(data, key) is not None:
+            state.step = _count(data, key)
+            state.extra.setdefault(key, state.step)
+            break
+    if found.shape == "megatron":
+        args = data.get("args")
+        state.samples = _count(getattr(args, "__dict__", None), "consumed_train_samples")
+        if state.samples is None:  # Megatron-LM steps the scheduler by the global batch: samples
+            state.samples = _count(sched, "num_steps")
+    if found.shape == "deepspeed" or state.kind == "deepspeed":
+        state.samples = _count(data, "global_samples")
+        if isinstance(data.get("ds_config"), dict):
+            state.config = data["ds_config"]
+    if state.samples is None:
+        state.samples = _count(data, "consumed_train_samples")
+    if state.tokens is None:
+        state.tokens = _count(data, "num_input_tokens_seen")
+
+
+def _count(data, key: str) -> int | None:
+    """``data[key]`` when it is a whole number >= 0 (a float that is whole too), else None."""
+    value = data.get(key) if isinstance(data, dict) else None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def _keep(state: State, data: dict, *keys: str) -> None:
+    for key in keys:
+        if _count(data, key) is not None:
+            state.extra[key] = _count(data, key)
+
+
+def optimizer_lr(data) -> tuple[float | None, str | None]:
+    """The lr of the first param group of the checkpoint's optimizer state, and where it is:
+    what the scheduler last set (torch's schedulers write it there), for states that do not
+    record it themselves.  Searched by shape (a dict with ``param_groups``), optimizers under a
+    key named like one first."""
+    found = []
+    level = [((), data)]
+    for _ in range(MAX_STATE_DEPTH):
+        deeper = []
+        for path, value in level:
+            if isinstance(value, dict) and isinstance(value.get("param_groups"), list):
+                found.append(path)
+                continue
+            items = value.items() if isinstance(value, dict) else \
+                enumerate(value) if isinstance(value, (list, tuple)) and len(value) <= 16 else ()
+            deeper += [(path + (k,), v) for k, v in items
+                       if isinstance(v, (dict, list, tuple)) and isinstance(k, (str, int))][:MAX_STATE_VALUES]
+        level = deeper[:MAX_STATE_VALUES]
+    found.sort(key=lambda p: not any(isinstance(k, str) and "optim" in k.lower() for k in p))
+    for path in found:
+        value = data
+        for part in path:
+            value = value[part]
+        lr = _group_lr(value["param_groups"])
+        if lr is not None:
+            return lr, key_text(path + ("param_groups", 0, "lr"))
+    return None, None
+
+
+def _group_lr(groups: list) -> float | None:
+    try:
+        lr = groups[0]["lr"]
+    except (TypeError, KeyError, IndexError):
+        return None
+    if type(lr).__name__ == "Tensor":
+        try:
+            lr = float(lr.item()) if lr.numel() == 1 and lr.is_floating_point() else None
+        except (RuntimeError, TypeError, ValueError):
+            return None
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr):
+        return None
+    return float(lr)
+
+
+# -- checkpoint folders --------------------------------------------------------------------------
+
+
+def _folder(path: Path) -> State:
+    """A checkpoint folder: HF ``Trainer``'s ``checkpoint-N/``, DeepSpeed's (``latest`` names
+    the tag folder), Megatron's (``latest_checkpointed_iteration.txt``), or one tag folder of
+    either."""
+    if (path / "scheduler.pt").exists() or (path / "trainer_state.json").exists():
+        return _hf_folder(path)
+    if (path / "latest").exists():
+        return _checkpoint_file(path, path / _tag(path / "latest", path), "deepspeed")
+    if (path / "latest_checkpointed_iteration.txt").exists():
+        tag = _tag(path / "latest_checkpointed_iteration.txt", path)
+        name = f"iter_{int(tag):07d}" if tag.isdigit() else tag
+        return _checkpoint_file(path, path / name, "megatron")
+    for kind, name in (("deepspeed", "mp_rank_00_model_states.pt"),
+                       ("megatron", "mp_rank_00/model_optim_rng.pt")):
+        if (path / name).exists():
+            return _checkpoint_file(path, path, kind)
+    raise SchedlangError(f"{_quoted(path)} is a folder without scheduler.pt and trainer_state.json "
+                         "(an HF Trainer checkpoint), latest (DeepSpeed) or "
+                         "latest_checkpointed_iteration.txt (Megatron)",
+                         hint="give a checkpoint folder, or the file torch.save wrote")
+
+
+def _tag(file: Path, folder: Path) -> str:
+    """The tag a ``latest`` file names: one folder name, read bounded, never a path out."""
+    shown = _quoted(folder, file.name)
+    if checked_type(file, shown) != "file":
+        raise SchedlangError(f"{shown} is not a file")
+    try:
+        with open(file, "rb") as handle:
+            raw = handle.read(MAX_TAG_BYTES + 1)
+        tag = raw.decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchedlangError(f"cannot read {shown}: {exc}") from None
+    if len(raw) > MAX_TAG_BYTES or not re.fullmatch(r"[A-Za-z0-9_.-]+", tag) or tag in (".", ".."):
+        raise SchedlangError(f"{shown} does not name a checkpoint folder: {tag[:60]!r}")
+    return tag
+
+
+def _checkpoint_file(folder: Path, tag_folder: Path, kind: str) -> State:
+    """The file of a DeepSpeed or Megatron tag folder that holds the scheduler's state (rank 0's)."""
+    names = {"deepspeed": ("mp_rank_00_model_states.pt", "zero_pp_rank_0_mp_rank_00_model_states.pt"),
+             "megatron": ("mp_rank_00/model_optim_rng.pt", "mp_rank_00_000/model_optim_rng.pt",
+                          "common.pt")}[kind]
+    for name in names:
+        file = tag_folder / name
+        if file.exists():
+            inner = str(file.relative_to(folder))
+            return from_checkpoint(folder, load(file, _quoted(folder, inner)), _quoted(folder, inner),
+                                   kind)
+    raise SchedlangError(f"{_quoted(folder)}: {tag_folder.name} has none of {', '.join(names)}",
+                         hint=f"a {kind} checkpoint folder holds its rank 0 state there")
+
+
 def _hf_folder(path: Path) -> State:
     """An HF ``Trainer`` checkpoint folder: ``scheduler.pt`` and ``trainer_state.json``."""
     scheduler, trainer_state = path / "scheduler.pt", path / "trainer_state.json"
-    missing = [p.name for p in (scheduler, trainer_state) if not p.is_file()]
+    missing = [p.name for p in (scheduler, trainer_state) if not p.exists()]
     if missing:
         raise SchedlangError(f"{_quoted(path)} is a folder without {' and '.join(missing)}",
                              hint="give an HF Trainer checkpoint folder (checkpoint-N/), or the "
                                   "file torch.save(scheduler.state_dict()) wrote")
-    data = load(scheduler, _quoted(path, scheduler.name))
-    if not isinstance(data, dict):
-        raise SchedlangError(f"{_quoted(path, scheduler.name)} holds a {type(data).__name__}, "
-                             "not a scheduler state dict")
-    try:
-        with open(trainer_state, "rb") as handle:
-            raw = handle.read(MAX_STATE_BYTES + 1)
-        _check_size(_quoted(path, trainer_state.name), len(raw), "it")
-        info = json.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise SchedlangError(f"cannot read {_quoted(path, trainer_state.name)}: {exc}") from None
-    step = info.get("global_step") if isinstance(info, dict) else None
+    state = from_checkpoint(path, load(scheduler, _quoted(path, scheduler.name)),
+                            _quoted(path, scheduler.name), "hf")
+    info = _trainer_state(trainer_state, _quoted(path, trainer_state.name))
+    step = info.get("global_step")
     if not isinstance(step, int) or isinstance(step, bool) or step < 0:
         raise SchedlangError(f"{_quoted(path, trainer_state.name)} has no whole global_step")
-    extra = {"global_step": step}
-    if isinstance(info.get("max_steps"), int):
-        extra["max_steps"] = info["max_steps"]
-    return State(str(path), "hf", data, extra)
+    state.key = "scheduler.pt" + (f":{state.key}" if state.key else "")
+    state.step, state.extra = step, {"global_step": step}
+    _keep(state, info, "max_steps")
+    state.tokens = _count(info, "num_input_tokens_seen")
+    return state
 
 
-def _lightning(path: Path, data: dict) -> State:
-    schedulers = data["lr_schedulers"]
-    if not isinstance(schedulers, list) or not schedulers:
-        raise SchedlangError(f"{_quoted(path)}: the checkpoint's lr_schedulers is empty",
-                             hint="configure_optimizers returned no lr scheduler")
-    if len(schedulers) > 1:
-        raise SchedlangError(f"{_quoted(path)}: the checkpoint has {len(schedulers)} lr schedulers; "
-                             "schedlang resume checks one")
-    if not isinstance(schedulers[0], dict):
-        raise SchedlangError(f"{_quoted(path)}: lr_schedulers[0] is not a state dict")
-    extra = {k: data[k] for k in ("global_step", "epoch") if isinstance(data.get(k), int)}
-    lr = _optimizer_lr(data.get("optimizer_states"))
-    if lr is not None:
-        extra["optimizer_lr"] = lr
-    return State(str(path), "lightning", schedulers[0], extra)
-
-
-def _optimizer_lr(states) -> float | None:
-    """The lr of the first optimizer's first param group at save time: what the scheduler last
-    set, where its own state does not record it (schedlang's classes)."""
+def _trainer_state(file: Path, shown: str) -> dict:
+    """HF's ``trainer_state.json``, read bounded."""
+    if checked_type(file, shown) != "file":
+        raise SchedlangError(f"{shown} is not a file")
     try:
-        lr = states[0]["param_groups"][0]["lr"]
-    except (TypeError, KeyError, IndexError):
-        return None
-    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr):
-        return None
-    return float(lr)
+        with open(file, "rb") as handle:
+            raw = handle.read(MAX_STATE_BYTES + 1)
+        _check_size(shown, len(raw), "it")
+        info = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SchedlangError(f"cannot read {shown}: {exc}") from None
+    return info if isinstance(info, dict) else {}
