@@ -59,6 +59,9 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
         lines.append(f"old lr:   {verdict.last_lr!r} (the original schedule at step {verdict.step}; "
                      "the state records no lr)")
     lines.append(f"new lr:   {verdict.new_lr!r} ({new} at step {verdict.step})")
+    if verdict.clock is not None:
+        lines.append(f"clock:    {verdict.clock}")
+        lines += [f"          {line}" for line in verdict.time_map]
     if verdict.equivalent:
         lines.append(f"continues exactly: equal to the original at every step >= {verdict.step} "
                      f"(proven: {verdict.method})")
@@ -95,4 +98,5 @@ def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict)
             "counterexample": counterexample, "checkpoint": verdict.extra, "notes": list(verdict.notes),
             "key": verdict.key, "last_lr_from": verdict.last_lr_from, "samples": verdict.samples,
             "tokens": verdict.tokens, "state_params": {k: str(v) for k, v in verdict.state_params.items()},
-            "total": verdict.total, "after_end": verdict.after_end}
+            "total": verdict.total, "after_end": verdict.after_end,
+            "clock": verdict.clock, "time_map": list(verdict.time_map)}

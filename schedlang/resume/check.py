@@ -24,12 +24,14 @@ from pathlib import Path
 import sympy as sp
 
 from ..core.algebra import bind, finish, flatten, shifted
+from ..core.clock import UNITS
 from ..errors import SchedlangError
 from ..formats import READERS, import_file
 from ..formats.numbers import exact, sched_text
 from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
+from .clock import TokenClock, on_new_clock
 from .state import State, read_state
 
 #: How close the lr the state last set must be to the original schedule's value at that step
@@ -121,6 +123,10 @@ class ResumeVerdict:
     state_params: dict = dataclasses.field(default_factory=dict)
     total: int | None = None
     total_from: str | None = None
+    #: How the comparison was made when on the sample or token clock (SPEC §12), and the new
+    #: run's step <-> token map from the checkpoint on, one line per batch stage.
+    clock: str | None = None
+    time_map: tuple = ()
 
     @property
     def after_end(self) -> bool:
@@ -413,6 +419,9 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
                              hint="-D binds the parameters the new (and --was) schedule declares")
     step = original.step
+    clock = on_new_clock(old.program, fresh.program, step, state.samples, state.tokens, where)
+    if clock is not None:  # the lr as a function of tokens, from the checkpoint on
+        old = dataclasses.replace(old, expr=clock.program[old.name].expr)
     tail_old = _from_step(old, step, "the original schedule")
     tail_new = _from_step(fresh, step, "the new schedule")
     old_lr = float(tail_old(0))
@@ -435,7 +444,17 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
                          verdict.method, verdict.reason, source, original_from, original.described,
                          state.kind, dict(state.extra), tuple(_notes(state, step)), state.key,
                          last_lr_from, state.samples, state.tokens, dict(original.params), total,
-                         total_from)
+                         total_from, *_clock_fields(clock))
+
+
+def _clock_fields(clock: TokenClock | None) -> tuple:
+    """``ResumeVerdict.clock`` and ``time_map``."""
+    if clock is None:
+        return None, ()
+    said = (f"compared on the {UNITS[clock.unit]} clock: the original placed on the new batch "
+            f"schedule ({clock.count:,} {UNITS[clock.unit]} before the checkpoint's step, from "
+            f"{clock.counted_by})")
+    return said, clock.lines
 
 
 def state_original(state: State, where: str) -> Original:
@@ -522,6 +541,8 @@ class _Resolved:
     expr: sp.Expr
     declared: frozenset
     duration: int | None = None
+    program: object = None  # the Program it came from, when it came from one
+    name: str = "lr"
 
 
 def _from_step(side: _Resolved, step: int, what: str):
@@ -558,7 +579,9 @@ def _schedule(x, params: dict, role: str) -> _Resolved:
     infos = program.params
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos}, program.values)
     expr = flatten(bind(schedule.symbolic_expr, {infos[n].symbol: v for n, v in values.items()}))
-    return _Resolved(expr, frozenset(infos), duration)
+    if program.values != values:  # the bound program, for the token clock's placement
+        program = program.rebind(values)
+    return _Resolved(expr, frozenset(infos), duration, program, schedule.name)
 
 
 #: Suffixes that make a string a path (``.sched`` and what ``schedlang import`` reads), not source.

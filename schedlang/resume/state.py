@@ -165,6 +165,10 @@ def load(path: Path, shown: str | None = None):
     _scan(pickle_bytes, shown, allowed_globals() | frozenset(STAND_INS))
 
     stand_ins = [(cls, name.replace(" ", ".")) for name, cls in STAND_INS.items()]
+    # Only our stand-ins: a library imported earlier (megatron.core registers numpy's real
+    # ``_reconstruct``) must not decide, by the order of a set, which class a name loads.
+    registered = torch.serialization.get_safe_globals()
+    torch.serialization.clear_safe_globals()
     try:
         with warnings.catch_warnings(), torch.serialization.safe_globals(stand_ins):
             warnings.simplefilter("ignore")  # torch warns about pickle protocols it reads fine
@@ -174,6 +178,9 @@ def load(path: Path, shown: str | None = None):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SchedlangError(f"{shown}: torch cannot read this checkpoint as data: {first[:300]}",
                              hint=HINT_SAFE) from None
+    finally:
+        torch.serialization.clear_safe_globals()
+        torch.serialization.add_safe_globals(registered)
 
 
 def allowed_globals() -> frozenset:
@@ -436,6 +443,9 @@ def _counts(state: State, data: dict, found: Found) -> None:
         state.samples = _count(data, "consumed_train_samples")
     if state.tokens is None:
         state.tokens = _count(data, "num_input_tokens_seen")
+    if isinstance(sched, dict):  # schedlang's classes count them on a batch schedule (SPEC §12)
+        state.samples = state.samples if state.samples is not None else _count(sched, "samples")
+        state.tokens = state.tokens if state.tokens is not None else _count(sched, "tokens")
 
 
 def _count(data, key: str) -> int | None:

@@ -137,12 +137,16 @@ class Lowered:
         return self._lowerer
 
 
-def lower(module: ir.Module, known: dict[int, Known] | None = None, given: dict | None = None) -> Lowered:
+def lower(module: ir.Module, known: dict[int, Known] | None = None, given: dict | None = None,
+          clock: Clock | None = None) -> Lowered:
     """``module`` in sympy; ``given`` holds the values ``compile(params=)`` binds, which the
-    batch schedule and the places of segments on it are computed with (``Lowered.fixed``)."""
+    batch schedule and the places of segments on it are computed with (``Lowered.fixed``).
+    ``clock`` replaces the file's own ``batch = ...``: the same text placed on another run's
+    batch schedule (``schedlang resume`` on the token clock)."""
     if any(isinstance(s, ir.BatchDecl) for s in module.statements):
         known = None  # pieces built from Python were checked off the run's clock (lower_piece)
     lowerer = Lowerer(module, known, given)
+    lowerer._clock = clock
     lowered = lowerer.run()
     lowered.module, lowered._lowerer = module, lowerer
     return lowered
