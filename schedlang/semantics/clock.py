@@ -95,6 +95,8 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
         return Segment(value, sp.Integer(0), (), value)
     pairs = []
     for count, stop in clock.count_expr(tau, unit, first=first, last=end):
+        if stop is None and end is None:  # the last stage of a schedule that never ends
+            count = count.xreplace({tau: sp.Min(tau, _saturation(clock, unit, first))})
         local = at(segment.expr, count - offset)
         pairs.append((local, sp.true if stop is None else sp.Lt(tau, stop)))
     marks = []
@@ -105,6 +107,18 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
     if end is None:
         return Segment(piecewise(pairs), None, tuple(marks))
     return Segment(piecewise(pairs), sp.Integer(end - first), tuple(marks), segment.end_value())
+
+
+#: The largest count a token-clock formula reads: beyond it (2**62 tokens, 4.6e18, about
+#: 10**5 times a frontier run) the count saturates, so every target computes it in int64.
+SATURATION = 2**62
+
+
+def _saturation(clock: Clock, unit: str, first: int) -> int:
+    """The last local step (from global step ``first``) whose count is at most ``SATURATION``."""
+    stage = clock.stages[-1]
+    per = clock.per_sample(unit)
+    return max((SATURATION // per - stage.samples) // stage.batch + stage.first - first, 0)
 
 
 def resolve_single(segment: Segment, span: Span, clock_of, fix) -> Segment:
