@@ -120,6 +120,9 @@ def read_source(path) -> bytes:
     name = input_name(path)
     try:
         if str(path) == STDIN:
+            if sys.stdin is None:  # started with `<&-`
+                raise SchedlangError("cannot read <stdin>: standard input is closed",
+                                     hint="give a file, or pipe the text in")
             stream = getattr(sys.stdin, "buffer", None)
             data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else \
                 sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", errors="surrogateescape")
