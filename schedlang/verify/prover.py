@@ -34,6 +34,7 @@ import math
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -79,6 +80,7 @@ FLOAT_FIRST = 2_000  # a stretch longer than this is scanned in float64 first
 FLOAT_TAIL = 4_000_000  # steps of a tail without a proof scanned in float64
 SHORT_PIECE = 8  # pieces this short are checked step by step, not proven
 MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
+MAX_PERIOD_CUTS = 1_000  # cuts of one period of a periodic tail (beyond: walked, not folded)
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
 
@@ -437,6 +439,11 @@ def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
     if not unit.is_integer:  # cuts between whole steps (``floor(2 * t / 5)``): not this way
         return False
     if stop is None:
+        if cuts_per_period > MAX_PERIOD_CUTS:
+            # floors of distant periods (10007 and 10009): a common period of 10**8 steps cut
+            # at every multiple of each would be 10**8 intervals; ``_walk`` follows their
+            # changes instead, the first few of which decide
+            return False
         q = sp.Symbol("q_", integer=True, nonnegative=True)
         fa, fb = (_fold(as_floors(e), start, period, q) for e in (ra, rb))
         cuts = [j * unit for j in range(cuts_per_period)]
@@ -650,6 +657,67 @@ def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | N
     if depth <= 0 or not events:
         return _scan_range(ra, rb, a, b, period, scan)
     end = b if b is not None else (a + period if period is not None else None)
+    difference = _difference_events(ea, eb, events)
+    if difference is not None:
+        return _walk_difference(ra, rb, ea, eb, *difference, a, end, scan, depth)
+    return _walk_pieces(ra, rb, ea, eb, events, a, end, scan, depth)
+
+
+def _difference_events(ea, eb, events):
+    """``(a - b, the events of its floors)`` when the difference has fewer floors than the two
+    sides (``floor(t/3) + floor(t/10007)`` against ``floor(t/3) + floor(t/10009)``: only the
+    two distant floors are left), else None.  The difference is constant between its own
+    floors' changes, so those are the only steps where the two sides can begin to differ."""
+    d = _cancelled(ea, eb)
+    own = _floor_events(d, sp.S.Zero)
+    if not own or own is None or len(set(own)) >= len(set(events)):
+        return None
+    return d, own
+
+
+def _cancelled(ea, eb) -> sp.Expr:
+    """``ea - eb`` with the terms the two sums share taken out one for one (sympy's own
+    subtraction writes ``-(1/2)**x`` as ``-1/2**x`` and so keeps ``(1/2)**x - 1/2**x``)."""
+    ta, tb = Counter(sp.Add.make_args(sp.expand(ea))), Counter(sp.Add.make_args(sp.expand(eb)))
+    common = ta & tb
+    return sp.Add(*(ta - common).elements()) - sp.Add(*(tb - common).elements())
+
+
+def _walk_difference(ra, rb, ea, eb, d, d_events, a: int, end: int | None, scan: _Scan,
+                     depth: int) -> Verdict | None:
+    """``[a, end)`` a piece of the difference ``d`` at a time: a piece where ``d`` is proven zero
+    is passed at once, whatever the two sides' other floors do there (each floor's changes are
+    an arithmetic progression, the next one found by integer arithmetic in ``_next_event``);
+    the first other piece is walked with every floor (``_walk_pieces``), so the difference
+    found is still the earliest."""
+    all_events = _floor_events(ea, eb)
+    s, pieces = a, 0
+    deadline = time.process_time() + MAX_WALK_SECONDS
+    while end is None or s < end:
+        if pieces >= MAX_WALK_PIECES or scan.budget <= 0 or time.process_time() > min(deadline, scan.stop_at):
+            scan._unknown(f"the schedules agree on steps {a}..{s - 1}; from step {s} on their "
+                          f"formulas could not be proven equal ({pieces} pieces of their difference "
+                          "checked)")
+            return None
+        e = _next_event(d_events, s)
+        if end is not None:
+            e = min(e, end)
+        pieces += 1
+        piece = pinned(d, sp.Integer(s), sp.Integer(e))
+        if not any(t in f.free_symbols for f in piece.atoms(sp.floor)) and \
+                zero_on(piece, sp.Integer(s), sp.Integer(e), cheap=True):
+            s = e
+            continue
+        verdict = _walk_pieces(ra, rb, ea, eb, all_events, s, e, scan, depth)
+        if verdict is not None or scan.pending is not None:
+            return verdict
+        s = e
+    return None
+
+
+def _walk_pieces(ra, rb, ea, eb, events, a: int, end: int | None, scan: _Scan,
+                 depth: int) -> Verdict | None:
+    """``[a, end)`` piece by piece between the changes of every floor (see ``_walk``)."""
     s, pieces = a, 0
     deadline = time.process_time() + MAX_WALK_SECONDS
     while end is None or s < end:
