@@ -148,9 +148,14 @@ def decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        source = Source(data[:exc.start].decode("utf-8", errors="replace"), name)
+        # the line is quoted whole (the byte shown as U+FFFD), so a caret on a long line has
+        # text around it; the column counts characters, not bytes
+        before = data[:exc.start].decode("utf-8", errors="replace")
+        rest = data[exc.start:exc.start + 4096].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        source = Source(before + rest, name)
         raise SchedlangError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                             Span.at_offset(source, exc.start), hint="save the file as UTF-8 text") from None
+                             Span.at_offset(source, len(before)),
+                             hint="save the file as UTF-8 text") from None
 
 
 def check_size(text: str | bytes, name: str) -> None:
