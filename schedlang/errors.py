@@ -81,7 +81,7 @@ class Span:
             start = max(0, min(column - 1 - _SNIPPET_WIDTH // 2, len(text) - _SNIPPET_WIDTH))
             text = ("..." if start else "") + text[start:start + _SNIPPET_WIDTH] + "..."
             column = column - start + (3 if start else 0)
-            width = min(width, _SNIPPET_WIDTH - (column - 1) + 3)
+            width = max(min(width, _SNIPPET_WIDTH - (column - 1) + 3), 1)  # a caret, always
         gutter = f"{self.line:>4} | "
         pad = " " * (len(gutter) - 2) + "| "
         return f"{gutter}{text}\n{pad}{' ' * (column - 1)}{'^' * width}"

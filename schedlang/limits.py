@@ -129,6 +129,9 @@ def read_source(path) -> bytes:
     name = input_name(path)
     try:
         if str(path) == STDIN:
+            if sys.stdin is None:  # started with `<&-`
+                raise SchedlangError("cannot read <stdin>: standard input is closed",
+                                     hint="give a file, or pipe the text in")
             stream = getattr(sys.stdin, "buffer", None)
             data = stream.read(MAX_FILE_BYTES + 1) if stream is not None else \
                 sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", errors="surrogateescape")
@@ -154,9 +157,14 @@ def decode(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        source = Source(data[:exc.start].decode("utf-8", errors="replace"), name)
+        # the line is quoted whole (the byte shown as U+FFFD), so a caret on a long line has
+        # text around it; the column counts characters, not bytes
+        before = data[:exc.start].decode("utf-8", errors="replace")
+        rest = data[exc.start:exc.start + 4096].split(b"\n", 1)[0].decode("utf-8", errors="replace")
+        source = Source(before + rest, name)
         raise SchedlangError(f"{name} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-                             Span.at_offset(source, exc.start), hint="save the file as UTF-8 text") from None
+                             Span.at_offset(source, len(before)),
+                             hint="save the file as UTF-8 text") from None
 
 
 def check_size(text: str | bytes, name: str) -> None:

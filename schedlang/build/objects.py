@@ -22,9 +22,18 @@ import sympy as sp
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..library import stdlib
 from ..library.presets import PRESETS, Rejected
-from ..limits import MAX_LIST_ITEMS, MAX_NESTING, LimitError, decimal, recursion_room
+from ..limits import (
+    MAX_DIGITS,
+    MAX_LIST_ITEMS,
+    MAX_NESTING,
+    MAX_SEGMENTS,
+    LimitError,
+    decimal,
+    recursion_room,
+)
 from ..program import Program, Schedule
 from ..semantics.lower import TIME_UNITS, Known, lower, lower_piece
+from ..semantics.params import to_number
 from ..syntax import ir
 from ..syntax.fmt import format_source
 from ..syntax.parser import RESERVED, parse
@@ -93,7 +102,7 @@ class Expr:
     and ``.jax``; every piece has ``.to_source()``.
     """
 
-    __slots__ = ("node", "params", "_known", "_depth", "_bindings", "_schedule")
+    __slots__ = ("node", "params", "_known", "_depth", "_bindings", "_schedule", "_segments")
     __hash__ = object.__hash__  # == builds a condition; identity stays the hash
 
     def __init__(self, node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...] = (),
@@ -106,6 +115,7 @@ class Expr:
         if self._depth > MAX_NESTING:
             raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep", node.span,
                                  hint="build it from fewer nested pieces (a >> chain counts once)")
+        self._segments = _segments(node, children)
         self._known = _check(node, params, children) if check else None
 
     # -- composing -------------------------------------------------------------------
@@ -183,7 +193,7 @@ class Expr:
                                          else "it has no parameters"))
         bound = Expr.__new__(Expr)
         bound.node, bound.params = self.node, self.params
-        bound._known, bound._depth = self._known, self._depth
+        bound._known, bound._depth, bound._segments = self._known, self._depth, self._segments
         bound._bindings, bound._schedule = {**self._bindings, **values}, None
         bound.schedule  # noqa: B018 - check the values now, at this line
         return bound
@@ -243,6 +253,21 @@ class Expr:
 
     def __iter__(self):  # a piece is not a sequence (and `in` would call __eq__)
         raise TypeError("a piece of a schedule is not iterable")
+
+
+def _segments(node: ir.Node, children: tuple[Expr, ...]) -> int:
+    """The schedules a ``>>`` chain joins, counted as it grows and refused past ``MAX_SEGMENTS``
+    with the file's message: lowering a built chain sees only its newest link (the rest is
+    known), so without this count a 100,000-piece chain never met the limit, and its
+    ``to_source()`` text did not compile."""
+    if not isinstance(node, ir.Seq):
+        return 1
+    count = sum(c._segments for c in children)
+    if count > MAX_SEGMENTS:
+        raise SchedlangError(f"this sequence joins {count} schedules with >>; schedlang takes at most "
+                             f"{MAX_SEGMENTS}", node.span,
+                             hint="use a formula (step, multistep, cycle) for a repeating pattern")
+    return count
 
 
 def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...]) -> Known | None:
@@ -344,7 +369,10 @@ def _literal(value, span: Span) -> ir.Node:
         raise SchedlangError("a compiled Schedule cannot be part of a built one", span,
                              hint="build the whole schedule with schedlang.build, or compare the two "
                                   "with schedlang.equivalent")
-    number = _exact(value)
+    try:
+        number = _exact(value)
+    except LimitError as exc:
+        raise SchedlangError(str(exc), span, hint=exc.hint) from None
     if number is None:
         raise SchedlangError(f"expected a number, got {type(value).__name__}", span,
                              hint="numbers, bools, strings (option values), lists and schedlang.build "
@@ -353,23 +381,43 @@ def _literal(value, span: Span) -> ir.Node:
 
 
 def _exact(value) -> Fraction | None:
-    """A Python number as the exact value its digits say (``0.1`` is 1/10, as in a .sched file)."""
+    """A Python number as the exact value its digits say (``0.1`` is 1/10, as in a .sched file).
+
+    Sizes are checked before any conversion, with the file's limits (``limits.decimal``):
+    ``Decimal("1e-999999")`` as a ``Fraction`` is a denominator of a million digits, and
+    ``10**5000`` has more digits than Python will print.  Raises ``LimitError``."""
     if isinstance(value, sp.Basic):
         if value.is_Rational:
-            return Fraction(int(value.p), int(value.q))
+            return _within_limits(Fraction(int(value.p), int(value.q)))
         if not value.is_Float:
             return None
         value = float(value)
     if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
+        return _within_limits(Fraction(int(value)))
     if isinstance(value, Fraction):
-        return value
+        return _within_limits(value)
     if isinstance(value, Decimal):
-        return Fraction(value) if value.is_finite() else None
+        # its own text (``1E-999999``) is read as the parser reads a literal: digits and
+        # exponent checked before 10**999999 is ever computed
+        return decimal(str(value).replace("E", "e")) if value.is_finite() else None
     if isinstance(value, numbers.Real):
         value = float(value)
         return Fraction(repr(value)) if value - value == 0 else None  # not inf, not nan
     return None
+
+
+def _within_limits(value: Fraction) -> Fraction:
+    """``value`` if a literal could write it: numerator and denominator of at most
+    ``MAX_DIGITS`` digits each (a quotient of two literals); else the parser's ``LimitError``."""
+    for part in (value.numerator, value.denominator):
+        bits = abs(part).bit_length()
+        if bits > MAX_DIGITS * 4:  # > ~1200 digits: too many to print (Python stops at 4300)
+            digits = int(bits * 0.30103) + 1
+            raise LimitError(f"this number has about {digits} digits; schedlang reads at most {MAX_DIGITS}",
+                             "write a long number with an exponent, e.g. 1.5e20")
+        if bits > MAX_DIGITS * 3:
+            decimal(str(abs(part)))  # the exact count, in the parser's own words
+    return value
 
 
 def _number(value: Fraction, span: Span) -> ir.Node:
@@ -846,12 +894,46 @@ def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: b
     else:
         pieces_params = []
     merged = _merge(site, *pieces_params, *(piece.params for piece, _ in pieces.values()))
+    _check_values(params, merged, site)
     decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node)
              for name, (piece, span) in pieces.items()]
     module = ir.Module(site.span, (*(d.stmt for d in merged.values()), *batches, *decls))
     known = {id(p.node): p._known for p, _ in pieces.values() if p._known is not None}
-    with recursion_room():
-        return BuiltProgram(lower(module, known), params, module)
+    try:
+        with recursion_room():
+            return BuiltProgram(lower(module, known), params, module)
+    except SchedlangError as exc:  # a `where` clause the values break: at the caller's line
+        raise _at_value(exc, params, site).with_traceback(None) from None
+
+
+def _at_value(exc: SchedlangError, params: dict, site: sites.Site) -> SchedlangError:
+    """An error about a value given here (``parameter 'peak' must satisfy peak > 0``) moved to
+    that value in the caller's line, the declaration it broke named in the hint."""
+    name = next((n for n in params if exc.message.startswith(f"parameter '{n}' ")), None)
+    if name is None:
+        return exc.with_span(site.span)
+    declared = f"'{name}' is declared at {exc.span.location}" if exc.span is not None else None
+    return SchedlangError(exc.message, site.parameter_value(name),
+                          hint="; ".join(h for h in (exc.hint, declared) if h) or None)
+
+
+def _check_values(values: dict, declared: dict[str, ParamDecl], site: sites.Site) -> None:
+    """Each value of ``params=`` / ``.bind()`` checked at its own place in the caller's line
+    (``compile(params=)`` would report it with no place: there the caller's text is unknown)."""
+    for name, value in values.items():
+        if name not in declared:
+            raise SchedlangError(f"this program has no parameter '{name}'",
+                                 site.parameter_value(name, key=True),
+                                 hint=did_you_mean(name, declared) or (
+                                     "it declares " + ", ".join(declared) if declared
+                                     else "it declares no parameters"))
+        try:
+            number = to_number(value, f"parameter '{name}'")
+        except SchedlangError as exc:
+            raise exc.with_span(site.parameter_value(name)).with_traceback(None) from None
+        if declared[name].stmt.type == "int" and number.is_number and not (number.is_integer and number >= 0):
+            raise SchedlangError(f"parameter '{name}' is an int (a whole number >= 0), not {value!r}",
+                                 site.parameter_value(name))
 
 
 def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:

@@ -74,6 +74,23 @@ class Site:
             return self.span
         return self.of(next((k.value for k in call.keywords if k.arg == keyword), None))
 
+    def parameter_value(self, name: str, key: bool = False) -> Span:
+        """Where a parameter's value is written in a call site: ``name=value`` (``.bind``) or the
+        entry ``"name": value`` of a ``params={...}`` literal (its key with ``key``); else the
+        whole site."""
+        call = self.tree
+        if not isinstance(call, ast.Call):
+            return self.span
+        for keyword in call.keywords:
+            if keyword.arg == name:
+                return self.of(keyword.value)
+            if keyword.arg == "params" and isinstance(keyword.value, ast.Dict):
+                for k, v in zip(keyword.value.keys, keyword.value.values):
+                    if isinstance(k, ast.Constant) and k.value == name:
+                        return self.of(k if key else v)
+                return self.of(keyword.value)
+        return self.span
+
     def operand(self, index: int) -> Span:
         """The span of the left (0) or right (1) operand of an operator site."""
         node = self.tree

@@ -22,7 +22,7 @@ from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
-from . import formatting, json_output, show
+from . import formatting, json_output, show, streams
 from .analysis import summarise
 from .arguments import CommandLine
 from .output_file import check_output, write_atomically
@@ -34,7 +34,14 @@ EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``schedlang`` command: its exit status (``docs/cli.md``), under ``streams.guarded`` so
+    that no failure, a lost standard output included, shows a traceback or ends with a verdict."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    return streams.guarded(_main, argv, "--json" in argv,
+                           lambda message: json_output.emit(json_output.internal_error(message)))
+
+
+def _main(argv: list[str]) -> int:
     parser = _parser()
     _Parser.json_errors = "--json" in argv
     args = parser.parse_args(argv)
@@ -50,8 +57,6 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):
             json_output.emit(json_output.error(located))
         return EXIT_ERROR
-    except BrokenPipeError:  # e.g. `schedlang eval ... | head`
-        return EXIT_OK
 
 
 class _Parser(argparse.ArgumentParser):

@@ -74,6 +74,12 @@ def usage_error(message: str) -> dict:
     return {"schema": schema("error"), "error": diagnostic(message, None, "see schedlang --help")}
 
 
+def internal_error(message: str) -> dict:
+    """A failure that is schedlang's own fault (exit 2 all the same: never a verdict)."""
+    return {"schema": schema("error"), "error": diagnostic(message, None, "please report it, with the "
+                                                                              "command that caused it")}
+
+
 def _number(value):
     """An exact parameter value as a JSON number (an int stays an int)."""
     if value is None:

@@ -105,7 +105,7 @@ from_timm_args = _reader("timm_args")
 from_keras_json = _reader("keras_json")
 from_megatron_args = _reader("megatron_args")
 from_deepspeed_json = _reader("deepspeed_json")
-from_composer_yaml = _reader("composer_yaml")
+from_composer_yaml = _reader("composer_yaml", takes_options=True)
 from_hf_args = _reader("hf_args")
 
 

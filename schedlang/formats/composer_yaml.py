@@ -35,6 +35,7 @@ import sympy as sp
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
+from ..limits import MAX_STEP
 from .numbers import exact, sched_text
 from .source_text import header
 from .yaml_source import Node
@@ -87,6 +88,7 @@ class Time:
 
     amount: Fraction
     unit: str
+    span: Span | None = field(default=None, compare=False)  # where the file writes it
 
     @property
     def text(self) -> str:
@@ -129,7 +131,7 @@ def parse_time(node: Node, what: str, units=("ba", "ep", "dur")) -> Time:
                              hint="Time.from_timestring raises TypeError for it")
     if amount < 0:
         raise SchedlangError(f"'{text}' is negative", node.span)
-    return Time(amount, unit)
+    return Time(amount, unit, node.span)
 
 
 def read(text: str, filename: str = "<string>") -> Imported:
@@ -286,9 +288,15 @@ def _optimizer_lr(scope: Node):
 # -- .sched text ------------------------------------------------------------------------
 
 
-def source(found: Imported, origin: str, style: str = "presets") -> str:
-    """The imported schedule as ``.sched`` text, ``composer.*`` presets or core calls."""
-    writer = _Writer(found)
+def source(found: Imported | str, origin: str, style: str = "presets", options=None) -> str:
+    """The imported schedule as ``.sched`` text, ``composer.*`` presets or core calls.
+
+    ``found`` may be the file's text (``import --option`` readers get the text).  Its one
+    option, ``steps_per_epoch=N`` (Composer's ``dataloader_len``), turns every time into
+    batches as Composer converts it, floating point included (``_Writer.time``)."""
+    if isinstance(found, str):
+        found = read(found, origin)
+    writer = _Writer(found, _steps_per_epoch(options))
     body = writer.preset() if style == "presets" else writer.core()
     lines = [header(origin, "Composer / llm-foundry YAML"),
              "# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba)."]
@@ -299,9 +307,41 @@ def source(found: Imported, origin: str, style: str = "presets") -> str:
     return "\n".join(lines) + "\n"
 
 
+def _steps_per_epoch(options) -> int | None:
+    """``--option steps_per_epoch=N``: a whole number > 0, or None when not given."""
+    options = dict(options or {})
+    given = options.pop("steps_per_epoch", None)
+    if options:
+        raise SchedlangError(f"composer-yaml has no option '{next(iter(options))}'",
+                             hint="its option is steps_per_epoch=N (Composer's dataloader_len)")
+    if given is None:
+        return None
+    try:
+        value = int(str(given).strip().replace("_", ""))
+    except ValueError:
+        value = 0
+    if not 0 < value <= MAX_STEP:
+        raise SchedlangError(f"--option steps_per_epoch={given}: expected a whole number of batches > 0")
+    return value
+
+
+def composer_batches(fraction: Fraction, epochs: int, steps_per_epoch: int) -> int:
+    """Batches of ``<fraction>dur`` in a run of ``epochs`` epochs, as Composer 0.32 computes them
+    (``_convert_time``: ``int(time.value * int(dataloader_len) * max_duration.value)``, in that
+    order, in float64: ``0.3dur`` of ``10ep`` at 9 batches an epoch is 26, not 27)."""
+    return int(float(fraction) * steps_per_epoch * epochs)
+
+
+def _float_exact(fraction: Fraction) -> bool:
+    """Whether Composer's float arithmetic on this fraction is exact (a binary fraction such as
+    0.125 or 0.5: every product with a whole number of batches below 2**40 is exact)."""
+    return Fraction(float(fraction)) == fraction and fraction.denominator <= 2**12
+
+
 class _Writer:
-    def __init__(self, found: Imported):
+    def __init__(self, found: Imported, steps_per_epoch: int | None = None):
         self.found = found
+        self.steps_per_epoch = steps_per_epoch
         self.needs: set[str] = set()
         spec = classes()[found.cls]
         self.args = {}
@@ -325,11 +365,31 @@ class _Writer:
         return out
 
     def time(self, time: Time, default: TimeDefault | None = None) -> str:
-        """A time as schedlang text; ``dur`` against an epoch max_duration becomes epochs."""
+        """A time as schedlang text; ``dur`` against an epoch max_duration becomes epochs.
+
+        Composer converts it in float64 (``composer_batches``); the exact formula
+        ``floor(fraction * epochs * steps_per_epoch)`` is that only for a binary fraction
+        (0.125dur).  For another (0.3dur) the float result is no formula of the epoch length
+        (26 batches at 9, 27 at 10 would be 3ep), so the length must be given, and the time is
+        written in batches; without it the time is refused rather than imported one off."""
         md = self.found.max_duration
+        if self.steps_per_epoch is not None and time.unit in ("dur", "ep") and (
+                time.unit == "ep" or md is not None and md.unit == "ep"):
+            if time.unit == "ep":
+                return f"{int(time.amount) * self.steps_per_epoch}ba"
+            return f"{composer_batches(time.amount, int(md.amount), self.steps_per_epoch)}ba"
         if time.unit == "dur" and md is not None and md.unit == "ep":
+            if not _float_exact(time.amount):
+                shown = Time(time.amount, "dur").text
+                raise SchedlangError(
+                    f"'{shown}' of max_duration {md.amount}ep: Composer computes "
+                    f"int({float(time.amount)!r} * dataloader_len * {md.amount}) in floating point, "
+                    "which is no formula of the epoch length (0.3dur of 10ep is 26 batches at 9 an "
+                    "epoch, 30 at 10)", time.span,
+                    hint="give the epoch length: schedlang import FILE --option steps_per_epoch=N "
+                         "(the times are then written in batches, as Composer converts them)")
             self.needs.add("steps_per_epoch")
-            epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs)
+            epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs), exact here
             if epochs.denominator == 1:
                 return Time(epochs, "ep").text
             return f"floor({Time(epochs, 'ba').text[:-2]} * steps_per_epoch)"
@@ -419,6 +479,10 @@ class _Writer:
             return None
         if time.unit == "ba":
             return int(time.amount)
+        if self.steps_per_epoch is not None and time.unit == "ep":
+            return int(time.amount) * self.steps_per_epoch
+        if self.steps_per_epoch is not None and time.unit == "dur" and md is not None and md.unit == "ep":
+            return composer_batches(time.amount, int(md.amount), self.steps_per_epoch)
         if time.unit == "dur" and md is not None and md.unit == "ba":
             return int(time.amount * md.amount)
         return None

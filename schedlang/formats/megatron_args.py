@@ -41,7 +41,7 @@ from . import shell_words
 from .core_text import lowered
 from .core_text import text as core
 from .numbers import exact, sched_text
-from .source_text import comment_safe, header
+from .source_text import comment_safe, exact_number, header
 from .yaml_source import load
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style
@@ -349,6 +349,7 @@ class Plan:
     per_iteration: bool
     notes: list[str]
     params: dict
+    spans: dict = field(default_factory=dict)  # argument -> the flag it is computed from
 
 
 def plan(args: Args) -> Plan:
@@ -412,7 +413,20 @@ def plan(args: Args) -> Plan:
     used = {s.name for value in (*kwargs.values(), *wd.values()) if isinstance(value, sp.Basic)
             for s in value.free_symbols}
     params = {name: decl for name, decl in v.params.items() if name in used}
-    return Plan(kwargs, wd, exact_per_iteration, notes, params)
+    return Plan(kwargs, wd, exact_per_iteration, notes, params, _origins(v, unit, wd_style))
+
+
+def _origins(v: _Values, unit: str, wd_style: str) -> dict:
+    """Each argument's flag in the command line, so that an error in a value computed from
+    several (``--lr-warmup-fraction -0.1`` times the decay) is reported at the flag that made it
+    wrong rather than as the generated line."""
+    warmup = "lr_warmup_fraction" if v.given("lr_warmup_fraction") else f"lr_warmup_{unit}"
+    flags = {"init_lr": "lr_warmup_init", "max_lr": "lr", "min_lr": "min_lr", "lr_warmup_steps": warmup,
+             "lr_decay_steps": f"lr_decay_{unit}" if v.given(f"lr_decay_{unit}") else f"train_{unit}",
+             "wsd_decay_steps": f"lr_wsd_decay_{unit}", "wd_incr_steps": f"train_{unit}",
+             "start_wd": "weight_decay" if wd_style == "constant" else "start_weight_decay",
+             "end_wd": "weight_decay" if wd_style == "constant" else "end_weight_decay"}
+    return {key: v.span(flag) for key, flag in flags.items() if v.span(flag) is not None}
 
 
 def _batch(v: _Values, batch):
@@ -441,8 +455,8 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
     head += ["# Weight decay: Megatron multiplies it by each param group's wd_mult (0 for biases and norms)."]
     head += [f"# note: {comment_safe(n)}" for n in p.notes]
     params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
-    lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core)})"
-    wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core)})"
+    lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
+    wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
     lines = [*params, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
     preset_text = "\n".join(lines) + "\n"
     if style == "presets":
@@ -455,11 +469,15 @@ def _param_line(name: str, type_: str, default: str | None, minimum) -> str:
     return f"param {name}: {type_}{shown} where {name} {'>= 0' if minimum == 0 else '> 0'}"
 
 
-def _kwargs(kwargs: dict, core) -> str:
+def _kwargs(kwargs: dict, core, spans=None) -> str:
+    """``key=value, ...``; a number is written through ``exact_number`` with its flag's span, so an
+    error in it moves to that flag."""
     parts = []
     for key, value in kwargs.items():
         if isinstance(value, str):
             parts.append(f'{key}="{value}"')
+        elif isinstance(value, sp.Basic) and value.is_Number and (spans or {}).get(key) is not None:
+            parts.append(f"{key}={exact_number(value, spans[key])}")
         else:
             parts.append(f"{key}={core(value)}")
     return ", ".join(parts)

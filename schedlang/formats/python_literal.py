@@ -170,6 +170,7 @@ class Module:
         self._recorded_nodes: set[int] = set()
         self.budget = MAX_YAML_VALUES
         self._assigned_at: dict[str, list[int]] = {}
+        self._star_imports: list[tuple[str, int]] = []  # `from m import *`: (m, line)
         self._scan()
         try:
             self._run(self.tree.body)
@@ -271,6 +272,7 @@ class Module:
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
                 if alias.name == "*":
+                    self._star_imports.append((module, stmt.lineno))
                     raise _NotFollowedError(self._not_followed_error(stmt, "a * import may bind any name"))
                 self._bind(alias.asname or alias.name, Item(Imported(f"{module}.{alias.name}"),
                                                             self.span(stmt)))
@@ -519,6 +521,13 @@ class Module:
                                          hint=f"{where}; a config reads only names assigned before")
             if node.id in vars(builtins):
                 return Item(Imported(f"builtins.{node.id}"), self.span(node))
+            star = next(((m, line) for m, line in self._star_imports if line < node.lineno), None)
+            if star is not None:  # Python finds it there (or raises NameError): unknown here
+                raise _NotFollowedError(SchedlangError(
+                    f"the value of '{node.id}' is unknown: it is not assigned in this file, and "
+                    f"`from {star[0]} import *` (line {star[1]}) may bind it", self.span(node),
+                    hint=f"write its value in this file, or import it by name from {star[0]} "
+                         "(the imported module is not read either)"))
             raise self._python_error(f"'{node.id}' is not assigned in this file (Python raises NameError)",
                                      node)
         if isinstance(item, Unread):
@@ -554,15 +563,17 @@ class Module:
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
         args = [self._eval(a) for a in node.args]
-        kwargs, keys = self._keywords(node, lazy=False)
+        # ``name=`` only names ops (Keras drops it): an f-string there is read only if used
+        kwargs, keys = self._keywords(node, lazy=False, lazy_names=("name",))
         made = Item(Call(path, args, kwargs, keys, span), span)
         self._recorded(node, made)
         return made
 
-    def _keywords(self, node: ast.Call, lazy: bool) -> tuple[dict, dict]:
+    def _keywords(self, node: ast.Call, lazy: bool, lazy_names=()) -> tuple[dict, dict]:
         """A call's keyword arguments (``**mapping`` included) and the spans of their names; a
         keyword given twice is Python's ``TypeError``.  ``lazy``: a value not followed is kept
-        as such (a dict's entries are read only where needed)."""
+        as such (a dict's entries are read only where needed); ``lazy_names``: the same for
+        those keywords alone."""
         kwargs, keys = {}, {}
         for keyword in node.keywords:
             if keyword.arg is None:
@@ -573,7 +584,8 @@ class Module:
                 pairs = [(str(k), v, given.keys.get(k, given.span)) for k, v in given.value.items()]
                 self._spend(len(pairs), keyword.value)
             else:
-                value = self._element(keyword.value) if lazy else self._eval(keyword.value)
+                value = self._element(keyword.value) if lazy or keyword.arg in lazy_names \
+                    else self._eval(keyword.value)
                 start = keyword.col_offset + 1
                 name_span = Span(self.source, keyword.lineno, start, keyword.lineno, start + len(keyword.arg))
                 pairs = [(keyword.arg, value, name_span)]
@@ -1372,6 +1384,8 @@ def keras_schedule(text: str, filename: str, classes, positional):
         config[name], keys[name] = arg, arg.span
     config.update(call.kwargs)
     keys.update(call.keys)
+    if isinstance(config.get("name"), Unread):  # an f-string name: dropped, as keras_json drops names
+        del config["name"]
     head = Span(module.source, call.span.line, call.span.column, call.span.line, call.span.column + 1)
 
     return Node({"class_name": Node(call.name, call.span),

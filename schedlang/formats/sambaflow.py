@@ -33,6 +33,34 @@ class Flags:
     source: Source | None = None
 
 
+def _unclosed_quote(text: str) -> int | None:
+    """The offset of the quote ``shlex`` found no end for, by the shell's rules (a backslash
+    escapes outside single quotes; ``#`` at a word's start begins a comment)."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == "#" and (i == 0 or text[i - 1].isspace()):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return i
+            i = end + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= n:
+                return i
+            i = j + 1
+        else:
+            i += 1
+    return None
+
+
 def read(flags, origin: str = "<flags>") -> Flags:
     """The schedule flags, each with the span of its value when read from text."""
     found = Flags()
@@ -48,7 +76,10 @@ def read(flags, origin: str = "<flags>") -> Flags:
         try:
             words = shlex.split(text.replace("\\\n", " "), comments=True)
         except ValueError as exc:
-            raise SchedlangError(f"cannot split the command line: {exc}") from None
+            source, at = Source(text, origin), _unclosed_quote(text)
+            raise SchedlangError(f"cannot split the command line: {exc}",
+                                 None if at is None else Span.at_offset(source, at, 1),
+                                 hint="close the quote, or escape it with a backslash") from None
     else:
         words = [str(w) for w in flags]
         text = " ".join(shlex.quote(w) for w in words)

@@ -49,13 +49,23 @@ class _Locator:
                 section = header.group(1)
                 self.sections.setdefault(section, Span.at_offset(source, offset + header.start(1),
                                                                  len(section)))
-            key = re.match(r"\s*([A-Za-z0-9_\-]+)\s*=\s*", line)
+            # ``warmup.steps = 10`` (a dotted key) is the key ``warmup`` of this section, a table
+            key = re.match(r"\s*([A-Za-z0-9_\-]+)((?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=\s*", line)
             if key and not header:
                 value_at = offset + key.end()
                 length = len(line[key.end():].split("#")[0].rstrip()) or 1
-                self.keys[(section, key.group(1))] = Span.at_offset(source, value_at, length)
-                self.keys.setdefault((section, "@" + key.group(1)),
-                                     Span.at_offset(source, offset + key.start(1), len(key.group(1))))
+                parts = [section, key.group(1), *re.findall(r"[A-Za-z0-9_\-]+", key.group(2))]
+                for depth in range(1, len(parts) - 1):  # each table a dotted key opens
+                    inner = ".".join(p for p in parts[:depth] if p)
+                    name = parts[depth]
+                    self.keys.setdefault((inner, name), Span.at_offset(source, value_at, length))
+                    self.keys.setdefault((inner, "@" + name),
+                                         Span.at_offset(source, offset + key.start(1),
+                                                        key.end(2) - key.start(1)))
+                inner = ".".join(p for p in parts[:-1] if p)
+                self.keys[(inner, parts[-1])] = Span.at_offset(source, value_at, length)
+                self.keys.setdefault((inner, "@" + parts[-1]),
+                                     Span.at_offset(source, offset + key.start(1), key.end(2) - key.start(1)))
             offset += len(line)
 
     def value(self, section, key):

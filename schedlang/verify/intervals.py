@@ -47,6 +47,8 @@ class Fact:
 
 def normalise(expr: sp.Expr) -> sp.Expr:
     """Min/Max/Abs as Piecewise, and every comparison in ``t`` as ``t < b`` / ``t >= b``."""
+    if expr.has(sp.Min, sp.Max):
+        expr = expr.replace(lambda e: isinstance(e, (sp.Min, sp.Max)), _flat_clamp)
     if expr.has(sp.Min, sp.Max) and expr.has(Relational):
         expr = expr.replace(lambda e: isinstance(e, Relational), _distribute)
     if expr.has(sp.Min, sp.Max, sp.Abs):
@@ -54,6 +56,35 @@ def normalise(expr: sp.Expr) -> sp.Expr:
     if not expr.has(Relational):
         return expr
     return expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+
+
+def _flat_clamp(e: sp.Expr) -> sp.Expr:
+    """A nest of ``min``/``max`` of one formula ``x`` and numbers as one ``min(hi, max(lo, x))``.
+
+    sympy's Piecewise form of ``min(max(min(max(t, 1), 1001), 2), 1002)`` doubles with every
+    level (10 levels ran past a minute); each ``max(., c)`` or ``min(., c)`` is monotone, so the
+    whole nest is a clamp of ``x``, found here in one pass (``replace`` goes bottom-up)."""
+    found = _clamp_parts(e)
+    if found is None:
+        return e
+    x, lo, hi = found
+    return sp.Min(hi, sp.Max(lo, x))
+
+
+def _clamp_parts(e: sp.Expr):
+    """``(x, lo, hi)`` with ``e == min(hi, max(lo, x))``, or None when ``e`` is not such a nest."""
+    if not isinstance(e, (sp.Min, sp.Max)):
+        return None
+    numbers = [a for a in e.args if a.is_number and a.is_extended_real]
+    others = [a for a in e.args if not (a.is_number and a.is_extended_real)]
+    if len(others) != 1 or not numbers:
+        return None
+    x, lo, hi = _clamp_parts(others[0]) or (others[0], sp.S.NegativeInfinity, sp.S.Infinity)
+    if isinstance(e, sp.Max):
+        c = sp.Max(*numbers)
+        return x, sp.Max(lo, c), sp.Max(hi, c)
+    c = sp.Min(*numbers)
+    return x, sp.Min(lo, c), sp.Min(hi, c)
 
 
 def _distribute(rel: Relational):

@@ -34,6 +34,7 @@ import math
 import random
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -61,7 +62,7 @@ from .intervals import (
     restrict,
     thresholds,
 )
-from .zero import as_floors, is_zero, period_grid, pinned, zero_on
+from .zero import MAX_PINNED, as_floors, is_zero, period_grid, pinned, zero_on
 
 # Every time cap below is CPU time of this process (``time.process_time``): a verdict does not
 # depend on how busy the machine is (the atlas and the tests rely on that).
@@ -79,6 +80,7 @@ FLOAT_FIRST = 2_000  # a stretch longer than this is scanned in float64 first
 FLOAT_TAIL = 4_000_000  # steps of a tail without a proof scanned in float64
 SHORT_PIECE = 8  # pieces this short are checked step by step, not proven
 MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
+MAX_PERIOD_CUTS = 1_000  # cuts of one period of a periodic tail (beyond: walked, not folded)
 SEARCH_CANDIDATES = 24  # parameter assignments tried when looking for a counterexample
 SEARCH_STEPS = 3_000
 
@@ -437,6 +439,11 @@ def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
     if not unit.is_integer:  # cuts between whole steps (``floor(2 * t / 5)``): not this way
         return False
     if stop is None:
+        if cuts_per_period > MAX_PERIOD_CUTS:
+            # floors of distant periods (10007 and 10009): a common period of 10**8 steps cut
+            # at every multiple of each would be 10**8 intervals; ``_walk`` follows their
+            # changes instead, the first few of which decide
+            return False
         q = sp.Symbol("q_", integer=True, nonnegative=True)
         fa, fb = (_fold(as_floors(e), start, period, q) for e in (ra, rb))
         cuts = [j * unit for j in range(cuts_per_period)]
@@ -541,10 +548,25 @@ class _Scan:
         if self.deadline is None:
             self.deadline = time.process_time() + MAX_ALGEBRAIC_SECONDS
         if self.pending is None and self.algebraic >= 0 and time.process_time() < self.deadline and \
-                is_zero(sp.expand(ra - rb).subs(t, step)):
+                _small_floors(ra - rb, step) and is_zero(sp.expand(ra - rb).subs(t, step)):
             self.kinds.add("algebraic")
             return
         self._unknown(reason)
+
+
+def _small_floors(e: sp.Expr, step: int) -> bool:
+    """Whether every floor of ``e`` at ``step`` is at most ``MAX_PINNED``: sympy computes
+    ``(1/2) ** 715827876`` exactly (hours) when a larger one is substituted."""
+    for atom in e.atoms(sp.floor):
+        arg = sp.expand(atom.args[0])
+        slope = arg.coeff(t, 1)
+        rest = sp.expand(arg - slope * t)
+        if not (slope.is_Rational and rest.is_Rational):
+            continue
+        if abs(math.floor(Fraction(int(slope.p), int(slope.q)) * step
+                          + Fraction(int(rest.p), int(rest.q)))) > MAX_PINNED:
+            return False
+    return True
 
 
 def _pure_period(e: sp.Expr) -> int | None:
@@ -650,6 +672,110 @@ def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | N
     if depth <= 0 or not events:
         return _scan_range(ra, rb, a, b, period, scan)
     end = b if b is not None else (a + period if period is not None else None)
+    difference = _difference_events(ea, eb, events)
+    if difference is not None:
+        return _walk_difference(ra, rb, ea, eb, *difference, a, end, scan, depth)
+    return _walk_pieces(ra, rb, ea, eb, events, a, end, scan, depth)
+
+
+def _difference_events(ea, eb, events):
+    """``(a - b, the events of its floors)`` when the difference has fewer floors than the two
+    sides (``floor(t/3) + floor(t/10007)`` against ``floor(t/3) + floor(t/10009)``: only the
+    two distant floors are left), else None.  The difference is constant between its own
+    floors' changes, so those are the only steps where the two sides can begin to differ."""
+    d = _cancelled(ea, eb)
+    own = _floor_events(d, sp.S.Zero)
+    if not own or own is None or len(set(own)) >= len(set(events)):
+        return None
+    return d, own
+
+
+def _cancelled(ea, eb) -> sp.Expr:
+    """``ea - eb`` with the terms the two sums share taken out one for one (sympy's own
+    subtraction writes ``-(1/2)**x`` as ``-1/2**x`` and so keeps ``(1/2)**x - 1/2**x``)."""
+    ta, tb = Counter(sp.Add.make_args(sp.expand(ea))), Counter(sp.Add.make_args(sp.expand(eb)))
+    common = ta & tb
+    ra, rb = list((ta - common).elements()), list((tb - common).elements())
+    if len(ra) == 1 and len(rb) == 1:
+        ra[0], rb[0] = _without_common_factors(ra[0], rb[0])
+    return sp.Add(*ra) - sp.Add(*rb)
+
+
+def _without_common_factors(a: sp.Expr, b: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """``a = c f`` and ``b = c g`` with ``c`` never zero (a power of a positive number: ``0.5 **
+    floor(t / 3)``): ``(f, g)``, which are equal exactly where ``a`` and ``b`` are."""
+    fa = Counter(sp.Mul.make_args(sp.expand_power_exp(a)))
+    fb = Counter(sp.Mul.make_args(sp.expand_power_exp(b)))
+    common = Counter({f: n for f, n in (fa & fb).items() if _never_zero(f)})
+    if not common:
+        return a, b
+    return sp.Mul(*(fa - common).elements()), sp.Mul(*(fb - common).elements())
+
+
+def _never_zero(factor: sp.Expr) -> bool:
+    """A nonzero number, or a power of a positive number (zero at no step)."""
+    if factor.is_number:
+        return bool(factor.is_nonzero)
+    return isinstance(factor, sp.Pow) and factor.base.is_number and bool(factor.base.is_positive) \
+        and factor.exp.is_real is not False
+
+
+def _walk_difference(ra, rb, ea, eb, d, d_events, a: int, end: int | None, scan: _Scan,
+                     depth: int) -> Verdict | None:
+    """``[a, end)`` a piece of the difference ``d`` at a time: a piece where ``d`` is proven zero
+    is passed at once, whatever the two sides' other floors do there (each floor's changes are
+    an arithmetic progression, the next one found by integer arithmetic in ``_next_event``);
+    the first other piece is walked with every floor (``_walk_pieces``), so the difference
+    found is still the earliest."""
+    all_events = _floor_events(ea, eb)
+    s, pieces = a, 0
+    deadline = time.process_time() + MAX_WALK_SECONDS
+    while end is None or s < end:
+        if pieces >= MAX_WALK_PIECES or scan.budget <= 0 or time.process_time() > min(deadline, scan.stop_at):
+            scan._unknown(f"the schedules agree on steps {a}..{s - 1}; from step {s} on their "
+                          f"formulas could not be proven equal ({pieces} pieces of their difference "
+                          "checked)")
+            return None
+        e = _next_event(d_events, s)
+        if end is not None:
+            e = min(e, end)
+        pieces += 1
+        piece = pinned(d, sp.Integer(s), sp.Integer(e))
+        if not any(t in f.free_symbols for f in piece.atoms(sp.floor)) and \
+                zero_on(piece, sp.Integer(s), sp.Integer(e), cheap=True):
+            s = e
+            continue
+        if t not in piece.free_symbols and piece.is_number and piece.is_zero is False:
+            # the difference (common terms and never-zero factors set aside) is a nonzero
+            # constant here: the sides differ at every step of the piece, first at ``s``
+            verdict = _differ_at(ra, rb, s, scan)
+            if verdict is not None:
+                return verdict
+        verdict = _walk_pieces(ra, rb, ea, eb, all_events, s, e, scan, depth)
+        if verdict is not None or scan.pending is not None:
+            return verdict
+        s = e
+    return None
+
+
+def _differ_at(ra, rb, step: int, scan: _Scan) -> Verdict | None:
+    """The verdict "different at ``step``", already proven, with both values (enclosures where
+    they are too small or large to write: ``0.5 ** 715827876``); None if they cannot be had."""
+    try:
+        va, vb = ev.compile_expr(ra)(step), ev.compile_expr(rb)(step)
+    except (ev.Undetermined, ZeroDivisionError, ValueError, OverflowError):
+        return None
+    if ev.is_exact(va) and ev.is_exact(vb):
+        return scan._different(step, va, vb)
+    # enclosures of values beyond any float (2 ** -715827876): proven apart by the structure,
+    # not by the enclosures, so no difference is printed from them
+    return Verdict(DIFFERENT, "exhaustive", Counterexample(
+        step, ev.to_float(va), ev.to_float(vb), {}, None, None, earliest=scan.pending is None))
+
+
+def _walk_pieces(ra, rb, ea, eb, events, a: int, end: int | None, scan: _Scan,
+                 depth: int) -> Verdict | None:
+    """``[a, end)`` piece by piece between the changes of every floor (see ``_walk``)."""
     s, pieces = a, 0
     deadline = time.process_time() + MAX_WALK_SECONDS
     while end is None or s < end:

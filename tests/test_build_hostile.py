@@ -1,0 +1,103 @@
+"""Hostile input to ``schedlang.build`` (issue 28): the file's limits applied as each piece is
+built, with the file's messages and quickly; bad parameter values at the caller's own line."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import schedlang
+from schedlang import build as sb
+from schedlang.errors import SchedlangError
+from schedlang.limits import MAX_SEGMENTS
+
+THIS = __file__
+
+
+@pytest.mark.parametrize("value, message", [
+    (Decimal("1e-999999"), "this number is out of range"),
+    (Decimal("1e999999"), "this number is out of range"),
+    (Decimal("-1e999999"), "this number is out of range"),
+    (10**5000, "digits; schedlang reads at most 400"),
+    (-(10**5000), "digits; schedlang reads at most 400"),
+    (10**401, "this number has 402 digits; schedlang reads at most 400"),
+    (Fraction(1, 10**2000), "digits; schedlang reads at most 400"),
+], ids=["1e-999999", "1e999999", "-1e999999", "10**5000", "-10**5000", "10**401", "1/10**2000"])
+def test_huge_and_tiny_numbers_are_refused_quickly(value, message):
+    start = time.process_time()
+    with pytest.raises(SchedlangError, match=message) as info:
+        sb.constant(value)
+    assert time.process_time() - start < 1.0
+    assert info.value.span is not None and info.value.span.source.filename == THIS
+
+
+def test_numbers_within_the_limits_still_build():
+    assert sb.constant(Decimal("1.5e-300"))(0) == 1.5e-300
+    assert sb.constant(10**300)(0) == 1e300
+    assert sb.constant(Fraction(1, 3)).schedule.expr * 3 == 1
+
+
+def test_a_chain_longer_than_the_file_limit_is_refused_at_the_limit():
+    piece = sb.constant(1).for_(1)
+    chain = piece
+    for _ in range(MAX_SEGMENTS - 1):
+        chain = chain >> piece
+    assert chain.duration == MAX_SEGMENTS
+    # the longest chain the builder accepts is a file that compiles
+    assert schedlang.compile(chain.to_source())["lr"].duration == MAX_SEGMENTS
+    with pytest.raises(SchedlangError, match=f"joins {MAX_SEGMENTS + 1} schedules with >>; schedlang "
+                                             f"takes at most {MAX_SEGMENTS}") as info:
+        chain >> piece  # noqa: B018
+    assert info.value.span.source.filename == THIS
+
+
+def test_a_100000_piece_chain_stops_at_the_limit_in_linear_time():
+    piece = sb.constant(1).for_(1)
+    start = time.process_time()
+    chain, built = piece, 1
+    with pytest.raises(SchedlangError, match="schedlang takes at most"):
+        for _ in range(100_000):
+            chain = chain >> piece
+            built += 1
+    assert built == MAX_SEGMENTS
+    assert time.process_time() - start < 30  # about 3 ms a piece: 1,000 pieces, not 100,000
+
+
+def test_a_chain_joined_from_two_long_halves_counts_both():
+    piece = sb.constant(1).for_(1)
+    half = piece
+    for _ in range(MAX_SEGMENTS // 2):
+        half = half >> piece
+    with pytest.raises(SchedlangError, match="schedlang takes at most"):
+        half >> half  # noqa: B018
+
+
+PEAK = sb.param("peak", float, default=6e-4, where="peak > 0")
+N = sb.param("n", int, default=10)
+LR = sb.cosine(PEAK, 0, N)
+
+
+def _line_of(text: str) -> int:
+    lines = open(THIS, encoding="utf-8").read().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line and "_line_of" not in line)
+
+
+@pytest.mark.parametrize("make, marker, message", [
+    (lambda: sb.program(lr=LR, params={"nope": 3}), '{"nope": 3}', "has no parameter 'nope'"),
+    (lambda: LR.bind(peak=float("nan")), 'peak=float("nan")', "must be a number"),
+    (lambda: LR.bind(peak="<code>"), 'peak="<code>"', "must be a number"),
+    (lambda: LR.bind(n=True), "n=True", "must be a number, not True"),
+    (lambda: LR.bind(n=np.int64(10)), "n=np.int64(10)", "must be a number, not int64"),
+    (lambda: LR.bind(n=2.5), "n=2.5", "is an int"),
+    (lambda: LR.program(params={"peak": -1.0}), '{"peak": -1.0}', "must satisfy"),
+])
+def test_bad_parameter_values_name_the_callers_line(make, marker, message):
+    with pytest.raises(SchedlangError, match=message) as info:
+        make()
+    span = info.value.span
+    assert span is not None and span.source.filename == THIS
+    assert span.line == _line_of(marker), str(info.value)
