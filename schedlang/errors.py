@@ -167,11 +167,13 @@ class SchedlangError(Exception):
 
 class Diagnostic(str):
     """A warning: its message as a ``str`` (so ``"step 100" in warning`` reads naturally),
-    plus the span it is about and a hint; ``render()`` shows it as an error is shown."""
+    plus the span it is about, a hint and a ``code`` naming its kind for tools (``jump``);
+    ``render()`` shows it as an error is shown."""
 
-    def __new__(cls, message: str, span: Span | None = None, hint: str | None = None):
+    def __new__(cls, message: str, span: Span | None = None, hint: str | None = None,
+                code: str | None = None):
         self = super().__new__(cls, message)
-        self.message, self.span, self.hint = message, span, hint
+        self.message, self.span, self.hint, self.code = message, span, hint, code
         return self
 
     def render(self) -> str:
