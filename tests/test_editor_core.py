@@ -202,3 +202,20 @@ def test_positions_past_the_end_are_clamped():
     assert lines.to_lsp(9, 9) == (1, 2)
     assert lines.from_lsp(7, 100) == (2, 3)
     assert lines.range(Span.at_offset(Document("ab").source, 2)) == ((0, 2), (0, 2))
+
+
+# -- the command ---------------------------------------------------------------------------
+
+def test_lsp_without_pygls_says_how_to_install_it():
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    code = ("import sys; sys.modules['pygls'] = None; from schedlang.cli import main;"
+            "raise SystemExit(main(['lsp']))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 2 and 'pip install "schedlang[lsp]"' in result.stderr
+    assert result.stdout == ""
