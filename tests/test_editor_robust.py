@@ -32,7 +32,8 @@ def _every_feature(text: str, warnings: bool = False) -> None:
     calls = [lambda: diagnostics.errors(doc), lambda: hover.hover(doc, line, column),
              lambda: completion.complete(doc, line, column), lambda: completion.signature(doc, line, column),
              lambda: symbols.definitions(doc), lambda: symbols.at(doc, line, column),
-             lambda: hints.hints(doc), lambda: actions.quick_fixes(doc, 1, line), lambda: actions.formatted(doc)]
+             lambda: hints.hints(doc), lambda: actions.quick_fixes(doc, 1, line),
+             lambda: actions.formatted(doc)]
     if warnings:
         calls.append(lambda: diagnostics.warnings(doc))
     for call in calls:
