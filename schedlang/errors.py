@@ -114,18 +114,34 @@ def char_column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore")) + 1
 
 
+@dataclass(frozen=True)
+class Fix:
+    """A replacement that would repair an error: ``text`` in place of what ``span`` covers.
+
+    An editor offers it as a quick fix; it is data, so no one parses the hint's prose
+    ("did you mean 'cosine'?") to find the name or where it goes."""
+
+    span: Span
+    text: str
+
+
 class SchedlangError(Exception):
     """A problem in a schedule that the user can fix.
 
     ``str()`` renders ``file:line:col: error: message``, the source line with a
-    caret under the culprit, and a hint when there is one.
+    caret under the culprit, and a hint when there is one.  ``code`` names the kind of
+    problem for tools (``unknown-name``; None where no site gave one) and ``fix`` is the
+    replacement a hint suggests, when it suggests one.
     """
 
-    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None, *,
+                 code: str | None = None, fix: Fix | None = None):
         super().__init__(message)
         self.message = message
         self.span = span
         self.hint = hint
+        self.code = code
+        self.fix = fix
 
     @property
     def filename(self) -> str | None:
@@ -151,11 +167,13 @@ class SchedlangError(Exception):
 
 class Diagnostic(str):
     """A warning: its message as a ``str`` (so ``"step 100" in warning`` reads naturally),
-    plus the span it is about and a hint; ``render()`` shows it as an error is shown."""
+    plus the span it is about, a hint and a ``code`` naming its kind for tools (``jump``);
+    ``render()`` shows it as an error is shown."""
 
-    def __new__(cls, message: str, span: Span | None = None, hint: str | None = None):
+    def __new__(cls, message: str, span: Span | None = None, hint: str | None = None,
+                code: str | None = None):
         self = super().__new__(cls, message)
-        self.message, self.span, self.hint = message, span, hint
+        self.message, self.span, self.hint, self.code = message, span, hint, code
         return self
 
     def render(self) -> str:
@@ -180,6 +198,15 @@ def did_you_mean(name: str, known) -> str | None:
     """A 'did you mean' hint naming the closest known name, if any is close."""
     match = closest(name, known)
     return f"did you mean '{match}'?" if match else None
+
+
+def suggest(name: str, known, span: Span | None, quote: str = "") -> tuple[str | None, Fix | None]:
+    """``did_you_mean``'s hint and, when it names a match and the culprit has a span, the ``Fix``
+    writing the match there (``quote`` around it, for a string such as ``mode="triangular"``)."""
+    match = closest(name, known)
+    if match is None:
+        return None, None
+    return f"did you mean '{match}'?", Fix(span, f"{quote}{match}{quote}") if span is not None else None
 
 
 def closest(name: str, known, cutoff: float = 0.6) -> str | None:

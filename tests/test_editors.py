@@ -66,12 +66,31 @@ def test_grammar_uses_only_what_the_tokenizer_models():
     assert all(p["name"].endswith(".schedlang") for p in GRAMMAR["patterns"])
 
 
+def test_the_extension_starts_the_language_server():
+    """``main`` is the generated extension.js: it starts ``schedlang lsp`` with the client library
+    package.json depends on, reads the settings package.json declares and registers its command."""
+    package = json.loads((G.VSCODE / "package.json").read_text(encoding="utf-8"))
+    script = (G.VSCODE / package["main"]).read_text(encoding="utf-8")
+    assert package["activationEvents"] == ["onLanguage:schedlang"]
+    assert "vscode-languageclient" in package["dependencies"]
+    # vscode-languageclient 11 needs VS Code 1.91 or later
+    assert tuple(int(x) for x in package["engines"]["vscode"].lstrip("^").split(".")[:2]) >= (1, 91)
+    assert 'require("vscode-languageclient/node")' in script and "TransportKind.stdio" in script
+    for setting, spec in package["contributes"]["configuration"]["properties"].items():
+        assert f'"{setting.split(".", 1)[1]}"' in script, setting
+        assert spec["description"]
+    assert spec["default"] == ["lsp"]
+    [command] = package["contributes"]["commands"]
+    assert f'registerCommand("{command["command"]}"' in script
+    assert "client.stop()" in script and "deactivate" in script
+
+
 def test_package_json():
     package = json.loads((G.VSCODE / "package.json").read_text(encoding="utf-8"))
     for field in ("name", "displayName", "description", "version", "publisher", "engines"):
         assert package[field], field
     assert package["engines"]["vscode"].startswith("^")
-    assert package["categories"] == ["Programming Languages"]
+    assert package["categories"][0] == "Programming Languages"
     [language] = package["contributes"]["languages"]
     assert language["id"] == "schedlang" and language["extensions"] == [".sched"]
     [grammar] = package["contributes"]["grammars"]

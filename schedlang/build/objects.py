@@ -664,7 +664,7 @@ def _default_text(default) -> str:
         return repr(default)
     if default is None:
         return "None"
-    return stdlib._show_default(default)
+    return stdlib.show_default(default)
 
 
 def _doc(name: str) -> str:

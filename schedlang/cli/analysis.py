@@ -130,22 +130,24 @@ def _warnings(schedule, steps: list[int], values: list[float]) -> list[Diagnosti
             if _apart(expected, actual):
                 found.append(Diagnostic(f"schedule '{name}' jumps at step {step}: the segment before "
                                         f"`>>` ends at {_fmt(expected)} but the next one starts at "
-                                        f"{_fmt(actual)}", mark.span))
+                                        f"{_fmt(actual)}", mark.span, code="jump"))
         elif mark.kind == "cut" and mark.reached is not None:
             reached = mark.reached.xreplace(bound)
             if reached.is_number and _apart(expected, float(reached)):
                 found.append(Diagnostic(f"schedule '{name}' never reaches its stated end: a `for` stops "
                                         f"a segment at step {step} at {_fmt(float(reached))}, not at "
-                                        f"its end value {_fmt(expected)}", mark.span))
+                                        f"its end value {_fmt(expected)}", mark.span,
+                                        code="cut-short"))
         elif mark.kind == "warmup":
             warning = _held_after_warmup(schedule, step, joins, _text(mark.span))
             if warning:
-                found.append(Diagnostic(warning[0], mark.span, warning[1]))
+                found.append(Diagnostic(warning[0], mark.span, warning[1], code="held-after-warmup"))
     low = min(values)
     if low < 0:
         first = next(i for i, v in enumerate(values) if v < 0)
         found.append(Diagnostic(f"schedule '{name}' goes negative from step {steps[first]} "
-                                f"({_fmt(values[first])}; lowest {_fmt(low)})", schedule.span))
+                                f"({_fmt(values[first])}; lowest {_fmt(low)})", schedule.span,
+                                code="negative"))
     return found
 
 

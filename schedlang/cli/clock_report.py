@@ -95,7 +95,8 @@ def _ramp_warnings(schedule, clock, tokens: bool) -> list[Diagnostic]:
                 f"batch ramp: it lasts {_count(lasts)} {per}, {_count(abs(planned - lasts))} "
                 f"{'fewer' if lasts < planned else 'more'} than {length} steps at the final batch",
                 mark.span, hint=f"give the length in {unit} to keep it on the {per} axis "
-                                f"(e.g. {_count_literal(planned, unit)}), or keep steps if that is meant"))
+                                f"(e.g. {_count_literal(planned, unit)}), or keep steps if that is meant",
+                code="batch-ramp"))
     return found
 
 

@@ -122,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="change nothing; list the files that would change and exit 1 if any")
     sub.add_argument("--diff", action="store_true", help="change nothing; print a unified diff")
 
+    command("lsp", _lsp, "the language server for editors, on standard input and output "
+                         '(needs pip install "schedlang[lsp]"; docs/editors.md)')
+
     sub = with_defines(command("compile", _compile, "write a standalone Python module"))
     sub.add_argument("file")
     sub.add_argument("--target", choices=TARGETS, default="python")
@@ -367,6 +370,17 @@ def load_programs(paths: list[str], params: dict) -> list:
 
 def _fmt(args) -> int:
     return formatting.run(args.files, check=args.check, diff=args.diff)
+
+
+def _lsp(args) -> int:
+    try:
+        import pygls  # noqa: F401 - lazy: pygls (0.5 s), only for the language server
+    except ImportError:
+        print('schedlang lsp needs pygls: pip install "schedlang[lsp]"', file=sys.stderr)
+        return EXIT_ERROR
+    from .editor import server  # lazy: pygls, only for the language server
+
+    return server.main()
 
 
 def _compile(args) -> int:

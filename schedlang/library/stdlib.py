@@ -82,7 +82,7 @@ class Builtin:
     def signature(self) -> str:
         if self.variadic:
             return f"{self.name}(a, b, ...)"
-        parts = [a.name if a.default is REQUIRED else f"{a.name}={_show_default(a.default)}"
+        parts = [a.name if a.default is REQUIRED else f"{a.name}={show_default(a.default)}"
                  for a in self.args]
         return f"{self.name}({', '.join(parts)})"
 
@@ -111,7 +111,8 @@ class InheritedDefault:
         return str(self.value)
 
 
-def _show_default(value) -> str:
+def show_default(value) -> str:
+    """A default as a program writes it (``"triangular"``, ``false``, ``0.3``, ``1dur``)."""
     if isinstance(value, (TimeDefault, InheritedDefault)):
         return str(value)
     if isinstance(value, bool):

@@ -21,7 +21,7 @@ import sympy as sp
 from ..core.algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
 from ..core.clock import UNITS, Clock
 from ..core.special import geometric
-from ..errors import SchedlangError, Span, did_you_mean
+from ..errors import SchedlangError, Span, did_you_mean, suggest
 from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
 from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
@@ -397,10 +397,10 @@ class Lowerer:
         else:
             known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t", *ON_CLOCK, "stages",
                      *(k for s in self.scopes for k in s)]
-        hint = did_you_mean(node.id, known)
+        hint, fix = suggest(node.id, known, node.span)
         if hint is None and "." not in node.id:
             hint = "schedules may use t, parameters, let-names and the standard library"
-        return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint)
+        return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint, code="unknown-name", fix=fix)
 
     def _cycle(self, name: str) -> list[str] | None:
         """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
@@ -624,8 +624,10 @@ class Lowerer:
         given: dict[str, ir.Node] = {a.name: arg for a, arg in zip(builtin.args, node.args)}
         for kw in node.keywords:
             if kw.name not in spec:
-                hint = did_you_mean(kw.name, spec) or f"signature: {builtin.signature()}"
-                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span, hint=hint)
+                hint, fix = suggest(kw.name, spec, _keyword_name_span(kw))
+                raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span,
+                                     hint=hint or f"signature: {builtin.signature()}",
+                                     code="unknown-argument", fix=fix)
             if kw.name in given:
                 raise SchedlangError(f"{builtin.name}() got '{kw.name}' twice", kw.span)
             given[kw.name] = kw.value
@@ -688,9 +690,10 @@ class Lowerer:
             raise SchedlangError(f"{what} must be a double-quoted string", node.span,
                                  hint="one of " + ", ".join(f'"{c}"' for c in arg.choices))
         if node.value not in arg.choices:
-            hint = did_you_mean(node.value, arg.choices) or "one of " + ", ".join(
-                f'"{c}"' for c in arg.choices)
-            raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint)
+            hint, fix = suggest(node.value, arg.choices, node.span, quote='"')
+            hint = hint or "one of " + ", ".join(f'"{c}"' for c in arg.choices)
+            raise SchedlangError(f'"{node.value}" is not a valid {arg.name}', node.span, hint=hint,
+                                 code="invalid-option", fix=fix)
         return node.value
 
     def _flag_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> bool:
@@ -767,8 +770,9 @@ class Lowerer:
         bound = {p: self.value(a) for p, a in zip(fdef.params, node.args)}
         for kw in node.keywords:
             if kw.name not in fdef.params:
+                hint, fix = suggest(kw.name, fdef.params, _keyword_name_span(kw))
                 raise SchedlangError(f"{fdef.name}() has no parameter '{kw.name}'", kw.span,
-                                     hint=did_you_mean(kw.name, fdef.params))
+                                     hint=hint, code="unknown-argument", fix=fix)
             if kw.name in bound:
                 raise SchedlangError(f"{fdef.name}() got '{kw.name}' twice", kw.span)
             bound[kw.name] = self.value(kw.value)
@@ -1240,3 +1244,9 @@ def _signature(name: str) -> str:
     if arity is None:
         return f"{name}(a, b)"
     return f"{name}({', '.join('xyz'[:arity])})"
+
+
+def _keyword_name_span(kw: ir.Keyword) -> Span:
+    """Where the name of ``name=value`` is written (a keyword's span covers the value too)."""
+    span = kw.span
+    return Span(span.source, span.line, span.column, span.line, span.column + len(kw.name))

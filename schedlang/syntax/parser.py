@@ -60,7 +60,7 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
             raise SchedlangError(
                 f"the file is not valid UTF-8 (byte 0x{text[exc.start]:02x} at offset {exc.start})",
                 Span.at_offset(source, exc.start),
-                hint="save the file as UTF-8 text") from None
+                hint="save the file as UTF-8 text", code="not-utf8") from None
     # Editors on Windows write a BOM; it is not part of the text, and columns count without it.
     text = text.removeprefix(_BOM)
     source = Source(text, filename)
@@ -68,19 +68,23 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
         raise SchedlangError(
             "the file has no schedule in it", Span.at_offset(source, 0),
             hint="write an expression such as `warmup(linear, 500) >> cosine(1e-3, 1e-4, 5000)`, "
-                 "or `schedule lr = ...`")
+                 "or `schedule lr = ...`", code="empty-file")
     try:
         with _LOCK:
             _BUILDER.reset(source)
             return _lark().parse(lark_text(text))
     except lark.exceptions.UnexpectedCharacters as exc:
-        raise _unexpected_character(source, exc) from None
+        error = _unexpected_character(source, exc)
+        error.code = "syntax"
+        raise error from None
     except lark.exceptions.UnexpectedToken as exc:
-        raise _unexpected_token(source, exc) from None
+        error = _unexpected_token(source, exc)
+        error.code = "syntax"
+        raise error from None
     except lark.exceptions.UnexpectedEOF as exc:
         raise SchedlangError("the file ends in the middle of an expression",
                              Span.at_offset(source, len(text)),
-                             hint=f"expected {_expected_words(exc.expected)}") from None
+                             hint=f"expected {_expected_words(exc.expected)}", code="syntax") from None
 
 
 def lark_text(text: str) -> str:

@@ -1,0 +1,164 @@
+"""One version of an editor's text, parsed and compiled at most once, for every feature.
+
+An editor asks many questions about the same text (diagnostics, then hover, hints, symbols);
+``Document`` answers each from one parse and one compile, kept with the text.  Half-typed
+text is the normal case here, so nothing raises: a failed parse or compile is kept as the
+``SchedlangError`` it was, and the features that need no tree (completion, signature help,
+hover over a built-in) read the text itself with a small tokenizer that, unlike the parser,
+never stops at the first error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from ...errors import SchedlangError, Source, Span, split_lines
+from ...program import compile as compile_program
+from ...syntax import ir
+from ...syntax.parser import parse
+
+FILENAME = "<editor>"
+_BOM = "\ufeff"
+#: What the tokenizer sees: strings (possibly unclosed), comments, dotted names, numbers, the rest.
+TOKEN = re.compile(r'(?P<string>"[^"\n\r]*"?)|(?P<comment>#[^\n\r]*)|'
+                   r'(?P<name>[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*\.?)|'
+                   r'(?P<number>[0-9][0-9_.eE+-]*[a-z]*)|(?P<space>\s+)|(?P<op>>>|\*\*|[<>=!]=|.)',
+                   re.DOTALL)
+NAME_AT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*(?:\.[A-Za-z_][A-Za-z_0-9]*)*")
+
+
+@dataclass(frozen=True)
+class Call:
+    """The call the cursor is inside: its callee, the index of the argument being written,
+    the keyword being written (``mode=`` -> ``"mode"``) and the keywords already given."""
+
+    name: str
+    index: int
+    keyword: str | None
+    given: tuple[str, ...] = ()
+    in_string: bool = False
+
+
+@dataclass
+class Document:
+    """The text of one editor buffer and what the compiler makes of it (each at most once)."""
+
+    text: str
+    filename: str = FILENAME
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def source(self) -> Source:
+        return Source(self.text.removeprefix(_BOM), self.filename)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return split_lines(self.source.text)
+
+    def line(self, line: int) -> str:
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    @cached_property
+    def parsed(self) -> ir.Module | SchedlangError:
+        """The syntax tree, or the error that stopped the parser."""
+        try:
+            return parse(self.source.text, self.filename)
+        except SchedlangError as exc:
+            return exc
+
+    @property
+    def module(self) -> ir.Module | None:
+        return self.parsed if isinstance(self.parsed, ir.Module) else None
+
+    @cached_property
+    def compiled(self):
+        """The ``Program`` (parameters at their defaults), or the error that stopped it."""
+        if isinstance(self.parsed, SchedlangError):
+            return self.parsed
+        try:
+            return compile_program(self.source.text, {}, self.filename)
+        except SchedlangError as exc:
+            return exc
+        except Exception as exc:  # noqa: BLE001 - a compiler bug: say so, never crash the editor
+            return SchedlangError(f"internal error while compiling: {type(exc).__name__}: {exc}",
+                                  Span.at_offset(self.source, 0), code="internal")
+
+    @property
+    def program(self):
+        return None if isinstance(self.compiled, SchedlangError) else self.compiled
+
+    @property
+    def error(self) -> SchedlangError | None:
+        return self.compiled if isinstance(self.compiled, SchedlangError) else None
+
+    # -- the text around a position ------------------------------------------------------
+
+    def offset(self, line: int, column: int) -> int:
+        """The offset in ``source.text`` of a (line, column), clamped to the text."""
+        offset = 0
+        for match_line, found in enumerate(_line_starts(self.source.text), start=1):
+            if match_line == line:
+                offset = found
+                break
+        else:
+            return len(self.source.text)
+        end = offset + len(self.line(line))
+        return min(offset + max(column - 1, 0), end)
+
+    def word_at(self, line: int, column: int) -> tuple[str, Span] | None:
+        """The (dotted) name under or just before the cursor, with its span; the part up to
+        the dot under the cursor for ``torch.StepLR`` hovered at ``torch``."""
+        text = self.line(line)
+        for match in NAME_AT.finditer(text):
+            if match.start() <= column - 1 <= match.end():
+                word, start = match.group(), match.start()
+                cut = word.find(".", column - 1 - start)
+                word = word[:cut] if cut != -1 else word
+                return word, Span(self.source, line, start + 1, line, start + 1 + len(word))
+        return None
+
+    def tokens_before(self, line: int, column: int) -> list[tuple[str, str]]:
+        """(kind, text) of every token before the cursor, comments and spaces dropped."""
+        prefix = self.source.text[: self.offset(line, column)]
+        return [(m.lastgroup, m.group()) for m in TOKEN.finditer(prefix)
+                if m.lastgroup not in ("space", "comment")]
+
+    def call_at(self, line: int, column: int) -> Call | None:
+        """The innermost call the cursor is in (read from the tokens, so it works while the file
+        does not parse), or None outside every call."""
+        stack: list[list] = []  # [name, index, keyword, given, open brackets]
+        tokens = self.tokens_before(line, column)
+        previous = None
+        in_string = False
+        for kind, text in tokens:
+            in_string = kind == "string" and (len(text) == 1 or not text.endswith('"'))
+            if text == "(":
+                name = previous[1] if previous and previous[0] == "name" else ""
+                stack.append([name, 0, None, [], 0])
+            elif text == "[" and stack:
+                stack[-1][4] += 1
+            elif text == "]" and stack:
+                stack[-1][4] = max(stack[-1][4] - 1, 0)
+            elif text == ")" and stack:
+                stack.pop()
+            elif text == "," and stack and stack[-1][4] == 0:
+                stack[-1][1] += 1
+                stack[-1][2] = None
+            elif text == "=" and stack and previous and previous[0] == "name":
+                stack[-1][2] = previous[1]
+                stack[-1][3].append(previous[1])
+            previous = (kind, text)
+        frames = [f for f in stack if f[0]]
+        if not frames:
+            return None
+        name, index, keyword, given, _ = frames[-1]
+        return Call(name, index, keyword, tuple(given), in_string)
+
+
+def _line_starts(text: str):
+    """The offset where each line starts (``errors.LINE_BREAK``'s lines)."""
+    yield 0
+    for match in re.finditer(r"\r\n|\r|\n", text):
+        yield match.end()

@@ -1,0 +1,350 @@
+"""``schedlang lsp``: the feature core spoken over the Language Server Protocol (pygls, stdio).
+
+Only wiring lives here: each handler converts the client's position with ``positions.Lines``
+(in the encoding negotiated at start), asks the core, and converts the answer to lsprotocol
+types.  What keeps an editor working while a user types:
+
+* never down: every handler is guarded, an exception becomes a log message (and, for
+  diagnostics, one diagnostic at the top of the file) instead of a pop-up on every keystroke
+  or a silently dead background task;
+* no stale diagnostics: a change waits ``DEBOUNCE`` seconds, compiles in a worker thread with
+  a ``BUDGET`` and publishes only if the document is still at that version; the error comes
+  first, ``check``'s warnings after; a clean file publishes ``[]`` and a closed one is cleared;
+* full document sync: the compiler's own line model decides lines, not pygls' ``splitlines``;
+* stdout carries only the protocol: ``main`` keeps the real stdout for pygls and points
+  ``sys.stdout`` at stderr, so a stray ``print`` cannot corrupt a message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from ... import __version__
+from . import actions, completion, diagnostics, hints, hover, symbols
+from .document import Document
+from .positions import Lines
+
+DEBOUNCE = 0.15   # seconds a change waits for the next keystroke before it is compiled
+BUDGET = 10.0     # seconds a compile, a check or a request may take before it is given up
+KINDS = {"function": lsp.CompletionItemKind.Function, "keyword": lsp.CompletionItemKind.Keyword,
+         "module": lsp.CompletionItemKind.Module, "variable": lsp.CompletionItemKind.Variable,
+         "value": lsp.CompletionItemKind.Value, "property": lsp.CompletionItemKind.Property,
+         "constant": lsp.CompletionItemKind.Constant}
+SYMBOLS = {"param": lsp.SymbolKind.Constant, "let": lsp.SymbolKind.Variable, "def": lsp.SymbolKind.Function,
+           "schedule": lsp.SymbolKind.Event, "batch": lsp.SymbolKind.Property}
+
+
+class SchedlangServer(LanguageServer):
+    """The documents a client has open: uri -> (version, ``Document``), and their pending checks."""
+
+    def __init__(self):
+        super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        self.documents: dict[str, tuple[int | None, Document]] = {}
+        self.pending: dict[str, asyncio.Task] = {}
+
+    @property
+    def encoding(self) -> str:
+        encoding = self.workspace.position_encoding if self.workspace else None
+        return str(getattr(encoding, "value", encoding) or "utf-16")
+
+    def doc(self, uri: str) -> Document | None:
+        entry = self.documents.get(uri)
+        return entry[1] if entry else None
+
+    def lines(self, doc: Document) -> Lines:
+        return Lines(doc.text, self.encoding)
+
+    def log(self, message: str) -> None:
+        try:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Error, message))
+        except Exception:  # noqa: BLE001 - logging must never be what fails
+            print(message, file=sys.stderr)
+
+
+server = SchedlangServer()
+
+
+def _range(lines: Lines, span) -> lsp.Range:
+    (l0, c0), (l1, c1) = lines.range(span)
+    return lsp.Range(lsp.Position(l0, c0), lsp.Position(l1, c1))
+
+
+async def _off_loop(function, *args, default=None):
+    """``function(*args)`` in a worker thread within ``BUDGET``; ``default`` when it fails."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(function, *args), BUDGET)
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - never down: a failed feature answers nothing
+        name = getattr(function, "__name__", function)
+        server.log(f"schedlang: {name} failed: {type(exc).__name__}: {exc}")
+        return default
+
+
+# -- diagnostics ------------------------------------------------------------------------------
+
+def _diagnostic(lines: Lines, problem) -> lsp.Diagnostic:
+    message = problem.message + (f"\nhint: {problem.hint}" if problem.hint else "")
+    severity = lsp.DiagnosticSeverity.Error if problem.severity == "error" else lsp.DiagnosticSeverity.Warning
+    return lsp.Diagnostic(_range(lines, problem.span), message, severity=severity, code=problem.code,
+                          source="schedlang")
+
+
+def _publish(uri: str, version: int | None, found: list) -> None:
+    entry = server.documents.get(uri)
+    if entry is None or entry[0] != version:
+        return  # stale: the text changed (or closed) while this was computed
+    server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri, found, version=version))
+
+
+async def _check(uri: str, version: int | None, doc: Document) -> None:
+    try:
+        await asyncio.sleep(DEBOUNCE)
+        lines = Lines(doc.text, server.encoding)
+        found = await _off_loop(diagnostics.errors, doc)
+        if found is None:
+            found = []
+        _publish(uri, version, [_diagnostic(lines, p) for p in found])
+        if found:
+            return
+        warned = await _off_loop(diagnostics.warnings, doc, default=[])
+        if warned:
+            _publish(uri, version, [_diagnostic(lines, p) for p in warned])
+    except asyncio.CancelledError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - a background task must not die silently
+        server.log(f"schedlang: diagnostics failed: {type(exc).__name__}: {exc}")
+
+
+def _changed(uri: str, version: int | None, text: str) -> None:
+    server.documents[uri] = (version, Document(text))
+    old = server.pending.pop(uri, None)
+    if old is not None:
+        old.cancel()
+    server.pending[uri] = asyncio.get_running_loop().create_task(_check(uri, version, server.doc(uri)))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+async def did_open(ls: SchedlangServer, params: lsp.DidOpenTextDocumentParams):
+    item = params.text_document
+    _changed(item.uri, item.version, item.text)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+async def did_change(ls: SchedlangServer, params: lsp.DidChangeTextDocumentParams):
+    if params.content_changes:
+        change = params.content_changes[-1]  # full sync: the last change is the whole text
+        _changed(params.text_document.uri, params.text_document.version, change.text)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+async def did_close(ls: SchedlangServer, params: lsp.DidCloseTextDocumentParams):
+    uri = params.text_document.uri
+    task = server.pending.pop(uri, None)
+    if task is not None:
+        task.cancel()
+    server.documents.pop(uri, None)
+    server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri, []))
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+def _at(uri: str, position: lsp.Position):
+    doc = server.doc(uri)
+    if doc is None:
+        return None, None, None
+    lines = server.lines(doc)
+    line, column = lines.from_lsp(position.line, position.character)
+    return doc, lines, (line, column)
+
+
+def _hover(uri, position):
+    doc, lines, at = _at(uri, position)
+    found = hover.hover(doc, *at) if doc else None
+    if found is None:
+        return None
+    return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, found.markdown), _range(lines, found.span))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+async def on_hover(ls, params: lsp.HoverParams):
+    return await _off_loop(_hover, params.text_document.uri, params.position)
+
+
+def _markdown_in_completions() -> bool:
+    """Whether the client shows Markdown in a completion item's documentation (Emacs does not)."""
+    item = server.client_capabilities
+    for attribute in ("text_document", "completion", "completion_item", "documentation_format"):
+        item = getattr(item, attribute, None)
+    return bool(item) and lsp.MarkupKind.Markdown in item
+
+
+def _documentation(text: str, markdown: bool):
+    if not text:
+        return None
+    return lsp.MarkupContent(lsp.MarkupKind.Markdown, text) if markdown else text
+
+
+def _complete(uri, position):
+    doc, lines, at = _at(uri, position)
+    if doc is None:
+        return None
+    markdown = _markdown_in_completions()
+    items = [lsp.CompletionItem(i.label, kind=KINDS.get(i.kind), detail=i.detail or None,
+                                documentation=_documentation(i.documentation, markdown), insert_text=i.insert)
+             for i in completion.complete(doc, *at)]
+    return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", "(", "=", '"']))
+async def on_completion(ls, params: lsp.CompletionParams):
+    return await _off_loop(_complete, params.text_document.uri, params.position)
+
+
+def _signature(uri, position):
+    doc, lines, at = _at(uri, position)
+    found = completion.signature(doc, *at) if doc else None
+    if found is None:
+        return None
+    info = lsp.SignatureInformation(
+        found.label, documentation=found.documentation or None,
+        parameters=[lsp.ParameterInformation(p) for p in found.parameters])
+    return lsp.SignatureHelp([info], active_signature=0,
+                             active_parameter=found.active if found.active >= 0 else None)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+async def on_signature(ls, params: lsp.SignatureHelpParams):
+    return await _off_loop(_signature, params.text_document.uri, params.position)
+
+
+def _format(uri):
+    doc = server.doc(uri)
+    text = actions.formatted(doc) if doc else None
+    if text is None:
+        return []
+    lines = server.lines(doc)
+    end = lines.end()
+    return [lsp.TextEdit(lsp.Range(lsp.Position(0, 0), lsp.Position(*end)), text)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+async def on_formatting(ls, params: lsp.DocumentFormattingParams):
+    return await _off_loop(_format, params.text_document.uri, default=[])
+
+
+def _code_actions(uri, range_: lsp.Range):
+    doc = server.doc(uri)
+    if doc is None:
+        return []
+    lines = server.lines(doc)
+    first, _ = lines.from_lsp(range_.start.line, 0)
+    last, _ = lines.from_lsp(range_.end.line, 0)
+    found = []
+    for action in actions.quick_fixes(doc, first, last):
+        edit = lsp.TextEdit(_range(lines, action.span), action.text)
+        found.append(lsp.CodeAction(action.title, kind=lsp.CodeActionKind.QuickFix, is_preferred=True,
+                                    edit=lsp.WorkspaceEdit(changes={uri: [edit]})))
+    return found
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+async def on_code_action(ls, params: lsp.CodeActionParams):
+    return await _off_loop(_code_actions, params.text_document.uri, params.range, default=[])
+
+
+def _inlay_hints(uri):
+    doc = server.doc(uri)
+    if doc is None:
+        return []
+    lines = server.lines(doc)
+    found = []
+    for hint in hints.hints(doc):
+        line, character = lines.to_lsp(hint.line, hint.column)
+        step = hint.kind == "step"
+        found.append(lsp.InlayHint(lsp.Position(line, character), hint.label, tooltip=hint.tooltip or None,
+                                   padding_left=not step, padding_right=step))
+    return found
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+async def on_inlay_hint(ls, params: lsp.InlayHintParams):
+    return await _off_loop(_inlay_hints, params.text_document.uri, default=[])
+
+
+def _document_symbols(uri):
+    doc = server.doc(uri)
+    if doc is None:
+        return []
+    lines = server.lines(doc)
+    return [lsp.DocumentSymbol(d.name, SYMBOLS[d.kind], _range(lines, d.span),
+                               _range(lines, d.name_span or d.span), detail=d.kind)
+            for d in symbols.definitions(doc)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+async def on_document_symbol(ls, params: lsp.DocumentSymbolParams):
+    return await _off_loop(_document_symbols, params.text_document.uri, default=[])
+
+
+def _definition(uri, position):
+    doc, lines, at = _at(uri, position)
+    declared = symbols.at(doc, *at) if doc else None
+    if declared is None:
+        return None
+    return lsp.Location(uri, _range(lines, declared.name_span))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+async def on_definition(ls, params: lsp.DefinitionParams):
+    return await _off_loop(_definition, params.text_document.uri, params.position)
+
+
+def _references(uri, position, declaration: bool):
+    doc, lines, at = _at(uri, position)
+    declared = symbols.at(doc, *at) if doc else None
+    if declared is None:
+        return []
+    return [lsp.Location(uri, _range(lines, span))
+            for span in symbols.references(doc, declared.name, include_declaration=declaration)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+async def on_references(ls, params: lsp.ReferenceParams):
+    return await _off_loop(_references, params.text_document.uri, params.position,
+                           params.context.include_declaration, default=[])
+
+
+def _rename(uri, position, new_name):
+    doc, lines, at = _at(uri, position)
+    if doc is None:
+        return None
+    edits = symbols.rename(doc, *at, new_name)
+    if isinstance(edits, str):
+        raise ValueError(edits)
+    return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(_range(lines, span), text) for span, text in edits]})
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RENAME)
+async def on_rename(ls, params: lsp.RenameParams):
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(_rename, params.text_document.uri, params.position,
+                                                        params.new_name), BUDGET)
+    except ValueError:
+        raise  # the client shows why the name cannot be renamed
+    except Exception as exc:  # noqa: BLE001 - never down
+        server.log(f"schedlang: rename failed: {type(exc).__name__}: {exc}")
+        return None
+
+
+def main() -> int:
+    """Serve on stdin/stdout until the client exits; stdout is the protocol's alone."""
+    out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    server.start_io(sys.stdin.buffer, out)
+    return 0

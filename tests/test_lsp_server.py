@@ -1,0 +1,152 @@
+"""``schedlang lsp`` end to end: a real server process over stdio, driven by pytest-lsp as VS Code,
+Neovim 0.11 and Emacs drive it (their recorded capabilities: UTF-16, UTF-8 and UTF-32 columns).
+
+What each feature answers is tested on the core (tests/test_editor_core.py); here, that the
+server speaks it: positions in the client's encoding, diagnostics published, replaced when
+fixed and cleared on close, and every request answered.
+"""
+
+import asyncio
+import sys
+
+import pytest
+
+pytest.importorskip("pygls")
+pytest_lsp = pytest.importorskip("pytest_lsp")
+
+from helpers import ROOT  # noqa: E402
+from lsprotocol import types as lsp  # noqa: E402
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+
+CLIENTS = {"visual-studio-code": "utf-16", "neovim@v0.11.0": "utf-8", "emacs": "utf-32"}
+URI = "file:///tmp/schedule.sched"
+# non-ASCII before the error: 😀 is 2 UTF-16 units, 4 UTF-8 bytes, 1 code point
+EMOJI = 'let s = "😀"\nschedule lr = cyclic(0, 1, 10, mode="😀😀") # ü\n'
+COLUMNS = {"utf-16": (36, 42), "utf-8": (36, 46), "utf-32": (36, 40)}
+
+
+def _config():
+    return ClientServerConfig(server_command=[sys.executable, "-m", "schedlang", "lsp"],
+                              server_env={"PYTHONPATH": str(ROOT)})
+
+
+@pytest_lsp.fixture(config=_config(), params=list(CLIENTS))
+async def client(lsp_client: LanguageClient, request):
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities(request.param)))
+    lsp_client.encoding = CLIENTS[request.param]
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _open(client, text, uri=URI, version=1):
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem(uri, "schedlang", version, text)))
+
+
+def _change(client, text, version, uri=URI):
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version, uri),
+        [lsp.TextDocumentContentChangeWholeDocument(text)]))
+
+
+async def _until(client, check, uri=URI):
+    """The diagnostics of ``uri`` once ``check`` holds for them (each publish looked at)."""
+    for _ in range(20):
+        found = list(client.diagnostics.get(uri, ()) or ())
+        if uri in client.diagnostics and check(found):
+            return found
+        await asyncio.wait_for(client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), 20)
+    raise AssertionError(f"no such diagnostics: {client.diagnostics.get(uri)}")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_the_error_is_located_in_the_client_s_encoding(client: LanguageClient):
+    _open(client, EMOJI)
+    [found] = await _until(client, bool)
+    assert found.code == "invalid-option" and found.severity == lsp.DiagnosticSeverity.Error
+    assert (found.range.start.line, found.range.start.character, found.range.end.character) == \
+        (1, *COLUMNS[client.encoding])
+    assert "hint:" in found.message
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_diagnostics_follow_the_text_and_clear_on_close(client: LanguageClient):
+    _open(client, "# a form feed \f in a comment\nschedule lr = cosin(1, 0, 10)\n")
+    [found] = await _until(client, bool)
+    assert found.code == "unknown-name" and found.range.start.line == 1  # the form feed ends no line
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(URI), range=found.range,
+        context=lsp.CodeActionContext(diagnostics=[found])))
+    [fix] = actions
+    [edit] = fix.edit.changes[URI]
+    assert edit.new_text == "cosine" and edit.range == found.range
+    _change(client, "schedule lr = linear(1, 0.5, 100) >> constant(0.1)\n", 2)
+    # the error is cleared first; check's warning comes after
+    found = await _until(client, lambda found: [d.code for d in found] == ["jump"])
+    assert found[0].severity == lsp.DiagnosticSeverity.Warning
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(URI)))
+    assert await _until(client, lambda found: not found) == []
+
+
+GPT = (ROOT / "examples" / "gpt_pretrain.sched").read_text()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_requests_on_an_example(client: LanguageClient):
+    _open(client, GPT)
+    doc = lsp.TextDocumentIdentifier(URI)
+    lines = GPT.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("schedule lr"))
+    hover = await client.text_document_hover_async(lsp.HoverParams(doc, lsp.Position(row, 10)))
+    assert "start 0" in hover.contents.value
+    hover = await client.text_document_hover_async(lsp.HoverParams(doc, lsp.Position(row, 16)))
+    assert "warmup(shape, n, start=0)" in hover.contents.value
+    items = await client.text_document_completion_async(lsp.CompletionParams(doc, lsp.Position(row, 14)))
+    labels = [i.label for i in (items.items if hasattr(items, "items") else items)]
+    assert "cosine" in labels and "torch" in labels
+    signature = await client.text_document_signature_help_async(
+        lsp.SignatureHelpParams(doc, lsp.Position(row, 29)))
+    assert signature.signatures[0].label == "warmup(shape, n, start=0)" and signature.active_parameter == 1
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+        doc, lsp.Range(lsp.Position(0, 0), lsp.Position(len(lines), 0))))
+    assert any(h.label == "step 2_000:" and h.position.line == row for h in hints)
+    outline = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc))
+    assert [s.name for s in outline] == ["peak", "warmup", "total", "decay", "lr", "weight_decay"]
+    target = await client.text_document_definition_async(lsp.DefinitionParams(doc, lsp.Position(row, 42)))
+    assert target.range.start.line == next(i for i, line in enumerate(lines) if line.startswith("let decay"))
+    refs = await client.text_document_references_async(lsp.ReferenceParams(
+        text_document=doc, position=lsp.Position(row, 31),
+        context=lsp.ReferenceContext(include_declaration=True)))
+    assert len(refs) == 5
+    rename = await client.text_document_rename_async(lsp.RenameParams(
+        text_document=doc, position=lsp.Position(row, 31), new_name="ramp"))
+    assert len(rename.changes[URI]) == 5
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=doc, options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert not edits  # the example is already laid out by fmt
+    _change(client, "schedule lr=linear(1,0,100)", 2)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=doc, options=lsp.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert edits[0].new_text == "schedule lr = linear(1, 0, 100)\n"
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_half_typed_text_never_brings_it_down(client: LanguageClient):
+    text = "param total: int = 100\nschedule lr = warmup(linear, 10) >> cosine(1e-3, 0, total - 10)\n"
+    for version, end in enumerate(range(0, len(text), 7), start=1):
+        if version == 1:
+            _open(client, text[:end])
+        else:
+            _change(client, text[:end], version)
+        doc = lsp.TextDocumentIdentifier(URI)
+        position = lsp.Position(text[:end].count("\n"), len(text[:end].rsplit("\n", 1)[-1]))
+        await client.text_document_hover_async(lsp.HoverParams(doc, position))
+        await client.text_document_completion_async(lsp.CompletionParams(doc, position))
+        await client.text_document_inlay_hint_async(lsp.InlayHintParams(
+            doc, lsp.Range(lsp.Position(0, 0), position)))
+    _change(client, text, 999)
+    await asyncio.sleep(0.5)
+    assert await _until(client, lambda found: not found) == []
+    assert not [m for m in client.messages if m.type == lsp.MessageType.Error]
+    assert not [m for m in client.log_messages if m.type == lsp.MessageType.Error]
