@@ -120,7 +120,7 @@ async function restart() {
 }
 
 async function activate(context) {
-  context.subscriptions.push(vscode.commands.registerCommand("%(restart)s", restart));
+  context.subscriptions.push(vscode.commands.registerCommand("RESTART_COMMAND", restart));
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((event) => {
     if (event.affectsConfiguration("schedlang.server")) {
       restart();
@@ -134,7 +134,7 @@ function deactivate() {
 }
 
 module.exports = { activate, deactivate };
-""" % {"restart": RESTART}
+""".replace("RESTART_COMMAND", RESTART)
 
 
 def package() -> dict:
