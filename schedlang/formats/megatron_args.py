@@ -56,6 +56,7 @@ FLAGS = {
     "decoupled_lr": "ignored", "decoupled_min_lr": "ignored",
     # the batch-size flags that change how many samples an iteration consumes (Megatron-LM main)
     "step_batch_size_schedule": "text", "decrease_batch_size_if_needed": "switch",
+    "seq_length": "int",
 }
 DEFAULTS = {"min_lr": 0, "lr_warmup_init": 0, "lr_warmup_iters": 0, "lr_warmup_samples": 0,
             "lr_decay_style": "linear", "lr_wsd_decay_style": "exponential", "weight_decay": "0.01",
@@ -130,6 +131,13 @@ def _read_shell(text: str, filename: str) -> Args:
                     raise SchedlangError(f"the value of --{name} mixes variables with text", value_word.span,
                                          hint="write a number, or exactly one $NAME")
                 flag = Flag(value_word.text, value_word.span, value_word.ref)
+                # a list (`--rampup-batch-size 16 16 2000`) or a schedule written in double quotes
+                # (which do not join words here) runs on to the next flag
+                while FLAGS[key] in ("list", "text") and flag.ref is None and i < len(words) \
+                        and not words[i].text.startswith("--") and not words[i].refs \
+                        and words[i].span.line == value_word.span.line:
+                    flag = Flag(f"{flag.text} {words[i].text}", flag.span.to(words[i].span))
+                    i += 1
         _put(args, key, flag, word.span)
     return args
 
@@ -350,6 +358,49 @@ class Plan:
     notes: list[str]
     params: dict
     spans: dict = field(default_factory=dict)  # argument -> the flag it is computed from
+    #: With a batch-size ramp: the ``.sched`` lines declaring the run's batch (SPEC §12).
+    batch: list[str] = field(default_factory=list)
+
+
+def _batch_lines(v: _Values) -> list[str]:
+    """``batch = megatron...`` (and ``param seq_len``) for a sample-based run whose batch changes:
+    the schedule is then written per optimizer step, ``on_samples(...)`` reading the samples
+    consumed before each step, which is Megatron's counter (SPEC §12, docs/tokens.md)."""
+    from ..library.presets import megatron_batch  # lazy: only runs with a batch ramp
+
+    lines = []
+    seq = v.number("seq_length") if v.given("seq_length") else None
+    if seq is not None and not seq.is_Integer:
+        _refuse(v, "seq_length", "--seq-length must be a whole number")
+    if v.given("step_batch_size_schedule"):
+        text = v.args.flags["step_batch_size_schedule"].text
+        if any(c in text for c in '"\\\n') or v.args.flags["step_batch_size_schedule"].ref is not None:
+            _refuse(v, "step_batch_size_schedule", "--step-batch-size-schedule must be written out "
+                    "as THRESHOLD:BATCH entries", hint='e.g. --step-batch-size-schedule "0:16 2.4B:320"')
+        try:
+            megatron_batch.step_batch_size_schedule(text, None if seq is None else int(seq))
+        except ValueError as exc:
+            _refuse(v, "step_batch_size_schedule", str(exc))
+        if seq is not None:
+            lines.append(f"param seq_len: int = {int(seq)}")
+        lines.append(f'batch = megatron.step_batch_size_schedule("{text}")')
+        return lines
+    ramp = v.args.flags["rampup_batch_size"].text.split()
+    gbs = v.number("global_batch_size") if v.given("global_batch_size") else None
+    if len(ramp) != 3 or not all(exact(x) is not None and exact(x).is_Integer for x in ramp) \
+            or gbs is None or not gbs.is_Integer:
+        _refuse(v, "rampup_batch_size", "--rampup-batch-size takes START INCREMENT SAMPLES, whole "
+                "numbers, with a whole --global-batch-size")
+    start, increment, samples = (int(exact(x)) for x in ramp)
+    try:
+        megatron_batch.rampup_batch_size(start, increment, samples, int(gbs))
+    except ValueError as exc:
+        _refuse(v, "rampup_batch_size", str(exc))
+    if seq is not None:
+        lines.append(f"param seq_len: int = {int(seq)}")
+    lines.append(f"batch = megatron.rampup_batch_size({start}, {increment}, {samples}, "
+                 f"global_batch_size={int(gbs)})")
+    return lines
 
 
 def plan(args: Args) -> Plan:
@@ -378,11 +429,10 @@ def plan(args: Args) -> Plan:
         can = batch is not None and not v.given("rampup_batch_size")
         exact_per_iteration = can and (style != "inverse-square-root" or sp.Ge(warmup / batch, 1) == sp.true)
         scale = 1 / batch if exact_per_iteration else 1
-        for ramp in ("rampup_batch_size", "step_batch_size_schedule"):
-            if v.given(ramp):
-                notes.append(f"--{ramp.replace('_', '-')}: the batch size changes with the samples consumed, "
-                             "so the schedule is per sample, not per iteration (evaluate it at the samples "
-                             "consumed before each iteration)")
+        if v.given("rampup_batch_size"):
+            notes.append("--rampup-batch-size has the meaning of megatron-core 0.17 and earlier: "
+                         "megatron-core 0.18 and later (Megatron-LM main) accept it and ignore it "
+                         "(the batch stays --global-batch-size)")
     if mode == "iters" and not exact_per_iteration:
         notes.append("inverse-square-root with less than one iteration of warmup clamps max(W, 1) and "
                      "max(n, 1) in samples, so the schedule is per sample")
@@ -413,7 +463,10 @@ def plan(args: Args) -> Plan:
     used = {s.name for value in (*kwargs.values(), *wd.values()) if isinstance(value, sp.Basic)
             for s in value.free_symbols}
     params = {name: decl for name, decl in v.params.items() if name in used}
-    return Plan(kwargs, wd, exact_per_iteration, notes, params, _origins(v, unit, wd_style))
+    batch_lines = []
+    if not exact_per_iteration and any(v.given(k) for k in ("rampup_batch_size", "step_batch_size_schedule")):
+        batch_lines = _batch_lines(v)
+    return Plan(kwargs, wd, exact_per_iteration, notes, params, _origins(v, unit, wd_style), batch_lines)
 
 
 def _origins(v: _Values, unit: str, wd_style: str) -> dict:
@@ -446,9 +499,10 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         head += ["# t counts training iterations.  Megatron's OptimizerParamScheduler counts samples",
                  "# (it steps by the global batch size each iteration); with a constant batch size the",
                  "# schedule per iteration is exactly this one, every length divided by the batch size."]
-    elif any(key in args.flags for key in ("rampup_batch_size", "step_batch_size_schedule")):
-        head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: an iteration runs at",
-                 "# t = the samples consumed before it (its batch size changes with them)."]
+    elif p.batch:
+        head += ["# t counts optimizer steps.  The batch changes with the samples consumed (`batch`),",
+                 "# and on_samples(...) reads the samples consumed before each step, the counter of",
+                 "# Megatron's OptimizerParamScheduler, so each step gets exactly Megatron's lr."]
     else:
         head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: iteration i runs at",
                  "# t = i * global batch size."]
@@ -457,7 +511,9 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
     params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
     lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
     wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
-    lines = [*params, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
+    if p.batch:
+        lr_call, wd_call = f"on_samples({lr_call})", f"on_samples({wd_call})"
+    lines = [*params, *p.batch, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
     preset_text = "\n".join(lines) + "\n"
     if style == "presets":
         return "\n".join(head) + "\n" + preset_text

@@ -145,16 +145,18 @@ def test_megatron_step_batch_size_schedule_by_iterations_is_refused_with_the_rea
 @pytest.mark.parametrize("ramp", ["--rampup-batch-size 16 16 2000",
                                   "--step-batch-size-schedule '0:16 1K:32'"])
 def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_path, ramp):
-    """With a batch-size ramp the import is per sample; evaluated at the samples consumed before each
-    iteration (megatron-core's own microbatch calculator for --rampup-batch-size) it is Megatron's lr."""
+    """With a batch-size ramp the import declares the run's batch (Megatron's own table) and reads
+    the samples consumed before each step (on_samples): at every step it is Megatron's lr, with
+    megatron-core's own microbatch calculator driving the batch for --rampup-batch-size."""
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --min-lr 1e-4 --lr-decay-style cosine "
                     "--train-samples 6000 --lr-warmup-samples 500 --lr-decay-samples 5000 "
                     f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
                     + "\n")
     text = import_file(path, "megatron-args")
-    assert "t = the samples consumed before it" in text and "per sample" in text
-    ours = schedlang.compile(text)["lr"]
+    assert "batch = megatron." in text and "on_samples(" in text
+    prog = schedlang.compile(text)
+    ours = prog["lr"]
     calculator = real("megatron.core.num_microbatches_calculator")
     module = real("megatron.core.optimizer_param_scheduler")
     if "rampup" in ramp:
@@ -179,7 +181,8 @@ def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_
         scheduler.step(batch)
         consumed += batch
     assert len(batches) > 1  # the batch size really changed
-    assert ours.values(at) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+    assert [prog.samples_at(k) for k in range(len(at))] == at  # Megatron's batches, step by step
+    assert ours.values(range(len(at))) == pytest.approx(expected, rel=1e-12, abs=1e-18)
     if "rampup" in ramp:
         calculator.unset_num_microbatches_calculator()
 
