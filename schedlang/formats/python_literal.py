@@ -23,7 +23,13 @@ A name is looked up when its statement runs: ``LR = LR`` with no ``LR`` before i
 "'LR' is used before it is assigned", as Python's ``NameError``.  What Python would raise
 (``ZeroDivisionError``, a missing key) is an error at the expression.
 
-Everything else (loops, functions, ``with``, calls to other functions, attributes of
+A training script (``script=True``: the DeepSpeed and Keras entry points) is read as the
+program Python runs: ``__name__`` is ``"__main__"``, a function of the file is followed into
+its body when the file calls it (``main()``), and ``argparse`` parsers are read as data:
+``parser.parse_args()`` gives the defaults (``args.lr``), a flag without one an error where it
+is read.  A name after ``from m import *`` that the file never assigns is unknown.
+
+Everything else (loops, ``with``, calls to other functions, attributes of
 objects) is *not followed*, and is allowed only where it cannot change what is imported:
 a name such a statement (re)binds, and a dict or list it passes to a call or mentions,
 reads as an error at that statement when the import needs it ("this for loop is not
@@ -136,6 +142,49 @@ class Call:
         return f"{self.path}(...)"
 
 
+class Function:
+    """A function defined in the file (``def main(): ...``): followed into its body when the
+    file calls it.  ``defaults`` holds its parameters' defaults, computed at the ``def``."""
+
+    def __init__(self, node: ast.FunctionDef, defaults: dict[str, Item]):
+        self.node, self.defaults = node, defaults
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def __repr__(self) -> str:
+        return f"the function {self.node.name}"
+
+
+class Parser:
+    """An ``argparse.ArgumentParser``: its arguments by destination, each the value a command
+    line without that option gives (its default) or the error saying why it has none."""
+
+    def __init__(self):
+        self.values: dict[str, Item] = {}
+
+    def __repr__(self) -> str:
+        return "argparse.ArgumentParser"
+
+
+class Namespace:
+    """What ``parser.parse_args()`` returns for a command line that gives no option: the
+    defaults, by destination (``args.lr``)."""
+
+    def __init__(self, values: dict[str, Item]):
+        self.values = values
+
+    def __repr__(self) -> str:
+        return "argparse.Namespace"
+
+
+class _Return(Exception):  # noqa: N818 - the control flow of `return`, not an error
+    def __init__(self, item: Item):
+        super().__init__("return")
+        self.item = item
+
+
 class _NotFollowedError(Exception):
     def __init__(self, error: SchedlangError):
         super().__init__(error.message)
@@ -149,7 +198,7 @@ class Module:
     ``calls`` lists every ``Call`` built, in order, with the statement that built it.
     """
 
-    def __init__(self, text: str, filename: str = "<string>", records=None):
+    def __init__(self, text: str, filename: str = "<string>", records=None, script: bool = False):
         self.source = Source(text, filename)
         if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
             raise SchedlangError(f"this file is over {MAX_FILE_BYTES} bytes", self._span_at(1, 1))
@@ -166,14 +215,26 @@ class Module:
         self.env: dict[str, Item] = {}
         self.late: dict[str, Span] = {}      # names a def / class / lambda mentions
         self.tainted: dict[int, tuple[object, SchedlangError]] = {}  # containers passed to what is not run
-        self.calls: list[tuple[Item, ast.Call]] = []  # the format's calls (Call items or Unread)
-        self._recorded_nodes: set[int] = set()
+        self.calls: list[tuple[Item, ast.Call, str]] = []  # the format's calls (Call or Unread), paths
+        self._recorded_nodes: set[tuple[int, int]] = set()
         self.budget = MAX_YAML_VALUES
         self._assigned_at: dict[str, list[int]] = {}
         self._star_imports: list[tuple[str, int]] = []  # `from m import *`: (m, line)
+        # the function being followed: its names (None at module level), the names it assigns,
+        # its `global` names; every call followed, with its names and what it returned
+        self.locals: dict[str, Item] | None = None
+        self._local_names: set[str] = set()
+        self._global_names: set[str] = set()
+        self.frames: list[tuple[Function, dict[str, Item], Item]] = []
+        self._enclosing: list[dict[str, Item]] = []
+        self._calls_made = self._invocation = self._depth = 0
+        if script:  # a training script is read as the program Python runs
+            self.env["__name__"] = Item("__main__", self._span_at(1, 1))
         self._scan()
         try:
             self._run(self.tree.body)
+        except _Return:  # pragma: no cover - ast.parse refuses `return` outside a function
+            raise
         except RecursionError:
             raise SchedlangError("the values of this file nest too deeply", self._span_at(1, 1)) from None
 
@@ -203,7 +264,7 @@ class Module:
             if isinstance(current, Unread):
                 continue
             value = current.value
-            if isinstance(value, (dict, list, Call)):
+            if isinstance(value, (dict, list, Call, Parser, Namespace)):
                 if depth > MAX_YAML_DEPTH:
                     raise SchedlangError(f"this value nests more than {MAX_YAML_DEPTH} levels deep",
                                          item.span)
@@ -212,9 +273,7 @@ class Module:
                 seen.add(id(value))
                 if id(value) in self.tainted:
                     raise self.tainted[id(value)][1]
-                children = value.values() if isinstance(value, dict) else value if isinstance(value, list) \
-                    else [*value.args, *value.kwargs.values()]
-                stack.extend((child, depth + 1) for child in children)
+                stack.extend((child, depth + 1) for child in _children(value))
 
     # -- statements -----------------------------------------------------------------------
 
@@ -226,13 +285,18 @@ class Module:
             except _NotFollowedError as exc:
                 self._not_followed(stmt, exc.error)
                 self._record_inside(stmt)
+                if self.locals is not None and any(isinstance(n, (ast.Return, ast.Raise))
+                                                   for n in _own_nodes(stmt)):
+                    raise _Return(Unread(SchedlangError(  # what the function returns is not known
+                        f"{exc.error.message}; it may return or raise, so what the function returns "
+                        "is not known here", exc.error.span, hint=exc.error.hint))) from None
                 continue
             if self._partial:  # a part not followed (x = setup(cfg)) may have changed what it was given
                 error = self._not_followed_error(stmt, "a part of it is not followed")
                 self._changes(stmt, error)
                 for node in ast.walk(stmt):  # (y := ...) inside a part not followed binds y
                     if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-                        self.env[node.target.id] = Unread(error)
+                        self._bind(node.target.id, Unread(error))
 
     def _statement(self, stmt: ast.stmt) -> None:  # noqa: PLR0911, PLR0912 - one case per statement
         if isinstance(stmt, ast.Assign):
@@ -280,19 +344,80 @@ class Module:
         if isinstance(stmt, ast.Delete):
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
-                    if target.id not in self.env:
+                    local = self.locals is not None and target.id not in self._global_names
+                    scope = self.locals if local else self.env
+                    if target.id not in scope:
                         raise self._python_error(f"'{target.id}' is not assigned (Python raises NameError)",
                                                  target)
-                    del self.env[target.id]
+                    del scope[target.id]
                 elif isinstance(target, ast.Subscript):
                     container, key = self._eval(target.value), self._index(target)
                     self._delete_item(container, key, target)
                 else:
                     raise _NotFollowedError(self._not_followed_error(stmt, "it deletes an attribute"))
             return
-        if isinstance(stmt, (ast.Pass, ast.Global, ast.Nonlocal)):
-            return  # `global x` at module level changes nothing
+        if isinstance(stmt, ast.FunctionDef):
+            self._define(stmt)
+            return
+        if isinstance(stmt, ast.Return) and self.locals is not None:
+            raise _Return(Item(None, self.span(stmt)) if stmt.value is None
+                          else self._value_or_unread(stmt.value))
+        if isinstance(stmt, ast.Nonlocal):
+            raise _NotFollowedError(self._not_followed_error(stmt, "a nonlocal name"))
+        if isinstance(stmt, (ast.Pass, ast.Global)):
+            return  # `global x` at module level changes nothing; in a function, _invoke reads it
         raise _NotFollowedError(self._not_followed_error(stmt))
+
+    # -- functions of the file ------------------------------------------------------------------
+
+    def _define(self, stmt: ast.FunctionDef) -> None:
+        """``def f(...)``: bound to a ``Function`` (its defaults computed now, as Python does),
+        followed when the file calls it.  The names its body may change are noted as a
+        function's are (it may also run from where schedlang does not follow it)."""
+        if stmt.decorator_list:
+            raise _NotFollowedError(self._not_followed_error(stmt, "a decorator may replace the function"))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(stmt)):
+            raise _NotFollowedError(self._not_followed_error(stmt, "a generator"))
+        arguments = stmt.args
+        defaults: dict[str, Item] = {}
+        positional = [*arguments.posonlyargs, *arguments.args]
+        pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                 *((a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)]
+        for argument, default in pairs:
+            try:
+                defaults[argument.arg] = self._eval(default)
+            except _NotFollowedError as exc:
+                defaults[argument.arg] = Unread(exc.error)
+        function = Function(stmt, defaults)
+        function.enclosing = ([self.locals, *self._enclosing] if self.locals is not None else [])
+        self._bind(stmt.name, Item(function, self.span(stmt)))
+        _, _, late = _effects(stmt, self._path)
+        for name, node in late.items():
+            self.late.setdefault(name, self.span(node))
+
+    def _invoke(self, function: Function, node: ast.Call, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """Follow a call to a function of the file into its body: its parameters bound as
+        Python binds them, its statements followed, the value it returns."""
+        if self._depth >= MAX_CALL_DEPTH:
+            self._not(node, f"a call nested more than {MAX_CALL_DEPTH} deep")
+        names = _parameters(self, function, node, args, kwargs)
+        saved = (self.locals, self._local_names, self._global_names, self._enclosing, self._partial,
+                 self._invocation)
+        self._calls_made += 1
+        self.locals, self._enclosing, self._invocation = names, function.enclosing, self._calls_made
+        self._local_names, self._global_names = _scope_names(function.node)
+        self._depth += 1
+        result = Item(None, self.span(node))
+        try:
+            self._run(function.node.body)
+        except _Return as done:
+            result = done.item
+        finally:
+            self._depth -= 1
+            (self.locals, self._local_names, self._global_names, self._enclosing, self._partial,
+             self._invocation) = saved
+        self.frames.append((function, names, result))
+        return result if isinstance(result, Unread) else result.view(self.span(node))
 
     def _not_followed_error(self, stmt: ast.stmt, why: str = "") -> SchedlangError:
         kind = _KINDS.get(type(stmt), "statement")
@@ -306,8 +431,8 @@ class Module:
             else self._not_followed_error(stmt, error.message)
         bound, _, _ = _effects(stmt, self._path)
         for name in bound:
-            self.env[name] = Unread(SchedlangError(f"{where.message}, and it may change '{name}'",
-                                                   where.span, hint=where.hint))
+            self._bind(name, Unread(SchedlangError(f"{where.message}, and it may change '{name}'",
+                                                   where.span, hint=where.hint)))
         self._changes(stmt, where)
 
     def _changes(self, stmt: ast.stmt, error: SchedlangError) -> None:
@@ -317,12 +442,13 @@ class Module:
         may change when it runs."""
         _, changed, late = _effects(stmt, self._path)
         for name, through in changed.items():
-            item = self.env.get(name)
+            item = self.lookup(name)
             if item is None or isinstance(item, Unread):
                 continue
             message = SchedlangError(f"{error.message}, and it may change '{name}'", error.span,
                                      hint=error.hint)
-            if isinstance(item.value, (dict, list)) or through and isinstance(item.value, Call):
+            if isinstance(item.value, (dict, list, Parser, Namespace)) \
+                    or through and isinstance(item.value, Call):
                 self._mark(item, message, calls=through)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
@@ -330,7 +456,7 @@ class Module:
     def _mark(self, item: Item, error: SchedlangError, calls: bool = True) -> None:
         """Mark the dicts and lists of ``item`` (and its ``Call``s unless it was only handed
         to a function: a format's object is taken as fixed once built) as changed."""
-        kinds = (dict, list, Call) if calls else (dict, list)
+        kinds = (dict, list, Call, Parser, Namespace) if calls else (dict, list, Parser, Namespace)
         stack = [item]
         while stack:
             current = stack.pop()
@@ -339,11 +465,24 @@ class Module:
             value = current.value
             if isinstance(value, kinds) and id(value) not in self.tainted:
                 self.tainted[id(value)] = (value, error)
-                stack.extend(value.values() if isinstance(value, dict) else value if isinstance(value, list)
-                             else [*value.args, *value.kwargs.values()])
+                stack.extend(_children(value))
 
     def _bind(self, name: str, item: Item) -> None:
-        self.env[name] = item
+        if self.locals is not None and name not in self._global_names:
+            self.locals[name] = item
+        else:
+            self.env[name] = item
+
+    def lookup(self, name: str) -> Item | None:
+        """``name`` as the statement being followed sees it: the function's own names first,
+        then those of the functions around it, then the module's."""
+        if self.locals is not None and name not in self._global_names:
+            if name in self.locals or name in self._local_names:
+                return self.locals.get(name)
+            for names in self._enclosing:
+                if name in names:
+                    return names[name]
+        return self.env.get(name)
 
     def _assign(self, target: ast.expr, value: Item, stmt: ast.stmt) -> None:
         if isinstance(target, ast.Name):
@@ -370,6 +509,11 @@ class Module:
                 self._mark(container, value.error)  # the container now holds what was not followed
             self._set_item(container, key, value, target)
             return
+        if isinstance(target, ast.Attribute) and not isinstance(value, Unread):
+            base = self._eval(target.value)
+            if isinstance(base.value, Namespace):  # args.lr = 1e-3
+                base.value.values[target.attr] = value
+                return
         raise _NotFollowedError(self._not_followed_error(stmt, "it assigns an attribute"))
 
     def _augment(self, stmt: ast.AugAssign) -> None:
@@ -385,12 +529,20 @@ class Module:
             self._set_item(container, key, self._binop(stmt.op, current, self._eval(stmt.value), stmt,
                                                        inplace=True), target)
             return
+        if isinstance(target, ast.Attribute):
+            base = self._eval(target.value)
+            if isinstance(base.value, Namespace):  # args.lr *= 2
+                current = _option(self, base, target)
+                base.value.values[target.attr] = self._binop(stmt.op, current, self._eval(stmt.value), stmt,
+                                                             inplace=True)
+                return
         raise _NotFollowedError(self._not_followed_error(stmt, "it changes an attribute"))
 
-    def _recorded(self, node: ast.Call, item: Item) -> None:
-        if id(node) not in self._recorded_nodes:
-            self._recorded_nodes.add(id(node))
-            self.calls.append((item, node))
+    def _recorded(self, node: ast.Call, item: Item, path: str) -> None:
+        key = (id(node), self._invocation)  # a function called twice builds twice
+        if key not in self._recorded_nodes:
+            self._recorded_nodes.add(key)
+            self.calls.append((item, node, path))
 
     def _record_inside(self, stmt: ast.stmt) -> None:
         """The format's calls inside a statement not followed (``model.compile(optimizer=
@@ -398,15 +550,15 @@ class Module:
         a simple one; inside a loop, a function or a ``with`` block, an error if read."""
         simple = isinstance(stmt, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign))
         for node in ast.walk(stmt):
-            if not isinstance(node, ast.Call) or id(node) in self._recorded_nodes:
+            if not isinstance(node, ast.Call) or (id(node), self._invocation) in self._recorded_nodes:
                 continue
             path = self._path(node.func)
             if path is None or not self.records(path):
                 continue
             if simple:
-                self._recorded(node, self._value_or_unread(node))
+                self._recorded(node, self._value_or_unread(node), path)
             else:
-                self._recorded(node, Unread(SchedlangError(
+                self._recorded(node, path=path, item=Unread(SchedlangError(
                     f"{_short(path)}(...) is built inside a {_KINDS.get(type(stmt), 'statement')}, which is "
                     "not followed (the file is read, never run)", self.span(node),
                     hint="build it at the top level of the file, from names assigned before")))
@@ -419,7 +571,7 @@ class Module:
             node = node.value
         if not isinstance(node, ast.Name):
             return None
-        item = self.env.get(node.id)
+        item = self.lookup(node.id)
         if item is None and node.id in vars(builtins):
             return ".".join(["builtins", node.id, *reversed(parts)])
         if item is None or isinstance(item, Unread) or not isinstance(item.value, Imported):
@@ -491,6 +643,8 @@ class Module:
             base = self._eval(node.value)
             if isinstance(base.value, Imported):
                 return Item(Imported(f"{base.value.path}.{node.attr}"), span)
+            if isinstance(base.value, Namespace):
+                return _option(self, base, node).view(span)
             self._not(node, f"the attribute .{node.attr}")
         if isinstance(node, ast.Call):
             return self._call(node)
@@ -508,7 +662,11 @@ class Module:
                                           self.span(node), hint=_HINT))
 
     def _name(self, node: ast.Name) -> Item:
-        item = self.env.get(node.id)
+        item = self.lookup(node.id)
+        if item is None and self.locals is not None and node.id in self._local_names \
+                and node.id not in self._global_names:
+            raise self._python_error(f"'{node.id}' is used before it is assigned in this function "
+                                     "(Python raises UnboundLocalError)", node)
         if item is None:
             later = [line for line in self._assigned_at.get(node.id, ()) if line >= node.lineno]
             if node.id in ("True", "False", "None"):  # pragma: no cover - constants since 3.8
@@ -540,6 +698,12 @@ class Module:
         if isinstance(func, ast.Attribute) and not self._is_imported(func.value):
             return self._method(node, func)
         callee = self._eval(func)
+        if isinstance(callee.value, Function):
+            if any(isinstance(a, ast.Starred) for a in node.args):
+                self._not(node, "a call with *args")
+            args = [self._element(a) for a in node.args]
+            kwargs, _ = self._keywords(node, lazy=True)
+            return self._invoke(callee.value, node, args, kwargs)
         path = callee.value.path if isinstance(callee.value, Imported) else None
         if path is None:
             self._not(node, "this call")
@@ -547,12 +711,14 @@ class Module:
             try:
                 return self._record(node, path, span)
             except _NotFollowedError as exc:
-                self._recorded(node, Unread(exc.error))
+                self._recorded(node, Unread(exc.error), path)
                 raise
-        args = [self._eval(a) for a in node.args if not isinstance(a, ast.Starred)]
+        lazy = path in ("builtins.dict", "argparse.ArgumentParser")
+        args = [self._element(a) if lazy else self._eval(a) for a in node.args
+                if not isinstance(a, ast.Starred)]
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
-        kwargs, keys = self._keywords(node, lazy=path == "builtins.dict")
+        kwargs, keys = self._keywords(node, lazy=lazy)
         builtin = _BUILTINS.get(path)
         if builtin is None:
             self._not(node, f"the call {_short(path)}(...)")
@@ -566,7 +732,7 @@ class Module:
         # ``name=`` only names ops (Keras drops it): an f-string there is read only if used
         kwargs, keys = self._keywords(node, lazy=False, lazy_names=("name",))
         made = Item(Call(path, args, kwargs, keys, span), span)
-        self._recorded(node, made)
+        self._recorded(node, made, path)
         return made
 
     def _keywords(self, node: ast.Call, lazy: bool, lazy_names=()) -> tuple[dict, dict]:
@@ -602,7 +768,7 @@ class Module:
             root = root.value
         if not isinstance(root, ast.Name):
             return False
-        item = self.env.get(root.id)
+        item = self.lookup(root.id)
         if item is None:
             return root.id not in self._assigned_at and root.id in vars(builtins)
         return not isinstance(item, Unread) and isinstance(item.value, Imported)
@@ -611,11 +777,12 @@ class Module:
         target = self._eval(func.value)
         value = target.value
         kind = "dict" if isinstance(value, dict) else \
-            "list" if isinstance(value, list) and not target.frozen else None
+            "list" if isinstance(value, list) and not target.frozen else \
+            "parser" if isinstance(value, Parser) else None
         method = _METHODS.get((kind, func.attr))
         if method is None:
-            what = {dict: "a dict", list: "a tuple" if target.frozen else "a list"}.get(type(value),
-                                                                                      type(value).__name__)
+            what = {dict: "a dict", list: "a tuple" if target.frozen else "a list"}.get(
+                type(value), repr(value) if isinstance(value, (Parser, Namespace)) else type(value).__name__)
             self._not(node, f".{func.attr}() on {what}")
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
@@ -985,13 +1152,118 @@ def _b_copy(deep: bool):
     return build
 
 
+def _b_deepspeed_arguments(module, node, args, kwargs, keys):
+    """``deepspeed.add_config_arguments(parser)``: DeepSpeed's own flags, added to the parser
+    it returns (``--deepspeed``, ``--deepspeed_config`` and their old names), none given."""
+    if len(args) != 1 or kwargs or not isinstance(args[0].value, Parser):
+        module._not(node, "deepspeed.add_config_arguments() of something other than a parser")
+    span = module.span(node)
+    args[0].value.values.update({"deepspeed": Item(False, span), "deepspeed_config": Item(None, span),
+                                 "deepscale": Item(False, span), "deepscale_config": Item(None, span)})
+    return args[0].view(span)
+
+
 _BUILTINS = {
     "builtins.dict": _b_dict, "builtins.list": _b_sequence(False), "builtins.tuple": _b_sequence(True),
     "builtins.int": _b_number(int), "builtins.float": _b_number(float), "builtins.abs": _b_abs,
     "builtins.min": _b_reduce(min), "builtins.max": _b_reduce(max), "builtins.round": _b_round,
     "builtins.len": _b_len, "builtins.print": _b_print, "copy.deepcopy": _b_copy(True),
-    "copy.copy": _b_copy(False),
+    "copy.copy": _b_copy(False), "deepspeed.add_config_arguments": _b_deepspeed_arguments,
+    "argparse.ArgumentParser": lambda module, node, *_: Item(Parser(),
+                                                                                         module.span(node)),
 }
+
+
+# -- argparse: a command line that gives no option (its defaults) ---------------------------------------
+
+
+_CONVERT = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
+_ACTIONS = {"store": None, "store_true": False, "store_false": True, "store_const": None, "append": None,
+            "append_const": None, "count": None, "extend": None}
+
+
+def _destination(module, flags: list[Item], kwargs, node) -> tuple[str, bool]:
+    """An argument's attribute name (``--lr-warmup`` → ``lr_warmup``) and whether it is an option."""
+    names = [f.value for f in flags]
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise module._python_error("add_argument() takes its names as strings here", node)
+    option = names[0].startswith("-")
+    if "dest" in kwargs:
+        dest = kwargs["dest"].value
+        if not isinstance(dest, str):
+            raise module._python_error("dest= must be a string", node)
+        return dest, option
+    if not option:
+        return names[0], False
+    longs = [n for n in names if n.startswith("--")]
+    return (longs or names)[0].lstrip("-").replace("-", "_"), True
+
+
+def _m_add_argument(module, target, args, kwargs, keys, node):
+    dest, option = _destination(module, args, kwargs, node)
+    target.value.values[dest] = _default(module, args[0].value, option, kwargs, keys, node)
+    return Item(None, module.span(node))
+
+
+def _default(module, flag: str, option: bool, kwargs, keys, node) -> Item:
+    """The value ``parse_args()`` gives ``flag`` when the command line does not: argparse's
+    default (a string default converted by ``type=``), or an ``Unread`` saying why there is none."""
+    span = module.span(node)
+
+    def unknown(why: str, where=span) -> Item:
+        return Unread(SchedlangError(f"the value of {flag} is not known here: {why}", where,
+                                     hint=f"give {flag} a default=, or write its value in the file"))
+
+    given = {k: v for k, v in kwargs.items() if k in ("action", "required", "nargs", "type")}
+    for key, item in given.items():
+        if isinstance(item, Unread) or key != "type" and isinstance(item.value, (Imported, Call)):
+            return unknown(f"its {key}= is not computed here", keys[key])
+    action = given["action"].value if "action" in given else "store"
+    if action not in _ACTIONS:
+        return unknown("its action= is not one argparse names (store, store_true, ...)", keys["action"])
+    nargs = given["nargs"].value if "nargs" in given else None
+    required = bool(given["required"].value) if "required" in given \
+        else not option and nargs not in ("?", "*")
+    if required:
+        return unknown("it is required, so its value comes from the command line")
+    if "default" not in kwargs:
+        return Item(_ACTIONS[action], span)
+    default = kwargs["default"]
+    if isinstance(default, Unread):
+        return default
+    if not isinstance(default.value, str) or action not in ("store", "append", "extend") \
+            or "type" not in given:
+        return default
+    kind = given["type"].value
+    path = kind.path if isinstance(kind, Imported) else None
+    if path not in _CONVERT:
+        return unknown("its type= is not int, float or str, and argparse passes the string default "
+                       "through it", keys["type"])
+    try:
+        return Item(_CONVERT[path](default.value), default.span)
+    except ValueError:
+        raise module._python_error(f"{flag}: invalid {path.removeprefix('builtins.')} value "
+                                   f"{default.value!r} (argparse exits)", node) from None
+
+
+def _m_same_parser(module, target, args, kwargs, keys, node):
+    """``parser.add_argument_group(...)``: a group adds its arguments to the parser."""
+    return target.view(module.span(node))
+
+
+def _m_set_defaults(module, target, args, kwargs, keys, node):
+    if args:
+        raise module._python_error("set_defaults() takes keywords", node)
+    target.value.values.update(kwargs)
+    return Item(None, module.span(node))
+
+
+def _m_parse_args(module, target, args, kwargs, keys, node):
+    if args or kwargs:
+        module._not(node, "parse_args() of a given list")  # the defaults are read for no option given
+    if id(target.value) in module.tainted:
+        raise _NotFollowedError(module.tainted[id(target.value)][1])
+    return Item(Namespace(dict(target.value.values)), module.span(node))
 
 
 def _m_append(module, target, args, kwargs, keys, node):
@@ -1095,7 +1367,10 @@ def _m_copy(module, target, args, kwargs, keys, node):
 _METHODS = {("list", "append"): _m_append, ("list", "extend"): _m_extend, ("list", "insert"): _m_insert,
             ("list", "pop"): _m_pop, ("list", "copy"): _m_copy, ("dict", "update"): _m_update,
             ("dict", "pop"): _m_pop, ("dict", "get"): _m_get, ("dict", "setdefault"): _m_setdefault,
-            ("dict", "copy"): _m_copy}
+            ("dict", "copy"): _m_copy, ("parser", "add_argument"): _m_add_argument,
+            ("parser", "add_argument_group"): _m_same_parser,
+            ("parser", "add_mutually_exclusive_group"): _m_same_parser,
+            ("parser", "set_defaults"): _m_set_defaults, ("parser", "parse_args"): _m_parse_args}
 
 _ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -1118,6 +1393,97 @@ _EXPRESSIONS = {ast.ListComp: "a comprehension", ast.DictComp: "a comprehension"
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Calls to the file's own functions followed one inside another, at most.
+MAX_CALL_DEPTH = 16
+
+
+def _children(value) -> list:
+    """The items a container holds: a dict's or a namespace's values, a list's items, a call's
+    arguments."""
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, (Parser, Namespace)):
+        return list(value.values.values())
+    return [*value.args, *value.kwargs.values()]
+
+
+def _own_nodes(stmt: ast.AST):
+    """The nodes of ``stmt`` outside the functions and classes it defines (its body's own)."""
+    stack = list(ast.iter_child_nodes(stmt)) if isinstance(stmt, _SCOPES) else [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(node.decorator_list)
+
+
+def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
+    """A function's local names (its parameters and every name its body binds) and its
+    ``global`` names, as Python decides them before the body runs."""
+    arguments = function.args
+    local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    local.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    declared: set[str] = set()
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            local.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            local.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            local.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Global):
+            declared.update(node.names)
+    return local - declared, declared
+
+
+def _parameters(module: Module, function: Function, node: ast.Call, args: list[Item],
+                kwargs: dict[str, Item]) -> dict[str, Item]:
+    """The names a call binds in the function, as Python binds them (its ``TypeError``s)."""
+    arguments, name, span = function.node.args, function.name, module.span(node)
+    positional = [*arguments.posonlyargs, *arguments.args]
+    if len(args) > len(positional) and arguments.vararg is None:
+        raise module._python_error(f"{name}() takes {len(positional)} positional arguments but "
+                                   f"{len(args)} were given (Python raises TypeError)", node)
+    names: dict[str, Item] = {a.arg: v for a, v in zip(positional, args)}
+    if arguments.vararg is not None:
+        names[arguments.vararg.arg] = Item(args[len(positional):], span, frozen=True)
+    by_keyword = {a.arg for a in [*arguments.args, *arguments.kwonlyargs]}
+    rest: dict[str, Item] = {}
+    for key, value in kwargs.items():
+        if key in by_keyword:
+            if key in names:
+                raise module._python_error(f"{name}() got multiple values for argument '{key}' (Python "
+                                           "raises TypeError)", node)
+            names[key] = value
+        elif arguments.kwarg is not None:
+            rest[key] = value
+        else:
+            raise module._python_error(f"{name}() got an unexpected keyword argument '{key}' (Python "
+                                       "raises TypeError)", node)
+    if arguments.kwarg is not None:
+        names[arguments.kwarg.arg] = Item(rest, span)
+    for argument in [*positional, *arguments.kwonlyargs]:
+        if argument.arg not in names:
+            if argument.arg not in function.defaults:
+                raise module._python_error(f"{name}() is missing the argument '{argument.arg}' (Python "
+                                           "raises TypeError)", node)
+            names[argument.arg] = function.defaults[argument.arg]
+    return names
+
+
+def _option(module: Module, namespace: Item, node: ast.Attribute) -> Item:
+    """``args.lr``: the default of ``--lr``, or why it has none."""
+    values = namespace.value.values
+    if node.attr not in values:
+        module._not(node, f"args.{node.attr}: no add_argument followed here gives it")
+    item = values[node.attr]
+    if isinstance(item, Unread):
+        raise _NotFollowedError(item.error)
+    return item
 
 
 def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
@@ -1319,31 +1685,80 @@ _DEEPSPEED_KEYS = ("scheduler", "optimizer", "train_batch_size", "train_micro_ba
 
 def deepspeed_config(text: str, filename: str):
     """The DeepSpeed config a ``.py`` file keeps as a dict (``ds_config = {...}`` or
-    ``config = dict(...)``): the module-level dict with a ``"scheduler"`` key (or, without
-    one, with DeepSpeed's other keys), as a ``Node`` for ``deepspeed_json.source``."""
-    module = Module(text, filename)
-    found = []
-    for name, item in module.env.items():
+    ``config = dict(...)``), at module level or built in a function the script calls
+    (``def main(): ...`` under ``if __name__ == "__main__":``): the dict with a
+    ``"scheduler"`` key (or, without one, with DeepSpeed's other keys), as a ``Node`` for
+    ``deepspeed_json.source``."""
+    module = Module(text, filename, script=True)
+    found: dict[int, tuple[str, Item, bool]] = {}  # one dict seen under several names is one
+    for name, item in _bindings(module):
         if isinstance(item, Unread) or not isinstance(item.value, dict):
             continue
         keys = set(item.value)
         if "scheduler" in keys or keys & set(_DEEPSPEED_KEYS):
-            found.append((name, "scheduler" in keys))
-    with_scheduler = [name for name, has in found if has]
-    names = with_scheduler or [name for name, _ in found]
-    for name in ("ds_config", "deepspeed_config", "config") if not names else ():
-        if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
-            raise module.env[name].error
-    if not names:
-        raise SchedlangError("no DeepSpeed config in this file: no module-level dict with a \"scheduler\" "
-                             "key", Span(module.source, 1, 1, 1, 2),
-                             hint="ds_config = {\"scheduler\": {\"type\": \"WarmupLR\", "
-                                  "\"params\": {...}}, ...}; a config kept in a JSON file is imported "
-                                  "from that file")
-    if len(names) > 1:
-        raise SchedlangError("more than one dict here looks like a DeepSpeed config: " + ", ".join(names),
-                             module.get(names[1]).span, hint="keep the one to import in the file")
-    return to_node(module.get(names[0]))
+            found.setdefault(id(item.value), (name, item, "scheduler" in keys))
+    with_scheduler = [(name, item) for name, item, has in found.values() if has]
+    chosen = with_scheduler or [(name, item) for name, item, _ in found.values()]
+    if not chosen:
+        for name in ("ds_config", "deepspeed_config", "config"):
+            if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
+                raise module.env[name].error
+        _unfollowed(module, [n for n in ast.walk(module.tree) if _deepspeed_dict(n)], "DeepSpeed config")
+        raise SchedlangError("no DeepSpeed config in this file: no dict with a \"scheduler\" key", Span(
+            module.source, 1, 1, 1, 2), hint="ds_config = {\"scheduler\": {\"type\": \"WarmupLR\", "
+                                              "\"params\": {...}}, ...}; a config kept in a JSON file is "
+                                              "imported from that file")
+    if len(chosen) > 1:
+        raise SchedlangError("more than one dict here looks like a DeepSpeed config: "
+                             + ", ".join(name for name, _ in chosen), chosen[1][1].span,
+                             hint="keep the one to import in the file")
+    name, item = chosen[0]
+    return to_node(module.get(name) if module.env.get(name) is item else _checked(module, item))
+
+
+def _bindings(module: Module):
+    """Every value the file names: its module-level names, then each followed call's names
+    and what it returned (``"<main>"``)."""
+    yield from module.env.items()
+    for function, names, result in module.frames:
+        yield from names.items()
+        yield f"<the value {function.name}() returns>", result
+
+
+def _checked(module: Module, item: Item) -> Item:
+    module.check_untainted(item)
+    return item
+
+
+def _deepspeed_dict(node: ast.AST) -> bool:
+    """A dict display or ``dict(...)`` call with a ``scheduler`` key, read from the syntax."""
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "scheduler" for k in node.keys)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+        and any(k.arg == "scheduler" for k in node.keywords)
+
+
+def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
+    """Why the first of ``nodes`` (what the format looks for, written in the file) was not
+    read: the function around it is never called, or the statement around it is not followed;
+    the caret on it."""
+    if not nodes:
+        return
+    node = min(nodes, key=lambda n: (n.lineno, n.col_offset))
+    called = {id(function.node) for function, _, _ in module.frames}
+    around = [f for f in ast.walk(module.tree) if isinstance(f, (*_SCOPES[:2], ast.ClassDef, ast.Lambda))
+              and f.lineno <= node.lineno <= (f.end_lineno or f.lineno) and f is not node
+              and any(n is node for n in ast.walk(f))]
+    uncalled = [f for f in around if isinstance(f, ast.FunctionDef) and id(f) not in called]
+    if uncalled:
+        raise SchedlangError(f"this {what} is built in {uncalled[-1].name}(), which this file never calls, "
+                             "so it is not read (the file is read, never run)", module.span(node),
+                             hint=f"call {uncalled[-1].name}() at the top level of the file or under "
+                                  "`if __name__ == \"__main__\":`")
+    why = "inside a function or class that is not followed" if around else \
+        "inside a statement that is not followed (a loop, a with or try block, an if on a value not known)"
+    raise SchedlangError(f"this {what} is built {why} (the file is read, never run)", module.span(node),
+                         hint="build it with plain assignments, at the top level or in main()")
 
 
 def keras_schedule(text: str, filename: str, classes, positional):
@@ -1358,10 +1773,11 @@ def keras_schedule(text: str, filename: str, classes, positional):
             _schedule(path, classes)
             or ".optimizers." in f".{path}" and path.rsplit(".", 1)[-1][:1].isupper())
 
-    module = Module(text, filename, records)
-    found = [(item, node) for item, node in module.calls
-             if _schedule(module._path(node.func) or "", classes)]
+    module = Module(text, filename, records, script=True)
+    found = [(item, node) for item, node, path in module.calls if _schedule(path, classes)]
     if not found:
+        _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
+            getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in classes], "Keras schedule")
         raise SchedlangError("no Keras LearningRateSchedule is built in this file",
                              Span(module.source, 1, 1, 1, 2),
                              hint="keras.optimizers.schedules." + "(...), ".join(classes[:2]) + "(...), ...")
@@ -1392,9 +1808,39 @@ def keras_schedule(text: str, filename: str, classes, positional):
                  "config": Node({k: to_node(v, k) for k, v in config.items()}, head, keys)}, call.span)
 
 
+#: Schedulers a training script builds with a framework's code, which no format here reads from
+#: a script (their configs are imported instead): the module each comes from, the format to use.
+_SCRIPT_SCHEDULERS = {"timm.scheduler": "its command line or args.yaml with --format timm-args",
+                      "torch.optim.lr_scheduler": "a config that names it (mmengine, Composer, Cerebras)",
+                      "transformers": "its TrainingArguments JSON with --format hf-args",
+                      "transformers.optimization": "its TrainingArguments JSON with --format hf-args"}
+
+
+def script_schedule(module: Module) -> None:
+    """Refuse, with the caret on the call, a script whose scheduler is a framework's factory or
+    class called in Python (``create_scheduler_v2(optimizer, ...)``): nothing reads that call."""
+    for node in ast.walk(module.tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        for statement in ast.walk(module.tree):
+            if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+                continue
+            for alias in statement.names:
+                origin = (statement.module or "") if isinstance(statement, ast.ImportFrom) else alias.name
+                bound = alias.asname or alias.name
+                if origin in _SCRIPT_SCHEDULERS and (bound == name or bound == _root(node.func)) \
+                        and ("sched" in name.lower() or name.endswith("LR")):
+                    raise SchedlangError(f"this script builds its schedule by calling {origin}'s {name}(), "
+                                         "which schedlang does not follow into that library",
+                                         module.span(node), hint=f"import {_SCRIPT_SCHEDULERS[origin]}")
+
+
 def _schedule(path: str, classes) -> bool:
     module, _, name = path.rpartition(".")
     return name in classes and module.endswith(("optimizers.schedules", "learning_rate_schedule"))
 
 
-__all__ = ["Call", "Imported", "Item", "Module", "Unread", "deepspeed_config", "keras_schedule", "to_node"]
+__all__ = ["Call", "Imported", "Item", "Module", "Unread", "deepspeed_config", "keras_schedule",
+           "script_schedule",
+           "to_node"]
