@@ -197,11 +197,17 @@ def _default(module, flag: str, option: bool, kwargs, keys, node) -> Item:
     if not isinstance(default.value, str) or action not in ("store", "append", "extend") \
             or "type" not in given:
         return default
-    kind = given["type"].value
+    return _converted(module, flag, default, given["type"].value, keys, node) or \
+        unknown("its type= is not int, float or str, and argparse passes the string default through it",
+                keys["type"])
+
+
+def _converted(module, flag: str, default: Item, kind, keys, node) -> Item | None:
+    """A string default passed through ``type=int`` / ``float`` / ``str`` as argparse does (None
+    for another type)."""
     path = kind.path if isinstance(kind, Imported) else None
     if path not in _CONVERT:
-        return unknown("its type= is not int, float or str, and argparse passes the string default "
-                       "through it", keys["type"])
+        return None
     try:
         return Item(_CONVERT[path](default.value), default.span)
     except ValueError:
@@ -346,6 +352,19 @@ def _parameters(module, function: Function, node: ast.Call, args: list[Item],
     names: dict[str, Item] = {a.arg: v for a, v in zip(positional, args)}
     if arguments.vararg is not None:
         names[arguments.vararg.arg] = Item(args[len(positional):], span, frozen=True)
+    _keywords(module, function, node, names, kwargs)
+    for argument in [*positional, *arguments.kwonlyargs]:
+        if argument.arg not in names:
+            if argument.arg not in function.defaults:
+                raise module._python_error(f"{name}() is missing the argument '{argument.arg}' (Python "
+                                           "raises TypeError)", node)
+            names[argument.arg] = function.defaults[argument.arg]
+    return names
+
+
+def _keywords(module, function, node: ast.Call, names: dict[str, Item], kwargs: dict[str, Item]) -> None:
+    """A call's keyword arguments into ``names`` (the rest into ``**kwargs``)."""
+    arguments, name = function.node.args, function.name
     by_keyword = {a.arg for a in [*arguments.args, *arguments.kwonlyargs]}
     rest: dict[str, Item] = {}
     for key, value in kwargs.items():
@@ -360,14 +379,7 @@ def _parameters(module, function: Function, node: ast.Call, args: list[Item],
             raise module._python_error(f"{name}() got an unexpected keyword argument '{key}' (Python "
                                        "raises TypeError)", node)
     if arguments.kwarg is not None:
-        names[arguments.kwarg.arg] = Item(rest, span)
-    for argument in [*positional, *arguments.kwonlyargs]:
-        if argument.arg not in names:
-            if argument.arg not in function.defaults:
-                raise module._python_error(f"{name}() is missing the argument '{argument.arg}' (Python "
-                                           "raises TypeError)", node)
-            names[argument.arg] = function.defaults[argument.arg]
-    return names
+        names[arguments.kwarg.arg] = Item(rest, module.span(node))
 
 
 def _option(module, namespace: Item, node: ast.Attribute) -> Item:

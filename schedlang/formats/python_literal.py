@@ -399,18 +399,7 @@ class Module(Evaluator):
             self._bind(target.id, value if isinstance(value, Unread) else value.view(value.span))
             return
         if isinstance(target, (ast.Tuple, ast.List)):
-            if any(isinstance(e, ast.Starred) for e in target.elts):
-                raise _NotFollowedError(self._not_followed_error(stmt, "a starred target"))
-            if isinstance(value, Unread):
-                for element in target.elts:
-                    self._assign(element, value, stmt)
-                return
-            items = self._iterate(value, target)
-            if len(items) != len(target.elts):
-                raise self._python_error(f"{len(target.elts)} names but {len(items)} values (Python raises "
-                                         "ValueError)", target)
-            for element, item in zip(target.elts, items):
-                self._assign(element, item, stmt)
+            self._unpack(target, value, stmt)
             return
         if isinstance(target, ast.Subscript):
             container = self._eval(target.value)
@@ -425,6 +414,21 @@ class Module(Evaluator):
                 base.value.values[target.attr] = value
                 return
         raise _NotFollowedError(self._not_followed_error(stmt, "it assigns an attribute"))
+
+    def _unpack(self, target: ast.Tuple | ast.List, value: Item, stmt: ast.stmt) -> None:
+        """``a, b = ...``: one value to each name, as many as Python requires."""
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            raise _NotFollowedError(self._not_followed_error(stmt, "a starred target"))
+        if isinstance(value, Unread):
+            for element in target.elts:
+                self._assign(element, value, stmt)
+            return
+        items = self._iterate(value, target)
+        if len(items) != len(target.elts):
+            raise self._python_error(f"{len(target.elts)} names but {len(items)} values (Python raises "
+                                     "ValueError)", target)
+        for element, item in zip(target.elts, items):
+            self._assign(element, item, stmt)
 
     def _augment(self, stmt: ast.AugAssign) -> None:
         target = stmt.target
