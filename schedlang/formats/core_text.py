@@ -12,10 +12,11 @@ the same expression (the importer tests prove it with ``schedlang.equivalent``).
 from __future__ import annotations
 
 import sympy as sp
+from sympy.printing.printer import Printer
 
 from ..codegen.base import is_atomic
 from ..core.functions import FUNCTIONS
-from ..core.special import as_power, logb, restart_index
+from ..core.special import as_power
 from ..errors import SchedlangError
 from ..semantics.lower import lower
 from ..syntax.parser import parse
@@ -50,36 +51,62 @@ def _term(expr: sp.Basic) -> str:
 
 
 def _print(expr: sp.Basic) -> str:
-    if expr is sp.true:
+    return _PRINTER.doprint(expr)
+
+
+class CoreTextPrinter(Printer):
+    """sympy → core ``.sched`` text: one ``_print_<Class>`` per node (sympy's ``Printer``
+    picks the method of the most derived class), as the printers of ``codegen/`` dispatch;
+    the one-argument math functions of ``core.functions`` get theirs below the class."""
+
+    def emptyPrinter(self, expr):  # noqa: N802 - sympy's name
+        raise SchedlangError(f"no core form for {type(expr).__name__}", hint="keep the preset style")
+
+    def _print_BooleanTrue(self, expr) -> str:
         return "true"
-    if expr is sp.false:
+
+    def _print_BooleanFalse(self, expr) -> str:
         return "false"
-    if isinstance(expr, sp.Symbol):
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
         return expr.name
-    if expr is sp.pi:
+
+    def _print_Pi(self, expr) -> str:
         return "pi"
-    if expr is sp.E:
+
+    def _print_Exp1(self, expr) -> str:
         return "e"
-    if expr.is_Rational:
+
+    def _print_Rational(self, expr: sp.Rational) -> str:
         return sched_text(expr)
-    if isinstance(expr, sp.Piecewise):
+
+    def _print_Piecewise(self, expr: sp.Piecewise) -> str:
         return _piecewise(list(expr.args))
-    if isinstance(expr, (sp.Max, sp.Min)):
+
+    def _print_Max(self, expr) -> str:
         name = "max" if isinstance(expr, sp.Max) else "min"
         return f"{name}({', '.join(_print(a) for a in sorted(expr.args, key=sp.default_sort_key))})"
-    if expr.func in _FUNCTIONS:
+
+    def _print_Min(self, expr) -> str:
+        return self._print_Max(expr)
+
+    def _print_function(self, expr) -> str:
         return f"{_FUNCTIONS[expr.func]}({_print(expr.args[0])})"
-    power = as_power(expr)
-    if power is not None:  # a geometric factor: exp(x * logb(b)) is b ** x
-        return f"{_atom(power[0])} ** {_atom(power[1])}"
-    if isinstance(expr, logb):
+
+    def _print_logb(self, expr) -> str:
         return f"log({_print(expr.args[0])})"
-    if isinstance(expr, sp.exp):
+
+    def _print_exp(self, expr: sp.exp) -> str:
+        power = as_power(expr)
+        if power is not None:  # a geometric factor: exp(x * logb(b)) is b ** x
+            return f"{_atom(power[0])} ** {_atom(power[1])}"
         return f"e ** {_atom(expr.args[0])}"
-    if isinstance(expr, sp.Mod):
+
+    def _print_Mod(self, expr: sp.Mod) -> str:
         a, b = expr.args
         return f"{_atom(a)} - {_atom(b)} * floor({_atom(a)} / {_atom(b)})"
-    if expr.is_Add:
+
+    def _print_Add(self, expr: sp.Add) -> str:
         terms = sorted(expr.args, key=sp.default_sort_key)
         out = _term(terms[0])
         for term in terms[1:]:
@@ -88,30 +115,45 @@ def _print(expr: sp.Basic) -> str:
             else:
                 out += f" + {_term(term)}"
         return out
-    if expr.is_Mul:
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
         return _product(expr)
-    if expr.is_Pow:
+
+    def _print_Pow(self, expr: sp.Pow) -> str:
         base, exponent = expr.args
         if exponent == sp.Rational(1, 2):
             return f"sqrt({_print(base)})"
         if exponent == -1:
             return f"1 / {_atom(base)}"
         return f"{_atom(base)} ** {_atom(exponent)}"
-    if isinstance(expr, tuple(_RELATIONS)):
+
+    def _print_Relational(self, expr) -> str:
+        if type(expr) not in _RELATIONS:
+            return self.emptyPrinter(expr)
         return f"{_print(expr.lhs)} {_RELATIONS[type(expr)]} {_print(expr.rhs)}"
-    if isinstance(expr, sp.Equality):
+
+    def _print_Equality(self, expr: sp.Equality) -> str:
         return f"{_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)}"
-    if isinstance(expr, sp.Unequality):
+
+    def _print_Unequality(self, expr: sp.Unequality) -> str:
         return f"not ({_print(expr.lhs)} <= {_print(expr.rhs)} and {_print(expr.lhs)} >= {_print(expr.rhs)})"
-    if isinstance(expr, sp.And):
+
+    def _print_And(self, expr: sp.And) -> str:
         return " and ".join(f"({_print(a)})" for a in expr.args)
-    if isinstance(expr, sp.Or):
+
+    def _print_Or(self, expr: sp.Or) -> str:
         return " or ".join(f"({_print(a)})" for a in expr.args)
-    if isinstance(expr, sp.Not):
+
+    def _print_Not(self, expr: sp.Not) -> str:
         return f"not ({_print(expr.args[0])})"
-    if isinstance(expr, restart_index):
+
+    def _print_restart_index(self, expr) -> str:
         raise SchedlangError("restarts whose length grows have no core form", hint="keep the preset style")
-    raise SchedlangError(f"no core form for {type(expr).__name__}", hint="keep the preset style")
+
+
+for _node in _FUNCTIONS:  # a math function of one argument: by its name (before any other rule)
+    setattr(CoreTextPrinter, f"_print_{_node.__name__}", CoreTextPrinter._print_function)
+_PRINTER = CoreTextPrinter()
 
 
 def _product(expr: sp.Mul) -> str:

@@ -20,12 +20,14 @@ points at the line and column of the offending key or value.
 
 from __future__ import annotations
 
+import ast
+
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS, Rejected
 from .core_text import lowered
 from .json_source import load
 from .numbers import exact, sched_text
-from .python_literal import deepspeed_config
+from .python_literal import Item, Module, Unread, _bindings, _unfollowed, to_node
 from .source_text import choices_of, comment_safe, header, option
 from .yaml_source import Node
 
@@ -171,3 +173,56 @@ def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: st
     if number is None:
         raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
     return sched_text(number)
+
+
+# -- the same, in a Python training script (followed over ast, never run) ------------------------------
+
+
+_DEEPSPEED_KEYS = ("scheduler", "optimizer", "train_batch_size", "train_micro_batch_size_per_gpu",
+                   "zero_optimization")
+
+
+def deepspeed_config(text: str, filename: str):
+    """The DeepSpeed config a ``.py`` file keeps as a dict (``ds_config = {...}`` or
+    ``config = dict(...)``), at module level or built in a function the script calls
+    (``def main(): ...`` under ``if __name__ == "__main__":``): the dict with a
+    ``"scheduler"`` key (or, without one, with DeepSpeed's other keys), as a ``Node`` for
+    ``deepspeed_json.source``."""
+    module = Module(text, filename, script=True)
+    found: dict[int, tuple[str, Item, bool]] = {}  # one dict seen under several names is one
+    for name, item in _bindings(module):
+        if isinstance(item, Unread) or not isinstance(item.value, dict):
+            continue
+        keys = set(item.value)
+        if "scheduler" in keys or keys & set(_DEEPSPEED_KEYS):
+            found.setdefault(id(item.value), (name, item, "scheduler" in keys))
+    with_scheduler = [(name, item) for name, item, has in found.values() if has]
+    chosen = with_scheduler or [(name, item) for name, item, _ in found.values()]
+    if not chosen:
+        for name in ("ds_config", "deepspeed_config", "config"):
+            if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
+                raise module.env[name].error
+        _unfollowed(module, [n for n in ast.walk(module.tree) if _deepspeed_dict(n)], "DeepSpeed config")
+        raise SchedlangError("no DeepSpeed config in this file: no dict with a \"scheduler\" key", Span(
+            module.source, 1, 1, 1, 2), hint="ds_config = {\"scheduler\": {\"type\": \"WarmupLR\", "
+                                              "\"params\": {...}}, ...}; a config kept in a JSON file is "
+                                              "imported from that file")
+    if len(chosen) > 1:
+        raise SchedlangError("more than one dict here looks like a DeepSpeed config: "
+                             + ", ".join(name for name, _ in chosen), chosen[1][1].span,
+                             hint="keep the one to import in the file")
+    name, item = chosen[0]
+    return to_node(module.get(name) if module.env.get(name) is item else _checked(module, item))
+
+
+def _checked(module: Module, item: Item) -> Item:
+    module.check_untainted(item)
+    return item
+
+
+def _deepspeed_dict(node: ast.AST) -> bool:
+    """A dict display or ``dict(...)`` call with a ``scheduler`` key, read from the syntax."""
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "scheduler" for k in node.keys)
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+        and any(k.arg == "scheduler" for k in node.keywords)

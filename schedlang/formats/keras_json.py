@@ -16,12 +16,14 @@ the preset call is the config written out (``name`` dropped: it only names the o
 
 from __future__ import annotations
 
-from ..errors import SchedlangError, did_you_mean
+import ast
+
+from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from .core_text import core_source
 from .json_source import load
 from .numbers import exact, sched_text
-from .python_literal import keras_schedule
+from .python_literal import Module, Unread, _unfollowed, to_node
 from .source_text import header
 from .yaml_source import Node
 
@@ -124,3 +126,58 @@ def _value(node: Node, key: str) -> str:
     if number is None:
         raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
     return sched_text(number)
+
+
+# -- the same, in a Python training script (followed over ast, never run) ------------------------------
+
+
+def keras_schedule(text: str, filename: str, classes, positional):
+    """The one Keras ``LearningRateSchedule`` a training script builds
+    (``keras.optimizers.schedules.CosineDecay(...)``, ``tf.keras...``, a class imported
+    from there, or inside an optimizer's ``learning_rate=``) as the ``Node`` of its
+    serialized form (``{"class_name": ..., "config": {...}}``) for ``keras_json.source``.
+    ``positional`` names each class's positional parameters, in Keras' order."""
+
+    def records(path: str) -> bool:
+        return path.split(".")[0] in ("keras", "tensorflow", "tf_keras") and (
+            _schedule(path, classes)
+            or ".optimizers." in f".{path}" and path.rsplit(".", 1)[-1][:1].isupper())
+
+    module = Module(text, filename, records, script=True)
+    found = [(item, node) for item, node, path in module.calls if _schedule(path, classes)]
+    if not found:
+        _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
+            getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in classes], "Keras schedule")
+        raise SchedlangError("no Keras LearningRateSchedule is built in this file",
+                             Span(module.source, 1, 1, 1, 2),
+                             hint="keras.optimizers.schedules." + "(...), ".join(classes[:2]) + "(...), ...")
+    if len(found) > 1:
+        lines = ", ".join(str(node.lineno) for _, node in found)
+        raise SchedlangError(f"this file builds {len(found)} Keras schedules (lines {lines}); one is "
+                             "imported",
+                             module.span(found[1][1]), hint="keep the one to import in the file")
+    item, node = found[0]
+    call = item.value  # an Unread is its error here
+    module.check_untainted(item)
+    names = positional[call.name]
+    if len(call.args) > len(names):
+        raise SchedlangError(f"{call.name} takes at most {len(names)} positional arguments", call.span)
+    config, keys = {}, {}
+    for name, arg in zip(names, call.args):
+        if name in call.kwargs:
+            raise SchedlangError(f"{call.name} got two values for '{name}' (Python raises TypeError)",
+                                 call.keys[name])
+        config[name], keys[name] = arg, arg.span
+    config.update(call.kwargs)
+    keys.update(call.keys)
+    if isinstance(config.get("name"), Unread):  # an f-string name: dropped, as keras_json drops names
+        del config["name"]
+    head = Span(module.source, call.span.line, call.span.column, call.span.line, call.span.column + 1)
+
+    return Node({"class_name": Node(call.name, call.span),
+                 "config": Node({k: to_node(v, k) for k, v in config.items()}, head, keys)}, call.span)
+
+
+def _schedule(path: str, classes) -> bool:
+    module, _, name = path.rpartition(".")
+    return name in classes and module.endswith(("optimizers.schedules", "learning_rate_schedule"))

@@ -36,7 +36,7 @@ from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
 from .core_text import text as expr_text
 from .numbers import exact, sched_text
-from .python_literal import Imported, Item, Module, Unread
+from .python_literal import Imported, Item, Module, Unread, script_schedule
 from .source_text import choices_of, header, option
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
@@ -206,6 +206,7 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     reader = _Reader(text, filename)
     schedulers = reader.top("param_scheduler")
     if schedulers is None:
+        script_schedule(reader.module)  # a training script's scheduler call: refused at it
         raise SchedlangError("no param_scheduler in this config", Span(reader.source, 1, 1, 1, 2),
                              hint="param_scheduler = [dict(type='LinearLR', ...), ...]")
     items = schedulers.value if isinstance(schedulers.value, list) else [schedulers]

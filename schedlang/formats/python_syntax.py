@@ -1,0 +1,186 @@
+"""What a Python file's syntax says before anything is followed: what a statement not followed
+may change (``_effects``), a function's local and ``global`` names, the nodes a statement owns
+outside the functions it defines, and the token scan that refuses deep nesting before
+``ast.parse`` sees it."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+
+from ..errors import SchedlangError, Source, Span
+from ..limits import MAX_NESTING
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Calls to the file's own functions followed one inside another, at most.
+MAX_CALL_DEPTH = 16
+
+
+def _own_nodes(stmt: ast.AST):
+    """The nodes of ``stmt`` outside the functions and classes it defines (its body's own)."""
+    stack = list(ast.iter_child_nodes(stmt)) if isinstance(stmt, _SCOPES) else [stmt]
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(node.decorator_list)
+
+
+def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
+    """A function's local names (its parameters and every name its body binds) and its
+    ``global`` names, as Python decides them before the body runs."""
+    arguments = function.args
+    local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    local.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    declared: set[str] = set()
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            local.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
+            local.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            local.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Global):
+            declared.update(node.names)
+    return local - declared, declared
+
+
+def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
+    """What a statement not followed may do to module-level names, read from its syntax:
+    the names it (re)binds; the names whose object it may change (-> True when assigned into
+    or a method of it called, False when passed to a call that is not a library's, ``path_of``
+    giving the imported path of a callee and None for one of this file, or read by a loop or
+    a ``with``); and, for a def / class / lambda in it, the names its body may change when it
+    runs (its ``global`` names, and changed names as above)."""
+    bound: set[str] = set()
+    changed: dict[str, bool] = {}
+    late: dict[str, ast.AST] = {}
+
+    def visit(node: ast.AST, scope: ast.AST | None) -> None:
+        if isinstance(node, _SCOPES) and node is not scope:
+            if not isinstance(node, ast.Lambda):
+                (late_names if scope is not None else bound).add(node.name)
+            inner: set[str] = set()
+            body = node.body if isinstance(node.body, list) else [node.body]
+            for child in body:
+                _walk_scope(child, inner, node)
+            for name in inner:
+                late.setdefault(name, node)
+            return
+        target = changed if scope is None else late_names
+        if isinstance(node, _COMPOUND):  # a loop variable or `as` name aliases what it reads
+            for inner in _loads(node):
+                _add(target, inner, False)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            (bound if scope is None else local).add(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = _root(node)
+            if root:
+                _add(target, root, True)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
+            (bound if scope is None else local).update(names)
+            imported.update(names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            (bound if scope is None else late_names).update(node.names)
+            declared.update(node.names)
+        elif isinstance(node, ast.Call) and path_of(node.func) is None and _root(node.func) not in imported:
+            if isinstance(node.func, ast.Attribute) and _root(node.func.value):
+                _add(target, _root(node.func.value), True)
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                for inner in ast.walk(argument):
+                    if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                        _add(target, inner.id, False)
+        for child in ast.iter_child_nodes(node):
+            visit(child, scope)
+
+    def _walk_scope(node, names, scope):
+        nonlocal late_names, local, declared
+        saved = late_names, local, declared
+        late_names, local, declared = names, set(), set()
+        visit(node, scope)
+        names.update(local & declared)  # a global assigned in the function
+        late_names, local, declared = saved
+
+    late_names: set[str] = set()
+    local: set[str] = set()
+    declared: set[str] = set()
+    imported: set[str] = set()  # a library imported inside a function is a library too
+    visit(stmt, None)
+    return bound, changed, late
+
+
+def _add(target, name: str, through: bool) -> None:
+    if isinstance(target, dict):
+        target[name] = target.get(name, False) or through
+    else:
+        target.add(name)
+
+
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.If, ast.Match)
+
+
+def _loads(node: ast.AST) -> set[str]:
+    """The names ``node`` reads, outside the functions and classes it defines."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, _SCOPES):
+            continue
+        if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
+            names.add(current.id)
+        stack.extend(ast.iter_child_nodes(current))
+    return names
+
+
+def _root(node: ast.AST) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+# -- the nesting scan ---------------------------------------------------------------------------------
+
+_OPEN, _CLOSE = "([{", ")]}"
+_NESTING_WORDS = {"not", "and", "or", "if", "else", "lambda", "in", "is", "for", "await"}
+_RESET = {",", ":", "=", ";", ":="}
+
+
+def _check_nesting(source: Source) -> None:
+    """Refuse, at the token, an expression nesting deeper than ``MAX_NESTING``: brackets,
+    operators, attribute dots and keywords each count one level in their bracket, and the
+    count of a bracket restarts at each ``,``, ``:`` and ``=`` (a new item).  ``ast.parse`` of
+    100 000 unary minus signs raises ``MemoryError``; of a 100 000-term sum ``RecursionError``."""
+    stack = [0]
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            kind, text = token.type, token.string
+            if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                stack = [0]
+                continue
+            if kind == tokenize.OP and text in _RESET:
+                stack[-1] = 0
+                continue
+            if kind == tokenize.OP and text in _CLOSE:
+                if len(stack) > 1:
+                    stack.pop()
+                continue
+            counts = kind == tokenize.OP or (kind == tokenize.NAME and text in _NESTING_WORDS)
+            if not counts:
+                continue
+            stack[-1] += 1
+            if text in _OPEN:
+                stack.append(0)
+            if sum(stack) + len(stack) > MAX_NESTING:
+                line, col = token.start
+                raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep",
+                                     Span(source, line, col + 1, line, col + 2),
+                                     hint="a configuration value needs a few levels; split it into names")
+    except (tokenize.TokenError, SyntaxError):  # ast.parse reports it with its position
+        return
+
+
