@@ -134,7 +134,7 @@ function deactivate() {
 }
 
 module.exports = { activate, deactivate };
-""" % {"restart": RESTART}
+""" % {"restart": RESTART}  # noqa: UP031 - the text is full of braces
 
 
 def package() -> dict:

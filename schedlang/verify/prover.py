@@ -309,8 +309,11 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
                            f"{open_condition[1]} left open)")
         small, big, strict = open_condition
         holds, fails = Fact(sp.expand(big - small), strict), Fact(sp.expand(small - big), not strict)
-        return (_prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth)
-                and _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth))
+        # a case the facts contradict holds vacuously (``floor(w**1.5) < 1`` with ``w >= 1``)
+        return ((_contradicted(holds, facts)
+                 or _prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth))
+                and (_contradicted(fails, facts)
+                     or _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth)))
     extra = {lo, *cuts} | ({hi} if hi is not None else set())
     try:
         points = order(thresholds(na) | thresholds(nb) | extra, facts)
@@ -364,6 +367,11 @@ def _short(e: sp.Expr, width: int = 100) -> str:
 
 
 MAX_FEW = 4  # a whole parameter confined to this many values is proven value by value
+
+
+def _contradicted(fact: Fact, facts: list[Fact]) -> bool:
+    """Whether the facts prove ``fact`` false (``g > 0`` against ``-g >= 0``)."""
+    return nonnegative(-fact.expr, facts) if fact.strict else positive(-fact.expr, facts)
 
 
 def _few_values(na, nb, facts: list[Fact]):
