@@ -28,6 +28,8 @@ WN_POS = "param w: int where w > 0\nparam n: int where n > w\n"
 T = "param T: int where T > 0\n"
 W_POS = "param w: int where w > 0\n"
 NOAM = "param d_model: int = 512\nparam warmup: int = 4000\n"
+HF_INT = "param w: int\nparam n: int where n > w\n"
+EVEN = "param n: int where n > 0 and floor(n / 2) * 2 == n\n"
 HF = "param w: int\nparam n: int where n > w\nparam peak: float where peak > 0\n"
 
 
@@ -174,6 +176,32 @@ PAIRS = [
      s(W_POS, "512 ** -0.5 * min((t + 1) * w ** -1.5, (t + 2) ** -0.5)"), DIFF, None),
     ("symbolic linear >> rsqrt_decay = LambdaLR", s(W_POS, "warmup(linear, w) >> rsqrt_decay(1e-3, w)"),
      s(W_POS, "torch.LambdaLR(lr=1e-3, lr_lambda=min(t / w, sqrt(w / max(t, 1))))"), EQ, None),
+    # -- issue 31: residual case splits under every clause, parity clauses ------------------
+    ("hf linear by hand = linear >> linear, n >= w",
+     s(WN_GE, "if t < w then t / max(1, w) else max(0, (n - t) / max(1, n - w))"),
+     s(WN_GE, "linear(0, 1, w) >> linear(1, 0, n - w) >> constant(0)"), EQ, None),
+    ("hf linear by hand near miss",
+     s(WN_GE, "if t < w then t / max(1, w) else max(0, (n - t) / max(1, n - w))"),
+     s(WN_GE, "linear(0, 1, w) >> linear(1, 0, n - w + 1) >> constant(0)"), DIFF, None),
+    ("triangle as min of two lines", s(WN_POS, "max(0, min(t / w, (n - t) / (n - w)))"),
+     s(WN_POS, "linear(0, 1, w) >> linear(1, 0, n - w) >> constant(0)"), EQ, None),
+    ("triangle near miss", s(WN_POS, "max(0, min(t / w, (n - t) / (n - w)))"),
+     s(WN_POS, "linear(0, 1, w) >> linear(1, 0, n - w + 1) >> constant(0)"), DIFF, None),
+    ("hf.cosine cut for n = composer with n >= w",
+     s(HF_INT, "hf.cosine(num_warmup_steps=w, num_training_steps=n) for n >> constant(0)"),
+     s(WN_GE, "composer.CosineAnnealingWithWarmupScheduler(t_warmup=w, t_max=n)"), EQ, None),
+    ("parity clause: linear = two halves", s(EVEN, "linear(1, 0, n)"),
+     s(EVEN, "linear(1, 0.5, n / 2) >> linear(0.5, 0, n / 2)"), EQ, None),
+    ("parity clause near miss", s(EVEN, "linear(1, 0, n)"),
+     s(EVEN, "linear(1, 0.5, n / 2) >> linear(0.5, 0, n / 2 + 1)"), DIFF, None),
+    ("n == 2 * k: linear = two halves", s(K + "param n: int where n == 2 * k\n", "linear(1, 0, n)"),
+     s(K + "param n: int where n == 2 * k\n", "linear(1, 0.5, k) >> linear(0.5, 0, k)"), EQ, None),
+    ("cos(pi * k) with k even", s("param k: int where floor(k / 2) * 2 == k\n", "constant(cos(pi * k))"),
+     s("param k: int where floor(k / 2) * 2 == k\n", "constant(1)"), EQ, None),
+    ("cos(pi * k) with 3 dividing k",
+     s("param k: int where floor(k / 3) * 3 == k\n", "constant(cos(pi * k))"),
+     s("param k: int where floor(k / 3) * 3 == k\n", "constant(1)"), DIFF, None),
+    ("far primes", "step(1, 0.5, 1000000007)", "step(1, 0.5, 1000000009)", DIFF, 1000000007),
     # -- far and long ------------------------------------------------------------------------
     ("difference past 2**31", "linear(1, 0, 100)",
      "linear(1, 0, 100) + (if t >= 3000000000 then 1e-3 else 0)", DIFF, 3000000000),

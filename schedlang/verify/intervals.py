@@ -144,7 +144,7 @@ def _threshold_form(rel: Relational):
     if not diff.is_polynomial(t) or sp.degree(diff, t) != 1:
         return _crossings(rel, diff)
     slope = diff.coeff(t, 1)
-    rest = diff - slope * t
+    rest = sp.expand(diff - slope * t)  # ``t/w + t/n``: the slope is a sum, ``slope * t`` is not expanded
     if t in rest.free_symbols:
         return rel
     op = type(rel)
@@ -154,6 +154,8 @@ def _threshold_form(rel: Relational):
     elif not slope.is_positive:
         return rel
     c = -rest / slope  # t op c
+    if slope.is_Add:  # ``(1 + w/n) / (1/w + 1/n)`` is ``w``
+        c = sp.cancel(sp.together(c))
     if op is sp.StrictLessThan:
         return sp.Lt(t, sp.ceiling(c))
     if op is sp.LessThan:
@@ -496,11 +498,22 @@ def nonnegative(d: sp.Expr, facts: list[Fact]) -> bool:
         for combo in itertools.combinations_with_replacement(usable, size):
             if sp.expand(d - sum(g for g, _ in combo)).is_nonnegative:
                 return True
+    shifted = _from_one(d)
+    if shifted is not None and shifted.is_nonnegative:
+        return True
     lower = _lower_bound(d)
     if lower is not None:
         bound, margin = lower
         return nonnegative(bound + margin, facts)
     return False
+
+
+def _from_one(d: sp.Expr) -> sp.Expr | None:
+    """``d`` with each whole ``s >= 1`` written ``s' + 1`` (``s' >= 0``): the same values, but
+    sympy then sees that ``n + w - 2 >= 0``.  None when ``d`` has no such symbol."""
+    ones = {s: sp.Dummy(s.name, integer=True, nonnegative=True) + 1 for s in d.free_symbols
+            if s.is_Symbol and s.is_integer and s.is_positive}
+    return sp.expand(d.xreplace(ones)) if ones else None
 
 
 def _lower_bound(d: sp.Expr):
