@@ -2,6 +2,7 @@
 
     python benchmarks/bench_verify.py            # table of timings
     python benchmarks/bench_verify.py --quick    # fewer sizes
+    python benchmarks/bench_verify.py --pairs    # the suite's pair tables: median/p95/max
 
 For each size ``k`` a fixed pseudo-random sequence of ``k`` linear/cosine/
 constant/poly segments is compared with: the same sequence written as one
@@ -102,11 +103,51 @@ def cases(k: int):
     yield "symbolic", symbolic, params + "schedule lr = " + chain(segs, symbolic=True), True
 
 
+def pair_tables():
+    """``(name, a, b)`` of the suite's own tables: tests/test_verify_pairs.py and
+    tests/test_verify_table.py, the pairs issue 23 and 31 asked the prover to decide."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from test_verify_pairs import PAIRS  # lazy: the test tables, only for --pairs
+    from test_verify_table import TABLE  # lazy: the test tables, only for --pairs
+    for row in PAIRS:
+        yield "pairs: " + row[0], row[1], row[2]
+    for row in TABLE:
+        yield "table: " + row[0], row[1], row[2]
+
+
+def run_pairs(cold: bool) -> None:
+    """CPU seconds per verdict over the pair tables (compiling both sides included, as a user
+    of ``schedlang verify`` waits for both), with the median, p95 and max."""
+    times, statuses = [], {}
+    for name, a, b in pair_tables():
+        if cold:
+            clear_cache()
+        start = time.process_time()
+        verdict = equivalent(a, b)
+        elapsed = time.process_time() - start
+        times.append((elapsed, name))
+        statuses[verdict.status] = statuses.get(verdict.status, 0) + 1
+        print(f"{elapsed:8.3f}  {verdict.status:<11} {name}")
+    values = sorted(x for x, _ in times)
+
+    def pct(p):
+        return values[min(len(values) - 1, int(round(p * (len(values) - 1))))]
+
+    slowest = max(times)
+    print(f"{len(values)} pairs ({', '.join(f'{v} {k}' for k, v in sorted(statuses.items()))}): "
+          f"median {pct(0.5):.3f} s, p95 {pct(0.95):.3f} s, max {slowest[0]:.3f} s ({slowest[1]}); "
+          f"over 1 s: {sum(x > 1 for x in values)}, over 10 s: {sum(x > 10 for x in values)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--pairs", action="store_true", help="time the suite's pair tables")
     parser.add_argument("--cold", action="store_true", help="clear sympy's cache before each verdict")
     args = parser.parse_args()
+    if args.pairs:
+        run_pairs(args.cold)
+        return
     sizes = (1, 5, 10) if args.quick else range(1, 11)
     print(f"{'segments':>8}  {'case':<10} {'verdict':<11} {'method':<20} {'compile s':>9} "
           f"{'verdict s':>9}")

@@ -26,6 +26,10 @@ N = "param n: int where n > 0\n"
 W_GE = "param w: int where w > 0\nparam n: int where n >= w\n"
 WN_POS = "param w: int where w > 0\nparam n: int where n > w\n"
 T = "param T: int where T > 0\n"
+W_POS = "param w: int where w > 0\n"
+NOAM = "param d_model: int = 512\nparam warmup: int = 4000\n"
+HF_INT = "param w: int\nparam n: int where n > w\n"
+EVEN = "param n: int where n > 0 and floor(n / 2) * 2 == n\n"
 HF = "param w: int\nparam n: int where n > w\nparam peak: float where peak > 0\n"
 
 
@@ -142,6 +146,62 @@ PAIRS = [
     ("counterexample must compile", s(W_GE, "constant(0.5, w) >> cosine(1, 0.1, n) >> linear(1, 0, n - w)"
                                              " >> constant(0)"),
      s(W_GE, "constant(0.5, w) >> cosine(1, 0.1, n) >> linear(1, 0, w + 1) >> constant(0)"), DIFF, None),
+    # -- issue 31: min/max of algebraic terms crossing at an irrational point ------------------
+    ("noam numeric = noam()", "512 ** -0.5 * min((t + 1) * 4000 ** -1.5, (t + 1) ** -0.5)",
+     "noam(512, 4000)", EQ, None),
+    ("noam as LambdaLR with lets", "let d_model = 512\nlet warmup = 4000\nschedule lr = torch.LambdaLR("
+     "lr=1, lr_lambda=d_model ** -0.5 * min((t + 1) * warmup ** -1.5, (t + 1) ** -0.5))",
+     "noam(512, 4000)", EQ, None),
+    ("noam with parameter defaults", NOAM + "schedule lr = d_model ** -0.5 * min((t + 1) * warmup ** -1.5, "
+     "(t + 1) ** -0.5)", NOAM + "schedule lr = noam(d_model, warmup)", EQ, None),
+    ("noam = if, crossing exactly at 3999", "noam(512, 4000)",
+     "512 ** -0.5 * (if t < 3999 then (t + 1) * 4000 ** -1.5 else (t + 1) ** -0.5)", EQ, None),
+    ("noam near miss at 4000", "noam(512, 4000)",
+     "512 ** -0.5 * (if t < 4001 then (t + 1) * 4000 ** -1.5 else (t + 1) ** -0.5)", DIFF, 4000),
+    ("linear >> rsqrt_decay = min", "warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)",
+     "7e-4 * min(t / 4000, sqrt(4000 / max(t, 1)))", EQ, None),
+    ("linear >> rsqrt_decay = LambdaLR", "warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)",
+     "torch.LambdaLR(lr=7e-4, lr_lambda=min(t / 4000, sqrt(4000 / max(t, 1))))", EQ, None),
+    ("linear >> rsqrt_decay near miss", "warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)",
+     "7e-4 * min(t / 4001, sqrt(4000 / max(t, 1)))", DIFF, 1),
+    ("symbolic noam as min = if", s(W_POS, "min(t / w ** 1.5, 1 / sqrt(max(t, 1)))"),
+     s(W_POS, "if t < w then t / w ** 1.5 else 1 / sqrt(t)"), EQ, None),
+    ("symbolic noam, equal at the crossing", s(W_POS, "min(t / w ** 1.5, 1 / sqrt(max(t, 1)))"),
+     s(W_POS, "if t < w + 1 then t / w ** 1.5 else 1 / sqrt(max(t, 1))"), EQ, None),
+    ("symbolic noam near miss", s(W_POS, "min(t / w ** 1.5, 1 / sqrt(max(t, 1)))"),
+     s(W_POS, "if t < w + 2 then t / w ** 1.5 else 1 / sqrt(max(t, 1))"), DIFF, None),
+    ("symbolic noam() = its formula", s(W_POS, "noam(512, w)"),
+     s(W_POS, "512 ** -0.5 * min((t + 1) * w ** -1.5, (t + 1) ** -0.5)"), EQ, None),
+    ("symbolic noam() near miss", s(W_POS, "noam(512, w)"),
+     s(W_POS, "512 ** -0.5 * min((t + 1) * w ** -1.5, (t + 2) ** -0.5)"), DIFF, None),
+    ("symbolic linear >> rsqrt_decay = LambdaLR", s(W_POS, "warmup(linear, w) >> rsqrt_decay(1e-3, w)"),
+     s(W_POS, "torch.LambdaLR(lr=1e-3, lr_lambda=min(t / w, sqrt(w / max(t, 1))))"), EQ, None),
+    # -- issue 31: residual case splits under every clause, parity clauses ------------------
+    ("hf linear by hand = linear >> linear, n >= w",
+     s(WN_GE, "if t < w then t / max(1, w) else max(0, (n - t) / max(1, n - w))"),
+     s(WN_GE, "linear(0, 1, w) >> linear(1, 0, n - w) >> constant(0)"), EQ, None),
+    ("hf linear by hand near miss",
+     s(WN_GE, "if t < w then t / max(1, w) else max(0, (n - t) / max(1, n - w))"),
+     s(WN_GE, "linear(0, 1, w) >> linear(1, 0, n - w + 1) >> constant(0)"), DIFF, None),
+    ("triangle as min of two lines", s(WN_POS, "max(0, min(t / w, (n - t) / (n - w)))"),
+     s(WN_POS, "linear(0, 1, w) >> linear(1, 0, n - w) >> constant(0)"), EQ, None),
+    ("triangle near miss", s(WN_POS, "max(0, min(t / w, (n - t) / (n - w)))"),
+     s(WN_POS, "linear(0, 1, w) >> linear(1, 0, n - w + 1) >> constant(0)"), DIFF, None),
+    ("hf.cosine cut for n = composer with n >= w",
+     s(HF_INT, "hf.cosine(num_warmup_steps=w, num_training_steps=n) for n >> constant(0)"),
+     s(WN_GE, "composer.CosineAnnealingWithWarmupScheduler(t_warmup=w, t_max=n)"), EQ, None),
+    ("parity clause: linear = two halves", s(EVEN, "linear(1, 0, n)"),
+     s(EVEN, "linear(1, 0.5, n / 2) >> linear(0.5, 0, n / 2)"), EQ, None),
+    ("parity clause near miss", s(EVEN, "linear(1, 0, n)"),
+     s(EVEN, "linear(1, 0.5, n / 2) >> linear(0.5, 0, n / 2 + 1)"), DIFF, None),
+    ("n == 2 * k: linear = two halves", s(K + "param n: int where n == 2 * k\n", "linear(1, 0, n)"),
+     s(K + "param n: int where n == 2 * k\n", "linear(1, 0.5, k) >> linear(0.5, 0, k)"), EQ, None),
+    ("cos(pi * k) with k even", s("param k: int where floor(k / 2) * 2 == k\n", "constant(cos(pi * k))"),
+     s("param k: int where floor(k / 2) * 2 == k\n", "constant(1)"), EQ, None),
+    ("cos(pi * k) with 3 dividing k",
+     s("param k: int where floor(k / 3) * 3 == k\n", "constant(cos(pi * k))"),
+     s("param k: int where floor(k / 3) * 3 == k\n", "constant(1)"), DIFF, None),
+    ("far primes", "step(1, 0.5, 1000000007)", "step(1, 0.5, 1000000009)", DIFF, 1000000007),
     # -- far and long ------------------------------------------------------------------------
     ("difference past 2**31", "linear(1, 0, 100)",
      "linear(1, 0, 100) + (if t >= 3000000000 then 1e-3 else 0)", DIFF, 3000000000),

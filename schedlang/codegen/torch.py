@@ -221,10 +221,22 @@ class TorchPrinter(ArrayPrinter):
 
 
 def _clamp(code: str, lo: str, hi: str | None) -> str:
-    """One bound per ``clamp``: Dynamo (torch 2.13) fails to trace a ``clamp`` with a
+    """One ``clamp`` when both bounds are numbers (one pass over the array instead of two);
+    one bound per ``clamp`` otherwise: Dynamo (torch 2.13) fails to trace a ``clamp`` with a
     number for one bound and a tensor for the other (a parameter's end)."""
+    if hi is not None and _is_number(lo) and _is_number(hi):
+        return f"torch.clamp({code}, {lo}, {hi})"
     clamped = f"torch.clamp({code}, min={lo})"
     return clamped if hi is None else f"torch.clamp({clamped}, max={hi})"
+
+
+def _is_number(code) -> bool:
+    """Whether generated code is a plain number (``0``, ``98999``, ``(-2)``, ``1e-05``)."""
+    try:
+        float(str(code).strip("()"))
+    except ValueError:
+        return False
+    return True
 
 
 def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:

@@ -65,6 +65,42 @@ def _solvable(fact: Fact, free: set):
     return None
 
 
+def _equation(c: sp.Eq, free: set, counter: int):
+    """``(s, value)`` for an equation that fixes a parameter: ``n == 2 * k`` gives ``n = 2 k``;
+    a parity or divisibility clause (``floor(n / 2) * 2 == n``, ``Mod(n, 3) == 0``) gives
+    ``n = 2 m`` with a fresh whole ``m >= 0``, so ``n / 2`` is a whole number the prover can
+    use as a breakpoint.  The values of the new symbols are exactly those that satisfy the
+    clause.  None for anything else."""
+    g = sp.expand(c.lhs - c.rhs)
+    for s in sorted(g.free_symbols & free, key=str):
+        if not s.is_integer:
+            continue
+        for k in _divisors_of(g, s):
+            m = sp.Symbol(f"{s.name}_{counter}_", integer=True, nonnegative=True)
+            return s, k * m
+        slope = g.coeff(s, 1)
+        rest = sp.expand(g - slope * s)
+        if slope in (1, -1) and s not in rest.free_symbols and not rest.has(sp.floor, sp.Mod) \
+                and (-rest * slope).is_integer:
+            return s, sp.expand(-rest * slope)
+    return None
+
+
+def _divisors_of(g: sp.Expr, s: sp.Symbol):
+    """``[k]`` when ``g == 0`` says that the whole ``s >= 0`` is a multiple of the number ``k``:
+    ``k * floor(s / k) - s`` (either sign) or ``Mod(s, k)``."""
+    if not s.is_nonnegative:
+        return []
+    if isinstance(g, sp.Mod) and g.args[0] == s and g.args[1].is_Integer and g.args[1] > 0:
+        return [g.args[1]]
+    for sign in (1, -1):
+        h = sp.expand(sign * g + s)  # k * floor(s / k)
+        if isinstance(h, sp.Mul) and len(h.args) == 2 and h.args[0].is_Integer and h.args[0] > 0 \
+                and isinstance(h.args[1], sp.floor) and sp.expand(h.args[1].args[0] - s / h.args[0]) == 0:
+            return [h.args[0]]
+    return []
+
+
 def eliminate(conditions, free) -> Elimination:
     """Solve as many ``where`` facts for a parameter as possible (see the module docstring)."""
     result = Elimination()
@@ -77,19 +113,24 @@ def eliminate(conditions, free) -> Elimination:
         for c in pending:
             if not isinstance(c, Relational):
                 continue
-            facts = facts_from([c])
-            if len(facts) != 1:
-                continue
-            solved = _solvable(facts[0], free)
-            if solved is None:
-                continue
-            s, rest = solved
-            integer = bool(s.is_integer)
-            kind = {"positive": True} if facts[0].strict else {"nonnegative": True}
-            d = sp.Symbol(f"{s.name}_{counter}_", integer=integer, real=True, **kind) if integer \
-                else sp.Symbol(f"{s.name}_{counter}_", real=True, **kind)
-            counter += 1
-            value = rest + d
+            equation = _equation(c, free, counter) if isinstance(c, sp.Eq) else None
+            if equation is not None:
+                s, value = equation
+                counter += 1
+            else:
+                facts = facts_from([c])
+                if len(facts) != 1:
+                    continue
+                solved = _solvable(facts[0], free)
+                if solved is None:
+                    continue
+                s, rest = solved
+                integer = bool(s.is_integer)
+                kind = {"positive": True} if facts[0].strict else {"nonnegative": True}
+                d = sp.Symbol(f"{s.name}_{counter}_", integer=integer, real=True, **kind) if integer \
+                    else sp.Symbol(f"{s.name}_{counter}_", real=True, **kind)
+                counter += 1
+                value = rest + d
             sub = {s: value}
             result.mapping = {k: v.xreplace(sub) for k, v in result.mapping.items()}
             result.mapping[s] = value

@@ -55,7 +55,12 @@ def normalise(expr: sp.Expr) -> sp.Expr:
         expr = expr.rewrite(sp.Piecewise)
     if not expr.has(Relational):
         return expr
-    return expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+    expr = expr.replace(lambda e: isinstance(e, Relational), _threshold_form)
+    if expr.has(sp.ITE):
+        # ``min(a, b(max(t, 1)))`` rewrites to ``ITE(t < 2, ...)``: its few steps one by one
+        expr = expr.replace(lambda e: isinstance(e, sp.ITE),
+                            lambda e: sp.ITE(e.args[0], _at_few_steps(e.args[0], e.args[1]), e.args[2]))
+    return expr
 
 
 def _flat_clamp(e: sp.Expr) -> sp.Expr:
@@ -131,6 +136,7 @@ def _threshold_form(rel: Relational):
             part = _threshold_form(rel.xreplace({inner: value}))
             if any(t in r.free_symbols and as_threshold(r) is None for r in part.atoms(Relational)):
                 return rel
+            part = _at_few_steps(_threshold_form(cond), part)
             parts.append(sp.And(cond, sp.Not(taken), part))
             taken = sp.Or(taken, cond)
         return sp.Or(*parts)
@@ -138,7 +144,7 @@ def _threshold_form(rel: Relational):
     if not diff.is_polynomial(t) or sp.degree(diff, t) != 1:
         return _crossings(rel, diff)
     slope = diff.coeff(t, 1)
-    rest = diff - slope * t
+    rest = sp.expand(diff - slope * t)  # ``t/w + t/n``: the slope is a sum, ``slope * t`` is not expanded
     if t in rest.free_symbols:
         return rel
     op = type(rel)
@@ -148,6 +154,8 @@ def _threshold_form(rel: Relational):
     elif not slope.is_positive:
         return rel
     c = -rest / slope  # t op c
+    if slope.is_Add:  # ``(1 + w/n) / (1/w + 1/n)`` is ``w``
+        c = sp.cancel(sp.together(c))
     if op is sp.StrictLessThan:
         return sp.Lt(t, sp.ceiling(c))
     if op is sp.LessThan:
@@ -155,6 +163,29 @@ def _threshold_form(rel: Relational):
     if op is sp.StrictGreaterThan:
         return sp.Ge(t, sp.floor(c) + 1)
     return sp.Ge(t, sp.ceiling(c))
+
+
+FEW_STEPS = 4  # a branch ``t < k`` with k at most this is written step by step
+
+
+def _at_few_steps(cond, part):
+    """``part`` under a branch ``t < k`` of a few steps, as one parameter condition per step.
+
+    ``t / w**1.5 <= 1 / sqrt(max(t, 1))`` has, on the branch ``t < 2``, the threshold
+    ``t < floor(w**1.5) + 1``, which cannot be ordered against ``2`` from ``w >= 1``; at
+    ``t = 0`` and ``t = 1`` it is ``0 <= w**1.5`` (true) and ``1 <= w**1.5``, a condition on
+    parameters alone that the prover splits on like any other.
+    """
+    bound = as_threshold(cond)
+    if bound is None or not bound[1] or not bound[0].is_Integer or not 0 < bound[0] <= FEW_STEPS:
+        return part
+    if all(as_threshold(r) is None or as_threshold(r)[0].is_number for r in part.atoms(Relational)):
+        return part
+    steps = []
+    for j in range(int(bound[0])):
+        at = part.xreplace({t: sp.Integer(j)})
+        steps.append(sp.And(sp.Ge(t, j), sp.Lt(t, j + 1), at))
+    return sp.Or(*steps)
 
 
 MAX_CROSSING_DEGREE = 16  # polynomials whose real roots are found exactly
@@ -212,6 +243,9 @@ def _crossings(rel: Relational, diff: sp.Expr):
         poly = sp.Poly(sp.expand(numer), u)
         if poly.degree() > MAX_CROSSING_DEGREE or poly.degree() < 1:
             return rel
+        poly = _over_rationals(poly, u)
+        if poly is None:
+            return rel
         roots = [r for r in poly.real_roots() if r.is_positive]
         crossings = [sp.N((r ** power - offset) / slope, 40) for r in roots]
     except (ZeroDivisionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
@@ -219,13 +253,53 @@ def _crossings(rel: Relational, diff: sp.Expr):
     return _decided_pieces(rel, crossings)
 
 
+MAX_RESULTANT_DEGREE = 48  # degree of the rational multiple of a polynomial with algebraic coefficients
+
+
+def _over_rationals(poly: sp.Poly, u: sp.Symbol) -> sp.Poly | None:
+    """A polynomial with rational coefficients whose roots include every root of ``poly``.
+
+    Noam's crossing with numbers (``(t + 1) * 4000**-1.5`` against ``(t + 1)**-0.5``) has
+    coefficients such as ``sqrt(10)``, and sympy isolates real roots over the rationals only.
+    Each radical ``a = r**(p/q)`` (``r``, ``p/q`` rational) becomes a symbol ``y`` with
+    ``y**q = r**p``; the resultant in ``y`` is ``prod P(u, y_j)`` over all conjugates
+    ``y_j``, which vanishes wherever ``P(u, a)`` does.  So its real roots are a superset of
+    the crossings, which is all the cuts need (extra cuts only make more pieces, each decided
+    by evaluation).  None when a coefficient is not such a radical (``pi``, ``E``).
+    """
+    if poly.domain.is_QQ or poly.domain.is_ZZ:
+        return poly
+    expr = poly.as_expr()
+    radicals = sorted((p for p in expr.atoms(sp.Pow) if p.is_number and p.base.is_Rational
+                       and p.exp.is_Rational and not p.is_Rational), key=sp.default_sort_key)
+    ys = [sp.Dummy("y") for _ in radicals]
+    expr = expr.xreplace(dict(zip(radicals, ys)))
+    if (expr.free_symbols - {u} - set(ys)) or any(not c.is_Rational for c in sp.Poly(
+            expr, u, *ys).coeffs()):
+        return None
+    for radical, y in zip(radicals, ys):
+        minimal = y ** int(radical.exp.q) - radical.base ** int(radical.exp.p)
+        expr = sp.resultant(expr, minimal, y)
+    result = sp.Poly(sp.expand(expr), u)
+    if result.is_zero or result.degree() < 1 or result.degree() > MAX_RESULTANT_DEGREE \
+            or not (result.domain.is_QQ or result.domain.is_ZZ):
+        return None
+    return result
+
+
 def _monomial_crossing(rel: Relational):
     """``c1 * t**p1 < c2 * t**p2`` with positive (symbolic) ``c1``, ``c2`` and ``p1 != p2``: for
     ``t >= 1`` it is ``t < (c2 / c1) ** (1 / (p1 - p2))`` (``>`` when ``p1 < p2``), a threshold
     in the parameters (Noam's ``t / w**1.5 < t**-0.5`` is ``t < w``).  Step 0 is decided by
     itself (``t**-0.5`` has no value there)."""
+    shift = _common_shift(rel)
+    if shift is None:
+        return None
+    # ``(t + 1) * w**-1.5 < (t + 1)**-0.5`` (Noam counts from 1) is solved in ``s = t + 1``
+    # (written ``t`` below), which is at least 1 at every step: no step is left to decide alone
+    body = rel if not shift else rel.func(rel.lhs.xreplace({t: t - shift}), rel.rhs.xreplace({t: t - shift}))
     sides = []
-    for side in (rel.lhs, rel.rhs):
+    for side in (body.lhs, body.rhs):
         coeff, exponent = sp.powsimp(side, force=False).as_coeff_exponent(t)
         if t in coeff.free_symbols or not exponent.is_Rational or not coeff.is_positive:
             return None
@@ -237,9 +311,11 @@ def _monomial_crossing(rel: Relational):
             sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}
     op = type(rel) if p1 > p2 else flip[type(rel)]
     crossing = sp.powsimp((c2 / c1) ** (1 / (p1 - p2)), force=False)
-    threshold = _threshold_form(op(t, crossing))
+    threshold = _threshold_form(op(t + shift, crossing))
     if as_threshold(threshold) is None:
         return None
+    if shift:
+        return threshold
     try:
         at_zero = rel.subs(t, 0)
     except TypeError:  # zoo < 1
@@ -247,6 +323,26 @@ def _monomial_crossing(rel: Relational):
     if at_zero not in (sp.true, sp.false):
         at_zero = rel
     return sp.Or(sp.And(sp.Ge(t, 1), threshold), sp.And(sp.Lt(t, 1), at_zero))
+
+
+def _common_shift(rel: Relational) -> int | None:
+    """The ``c`` of the one ``t + c`` (a whole ``c >= 1``) the comparison is written in, 0 when
+    ``t`` appears alone, None when there are several or another kind."""
+    shifts = set()
+    for side in (rel.lhs, rel.rhs):
+        for factor in sp.Mul.make_args(side):
+            base = factor.base if isinstance(factor, sp.Pow) else factor
+            if t not in base.free_symbols:
+                continue
+            base = sp.expand(base)
+            if base == t:
+                shifts.add(0)
+            elif base.is_Add and base.coeff(t, 1) == 1 and sp.expand(base - t).is_Integer \
+                    and sp.expand(base - t) > 0:
+                shifts.add(int(sp.expand(base - t)))
+            else:
+                return None
+    return shifts.pop() if len(shifts) == 1 else None
 
 
 def _exponential_crossing(diff: sp.Expr):
@@ -308,11 +404,33 @@ def _decided_pieces(rel: Relational, crossings):
         piece = sp.Ge(t, a) if b is None else sp.And(sp.Ge(t, a), sp.Lt(t, b))
         try:
             holds = test(a)
-        except (ev.Undetermined, ZeroDivisionError, ValueError, TypeError):
+        except ev.Undetermined:
+            # too close to call: the two sides may be equal there (Noam's crossing at
+            # ``t + 1 = 4000`` exactly); an algebraic zero is proven, anything else stays open
+            holds = _equal_at(rel, a)
+        except (ZeroDivisionError, ValueError, TypeError):
             # undefined at that step (``t**-0.5`` at 0): left as it is, for that piece only
             holds = rel
         pieces.append(sp.And(piece, holds))
     return sp.Or(*pieces)
+
+
+def _equal_at(rel: Relational, step: int):
+    """``rel`` at ``step`` when its two sides are provably equal there (an algebraic number
+    whose minimal polynomial is ``x``); ``rel`` itself, undecided, otherwise."""
+    d = sp.expand((rel.lhs - rel.rhs).xreplace({t: sp.Integer(step)}))
+    if d == 0:
+        return sp.true if isinstance(rel, (sp.LessThan, sp.GreaterThan)) else sp.false
+    if not d.is_number or d.has(sp.pi, sp.E, sp.exp, sp.log, sp.Function):
+        return rel
+    x = sp.Dummy("x")
+    try:
+        zero = sp.minimal_polynomial(d, x) == x
+    except (NotImplementedError, ValueError, TypeError, RecursionError):
+        return rel
+    if not zero:
+        return rel
+    return sp.true if isinstance(rel, (sp.LessThan, sp.GreaterThan)) else sp.false
 
 
 def as_threshold(rel) -> tuple[sp.Expr, bool] | None:
@@ -380,7 +498,49 @@ def nonnegative(d: sp.Expr, facts: list[Fact]) -> bool:
         for combo in itertools.combinations_with_replacement(usable, size):
             if sp.expand(d - sum(g for g, _ in combo)).is_nonnegative:
                 return True
+    shifted = _from_one(d)
+    if shifted is not None and shifted.is_nonnegative:
+        return True
+    lower = _lower_bound(d)
+    if lower is not None:
+        bound, margin = lower
+        return nonnegative(bound + margin, facts)
     return False
+
+
+def _from_one(d: sp.Expr) -> sp.Expr | None:
+    """``d`` with each whole ``s >= 1`` written ``s' + 1`` (``s' >= 0``): the same values, but
+    sympy then sees that ``n + w - 2 >= 0``.  None when ``d`` has no such symbol."""
+    ones = {s: sp.Dummy(s.name, integer=True, nonnegative=True) + 1 for s in d.free_symbols
+            if s.is_Symbol and s.is_integer and s.is_positive}
+    return sp.expand(d.xreplace(ones)) if ones else None
+
+
+def _lower_bound(d: sp.Expr):
+    """``(L, m)`` with ``d >= 0`` whenever ``L + m >= 0``, from monotone terms of ``d``.
+
+    A term ``c * floor(X)`` (``c > 0``) is more than ``c * (X - 1)``: for an integer ``d``
+    that is strictly above ``L``, so ``L >= -1`` suffices (``floor(w**1.5) - 1 >= 0``).  A
+    power ``w**p`` of a whole ``w >= 1`` with a positive coefficient is at least ``w``
+    (``p >= 1``) or ``1`` (``0 < p < 1``).  Symbolic Noam needs both.  None when nothing
+    applies.
+    """
+    def linear_in(atom) -> bool:  # d = c * atom + rest, c a positive number, rest free of atom
+        c = d.coeff(atom)
+        return c.is_number and c.is_positive and not sp.expand(d - c * atom).has(atom)
+
+    floors = [f for f in d.atoms(sp.floor) if f.free_symbols]
+    if floors and d.is_integer and all(linear_in(f) for f in floors):
+        return sp.expand(d.xreplace({f: f.args[0] - 1 for f in floors})), sp.Integer(1)
+    powers = {}
+    for p in d.atoms(sp.Pow):
+        base, exp = p.base, p.exp
+        if (base.is_Symbol and base.is_integer and base.is_positive and exp.is_Rational
+                and exp > 0 and not exp.is_Integer and linear_in(p)):
+            powers[p] = base if exp >= 1 else sp.Integer(1)
+    if powers:
+        return sp.expand(d.xreplace(powers)), sp.Integer(0)
+    return None
 
 
 def positive(d: sp.Expr, facts: list[Fact]) -> bool:

@@ -309,8 +309,11 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
                            f"{open_condition[1]} left open)")
         small, big, strict = open_condition
         holds, fails = Fact(sp.expand(big - small), strict), Fact(sp.expand(small - big), not strict)
-        return (_prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth)
-                and _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth))
+        # a case the facts contradict holds vacuously (``floor(w**1.5) < 1`` with ``w >= 1``)
+        return ((_contradicted(holds, facts)
+                 or _prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth))
+                and (_contradicted(fails, facts)
+                     or _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth)))
     extra = {lo, *cuts} | ({hi} if hi is not None else set())
     try:
         points = order(thresholds(na) | thresholds(nb) | extra, facts)
@@ -334,7 +337,10 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
         stop = points[i + 1] if i + 1 < len(points) else None
         try:
             ra, rb = restrict(na, i, rank), restrict(nb, i, rank)
-            if not _zero_between(ra, rb, facts, splits, start, stop, depth):
+            # an interval holds integers only when ``stop > start``: a fact for what is proven on it
+            inside = facts if stop is None or (stop - start).is_number else facts + [
+                Fact(sp.expand(stop - start), True)]
+            if not _zero_between(ra, rb, inside, splits, start, stop, depth):
                 where = f"from step {start} on" if stop is None else f"on steps {start} <= t < {stop}"
                 return _failed(f"{where} the difference {_short(ra - rb)} was not proven zero")
         except Undecidable as u:
@@ -364,6 +370,11 @@ def _short(e: sp.Expr, width: int = 100) -> str:
 
 
 MAX_FEW = 4  # a whole parameter confined to this many values is proven value by value
+
+
+def _contradicted(fact: Fact, facts: list[Fact]) -> bool:
+    """Whether the facts prove ``fact`` false (``g > 0`` against ``-g >= 0``)."""
+    return nonnegative(-fact.expr, facts) if fact.strict else positive(-fact.expr, facts)
 
 
 def _few_values(na, nb, facts: list[Fact]):
@@ -414,12 +425,28 @@ def _zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
         ra, rb = pinned(ra, start, stop, facts), pinned(rb, start, stop, facts)
     if _has_open_branch(ra) or _has_open_branch(rb):
         # a branch on a floor or a Mod (``Mod(t, 2 * T) < T``): pinned floors may have made it
-        # a threshold, or the period grid below will
-        na, nb = normalise(ra), normalise(rb)
-        if (thresholds(na) | thresholds(nb)) and _prove(na, nb, facts, splits, start, stop,
-                                                       depth=depth - 1):
+        # a threshold, or the period grid below will.  A whole ``d >= 0`` that the facts make
+        # ``> 0`` (the interval ``[0, d)`` is not empty) is read as positive, so a slope
+        # ``-1 / d`` has a sign (``max(0, (n - t) / max(1, n - w))`` with ``n >= w``)
+        swap = _strengthened(facts)
+        na, nb = normalise(ra.xreplace(swap)), normalise(rb.xreplace(swap))
+        if (thresholds(na) | thresholds(nb)) and _prove(
+                na, nb, [Fact(f.expr.xreplace(swap), f.strict) for f in facts], splits,
+                start.xreplace(swap), None if stop is None else stop.xreplace(swap), depth=depth - 1):
             return True
     return _by_period(ra, rb, facts, splits, start, stop, depth - 1) or zero_on(whole, start, stop, facts)
+
+
+def _strengthened(facts: list[Fact]) -> dict:
+    """Each whole ``d >= 0`` for which a fact says ``d > 0``, to a positive symbol of the same
+    name (the same values in this case)."""
+    swap = {}
+    for f in facts:
+        c, d = f.expr.as_coeff_Add()  # d + c > 0 (>= 0) with c <= 0 gives d > 0 (c < 0 if not strict)
+        if (d.is_Symbol and d.is_integer and d.is_nonnegative and not d.is_positive
+                and (c < 0 or c == 0 and f.strict)):
+            swap[d] = sp.Dummy(d.name, integer=True, positive=True)
+    return swap
 
 
 def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:

@@ -23,7 +23,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _v0 = t.to(_compute)
     _v1 = torch.full((), 0.00022, dtype=_compute, device=_dev)
     _v2 = (t - (169273))
-    _v3 = torch.clamp(torch.clamp(_v2, min=0), max=68346)
+    _v3 = torch.clamp(_v2, 0, 68346)
     _v4 = (((2099594611) + (((-30720)*(_v3))))).to(_compute)
     _v5 = torch.full((), 2.2e-05, dtype=_compute, device=_dev)
     _v6 = torch.full((), 7.3e-06, dtype=_compute, device=_dev)

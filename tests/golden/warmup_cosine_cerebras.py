@@ -9,7 +9,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = t.to(_compute)
     _v1 = (t - (500))
-    _v2 = torch.clamp(torch.clamp(_v1, min=0), max=499)
+    _v2 = torch.clamp(_v1, 0, 499)
     _v3 = (((1000) + (((-2)*(_v2))))).to(_compute)
     _v4 = torch.full((), 0.0001, dtype=_compute, device=_dev)
     return (torch.where((t < 500), (2e-06)*_v0, torch.where((t < 1000), (0.0009)*torch.sin(0.0015707963267948967*_v3)**2 + 0.0001, _v4))).to(_dtype)
