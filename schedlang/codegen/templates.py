@@ -392,8 +392,8 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         self.__dict__.update(state)
         self.last_epoch = epoch
         if self.STAGES and counts[0] is not None and measured is None:
-            planned = (_count_at(self.STAGES, max(epoch, 0)),
-                       None if self.SEQ_LEN is None else self.SEQ_LEN * _count_at(self.STAGES, max(epoch, 0)))
+            samples = _count_at(self.STAGES, max(epoch, 0))
+            planned = (samples, None if self.SEQ_LEN is None else self.SEQ_LEN * samples)
             if counts != planned:  # the run measured its counts: keep them
                 measured = counts
         self._measured = None if measured is None else tuple(measured)

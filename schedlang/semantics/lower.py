@@ -21,7 +21,7 @@ import sympy as sp
 from ..core.algebra import Mark, Segment, combine, hold_for, pointwise, sequence, tau
 from ..core.clock import UNITS, Clock
 from ..core.special import geometric
-from ..errors import SchedlangError, Span, did_you_mean, suggest
+from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
 from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
@@ -904,25 +904,15 @@ class Lowerer:
             found.append((Fraction(count), amount.clock, item.span))
         return stages_table(sizes[0], sizes[1:], found, self.seq_len(node.span), node.span)
 
-    def batch_arguments(self, node: ir.Call, names: tuple[str, ...], required: int) -> dict:
-        """The argument nodes of a batch preset call, by name (positional, then keywords)."""
-        name = node.func.id
-        signature = f"{name}({', '.join(names)})"
-        if len(node.args) > len(names):
-            raise SchedlangError(f"{name}() takes at most {len(names)} arguments", node.args[len(names)].span,
-                                 hint=f"signature: {signature}")
-        given = dict(zip(names, node.args))
-        for kw in node.keywords:
-            if kw.name not in names:
-                raise SchedlangError(f"{name}() has no argument '{kw.name}'", kw.span,
-                                     hint=did_you_mean(kw.name, names) or f"signature: {signature}")
-            if kw.name in given:
-                raise SchedlangError(f"{name}() got '{kw.name}' twice", kw.span)
-            given[kw.name] = kw.value
-        for needed in names[:required]:
-            if needed not in given:
-                raise SchedlangError(f"{name}() is missing '{needed}'", node.span,
-                                     hint=f"signature: {signature}")
+    def batch_arguments(self, signature: Builtin, node: ir.Call) -> dict:
+        """The argument nodes of a batch preset call, by name, bound as any call's are
+        (``bind_arguments``); a required one missing is an error at the call."""
+        given = self.bind_arguments(signature, node)
+        missing = next((a.name for a in signature.args if a.default is REQUIRED and a.name not in given),
+                       None)
+        if missing is not None:
+            raise SchedlangError(f"{signature.name}() is missing '{missing}'", node.span,
+                                 hint=f"signature: {signature.signature()}")
         return given
 
     def _megatron_step_schedule(self, node: ir.Call):
@@ -931,7 +921,7 @@ class Lowerer:
         ``seq_length`` defaults to the file's ``seq_len`` (Megatron-LM passes its ``--seq-length``)."""
         from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
 
-        given = self.batch_arguments(node, ("schedule", "seq_length"), 1)
+        given = self.batch_arguments(MEGATRON_STEP_SCHEDULE, node)
         text = given["schedule"]
         if not isinstance(text, ir.String):
             raise SchedlangError("the schedule is a double-quoted string of THRESHOLD:BATCH entries",
@@ -954,9 +944,7 @@ class Lowerer:
         (0.18 and later ignore the flag)."""
         from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
 
-        names = ("start", "increment", "samples", "global_batch_size", "micro_batch_size",
-                 "data_parallel_size")
-        given = self.batch_arguments(node, names, 4)
+        given = self.batch_arguments(MEGATRON_RAMPUP, node)
         values = {name: self.fix_whole(self.constant(n, name), n.span, name) for name, n in given.items()}
         return self._megatron(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
                               values.pop("increment"), values.pop("samples"),
@@ -1201,6 +1189,15 @@ def _list_items(node: ir.Node, what: str) -> tuple:
         raise SchedlangError(f"{what} must be a list like [6144, 15360]", node.span)
     return node.items
 
+
+#: The signatures of the Megatron batch presets (``bind_arguments`` reads them; their values are
+#: converted by ``_megatron_step_schedule`` / ``_megatron_rampup``, not by ``argument``).
+MEGATRON_STEP_SCHEDULE = Builtin("megatron.step_batch_size_schedule", (
+    stdlib.Arg("schedule", Kind.OPTION), stdlib.Arg("seq_length", Kind.CONST, None)), build=None)
+MEGATRON_RAMPUP = Builtin("megatron.rampup_batch_size", (
+    *(stdlib.Arg(name, Kind.CONST) for name in ("start", "increment", "samples", "global_batch_size")),
+    *(stdlib.Arg(name, Kind.CONST, None) for name in ("micro_batch_size", "data_parallel_size"))),
+    build=None)
 
 #: Calls that put a schedule counted in steps on the sample or token clock, as written.
 ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
