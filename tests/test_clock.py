@@ -382,3 +382,46 @@ def test_megatron_batch_mistakes(text, message):
     with pytest.raises(SchedlangError, match=message) as info:
         schedlang.compile(text + "\nschedule lr = constant(1)")
     assert "<string>:" in str(info.value)
+
+
+# -- a segment read after its step (Segment.evaluation == "after": olmo_core.* in tokens) -----
+
+AFTER = """param seq_len: int = 4
+batch = stages(2, [4], [40tok])
+"""
+
+
+def test_a_segment_read_after_its_step_uses_the_tokens_through_it():
+    """Update k reads T_(k+1) - start; it covers the steps with T_k below its end and holds f(end)."""
+    prog = schedlang.compile(AFTER + "schedule lr = constant(1, 8tok) >> "
+                             "olmo_core.LinearWithWarmup(lr=1, units=\"tokens\", warmup=0, alpha_f=0, "
+                             "t_max=100)\n")
+    walk = [prog.tokens_at(k) for k in range(20)]
+    for k in range(20):
+        if walk[k] < 8:
+            expected = 1.0
+        elif walk[k] < 108:
+            expected = max(0.0, 1 - (walk[k + 1] - 8) / 100)
+        else:
+            expected = 0.0
+        assert prog["lr"](k) == pytest.approx(expected, abs=1e-15), k
+
+
+def test_arithmetic_keeps_the_evaluation_point_and_refuses_mixing_points():
+    base = 'olmo_core.CosWithWarmup(lr=1, units="tokens", warmup=16, t_max=200)'
+    plain = schedlang.compile(AFTER + f"schedule lr = {base}\n")["lr"]
+    half = schedlang.compile(AFTER + f"schedule lr = 0.5 * {base}\n")["lr"]
+    cut = schedlang.compile(AFTER + f"schedule lr = {base} for 100tok >> constant(0)\n")["lr"]
+    for k in range(12):
+        assert half(k) == pytest.approx(0.5 * plain(k), abs=1e-15)
+    assert [cut(k) for k in range(8)] == [plain(k) for k in range(8)]
+    with pytest.raises(SchedlangError, match="reads the token count after its step"):
+        schedlang.compile(AFTER + f"schedule lr = {base} + linear(1, 0, 100tok)\n")
+
+
+def test_an_olmo_core_preset_in_tokens_needs_the_batch_and_counts_tokens():
+    with pytest.raises(SchedlangError, match="needs the file's batch schedule"):
+        schedlang.compile('schedule lr = olmo_core.WSD(units="tokens", warmup=10, t_max=1000)\n')
+    # lengths are plain numbers counting `units`, as in OLMo-core's config
+    with pytest.raises(SchedlangError, match="an amount of tokens is a length"):
+        schedlang.compile(AFTER + "schedule lr = olmo_core.WSD(warmup=10tok, t_max=1000)\n")

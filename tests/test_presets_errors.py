@@ -146,7 +146,7 @@ def test_presets_doc_counts_every_library_once_and_right():
     paragraph = text.split("Counts", 1)[1].split("\n\n", 1)[0]
     paragraph = " ".join(paragraph.split())
     found = {}
-    for match in re.finditer(r"(?:^|[,:] )([a-z]+) (\d+)(?: \(((?:[^()]|\([^()]*\))*)\))?", paragraph):
+    for match in re.finditer(r"(?:^|[,:] )([a-z_]+) (\d+)(?: \(((?:[^()]|\([^()]*\))*)\))?", paragraph):
         library, count, note = match.group(1), int(match.group(2)), match.group(3) or ""
         assert library not in found, f"{library} counted twice"
         rejected = re.search(r"\+(\d+) rejected", note)

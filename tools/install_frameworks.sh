@@ -13,3 +13,7 @@ pip install -c constraints.txt -r .ci/frameworks-deps.txt
 # which the one pure-Python file does not need.
 pip install --no-deps --upgrade --target .frameworks/megatron-core-0.19.2 \
   --python-version 3.12 --only-binary=:all: --ignore-requires-python megatron-core==0.19.2
+# OLMo-core 3.0.0's schedulers for tests/frameworks/test_olmo_core.py, which loads just
+# olmo_core/optim/scheduler.py (and exceptions.py) from this folder, its package stubbed:
+# the wheel alone, none of its dependencies.
+pip install --no-deps --upgrade --target .frameworks/ai2-olmo-core-3.0.0 ai2-olmo-core==3.0.0

@@ -2378,3 +2378,177 @@ class _mmengine:
         """
 
 mmengine: _mmengine
+
+class _olmo_core:
+    def ConstantScheduler(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ...) -> Expr:
+        """olmo_core.ConstantScheduler(lr=1, units="steps", t_max=none)
+
+        ``lr`` at every step.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+        """
+    def ConstantWithWarmup(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., warmup_min_lr: Value = ...) -> Expr:
+        """olmo_core.ConstantWithWarmup(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, warmup_min_lr=0)
+
+        ``warm(lr)`` for ``c <= W`` (inclusive), then ``lr``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+        """
+    def CosWithWarmup(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., alpha_f: Value = ..., warmup_min_lr: Value = ...) -> Expr:
+        """olmo_core.CosWithWarmup(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, alpha_f=0.1, warmup_min_lr=0)
+
+        ``warm(lr)`` for ``c < W``, cosine to ``eta = alpha_f * lr`` at ``T``, then ``eta``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            alpha_f: a number constant in t
+            warmup_min_lr: a number constant in t
+        """
+    def CosWithWarmupAndLinearDecay(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., alpha_f: Value = ..., warmup_min_lr: Value = ..., decay: Value = ..., decay_steps: Value = ..., decay_fraction: Value = ..., decay_min_lr: Value = ...) -> Expr:
+        """olmo_core.CosWithWarmupAndLinearDecay(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, alpha_f=0.1, warmup_min_lr=0, decay=none, decay_steps=none, decay_fraction=none, decay_min_lr=0)
+
+        CosWithWarmup until ``T - D``, then ``tail`` from its value there.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            alpha_f: a number constant in t
+            warmup_min_lr: a number constant in t
+            decay: a number constant in t
+            decay_steps: a number constant in t
+            decay_fraction: a number constant in t
+            decay_min_lr: a number constant in t
+        """
+    def ExponentialScheduler(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., lr_min: Value = ...) -> Expr:
+        """olmo_core.ExponentialScheduler(lr=1, units="steps", t_max=none, lr_min=1e-09)
+
+        ``lr_min (lr / lr_min) ** (c / T)`` up to ``lr`` at ``T``, then ``lr``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            lr_min: a number constant in t
+        """
+    def HalfCosWithWarmup(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., alpha_f: Value = ..., warmup_min_lr: Value = ...) -> Expr:
+        """olmo_core.HalfCosWithWarmup(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, alpha_f=0.1, warmup_min_lr=0)
+
+        Warmup to the cosine's midpoint ``(lr + eta)/2`` for ``c < W``, then its second half to
+        ``eta`` at ``T``, then ``eta``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            alpha_f: a number constant in t
+            warmup_min_lr: a number constant in t
+        """
+    def InvSqrtWithWarmup(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., alpha_f: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., warmup_min_lr: Value = ...) -> Expr:
+        """olmo_core.InvSqrtWithWarmup(lr=1, units="steps", t_max=none, alpha_f=0.1, warmup=none, warmup_steps=none, warmup_fraction=none, warmup_min_lr=0)
+
+        ``warm(lr)`` for ``c < W``, then ``eta + (lr - eta) sqrt(W / c)``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            alpha_f: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+        """
+    def LinearWithWarmup(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., alpha_f: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., warmup_min_lr: Value = ...) -> Expr:
+        """olmo_core.LinearWithWarmup(lr=1, units="steps", t_max=none, alpha_f=0.1, warmup=none, warmup_steps=none, warmup_fraction=none, warmup_min_lr=0)
+
+        ``warm(lr)`` for ``c < W``, linear to ``eta = alpha_f * lr`` at ``T``, then ``eta``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            alpha_f: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+        """
+    def PowerLR(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., b: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., warmup_min_lr: Value = ..., decay: Value = ..., decay_steps: Value = ..., decay_fraction: Value = ..., decay_min_lr: Value = ...) -> Expr:
+        """olmo_core.PowerLR(lr=1, units="steps", t_max=none, b=-0.51, warmup=none, warmup_steps=none, warmup_fraction=none, warmup_min_lr=0, decay=none, decay_steps=none, decay_fraction=none, decay_min_lr=0)
+
+        ``warm(lr)`` for ``c <= W``, ``lr (c/W)**b`` until ``T - D``, then ``tail`` from there.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            b: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+            decay: a number constant in t
+            decay_steps: a number constant in t
+            decay_fraction: a number constant in t
+            decay_min_lr: a number constant in t
+        """
+    def WSD(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., decay: Value = ..., decay_steps: Value = ..., decay_fraction: Value = ..., warmup_min_lr: Value = ..., decay_min_lr: Value = ...) -> Expr:
+        """olmo_core.WSD(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, decay=none, decay_steps=none, decay_fraction=none, warmup_min_lr=0, decay_min_lr=0)
+
+        ``warm(lr)`` for ``c <= W``, ``lr`` until ``T - D``, then ``tail(lr)`` (0 at ``T``).
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            warmup: a number constant in t
+            warmup_steps: a number constant in t
+            warmup_fraction: a number constant in t
+            decay: a number constant in t
+            decay_steps: a number constant in t
+            decay_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+            decay_min_lr: a number constant in t
+        """
+    def WSDS(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., *, period_lengths: list[Value], period_lr_multipliers: list[Value] = ..., warmup: Value = ..., warmup_fraction: Value = ..., decay: Value = ..., decay_fraction: Value = ..., warmup_min_lr: Value = ..., decay_min_lr: Value = ...) -> Expr:
+        """olmo_core.WSDS(lr=1, units="steps", period_lengths, period_lr_multipliers=none, warmup=none, warmup_fraction=none, decay=none, decay_fraction=none, warmup_min_lr=0, decay_min_lr=0)
+
+        Warmup, then per period a stable ``peak_i`` and a linear decay to ``decay_min_lr`` over
+        its last ``D_i``; ``decay_min_lr`` after the last (WSD-S, arXiv:2410.05192).
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            period_lengths: a list of numbers constant in t
+            period_lr_multipliers: a list of numbers constant in t
+            warmup: a number constant in t
+            warmup_fraction: a number constant in t
+            decay: a number constant in t
+            decay_fraction: a number constant in t
+            warmup_min_lr: a number constant in t
+            decay_min_lr: a number constant in t
+        """
+
+olmo_core: _olmo_core

@@ -77,6 +77,11 @@ class Segment:
     #: an amount of them (``4.3e12tok``).  Lowering places such a segment on the run's batch
     #: schedule (``semantics/clock.py``) before it becomes part of a finished schedule.
     clock: str | None = None
+    #: Where update ``k`` reads a segment on the sample or token clock: ``"before"`` at
+    #: ``T_k``, the count consumed before it (Megatron's ``num_steps``, SPEC §12), or
+    #: ``"after"`` at ``T_{k+1}``, the count with update ``k``'s own batch included
+    #: (OLMo-core's ``global_train_tokens_seen``).  Only ``semantics/clock.on_clock`` reads it.
+    evaluation: str = "before"
 
     @property
     def finite(self) -> bool:

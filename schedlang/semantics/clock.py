@@ -8,6 +8,15 @@ Update ``k`` then uses the formula at local ``t = T_k - start`` (``T_k`` consume
 ``k``, Megatron's convention), and the segment covers the steps whose ``T_k`` is below its
 end: a length that is not a whole number of batches ends at the first step reaching it.
 
+A segment may read the clock *after* its step instead (``Segment.evaluation == "after"``,
+OLMo-core's presets: the trainer counts the batch it is about to train before it asks for
+the lr): update ``k`` then uses the formula at ``T_{k+1} - start``.  It covers the same
+steps (those whose ``T_k`` is below its end, the steps a trainer stopping at the first
+``T_k`` reaching its end runs), so the last of them may read the formula past its length,
+as the framework does; after it the segment holds its value at its length.  ``on_clock``
+is the one place that reads the attribute: ``T_{k+1}`` is ``T_k``'s stage formula at
+``k + 1`` (the step's own batch added), still linear with whole coefficients.
+
 Because ``T_k`` is linear in ``k`` within each batch stage (``core/clock.py``), the placed
 segment is an ordinary step formula: one branch per stage it meets, each the segment's
 formula at a whole-coefficient linear function of the step.  Every printer, the prover and
@@ -94,9 +103,12 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
         value = segment.end_value()
         return Segment(value, sp.Integer(0), (), value)
     pairs = []
+    after = segment.evaluation == "after"
     for count, stop in clock.count_expr(tau, unit, first=first, last=end):
         if stop is None and end is None:  # the last stage of a schedule that never ends
             count = count.xreplace({tau: sp.Min(tau, _saturation(clock, unit, first))})
+        if after:  # the count with this step's own batch: its stage's formula one step on
+            count = sp.expand(at(count, tau + 1))
         local = at(segment.expr, count - offset)
         pairs.append((local, sp.true if stop is None else sp.Lt(tau, stop)))
     marks = []

@@ -430,12 +430,13 @@ class Lowerer:
             if a == 0 and b.is_number and b.is_negative:
                 raise SchedlangError("zero to a negative power", node.span)
             _refuse_huge_power(a, b, node.span)
-        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right), clock=clock)
+        return Segment(pointwise(_BINARY[node.op], a, b), combine(left, right), **clock)
 
     def _unary(self, node: ir.Unary):
         operand = self.schedule_value(self.value(node.operand), node.operand, "a number")
         return operand if node.op == "+" else Segment(pointwise(operator.neg, operand.expr),
-                                                         operand.duration, clock=operand.clock)
+                                                         operand.duration, clock=operand.clock,
+                                                         evaluation=operand.evaluation)
 
     def _compare(self, node: ir.Compare):
         ops = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
@@ -464,7 +465,7 @@ class Lowerer:
                                    (Segment(sp.Piecewise((0, cond), (1, True))), node.cond)])
         expr = sp.Piecewise((then.held(), cond), (other.held(), True))
         return Segment(expr, combine(then, other, Segment(sp.Piecewise((0, cond), (1, True)))),
-                       clock=clock)
+                       **clock)
 
     def _for(self, node: ir.For):
         body = self.schedule_value(self.value(node.body), node.body, "a schedule")
@@ -483,7 +484,8 @@ class Lowerer:
         held = hold_for(body, steps)
         marks = tuple(replace(m, span=node.steps.span) if m.kind == "cut" and m.span is None else m
                       for m in held.marks)
-        return replace(held, marks=marks, clock=unit)
+        return replace(held, marks=marks, clock=unit,
+                       evaluation=body.evaluation if unit == body.clock else "before")
 
     def _seq(self, node: ir.Seq):
         parts = flatten_seq(node, stop=lambda n: self._known(n) is not None)
@@ -646,13 +648,16 @@ class Lowerer:
         finally:
             self.in_warmup, self.preset_scales_warmup = saved
             units = self.length_units.pop()
-        clock = self.call_clock(builtin, units)
+        preset = "." in builtin.name
+        clock = None if preset else self.call_clock(builtin, units)
         try:
             built = zero_length_call(builtin, kwargs)
         except stdlib.ArgumentError as exc:
             node_of = given.get(exc.argument)
             raise SchedlangError(exc.message, node_of.span if node_of else node.span,
                                  hint=exc.hint) from None
+        if preset:
+            self.preset_clock(builtin, units, built.clock)
         return built if clock is None else replace(built, clock=clock)
 
     def _builtin_arguments(self, builtin: Builtin, node: ir.Call, given: dict, kwargs: dict) -> None:
@@ -976,31 +981,32 @@ class Lowerer:
         self.refuse_amount(segment, node.args[0].span)
         return replace(segment, clock=unit)
 
-    def common_clock(self, operands: list[tuple[Segment, ir.Node]]) -> str | None:
-        """The clock of a value computed from ``operands``: numbers are neutral; a schedule
-        or amount on the sample or token clock cannot meet one on another clock."""
+    def common_clock(self, operands: list[tuple[Segment, ir.Node]]) -> dict:
+        """The clock (and its evaluation point) of a value computed from ``operands``, as
+        ``Segment`` fields: numbers are neutral; a schedule or amount on the sample or token
+        clock cannot meet one on another clock, or one read at another point."""
         clocks = {s.clock for s, _ in operands if s.clock is not None}
         if not clocks:
-            return None
+            return {}
         stepping = [n for s, n in operands if s.clock is None and (s.depends_on_step or s.finite)]
         if len(clocks) > 1 or stepping:
             culprit = stepping[0] if stepping else next(n for s, n in operands if s.clock is not None)
             raise SchedlangError("this mixes the step clock with the sample or token clock", culprit.span,
                                  hint="a schedule counts steps or tokens (samples) throughout; "
                                       "join schedules on different clocks with >>")
-        return clocks.pop()
+        points = {s.evaluation for s, _ in operands if s.clock is not None and s.depends_on_step}
+        if len(points) > 1:
+            culprit = next(n for s, n in operands if s.clock is not None and s.evaluation == "after")
+            raise SchedlangError("this combines a schedule that reads the token count after its "
+                                 "step (OLMo-core's) with one that reads it before", culprit.span,
+                                 hint="join them with >> instead")
+        return {"clock": clocks.pop(), "evaluation": points.pop() if points else "before"}
 
     def call_clock(self, builtin: Builtin, units: list[tuple[str | None, Span]]) -> str | None:
         """The clock of a call from the units of the lengths it was given."""
         found = {unit for unit, _ in units}
         if found <= {None}:
             return None
-        if "." in builtin.name:
-            span = next(span for unit, span in units if unit is not None)
-            raise SchedlangError(f"{builtin.name}() counts steps, as its framework does", span,
-                                 hint="give its lengths in steps, or write the schedule with the "
-                                      "built-ins (cosine, linear, ...), which take lengths in "
-                                      "samples or tokens")
         if len(found) > 1:
             counts = {None: "steps", **UNITS}
             first = units[0][0]
@@ -1009,6 +1015,18 @@ class Lowerer:
                                  f"{counts[next(u for u, _ in units if u != first)]}", other,
                                  hint="give every length of one schedule in the same unit")
         return found.pop()
+
+    def preset_clock(self, builtin: Builtin, units: list[tuple[str | None, Span]], own: str | None) -> None:
+        """A preset counts what its framework counts: steps, or the clock it chose itself
+        (``olmo_core.*(units="tokens")``); lengths written in another unit are refused."""
+        wrong = [span for unit, span in units if unit is not None and unit != own]
+        if not wrong:
+            return
+        counts = "steps" if own is None else UNITS[own]
+        raise SchedlangError(f"{builtin.name}() counts {counts}, as its framework does", wrong[0],
+                             hint=f"give its lengths in {counts}, or write the schedule with the "
+                                  "built-ins (cosine, linear, ...), which take lengths in "
+                                  "samples or tokens")
 
     def step_counted(self, segment: Segment, span: Span) -> Segment:
         """In a file with a batch schedule, a ``steps`` mark on a finite segment counted in steps

@@ -32,6 +32,7 @@ TITLES = {
     "deepspeed": "DeepSpeed (deepspeed.runtime.lr_schedules, deepspeed 0.19.8)",
     "torchtitan": "torchtitan (torchtitan.components.optimizer.lr_scheduler, torchtitan 0.3.0)",
     "mmengine": "OpenMMLab mmengine (param_scheduler, mmengine 0.10.7)",
+    "olmo_core": "OLMo-core (olmo_core.optim.scheduler, ai2-olmo-core 3.0.0)",
 }
 
 

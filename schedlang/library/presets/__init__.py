@@ -17,7 +17,7 @@ PRESETS: dict[str, Builtin | Rejected] = {}
 
 #: Namespaces in the order the docs list them.
 LIBRARIES = ("cerebras", "torch", "composer", "hf", "sambaflow", "optax", "timm", "keras", "megatron",
-             "deepspeed", "torchtitan", "mmengine")
+             "deepspeed", "torchtitan", "mmengine", "olmo_core")
 
 
 def register(*entries: Builtin | Rejected) -> None:

@@ -1,0 +1,119 @@
+"""OLMo-core 3.0.0 conformance cases (the cookbook's rows) and the loader of its real code.
+
+``tools/install_frameworks.sh`` installs the ai2-olmo-core 3.0.0 wheel (no dependencies)
+into ``.frameworks/ai2-olmo-core-3.0.0``; :func:`olmo` loads just
+``olmo_core/optim/scheduler.py`` and ``olmo_core/exceptions.py`` from it, with the package
+imports the scheduler module makes stubbed (``Config`` and ``Registrable`` as plain bases,
+``get_rank`` giving 0).  A missing install skips locally and fails under CI.
+
+Each case runs OLMo-core's trainer in steps: update ``k`` uses ``get_lr(lr, k + 1,
+max_steps)`` (the trainer counts the step before the lr is set) for the run's ``max_steps``
+updates.  ``test_olmo_core.py`` also runs every scheduler in tokens.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import types
+import warnings
+from enum import Enum
+from pathlib import Path
+
+import pytest
+
+from frameworks.framework_case import FrameworkCase
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / ".frameworks/ai2-olmo-core-3.0.0/olmo_core"
+_NAME = "_olmo_core_3_0_0"
+
+
+def _module(name: str, **attrs) -> types.ModuleType:
+    module = types.ModuleType(name)
+    module.__path__ = []
+    module.__dict__.update(attrs)
+    sys.modules[name] = module
+    return module
+
+
+def olmo():
+    """OLMo-core 3.0.0's ``olmo_core.optim.scheduler``, loaded from its file."""
+    if f"{_NAME}.optim.scheduler" in sys.modules:
+        return sys.modules[f"{_NAME}.optim.scheduler"]
+    source = PACKAGE / "optim" / "scheduler.py"
+    if not source.is_file():
+        message = f"ai2-olmo-core 3.0.0 not installed at {PACKAGE}; run tools/install_frameworks.sh"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+    class Config:
+        pass
+
+    class Registrable:
+        @classmethod
+        def register(cls, name):
+            return lambda subclass: subclass
+
+    class StrEnum(str, Enum):
+        def __str__(self):
+            return self.value
+
+    _module(_NAME)
+    _module(f"{_NAME}.config", Config=Config, Registrable=Registrable, StrEnum=StrEnum)
+    _module(f"{_NAME}.distributed")
+    _module(f"{_NAME}.distributed.utils", get_rank=lambda: 0)
+    _module(f"{_NAME}.optim")
+    _module(f"{_NAME}.optim.config", INITIAL_LR_FIELD="initial_lr", LR_FIELD="lr")
+    for name, path in (("exceptions", PACKAGE / "exceptions.py"), ("optim.scheduler", source)):
+        spec = importlib.util.spec_from_file_location(f"{_NAME}.{name}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[f"{_NAME}.optim.scheduler"]
+
+
+def build(name: str, kwargs: dict):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the deprecated warmup_steps / decay_steps
+        return getattr(olmo(), name)(**kwargs)
+
+
+def _value(v) -> str:
+    return "[" + ", ".join(map(_value, v)) + "]" if isinstance(v, list) else repr(v)
+
+
+def case(name: str, kwargs: dict, max_steps: int, lr: float = 8e-4, note: str = "") -> FrameworkCase:
+    words = ", ".join(f"{k}={_value(v)}" for k, v in kwargs.items() if v is not None)
+    olmo_words = ", ".join(f"{k}={_value(v)}" for k, v in kwargs.items())
+    t_max = "" if name == "WSDS" else f", t_max={max_steps}"
+    source = f"olmo_core.{name}(lr={lr!r}{t_max}, {words})" if words else \
+        f"olmo_core.{name}(lr={lr!r}{t_max})"
+    code = (f"scheduler = {name}({olmo_words})  # olmo_core.optim.scheduler\n"
+            f"# the trainer, max_steps={max_steps}: global_step += 1, then\n"
+            f"lr = scheduler.get_lr({lr!r}, trainer.global_step, {max_steps})")
+    return FrameworkCase(f"olmo_core.{name}", source, "olmo_core", name, kwargs, max_steps, note=note,
+                         code=code, anchor=lambda steps: [build(name, kwargs).get_lr(lr, k + 1, max_steps)
+                                                          for k in steps])
+
+
+OLMO_CORE = [
+    case("ConstantScheduler", {}, 50),
+    case("ConstantWithWarmup", {"warmup": 20}, 100),
+    case("WSD", {"warmup": 20, "decay": 30, "decay_fraction": None}, 200,
+         note="OLMo-core needs decay_fraction=None beside decay; schedlang takes decay alone"),
+    case("WSD", {"warmup_fraction": 0.1, "decay_fraction": 0.25, "decay_min_lr": 1e-5}, 150),
+    case("PowerLR", {"warmup": 20, "b": -0.51}, 200),
+    case("LinearWithWarmup", {"warmup": 20, "alpha_f": 0.0}, 200),
+    case("InvSqrtWithWarmup", {"warmup": 20}, 200),
+    case("CosWithWarmup", {"warmup": 20}, 200),
+    case("CosWithWarmup", {"warmup_fraction": 0.125, "alpha_f": 0.0}, 100,
+         note="warmup = round(100 * 0.125) = 12: Python rounds 12.5 half to even"),
+    case("HalfCosWithWarmup", {"warmup": 20}, 200),
+    case("CosWithWarmupAndLinearDecay", {"warmup": 20}, 200),
+    case("ExponentialScheduler", {"lr_min": 1e-6}, 200),
+    case("WSDS", {"period_lengths": [100, 60, 80], "warmup": 10, "decay_fraction": 0.2,
+                  "period_lr_multipliers": [1.0, 0.7, 0.5]}, 240),
+]
