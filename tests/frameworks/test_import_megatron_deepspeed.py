@@ -138,22 +138,25 @@ def test_megatron_step_batch_size_schedule_by_iterations_is_refused_with_the_rea
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 1000 "
                     "--step-batch-size-schedule '0:16 1K:32'\n")
-    with pytest.raises(schedlang.SchedlangError, match="schedule per iteration follows the batch-size table"):
+    with pytest.raises(schedlang.SchedlangError, match="scales every --lr-\\*-iters length by the default "
+                                                       "global batch size"):
         import_file(path, "megatron-args")
 
 
 @pytest.mark.parametrize("ramp", ["--rampup-batch-size 16 16 2000",
                                   "--step-batch-size-schedule '0:16 1K:32'"])
 def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_path, ramp):
-    """With a batch-size ramp the import is per sample; evaluated at the samples consumed before each
-    iteration (megatron-core's own microbatch calculator for --rampup-batch-size) it is Megatron's lr."""
+    """With a batch-size ramp the import is per step on the sample clock of Megatron's own batch
+    table: step k is the real class at the samples consumed before it (megatron-core's own
+    microbatch calculator for --rampup-batch-size).  tests/frameworks/test_import_megatron_batch.py
+    drives both real calculators at production sizes."""
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --min-lr 1e-4 --lr-decay-style cosine "
                     "--train-samples 6000 --lr-warmup-samples 500 --lr-decay-samples 5000 "
                     f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
                     + "\n")
     text = import_file(path, "megatron-args")
-    assert "t = the samples consumed before it" in text and "per sample" in text
+    assert "t counts optimizer steps" in text and "on_samples(megatron.OptimizerParamScheduler(" in text
     ours = schedlang.compile(text)["lr"]
     calculator = real("megatron.core.num_microbatches_calculator")
     module = real("megatron.core.optimizer_param_scheduler")
@@ -170,16 +173,15 @@ def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_
     scheduler = module.OptimizerParamScheduler(
         optimizer, init_lr=0.0, max_lr=1e-3, min_lr=1e-4, lr_warmup_steps=500, lr_decay_steps=5000,
         lr_decay_style="cosine", start_wd=0.01, end_wd=0.01, wd_incr_steps=6000, wd_incr_style="constant")
-    consumed, at, expected, batches = 0, [], [], set()
+    consumed, expected, batches = 0, [], set()
     while consumed < 6000:
         batch = batch_at(consumed)
         batches.add(batch)
-        at.append(consumed)
         expected.append(optimizer.param_groups[0]["lr"])
         scheduler.step(batch)
         consumed += batch
     assert len(batches) > 1  # the batch size really changed
-    assert ours.values(at) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+    assert ours.values(range(len(expected))) == pytest.approx(expected, rel=1e-12, abs=1e-18)
     if "rampup" in ramp:
         calculator.unset_num_microbatches_calculator()
 
