@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import pytest
 
 import schedlang
+from schedlang.exporters import export
 from schedlang.importers import import_file
 
 from .real import real
@@ -271,3 +272,77 @@ def test_double_quoted_schedule_is_one_value(tmp_path):
     text = import_file(path, "megatron-args")
     assert 'batch = megatron.step_batch_size_schedule("0:16 1K:32, 2K:48")' in text
     assert 'lr_decay_style="cosine"' in text
+
+
+# --------------------------------------------------------------------------- export and back
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_export_writes_the_batch_flags_back(tmp_path, name):
+    """import -> export (which proves its own read-back equal) -> import: the same flags' meaning,
+    Megatron's values at every step."""
+    flags = SMALL[name]
+    text, prog = imported(tmp_path, flags)
+    written = export(text, "run.sched", format="megatron-args")
+    if "step_batch_size_schedule" in flags:
+        assert f"--step-batch-size-schedule '{flags['step_batch_size_schedule']}'" in written
+    else:
+        start, increment, samples = flags["rampup_batch_size"]
+        assert f"--rampup-batch-size {start} {increment} {samples}" in written
+        assert f"--global-batch-size {flags['global_batch_size']}" in written
+    if flags.get("seq_length"):
+        assert f"--seq-length {flags['seq_length']}" in written
+    assert f"--train-samples {flags['train_samples']}" in written
+    back_path = tmp_path / "back.sh"
+    back_path.write_text(written)
+    back = schedlang.compile(import_file(back_path, "megatron-args"))
+    assert back.clock.table == prog.clock.table
+    for schedule in ("lr", "weight_decay"):
+        assert schedlang.equivalent(prog[schedule], back[schedule])
+    steps = prog.step_at(samples=flags["train_samples"]) + 20
+    lr, wd, _, _ = real_run(flags, steps)
+    assert back["lr"].values(range(steps)) == pytest.approx(lr, **REL)
+    assert back["weight_decay"].values(range(steps)) == pytest.approx(wd, **REL)
+
+
+@pytest.mark.parametrize("name", ["deepseek-v3-469B", "megatron-docs-wsd", "ramp-469B-0.17"])
+def test_export_round_trip_at_production_size(tmp_path, name):
+    flags = PRODUCTION[name]
+    text, prog = imported(tmp_path, flags)
+    path = tmp_path / "back.sh"
+    path.write_text(export(text, "run.sched", format="megatron-args"))
+    back = schedlang.compile(import_file(path, "megatron-args"))
+    assert back.clock.stages == prog.clock.stages
+    steps = _boundaries(prog, megatron_kwargs(flags), flags)
+    assert back["lr"].values(steps) == prog["lr"].values(steps)
+    assert back["weight_decay"].values(steps) == prog["weight_decay"].values(steps)
+
+
+def test_export_of_a_constant_batch_on_samples(tmp_path):
+    source = ("batch = 64\nschedule lr = on_samples(megatron.OptimizerParamScheduler(max_lr=1e-3, "
+              'min_lr=1e-4, lr_warmup_steps=640, lr_decay_steps=6400, lr_decay_style="cosine"))\n')
+    written = export(source, format="megatron-args")
+    assert "--global-batch-size 64" in written and "--lr-warmup-samples 640" in written
+    path = tmp_path / "back.sh"
+    path.write_text(written)
+    back = schedlang.compile(import_file(path, "megatron-args"))
+    assert back["lr"].values(range(150)) == pytest.approx(schedlang.compile(source)["lr"].values(range(150)),
+                                                          **REL)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("param seq_len: int = 4\nbatch = stages(8, [16], [100tok])\n"
+     "schedule lr = on_samples(megatron.OptimizerParamScheduler(max_lr=1, lr_warmup_steps=10, "
+     "lr_decay_steps=100))", "--step-batch-size-schedule"),
+    ('batch = megatron.step_batch_size_schedule("0:8 100:16")\n'
+     "schedule lr = megatron.OptimizerParamScheduler(max_lr=1, lr_warmup_steps=10, lr_decay_steps=100)",
+     "counts samples"),
+    ('batch = megatron.step_batch_size_schedule("0:8 100:16")\n'
+     "schedule lr = on_samples(megatron.OptimizerParamScheduler(max_lr=1, lr_warmup_steps=10, "
+     "lr_decay_steps=100))\nschedule weight_decay = megatron.OptimizerParamScheduler.get_wd(start_wd=0.1, "
+     'end_wd=0.1, wd_incr_steps=100, wd_incr_style="constant")', "count different things"),
+])
+def test_export_refusals(source, message):
+    with pytest.raises(schedlang.SchedlangError, match=message) as info:
+        export(source, "run.sched", format="megatron-args")
+    assert "run.sched:" in str(info.value)
