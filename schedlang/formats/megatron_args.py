@@ -12,14 +12,23 @@ do with them:
   global batch size (the class counts samples);
 * sample-based (``--train-samples``): the same with ``*_samples``.
 
-The output counts **iterations** whenever that is exact: every formula of the
+A run whose batch changes (``--step-batch-size-schedule``, Megatron-LM main; or
+``--rampup-batch-size`` with ``--global-batch-size``, megatron-core <= 0.17) trained by samples
+is written **per optimizer step**: ``param seq_len`` from ``--seq-length``, ``batch =
+megatron.step_batch_size_schedule(...)`` / ``megatron.rampup_batch_size(...)`` (Megatron's own
+table, ``library/presets/megatron_batch.py``) and ``on_samples(megatron.OptimizerParamScheduler(
+...))`` with the lengths in samples: update ``k`` is the class at the samples consumed before it,
+as Megatron's loop steps it.  ``--option megatron=0.17|main`` names the version whose meaning
+the batch flags take (``VERSIONS``): main accepts ``--rampup-batch-size`` and ignores it.
+
+With a constant batch, the output counts **iterations** whenever that is exact: every formula of the
 class depends on the counter only through ratios like ``n / W``, so with a
 constant global batch size ``G`` (``n = i * G``) the schedule per iteration is
 the class with every length divided by ``G``.  The one exception is
 ``inverse-square-root`` with less than one iteration of warmup (its
-``max(W, 1)`` and ``max(n, 1)`` clamps are in samples); that, a batch-size
-ramp-up, and sample-based runs without ``--global-batch-size`` are written per
-*sample* (the class's own counter), and the header says so.
+``max(W, 1)`` and ``max(n, 1)`` clamps are in samples); that and sample-based runs
+without ``--global-batch-size`` are written per *sample* (the class's own counter), and
+the header says so.
 
 ``$VAR`` values become parameters of the file (a literal ``VAR=...`` in the same
 script becomes the default; ``${VAR:-x}`` too); other expansions are refused
