@@ -156,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("-o", "--output", help="output .sched file (default: standard output)")
     sub.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="an option of the format's reader (repeatable), e.g. formula=2024 for "
-                          "torchtitan-toml")
+                          "torchtitan-toml, megatron=main for megatron-args")
     sub.add_argument("--flags", nargs=argparse.REMAINDER, default=None, metavar="FLAG",
                      help="SambaFlow flags instead of a file: everything after --flags (so it comes last)")
 

@@ -86,7 +86,8 @@ def _reader(module: str, *, takes_options: bool = False):
     """The reader of a format whose module has ``read(text, filename)`` and ``source(config,
     filename, style)`` (every format but the two above, which predate the pattern); with
     ``takes_options`` the module's ``source(text, filename, style, options)`` reads the text
-    itself and takes ``import --option KEY=VALUE`` (``formula=`` for torchtitan-toml)."""
+    itself and takes ``import --option KEY=VALUE`` (``formula=`` for torchtitan-toml,
+    ``megatron=0.17|main`` for megatron-args)."""
     def read(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
         _check_style(style)
         reader = import_module(f".{module}", __name__)
@@ -103,7 +104,6 @@ def _reader(module: str, *, takes_options: bool = False):
 
 from_timm_args = _reader("timm_args")
 from_keras_json = _reader("keras_json")
-from_megatron_args = _reader("megatron_args")
 from_deepspeed_json = _reader("deepspeed_json")
 from_composer_yaml = _reader("composer_yaml", takes_options=True)
 from_hf_args = _reader("hf_args")
@@ -111,6 +111,7 @@ from_hf_args = _reader("hf_args")
 
 from_torchtitan_toml = _reader("torchtitan_toml", takes_options=True)
 from_mmengine_config = _reader("mmengine_config", takes_options=True)
+from_megatron_args = _reader("megatron_args", takes_options=True)
 
 
 # -- the one table of formats ------------------------------------------------------------

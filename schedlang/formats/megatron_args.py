@@ -12,14 +12,23 @@ do with them:
   global batch size (the class counts samples);
 * sample-based (``--train-samples``): the same with ``*_samples``.
 
-The output counts **iterations** whenever that is exact: every formula of the
+A run whose batch changes (``--step-batch-size-schedule``, Megatron-LM main; or
+``--rampup-batch-size`` with ``--global-batch-size``, megatron-core <= 0.17) trained by samples
+is written **per optimizer step**: ``param seq_len`` from ``--seq-length``, ``batch =
+megatron.step_batch_size_schedule(...)`` / ``megatron.rampup_batch_size(...)`` (Megatron's own
+table, ``library/presets/megatron_batch.py``) and ``on_samples(megatron.OptimizerParamScheduler(
+...))`` with the lengths in samples: update ``k`` is the class at the samples consumed before it,
+as Megatron's loop steps it.  ``--option megatron=0.17|main`` names the version whose meaning
+the batch flags take (``VERSIONS``): main accepts ``--rampup-batch-size`` and ignores it.
+
+With a constant batch, the output counts **iterations** whenever that is exact: every formula of the
 class depends on the counter only through ratios like ``n / W``, so with a
 constant global batch size ``G`` (``n = i * G``) the schedule per iteration is
 the class with every length divided by ``G``.  The one exception is
 ``inverse-square-root`` with less than one iteration of warmup (its
-``max(W, 1)`` and ``max(n, 1)`` clamps are in samples); that, a batch-size
-ramp-up, and sample-based runs without ``--global-batch-size`` are written per
-*sample* (the class's own counter), and the header says so.
+``max(W, 1)`` and ``max(n, 1)`` clamps are in samples); that and sample-based runs
+without ``--global-batch-size`` are written per *sample* (the class's own counter), and
+the header says so.
 
 ``$VAR`` values become parameters of the file (a literal ``VAR=...`` in the same
 script becomes the default; ``${VAR:-x}`` too); other expansions are refused
@@ -29,6 +38,7 @@ with a caret.  Megatron-LM's validation errors are reported at the flag.
 from __future__ import annotations
 
 import keyword
+import re
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -56,8 +66,16 @@ FLAGS = {
     "decoupled_lr": "ignored", "decoupled_min_lr": "ignored",
     # the batch-size flags that change how many samples an iteration consumes (Megatron-LM main)
     "step_batch_size_schedule": "text", "decrease_batch_size_if_needed": "switch",
+    # tokens per sample: Megatron-LM passes it to the step schedule (thresholds in tokens)
     "seq_length": "int",
 }
+
+#: ``--option megatron=...``: whose meaning the batch flags take.  ``0.17``: megatron-core <= 0.17
+#: (``--rampup-batch-size`` ramps; it has no ``--step-batch-size-schedule``); ``main``: Megatron-LM
+#: main, megatron-core >= 0.18 (``--rampup-batch-size`` is accepted and ignored: a constant
+#: ``--global-batch-size``).  Without the option each flag takes the meaning of the versions that
+#: have it: the ramp 0.17's, the step schedule main's.
+VERSIONS = ("0.17", "main")
 DEFAULTS = {"min_lr": 0, "lr_warmup_init": 0, "lr_warmup_iters": 0, "lr_warmup_samples": 0,
             "lr_decay_style": "linear", "lr_wsd_decay_style": "exponential", "weight_decay": "0.01",
             "weight_decay_incr_style": "constant"}
@@ -122,6 +140,8 @@ def _read_shell(text: str, filename: str) -> Args:
                     flag = Flag("", word.span)
                 else:
                     raise SchedlangError(f"--{name} needs a value", word.span)
+            elif FLAGS[key] == "list":
+                flag, i = _three_words(words, i, name)
             else:
                 value_word = words[i]
                 i += 1
@@ -131,15 +151,49 @@ def _read_shell(text: str, filename: str) -> Args:
                     raise SchedlangError(f"the value of --{name} mixes variables with text", value_word.span,
                                          hint="write a number, or exactly one $NAME")
                 flag = Flag(value_word.text, value_word.span, value_word.ref)
-                # a list (`--rampup-batch-size 16 16 2000`) or a schedule written in double quotes
-                # (which do not join words here) runs on to the next flag
-                while FLAGS[key] in ("list", "text") and flag.ref is None and i < len(words) \
-                        and not words[i].text.startswith("--") and not words[i].refs \
-                        and words[i].span.line == value_word.span.line:
-                    flag = Flag(f"{flag.text} {words[i].text}", flag.span.to(words[i].span))
-                    i += 1
+                if FLAGS[key] == "text":  # "0:16 1M:32": double quotes do not join words (shell_words)
+                    flag, i = _entries(flag, words, i)
         _put(args, key, flag, word.span)
     return args
+
+
+def _entries(flag: Flag, words, i: int) -> tuple[Flag, int]:
+    """``--step-batch-size-schedule "0:16 1M:32"``: the value and the words after it that are
+    entries of the schedule (``THR:BS``), as one text."""
+    last = flag.span
+    parts = [flag.text]
+    while flag.ref is None and i < len(words) and ":" in words[i].text \
+            and not words[i].text.startswith("-") and not words[i].refs and not words[i].unreadable \
+            and words[i].span.line == last.line:
+        parts.append(words[i].text)
+        last = words[i].span
+        i += 1
+    if len(parts) == 1:
+        return flag, i
+    first = flag.span
+    return Flag(" ".join(parts), Span(first.source, first.line, first.column, last.line, last.end_column)), i
+
+
+def _three_words(words, i: int, name: str) -> tuple[Flag, int]:
+    """``--rampup-batch-size START INCR SAMPLES`` (argparse ``nargs=3``): three plain numbers."""
+    taken = []
+    while len(taken) < 3 and i < len(words) and not words[i].text.startswith("--"):
+        word = words[i]
+        if word.unreadable:
+            _unreadable(word.unreadable, name)
+        if word.refs:
+            raise SchedlangError(f"--{name} takes three numbers; a variable here is not read", word.span,
+                                 hint="write the start batch size, the increment and the ramp-up samples")
+        taken.append(word)
+        i += 1
+    if len(taken) < 3:
+        at = taken[-1].span if taken else None
+        raise SchedlangError(f"--{name} needs three values (start batch size, increment, ramp-up samples), "
+                             f"got {len(taken)}", at, hint="Megatron's argparse takes nargs=3")
+    first, last = taken[0].span, taken[-1].span
+    span = Span(first.source, first.line, first.column, last.line, last.end_column) \
+        if first.line == last.line else first
+    return Flag(" ".join(w.text for w in taken), span), i
 
 
 def _unreadable(span: Span, name: str):
@@ -193,8 +247,11 @@ def _read_yaml(text: str, filename: str) -> Args:
 class _Values:
     """Flag values as sympy numbers or parameter symbols; records the parameters it creates."""
 
-    def __init__(self, args: Args):
+    def __init__(self, args: Args, version: str | None = None):
         self.args = args
+        self.version = version  # VERSIONS, or None: each batch flag in the versions that have it
+        if version is None:
+            self.version = "main" if "step_batch_size_schedule" in args.flags else "0.17"
         self.params: dict[str, tuple[str, str | None]] = {}  # name -> (type, default text)
 
     def given(self, key: str) -> bool:
@@ -291,8 +348,6 @@ def _validate(v: _Values) -> str:
             if v.given(key) and v.number(key) != 0:
                 _refuse(v, key, f"expected iteration-based {what}: --{key.replace('_', '-')} with "
                                 "--train-iters")
-        if v.given("rampup_batch_size"):
-            _refuse(v, "rampup_batch_size", "expected no batch-size rampup for iteration-based training")
         if v.given("lr_warmup_fraction") and v.given("lr_warmup_iters") and v.number("lr_warmup_iters") != 0:
             _refuse(v, "lr_warmup_iters", "can only specify one of lr-warmup-fraction and lr-warmup-iters")
     else:
@@ -321,31 +376,120 @@ def _validate(v: _Values) -> str:
 
 
 def _validate_batch_sizes(v: _Values, iters: bool) -> None:
-    """``--step-batch-size-schedule`` as Megatron-LM (main, after megatron-core 0.16) takes it:
-    it refuses the flag together with ``--global-batch-size`` (``validate_args``),
-    ``--rampup-batch-size`` and ``--decrease-batch-size-if-needed``
-    (``init_num_microbatches_calculator``), each a ``ValueError`` "Cannot specify both ...".
-    What it accepts changes the samples an iteration consumes: with ``--train-samples`` the
-    schedule per sample is exact (the class counts samples) and is written so; with
-    ``--train-iters`` the samples consumed by iteration ``i`` follow the batch-size table, which
-    this import does not express, so it is refused with that reason."""
-    if not v.given("step_batch_size_schedule"):
-        return
-    for other in ("global_batch_size", "rampup_batch_size", "decrease_batch_size_if_needed"):
-        switched_off = FLAGS[other] == "switch" and v.args.flags.get(other, Flag("", None)).text.lower() \
-            in ("false", "0")  # `decrease_batch_size_if_needed: false` in YAML
-        if v.given(other) and not switched_off:
-            flag = other.replace("_", "-")
-            _refuse(v, other, f"Cannot specify both --step-batch-size-schedule and --{flag} (Megatron-LM "
-                              "raises ValueError)",
-                    hint="the step schedule gives every batch size; drop one of the two")
-    if iters:
-        _refuse(v, "step_batch_size_schedule",
-                "--step-batch-size-schedule with --train-iters: Megatron's OptimizerParamScheduler counts "
-                "samples and the batch size changes with the samples consumed, so the schedule per "
-                "iteration follows the batch-size table; schedlang does not express that map",
-                hint="train by samples (--train-samples, --lr-warmup-samples, --lr-decay-samples): the "
-                     "schedule is then per sample, exactly Megatron's")
+    """The batch flags as the chosen Megatron version (``v.version``) takes them.
+
+    ``--step-batch-size-schedule`` (Megatron-LM main, megatron-core >= 0.18): refused together
+    with ``--global-batch-size`` (``validate_args``), ``--rampup-batch-size`` and
+    ``--decrease-batch-size-if-needed`` (``init_num_microbatches_calculator``), each a
+    ``ValueError`` "Cannot specify both ...".  With ``--train-iters`` Megatron-LM main accepts it
+    but scales the iteration lengths by the *default* global batch size (micro batch size times
+    data-parallel size), which is no batch of the schedule (Megatron-Bridge #2609): refused with
+    that reason.  ``--rampup-batch-size`` (megatron-core <= 0.17): refused with ``--train-iters``
+    as ``validate_args`` did, and it needs ``--global-batch-size`` (the batch it ramps to);
+    main ignores the flag (``v.version == "main"``), which the header says."""
+    ramp = v.given("rampup_batch_size")
+    if v.given("step_batch_size_schedule"):
+        if v.version == "0.17":
+            _refuse(v, "step_batch_size_schedule", "--step-batch-size-schedule is Megatron-LM main's "
+                    "(megatron-core 0.18 and later); megatron-core 0.17 and earlier have no such flag",
+                    hint="import with --option megatron=main (or without the option)")
+        for other in ("global_batch_size", "rampup_batch_size", "decrease_batch_size_if_needed"):
+            switched_off = FLAGS[other] == "switch" and v.args.flags.get(other, Flag("", None)).text.lower() \
+                in ("false", "0")  # `decrease_batch_size_if_needed: false` in YAML
+            if v.given(other) and not switched_off:
+                flag = other.replace("_", "-")
+                _refuse(v, other, f"Cannot specify both --step-batch-size-schedule and --{flag} (Megatron-LM "
+                                  "raises ValueError)",
+                        hint="the step schedule gives every batch size; drop one of the two")
+        if iters:
+            _refuse(v, "step_batch_size_schedule",
+                    "--step-batch-size-schedule with --train-iters: Megatron-LM then scales every "
+                    "--lr-*-iters length by the default global batch size (micro batch size times "
+                    "data-parallel size), which is no batch of the schedule, so the warmup and decay "
+                    "last another number of samples than the iterations say (Megatron-Bridge #2609); "
+                    "schedlang does not import that",
+                    hint="train by samples (--train-samples, --lr-warmup-samples, --lr-decay-samples): "
+                         "the import is then per step and exactly Megatron's")
+    elif ramp and v.version == "0.17":
+        if iters:
+            _refuse(v, "rampup_batch_size", "expected no batch-size rampup for iteration-based training "
+                    "(megatron-core 0.17 and earlier refuse --rampup-batch-size with --train-iters)",
+                    hint="train by samples: --train-samples, --lr-warmup-samples, --lr-decay-samples "
+                         "(megatron-core 0.18 and later ignore the ramp: --option megatron=main)")
+        if not v.given("global_batch_size"):
+            _refuse(v, "rampup_batch_size", "--rampup-batch-size ramps up to --global-batch-size, which "
+                    "is not given", hint="add --global-batch-size (the batch at the end of the ramp)")
+        if v.given("decrease_batch_size_if_needed") and \
+                v.args.flags["decrease_batch_size_if_needed"].text.lower() not in ("false", "0"):
+            _refuse(v, "decrease_batch_size_if_needed", "--decrease-batch-size-if-needed with "
+                    "--rampup-batch-size rounds each batch down to a multiple of micro batch size times "
+                    "data-parallel size, which the flags do not give",
+                    hint="drop it, or give batch sizes the data-parallel layout divides")
+
+
+def _whole(v: _Values, key: str) -> int:
+    """A batch flag's value: a plain whole number (the batch schedule is fixed when the file
+    compiles), or a ``$VAR`` with a literal default in the script."""
+    flag = v.args.flags[key]
+    text = flag.text
+    if flag.ref is not None:
+        literals = set(v.args.assignments.get(flag.ref.name, []))
+        text = flag.ref.default or (literals.pop() if len(literals) == 1 else None)
+        if text is None:
+            _refuse(v, key, f"--{key.replace('_', '-')} sets the batch schedule, which is fixed when the "
+                            "file compiles; its variable has no value in the script",
+                    hint=f"write the number, or set {flag.ref.name}=... in the script")
+    value = exact(text)
+    if value is None or not value.is_Integer or value <= 0:
+        _refuse(v, key, f"--{key.replace('_', '-')} must be a positive whole number, not {text!r}")
+    return int(value)
+
+
+def _batch_line(v: _Values) -> tuple[str | None, int | None, list[str]]:
+    """The ``batch = ...`` declaration of a run whose batch changes (None for a constant batch,
+    whose output is per iteration as before), its ``seq_len`` (None when ``--seq-length`` is not
+    given), and notes.  The table is built here
+    too, so that Megatron's own refusals are reported at the flag."""
+    from ..library.presets import megatron_batch  # lazy: only runs that change the batch
+
+    def seq_length():
+        return _whole(v, "seq_length") if v.given("seq_length") else None
+
+    notes = []
+    if v.given("step_batch_size_schedule"):
+        seq_len = seq_length()
+        flag = v.args.flags["step_batch_size_schedule"]
+        if flag.ref is not None or any(c in flag.text for c in '"\\\n\r'):
+            _refuse(v, "step_batch_size_schedule", "--step-batch-size-schedule must be written out",
+                    hint='e.g. --step-batch-size-schedule "0:16 2.4B:320"')
+        try:
+            megatron_batch.step_batch_size_schedule(flag.text, seq_len)
+        except ValueError as exc:
+            _refuse(v, "step_batch_size_schedule", str(exc))
+        if seq_len is None:
+            notes.append("no --seq-length: Megatron-LM passes args.seq_length (None here) to the step "
+                         "schedule, so its thresholds count samples")
+        return f'megatron.step_batch_size_schedule("{flag.text}")', seq_len, notes
+    if v.given("rampup_batch_size") and v.version == "0.17":
+        words = v.args.flags["rampup_batch_size"].text.split()
+        values = []
+        for word in words:
+            number = exact(word)
+            if number is None or not number.is_Integer:
+                _refuse(v, "rampup_batch_size", f"--rampup-batch-size takes whole numbers, not {word!r}")
+            values.append(int(number))
+        if len(values) != 3:
+            _refuse(v, "rampup_batch_size", "--rampup-batch-size needs three values (start batch size, "
+                                            "increment, ramp-up samples)")
+        start, increment, samples = values
+        batch = _whole(v, "global_batch_size")
+        try:
+            megatron_batch.rampup_batch_size(start, increment, samples, batch)
+        except ValueError as exc:
+            _refuse(v, "rampup_batch_size", str(exc))
+        return (f"megatron.rampup_batch_size({start}, {increment}, {samples}, global_batch_size={batch})",
+                seq_length(), notes)
+    return None, None, notes
 
 
 @dataclass
@@ -357,55 +501,15 @@ class Plan:
     per_iteration: bool
     notes: list[str]
     params: dict
+    batch: str | None = None  # the `batch = ...` of a run whose batch changes: lengths in samples
+    seq_len: int | None = None
     spans: dict = field(default_factory=dict)  # argument -> the flag it is computed from
-    #: With a batch-size ramp: the ``.sched`` lines declaring the run's batch (SPEC §12).
-    batch: list[str] = field(default_factory=list)
 
 
-def _batch_lines(v: _Values) -> list[str]:
-    """``batch = megatron...`` (and ``param seq_len``) for a sample-based run whose batch changes:
-    the schedule is then written per optimizer step, ``on_samples(...)`` reading the samples
-    consumed before each step, which is Megatron's counter (SPEC §12, docs/tokens.md)."""
-    from ..library.presets import megatron_batch  # lazy: only runs with a batch ramp
-
-    lines = []
-    seq = v.number("seq_length") if v.given("seq_length") else None
-    if seq is not None and not seq.is_Integer:
-        _refuse(v, "seq_length", "--seq-length must be a whole number")
-    if v.given("step_batch_size_schedule"):
-        text = v.args.flags["step_batch_size_schedule"].text
-        if any(c in text for c in '"\\\n') or v.args.flags["step_batch_size_schedule"].ref is not None:
-            _refuse(v, "step_batch_size_schedule", "--step-batch-size-schedule must be written out "
-                    "as THRESHOLD:BATCH entries", hint='e.g. --step-batch-size-schedule "0:16 2.4B:320"')
-        try:
-            megatron_batch.step_batch_size_schedule(text, None if seq is None else int(seq))
-        except ValueError as exc:
-            _refuse(v, "step_batch_size_schedule", str(exc))
-        if seq is not None:
-            lines.append(f"param seq_len: int = {int(seq)}")
-        lines.append(f'batch = megatron.step_batch_size_schedule("{text}")')
-        return lines
-    ramp = v.args.flags["rampup_batch_size"].text.split()
-    gbs = v.number("global_batch_size") if v.given("global_batch_size") else None
-    if len(ramp) != 3 or not all(exact(x) is not None and exact(x).is_Integer for x in ramp) \
-            or gbs is None or not gbs.is_Integer:
-        _refuse(v, "rampup_batch_size", "--rampup-batch-size takes START INCREMENT SAMPLES, whole "
-                "numbers, with a whole --global-batch-size")
-    start, increment, samples = (int(exact(x)) for x in ramp)
-    try:
-        megatron_batch.rampup_batch_size(start, increment, samples, int(gbs))
-    except ValueError as exc:
-        _refuse(v, "rampup_batch_size", str(exc))
-    if seq is not None:
-        lines.append(f"param seq_len: int = {int(seq)}")
-    lines.append(f"batch = megatron.rampup_batch_size({start}, {increment}, {samples}, "
-                 f"global_batch_size={int(gbs)})")
-    return lines
-
-
-def plan(args: Args) -> Plan:
-    v = _Values(args)
+def plan(args: Args, version: str | None = None) -> Plan:
+    v = _Values(args, version)
     mode = _validate(v)
+    batch_line, seq_len, batch_notes = _batch_line(v) if mode == "samples" else (None, None, [])
     style = v.choice("lr_decay_style")
     unit = "iters" if mode == "iters" else "samples"
     decay = v.number(f"lr_decay_{unit}") if v.given(f"lr_decay_{unit}") else v.number(f"train_{unit}")
@@ -419,20 +523,19 @@ def plan(args: Args) -> Plan:
                 hint="Megatron's OptimizerParamScheduler asserts wsd_decay_steps is set")
     incr = v.number(f"train_{unit}")
     batch = v.number("global_batch_size") if v.given("global_batch_size") else None
-    notes = list(args.notes)
+    notes = list(args.notes) + batch_notes
+    if v.given("rampup_batch_size") and v.version == "main":
+        notes.append("--rampup-batch-size is ignored: Megatron-LM main (megatron-core 0.18 and later) "
+                     "accepts it and trains at the constant --global-batch-size")
     # per iteration: lengths in iterations, exact unless inverse-square-root clamps differ
     if mode == "iters":
         exact_per_iteration = style != "inverse-square-root" or sp.Ge(warmup, 1) == sp.true \
             or (batch is not None and batch == 1)
         scale = 1 if exact_per_iteration else _batch(v, batch)
     else:
-        can = batch is not None and not v.given("rampup_batch_size")
+        can = batch is not None and batch_line is None
         exact_per_iteration = can and (style != "inverse-square-root" or sp.Ge(warmup / batch, 1) == sp.true)
         scale = 1 / batch if exact_per_iteration else 1
-        if v.given("rampup_batch_size"):
-            notes.append("--rampup-batch-size has the meaning of megatron-core 0.17 and earlier: "
-                         "megatron-core 0.18 and later (Megatron-LM main) accept it and ignore it "
-                         "(the batch stays --global-batch-size)")
     if mode == "iters" and not exact_per_iteration:
         notes.append("inverse-square-root with less than one iteration of warmup clamps max(W, 1) and "
                      "max(n, 1) in samples, so the schedule is per sample")
@@ -463,10 +566,15 @@ def plan(args: Args) -> Plan:
     used = {s.name for value in (*kwargs.values(), *wd.values()) if isinstance(value, sp.Basic)
             for s in value.free_symbols}
     params = {name: decl for name, decl in v.params.items() if name in used}
-    batch_lines = []
-    if not exact_per_iteration and any(v.given(k) for k in ("rampup_batch_size", "step_batch_size_schedule")):
-        batch_lines = _batch_lines(v)
-    return Plan(kwargs, wd, exact_per_iteration, notes, params, _origins(v, unit, wd_style), batch_lines)
+    if batch_line is not None:  # the lengths place the schedule on the batch clock: fixed values
+        for key, flag in args.flags.items():
+            name = flag.ref.name.lower() if flag.ref is not None else None
+            if name in params and params[name][1] is None:
+                _refuse(v, key, f"with a changing batch the lengths are fixed when the file compiles, and "
+                                f"${flag.ref.name} has no value in the script",
+                        hint=f"write the number, or set {flag.ref.name}=... in the script (it becomes "
+                             "the parameter's default)")
+    return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len, _origins(v, unit, wd_style))
 
 
 def _origins(v: _Values, unit: str, wd_style: str) -> dict:
@@ -492,32 +600,70 @@ def _batch(v: _Values, batch):
 # -- output --------------------------------------------------------------------------------
 
 
-def source(args: Args, origin: str, style: str = "presets") -> str:
-    p = plan(args)
+def source(text: str, origin: str = "<string>", style: str = "presets", options=None) -> str:
+    """``.sched`` source for Megatron-LM arguments; ``options``: ``{"megatron": "0.17" | "main"}``
+    (``VERSIONS``), whose meaning the batch flags take."""
+    options = dict(options or {})
+    version = options.pop("megatron", None)
+    if options:
+        raise SchedlangError(f"megatron-args has no option '{next(iter(options))}'",
+                             hint="its option is megatron=" + "|".join(VERSIONS))
+    if version is not None and version not in VERSIONS:
+        raise SchedlangError(f"unknown Megatron version '{version}' (--option megatron=...)",
+                             hint="megatron=0.17 (megatron-core 0.17 and earlier: --rampup-batch-size ramps) "
+                                  "or megatron=main (megatron-core 0.18 and later: it is ignored)")
+    args = read(text, origin)
+    p = plan(args, version)
     head = [header(origin, "Megatron-LM arguments")]
-    if p.per_iteration:
+    if p.batch is not None:
+        head += _batch_header(args, p)
+    elif p.per_iteration:
         head += ["# t counts training iterations.  Megatron's OptimizerParamScheduler counts samples",
                  "# (it steps by the global batch size each iteration); with a constant batch size the",
                  "# schedule per iteration is exactly this one, every length divided by the batch size."]
-    elif p.batch:
-        head += ["# t counts optimizer steps.  The batch changes with the samples consumed (`batch`),",
-                 "# and on_samples(...) reads the samples consumed before each step, the counter of",
-                 "# Megatron's OptimizerParamScheduler, so each step gets exactly Megatron's lr."]
     else:
         head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: iteration i runs at",
                  "# t = i * global batch size."]
     head += ["# Weight decay: Megatron multiplies it by each param group's wd_mult (0 for biases and norms)."]
     head += [f"# note: {comment_safe(n)}" for n in p.notes]
     params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
+    clock = []
+    if p.seq_len is not None:
+        clock.append(f"param seq_len: int = {p.seq_len}")
+    if p.batch is not None:
+        clock.append(f"batch = {p.batch}")
     lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
     wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
-    if p.batch:
-        lr_call, wd_call = f"on_samples({lr_call})", f"on_samples({wd_call})"
-    lines = [*params, *p.batch, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
+    lines = [*params, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
     preset_text = "\n".join(lines) + "\n"
-    if style == "presets":
-        return "\n".join(head) + "\n" + preset_text
-    return "\n".join(head) + "\n" + lowered(preset_text, params)
+    body = preset_text if style == "presets" else lowered(preset_text, params)
+    if p.batch is not None:  # the class counts samples: on the sample clock of the batch schedule
+        body = "\n".join(_on_samples(line, style) for line in body.rstrip("\n").split("\n")) + "\n"
+    return "\n".join([*head, *clock]) + "\n" + body
+
+
+def _on_samples(line: str, style: str) -> str:
+    """A ``schedule`` line put on the sample clock (a lowered constant stays as it is)."""
+    name, sep, value = line.partition(" = ")
+    if not (sep and name.startswith("schedule ")) or (style != "presets" and not re.search(r"\bt\b", value)):
+        return line
+    return f"{name} = on_samples({value})"
+
+
+def _batch_header(args: Args, p: Plan) -> list[str]:
+    head = ["# t counts optimizer steps (iterations).  Megatron's OptimizerParamScheduler counts samples:",
+            "# each iteration steps it by that iteration's batch, which changes with the samples consumed",
+            "# (`batch = ...`, Megatron's own table).  So the schedule is on_samples(...): update k uses the",
+            "# class at the samples consumed before it, with every length in samples as Megatron passes it."]
+    if "step_batch_size_schedule" in args.flags:
+        head += ["# --step-batch-size-schedule: Megatron-LM main (megatron-core 0.18 and later); its",
+                 "# thresholds are tokens // --seq-length when --seq-length is given (floor, as Megatron),",
+                 "# else samples."]
+    else:
+        head += ["# --rampup-batch-size: megatron-core 0.17 and earlier (its float division included).",
+                 "# megatron-core 0.18 and later (Megatron-LM main) accept the flag and IGNORE it (a",
+                 "# constant --global-batch-size): import with --option megatron=main for that run."]
+    return head
 
 
 def _param_line(name: str, type_: str, default: str | None, minimum) -> str:

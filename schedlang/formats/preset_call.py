@@ -27,7 +27,7 @@ from ..syntax import ir
 from ..syntax.parser import parse
 from . import composer_yaml as cy
 from .export import proven
-from .numbers import yaml_float_text
+from .numbers import exact, yaml_float_text
 from .source_text import comment_safe
 
 
@@ -38,21 +38,29 @@ def _number_text(value: sp.Expr) -> str:
 class _Call:
     """The ``lr`` schedule's preset call, its keywords and a way to read their bound values."""
 
-    def __init__(self, source, filename: str, params: dict | None, library: str, example: str):
+    def __init__(self, source, filename: str, params: dict | None, library: str, example: str,
+                 others: tuple[str, ...] = ()):
         module = parse(source, filename)
+        self.module = module
         lowered = lower(module)
         self.program = Program(lowered, params or {})
         refuse_group_params(self.program, library)
         self.lowered = lowered
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
+        self.others = {}  # name -> the node of a schedule the format also carries (``others``)
         for decl in decls:
+            if decl.name in others:
+                self.others[decl.name] = _unlet(decl.value, lets)
+                continue
             if decl.name != "lr":
                 raise SchedlangError(f"{library} schedules only the lr, not '{decl.name}'", decl.span,
                                      hint="export the lr schedule alone (--schedule lr)")
-        node = decls[0].value if decls else None
-        while isinstance(node, ir.Name) and node.id in lets:
-            node = lets[node.id]
+        lr = [d for d in decls if d.name == "lr"]
+        node = _unlet(lr[0].value, lets) if lr else None
+        self.on_samples = on_samples(node) is not None
+        if self.on_samples and library == "megatron-args":  # Megatron's class counts samples
+            node = _unlet(on_samples(node), lets)
         if not (isinstance(node, ir.Call) and node.func.id.startswith(library.split("-")[0] + ".")):
             span = node.span if node is not None else None
             raise SchedlangError(f"{library} export needs the lr to be one {library.split('-')[0]}.* preset "
@@ -77,11 +85,34 @@ class _Call:
                                  hint=f"bind it with -D {missing}=... (the export writes numbers)")
         return value
 
+    def value(self, node: ir.Node, name: str) -> sp.Expr:
+        """A number argument ``node`` (named ``name`` in messages), its parameters bound."""
+        segment = self.lowered.segment(node, "a number")
+        value = bind(segment.expr, self.program.substitutions)
+        if segment.depends_on_step or value.free_symbols:
+            raise SchedlangError(f"'{name}' must be a number to export", node.span,
+                                 hint="bind its parameters with -D (the export writes numbers)")
+        return value
+
     def param(self, name: str):
         value = self.program.values.get(name)
         if value is None or isinstance(value, sp.Basic):
             return value
         return sp.Rational(value)
+
+
+def _unlet(node, lets: dict):
+    while isinstance(node, ir.Name) and node.id in lets:
+        node = lets[node.id]
+    return node
+
+
+def on_samples(node):
+    """The schedule inside ``on_samples(...)``, or None."""
+    if isinstance(node, ir.Call) and node.func.id == "on_samples" and len(node.args) == 1 \
+            and not node.keywords:
+        return node.args[0]
+    return None
 
 
 def refuse_group_params(program: Program, library: str) -> None:
@@ -250,10 +281,16 @@ _MEGATRON_FLAGS = {"max_lr": "--lr", "min_lr": "--min-lr", "init_lr": "--lr-warm
 
 def export_megatron(source, filename="<string>", params=None, verify=True, schedules=None) -> str:
     """Megatron-LM scheduler flags (sample-based, one per line) for one
-    ``megatron.OptimizerParamScheduler`` call; ``--train-samples`` is the decay length."""
+    ``megatron.OptimizerParamScheduler`` call, its ``get_wd`` weight decay if the file has one
+    (``--train-samples`` is its ``wd_incr_steps``, else the decay length), and the batch flags of
+    a file whose lr is ``on_samples(...)`` under ``batch = megatron.step_batch_size_schedule(...)``
+    (``--step-batch-size-schedule``, ``--seq-length``), ``megatron.rampup_batch_size(...)``
+    (``--rampup-batch-size``, ``--global-batch-size``) or a constant ``batch = N``
+    (``--global-batch-size``): the form ``import --format megatron-args`` writes."""
+    wanted = ("weight_decay",) if not schedules or "weight_decay" in schedules else ()
     call = _Call(source, filename, params, "megatron-args",
                  'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
-                 'lr_decay_steps=100000, lr_decay_style="cosine")')
+                 'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted)
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
@@ -265,18 +302,135 @@ def export_megatron(source, filename="<string>", params=None, verify=True, sched
         if isinstance(node, ir.String):
             flags[flag] = node.value
             continue
-        value = call.number(name)
-        if name.endswith("_steps") and not value.is_Integer:
-            raise SchedlangError(f"'{name}' is {_number_text(value)} samples; Megatron-LM's sample "
-                                 "flags are whole numbers", node.span)
-        flags[flag] = _number_text(value)
+        if name == "lr_warmup_steps" and not call.value(node, name).is_Integer:
+            flags[flag] = None  # a fraction of the decay, if it is one (_warmup_fraction)
+        elif name.endswith("_steps"):
+            flags[flag] = _samples(call, name, node)
+        else:
+            flags[flag] = _number_text(call.number(name))
     flags["--train-samples"] = flags["--lr-decay-samples"]
+    _warmup_fraction(call, flags)
+    flags.update(_megatron_wd(call))
+    batch_flags, head = _megatron_batch(call)
+    flags.update(batch_flags)
     lines = ["# Megatron-LM scheduler flags written by schedlang (lengths in samples, as",
-             "# OptimizerParamScheduler counts them); add them to your pretrain command.",
+             "# OptimizerParamScheduler counts them); add them to your pretrain command.", *head,
              "python pretrain_gpt.py \\"]
     items = [f"    {flag} {value}" for flag, value in flags.items()]
     lines += [item + " \\" for item in items[:-1]] + items[-1:]
     text = "\n".join(lines) + "\n"
     if verify:
-        _verify(call.program, text, "megatron-args", filename, params)
+        proven(call.program, text, "megatron-args", filename, params=params,
+               schedules=["lr", *call.others])
     return text
+
+
+def _warmup_fraction(call: _Call, flags: dict) -> None:
+    """A warmup of a fractional number of samples as ``--lr-warmup-fraction`` (Megatron-LM
+    multiplies it by the decay samples), when a decimal fraction gives it exactly."""
+    if flags.get("--lr-warmup-samples", "") is not None:
+        return
+    del flags["--lr-warmup-samples"]
+    node = call.given["lr_warmup_steps"]
+    warmup = call.value(node, "lr_warmup_steps")
+    decay = call.value(call.given["lr_decay_steps"], "lr_decay_steps")
+    fraction = _number_text(warmup / decay)
+    if exact(fraction) * decay != warmup:
+        _samples(call, "lr_warmup_steps", node)  # refused: not a whole number of samples
+    flags["--lr-warmup-fraction"] = fraction
+
+
+def _samples(call: _Call, name: str, node: ir.Node) -> str:
+    value = call.value(node, name)
+    if not value.is_Integer:
+        raise SchedlangError(f"'{name}' is {_number_text(value)} samples; Megatron-LM's sample "
+                             "flags are whole numbers", node.span)
+    return _number_text(value)
+
+
+def _megatron_wd(call: _Call) -> dict:
+    """The flags of ``schedule weight_decay = megatron.OptimizerParamScheduler.get_wd(...)``
+    (on the lr's clock): Megatron-LM passes ``wd_incr_steps = --train-samples``."""
+    node = call.others.get("weight_decay")
+    if node is None:
+        return {}
+    inner = on_samples(node)
+    if (inner is not None) != call.on_samples:
+        raise SchedlangError("the weight decay and the lr count different things: Megatron steps both "
+                             "by the same samples", node.span,
+                             hint="write both on_samples(...), or neither")
+    node = inner if inner is not None else node
+    if not (isinstance(node, ir.Call) and node.func.id == "megatron.OptimizerParamScheduler.get_wd"):
+        raise SchedlangError("megatron-args exports a weight decay written as one "
+                             "megatron.OptimizerParamScheduler.get_wd(...) call", node.span,
+                             hint="export the lr alone (--schedule lr)")
+    builtin = PRESETS[node.func.id]
+    given = {a.name: arg for a, arg in zip(builtin.args, node.args)}
+    given.update({kw.name: kw.value for kw in node.keywords})
+    style = given.get("wd_incr_style")
+    style = style.value if isinstance(style, ir.String) else "constant"
+    start = call.value(given["start_wd"], "start_wd") if "start_wd" in given else None
+    end = call.value(given["end_wd"], "end_wd") if "end_wd" in given else None
+    flags = {"--train-samples": _samples(call, "wd_incr_steps", given["wd_incr_steps"])}
+    if style == "constant":
+        if start is not None and end is not None and start != end:
+            raise SchedlangError("a constant weight decay has one value; Megatron-LM uses --weight-decay "
+                                 "for both ends", node.span)
+        value = start if start is not None else end
+        if value is not None:
+            flags["--weight-decay"] = _number_text(value)
+        return flags
+    flags["--weight-decay-incr-style"] = style
+    flags["--start-weight-decay"] = _number_text(start)
+    flags["--end-weight-decay"] = _number_text(end)
+    return flags
+
+
+def _megatron_batch(call: _Call) -> tuple[dict, list[str]]:
+    """The batch flags of the file's ``batch = ...`` when the lr is ``on_samples(...)``."""
+    batches = [s for s in call.module.statements if isinstance(s, ir.BatchDecl)]
+    if not batches:
+        return {}, []
+    decl = batches[0]
+    clocked = call.program.clock is not None and not call.program.clock.constant
+    if not call.on_samples:
+        if clocked:
+            raise SchedlangError("under a changing batch Megatron's scheduler counts samples: its lr is "
+                                 "on_samples(megatron.OptimizerParamScheduler(...))", call.node.span,
+                                 hint="lengths in samples, as `schedlang import --format megatron-args` "
+                                      "writes them")
+        return {}, []
+    node = decl.value
+    seq_len = call.param("seq_len")
+    if isinstance(node, ir.Call) and node.func.id == "megatron.step_batch_size_schedule":
+        text = node.args[0] if node.args else next(k.value for k in node.keywords if k.name == "schedule")
+        flags = {}
+        length = next((k.value for k in node.keywords if k.name == "seq_length"), None)
+        length = call.value(length, "seq_length") if length is not None else seq_len
+        if length is not None:
+            flags["--seq-length"] = _number_text(length)
+        if "'" in text.value:
+            raise SchedlangError("the schedule has a quote, which a command line cannot carry here",
+                                 text.span)
+        flags["--step-batch-size-schedule"] = f"'{text.value}'"
+        return flags, ["# --step-batch-size-schedule: Megatron-LM main (megatron-core 0.18 and later)."]
+    if isinstance(node, ir.Call) and node.func.id == "megatron.rampup_batch_size":
+        names = ("start", "increment", "samples", "global_batch_size")
+        given = dict(zip(names + ("micro_batch_size", "data_parallel_size"), node.args))
+        given.update({k.name: k.value for k in node.keywords})
+        for extra in ("micro_batch_size", "data_parallel_size"):
+            if extra in given:
+                raise SchedlangError(f"Megatron-LM takes '{extra}' from the parallel layout, not from a "
+                                     "schedule flag", given[extra].span, hint="drop it to export")
+        values = [_number_text(call.value(given[name], name)) for name in names]
+        flags = {"--rampup-batch-size": " ".join(values[:3]), "--global-batch-size": values[3]}
+        if seq_len is not None:
+            flags["--seq-length"] = _number_text(seq_len)
+        return flags, ["# --rampup-batch-size: megatron-core 0.17 and earlier; megatron-core 0.18 and",
+                       "# later (Megatron-LM main) accept it and ignore it (a constant batch)."]
+    if not clocked:  # batch = N
+        return {"--global-batch-size": str(call.program.clock.batch_at(0))}, []
+    raise SchedlangError("Megatron-LM takes a changing batch as --step-batch-size-schedule (or, before "
+                         "megatron-core 0.18, --rampup-batch-size)", node.span,
+                         hint='write batch = megatron.step_batch_size_schedule("0:16 2.4B:320") '
+                              "(thresholds floor to samples as Megatron's do)")

@@ -138,23 +138,25 @@ def test_megatron_step_batch_size_schedule_by_iterations_is_refused_with_the_rea
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 1000 "
                     "--step-batch-size-schedule '0:16 1K:32'\n")
-    with pytest.raises(schedlang.SchedlangError, match="schedule per iteration follows the batch-size table"):
+    with pytest.raises(schedlang.SchedlangError, match="scales every --lr-\\*-iters length by the default "
+                                                       "global batch size"):
         import_file(path, "megatron-args")
 
 
 @pytest.mark.parametrize("ramp", ["--rampup-batch-size 16 16 2000",
                                   "--step-batch-size-schedule '0:16 1K:32'"])
 def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_path, ramp):
-    """With a batch-size ramp the import declares the run's batch (Megatron's own table) and reads
-    the samples consumed before each step (on_samples): at every step it is Megatron's lr, with
-    megatron-core's own microbatch calculator driving the batch for --rampup-batch-size."""
+    """With a batch-size ramp the import is per step on the sample clock of Megatron's own batch
+    table: step k is the real class at the samples consumed before it (megatron-core's own
+    microbatch calculator for --rampup-batch-size).  tests/frameworks/test_import_megatron_batch.py
+    drives both real calculators at production sizes."""
     path = tmp_path / "run.sh"
     path.write_text("python pretrain_gpt.py --lr 1e-3 --min-lr 1e-4 --lr-decay-style cosine "
                     "--train-samples 6000 --lr-warmup-samples 500 --lr-decay-samples 5000 "
                     f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
                     + "\n")
     text = import_file(path, "megatron-args")
-    assert "batch = megatron." in text and "on_samples(" in text
+    assert "t counts optimizer steps" in text and "on_samples(megatron.OptimizerParamScheduler(" in text
     prog = schedlang.compile(text)
     ours = prog["lr"]
     calculator = real("megatron.core.num_microbatches_calculator")

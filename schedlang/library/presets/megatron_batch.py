@@ -43,11 +43,9 @@ each increment, found around the exact rational ``ceil(j R / n)`` (the expressio
 monotone in ``S``), in O(n).  megatron-core 0.18 and later ignore
 ``--rampup-batch-size`` (a constant ``--global-batch-size``).
 
-``switch_steps(table)`` walks a table in closed form per stage: from step ``k_i``
-with ``S_{k_i}`` consumed at batch ``B_i``, the next entry ``theta_{i+1}`` takes
-effect at ``k_{i+1} = k_i + ceil((theta_{i+1} - S_{k_i}) / B_i)`` with
-``S_{k_{i+1}} = S_{k_i} + B_i (k_{i+1} - k_i)``; the entry in force there is the last
-one whose threshold is ``<= S_{k_{i+1}}`` (entries passed inside one step are skipped).
+``switch_steps(table)`` lists where each entry takes effect: the stages of
+``core.clock.Clock`` (the one closed-form walk, ``k_{i+1} = k_i + ceil((theta_{i+1} -
+S_{k_i}) / B_i)``; entries passed inside one step are skipped).
 
 Errors: whatever Megatron refuses (an assert, a ``ValueError``, a float that does not
 convert, a division by zero, and the training loop's assert that the number of
@@ -59,6 +57,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+
+from ...core.clock import Clock
 
 __all__ = ["rampup_batch_size", "step_batch_size_schedule", "switch_steps", "batch_at_samples"]
 
@@ -318,29 +318,23 @@ def batch_at_samples(table: Table, samples: int) -> int:
 
 
 def switch_steps(table: Sequence[tuple[int, int]], *, check: bool = True) -> list[tuple[int, int, int]]:
-    """Where each entry of a threshold table takes effect, in closed form per stage.
+    """Where each entry of a threshold table takes effect: the stages of
+    :class:`schedlang.core.clock.Clock` (the one closed-form walk), as tuples.
 
     Returns ``[(first_step, samples_before, batch), ...]``: from step ``first_step``
     (0-based; ``samples_before`` samples consumed before it) the batch is ``batch``,
     until the next item.  The first item is ``(0, 0, B_0)``.  An entry whose whole
     interval is passed within one step never takes effect and is left out; an entry
     with the same batch as the one before it is kept (it is still a separate entry).
+    A first batch of 0 (``rampup_batch_size`` rounding down to no microbatch, which it
+    reports) never advances: the run is ``[(0, 0, 0)]``.  ``check=False`` only skips
+    restating the table's shape in this module's words (``Clock`` checks it anyway).
     """
-    thresholds = [t for t, _ in table]
     if check:
-        if not table or thresholds[0] != 0:
+        if not table or table[0][0] != 0:
             raise ValueError("a batch threshold table starts at threshold 0")
-        if any(b <= a for a, b in zip(thresholds, thresholds[1:])):
+        if any(b <= a for (a, _), (b, _) in zip(table, table[1:])):
             raise ValueError("batch thresholds must be strictly increasing")
-    step, samples, i = 0, 0, 0
-    out = [(0, 0, table[0][1])]
-    while i + 1 < len(table):
-        batch = table[i][1]
-        if batch <= 0:
-            break  # never advances (rampup_batch_size reports it)
-        stages = -(-(thresholds[i + 1] - samples) // batch)
-        step += stages
-        samples += stages * batch
-        i = bisect_right(thresholds, samples) - 1
-        out.append((step, samples, table[i][1]))
-    return out
+    if table[0][1] <= 0:
+        return [(0, 0, table[0][1])]
+    return [(stage.first, stage.samples, stage.batch) for stage in Clock(tuple(table)).stages]
