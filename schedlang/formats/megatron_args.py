@@ -574,7 +574,8 @@ def plan(args: Args, version: str | None = None) -> Plan:
                                 f"${flag.ref.name} has no value in the script",
                         hint=f"write the number, or set {flag.ref.name}=... in the script (it becomes "
                              "the parameter's default)")
-    return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len, _origins(v, unit, wd_style))
+    return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len,
+                _origins(v, unit, wd_style))
 
 
 def _origins(v: _Values, unit: str, wd_style: str) -> dict:
