@@ -74,6 +74,9 @@ class Builtin:
     args: tuple[Arg, ...]
     build: Callable[..., object]
     variadic: bool = False  # min/max take any number (>= 2) of values
+    #: A preset whose framework counts the unit its lengths are given in (Composer's ``"100tok"``
+    #: reads the tokens seen): lengths in ``sp``/``tok`` put it on that clock, as for a built-in.
+    clock_from_lengths: bool = False
 
     @property
     def doc(self) -> str:

@@ -39,6 +39,9 @@ TIME_UNITS = {
     "tok": ("tokens_per_batch", "tokens"),
 }
 
+#: What each parameter of TIME_UNITS counts, for the hint that asks for it.
+PARAM_MEANING = {"steps_per_epoch": "steps in an epoch", "max_duration": "the run's length in steps",
+                 "batch_size": "samples per step", "tokens_per_batch": "tokens per step"}
 
 #: Preset arguments that are warmup lengths: scale() leaves them alone unless scale_warmup.
 WARMUP_ARGS = ("t_warmup", "warmup_steps", "num_warmup_steps")
@@ -331,7 +334,9 @@ class Lowerer:
         if param not in self.params:
             raise SchedlangError(f"{context}'{text}' counts {meaning}, but the file declares no "
                                  f"'{param}' parameter", span,
-                                 hint=f"add `param {param}: int` (a value in steps)")
+                                 hint=f"add `param {param}: int` ({PARAM_MEANING[param]})"
+                                      + (", or declare the run's batch (`batch = ...`, docs/tokens.md)"
+                                         if unit in UNITS else ""))
         size = self.params[param].symbol
         if unit == "dur":  # against the run as scaled by every scale(), warmups included (Composer)
             return sp.floor(amount * self.scaled(size, self.time_scales))
@@ -648,15 +653,15 @@ class Lowerer:
         finally:
             self.in_warmup, self.preset_scales_warmup = saved
             units = self.length_units.pop()
-        preset = "." in builtin.name
-        clock = None if preset else self.call_clock(builtin, units)
+        steps_only = "." in builtin.name and not builtin.clock_from_lengths
+        clock = None if steps_only else self.call_clock(builtin, units)
         try:
             built = zero_length_call(builtin, kwargs)
         except stdlib.ArgumentError as exc:
             node_of = given.get(exc.argument)
             raise SchedlangError(exc.message, node_of.span if node_of else node.span,
                                  hint=exc.hint) from None
-        if preset:
+        if steps_only:
             self.preset_clock(builtin, units, built.clock)
         return built if clock is None else replace(built, clock=clock)
 
@@ -668,15 +673,28 @@ class Lowerer:
                     raise SchedlangError(f"{builtin.name}() is missing '{arg.name}'", node.span,
                                          hint=f"signature: {builtin.signature()}")
                 kwargs[arg.name] = sp.Integer(arg.default) if type(arg.default) is int else arg.default
-                if isinstance(arg.default, stdlib.TimeDefault):
-                    steps = self.time_in_steps(
-                        Fraction(arg.default.amount), arg.default.unit, str(arg.default), node.span,
-                        context=f"{builtin.name}() defaults {arg.name} to {arg.default}: ")
-                    self.durations.append((steps, node.span, arg.kind == Kind.DURATION))
-                    kwargs[arg.name] = steps
                 continue
             kwargs[arg.name] = self.argument(builtin, arg, given[arg.name])
         self.in_warmup = False
+        for arg in builtin.args:  # after the given lengths, whose unit decides the clock
+            if arg.name not in given and isinstance(arg.default, stdlib.TimeDefault):
+                kwargs[arg.name] = self.time_default(builtin, arg, node)
+
+    def time_default(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Call) -> sp.Expr:
+        """A length left to its Composer default (``t_max=1dur``, ``decay_period=1ep``) in steps.
+        It cannot join lengths given on the sample or token clock: Composer too refuses times
+        of two units."""
+        clock = next((unit for unit, _ in self.length_units[-1] if unit is not None), None)
+        if clock is not None:
+            raise SchedlangError(f"{builtin.name}() gets lengths in {UNITS[clock]}, and '{arg.name}' "
+                                 f"defaults to {arg.default}, which counts steps", node.span,
+                                 hint=f"give {arg.name} in {UNITS[clock]} too, e.g. "
+                                      f"{arg.name}=100e9{clock}")
+        context = f"{builtin.name}() defaults {arg.name} to {arg.default}: "
+        steps = self.time_in_steps(Fraction(arg.default.amount), arg.default.unit, str(arg.default),
+                                   node.span, context=context)
+        self.durations.append((steps, node.span, arg.kind == Kind.DURATION))
+        return steps
 
     def argument(self, builtin: Builtin, arg: stdlib.Arg, node: ir.Node):
         """``node`` converted as the argument ``arg`` of ``builtin``: one method per ``Kind``

@@ -48,11 +48,11 @@ class PresetSegment(Segment):
     label: str = ""
 
 
-def preset(name: str, build, *args: Arg, doc: str | None = None) -> Builtin:
+def preset(name: str, build, *args: Arg, doc: str | None = None, clock_from_lengths: bool = False) -> Builtin:
     """A dotted builtin; ``doc`` replaces the build function's docstring when given."""
     if doc is not None:
         build = _with_doc(build, doc)
-    return Builtin(name, tuple(args), build)
+    return Builtin(name, tuple(args), build, clock_from_lengths=clock_from_lengths)
 
 
 def _with_doc(build, doc: str):

@@ -15,14 +15,19 @@ length in steps), declared in the file; they become ``floor(amount * param)``
 steps, which is Composer's ``int()`` conversion.  The defaults ``t_max="1dur"``
 and ``decay_period="1ep"`` need those parameters too.
 
+Samples and tokens: in a file with a batch schedule, lengths in ``sp``/``tok`` put the preset
+on that clock (Composer reads ``timestamp.sample`` / ``.token`` for such times).
+
 Not modelled: the scale-schedule ratio (``ssr`` is 1, so ``scale_warmup``
-changes nothing), sample/token units in a Trainer, and the Trainer's
+changes nothing), and the Trainer's
 ``t_max >= max_duration`` check.  A zero-length warmup (``"0ba"``, which
 Composer only warns about) is no warmup.  A warmup longer than ``t_max``
 ramps to its end as Composer's does, then holds the post-warmup start.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import sympy as sp
 
@@ -208,7 +213,7 @@ def inverse_square_root_with_warmup_scheduler(t_warmup, t_scale, t_cooldown, t_m
 
 
 W = arg("t_warmup", D)
-PRESETS = [
+_PRESETS = [
     preset("composer.StepScheduler", step_scheduler, arg("step_size", S), arg("gamma", V, TENTH), LR),
     preset("composer.MultiStepScheduler", multistep_scheduler, arg("milestones", L),
            arg("gamma", V, TENTH), LR),
@@ -237,3 +242,7 @@ PRESETS = [
            arg("t_scale", S), arg("t_cooldown", D), T_MAX, arg("alpha_f_decay", V, 0),
            arg("alpha_f_cooldown", V, 0), LR),
 ]
+#: Composer reads ``state.timestamp`` in the unit a time is written in: ``t_max="100tok"`` counts
+#: the tokens seen.  In a file with a batch schedule, lengths in ``sp``/``tok`` put the preset on
+#: that clock (every length in one unit, as Composer requires).
+PRESETS = [replace(p, clock_from_lengths=True) for p in _PRESETS]
