@@ -192,6 +192,7 @@ class Lowerer:
         self.batches = [s for s in module.statements if isinstance(s, ir.BatchDecl)]
         self._clock: Clock | None = None
         self._lowering_batch = False
+        self._olmo_batches = None  # (batch sizes, schedule, units) of olmo_core.batch_size_schedule
         self.place_clocks = True
         # per call being lowered: the clock unit (None: steps) of each length given
         self.length_units: list[list[tuple[str | None, Span]]] = []
@@ -398,7 +399,7 @@ class Lowerer:
         if "." in node.id:
             from ..library.presets import PRESETS  # lazy: presets (0.1 s), on first use
 
-            known = [*PRESETS.keys(), *BATCH_CALLS]
+            known = [*PRESETS.keys(), *BATCH_CALLS, *BATCH_SCHEDULES]
         else:
             known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t", *ON_CLOCK, "stages",
                      *(k for s in self.scopes for k in s)]
@@ -550,6 +551,8 @@ class Lowerer:
             return self.call_batch(node)
         if name in ON_CLOCK:
             return self.call_on_clock(node)
+        if name in BATCH_SCHEDULES:
+            return BATCH_SCHEDULES[name](self, node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
@@ -959,7 +962,7 @@ class Lowerer:
                                      "seq_length, which defaults to seq_len")
         else:
             length = seq_len
-        return self._megatron(megatron_batch.step_batch_size_schedule, text.span, text.value, length)
+        return self._located(megatron_batch.step_batch_size_schedule, text.span, text.value, length)
 
     def _megatron_rampup(self, node: ir.Call):
         """``megatron.rampup_batch_size(start, increment, samples, global_batch_size=...)``:
@@ -969,16 +972,71 @@ class Lowerer:
 
         given = self.batch_arguments(MEGATRON_RAMPUP, node)
         values = {name: self.fix_whole(self.constant(n, name), n.span, name) for name, n in given.items()}
-        return self._megatron(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
+        return self._located(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
                               values.pop("increment"), values.pop("samples"),
                               values.pop("global_batch_size"), **values)
 
     @staticmethod
-    def _megatron(function, span: Span, *args, **kwargs):
+    def _located(function, span: Span, *args, **kwargs):
         try:
             return function(*args, **kwargs)
         except ValueError as exc:
             raise SchedlangError(str(exc), span) from None
+
+    def _olmo_batch_schedule(self, node: ir.Call):
+        """``olmo_core.batch_size_schedule(batch_sizes=[...], schedule=[...], units="tokens")``:
+        OLMo-core's ``BatchSizeSchedulerCallback``, batch sizes in tokens, an increase waiting
+        for a whole number of the new batches (``library/presets/olmo_core_batch.py``)."""
+        from ..library.presets import olmo_core_batch  # lazy: only files with an OLMo-core batch
+
+        units, sizes, points = self._olmo_batch_arguments(node)
+        seq_len = self.seq_len(node.span)
+        if seq_len is None:
+            raise SchedlangError("OLMo-core's batch sizes count tokens: the file needs the tokens "
+                                 "per sample", node.span, hint="declare `param seq_len: int = 4096`")
+        self._olmo_batches = (sizes, points, units)
+        return self._located(olmo_core_batch.batch_size_schedule, node.span, sizes, points, seq_len, units)
+
+    def _olmo_batch_arguments(self, node: ir.Call) -> tuple[str, list[int], list[int]]:
+        given = self.batch_arguments(OLMO_BATCH_SCHEDULE, node)
+        spec = {a.name: a for a in OLMO_BATCH_SCHEDULE.args}
+        units = self.argument(OLMO_BATCH_SCHEDULE, spec["units"], given["units"]) if "units" in given \
+            else "tokens"
+        lists = []
+        for name, what in (("batch_sizes", "a batch size in tokens"), ("schedule", f"a point in {units}")):
+            lists.append([self.fix_whole(self.constant(item, what), item.span, what)
+                          for item in _list_items(given[name], f"the {name}")])
+        return units, *lists
+
+    def _olmo_lr_factor(self, node: ir.Call) -> Segment:
+        """``olmo_core.batch_size_lr_factor(units=...)``: the ``sqrt(new / old)`` by which
+        OLMo-core's batch-size callback multiplies the base lr at each change, from the step
+        whose batch changed on; ``units`` as the scheduler's it multiplies (``"tokens"``: on the
+        token clock read after the step, ``"steps"``: on the step clock)."""
+        from ..library.presets import olmo_core_batch  # lazy: only files with an OLMo-core batch
+
+        given = self.bind_arguments(OLMO_LR_FACTOR, node)
+        units = self.argument(OLMO_LR_FACTOR, OLMO_LR_FACTOR.args[0], given["units"]) if "units" in given \
+            else "tokens"
+        if self.batches:
+            self.clock_at(node.span)
+        if self._olmo_batches is None:
+            raise SchedlangError(f"{OLMO_LR_FACTOR.name}() follows the batch of "
+                                 "olmo_core.batch_size_schedule(...), and the file's batch is not one",
+                                 node.span, hint="declare `batch = olmo_core.batch_size_schedule("
+                                                 "batch_sizes=[...], schedule=[...])`")
+        sizes, points, counted = self._olmo_batches
+        factors = olmo_core_batch.lr_factors(sizes, points, self.seq_len(node.span), counted)
+        if units == "steps":  # update k multiplies by the factor of its own batch
+            pieces = [(factor, sp.Lt(tau, after))
+                      for (_, _, factor), (after, _, _) in zip(factors, factors[1:])]
+            return Segment(sp.Piecewise(*pieces, (factors[-1][2], True)) if pieces else factors[-1][2])
+        # read after the step: update k counts T_{k+1} = T_k + its batch, so the factor of a switch
+        # at step s holds from T_s + b_s tokens on
+        pieces = [(factor, sp.Lt(tau, tokens + batch)) for (_, _, factor), (_, tokens, batch)
+                  in zip(factors, olmo_core_batch.switches(sizes, points, counted)[1:])]
+        expr = sp.Piecewise(*pieces, (factors[-1][2], True)) if pieces else factors[-1][2]
+        return Segment(expr, clock="tok", evaluation="after")
 
     def call_on_clock(self, node: ir.Call) -> Segment:
         """``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
@@ -1235,13 +1293,24 @@ MEGATRON_RAMPUP = Builtin("megatron.rampup_batch_size", (
     *(stdlib.Arg(name, Kind.CONST, None) for name in ("micro_batch_size", "data_parallel_size"))),
     build=None)
 
+#: OLMo-core's batch-size callback: its batch schedule and the lr factor it applies.
+OLMO_BATCH_SCHEDULE = Builtin("olmo_core.batch_size_schedule", (
+    stdlib.Arg("batch_sizes", Kind.VALUES), stdlib.Arg("schedule", Kind.VALUES),
+    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps"))), build=None)
+OLMO_LR_FACTOR = Builtin("olmo_core.batch_size_lr_factor", (
+    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps")),), build=None)
+
 #: Calls that put a schedule counted in steps on the sample or token clock, as written.
 ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
 
 #: Calls whose value is a batch schedule (``batch = ...`` only).
 BATCH_CALLS = {"stages": Lowerer._stages,
                "megatron.step_batch_size_schedule": Lowerer._megatron_step_schedule,
-               "megatron.rampup_batch_size": Lowerer._megatron_rampup}
+               "megatron.rampup_batch_size": Lowerer._megatron_rampup,
+               "olmo_core.batch_size_schedule": Lowerer._olmo_batch_schedule}
+
+#: Calls whose value is a schedule read off the file's batch schedule.
+BATCH_SCHEDULES = {"olmo_core.batch_size_lr_factor": Lowerer._olmo_lr_factor}
 
 
 def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:

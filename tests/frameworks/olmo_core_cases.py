@@ -117,3 +117,69 @@ OLMO_CORE = [
     case("WSDS", {"period_lengths": [100, 60, 80], "warmup": 10, "decay_fraction": 0.2,
                   "period_lr_multipliers": [1.0, 0.7, 0.5]}, 240),
 ]
+
+
+def batch_callback():
+    """OLMo-core 3.0.0's ``BatchSizeSchedulerCallback`` (``train/callbacks/batch_size_scheduler.py``)
+    and ``Duration`` (``train/common.py``), loaded from their files over :func:`olmo`'s modules.
+
+    The callback imports ``olmo_core.optim`` and ``olmo_core.optim.scheduler`` by absolute name;
+    those names point at the loaded scheduler module while it loads (restored after).  The train
+    modules, ``Callback`` and ``SpeedMonitorCallback`` are plain stand-in classes (the callback only
+    tests ``isinstance`` against them), as are the helpers ``common.py`` imports for its other
+    classes.  The data loader's ``global_batch_size`` setter is the real one, taken from
+    ``data/data_loader.py`` (:func:`batch_size_setter`).
+    """
+    name = f"{_NAME}.train.callbacks.batch_size_scheduler"
+    if name in sys.modules:
+        return sys.modules[name], sys.modules[f"{_NAME}.train.common"]
+    scheduler = olmo()
+    optim = sys.modules[f"{_NAME}.optim"]
+    optim.INITIAL_LR_FIELD, optim.LR_FIELD = "initial_lr", "lr"
+    optim.OLMoDDPOptimizer = type("OLMoDDPOptimizer", (), {})
+    optim.SkipStepAdamW = type("SkipStepAdamW", (), {})
+    _module(f"{_NAME}.data")
+    _module(f"{_NAME}.data.utils", get_labels=None)
+    _module(f"{_NAME}.utils", format_float=str, format_int=str, format_timedelta=str)
+    _module(f"{_NAME}.train")
+    _module(f"{_NAME}.train.train_module", **{n: type(n, (), {}) for n in (
+        "OLMoDDPTrainModule", "TransformerPipelineTrainModule", "TransformerTrainModule")})
+    _module(f"{_NAME}.train.callbacks")
+    _module(f"{_NAME}.train.callbacks.callback", Callback=type("Callback", (), {}))
+    _module(f"{_NAME}.train.callbacks.speed_monitor",
+            SpeedMonitorCallback=type("SpeedMonitorCallback", (), {}))
+    aliases = {"olmo_core": sys.modules[_NAME], "olmo_core.exceptions": sys.modules[f"{_NAME}.exceptions"],
+               "olmo_core.optim": optim, "olmo_core.optim.scheduler": scheduler}
+    saved = {alias: sys.modules.get(alias) for alias in aliases}
+    sys.modules.update(aliases)
+    try:
+        for module_name, path in (("train.common", PACKAGE / "train" / "common.py"),
+                                  ("train.callbacks.batch_size_scheduler",
+                                   PACKAGE / "train" / "callbacks" / "batch_size_scheduler.py")):
+            spec = importlib.util.spec_from_file_location(f"{_NAME}.{module_name}", path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+    finally:
+        for alias, module in saved.items():
+            if module is None:
+                sys.modules.pop(alias, None)
+            else:
+                sys.modules[alias] = module
+    return sys.modules[name], sys.modules[f"{_NAME}.train.common"]
+
+
+def batch_size_setter():
+    """The ``global_batch_size`` setter of OLMo-core's ``DataLoaderBase``, compiled from its own
+    source (the rest of ``data/data_loader.py`` needs the whole package)."""
+    import ast
+
+    path = PACKAGE / "data" / "data_loader.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "DataLoaderBase")
+    setter = next(f for f in base.body if isinstance(f, ast.FunctionDef) and f.name == "global_batch_size"
+                  and any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in f.decorator_list))
+    setter.decorator_list = []
+    namespace: dict = {}
+    exec(compile(ast.Module([setter], []), str(path), "exec"), namespace)  # OLMo-core's own code
+    return namespace["global_batch_size"]

@@ -58,9 +58,14 @@ def _presets(library: str) -> list[Item]:
             items.append(Item(short, "function", entry.signature(), builtin_text(entry)))
         else:
             items.append(Item(short, "function", "no closed form", entry.reason))
-    if library == "megatron":
-        items += [Item(n, "function", "batch = ... only") for n in
-                  ("step_batch_size_schedule", "rampup_batch_size")]
+    from ...semantics.lower import BATCH_CALLS, BATCH_SCHEDULES  # the calls lowering knows by name
+
+    for name in BATCH_CALLS:
+        if name.startswith(f"{library}."):
+            items.append(Item(name.split(".", 1)[1], "function", "batch = ... only"))
+    for name in BATCH_SCHEDULES:
+        if name.startswith(f"{library}."):
+            items.append(Item(name.split(".", 1)[1], "function", "a factor read off the batch schedule"))
     return items
 
 
