@@ -5,7 +5,8 @@ A Megatron-LM run with ``--step-batch-size-schedule`` (Megatron-LM main; megatro
 (megatron-core <= 0.17; the installed 0.16.1's ``RampupBatchsizeNumMicroBatchesCalculator``) is
 imported per optimizer step: ``batch = megatron.<its table>`` and ``on_samples(
 megatron.OptimizerParamScheduler(...))``.  The reference is the installed megatron-core 0.16.1
-``OptimizerParamScheduler`` (the class is the same in 0.19.2 for these styles) built with the
+``OptimizerParamScheduler`` for the ramp, and megatron-core 0.19.2's (loaded from ``.frameworks``) for
+the step schedule and for Megatron-LM main ignoring the ramp, each built with the
 arguments Megatron-LM's ``get_optimizer_param_scheduler`` passes for ``--train-samples`` (mirrored
 in :func:`megatron_kwargs`) and driven as Megatron-LM's training loop drives it: the constructor's
 ``step(0)``, then after each iteration ``step(increment=batch)`` with the batch the real calculator
@@ -28,12 +29,16 @@ from schedlang.exporters import export
 from schedlang.importers import import_file
 
 from .real import real
-from .test_megatron_batch import Loop, ramp_calculator, real_batch_at, step_calculator
+from .test_megatron_batch import Loop, ramp_calculator, real_batch_at, scheduler_019, step_calculator
 
 REL = dict(rel=1e-12, abs=1e-18)
 
 
-def scheduler_module():
+def scheduler_module(flags: dict):
+    """The lr scheduler of the Megatron whose batch flag the run uses: megatron-core 0.19.2's for
+    ``--step-batch-size-schedule`` (Megatron-LM main), the installed 0.16.1's for the ramp."""
+    if "step_batch_size_schedule" in flags:
+        return scheduler_019()
     return real("megatron.core.optimizer_param_scheduler")
 
 
@@ -87,7 +92,7 @@ def real_run(flags: dict, steps: int):
     """lr, weight decay and batch of each of ``steps`` iterations: the real class stepped by the
     real calculator's batch in Megatron-LM's loop."""
     optimizer = SimpleNamespace(param_groups=[{}])
-    scheduler = scheduler_module().OptimizerParamScheduler(optimizer, **megatron_kwargs(flags))
+    scheduler = scheduler_module(flags).OptimizerParamScheduler(optimizer, **megatron_kwargs(flags))
     loop = Loop(calculator_of(flags))
     lr, wd, consumed, batches = [], [], [], []
     for _ in range(steps):
@@ -200,7 +205,7 @@ def test_imported_production_run_is_megatrons_at_every_boundary(tmp_path, name):
     kwargs = megatron_kwargs(flags)
     calculator = calculator_of(flags)
     optimizer = SimpleNamespace(param_groups=[{}])
-    scheduler = scheduler_module().OptimizerParamScheduler(optimizer, **kwargs)
+    scheduler = scheduler_module(flags).OptimizerParamScheduler(optimizer, **kwargs)
     steps = _boundaries(prog, kwargs, flags)
     assert prog.step_at(samples=flags["train_samples"]) < steps[-1]
     compared = 0
@@ -224,7 +229,7 @@ def test_version_option_decides_the_ramp(tmp_path):
     text, prog = imported(tmp_path, flags, {"megatron": "main"})
     assert "batch =" not in text and "--rampup-batch-size is ignored" in text
     optimizer = SimpleNamespace(param_groups=[{}])
-    scheduler = scheduler_module().OptimizerParamScheduler(optimizer, **megatron_kwargs(flags))
+    scheduler = scheduler_019().OptimizerParamScheduler(optimizer, **megatron_kwargs(flags))
     expected = []
     for _ in range(120):
         expected.append(optimizer.param_groups[0]["lr"])

@@ -45,20 +45,28 @@ def core_016():
     return real("megatron.core.num_microbatches_calculator")
 
 
-def core_019():
-    """megatron-core 0.19.2's calculator module (it imports only logging, abc, typing)."""
-    if _MODULE_019 in sys.modules:
-        return sys.modules[_MODULE_019]
-    if not CORE_019.is_file():
-        message = f"megatron-core 0.19.2 not installed at {CORE_019}; run tools/install_frameworks.sh"
+def core_019(path=CORE_019, name=_MODULE_019):
+    """A module of megatron-core 0.19.2 loaded from its file: the calculator (it imports only
+    logging, abc, typing) or, with ``path``, the lr scheduler (``torch`` and
+    ``megatron.core.utils.log_single_rank``, which the installed 0.16.1 provides)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if not path.is_file():
+        message = f"megatron-core 0.19.2 not installed at {path}; run tools/install_frameworks.sh"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    spec = importlib.util.spec_from_file_location(_MODULE_019, CORE_019)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    sys.modules[_MODULE_019] = module
+    sys.modules[name] = module
     return module
+
+
+def scheduler_019():
+    """megatron-core 0.19.2's ``optimizer_param_scheduler`` (Megatron-LM main's lr scheduler)."""
+    return core_019(CORE_019.parent / "optimizer_param_scheduler.py",
+                    "megatron_core_0_19_2_optimizer_param_scheduler")
 
 
 def step_calculator(text, seq_length, mbs=1, dp=1):
