@@ -25,6 +25,7 @@ from ..semantics.params import to_number
 from . import formatting, json_output, show, streams
 from .analysis import summarise
 from .arguments import CommandLine
+from .axis import AXES, default_positions, require_clock, steps_at
 from .output_file import check_output, write_atomically
 from .plot import plot
 from .progress import progress
@@ -94,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("file")
     sub.add_argument("--strict", action="store_true", help="treat warnings as errors")
 
+    def with_axis(sub):
+        sub.add_argument("--axis", choices=AXES, default="steps",
+                         help="what the x values count: steps, or the samples or tokens consumed "
+                              "(a file with a batch schedule; --steps then gives their range; "
+                              "docs/tokens.md)")
+        return sub
+
     sub = with_json(with_defines(command("eval", _eval, "print schedule values at a range of steps")))
     sub.add_argument("file")
     sub.add_argument("--steps", default=None, metavar="START:STOP:STEP",
@@ -101,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
                           "to the end of the longest schedule (docs/cli.md: default range)")
     sub.add_argument("--csv", action="store_true", help="comma-separated output")
     sub.add_argument("--schedule", action="append", metavar="NAME", help="only these schedules")
+    with_axis(sub)
 
     sub = with_defines(command("plot", _plot, "plot the schedules of one or more files, overlaid"))
     sub.add_argument("files", nargs="+", metavar="FILE",
@@ -113,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="only these schedules (repeatable; default: all)")
     sub.add_argument("--log", action="store_true",
                      help="logarithmic value axis (steps with values <= 0 are left out, with a note)")
+    with_axis(sub)
 
     sub = command("fmt", _fmt, "rewrite .sched files in the canonical layout (comments kept)")
     sub.add_argument("files", nargs="+", metavar="FILE",
@@ -302,7 +312,13 @@ def _eval(args) -> int:
     program = load_program(args)
     names = args.schedule or list(program.schedules)
     schedules = [program[n] for n in names]
-    steps = parse_steps(args.steps, program, _steps_locator(args))
+    axis = args.axis
+    require_clock(program, axis, args.file)
+    positions = parse_steps(args.steps, program, _steps_locator(args),
+                            default=default_positions([program], axis, eval_steps(program)))
+    if axis != "steps":
+        return _eval_counts(args, program, axis, positions, names, schedules)
+    steps = positions
     # Always the Python reference: the digits printed are the reference's at any length
     # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).  Values are
     # computed and written a chunk of steps at a time: memory stays bounded for the largest
@@ -326,6 +342,29 @@ def _eval(args) -> int:
     return EXIT_OK
 
 
+def _eval_counts(args, program, axis: str, positions: range, names, schedules) -> int:
+    """``eval --axis samples|tokens``: a row per position, with the step that trains it."""
+    out = sys.stdout
+    with progress(f"evaluating {args.file} at {len(positions)} {axis}"):
+        steps = steps_at(program, axis, positions)
+        columns = [s.values(steps) for s in schedules]
+        if args.json:
+            json_output.emit(json_output.evaluate(args.file, steps, names, columns, (axis, list(positions))))
+        elif args.csv:
+            out.write(",".join([axis, "step", *names]) + "\n")
+            out.writelines(",".join([str(x), str(k), *(repr(c[i]) for c in columns)]) + "\n"
+                           for i, (x, k) in enumerate(zip(positions, steps)))
+        else:
+            wide = max(len(f"{positions[-1]:,}") if len(positions) else 0, len(axis))
+            width = max(len(str(steps[-1])) if steps else 4, 4)
+            out.write(axis.rjust(wide) + "  " + "step".rjust(width)
+                      + "".join(f"  {n:>14}" for n in names) + "\n")
+            out.writelines(f"{x:,}".rjust(wide) + "  " + str(k).rjust(width)
+                           + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
+                           for i, (x, k) in enumerate(zip(positions, steps)))
+    return EXIT_OK
+
+
 #: Steps evaluated (and written) at a time by ``eval``.
 EVAL_CHUNK = 1 << 16
 
@@ -340,12 +379,14 @@ def _chunks(steps: range, schedules):
 def _plot(args) -> int:
     check_output(args.output, args.files, _output_span(args))
     programs = load_programs(args.files, defines(args))
+    for path, program in zip(args.files, programs):
+        require_clock(program, args.axis, path)
     # A picture needs many more points than a table: about one per pixel column.
-    default = plot_steps(*programs)
+    default = default_positions(programs, args.axis, plot_steps(*programs))
     steps = parse_steps(args.steps, programs[0], _steps_locator(args), default=default)
     with progress(f"plotting {' '.join(args.files)}"):
         out, notes = plot(list(zip(args.files, programs)), steps, output=args.output, log=args.log,
-                          names=args.schedule)
+                          names=args.schedule, axis=args.axis)
     for note in notes:
         print(note, file=sys.stderr)
     if args.output:

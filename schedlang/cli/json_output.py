@@ -120,9 +120,16 @@ def check(path: str, program, report) -> dict:
     return out
 
 
-def evaluate(path: str, steps, names: list[str], columns: list[list[float]]) -> dict:
-    return {"schema": schema("eval"), "file": path, "steps": list(steps),
-            "values": {name: column for name, column in zip(names, columns)}}
+def evaluate(path: str, steps, names: list[str], columns: list[list[float]], axis=None) -> dict:
+    """``eval --json``; ``axis`` is ``(name, positions)`` for ``--axis samples|tokens``: the
+    positions come first, each with the step that trains it."""
+    out = {"schema": schema("eval"), "file": path}
+    if axis is not None:
+        out["axis"] = axis[0]
+        out[axis[0]] = axis[1]
+    out["steps"] = list(steps)
+    out["values"] = {name: column for name, column in zip(names, columns)}
+    return out
 
 
 def stream_evaluate(out, path: str, steps: range, names: list[str], schedules, chunk: int = 1 << 16) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import SchedlangError
 from ..runtime.arrays import values
+from .axis import count_at, steps_at
 
 WIDTH = 72
 HEIGHT, PANEL_HEIGHT = 16, 9  # rows of a lone panel, and of each of several
@@ -37,8 +38,11 @@ class Panel:
     difference: bool = False
 
 
-def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = None) -> list[Panel]:
-    """The panels for ``sources`` (label, program) over ``steps``, ``names`` first if given."""
+def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = None,
+           axis: str = "steps") -> list[Panel]:
+    """The panels for ``sources`` (label, program) over ``steps``, ``names`` first if given;
+    ``steps`` are positions on ``axis`` (``cli/axis.py``: each file is read at the steps that
+    train them)."""
     if names is None:
         names = []
         for _, program in sources:
@@ -54,6 +58,7 @@ def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = N
                                      f"{' or '.join(label for label, _ in sources)}",
                                      hint="the files define " + ", ".join(known))
     found = []
+    at = {label: steps if axis == "steps" else steps_at(program, axis, steps) for label, program in sources}
     for name in names:
         lines, breakpoints = [], set()
         for label, program in sources:
@@ -61,8 +66,9 @@ def panels(sources: list[tuple[str, object]], steps, names: list[str] | None = N
             if schedule is None:
                 continue
             schedule._require_bound()
-            lines.append((label, values(schedule, steps)))
-            breakpoints |= {float(b) for b in schedule.breakpoints}
+            lines.append((label, values(schedule, at[label])))
+            breakpoints |= {float(b) if axis == "steps" else float(count_at(program, axis, int(b)))
+                            for b in schedule.breakpoints if axis == "steps" or (b.is_Integer and b >= 0)}
         found.append(Panel(name, lines, sorted(breakpoints)))
         if len(sources) == 2 and len(lines) == 2:
             (_, a), (_, b) = lines
@@ -91,23 +97,25 @@ def for_log(panel_list: list[Panel]) -> list[str]:
     return notes
 
 
-def plot(sources, steps, output: str | None = None, log: bool = False, names=None) -> tuple[str, list[str]]:
-    """Draw ``sources`` (label, program) over ``steps``: (the file written or the terminal
-    picture, notes for standard error)."""
+def plot(sources, steps, output: str | None = None, log: bool = False, names=None,
+         axis: str = "steps") -> tuple[str, list[str]]:
+    """Draw ``sources`` (label, program) over ``steps`` (positions on ``axis``): (the file
+    written or the terminal picture, notes for standard error)."""
     steps = list(steps)
-    panel_list = panels(sources, steps, names)
+    panel_list = panels(sources, steps, names, axis)
     notes = []
     if log:
         for name, label, count, total, first in for_log(panel_list):
-            notes.append(f"note: --log leaves out {count} of {total} steps where {name} of {label} is "
-                         f"<= 0 (the first at step {steps[first]})")
+            what, unit = ("steps", "step") if axis == "steps" else ("points", axis[:-1])
+            notes.append(f"note: --log leaves out {count} of {total} {what} where {name} of {label} is "
+                         f"<= 0 (the first at {unit} {steps[first]})")
     heading = title([label for label, _ in sources])
     if output:
-        return _plot_file(panel_list, steps, Path(output), log, heading), notes
-    return _plot_terminal(panel_list, steps, log, heading), notes
+        return _plot_file(panel_list, steps, Path(output), log, heading, axis), notes
+    return _plot_terminal(panel_list, steps, log, heading, axis), notes
 
 
-def _plot_file(panel_list, steps, path: Path, log: bool, heading: str) -> str:
+def _plot_file(panel_list, steps, path: Path, log: bool, heading: str, axis: str = "steps") -> str:
     try:
         import matplotlib  # lazy: matplotlib
 
@@ -132,7 +140,7 @@ def _plot_file(panel_list, steps, path: Path, log: bool, heading: str) -> str:
         if len(panel.lines) > 1:
             ax.legend(fontsize="small")
         ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlabel("step")
+    axes[-1, 0].set_xlabel("step" if axis == "steps" else f"{axis} consumed")
     fig.suptitle(heading, fontsize="medium")
     fig.tight_layout()
     try:
@@ -144,9 +152,9 @@ def _plot_file(panel_list, steps, path: Path, log: bool, heading: str) -> str:
     return str(path)
 
 
-def _plot_terminal(panel_list, steps, log: bool, heading: str) -> str:
+def _plot_terminal(panel_list, steps, log: bool, heading: str, axis: str = "steps") -> str:
     height = HEIGHT if len(panel_list) == 1 else PANEL_HEIGHT
-    out = [heading]
+    out = [heading if axis == "steps" else f"{heading}   (x: {axis} consumed)"]
     for panel in panel_list:
         out.append("")
         out += _terminal_panel(panel, steps, log and not panel.difference, height)
