@@ -94,6 +94,38 @@ async def test_diagnostics_follow_the_text_and_clear_on_close(client: LanguageCl
     assert await _until(client, lambda found: not found) == []
 
 
+@pytest_lsp.fixture(config=_config())
+async def impatient(lsp_client: LanguageClient):
+    """A server told to wait no time at all for a check (initializationOptions): every check
+    runs past its budget, as on a machine too loaded to compile within the default 10 s."""
+    published = lsp_client.published = []
+    features = lsp_client.protocol.fm.features
+    keep = features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]  # pytest-lsp's: client.diagnostics
+
+    def record(params: lsp.PublishDiagnosticsParams):
+        published.append((params.version, [d.code for d in params.diagnostics]))
+        return keep(params)
+
+    features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = record
+
+    await lsp_client.initialize_session(lsp.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), initialization_options={"budget": 0}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_check_past_its_budget_is_never_reported_clean(impatient: LanguageClient):
+    _open(impatient, "schedule lr = cosin(1, 0, 10)\n")
+    [found] = await _until(impatient, bool)
+    assert found.code == "unknown-name"
+    _change(impatient, "schedule lr = linear(1, 0.5, 100) >> constant(0.1)\n", 2)
+    await _until(impatient, lambda found: [d.code for d in found] == ["jump"])
+    # each check said it was still going, then gave its answer; nothing in between said "clean"
+    assert impatient.published == [(1, ["slow"]), (1, ["unknown-name"]),
+                                    (2, ["slow"]), (2, []), (2, ["slow"]), (2, ["jump"])]
+
+
 GPT = (ROOT / "examples" / "gpt_pretrain.sched").read_text()
 
 

@@ -40,6 +40,7 @@ from .positions import Lines
 
 DEBOUNCE = 0.15   # seconds a change waits for the next keystroke before it is compiled
 BUDGET = 10.0     # seconds a compile, a check or a request may take before it is given up
+#                   (the client may set another: initializationOptions {"budget": seconds})
 KINDS = {"function": lsp.CompletionItemKind.Function, "keyword": lsp.CompletionItemKind.Keyword,
          "module": lsp.CompletionItemKind.Module, "variable": lsp.CompletionItemKind.Variable,
          "value": lsp.CompletionItemKind.Value, "property": lsp.CompletionItemKind.Property,
@@ -55,6 +56,7 @@ class SchedlangServer(LanguageServer):
         super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.documents: dict[str, tuple[int | None, Document]] = {}
         self.pending: dict[str, asyncio.Task] = {}
+        self.budget = BUDGET
 
     @property
     def encoding(self) -> str:
@@ -86,13 +88,22 @@ def _range(lines: Lines, span) -> lsp.Range:
 async def _off_loop(function, *args, default=None):
     """``function(*args)`` in a worker thread within ``BUDGET``; ``default`` when it fails."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(function, *args), BUDGET)
+        return await asyncio.wait_for(asyncio.to_thread(function, *args), server.budget)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - never down: a failed feature answers nothing
         name = getattr(function, "__name__", function)
         server.log(f"schedlang: {name} failed: {type(exc).__name__}: {exc}")
         return default
+
+
+@server.feature(lsp.INITIALIZE)
+def on_initialize(ls: SchedlangServer, params: lsp.InitializeParams):
+    """Read the client's options: ``{"budget": seconds}`` (a slow machine's longer wait)."""
+    options = params.initialization_options
+    budget = options.get("budget") if isinstance(options, dict) else None
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool) and 0 <= budget <= 3600:
+        ls.budget = float(budget)
 
 
 # -- diagnostics ------------------------------------------------------------------------------
@@ -118,7 +129,7 @@ async def _patiently(function, doc: Document, uri: str, version, lines: Lines, s
     this task is cancelled and the answer dropped).  (answer, whether the notice was shown)."""
     running = asyncio.ensure_future(asyncio.to_thread(function, doc))
     try:
-        return await asyncio.wait_for(asyncio.shield(running), BUDGET), False
+        return await asyncio.wait_for(asyncio.shield(running), server.budget), False
     except TimeoutError:
         _publish(uri, version, [*shown, _slow(lines, doc)])
         return await running, True
@@ -148,7 +159,7 @@ async def _check(uri: str, version: int | None, doc: Document) -> None:
 
 def _slow(lines: Lines, doc: Document) -> lsp.Diagnostic:
     return lsp.Diagnostic(_range(lines, Span.at_offset(doc.source, 0)),
-                          f"schedlang: still checking (over {BUDGET:g} s); the result follows when done",
+                          f"schedlang: still checking (over {server.budget:g} s); the result follows",
                           severity=lsp.DiagnosticSeverity.Information, code="slow", source="schedlang")
 
 
@@ -366,7 +377,7 @@ def _rename(uri, position, new_name):
 async def on_rename(ls, params: lsp.RenameParams):
     try:
         return await asyncio.wait_for(asyncio.to_thread(_rename, params.text_document.uri, params.position,
-                                                        params.new_name), BUDGET)
+                                                        params.new_name), server.budget)
     except ValueError:
         raise  # the client shows why the name cannot be renamed
     except Exception as exc:  # noqa: BLE001 - never down
@@ -416,11 +427,11 @@ def _command_document(arguments) -> tuple[str, str, Document]:
 async def _command(title: str, work, *args):
     """``work(*args)`` off the loop within ``BUDGET``: its answer, or an error told to the user."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(work, *args), BUDGET)
+        return await asyncio.wait_for(asyncio.to_thread(work, *args), server.budget)
     except SchedlangError as exc:
         message = f"{title}: {exc.message}" + (f" (hint: {exc.hint})" if exc.hint else "")
     except TimeoutError:
-        message = f"{title}: took longer than {BUDGET:g} s"
+        message = f"{title}: took longer than {server.budget:g} s"
     _tell(message, error=True)
     return {"error": message}
 
@@ -460,7 +471,7 @@ async def plot_command(ls, *arguments):
     if getattr(window, "show_document", None) is not None:
         try:
             await asyncio.wait_for(server.window_show_document_async(
-                lsp.ShowDocumentParams(target, external=True)), BUDGET)
+                lsp.ShowDocumentParams(target, external=True)), server.budget)
         except Exception as exc:  # noqa: BLE001 - the file is written; showing it is a courtesy
             server.log(f"schedlang: could not show {target}: {type(exc).__name__}: {exc}")
     else:
