@@ -182,6 +182,7 @@ async def test_half_typed_text_never_brings_it_down(client: LanguageClient):
         await client.text_document_completion_async(lsp.CompletionParams(doc, position))
         await client.text_document_inlay_hint_async(lsp.InlayHintParams(
             doc, lsp.Range(lsp.Position(0, 0), position)))
+        await client.text_document_code_lens_async(lsp.CodeLensParams(doc))
     _change(client, text, 999)
     await asyncio.sleep(0.5)
     assert await _until(client, lambda found: not found) == []

@@ -450,6 +450,11 @@ async def summary_command(ls, *arguments):
     return answer
 
 
+def _safe(text: str) -> str:
+    """A piece of a file name: letters, digits, ``_.-`` only (no separator, no ``..``)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:60] or "_"
+
+
 @server.command(lenses.PLOT)
 async def plot_command(ls, *arguments):
     """The plot is written to a temporary SVG file that the client is asked to show."""
@@ -463,8 +468,8 @@ async def plot_command(ls, *arguments):
         return picture
     folder = Path(tempfile.gettempdir()) / "schedlang-plots"
     folder.mkdir(exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", _label(uri).removesuffix(".sched"))[:60]
-    path = folder / f"{stem}-{name}.svg"
+    stem = _safe(_label(uri).removesuffix(".sched"))
+    path = folder / f"{stem}-{_safe(name)}.svg"
     path.write_text(picture, encoding="utf-8")
     target = path.as_uri()
     window = getattr(server.client_capabilities, "window", None)
