@@ -160,7 +160,7 @@ def complete(source: str, line: int, column: int) -> dict:
     word = re.search(NAME_AT.pattern + r"\.?\Z", before)
     typed = word.group().rsplit(".", 1)[-1] if word else ""
     start = column - len(typed)
-    items = [{"label": i.label, "kind": i.kind, "detail": i.detail, "insert": i.insert or i.label}
+    items = [{"label": i.label, "kind": i.kind, "detail": _plain(i.detail), "insert": i.insert or i.label}
              for i in completion.complete(doc, line, column)
              if i.label.startswith(typed) and i.label != typed]
     return {"schema": SCHEMA, "items": items[:MAX_ITEMS], "line": line, "col": start}
