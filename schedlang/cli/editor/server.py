@@ -528,9 +528,13 @@ async def _pick_other(uri: str) -> str | None:
     choices = sorted(p for p in here.parent.glob("*.sched") if p != here)[:MAX_CHOICES]
     if not choices:
         raise ValueError(f"no other .sched file beside {here.name} to compare with")
-    picked = await server.window_show_message_request_async(lsp.ShowMessageRequestParams(
-        lsp.MessageType.Info, f"Verify {here.name} against:",
-        actions=[lsp.MessageActionItem(p.name) for p in choices]))
+    try:  # no budget: the user takes the time they take
+        picked = await server.window_show_message_request_async(lsp.ShowMessageRequestParams(
+            lsp.MessageType.Info, f"Verify {here.name} against:",
+            actions=[lsp.MessageActionItem(p.name) for p in choices]))
+    except Exception as exc:  # noqa: BLE001 - a client that cannot ask: say so, stay up
+        raise ValueError(f"the editor could not ask which file to compare with ({type(exc).__name__}); "
+                         "give its uri as a third argument") from None
     if picked is None:
         return None
     return next((p.as_uri() for p in choices if p.name == picked.title), None)
