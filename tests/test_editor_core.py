@@ -6,10 +6,10 @@ editor shows is decided here, where it is tested without a client.
 
 import pytest
 
-from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, symbols
+from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, lenses, symbols
 from schedlang.cli.editor.document import Document
 from schedlang.cli.editor.positions import UTF8, UTF16, UTF32, Lines
-from schedlang.errors import Span
+from schedlang.errors import SchedlangError, Span
 
 GPT = """\
 param peak: float = 6e-4 where peak > 0
@@ -219,3 +219,43 @@ def test_lsp_without_pygls_says_how_to_install_it():
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result.returncode == 2 and 'pip install "schedlang[lsp]"' in result.stderr
     assert result.stdout == ""
+
+
+# -- code lenses -----------------------------------------------------------------------
+
+def test_lenses_sit_on_each_schedule_s_name():
+    found = lenses.lenses(Document(GPT))
+    assert [(lens.name, lens.title, lens.command) for lens in found] == [
+        (name, title, command) for name in ("lr", "weight_decay")
+        for title, command in (("Plot", "schedlang.plot"), ("Summary", "schedlang.summary"),
+                               ("Verify against…", "schedlang.verify"))]
+    assert [(lens.span.line, lens.span.column, lens.span.end_column) for lens in found[:1]] == [(7, 10, 12)]
+    assert lenses.lenses(Document("schedule lr = cosine(1, 0")) == []
+
+
+def test_the_summary_and_the_plot_of_a_schedule():
+    doc = Document(GPT)
+    summary = lenses.summary(doc, "lr")
+    assert summary.startswith("lr: 100000 steps: start 0, end 6e-05, min 0, max 0.0006")
+    assert "`" not in summary and "▁" in summary  # plain text for a message, with its sparkline
+    picture = lenses.plot(doc, "weight_decay", "a<b>.sched")
+    assert picture.startswith("<svg") and "weight_decay (a&lt;b&gt;.sched)" in picture
+    with pytest.raises(SchedlangError, match="no schedule named 'momentum'"):
+        lenses.plot(doc, "momentum")
+    with pytest.raises(SchedlangError, match="unknown name 'cosin'"):
+        lenses.summary(Document("schedule lr = cosin(1, 0, 10)"), "lr")
+
+
+def test_verify_against_another_text():
+    same = "schedule lr = linear(1, 0, 100)\nschedule weight_decay = constant(0.1)\n"
+    assert lenses.verify(GPT, "weight_decay", same)["verdict"] == "equivalent"
+    different = lenses.verify("schedule lr = linear(1, 0, 100)", "lr", "schedule lr = linear(1, 0, 99)")
+    assert different["verdict"] == "different" and "A:lr vs B:lr: different at" in different["message"]
+    assert lenses.verify(GPT, "lr", "schedule lr = cosin(1, 0, 10)")["verdict"] == "error"
+
+
+def test_verify_runs_in_a_child_process_that_is_stopped_past_its_budget():
+    text = "schedule lr = linear(1, 0, 100)"
+    halves = "schedule lr = linear(1, 0.5, 50) >> linear(0.5, 0, 50)"
+    assert lenses.verify_isolated(text, "lr", halves)["verdict"] == "equivalent"
+    assert lenses.verify_isolated(text, "lr", text, budget=0.01)["verdict"] == "timeout"

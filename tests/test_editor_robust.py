@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, symbols
+from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, lenses, symbols
 from schedlang.cli.editor.document import Document
 from schedlang.cli.editor.positions import ENCODINGS, Lines
+from schedlang.errors import SchedlangError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.sched"))
@@ -26,6 +27,14 @@ def _end(doc: Document) -> tuple[int, int]:
     return len(lines), len(lines[-1]) + 1
 
 
+def _answered(command, *args):
+    """A lens command's answer: text, or a located ``SchedlangError`` (an unbound parameter)."""
+    try:
+        assert command(*args)
+    except SchedlangError as exc:
+        assert exc.message, exc
+
+
 def _every_feature(text: str, warnings: bool = False) -> None:
     doc = Document(text)
     line, column = _end(doc)
@@ -33,9 +42,12 @@ def _every_feature(text: str, warnings: bool = False) -> None:
              lambda: completion.complete(doc, line, column), lambda: completion.signature(doc, line, column),
              lambda: symbols.definitions(doc), lambda: symbols.at(doc, line, column),
              lambda: hints.hints(doc), lambda: actions.quick_fixes(doc, 1, line),
-             lambda: actions.formatted(doc)]
+             lambda: actions.formatted(doc), lambda: lenses.lenses(doc)]
     if warnings:
         calls.append(lambda: diagnostics.warnings(doc))
+        for name in {lens.name for lens in lenses.lenses(doc)}:
+            calls += [lambda name=name: _answered(lenses.summary, doc, name),
+                      lambda name=name: _answered(lenses.plot, doc, name)]
     for call in calls:
         start = time.perf_counter()
         call()

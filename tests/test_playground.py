@@ -258,3 +258,99 @@ def test_without_the_runtime_the_page_says_so(browser, server):
                                       "(window.schedlangPlayground || {}).state", 60)
     assert state == "missing"
     assert "tools/build_playground.py" in _text(browser, session, "pg-status")
+
+
+def test_the_status_line_says_what_is_happening(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-other", "")
+    _type(browser, session, "pg-source", SCHEDULE, wait="check")
+    said = browser.evaluate(session, "window.schedlangPlayground.statuses")
+    assert not any("JavaScript" in text for text in said), said
+    loading = [text for text in said if text.startswith("Loading") or text.startswith("Importing")]
+    assert loading[:4] == ["Loading Python in your browser (Pyodide)…",
+                           "Loading Python in your browser (Pyodide, about 12 MB)…",
+                           "Loading schedlang, sympy and lark (about 15 MB)…", "Importing schedlang…"], said
+    assert any(text.startswith("Checking every step") for text in said), said
+    assert re.fullmatch(r"Up to date \(\d+ ms\)\.", _text(browser, session, "pg-status"))
+
+
+def test_the_step_axis_is_labelled_at_round_steps(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-other", "")
+    _type(browser, session, "pg-source", SCHEDULE)
+    labels = browser.evaluate(session, "[...document.querySelectorAll('#pg-plot text.x-tick')]"
+                                       ".map(t => t.textContent)")
+    assert labels == ["0", "100", "200", "300", "400", "500"]
+
+
+def _point(browser, session, line: int, column: int) -> tuple[float, float]:
+    """The middle of the character at (line, column) of the first box, measured here (the box's
+    font and padding, a canvas measuring its digits), not asked of the page."""
+    return tuple(browser.evaluate(session, f"""(() => {{
+        const box = document.getElementById('pg-source'); const s = getComputedStyle(box);
+        const c = document.createElement('canvas').getContext('2d');
+        c.font = s.fontSize + ' ' + s.fontFamily; const w = c.measureText('0000000000').width / 10;
+        const r = box.getBoundingClientRect();
+        return [r.left + parseFloat(s.paddingLeft) + parseFloat(s.borderLeftWidth) + ({column} - 0.5) * w,
+                r.top + parseFloat(s.paddingTop) + parseFloat(s.borderTopWidth)
+                + ({line} - 0.5) * parseFloat(s.lineHeight) - box.scrollTop]; }})()"""))
+
+
+def test_hover_explains_the_name_under_the_pointer(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-other", "")
+    text = "param n: int = 400\n" + SCHEDULE
+    _type(browser, session, "pg-source", text)
+    for (line, name), expected in [((2, "cosine"), "cosine(v0, v1, n)"), ((1, "n"), "value: 400"),
+                                   ((2, "lr"), "500 steps: start 0")]:
+        before = browser.evaluate(session, "window.schedlangPlayground.hovers")
+        column = re.search(rf"\b{name}\b", text.splitlines()[line - 1]).start() + 1
+        x, y = _point(browser, session, line, column)
+        browser.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, session=session)
+        browser.wait_for(session, f"window.schedlangPlayground.hovers > {before}", RESULT_S)
+        assert expected in _text(browser, session, "pg-tooltip")
+        assert browser.evaluate(session, "document.getElementById('pg-tooltip').hidden") is False
+    browser.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 5, "y": 5}, session=session)
+    assert browser.evaluate(session, "document.getElementById('pg-tooltip').hidden") is True
+
+
+def test_completion_offers_names_and_inserts_the_chosen_one(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-other", "")
+    _type(browser, session, "pg-source", "schedule lr = ")
+    before = browser.evaluate(session, "window.schedlangPlayground.completions")
+    browser.evaluate(session, "(() => { const e = document.getElementById('pg-source'); e.focus(); "
+                              "e.setSelectionRange(e.value.length, e.value.length); })()")
+    browser.send("Input.insertText", {"text": "torch.Ste"}, session=session)
+    browser.wait_for(session, f"window.schedlangPlayground.completions > {before}", RESULT_S)
+    offered = browser.evaluate(session, "[...document.querySelectorAll('#pg-complete li')]"
+                                        ".map(e => e.firstChild.textContent)")
+    assert offered == ["StepLR"], offered
+    browser.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Enter", "code": "Enter",
+                                            "windowsVirtualKeyCode": 13}, session=session)
+    assert browser.evaluate(session, "document.getElementById('pg-source').value") == \
+        "schedule lr = torch.StepLR"
+    assert browser.evaluate(session, "document.getElementById('pg-complete').hidden") is True
+
+
+def test_both_boxes_filled_show_one_error_once(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-source", SCHEDULE)
+    _type(browser, session, "pg-other", "warmup(linear, 100) >> cosine(1e-3, 0.0001, 400)", wait="verify")
+    _type(browser, session, "pg-source", "schedule lr = warmup(linear, 100) >> cosinus(0.001, 1e-4, 400)\n")
+    time.sleep(1.0)  # a verdict, were one coming, would be here by now
+    page_text = browser.evaluate(session, "document.getElementById('schedlang-playground').innerText")
+    assert page_text.count("did you mean 'cosine'") == 1, page_text
+    assert browser.evaluate(session, "document.getElementById('pg-verify').hidden") is True
+
+
+def test_a_long_verdict_wraps_inside_the_window(browser, page):
+    session, _ = page
+    _type(browser, session, "pg-source", SCHEDULE)
+    long_other = "warmup(linear, 100) >> cosine(1e-3, 1e-4, 400)" + " + 0 * t" * 40 + " + cosinus(1, 0, 10)"
+    _type(browser, session, "pg-other", long_other, wait="verify")
+    assert "cosinus" in _text(browser, session, "pg-verify-text")
+    sizes = browser.evaluate(session, "(() => { const p = document.getElementById('pg-verify-text'); "
+                                      "return [p.scrollWidth, p.clientWidth, "
+                                      "document.documentElement.scrollWidth, window.innerWidth]; })()")
+    assert sizes[0] <= sizes[1] and sizes[2] <= sizes[3], sizes

@@ -12,7 +12,7 @@ from helpers import ROOT
 from schedlang.cli import commands as cli
 from schedlang.cli import playground
 from schedlang.cli.plot import Panel
-from schedlang.cli.plot_svg import svg
+from schedlang.cli.plot_svg import step_label, svg, ticks
 from schedlang.errors import SchedlangError
 from schedlang.program import compile as compile_program
 
@@ -121,3 +121,30 @@ def test_the_examples_menu_is_the_examples_folder():
     data = json.loads(script.split(">", 1)[1].rsplit("<", 1)[0])
     assert data == {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "examples").glob("*.sched")}
     assert "warmup_cosine" in data  # the page's first example
+
+
+def test_the_step_axis_is_labelled_at_round_steps():
+    plot = playground.analyse("schedule lr = linear(1, 0, 100_000)")["plot"]
+    labels = re.findall(r'<text class="x-tick"[^>]*>([^<]*)</text>', plot)
+    assert labels == ["0", "20k", "40k", "60k", "80k", "100k"]
+    assert [step_label(s) for s in ticks(0, 1_575_000)] == ["0", "500k", "1M", "1.5M"]
+    assert ticks(0, 0) == [0] and ticks(0, 7) == [0, 2, 4, 6] and ticks(3, 9) == [3, 4, 5, 6, 7, 8, 9]
+
+
+def test_hover_and_completion_are_the_editor_core_s():
+    source = "param n: int = 400\nschedule lr = cosine(1, 0, n)\n"
+    found = json.loads(playground.editor_json("hover", source, 2, 16))["hover"]
+    assert found["text"].startswith("cosine(v0, v1, n)\n\n") and "`" not in found["text"]
+    assert (found["line"], found["col"], found["end_col"]) == (2, 15, 21)
+    assert "value: 400" in playground.hover(source, 1, 7)["hover"]["text"]
+    assert playground.hover(source, 2, 2)["hover"]["text"].startswith("schedule name = expr: one of")
+    assert playground.hover("", 1, 1)["hover"] is None
+    items = playground.complete("schedule lr = torch.Ste", 1, 24)
+    assert [i["label"] for i in items["items"]] == ["StepLR"] and items["col"] == 21
+    items = playground.complete("schedule lr = cos", 1, 18)
+    assert {i["label"] for i in items["items"]} == {"cosine", "cosine_restarts"} and items["col"] == 15
+
+
+def test_no_verdict_when_the_first_box_does_not_compile():
+    doc = playground.run("schedule lr = cosinus(1, 0, 10)", "schedule lr = cosine(1, 0, 10)")
+    assert [d["text"].count("cosinus") > 0 for d in doc["diagnostics"]] == [True] and doc["verify"] is None

@@ -142,7 +142,8 @@ def package() -> dict:
         "name": "schedlang",
         "displayName": "schedlang",
         "description": "schedlang learning-rate schedules (.sched files): highlighting, and the language "
-                       "server (diagnostics, hover, completion, formatting, quick fixes, inlay hints).",
+                       "server (diagnostics, hover, completion, formatting, quick fixes, inlay hints, "
+                       "code lenses).",
         "version": schedlang.__version__,
         "publisher": "schedlang",
         "license": "Apache-2.0",

@@ -5,8 +5,11 @@
 // indexURL is that folder, and the wheels are loaded by URL, so nothing is fetched from a CDN.
 //
 // Messages in:  {type: "start", runtime}   then   {type: "run", id, source, other}
-// Messages out: {type: "ready", ms: {pyodide, wheels, imports, total}, versions} | {type: "missing", message} | {type: "failed", message}
+//               {type: "editor", part: "hover" | "complete", id, source, line, col}  (answered at once)
+// Messages out: {type: "progress", stage: "pyodide" | "wheels" | "imports"}   (while starting)
+//               {type: "ready", ms: {pyodide, wheels, imports, total}, versions} | {type: "missing", message} | {type: "failed", message}
 //               {type: "result", part: "analyse" | "check" | "verify", id, json, ms}
+//               {type: "editor", part, id, json}
 //               {type: "crash", part, id, message}   (schedlang raised: a bug to report)
 "use strict";
 
@@ -26,6 +29,7 @@ async function start(runtime) {
     return;
   }
   try {
+    postMessage({ type: "progress", stage: "pyodide" });
     const base = runtime + manifest.pyodide_dir + "/";
     importScripts(base + "pyodide.js");
     const pyodide = await loadPyodide({
@@ -35,11 +39,13 @@ async function start(runtime) {
       stderr: () => {},
     });
     const t1 = performance.now();
+    postMessage({ type: "progress", stage: "wheels" });
     await pyodide.loadPackage(
       manifest.wheels.map((name) => new URL(runtime + "wheels/" + name, self.location.href).href),
       { messageCallback: () => {}, errorCallback: (m) => console.error(m) },
     );
     const t2 = performance.now();
+    postMessage({ type: "progress", stage: "imports" });
     playground = pyodide.pyimport("schedlang.cli.playground");
     playground.run_json("1", "", "analyse"); // import what the first run needs (sympy, lark, the grammar)
     const t3 = performance.now();
@@ -74,6 +80,9 @@ async function drain() {
       try {
         const json = playground.run_json(request.source, other, part);
         postMessage({ type: "result", part, id: request.id, json, ms: performance.now() - t0 });
+        // The first box does not compile: analyse has shown its error, which check and verify
+        // would only repeat (verify's own errors are the second box's).
+        if (part === "analyse" && !JSON.parse(json).ok) break;
       } catch (error) { // a bug, not the text's fault: say so, and keep serving the next text
         postMessage({ type: "crash", part, id: request.id,
                       message: String(error && error.message ? error.message : error) });
@@ -91,5 +100,13 @@ self.onmessage = (event) => {
   } else if (message.type === "run") {
     pending = message;
     drain();
+  } else if (message.type === "editor" && playground) {
+    try {
+      const json = playground.editor_json(message.part, message.source, message.line, message.col);
+      postMessage({ type: "editor", part: message.part, id: message.id, json });
+    } catch (error) {
+      postMessage({ type: "crash", part: message.part, id: message.id,
+                    message: String(error && error.message ? error.message : error) });
+    }
   }
 };

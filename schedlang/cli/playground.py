@@ -8,6 +8,10 @@ caret text the CLI prints) with ``json_output``'s locations, the summary is
 formula table and the verdict are what ``schedlang show`` and ``schedlang verify``
 print, run in process on the boxes' text (``_cli``).
 
+The editor box asks the language server's feature core (``editor``) what the name under the
+pointer means (``hover``) and what may be typed at the cursor (``complete``), so the page and
+an editor say the same things.
+
 ``analyse(source, other)`` is the quick part (parse, show, plot, A and B overlaid
 when the second box holds a schedule); ``check(source)`` (the summary and the
 warnings: a scan of every step) and ``verify(source, other)`` (the proof) can take
@@ -20,6 +24,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import tempfile
 
 from ..errors import SchedlangError
@@ -27,6 +32,9 @@ from ..program import compile as compile_program
 from . import commands as cli
 from . import json_output
 from .analysis import summarise
+from .editor import completion
+from .editor import hover as editor_hover
+from .editor.document import NAME_AT, Document
 from .plot import panels, title
 from .plot_svg import svg
 from .ranges import plot_steps
@@ -103,14 +111,65 @@ def verify(source: str, other: str) -> dict:
 
 def run(source: str, other: str | None = None) -> dict:
     """Every part at once (for Python callers and tests): ``analyse``, ``check`` (its
-    diagnostics after ``analyse``'s), and ``verify`` when the second box holds text."""
+    diagnostics after ``analyse``'s), and ``verify`` when the second box holds text and the
+    first compiles (else ``verify`` would only repeat the first box's error)."""
     doc = analyse(source, other)
     checked = check(source)
     if doc["ok"]:
         doc["diagnostics"] += checked["diagnostics"]
     doc["check"] = checked["check"]
-    doc["verify"] = verify(source, other) if other is not None and other.strip() else None
+    wanted = doc["ok"] and other is not None and other.strip()
+    doc["verify"] = verify(source, other) if wanted else None
     return doc
+
+
+_last: list[Document] = []  # the editor's newest text: hovers and completions reuse its compile
+
+
+def _document(source: str) -> Document:
+    if not _last or _last[0].text != source:
+        _last[:] = [Document(source, FILE_A)]
+    return _last[0]
+
+
+def _plain(markdown: str) -> str:
+    """The hover's Markdown as the page shows it (text, never HTML): code fences and backticks off."""
+    text = re.sub(r"```[a-z]*\n?", "", markdown)
+    return text.replace("`", "").strip()
+
+
+def hover(source: str, line: int, column: int) -> dict:
+    """What the name at (line, column) (1-based; column in code points) means, as plain text with
+    the span it is about, or ``hover: None`` where there is nothing to say."""
+    found = editor_hover.hover(_document(source), line, column)
+    if found is None:
+        return {"schema": SCHEMA, "hover": None}
+    span = found.span
+    return {"schema": SCHEMA, "hover": {"text": _plain(found.markdown), "line": span.line, "col": span.column,
+                                        "end_line": span.end_line, "end_col": span.end_column}}
+
+
+MAX_ITEMS = 50
+
+
+def complete(source: str, line: int, column: int) -> dict:
+    """What may be typed at (line, column): the items whose label starts with the word before the
+    cursor (after its last dot), and the column where that word starts (what an item replaces)."""
+    doc = _document(source)
+    before = doc.line(line)[:max(column - 1, 0)]
+    word = re.search(NAME_AT.pattern + r"\.?\Z", before)
+    typed = word.group().rsplit(".", 1)[-1] if word else ""
+    start = column - len(typed)
+    items = [{"label": i.label, "kind": i.kind, "detail": _plain(i.detail), "insert": i.insert or i.label}
+             for i in completion.complete(doc, line, column)
+             if i.label.startswith(typed) and i.label != typed]
+    return {"schema": SCHEMA, "items": items[:MAX_ITEMS], "line": line, "col": start}
+
+
+def editor_json(part: str, source: str, line: int, column: int) -> str:
+    """``hover`` or ``complete`` as a JSON string (what the Web Worker posts)."""
+    return json.dumps({"hover": hover, "complete": complete}[part](source, int(line), int(column)),
+                      ensure_ascii=False)
 
 
 def run_json(source: str, other: str | None = None, part: str = "run") -> str:

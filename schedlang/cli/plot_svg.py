@@ -32,6 +32,29 @@ def _label(v: float) -> str:
     return f"{v:.3g}"
 
 
+def ticks(first, last, most: int = 7) -> list[int]:
+    """Round steps from ``first`` to ``last`` to label the step axis: multiples of 1, 2 or 5
+    times a power of ten, as many as fit in ``most`` (a reader finds step 40k, not 41_350)."""
+    first, last = int(first), int(last)
+    if last <= first:
+        return [first]
+    stride = 1
+    while True:
+        for factor in (1, 2, 5):
+            if (last - first) // (stride * factor) + 1 <= most:
+                stride *= factor
+                return list(range(-(-first // stride) * stride, last + 1, stride))
+        stride *= 10
+
+
+def step_label(step: int) -> str:
+    """A step as an axis shows it: 500, 2.5k, 150k, 1.2M."""
+    for size, suffix in ((1_000_000, "M"), (1_000, "k")):
+        if abs(step) >= size:
+            return f"{step / size:g}{suffix}"
+    return str(step)
+
+
 def svg(panel_list: list[Panel], steps, heading: str) -> str:
     """The panels over ``steps`` as one ``<svg>`` element (text)."""
     steps = list(steps)
@@ -53,8 +76,11 @@ def svg(panel_list: list[Panel], steps, heading: str) -> str:
         out += _panel(panel, steps, x_of, y0, height)
         y0 += height + GAP
     bottom = y0 - GAP
-    out.append(f'<text x="{LEFT}" y="{bottom + 14}" text-anchor="start">{_text(first)}</text>')
-    out.append(f'<text x="{WIDTH - RIGHT}" y="{bottom + 14}" text-anchor="end">{_text(last)}</text>')
+    for tick in ticks(first, last):
+        x = _number(x_of(tick))
+        out.append(f'<line x1="{x}" y1="{bottom}" x2="{x}" y2="{bottom + 4}" stroke="#999"/>')
+        out.append(f'<text class="x-tick" x="{x}" y="{bottom + 15}" text-anchor="middle">'
+                   f'{_text(step_label(tick))}</text>')
     out.append(f'<text x="{LEFT + inner // 2}" y="{bottom + 28}" text-anchor="middle">step</text>')
     out.append("</svg>")
     return "\n".join(out)

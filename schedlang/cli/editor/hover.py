@@ -93,7 +93,9 @@ def _number(value) -> str:
     return str(value) if getattr(value, "is_Integer", False) else f"{float(value):.6g}"
 
 
-def _schedule(doc: Document, name: str) -> str | None:
+def schedule_summary(doc: Document, name: str, markdown: bool = True) -> str | None:
+    """What a schedule is: its length, start, end, lowest and highest values and a sparkline
+    (the hover's Markdown, or plain text for a message); None when the file does not compile."""
     program = doc.program
     if program is None or name not in program.schedules:
         return None
@@ -111,8 +113,8 @@ def _schedule(doc: Document, name: str) -> str | None:
     if high > low:
         top = len(SPARK) - 1
         spark = "".join(SPARK[min(int((v - low) / (high - low) * len(SPARK)), top)] for v in values)
-        lines.append(f"`{spark}` steps 0..{horizon}")
-    return "\n\n".join(lines)
+        lines.append(f"`{spark}` steps 0..{horizon}" if markdown else f"{spark} steps 0..{horizon}")
+    return "\n\n".join(lines) if markdown else "\n".join(lines)
 
 
 def _declared(doc: Document, declared: symbols.Definition) -> str:
@@ -123,7 +125,7 @@ def _declared(doc: Document, declared: symbols.Definition) -> str:
         text += "\n\nvalue: " + ("unbound (give it with -D or params=)" if value is None else
                                  f"`{_number(value)}`")
     elif declared.kind == "schedule":
-        summary = _schedule(doc, declared.name)
+        summary = schedule_summary(doc, declared.name)
         text += f"\n\n{summary}" if summary else ""
     elif declared.kind == "let" and program is not None:
         try:

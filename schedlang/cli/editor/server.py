@@ -7,9 +7,12 @@ types.  What keeps an editor working while a user types:
 * never down: every handler is guarded, an exception becomes a log message (and, for
   diagnostics, one diagnostic at the top of the file) instead of a pop-up on every keystroke
   or a silently dead background task;
-* no stale diagnostics: a change waits ``DEBOUNCE`` seconds, compiles in a worker thread with
-  a ``BUDGET`` and publishes only if the document is still at that version; the error comes
-  first, ``check``'s warnings after; a clean file publishes ``[]`` and a closed one is cleared;
+* no stale diagnostics: a change waits ``DEBOUNCE`` seconds, compiles in a worker thread and
+  publishes only if the document is still at that version; the error comes first, ``check``'s
+  warnings after; a clean file publishes ``[]`` and a closed one is cleared; a check past its
+  ``BUDGET`` shows a "still checking" notice, never a false "clean", and its answer follows;
+* heavy work off the loop: requests and lens commands run in worker threads within ``BUDGET``,
+  a proof ("Verify against…") in a child process that is killed past its own budget;
 * full document sync: the compiler's own line model decides lines, not pygls' ``splitlines``;
 * stdout carries only the protocol: ``main`` keeps the real stdout for pygls and points
   ``sys.stdout`` at stderr, so a stray ``print`` cannot corrupt a message.
@@ -18,18 +21,26 @@ types.  What keeps an editor working while a user types:
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from ... import __version__
-from . import actions, completion, diagnostics, hints, hover, symbols
+from ...errors import SchedlangError, Span
+from ...limits import read_source_text
+from . import actions, completion, diagnostics, hints, hover, lenses, symbols
 from .document import Document
 from .positions import Lines
 
 DEBOUNCE = 0.15   # seconds a change waits for the next keystroke before it is compiled
 BUDGET = 10.0     # seconds a compile, a check or a request may take before it is given up
+#                   (the client may set another: initializationOptions {"budget": seconds})
 KINDS = {"function": lsp.CompletionItemKind.Function, "keyword": lsp.CompletionItemKind.Keyword,
          "module": lsp.CompletionItemKind.Module, "variable": lsp.CompletionItemKind.Variable,
          "value": lsp.CompletionItemKind.Value, "property": lsp.CompletionItemKind.Property,
@@ -45,6 +56,7 @@ class SchedlangServer(LanguageServer):
         super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
         self.documents: dict[str, tuple[int | None, Document]] = {}
         self.pending: dict[str, asyncio.Task] = {}
+        self.budget = BUDGET
 
     @property
     def encoding(self) -> str:
@@ -76,13 +88,22 @@ def _range(lines: Lines, span) -> lsp.Range:
 async def _off_loop(function, *args, default=None):
     """``function(*args)`` in a worker thread within ``BUDGET``; ``default`` when it fails."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(function, *args), BUDGET)
+        return await asyncio.wait_for(asyncio.to_thread(function, *args), server.budget)
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # noqa: BLE001 - never down: a failed feature answers nothing
         name = getattr(function, "__name__", function)
         server.log(f"schedlang: {name} failed: {type(exc).__name__}: {exc}")
         return default
+
+
+@server.feature(lsp.INITIALIZE)
+def on_initialize(ls: SchedlangServer, params: lsp.InitializeParams):
+    """Read the client's options: ``{"budget": seconds}`` (a slow machine's longer wait)."""
+    options = params.initialization_options
+    budget = options.get("budget") if isinstance(options, dict) else None
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool) and 0 <= budget <= 3600:
+        ls.budget = float(budget)
 
 
 # -- diagnostics ------------------------------------------------------------------------------
@@ -101,23 +122,45 @@ def _publish(uri: str, version: int | None, found: list) -> None:
     server.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri, found, version=version))
 
 
+async def _patiently(function, doc: Document, uri: str, version, lines: Lines, shown: list):
+    """``function(doc)`` in a worker thread.  Past ``BUDGET`` the published ``shown`` gets a
+    notice that checking goes on (never a false "clean"), and the answer is still awaited: a
+    thread cannot be stopped, and its answer stays right unless the text changes meanwhile (then
+    this task is cancelled and the answer dropped).  (answer, whether the notice was shown)."""
+    running = asyncio.ensure_future(asyncio.to_thread(function, doc))
+    try:
+        return await asyncio.wait_for(asyncio.shield(running), server.budget), False
+    except TimeoutError:
+        _publish(uri, version, [*shown, _slow(lines, doc)])
+        return await running, True
+
+
 async def _check(uri: str, version: int | None, doc: Document) -> None:
     try:
         await asyncio.sleep(DEBOUNCE)
         lines = Lines(doc.text, server.encoding)
-        found = await _off_loop(diagnostics.errors, doc)
-        if found is None:
-            found = []
+        found, _ = await _patiently(diagnostics.errors, doc, uri, version, lines, [])
         _publish(uri, version, [_diagnostic(lines, p) for p in found])
         if found:
             return
-        warned = await _off_loop(diagnostics.warnings, doc, default=[])
-        if warned:
+        warned, slow = await _patiently(diagnostics.warnings, doc, uri, version, lines, [])
+        if warned or slow:
             _publish(uri, version, [_diagnostic(lines, p) for p in warned])
     except asyncio.CancelledError:
         pass
     except Exception as exc:  # noqa: BLE001 - a background task must not die silently
-        server.log(f"schedlang: diagnostics failed: {type(exc).__name__}: {exc}")
+        message = f"schedlang: diagnostics failed: {type(exc).__name__}: {exc}"
+        server.log(message)
+        lines = Lines(doc.text, server.encoding)
+        _publish(uri, version, [lsp.Diagnostic(_range(lines, Span.at_offset(doc.source, 0)), message,
+                                               severity=lsp.DiagnosticSeverity.Error, code="internal",
+                                               source="schedlang")])
+
+
+def _slow(lines: Lines, doc: Document) -> lsp.Diagnostic:
+    return lsp.Diagnostic(_range(lines, Span.at_offset(doc.source, 0)),
+                          f"schedlang: still checking (over {server.budget:g} s); the result follows",
+                          severity=lsp.DiagnosticSeverity.Information, code="slow", source="schedlang")
 
 
 def _changed(uri: str, version: int | None, text: str) -> None:
@@ -334,12 +377,167 @@ def _rename(uri, position, new_name):
 async def on_rename(ls, params: lsp.RenameParams):
     try:
         return await asyncio.wait_for(asyncio.to_thread(_rename, params.text_document.uri, params.position,
-                                                        params.new_name), BUDGET)
+                                                        params.new_name), server.budget)
     except ValueError:
         raise  # the client shows why the name cannot be renamed
     except Exception as exc:  # noqa: BLE001 - never down
         server.log(f"schedlang: rename failed: {type(exc).__name__}: {exc}")
         return None
+
+
+# -- code lenses and their commands ------------------------------------------------------------
+
+def _code_lenses(uri):
+    doc = server.doc(uri)
+    if doc is None:
+        return []
+    lines = server.lines(doc)
+    return [lsp.CodeLens(_range(lines, lens.span),
+                         lsp.Command(lens.title, lens.command, arguments=[uri, lens.name]))
+            for lens in lenses.lenses(doc)]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+async def on_code_lens(ls, params: lsp.CodeLensParams):
+    return await _off_loop(_code_lenses, params.text_document.uri, default=[])
+
+
+def _label(uri: str) -> str:
+    return uri.rstrip("/").rsplit("/", 1)[-1] or uri
+
+
+def _tell(message: str, error: bool = False) -> None:
+    """Show a command's answer: a lens's result is dropped by most clients, so it is also said."""
+    kind = lsp.MessageType.Error if error else lsp.MessageType.Info
+    server.window_show_message(lsp.ShowMessageParams(kind, message))
+
+
+def _command_document(arguments) -> tuple[str, str, Document]:
+    """The (uri, schedule name, open document) a lens command names, or ValueError saying why not."""
+    if not isinstance(arguments, (list, tuple)) or len(arguments) < 2 \
+            or not all(isinstance(a, str) for a in arguments[:2]):
+        raise ValueError("expected the arguments [uri, schedule name]")
+    uri, name = arguments[0], arguments[1]
+    doc = server.doc(uri)
+    if doc is None:
+        raise ValueError(f"{_label(uri)} is not open")
+    return uri, name, doc
+
+
+async def _command(title: str, work, *args):
+    """``work(*args)`` off the loop within ``BUDGET``: its answer, or an error told to the user."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(work, *args), server.budget)
+    except SchedlangError as exc:
+        message = f"{title}: {exc.message}" + (f" (hint: {exc.hint})" if exc.hint else "")
+    except TimeoutError:
+        message = f"{title}: took longer than {server.budget:g} s"
+    _tell(message, error=True)
+    return {"error": message}
+
+
+@server.command(lenses.SUMMARY)
+async def summary_command(ls, *arguments):
+    try:
+        uri, name, doc = _command_document(arguments)
+    except ValueError as exc:
+        _tell(f"schedlang.summary: {exc}", error=True)
+        return {"error": str(exc)}
+    answer = await _command(f"Summary of {name}", lenses.summary, doc, name)
+    if isinstance(answer, str):
+        _tell(answer)
+        return {"summary": answer}
+    return answer
+
+
+def _safe(text: str) -> str:
+    """A piece of a file name: letters, digits, ``_.-`` only (no separator, no ``..``)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:60] or "_"
+
+
+@server.command(lenses.PLOT)
+async def plot_command(ls, *arguments):
+    """The plot is written to a temporary SVG file that the client is asked to show."""
+    try:
+        uri, name, doc = _command_document(arguments)
+    except ValueError as exc:
+        _tell(f"schedlang.plot: {exc}", error=True)
+        return {"error": str(exc)}
+    picture = await _command(f"Plot of {name}", lenses.plot, doc, name, _label(uri))
+    if not isinstance(picture, str):
+        return picture
+    folder = Path(tempfile.gettempdir()) / "schedlang-plots"
+    folder.mkdir(exist_ok=True)
+    stem = _safe(_label(uri).removesuffix(".sched"))
+    path = folder / f"{stem}-{_safe(name)}.svg"
+    path.write_text(picture, encoding="utf-8")
+    target = path.as_uri()
+    window = getattr(server.client_capabilities, "window", None)
+    if getattr(window, "show_document", None) is not None:
+        try:
+            await asyncio.wait_for(server.window_show_document_async(
+                lsp.ShowDocumentParams(target, external=True)), server.budget)
+        except Exception as exc:  # noqa: BLE001 - the file is written; showing it is a courtesy
+            server.log(f"schedlang: could not show {target}: {type(exc).__name__}: {exc}")
+    else:
+        _tell(f"Plot of {name}: {path}")
+    return {"svg": picture, "uri": target}
+
+
+@server.command(lenses.VERIFY)
+async def verify_command(ls, *arguments):
+    """[uri, name, other]: ``other`` the uri of the file to compare with; without it the user
+    picks one of the ``.sched`` files beside this one (window/showMessageRequest)."""
+    try:
+        uri, name, doc = _command_document(arguments)
+        other = arguments[2] if len(arguments) > 2 else await _pick_other(uri)
+        if other is None:
+            return {"verdict": "cancelled", "message": "no file chosen"}
+        if not isinstance(other, str):
+            raise ValueError("the file to compare with must be a uri")
+        other_text = _read(other)
+    except ValueError as exc:
+        _tell(f"schedlang.verify: {exc}", error=True)
+        return {"verdict": "error", "message": str(exc)}
+    answer = await asyncio.to_thread(lenses.verify_isolated, doc.text, name, other_text,
+                                     _label(uri), _label(other))
+    _tell(answer["message"], error=answer["verdict"] in ("error", "timeout"))
+    return answer
+
+
+def _read(uri: str) -> str:
+    """The text of ``uri``: the open buffer if the client has it open, else the file on disk."""
+    doc = server.doc(uri)
+    if doc is not None:
+        return doc.text
+    if not uri.startswith("file:"):
+        raise ValueError(f"cannot read {uri}: not a file")
+    try:
+        return read_source_text(url2pathname(urlparse(uri).path))
+    except (OSError, SchedlangError) as exc:
+        raise ValueError(f"cannot read {_label(uri)}: {getattr(exc, 'message', exc)}") from None
+
+
+MAX_CHOICES = 20  # .sched files offered by "Verify against…"
+
+
+async def _pick_other(uri: str) -> str | None:
+    if not uri.startswith("file:"):
+        raise ValueError("give the file to compare with as a third argument")
+    here = Path(url2pathname(urlparse(uri).path))
+    choices = sorted(p for p in here.parent.glob("*.sched") if p != here)[:MAX_CHOICES]
+    if not choices:
+        raise ValueError(f"no other .sched file beside {here.name} to compare with")
+    try:  # no budget: the user takes the time they take
+        picked = await server.window_show_message_request_async(lsp.ShowMessageRequestParams(
+            lsp.MessageType.Info, f"Verify {here.name} against:",
+            actions=[lsp.MessageActionItem(p.name) for p in choices]))
+    except Exception as exc:  # noqa: BLE001 - a client that cannot ask: say so, stay up
+        raise ValueError(f"the editor could not ask which file to compare with ({type(exc).__name__}); "
+                         "give its uri as a third argument") from None
+    if picked is None:
+        return None
+    return next((p.as_uri() for p in choices if p.name == picked.title), None)
 
 
 def main() -> int:
