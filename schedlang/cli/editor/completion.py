@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ...core.functions import FUNCTIONS
 from ...library import stdlib
+from ...semantics.lower import BATCH_CALLS, BATCH_SCHEDULES
 from . import symbols
 from .document import Document
 from .hover import arg_text, builtin_text, lookup
@@ -58,8 +59,6 @@ def _presets(library: str) -> list[Item]:
             items.append(Item(short, "function", entry.signature(), builtin_text(entry)))
         else:
             items.append(Item(short, "function", "no closed form", entry.reason))
-    from ...semantics.lower import BATCH_CALLS, BATCH_SCHEDULES  # the calls lowering knows by name
-
     for name in BATCH_CALLS:
         if name.startswith(f"{library}."):
             items.append(Item(name.split(".", 1)[1], "function", "batch = ... only"))
