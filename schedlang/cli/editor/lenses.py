@@ -76,8 +76,8 @@ def verify(text: str, name: str, other: str, filename: str = "A", other_filename
     """Whether schedule ``name`` of ``text`` equals the schedule of the same name in ``other``
     (or its main one, ``lr`` or its only schedule, when it has none of that name):
     ``{"verdict": "equivalent" | "different" | "unknown" | "error", "message": ...}``."""
-    from ...program import compile as compile_program
-    from ...verify import equivalent
+    from ...program import compile as compile_program  # lazy: only in the verify child process
+    from ...verify import equivalent  # lazy: numpy (verify.float_scan), only in the child process
 
     try:
         a = compile_program(text, {}, filename)
