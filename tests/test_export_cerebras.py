@@ -7,8 +7,8 @@ from anchors import reference as R
 from helpers import ROOT, run_cli
 
 import schedlang
-from schedlang import importers
-from schedlang.exporters import export
+from schedlang import formats
+from schedlang.formats.export import export
 from schedlang.library.presets import PRESETS
 
 yaml = pytest.importorskip("yaml")
@@ -17,7 +17,7 @@ EXAMPLE = ROOT / "examples" / "cerebras_sequential.yaml"
 
 
 def back(text: str) -> schedlang.Program:
-    return schedlang.compile(importers.from_cerebras_yaml(text, "exported.yaml", style="core"))
+    return schedlang.compile(formats.from_cerebras_yaml(text, "exported.yaml", style="core"))
 
 
 EXPORTABLE = [
@@ -52,9 +52,9 @@ def test_export_reads_back_equal(source):
 
 @pytest.mark.parametrize("source", EXPORTABLE)
 def test_round_trip_import_export_import_is_the_identity(source):
-    first = importers.from_cerebras_yaml(export(source), "x.yaml", style="core")
+    first = formats.from_cerebras_yaml(export(source), "x.yaml", style="core")
     exported = export(first, "x.sched")
-    second = importers.from_cerebras_yaml(exported, "x.yaml", style="core")
+    second = formats.from_cerebras_yaml(exported, "x.yaml", style="core")
     assert second == first
     assert export(second, "x.sched") == exported
 
@@ -143,7 +143,7 @@ def test_cli_refusal_exits_2_with_caret():
 
 @pytest.mark.skipif("cerebras.LinearLR" not in PRESETS, reason="cerebras.* presets not merged yet")
 def test_preset_files_export_argument_for_argument():
-    imported = importers.from_cerebras_yaml(EXAMPLE.read_text(), "x.yaml")
+    imported = formats.from_cerebras_yaml(EXAMPLE.read_text(), "x.yaml")
     text = export(imported, "x.sched")
     original = yaml.safe_load(EXAMPLE.read_text())["trainer"]["init"]["schedulers"]
     assert yaml.safe_load(text)["schedulers"] == original
@@ -158,7 +158,7 @@ def test_weight_decay_twins_round_trip_in_preset_style():
     - ConstantWD: {val: 0.1, total_iters: 5}
     - CosineDecayWD: {initial_val: 0.1, end_val: 0.0, total_iters: 10}
 """
-    source = importers.from_cerebras_yaml(text, "wd.yaml")
+    source = formats.from_cerebras_yaml(text, "wd.yaml")
     assert "cerebras.CosineDecayWD(initial_val=0.1, end_val=0, total_iters=10)" in source
     program = schedlang.compile(source)
     assert schedlang.equivalent(program["weight_decay"], "constant(0.1) for 5 >> cosine(0.1, 0, 10)")
@@ -209,11 +209,11 @@ def _random_pieces(draw_ints, values):
 def test_random_sequences_export_and_round_trip(seed):
     source = _random_pieces(seed, ["1", "0.5", "1e-3", "2.5e-4", "0"])
     text = export(source)
-    first = importers.from_cerebras_yaml(text, "r.yaml", style="core")
+    first = formats.from_cerebras_yaml(text, "r.yaml", style="core")
     rtol = 1e-12 if "# ~" in text else 0  # a cut linear piece can end on a value with no short decimal
     verdict = schedlang.equivalent(schedlang.compile(source), schedlang.compile(first), rtol=rtol)
     assert verdict, (source, text, verdict)
-    assert importers.from_cerebras_yaml(export(first, "r.sched"), "r.yaml", style="core") == first
+    assert formats.from_cerebras_yaml(export(first, "r.sched"), "r.yaml", style="core") == first
 
 
 def test_per_group_schedules_export_as_tagged_schedulers_and_round_trip():
@@ -221,10 +221,10 @@ def test_per_group_schedules_export_as_tagged_schedulers_and_round_trip():
     ``adjust_learning_rate`` around the whole schedule is ``ScalePerParamLR``, its scheduler
     carrying the same tags (cstorch requires it).  Import -> export -> import is the identity."""
     config = (ROOT / "tests" / "frameworks" / "configs" / "cerebras_param_group_tags.yaml").read_text()
-    first = importers.from_cerebras_yaml(config, "tags.yaml", style="core")
+    first = formats.from_cerebras_yaml(config, "tags.yaml", style="core")
     exported = export(first, "tags.sched")
     assert "param_group_tags: decay" in exported and "param_group_tags: embedding" in exported
-    second = importers.from_cerebras_yaml(exported, "x.yaml", style="core")
+    second = formats.from_cerebras_yaml(exported, "x.yaml", style="core")
     program, again = schedlang.compile(first), schedlang.compile(second)
     assert set(again.schedules) == set(program.schedules)
     for name in program.schedules:
@@ -233,7 +233,7 @@ def test_per_group_schedules_export_as_tagged_schedulers_and_round_trip():
               "schedule lr__decay = adjust_learning_rate * (warmup(linear, 20) >> cosine(3e-4, 3e-5, 80))\n")
     exported = export(scaled, "scaled.sched")
     assert exported.count("param_group_tags: decay") == 2  # ScalePerParamLR and its scheduler
-    back = schedlang.compile(importers.from_cerebras_yaml(exported, "x.yaml"))
+    back = schedlang.compile(formats.from_cerebras_yaml(exported, "x.yaml"))
     assert list(back.schedules) == ["lr__decay"] and back.params["adjust_learning_rate"].type == "group"
 
 

@@ -24,8 +24,7 @@ from helpers import ROOT
 import schedlang
 from schedlang import limits
 from schedlang.cli import json_output, main
-from schedlang.formats import TABLE, guess_format, help_text, import_file, markdown_table
-from schedlang.importers import from_cerebras_yaml
+from schedlang.formats import TABLE, from_cerebras_yaml, guess_format, help_text, import_file, markdown_table
 
 MEGATRON = """#!/bin/bash
 torchrun pretrain_gpt.py \\
@@ -146,7 +145,7 @@ def test_a_file_name_cannot_add_a_statement(tmp_path, fmt, suffix, text):
 
 
 def test_an_export_header_escapes_the_file_name(tmp_path):
-    from schedlang.exporters import export
+    from schedlang.formats.export import export
 
     text = export("schedule lr = cosine(0.1, 0.01, 100)\n", NAME + ".sched", format="cerebras-yaml")
     first, *rest = text.splitlines()

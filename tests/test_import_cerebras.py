@@ -7,7 +7,7 @@ from anchors import reference as R
 from helpers import ROOT, run_cli
 
 import schedlang
-from schedlang import importers
+from schedlang import formats
 from schedlang.library.presets import PRESETS
 
 yaml = pytest.importorskip("yaml")
@@ -19,7 +19,7 @@ needs_presets = pytest.mark.skipif(not HAVE_CEREBRAS_PRESETS, reason="cerebras.*
 
 
 def imported(text: str, style: str = "core", **params) -> schedlang.Program:
-    return schedlang.compile(importers.from_cerebras_yaml(text, "config.yaml", style), params or None)
+    return schedlang.compile(formats.from_cerebras_yaml(text, "config.yaml", style), params or None)
 
 
 def trainer(schedulers_yaml: str) -> str:
@@ -40,7 +40,7 @@ def test_docs_example_imports_equal_to_linear_then_cosine():
 
 @needs_presets
 def test_docs_example_preset_style_is_equal_too():
-    source = importers.from_cerebras_yaml(EXAMPLE.read_text(), "x.yaml")
+    source = formats.from_cerebras_yaml(EXAMPLE.read_text(), "x.yaml")
     assert "cerebras.SequentialLR(" in source and "cerebras.CosineDecayLR(" in source
     assert schedlang.equivalent(schedlang.compile(source), EXPECTED)
 
@@ -66,7 +66,7 @@ def test_docs_example_cli_default_style_compiles():
 
 def test_import_is_deterministic():
     text = EXAMPLE.read_text()
-    assert importers.from_cerebras_yaml(text, "a.yaml") == importers.from_cerebras_yaml(text, "a.yaml")
+    assert formats.from_cerebras_yaml(text, "a.yaml") == formats.from_cerebras_yaml(text, "a.yaml")
 
 
 # -- formats and rules -------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def test_matching_milestones_are_accepted_wrong_ones_point_at_the_key():
 """)
     assert schedlang.equivalent(imported(good), "warmup(linear, 10) >> constant(1)")
     with pytest.raises(schedlang.SchedlangError) as info:
-        importers.from_cerebras_yaml(good.replace("[10]", "[12]"), "cfg.yaml")
+        formats.from_cerebras_yaml(good.replace("[10]", "[12]"), "cfg.yaml")
     err = info.value
     assert (err.line, err.column) == (5, 23)
     assert "disagree with the total_iters" in err.message
@@ -202,7 +202,7 @@ optimizer:
 ])
 def test_errors_name_the_key_with_a_caret(body, message, line, column):
     with pytest.raises(schedlang.SchedlangError) as info:
-        importers.from_cerebras_yaml(trainer(body), "cfg.yaml")
+        formats.from_cerebras_yaml(trainer(body), "cfg.yaml")
     err = info.value
     assert message in err.message
     assert (err.line, err.column) == (line, column), str(err)
@@ -211,7 +211,7 @@ def test_errors_name_the_key_with_a_caret(body, message, line, column):
 
 def test_unknown_name_suggests_the_nearest():
     with pytest.raises(schedlang.SchedlangError) as info:
-        importers.from_cerebras_yaml(trainer("- CosineDecay: {initial_learning_rate: 1}"), "c.yaml")
+        formats.from_cerebras_yaml(trainer("- CosineDecay: {initial_learning_rate: 1}"), "c.yaml")
     assert "CosineDecayLR" in (info.value.hint or "")
 
 
@@ -225,7 +225,7 @@ def test_unknown_name_suggests_the_nearest():
 ])
 def test_bad_files_are_schedlang_errors(text, message):
     with pytest.raises(schedlang.SchedlangError, match=message):
-        importers.from_cerebras_yaml(text, "bad.yaml")
+        formats.from_cerebras_yaml(text, "bad.yaml")
 
 
 def test_cli_bad_yaml_exits_2_with_caret(tmp_path):
