@@ -58,7 +58,10 @@ from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_model import Sched
-from .export import proven
+from .cerebras_to_sched import source
+from .common.format import YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.proof import proven
 from .numbers import exact, yaml_float_text
 from .source_text import comment_safe
 from .yaml_source import Node
@@ -400,8 +403,9 @@ class _Piece:
 
 
 def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
-           verify: bool = True, schedules: list[str] | None = None) -> str:
-    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound).
+           verify: bool = True, schedules: list[str] | None = None, *, read) -> str:
+    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound), proven
+    equal when read back with ``read`` (this format's reader, handed over by ``formats.export``).
 
     ``schedules`` picks the schedules to export (default: all of them).
     """
@@ -436,11 +440,11 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
     text = render(scheds, filename)
     if verify:
-        _verify(program, text, filename, schedules)
+        _verify(program, text, filename, schedules, read)
     return text
 
 
-def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
+def _verify(program: Program, text: str, filename: str, schedules, read) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
         import yaml  # noqa: F401 - lazy: yaml (is PyYAML there?)
@@ -449,7 +453,7 @@ def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
 
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
-    proven(program, text, "cerebras-yaml", filename, schedules=schedules, style="core",
+    proven(program, text, read, filename, schedules=schedules, style="core",
            rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False)
 
 
@@ -762,3 +766,20 @@ def _scalar(value) -> str:
     if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
         return f"{text}  # ~ {value}"
     return text
+
+
+# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """ModelZoo's ``trainer.init.schedulers``, or a cstorch class as a nested key (``- SequentialLR:``,
+    as the export writes it); the legacy layout (``optimizer: learning_rate: ...``) is the YAML
+    fallback."""
+    top, nested = yaml_keys(text)
+    return ("trainer" in top and "init" in nested) or bool(nested & (set(cm.CLASSES) | set(cm.WD_CLASSES)
+                                                                   | set(cm.CLASS_ALIASES)))
+
+
+FORMAT = Format("cerebras-yaml",
+                "Cerebras ModelZoo YAML (trainer.init.schedulers, or the legacy optimizer.learning_rate)",
+                YAML, recognizes, reader("cerebras-yaml", read, source), export, fallback=YAML)

@@ -32,12 +32,18 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..core.algebra import bind
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from ..limits import MAX_STEP
+from ..syntax import ir
+from .common.format import YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.preset_call import PresetCall, number_text
+from .common.proof import proven
 from .numbers import exact, sched_text
-from .source_text import header
+from .source_text import comment_safe, header
 from .yaml_source import Node
 from .yaml_source import load as load_yaml
 
@@ -531,3 +537,73 @@ class _Writer:
         tail = f"constant({held})" if a["t_cooldown"].amount == 0 else f"linear({held}, {n(lr * f)}, {c})"
         body = f"{decay} >> {tail}"
         return body if a["t_warmup"].amount == 0 else f"warmup(linear, {w}) >> {body}"
+
+# -- the writer (``schedlang export --format composer-yaml``) -------------------------------------
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+    """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
+    call = PresetCall(source, filename, params, "composer-yaml",
+                 "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
+    cls = call.name.split(".", 1)[1]
+    lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
+             "scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]
+    spec = {a.name: a for a in call.builtin.args}
+    uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
+                   for a in call.builtin.args)
+    for name, node in call.given.items():
+        if name == "lr":
+            continue
+        kind = spec[name].kind
+        if kind in STEP_KINDS:
+            lines.append(f"  {name}: {_time(call, name, node)}")
+            uses_dur |= isinstance(node, ir.Duration) and node.unit == "dur"
+        elif kind == Kind.VALUES:
+            if not isinstance(node, ir.List):
+                raise SchedlangError("write the milestones as a list [...] to export them", node.span)
+            items = [_time(call, name, item) for item in node.items]
+            lines.append(f"  {name}: [{', '.join(items)}]")
+        elif kind == Kind.FLAG:
+            flag = call.lowered.argument(call.builtin, spec[name], node)
+            lines.append(f"  {name}: {'true' if flag else 'false'}")
+        else:
+            lines.append(f"  {name}: {number_text(call.number(name))}")
+    if "lr" in call.given:
+        lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
+    if uses_dur:
+        total = call.param("max_duration")
+        if total is None:
+            raise SchedlangError("a 'dur' time needs max_duration bound", call.node.span,
+                                 hint="bind it with -D max_duration=... (batches)")
+        lines.append(f"max_duration: {int(total)}ba")
+    text = "\n".join(lines) + "\n"
+    if verify:
+        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+    return text
+
+
+def _time(call: PresetCall, name: str, node: ir.Node) -> str:
+    if isinstance(node, ir.Duration):
+        if node.unit not in ("ba", "ep", "dur"):
+            raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
+        return node.text
+    segment = call.lowered.segment(node, "a number")
+    value = bind(segment.expr, call.program.substitutions)
+    if value.free_symbols or not value.is_Integer:
+        raise SchedlangError(f"'{name}' must be a whole number of batches to export", node.span,
+                             hint="bind its parameters with -D, or write it as 100ba / 0.1dur")
+    return f"{int(value)}ba"
+
+
+# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """A ``scheduler:`` / ``schedulers:`` block or a ``max_duration``, at the top or under ``trainer:``."""
+    top, nested = yaml_keys(text)
+    return bool(top & {"max_duration", "scheduler", "schedulers"}) or \
+        ("trainer" in top and bool(nested & {"max_duration", "schedulers", "t_warmup"}))
+
+
+FORMAT = Format("composer-yaml", "Composer / llm-foundry YAML (scheduler:, t_warmup, max_duration)",
+                YAML, recognizes, reader("composer-yaml", None, source, takes_options=True), export)

@@ -24,6 +24,7 @@ its line and column.  Nothing is executed.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -32,6 +33,11 @@ import sympy as sp
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
+from ..syntax import ir
+from .common.format import YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.preset_call import PresetCall, json_number
+from .common.proof import proven
 from .core_text import core_source
 from .json_source import load as load_json
 from .numbers import exact, sched_text
@@ -256,3 +262,57 @@ def _core(found: Imported, total: str) -> str:
         scale = n(scale) if scale is not None else (w if w != "0" else "10000")
         decay = f"{n(lr)} / sqrt((t + {scale}) / {scale})"
     return decay if w == "0" else f"warmup(linear, {w}) >> {decay}"
+
+# -- the writer (``schedlang export --format hf-args``) -------------------------------------------
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+    """TrainingArguments JSON: ``lr_scheduler_type``, ``learning_rate``, ``warmup_steps``,
+    ``max_steps`` and ``lr_scheduler_kwargs`` (v5 spelling: a ratio is ``warmup_steps < 1``)."""
+    call = PresetCall(source, filename, params, "hf-args", "hf.cosine(lr=2e-5, num_warmup_steps=100, "
+                                                       "num_training_steps=1000)")
+    kind = call.name.split(".", 1)[1]
+    out: dict = {"lr_scheduler_type": kind}
+    out["learning_rate"] = json_number(call.number("lr")) if "lr" in call.given else 1
+    kwargs = {}
+    for name, node in call.given.items():
+        if name in ("lr",):
+            continue
+        if name == "num_training_steps":
+            out["max_steps"] = json_number(call.number(name))
+        elif name == "num_warmup_steps":
+            steps = call.number(name)
+            if steps != 0:
+                out["warmup_steps"] = json_number(steps)
+        elif name == "warmup_ratio":
+            out["warmup_steps"] = json_number(call.number(name))
+        elif isinstance(node, ir.String):
+            kwargs[name] = node.value
+        else:
+            kwargs[name] = json_number(call.number(name))
+    if "max_steps" not in out and kind != "constant":
+        if kind in ("constant_with_warmup", "inverse_sqrt") and "warmup_ratio" not in call.given:
+            out["max_steps"] = 1  # unused by these types, but the Trainer needs a run length
+        else:
+            raise SchedlangError("HF needs num_training_steps (max_steps) for this type", call.node.span)
+    if kwargs:
+        if kind == "constant_with_warmup":
+            raise SchedlangError("get_scheduler passes no kwargs to constant_with_warmup", call.node.span)
+        out["lr_scheduler_kwargs"] = kwargs
+    text = json.dumps(out, indent=2) + "\n"
+    if verify:
+        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+    return text
+
+
+# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """TrainingArguments as YAML (alignment-handbook recipes) name their ``lr_scheduler_type``; a
+    JSON file no other format recognizes is TrainingArguments (the JSON fallback)."""
+    return suffix in YAML and "lr_scheduler_type" in yaml_keys(text)[0]
+
+
+FORMAT = Format("hf-args", "HF TrainingArguments as JSON or YAML (lr_scheduler_type, warmup_steps)",
+                (".json", *YAML), recognizes, reader("hf-args", read, source), export, fallback=(".json",))

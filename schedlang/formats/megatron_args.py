@@ -48,8 +48,10 @@ from ..library import stdlib
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from ..syntax.parser import RESERVED
 from . import shell_words
+from .common.format import SHELL, YAML, Format, reader
 from .core_text import lowered
 from .core_text import text as core
+from .megatron_export import export
 from .numbers import exact, sched_text
 from .source_text import comment_safe, exact_number, header
 from .yaml_source import load
@@ -684,3 +686,30 @@ def _kwargs(kwargs: dict, core, spans=None) -> str:
         else:
             parts.append(f"{key}={core(value)}")
     return ", ".join(parts)
+
+
+# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+
+
+#: The launcher or flags that say a command line is Megatron-LM's.
+_LAUNCH = re.compile(r"\bpretrain_\w+\.py\b|--(?:lr-decay-style|lr-warmup-(?:iters|fraction|samples|init)"
+                     r"|lr-decay-(?:iters|samples)|lr-wsd-decay-(?:style|iters|samples)|train-iters"
+                     r"|train-samples|min-lr|global-batch-size|weight-decay-incr-style)\b")
+#: A YAML of ``--flag:`` keys.
+_YAML_FLAGS = re.compile(r"^[ \t]*['\"]?--?(?:lr-decay-style|lr|train-iters|lr-warmup-\w+|min-lr)"
+                         r"['\"]?[ \t]*:", re.MULTILINE)
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """Megatron's flags as YAML keys, or on a command line its launcher or flags."""
+    if suffix in YAML:
+        return bool(_YAML_FLAGS.search(text))
+    return bool(_LAUNCH.search(text) or _YAML_FLAGS.search(text))
+
+
+FORMAT = Format("megatron-args",
+                "Megatron-LM arguments: a pretrain_*.py command line or script, or YAML of --flag: keys",
+                (*SHELL, *YAML), recognizes, reader("megatron-args", None, source, takes_options=True),
+                export,
+                schedule_flags=re.compile(r"--(?:lr|min-lr|lr-decay-style|train-iters|train-samples"
+                                          r"|lr-warmup-\w+)\b"))

@@ -12,12 +12,14 @@ does not change the schedule.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from .common.format import SHELL, Format, check_style, checked, importing
 from .numbers import exact, sched_text
 from .source_text import header
 
@@ -166,3 +168,21 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
         if warm:
             body = f"warmup(linear, {sched_text(warm)}) >> {body}"
     return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+
+
+# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+
+
+_FLAGS = re.compile(r"--(?:lr_schedule|learning_rate|warmup_steps|max_steps|decay_steps|end_lr)\b")
+
+
+def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> str:
+    """``.sched`` source for SambaFlow flags: a list of arguments, a command line, or a dict."""
+    check_style(style)
+    with importing(flags if isinstance(flags, str) else "", origin):
+        return checked(source(read(flags, origin), origin, style), origin)
+
+
+FORMAT = Format("sambaflow", "SambaFlow --lr_schedule flags (a command line or script, or --flags)",
+                SHELL, lambda text, suffix: bool(_FLAGS.search(text)), from_sambaflow,
+                schedule_flags=re.compile(r"--lr_schedule\b"))
