@@ -16,10 +16,9 @@ the step as the original, which the tests prove with ``schedlang.equivalent``.
 ``schedlang.from_python(fn)`` is not an importer: it is a second front end (Python code traced
 with a symbolic step, ``schedlang/tracer.py``) and returns a ``Schedule``.
 
-``style="presets"`` (the default) writes the anchor's own preset names
-(``cerebras.LinearLR``, ``sambaflow.cosine_schedule_with_warmup``);
-``style="core"`` (``--lower`` on the command line) writes plain standard-library
-calls (``linear``, ``cosine``, ``>>``).
+``style="presets"`` (the default) writes the framework's own preset names
+(``<framework>.<Class>(...)``); ``style="core"`` (``--lower`` on the command line) writes plain
+standard-library calls (``linear``, ``cosine``, ``>>``).
 """
 
 from __future__ import annotations
@@ -104,7 +103,7 @@ def help_text() -> str:
 
 
 def markdown_table() -> str:
-    """The formats for docs/import_export.md, from the table (tests/test_formats.py keeps the docs
+    """The formats for docs/import_export.md, from the table (tests/formats/test_common.py keeps the docs
     current: run ``python -m schedlang.formats`` and paste, or let the test say what differs)."""
     rows = ["| format | what | file names | export |", "|---|---|---|---|"]
     for f in table():
@@ -121,7 +120,7 @@ def import_file(path: str | Path, format: str | None = None, style: str = "prese
     The input is read once, bounded (``limits.read_source``: a file over the limit is refused,
     never cut); a command-line format refuses a file holding several commands."""
     from .common.format import YAML  # lazy: formats load on use (check loads none)
-    from .shell_words import one_command  # lazy: formats load on use (check loads none)
+    from .common.shell_words import one_command  # lazy: formats load on use (check loads none)
 
     path = Path(path) if str(path) != STDIN else path
     if format is not None:

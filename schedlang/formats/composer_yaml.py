@@ -40,12 +40,12 @@ from ..limits import MAX_STEP
 from ..syntax import ir
 from .common.format import YAML, Format, reader
 from .common.keys import yaml_keys
+from .common.numbers import exact, sched_text
 from .common.preset_call import PresetCall, number_text
 from .common.proof import proven
-from .numbers import exact, sched_text
-from .source_text import comment_safe, header
-from .yaml_source import Node
-from .yaml_source import load as load_yaml
+from .common.source_text import comment_safe, header
+from .common.yaml_source import Node
+from .common.yaml_source import load as load_yaml
 
 #: Registry names (llm-foundry's ``registry.schedulers``, Composer's hparams names) -> class.
 NAMES = {
@@ -462,19 +462,29 @@ class _Writer:
             return f"cosine_restarts({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_0'])}{extra})"
         if cls == "PolynomialScheduler":
             return f"poly({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])}, power={n(a['power'])})"
+        return self._with_warmup(lr)
+
+    def _with_warmup(self, lr) -> str:
+        """The ``...WithWarmupScheduler`` classes: a warmup to the peak, then the decay."""
+        a, cls, n = self.args, self.found.cls, sched_text
         if cls == "MultiStepWithWarmupScheduler":
             return self._multistep_warmup(lr)
         if cls == "InverseSquareRootWithWarmupScheduler":
             return self._inverse_sqrt(lr)
-        peak = {"ConstantWithWarmupScheduler": get("alpha", sp.Integer(1)),
-                "LinearWithWarmupScheduler": get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
+
+        def scaled(value) -> str:
+            return n(lr * value)
+
+        alpha_f = a.get("alpha_f", sp.Integer(0))
+        peak = {"ConstantWithWarmupScheduler": a.get("alpha", sp.Integer(1)),
+                "LinearWithWarmupScheduler": a.get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
         rest = f"{self.value(a['t_max'])} - {self.value(a['t_warmup'])}"
         decay = {
             "ConstantWithWarmupScheduler": f"constant({scaled(peak)})",
             "LinearWithWarmupScheduler": f"linear({scaled(peak)}, {scaled(alpha_f)}, {rest})",
             "CosineAnnealingWithWarmupScheduler": f"cosine({n(lr)}, {scaled(alpha_f)}, {rest})",
             "PolynomialWithWarmupScheduler": (f"poly({n(lr)}, {scaled(alpha_f)}, {rest}, "
-                                              f"power={n(get('power', sp.Integer(2)))})"),
+                                              f"power={n(a.get('power', sp.Integer(2)))})"),
         }[cls]
         return self._warmup(a["t_warmup"], a.get("t_max"), decay, scaled(peak))
 
@@ -538,13 +548,13 @@ class _Writer:
         body = f"{decay} >> {tail}"
         return body if a["t_warmup"].amount == 0 else f"warmup(linear, {w}) >> {body}"
 
-# -- the writer (``schedlang export --format composer-yaml``) -------------------------------------
+# -- the writer (``schedlang export --format composer-yaml``) ------------------------------------
 
 
 def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
     call = PresetCall(source, filename, params, "composer-yaml",
-                 "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
+                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
     cls = call.name.split(".", 1)[1]
     lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
              "scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]
@@ -552,22 +562,9 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
                    for a in call.builtin.args)
     for name, node in call.given.items():
-        if name == "lr":
-            continue
-        kind = spec[name].kind
-        if kind in STEP_KINDS:
-            lines.append(f"  {name}: {_time(call, name, node)}")
-            uses_dur |= isinstance(node, ir.Duration) and node.unit == "dur"
-        elif kind == Kind.VALUES:
-            if not isinstance(node, ir.List):
-                raise SchedlangError("write the milestones as a list [...] to export them", node.span)
-            items = [_time(call, name, item) for item in node.items]
-            lines.append(f"  {name}: [{', '.join(items)}]")
-        elif kind == Kind.FLAG:
-            flag = call.lowered.argument(call.builtin, spec[name], node)
-            lines.append(f"  {name}: {'true' if flag else 'false'}")
-        else:
-            lines.append(f"  {name}: {number_text(call.number(name))}")
+        if name != "lr":
+            lines.append(f"  {name}: {_value(call, spec[name], node)}")
+            uses_dur |= spec[name].kind in STEP_KINDS and isinstance(node, ir.Duration) and node.unit == "dur"
     if "lr" in call.given:
         lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
     if uses_dur:
@@ -580,6 +577,19 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     if verify:
         proven(call.program, text, read, filename, params=params, schedules=["lr"])
     return text
+
+
+def _value(call: PresetCall, arg, node: ir.Node) -> str:
+    """A keyword's YAML value: a time, a list of times (milestones), a flag or a number."""
+    if arg.kind in STEP_KINDS:
+        return _time(call, arg.name, node)
+    if arg.kind == Kind.VALUES:
+        if not isinstance(node, ir.List):
+            raise SchedlangError("write the milestones as a list [...] to export them", node.span)
+        return f"[{', '.join(_time(call, arg.name, item) for item in node.items)}]"
+    if arg.kind == Kind.FLAG:
+        return "true" if call.lowered.argument(call.builtin, arg, node) else "false"
+    return number_text(call.number(arg.name))
 
 
 def _time(call: PresetCall, name: str, node: ir.Node) -> str:
@@ -595,7 +605,7 @@ def _time(call: PresetCall, name: str, node: ir.Node) -> str:
     return f"{int(value)}ba"
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 def recognizes(text: str, suffix: str) -> bool:

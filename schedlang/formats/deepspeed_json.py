@@ -29,15 +29,15 @@ from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
 from .common.format import Format, reader
+from .common.json_source import load
 from .common.keys import json_keys
+from .common.numbers import exact, sched_text
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
+from .common.source_text import choices_of, comment_safe, header, option
+from .common.yaml_source import Node
 from .core_text import lowered
-from .json_source import load
-from .numbers import exact, sched_text
 from .python_literal import Item, Module, Unread, _bindings, _unfollowed, to_node
-from .source_text import choices_of, comment_safe, header, option
-from .yaml_source import Node
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
@@ -235,7 +235,7 @@ def _deepspeed_dict(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
         and any(k.arg == "scheduler" for k in node.keywords)
 
-# -- the writer (``schedlang export --format deepspeed-json``) ------------------------------------
+# -- the writer (``schedlang export --format deepspeed-json``) -----------------------------------
 
 
 def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
@@ -243,7 +243,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     ``deepspeed.*`` preset call; its ``lr=`` (the optimizer's lr, which ``WarmupLR`` without
     ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``."""
     call = PresetCall(source, filename, params, "deepspeed-json",
-                 "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)")
+                  "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)")
     kind = call.name.split(".", 1)[1]
     if "." in kind:
         raise SchedlangError(f"{call.name} is a curve DeepSpeed derives from its scheduler, not one "
@@ -268,10 +268,10 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     return text
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 #: A DeepSpeed dict in a Python script: a ``"scheduler"`` key, or ``scheduler = dict(...)`` / ``{...}``.

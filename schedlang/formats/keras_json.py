@@ -22,13 +22,13 @@ import re
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from .common.format import Format, reader
+from .common.json_source import load
 from .common.keys import json_keys
+from .common.numbers import exact, sched_text
+from .common.source_text import header
+from .common.yaml_source import Node
 from .core_text import core_source
-from .json_source import load
-from .numbers import exact, sched_text
 from .python_literal import Module, Unread, _unfollowed, to_node
-from .source_text import header
-from .yaml_source import Node
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -186,10 +186,10 @@ def _schedule(path: str, classes) -> bool:
     return name in classes and module.endswith(("optimizers.schedules", "learning_rate_schedule"))
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 def recognizes(text: str, suffix: str) -> bool:

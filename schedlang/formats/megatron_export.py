@@ -8,9 +8,9 @@ from __future__ import annotations
 from ..errors import SchedlangError
 from ..library.presets import PRESETS
 from ..syntax import ir
+from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text, on_samples
 from .common.proof import proven
-from .numbers import exact
 
 #: ``megatron.OptimizerParamScheduler`` keyword -> Megatron-LM flag, in samples: the class's
 #: ``num_steps`` counts samples, so the flags name exactly the class's own lengths.
@@ -30,8 +30,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     (``--global-batch-size``): the form ``import --format megatron-args`` writes."""
     wanted = ("weight_decay",) if not schedules or "weight_decay" in schedules else ()
     call = PresetCall(source, filename, params, "megatron-args",
-                 'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
-                 'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted)
+                      'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
+                      'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted)
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
@@ -144,34 +144,44 @@ def _megatron_batch(call: PresetCall) -> tuple[dict, list[str]]:
     node = decl.value
     seq_len = call.param("seq_len")
     if isinstance(node, ir.Call) and node.func.id == "megatron.step_batch_size_schedule":
-        text = node.args[0] if node.args else next(k.value for k in node.keywords if k.name == "schedule")
-        flags = {}
-        length = next((k.value for k in node.keywords if k.name == "seq_length"), None)
-        length = call.value(length, "seq_length") if length is not None else seq_len
-        if length is not None:
-            flags["--seq-length"] = number_text(length)
-        if "'" in text.value:
-            raise SchedlangError("the schedule has a quote, which a command line cannot carry here",
-                                 text.span)
-        flags["--step-batch-size-schedule"] = f"'{text.value}'"
-        return flags, ["# --step-batch-size-schedule: Megatron-LM main (megatron-core 0.18 and later)."]
+        return _step_schedule_flags(call, node, seq_len)
     if isinstance(node, ir.Call) and node.func.id == "megatron.rampup_batch_size":
-        names = ("start", "increment", "samples", "global_batch_size")
-        given = dict(zip(names + ("micro_batch_size", "data_parallel_size"), node.args))
-        given.update({k.name: k.value for k in node.keywords})
-        for extra in ("micro_batch_size", "data_parallel_size"):
-            if extra in given:
-                raise SchedlangError(f"Megatron-LM takes '{extra}' from the parallel layout, not from a "
-                                     "schedule flag", given[extra].span, hint="drop it to export")
-        values = [number_text(call.value(given[name], name)) for name in names]
-        flags = {"--rampup-batch-size": " ".join(values[:3]), "--global-batch-size": values[3]}
-        if seq_len is not None:
-            flags["--seq-length"] = number_text(seq_len)
-        return flags, ["# --rampup-batch-size: megatron-core 0.17 and earlier; megatron-core 0.18 and",
-                       "# later (Megatron-LM main) accept it and ignore it (a constant batch)."]
+        return _rampup_flags(call, node, seq_len)
     if not clocked:  # batch = N
         return {"--global-batch-size": str(call.program.clock.batch_at(0))}, []
     raise SchedlangError("Megatron-LM takes a changing batch as --step-batch-size-schedule (or, before "
                          "megatron-core 0.18, --rampup-batch-size)", node.span,
                          hint='write batch = megatron.step_batch_size_schedule("0:16 2.4B:320") '
                               "(thresholds floor to samples as Megatron's do)")
+
+
+def _step_schedule_flags(call: PresetCall, node: ir.Call, seq_len) -> tuple[dict, list[str]]:
+    """``megatron.step_batch_size_schedule(...)`` as ``--step-batch-size-schedule`` (and ``--seq-length``)."""
+    text = node.args[0] if node.args else next(k.value for k in node.keywords if k.name == "schedule")
+    flags = {}
+    length = next((k.value for k in node.keywords if k.name == "seq_length"), None)
+    length = call.value(length, "seq_length") if length is not None else seq_len
+    if length is not None:
+        flags["--seq-length"] = number_text(length)
+    if "'" in text.value:
+        raise SchedlangError("the schedule has a quote, which a command line cannot carry here",
+                             text.span)
+    flags["--step-batch-size-schedule"] = f"'{text.value}'"
+    return flags, ["# --step-batch-size-schedule: Megatron-LM main (megatron-core 0.18 and later)."]
+
+
+def _rampup_flags(call: PresetCall, node: ir.Call, seq_len) -> tuple[dict, list[str]]:
+    """``megatron.rampup_batch_size(...)`` as ``--rampup-batch-size`` and ``--global-batch-size``."""
+    names = ("start", "increment", "samples", "global_batch_size")
+    given = dict(zip(names + ("micro_batch_size", "data_parallel_size"), node.args))
+    given.update({k.name: k.value for k in node.keywords})
+    for extra in ("micro_batch_size", "data_parallel_size"):
+        if extra in given:
+            raise SchedlangError(f"Megatron-LM takes '{extra}' from the parallel layout, not from a "
+                                 "schedule flag", given[extra].span, hint="drop it to export")
+    values = [number_text(call.value(given[name], name)) for name in names]
+    flags = {"--rampup-batch-size": " ".join(values[:3]), "--global-batch-size": values[3]}
+    if seq_len is not None:
+        flags["--seq-length"] = number_text(seq_len)
+    return flags, ["# --rampup-batch-size: megatron-core 0.17 and earlier; megatron-core 0.18 and",
+                   "# later (Megatron-LM main) accept it and ignore it (a constant batch)."]

@@ -36,10 +36,10 @@ from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
 from .common.format import Format, reader
+from .common.numbers import exact, sched_text
+from .common.source_text import choices_of, header, option
 from .core_text import text as expr_text
-from .numbers import exact, sched_text
 from .python_literal import Imported, Item, Module, Unread, script_schedule
-from .source_text import choices_of, header, option
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -334,10 +334,10 @@ def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> st
     return "\n".join([*head, *decls, *body]) + "\n"
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 def recognizes(text: str, suffix: str) -> bool:

@@ -39,10 +39,10 @@ import sympy as sp
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .common.format import SHELL, YAML, Format, reader
 from .common.keys import yaml_keys
+from .common.numbers import exact, sched_text
+from .common.source_text import choices_of, comment_safe, header, option
+from .common.yaml_source import load
 from .core_text import core_source
-from .numbers import exact, sched_text
-from .source_text import choices_of, comment_safe, header, option
-from .yaml_source import load
 
 #: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
 TRAIN_DEFAULTS = {
@@ -330,7 +330,7 @@ def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, str]]:
     return out
 
 
-# -- the declaration (``formats/__init__.py`` lists this module)-----------------------------------
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 #: The launcher or flags that say a command line is timm's ``train.py``.

@@ -94,7 +94,7 @@ def test_hf_args_match_get_scheduler(case):
 
 
 def test_yaml_merge_keys_with_an_overriding_key_are_read_like_pyyaml():
-    from schedlang.formats.yaml_source import load
+    from schedlang.formats.common.yaml_source import load
 
     yaml = pytest.importorskip("yaml")
     text = (CONFIGS / "cerebras_merge_keys.yaml").read_text()

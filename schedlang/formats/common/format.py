@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from ...errors import SchedlangError
 from ...limits import check_size
-from ..source_text import checked as compiles
-from ..source_text import located, recording
+from .source_text import checked as compiles
+from .source_text import located, recording
 
 STYLES = ("presets", "core")
 #: The file names of a command line or shell script (one command per file).

@@ -19,7 +19,7 @@ from ...program import Program
 from ...semantics.lower import lower
 from ...syntax import ir
 from ...syntax.parser import parse
-from ..numbers import yaml_float_text
+from .numbers import yaml_float_text
 
 
 def number_text(value: sp.Expr) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import LINE_BREAK, SchedlangError, Source, Span
+from ...errors import LINE_BREAK, SchedlangError, Source, Span
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?::?[-=]([^}]*))?")
