@@ -40,8 +40,20 @@ MODULES = ("megatron_args", "cerebras_yaml", "composer_yaml", "timm_args", "hf_a
 
 @functools.cache
 def table() -> tuple:
-    """Every format's declaration (``Format``), from its module, in ``MODULES`` order."""
-    return tuple(import_module(f".{module}", __name__).FORMAT for module in MODULES)
+    """Every format's declaration (``Format``), from its module, in ``MODULES`` order; a listed
+    module that declares none, or a name declared twice, is a mistake of whoever added it."""
+    from .common.format import Format  # lazy: formats load on use (check loads none)
+
+    formats = []
+    for module in MODULES:
+        declared = getattr(import_module(f".{module}", __name__), "FORMAT", None)
+        if not isinstance(declared, Format):
+            raise TypeError(f"schedlang/formats/{module}.py is listed in MODULES but declares no "
+                            "FORMAT = Format(...) (docs/import_export.md, 'Adding a format')")
+        if any(f.name == declared.name for f in formats):
+            raise TypeError(f"two modules declare the format '{declared.name}'")
+        formats.append(declared)
+    return tuple(formats)
 
 
 def by_name(name: str):

@@ -17,6 +17,7 @@ import os
 import stat
 import subprocess
 import sys
+import types
 
 import pytest
 from helpers import ROOT
@@ -555,6 +556,23 @@ def test_a_format_added_as_one_listed_module_is_guessed_imported_exported_and_pr
     with pytest.raises(SystemExit):
         main(["export", "x.sched", "--format", "nope"])
     assert "toy-lines" in capsys.readouterr().err
+
+
+def test_a_listed_module_that_declares_no_format_is_named(monkeypatch):
+    from schedlang import formats
+
+    monkeypatch.setattr(formats, "MODULES", (*formats.MODULES, "numbers_of_nothing"))
+    monkeypatch.setitem(sys.modules, "schedlang.formats.numbers_of_nothing", types.ModuleType("nothing"))
+    formats.table.cache_clear()
+    try:
+        with pytest.raises(TypeError, match="numbers_of_nothing.py is listed in MODULES but declares no"):
+            formats.table()
+        monkeypatch.setattr(formats, "MODULES", (*formats.MODULES[:-1], "timm_args"))
+        formats.table.cache_clear()
+        with pytest.raises(TypeError, match="two modules declare the format 'timm-args'"):
+            formats.table()
+    finally:
+        formats.table.cache_clear()
 
 
 def test_formats_knows_no_framework_outside_its_module_list():
