@@ -18,7 +18,7 @@ from anchors import reference as R
 from anchors.preset_cases import max_error
 
 import schedlang
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 CONFIGS = Path(__file__).parent / "frameworks" / "configs"
 SOURCE = ("param scale: group = 1 where scale > 0\nparam total: int = 60\n"
@@ -119,7 +119,7 @@ def test_tensor_lrs_compiled_take_their_groups_factor_without_recompiling():
 
 
 def test_group_parameters_are_refused_by_exports_that_cannot_say_them():
-    from schedlang.exporters import export
+    from schedlang.formats.export import export
 
     for fmt in ("composer-yaml", "hf-args", "deepspeed-json", "megatron-args"):
         with pytest.raises(schedlang.SchedlangError, match="group parameter 'scale'"):
@@ -191,7 +191,7 @@ def test_legacy_adjust_learning_rate_wraps_the_schedule():
      "        - ConstantLR: {learning_rate: 2}\n", "must be one scheduler"),
 ])
 def test_scale_per_param_misuse_is_refused(text, message):
-    from schedlang.importers import from_cerebras_yaml
+    from schedlang.formats import from_cerebras_yaml
 
     with pytest.raises(schedlang.SchedlangError, match=message):
         from_cerebras_yaml(text)
@@ -260,7 +260,7 @@ def test_from_the_command_line(tmp_path):
 def test_tagged_scale_per_param_drives_its_groups_as_cstorch():
     """cstorch requires ScalePerParamLR's scheduler to repeat its param_group_tags."""
     torch = pytest.importorskip("torch")
-    from schedlang.importers import from_cerebras_yaml
+    from schedlang.formats import from_cerebras_yaml
 
     inner = ("CosineDecayLR", {"initial_learning_rate": 1e-3, "end_learning_rate": 1e-4, "total_iters": 40,
                                "param_group_tags": "body"})

@@ -17,7 +17,7 @@ from helpers import ROOT
 import schedlang
 from schedlang import limits
 from schedlang.errors import closest, did_you_mean
-from schedlang.importers import from_cerebras_yaml
+from schedlang.formats import from_cerebras_yaml
 
 FAST = 5.0  # CPU seconds of this process (a loaded machine does not stretch them); bad inputs took minutes
 

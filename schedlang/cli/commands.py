@@ -63,6 +63,11 @@ def _main(argv: list[str]) -> int:
 class _Parser(argparse.ArgumentParser):
     json_errors = False  # set by main when --json is on the command line
 
+    def format_help(self):  # an epilog given as a function is read when help is asked for
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
     def error(self, message):  # argparse's own usage errors: exit 2, no traceback either
         self.print_usage(sys.stderr)
         print(f"schedlang: error: {message}", file=sys.stderr)
@@ -155,11 +160,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_json(command("import", _import, "convert another framework's schedule configuration to "
                                                ".sched source"))
-    sub.epilog = formats.help_text()
+    sub.epilog = formats.help_text  # read on --help: building the parser loads no format
     sub.formatter_class = argparse.RawDescriptionHelpFormatter
     sub.add_argument("file", nargs="?", help="the configuration file, or - for standard input (then give "
                                              "--format)")
-    sub.add_argument("--format", choices=formats.FORMATS, default=None, metavar="FORMAT",
+    sub.add_argument("--format", choices=formats.NAMES, default=None, metavar="FORMAT",
                      help="one of the formats below; default: guessed from the file's name and content")
     sub.add_argument("--lower", action="store_true",
                      help="write plain standard-library calls (linear, cosine, >>) instead of presets")
@@ -181,7 +186,9 @@ def _parser() -> argparse.ArgumentParser:
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
-    sub.add_argument("--format", choices=export_format.FORMATS, default="cerebras-yaml")
+    sub.add_argument("--format", choices=formats.EXPORTS, default="cerebras-yaml", metavar="FORMAT",
+                     help="a format that `schedlang import --help` lists with 'export too' (default: "
+                          "cerebras-yaml)")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")

@@ -16,8 +16,8 @@ from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import REQUIRED, SCHEDULES
 from . import cerebras_model as cm
 from .cerebras_model import Sched
-from .numbers import sched_text
-from .source_text import choices_of, comment_safe, header, option
+from .common.numbers import sched_text
+from .common.source_text import choices_of, comment_safe, header, option
 
 INDENT = "    "
 

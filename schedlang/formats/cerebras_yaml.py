@@ -58,11 +58,14 @@ from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_model import Sched
-from .export import proven
-from .numbers import exact, yaml_float_text
-from .source_text import comment_safe
-from .yaml_source import Node
-from .yaml_source import load as load_yaml
+from .cerebras_to_sched import source
+from .common.format import YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.numbers import exact, yaml_float_text
+from .common.proof import proven
+from .common.source_text import comment_safe
+from .common.yaml_source import Node
+from .common.yaml_source import load as load_yaml
 
 
 def read(text: str, filename: str = "<string>") -> list[Sched]:
@@ -291,21 +294,7 @@ def _check_steps(number, node: Node, what: str, allow_zero: bool = False) -> Non
 def _finish(sched: Sched, name: str, given: dict, args: Node | None) -> None:
     """Class-level rules: ModelZoo milestones, Chained children, cstorch's own refusals."""
     if sched.name == "SequentialLR":
-        derived = cm.milestones_from_total_iters(sched.children)
-        if derived is None:
-            missing = next(c for c in sched.children[:-1] if "total_iters" not in c.args)
-            raise SchedlangError(f"{missing.name} has no total_iters, so ModelZoo cannot place it in "
-                                 f"a {name}", missing.span,
-                                 hint="ModelZoo derives SequentialLR milestones from the total_iters of "
-                                      "every scheduler but the last")
-        given_ms = sched.args.get("milestones")
-        if given_ms is not None and list(given_ms) != derived:
-            raise SchedlangError(f"milestones {[int(m) for m in given_ms]} disagree with the "
-                                 f"total_iters of the schedulers ({[int(m) for m in derived]})",
-                                 sched.arg_spans["milestones"],
-                                 hint="ModelZoo requires milestones to equal the cumulative total_iters; "
-                                      "leave them out")
-        sched.args["milestones"] = derived
+        sched.args["milestones"] = _milestones(sched, name)
     elif sched.name == "ChainedScheduler":
         for child in sched.children[1:]:
             if child.name not in cm.INITIAL_ARG:
@@ -317,13 +306,36 @@ def _finish(sched: Sched, name: str, given: dict, args: Node | None) -> None:
         raise SchedlangError("Cerebras supports only T_mult = 1", sched.arg_spans["T_mult"],
                              hint="cstorch raises ValueError for any other T_mult")
     elif sched.name == "PiecewiseConstantLR":
-        values, milestones = sched.args["learning_rates"], sched.args["milestones"]
-        if len(values) not in (len(milestones), len(milestones) + 1):
-            raise SchedlangError(f"{len(values)} values for {len(milestones)} milestones",
-                                 sched.arg_spans["learning_rates"],
-                                 hint="give one more value than milestones")
-        if any(b <= a for a, b in zip(milestones, milestones[1:])):
-            raise SchedlangError("milestones must increase", sched.arg_spans["milestones"])
+        _check_piecewise(sched)
+
+
+def _milestones(sched: Sched, name: str) -> list:
+    """A SequentialLR's milestones, which ModelZoo derives from its children's total_iters."""
+    derived = cm.milestones_from_total_iters(sched.children)
+    if derived is None:
+        missing = next(c for c in sched.children[:-1] if "total_iters" not in c.args)
+        raise SchedlangError(f"{missing.name} has no total_iters, so ModelZoo cannot place it in "
+                             f"a {name}", missing.span,
+                             hint="ModelZoo derives SequentialLR milestones from the total_iters of "
+                                  "every scheduler but the last")
+    given_ms = sched.args.get("milestones")
+    if given_ms is not None and list(given_ms) != derived:
+        raise SchedlangError(f"milestones {[int(m) for m in given_ms]} disagree with the "
+                             f"total_iters of the schedulers ({[int(m) for m in derived]})",
+                             sched.arg_spans["milestones"],
+                             hint="ModelZoo requires milestones to equal the cumulative total_iters; "
+                                  "leave them out")
+    return derived
+
+
+def _check_piecewise(sched: Sched) -> None:
+    values, milestones = sched.args["learning_rates"], sched.args["milestones"]
+    if len(values) not in (len(milestones), len(milestones) + 1):
+        raise SchedlangError(f"{len(values)} values for {len(milestones)} milestones",
+                             sched.arg_spans["learning_rates"],
+                             hint="give one more value than milestones")
+    if any(b <= a for a, b in zip(milestones, milestones[1:])):
+        raise SchedlangError("milestones must increase", sched.arg_spans["milestones"])
 
 
 # -- legacy: optimizer.learning_rate ------------------------------------------------------
@@ -400,8 +412,9 @@ class _Piece:
 
 
 def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
-           verify: bool = True, schedules: list[str] | None = None) -> str:
-    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound).
+           verify: bool = True, schedules: list[str] | None = None, *, read) -> str:
+    """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound), proven
+    equal when read back with ``read`` (this format's reader, handed over by ``formats.export``).
 
     ``schedules`` picks the schedules to export (default: all of them).
     """
@@ -436,11 +449,11 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
     text = render(scheds, filename)
     if verify:
-        _verify(program, text, filename, schedules)
+        _verify(program, text, filename, schedules, read)
     return text
 
 
-def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
+def _verify(program: Program, text: str, filename: str, schedules, read) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
         import yaml  # noqa: F401 - lazy: yaml (is PyYAML there?)
@@ -449,7 +462,7 @@ def _verify(program: Program, text: str, filename: str, schedules=None) -> None:
 
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
-    proven(program, text, "cerebras-yaml", filename, schedules=schedules, style="core",
+    proven(program, text, read, filename, schedules=schedules, style="core",
            rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False)
 
 
@@ -762,3 +775,20 @@ def _scalar(value) -> str:
     if Fraction(text.replace(".0e", "e")) != Fraction(int(value.p), int(value.q)):
         return f"{text}  # ~ {value}"
     return text
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """ModelZoo's ``trainer.init.schedulers``, or a cstorch class as a nested key (``- SequentialLR:``,
+    as the export writes it); the legacy layout (``optimizer: learning_rate: ...``) is the YAML
+    fallback."""
+    top, nested = yaml_keys(text)
+    return ("trainer" in top and "init" in nested) or bool(nested & (set(cm.CLASSES) | set(cm.WD_CLASSES)
+                                                                   | set(cm.CLASS_ALIASES)))
+
+
+FORMAT = Format("cerebras-yaml",
+                "Cerebras ModelZoo YAML (trainer.init.schedulers, or the legacy optimizer.learning_rate)",
+                YAML, recognizes, reader("cerebras-yaml", read, source), export, fallback=YAML)

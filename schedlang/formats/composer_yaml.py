@@ -32,14 +32,20 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..core.algebra import bind
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from ..limits import MAX_STEP
-from .numbers import exact, sched_text
-from .source_text import header
-from .yaml_source import Node
-from .yaml_source import load as load_yaml
+from ..syntax import ir
+from .common.format import YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.numbers import exact, sched_text
+from .common.preset_call import PresetCall, number_text
+from .common.proof import proven
+from .common.source_text import comment_safe, header
+from .common.yaml_source import Node
+from .common.yaml_source import load as load_yaml
 
 #: Registry names (llm-foundry's ``registry.schedulers``, Composer's hparams names) -> class.
 NAMES = {
@@ -456,19 +462,29 @@ class _Writer:
             return f"cosine_restarts({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_0'])}{extra})"
         if cls == "PolynomialScheduler":
             return f"poly({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])}, power={n(a['power'])})"
+        return self._with_warmup(lr)
+
+    def _with_warmup(self, lr) -> str:
+        """The ``...WithWarmupScheduler`` classes: a warmup to the peak, then the decay."""
+        a, cls, n = self.args, self.found.cls, sched_text
         if cls == "MultiStepWithWarmupScheduler":
             return self._multistep_warmup(lr)
         if cls == "InverseSquareRootWithWarmupScheduler":
             return self._inverse_sqrt(lr)
-        peak = {"ConstantWithWarmupScheduler": get("alpha", sp.Integer(1)),
-                "LinearWithWarmupScheduler": get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
+
+        def scaled(value) -> str:
+            return n(lr * value)
+
+        alpha_f = a.get("alpha_f", sp.Integer(0))
+        peak = {"ConstantWithWarmupScheduler": a.get("alpha", sp.Integer(1)),
+                "LinearWithWarmupScheduler": a.get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
         rest = f"{self.value(a['t_max'])} - {self.value(a['t_warmup'])}"
         decay = {
             "ConstantWithWarmupScheduler": f"constant({scaled(peak)})",
             "LinearWithWarmupScheduler": f"linear({scaled(peak)}, {scaled(alpha_f)}, {rest})",
             "CosineAnnealingWithWarmupScheduler": f"cosine({n(lr)}, {scaled(alpha_f)}, {rest})",
             "PolynomialWithWarmupScheduler": (f"poly({n(lr)}, {scaled(alpha_f)}, {rest}, "
-                                              f"power={n(get('power', sp.Integer(2)))})"),
+                                              f"power={n(a.get('power', sp.Integer(2)))})"),
         }[cls]
         return self._warmup(a["t_warmup"], a.get("t_max"), decay, scaled(peak))
 
@@ -531,3 +547,73 @@ class _Writer:
         tail = f"constant({held})" if a["t_cooldown"].amount == 0 else f"linear({held}, {n(lr * f)}, {c})"
         body = f"{decay} >> {tail}"
         return body if a["t_warmup"].amount == 0 else f"warmup(linear, {w}) >> {body}"
+
+# -- the writer (``schedlang export --format composer-yaml``) ------------------------------------
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+    """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
+    call = PresetCall(source, filename, params, "composer-yaml",
+                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
+    cls = call.name.split(".", 1)[1]
+    lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
+             "scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]
+    spec = {a.name: a for a in call.builtin.args}
+    uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
+                   for a in call.builtin.args)
+    for name, node in call.given.items():
+        if name != "lr":
+            lines.append(f"  {name}: {_value(call, spec[name], node)}")
+            uses_dur |= spec[name].kind in STEP_KINDS and isinstance(node, ir.Duration) and node.unit == "dur"
+    if "lr" in call.given:
+        lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
+    if uses_dur:
+        total = call.param("max_duration")
+        if total is None:
+            raise SchedlangError("a 'dur' time needs max_duration bound", call.node.span,
+                                 hint="bind it with -D max_duration=... (batches)")
+        lines.append(f"max_duration: {int(total)}ba")
+    text = "\n".join(lines) + "\n"
+    if verify:
+        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+    return text
+
+
+def _value(call: PresetCall, arg, node: ir.Node) -> str:
+    """A keyword's YAML value: a time, a list of times (milestones), a flag or a number."""
+    if arg.kind in STEP_KINDS:
+        return _time(call, arg.name, node)
+    if arg.kind == Kind.VALUES:
+        if not isinstance(node, ir.List):
+            raise SchedlangError("write the milestones as a list [...] to export them", node.span)
+        return f"[{', '.join(_time(call, arg.name, item) for item in node.items)}]"
+    if arg.kind == Kind.FLAG:
+        return "true" if call.lowered.argument(call.builtin, arg, node) else "false"
+    return number_text(call.number(arg.name))
+
+
+def _time(call: PresetCall, name: str, node: ir.Node) -> str:
+    if isinstance(node, ir.Duration):
+        if node.unit not in ("ba", "ep", "dur"):
+            raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
+        return node.text
+    segment = call.lowered.segment(node, "a number")
+    value = bind(segment.expr, call.program.substitutions)
+    if value.free_symbols or not value.is_Integer:
+        raise SchedlangError(f"'{name}' must be a whole number of batches to export", node.span,
+                             hint="bind its parameters with -D, or write it as 100ba / 0.1dur")
+    return f"{int(value)}ba"
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """A ``scheduler:`` / ``schedulers:`` block or a ``max_duration``, at the top or under ``trainer:``."""
+    top, nested = yaml_keys(text)
+    return bool(top & {"max_duration", "scheduler", "schedulers"}) or \
+        ("trainer" in top and bool(nested & {"max_duration", "schedulers", "t_warmup"}))
+
+
+FORMAT = Format("composer-yaml", "Composer / llm-foundry YAML (scheduler:, t_warmup, max_duration)",
+                YAML, recognizes, reader("composer-yaml", None, source, takes_options=True), export)

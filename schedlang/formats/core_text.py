@@ -20,8 +20,8 @@ from ..core.special import as_power
 from ..errors import SchedlangError
 from ..semantics.lower import lower
 from ..syntax.parser import parse
-from .numbers import sched_text
-from .source_text import GENERATED
+from .common.numbers import sched_text
+from .common.source_text import GENERATED
 
 #: Functions of one argument written back by their name (``exp`` is written as a power).
 _FUNCTIONS = {f.node: f.name for f in FUNCTIONS

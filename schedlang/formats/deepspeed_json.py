@@ -21,15 +21,23 @@ points at the line and column of the offending key or value.
 from __future__ import annotations
 
 import ast
+import json
+import re
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS, Rejected
+from ..library.stdlib import Kind
+from ..syntax import ir
+from .common.format import Format, reader
+from .common.json_source import load
+from .common.keys import json_keys
+from .common.numbers import exact, sched_text
+from .common.preset_call import PresetCall, json_number
+from .common.proof import proven
+from .common.source_text import choices_of, comment_safe, header, option
+from .common.yaml_source import Node
 from .core_text import lowered
-from .json_source import load
-from .numbers import exact, sched_text
 from .python_literal import Item, Module, Unread, _bindings, _unfollowed, to_node
-from .source_text import choices_of, comment_safe, header, option
-from .yaml_source import Node
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
@@ -226,3 +234,58 @@ def _deepspeed_dict(node: ast.AST) -> bool:
         return any(isinstance(k, ast.Constant) and k.value == "scheduler" for k in node.keys)
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
         and any(k.arg == "scheduler" for k in node.keywords)
+
+# -- the writer (``schedlang export --format deepspeed-json``) -----------------------------------
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+    """A DeepSpeed config with the ``scheduler`` block (``type`` and ``params``) of one
+    ``deepspeed.*`` preset call; its ``lr=`` (the optimizer's lr, which ``WarmupLR`` without
+    ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``."""
+    call = PresetCall(source, filename, params, "deepspeed-json",
+                  "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)")
+    kind = call.name.split(".", 1)[1]
+    if "." in kind:
+        raise SchedlangError(f"{call.name} is a curve DeepSpeed derives from its scheduler, not one "
+                             "it can be configured with", call.node.span,
+                             hint="export the lr schedule (deepspeed.OneCycle(...)) instead")
+    spec = {a.name: a for a in call.builtin.args}
+    out: dict = {}
+    scheduler_params: dict = {}
+    for name, node in call.given.items():
+        if name == "lr":
+            out["optimizer"] = {"type": "AdamW", "params": {"lr": json_number(call.number(name))}}
+        elif isinstance(node, ir.String):
+            scheduler_params[name] = node.value
+        elif spec[name].kind == Kind.FLAG:
+            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
+        else:
+            scheduler_params[name] = json_number(call.number(name))
+    out["scheduler"] = {"type": kind, "params": scheduler_params}
+    text = json.dumps(out, indent=2) + "\n"
+    if verify:
+        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+    return text
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+#: A DeepSpeed dict in a Python script: a ``"scheduler"`` key, or ``scheduler = dict(...)`` / ``{...}``.
+_PYTHON_SCHEDULER = re.compile(r"""["']scheduler["']\s*:|\bscheduler\s*=\s*(dict|\{)""")
+_JSON_KEYS = {"scheduler", "zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu"}
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """A config's own keys (``"scheduler"``, ``"zero_optimization"``, the batch sizes), or in a
+    ``.py`` file a ``scheduler`` dict."""
+    if suffix == ".py":
+        return bool(_PYTHON_SCHEDULER.search(text))
+    return bool(json_keys(text) & _JSON_KEYS)
+
+
+FORMAT = Format("deepspeed-json", "DeepSpeed config JSON (\"scheduler\" block), or that dict in a .py file",
+                (".json", ".py"), recognizes, reader("deepspeed-json", read, source), export)

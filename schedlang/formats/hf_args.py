@@ -24,6 +24,7 @@ its line and column.  Nothing is executed.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -32,12 +33,17 @@ import sympy as sp
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
+from ..syntax import ir
+from .common.format import YAML, Format, reader
+from .common.json_source import load as load_json
+from .common.keys import yaml_keys
+from .common.numbers import exact, sched_text
+from .common.preset_call import PresetCall, json_number
+from .common.proof import proven
+from .common.source_text import header
+from .common.yaml_source import Node
+from .common.yaml_source import load as load_yaml
 from .core_text import core_source
-from .json_source import load as load_json
-from .numbers import exact, sched_text
-from .source_text import header
-from .yaml_source import Node
-from .yaml_source import load as load_yaml
 
 #: TrainingArguments' defaults for the fields the schedule depends on (transformers 5.23).
 DEFAULTS = {"lr_scheduler_type": "linear", "learning_rate": sp.Rational(5, 100000),
@@ -135,9 +141,9 @@ def _is_json(text: str, filename: str) -> bool:
     return str(filename).lower().endswith(".json") or text.lstrip("\ufeff \t\r\n").startswith('{"')
 
 
-def _kwargs(node: Node | None, preset, kind: str) -> dict:
-    if node is None or node.value is None or node.value == {} or node.value == "":
-        return {}
+def _given_kwargs(node: Node) -> tuple[dict, dict]:
+    """``lr_scheduler_kwargs`` as given (a mapping, or a JSON string as on the command line) and
+    the span of each key."""
     if isinstance(node.value, str):
         try:  # bounded like any JSON file: depth, digits, surrogates
             given = load_json(node.value, "lr_scheduler_kwargs").plain()
@@ -146,11 +152,16 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
                                  hint=exc.hint) from None
         if not isinstance(given, dict):
             raise SchedlangError("lr_scheduler_kwargs must be a JSON object", node.span)
-        spans = {k: node.span for k in given}
-    elif node.is_mapping:
-        given, spans = {k: v.value for k, v in node.value.items()}, node.key_spans
-    else:
-        raise SchedlangError("lr_scheduler_kwargs must be a mapping or a JSON string", node.span)
+        return given, {k: node.span for k in given}
+    if node.is_mapping:
+        return {k: v.value for k, v in node.value.items()}, node.key_spans
+    raise SchedlangError("lr_scheduler_kwargs must be a mapping or a JSON string", node.span)
+
+
+def _kwargs(node: Node | None, preset, kind: str) -> dict:
+    if node is None or node.value is None or node.value == {} or node.value == "":
+        return {}
+    given, spans = _given_kwargs(node)
     if kind in _IGNORES_KWARGS:
         warn(f"lr_scheduler_kwargs is ignored: get_scheduler does not pass it to '{kind}'", node.span)
         return {}
@@ -256,3 +267,64 @@ def _core(found: Imported, total: str) -> str:
         scale = n(scale) if scale is not None else (w if w != "0" else "10000")
         decay = f"{n(lr)} / sqrt((t + {scale}) / {scale})"
     return decay if w == "0" else f"warmup(linear, {w}) >> {decay}"
+
+# -- the writer (``schedlang export --format hf-args``) ------------------------------------------
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+    """TrainingArguments JSON: ``lr_scheduler_type``, ``learning_rate``, ``warmup_steps``,
+    ``max_steps`` and ``lr_scheduler_kwargs`` (v5 spelling: a ratio is ``warmup_steps < 1``)."""
+    call = PresetCall(source, filename, params, "hf-args", "hf.cosine(lr=2e-5, num_warmup_steps=100, "
+                                                           "num_training_steps=1000)")
+    kind = call.name.split(".", 1)[1]
+    out: dict = {"lr_scheduler_type": kind}
+    out["learning_rate"] = json_number(call.number("lr")) if "lr" in call.given else 1
+    kwargs = _arguments(call, out)
+    if "max_steps" not in out and kind != "constant":
+        if kind in ("constant_with_warmup", "inverse_sqrt") and "warmup_ratio" not in call.given:
+            out["max_steps"] = 1  # unused by these types, but the Trainer needs a run length
+        else:
+            raise SchedlangError("HF needs num_training_steps (max_steps) for this type", call.node.span)
+    if kwargs:
+        if kind == "constant_with_warmup":
+            raise SchedlangError("get_scheduler passes no kwargs to constant_with_warmup", call.node.span)
+        out["lr_scheduler_kwargs"] = kwargs
+    text = json.dumps(out, indent=2) + "\n"
+    if verify:
+        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+    return text
+
+
+def _arguments(call: PresetCall, out: dict) -> dict:
+    """The call's keywords as TrainingArguments fields (into ``out``, in the call's order) and, the
+    rest, as ``lr_scheduler_kwargs`` (returned)."""
+    kwargs = {}
+    for name, node in call.given.items():
+        if name == "lr":
+            continue
+        if name == "num_training_steps":
+            out["max_steps"] = json_number(call.number(name))
+        elif name == "num_warmup_steps":
+            steps = call.number(name)
+            if steps != 0:
+                out["warmup_steps"] = json_number(steps)
+        elif name == "warmup_ratio":
+            out["warmup_steps"] = json_number(call.number(name))
+        elif isinstance(node, ir.String):
+            kwargs[name] = node.value
+        else:
+            kwargs[name] = json_number(call.number(name))
+    return kwargs
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """TrainingArguments as YAML (alignment-handbook recipes) name their ``lr_scheduler_type``; a
+    JSON file no other format recognizes is TrainingArguments (the JSON fallback)."""
+    return suffix in YAML and "lr_scheduler_type" in yaml_keys(text)[0]
+
+
+FORMAT = Format("hf-args", "HF TrainingArguments as JSON or YAML (lr_scheduler_type, warmup_steps)",
+                (".json", *YAML), recognizes, reader("hf-args", read, source), export, fallback=(".json",))

@@ -17,15 +17,18 @@ the preset call is the config written out (``name`` dropped: it only names the o
 from __future__ import annotations
 
 import ast
+import re
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
+from .common.format import Format, reader
+from .common.json_source import load
+from .common.keys import json_keys
+from .common.numbers import exact, sched_text
+from .common.source_text import header
+from .common.yaml_source import Node
 from .core_text import core_source
-from .json_source import load
-from .numbers import exact, sched_text
 from .python_literal import Module, Unread, _unfollowed, to_node
-from .source_text import header
-from .yaml_source import Node
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -181,3 +184,23 @@ def keras_schedule(text: str, filename: str, classes, positional):
 def _schedule(path: str, classes) -> bool:
     module, _, name = path.rpartition(".")
     return name in classes and module.endswith(("optimizers.schedules", "learning_rate_schedule"))
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """A serialized schedule's ``"class_name"``, or in a ``.py`` file a schedule class called next
+    to the word ``keras`` (``keras.optimizers.schedules.CosineDecay(...)``)."""
+    if suffix == ".py":
+        return bool(re.search(r"\bkeras\b", text) and re.search(r"\b(" + "|".join(CLASSES) + r")\s*\(", text))
+    return "class_name" in json_keys(text)
+
+
+FORMAT = Format("keras-json",
+                "a serialized Keras LearningRateSchedule (keras.optimizers.schedules.serialize), "
+                "or a .py script that builds one",
+                (".json", ".py"), recognizes, reader("keras-json", read, source))

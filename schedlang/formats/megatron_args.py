@@ -47,12 +47,14 @@ from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..library import stdlib
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from ..syntax.parser import RESERVED
-from . import shell_words
+from .common import shell_words
+from .common.format import SHELL, YAML, Format, reader
+from .common.numbers import exact, sched_text
+from .common.source_text import comment_safe, exact_number, header
+from .common.yaml_source import load
 from .core_text import lowered
 from .core_text import text as core
-from .numbers import exact, sched_text
-from .source_text import comment_safe, exact_number, header
-from .yaml_source import load
+from .megatron_export import export
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style
 FLAGS = {
@@ -123,38 +125,51 @@ def _read_shell(text: str, filename: str) -> Args:
         if key not in FLAGS:
             continue
         if has_value:
-            offset = len(name) + 3
-            span = Span(source, word.span.line, word.span.column + offset, word.span.line,
-                        max(word.span.end_column, word.span.column + offset + 1))
-            # `--lr=$LR` is `--lr $LR`: a parameter (the word's one reference, after the `=`)
-            ref = word.refs[0] if len(word.refs) == 1 and value == f"${word.refs[0].name}" else None
-            if word.refs and ref is None:
-                raise SchedlangError(f"the value of --{name} mixes variables with text", span,
-                                     hint="write a number, or exactly one $NAME")
-            flag = Flag(value, span, ref)
-            if word.unreadable:
-                _unreadable(word.unreadable, name)
+            flag = _joined(source, word, name, value)
         else:
-            if FLAGS[key] == "switch" or i >= len(words) or words[i].text.startswith("--"):
-                if FLAGS[key] in ("removed", "ignored", "switch"):
-                    flag = Flag("", word.span)
-                else:
-                    raise SchedlangError(f"--{name} needs a value", word.span)
-            elif FLAGS[key] == "list":
-                flag, i = _three_words(words, i, name)
-            else:
-                value_word = words[i]
-                i += 1
-                if value_word.unreadable:
-                    _unreadable(value_word.unreadable, name)
-                if value_word.refs and value_word.ref is None:
-                    raise SchedlangError(f"the value of --{name} mixes variables with text", value_word.span,
-                                         hint="write a number, or exactly one $NAME")
-                flag = Flag(value_word.text, value_word.span, value_word.ref)
-                if FLAGS[key] == "text":  # "0:16 1M:32": double quotes do not join words (shell_words)
-                    flag, i = _entries(flag, words, i)
+            flag, i = _separate(words, i, key, name, word)
         _put(args, key, flag, word.span)
     return args
+
+
+def _joined(source, word, name: str, value: str) -> Flag:
+    """``--flag=value``: the value's span starts after the ``=``."""
+    offset = len(name) + 3
+    span = Span(source, word.span.line, word.span.column + offset, word.span.line,
+                max(word.span.end_column, word.span.column + offset + 1))
+    # `--lr=$LR` is `--lr $LR`: a parameter (the word's one reference, after the `=`)
+    ref = word.refs[0] if len(word.refs) == 1 and value == f"${word.refs[0].name}" else None
+    if word.refs and ref is None:
+        raise SchedlangError(f"the value of --{name} mixes variables with text", span,
+                             hint="write a number, or exactly one $NAME")
+    flag = Flag(value, span, ref)
+    if word.unreadable:
+        _unreadable(word.unreadable, name)
+    return flag
+
+
+def _separate(words, i: int, key: str, name: str, word) -> tuple[Flag, int]:
+    """``--flag value`` (words from ``i``): a switch, a removed flag, three words of a list, or one
+    value (a text's entries joined); the flag and the index after it."""
+    if FLAGS[key] == "switch" or i >= len(words) or words[i].text.startswith("--"):
+        if FLAGS[key] in ("removed", "ignored", "switch"):
+            flag = Flag("", word.span)
+        else:
+            raise SchedlangError(f"--{name} needs a value", word.span)
+    elif FLAGS[key] == "list":
+        flag, i = _three_words(words, i, name)
+    else:
+        value_word = words[i]
+        i += 1
+        if value_word.unreadable:
+            _unreadable(value_word.unreadable, name)
+        if value_word.refs and value_word.ref is None:
+            raise SchedlangError(f"the value of --{name} mixes variables with text", value_word.span,
+                                 hint="write a number, or exactly one $NAME")
+        flag = Flag(value_word.text, value_word.span, value_word.ref)
+        if FLAGS[key] == "text":  # "0:16 1M:32": double quotes do not join words (shell_words)
+            flag, i = _entries(flag, words, i)
+    return flag, i
 
 
 def _entries(flag: Flag, words, i: int) -> tuple[Flag, int]:
@@ -471,25 +486,31 @@ def _batch_line(v: _Values) -> tuple[str | None, int | None, list[str]]:
                          "schedule, so its thresholds count samples")
         return f'megatron.step_batch_size_schedule("{flag.text}")', seq_len, notes
     if v.given("rampup_batch_size") and v.version == "0.17":
-        words = v.args.flags["rampup_batch_size"].text.split()
-        values = []
-        for word in words:
-            number = exact(word)
-            if number is None or not number.is_Integer:
-                _refuse(v, "rampup_batch_size", f"--rampup-batch-size takes whole numbers, not {word!r}")
-            values.append(int(number))
-        if len(values) != 3:
-            _refuse(v, "rampup_batch_size", "--rampup-batch-size needs three values (start batch size, "
-                                            "increment, ramp-up samples)")
-        start, increment, samples = values
-        batch = _whole(v, "global_batch_size")
-        try:
-            megatron_batch.rampup_batch_size(start, increment, samples, batch)
-        except ValueError as exc:
-            _refuse(v, "rampup_batch_size", str(exc))
-        return (f"megatron.rampup_batch_size({start}, {increment}, {samples}, global_batch_size={batch})",
-                seq_length(), notes)
+        return _rampup_line(v), seq_length(), notes
     return None, None, notes
+
+
+def _rampup_line(v: _Values) -> str:
+    """``--rampup-batch-size START INCREMENT SAMPLES`` (megatron-core 0.17) as its ``batch = ...``."""
+    from ..library.presets import megatron_batch  # lazy: only runs that change the batch
+
+    words = v.args.flags["rampup_batch_size"].text.split()
+    values = []
+    for word in words:
+        number = exact(word)
+        if number is None or not number.is_Integer:
+            _refuse(v, "rampup_batch_size", f"--rampup-batch-size takes whole numbers, not {word!r}")
+        values.append(int(number))
+    if len(values) != 3:
+        _refuse(v, "rampup_batch_size", "--rampup-batch-size needs three values (start batch size, "
+                                        "increment, ramp-up samples)")
+    start, increment, samples = values
+    batch = _whole(v, "global_batch_size")
+    try:
+        megatron_batch.rampup_batch_size(start, increment, samples, batch)
+    except ValueError as exc:
+        _refuse(v, "rampup_batch_size", str(exc))
+    return f"megatron.rampup_batch_size({start}, {increment}, {samples}, global_batch_size={batch})"
 
 
 @dataclass
@@ -528,14 +549,7 @@ def plan(args: Args, version: str | None = None) -> Plan:
         notes.append("--rampup-batch-size is ignored: Megatron-LM main (megatron-core 0.18 and later) "
                      "accepts it and trains at the constant --global-batch-size")
     # per iteration: lengths in iterations, exact unless inverse-square-root clamps differ
-    if mode == "iters":
-        exact_per_iteration = style != "inverse-square-root" or sp.Ge(warmup, 1) == sp.true \
-            or (batch is not None and batch == 1)
-        scale = 1 if exact_per_iteration else _batch(v, batch)
-    else:
-        can = batch is not None and batch_line is None
-        exact_per_iteration = can and (style != "inverse-square-root" or sp.Ge(warmup / batch, 1) == sp.true)
-        scale = 1 / batch if exact_per_iteration else 1
+    exact_per_iteration, scale = _per_iteration(v, mode, style, warmup, batch, batch_line)
     if mode == "iters" and not exact_per_iteration:
         notes.append("inverse-square-root with less than one iteration of warmup clamps max(W, 1) and "
                      "max(n, 1) in samples, so the schedule is per sample")
@@ -552,13 +566,7 @@ def plan(args: Args, version: str | None = None) -> Plan:
     if style == "WSD":
         kwargs["wsd_decay_steps"] = lengths["wsd_decay_steps"]
         kwargs["lr_wsd_decay_style"] = v.choice("lr_wsd_decay_style")
-    wd_style = v.choice("weight_decay_incr_style")
-    if wd_style == "constant":
-        start = end = v.number("weight_decay")
-    else:
-        start, end = v.number("start_weight_decay"), v.number("end_weight_decay")
-    wd = {"start_wd": start, "end_wd": end, "wd_incr_steps": lengths["wd_incr_steps"],
-          "wd_incr_style": wd_style}
+    wd = _weight_decay(v, lengths["wd_incr_steps"])
     for key in ("decoupled_lr", "decoupled_min_lr"):
         if v.given(key):
             notes.append(f"--{key.replace('_', '-')} gives the embedding and output layers their own lr: "
@@ -567,15 +575,44 @@ def plan(args: Args, version: str | None = None) -> Plan:
             for s in value.free_symbols}
     params = {name: decl for name, decl in v.params.items() if name in used}
     if batch_line is not None:  # the lengths place the schedule on the batch clock: fixed values
-        for key, flag in args.flags.items():
-            name = flag.ref.name.lower() if flag.ref is not None else None
-            if name in params and params[name][1] is None:
-                _refuse(v, key, f"with a changing batch the lengths are fixed when the file compiles, and "
-                                f"${flag.ref.name} has no value in the script",
-                        hint=f"write the number, or set {flag.ref.name}=... in the script (it becomes "
-                             "the parameter's default)")
+        _refuse_unset(v, params)
     return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len,
-                _origins(v, unit, wd_style))
+                _origins(v, unit, wd["wd_incr_style"]))
+
+
+def _per_iteration(v: _Values, mode: str, style: str, warmup, batch, batch_line) -> tuple[bool, object]:
+    """Whether the schedule is exact per iteration, and the factor from the flags' lengths to the
+    output's: in iterations exact unless inverse-square-root's clamps differ; in samples, per
+    iteration when the batch is constant and known."""
+    if mode == "iters":
+        exact_per_iteration = style != "inverse-square-root" or sp.Ge(warmup, 1) == sp.true \
+            or (batch is not None and batch == 1)
+        return exact_per_iteration, 1 if exact_per_iteration else _batch(v, batch)
+    can = batch is not None and batch_line is None
+    exact_per_iteration = can and (style != "inverse-square-root" or sp.Ge(warmup / batch, 1) == sp.true)
+    return exact_per_iteration, 1 / batch if exact_per_iteration else 1
+
+
+def _weight_decay(v: _Values, incr_steps) -> dict:
+    """``get_wd``'s arguments: one ``--weight-decay``, or the two ends of an increment style."""
+    wd_style = v.choice("weight_decay_incr_style")
+    if wd_style == "constant":
+        start = end = v.number("weight_decay")
+    else:
+        start, end = v.number("start_weight_decay"), v.number("end_weight_decay")
+    return {"start_wd": start, "end_wd": end, "wd_incr_steps": incr_steps, "wd_incr_style": wd_style}
+
+
+def _refuse_unset(v: _Values, params: dict) -> None:
+    """On the batch clock the lengths are fixed when the file compiles: a ``$NAME`` the script
+    never sets cannot become a required parameter there."""
+    for key, flag in v.args.flags.items():
+        name = flag.ref.name.lower() if flag.ref is not None else None
+        if name in params and params[name][1] is None:
+            _refuse(v, key, f"with a changing batch the lengths are fixed when the file compiles, and "
+                            f"${flag.ref.name} has no value in the script",
+                    hint=f"write the number, or set {flag.ref.name}=... in the script (it becomes "
+                         "the parameter's default)")
 
 
 def _origins(v: _Values, unit: str, wd_style: str) -> dict:
@@ -684,3 +721,30 @@ def _kwargs(kwargs: dict, core, spans=None) -> str:
         else:
             parts.append(f"{key}={core(value)}")
     return ", ".join(parts)
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+#: The launcher or flags that say a command line is Megatron-LM's.
+_LAUNCH = re.compile(r"\bpretrain_\w+\.py\b|--(?:lr-decay-style|lr-warmup-(?:iters|fraction|samples|init)"
+                     r"|lr-decay-(?:iters|samples)|lr-wsd-decay-(?:style|iters|samples)|train-iters"
+                     r"|train-samples|min-lr|global-batch-size|weight-decay-incr-style)\b")
+#: A YAML of ``--flag:`` keys.
+_YAML_FLAGS = re.compile(r"^[ \t]*['\"]?--?(?:lr-decay-style|lr|train-iters|lr-warmup-\w+|min-lr)"
+                         r"['\"]?[ \t]*:", re.MULTILINE)
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """Megatron's flags as YAML keys, or on a command line its launcher or flags."""
+    if suffix in YAML:
+        return bool(_YAML_FLAGS.search(text))
+    return bool(_LAUNCH.search(text) or _YAML_FLAGS.search(text))
+
+
+FORMAT = Format("megatron-args",
+                "Megatron-LM arguments: a pretrain_*.py command line or script, or YAML of --flag: keys",
+                (*SHELL, *YAML), recognizes, reader("megatron-args", None, source, takes_options=True),
+                export,
+                schedule_flags=re.compile(r"--(?:lr|min-lr|lr-decay-style|train-iters|train-samples"
+                                          r"|lr-warmup-\w+)\b"))

@@ -27,6 +27,7 @@ Runner's default: ``max_epochs`` (by epoch) or ``max_iters``.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from ..errors import SchedlangError, Span, did_you_mean
@@ -34,10 +35,11 @@ from ..library.presets import PRESETS
 from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
+from .common.format import Format, reader
+from .common.numbers import exact, sched_text
+from .common.source_text import choices_of, header, option
 from .core_text import text as expr_text
-from .numbers import exact, sched_text
 from .python_literal import Imported, Item, Module, Unread, script_schedule
-from .source_text import choices_of, header, option
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -332,4 +334,17 @@ def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> st
     return "\n".join([*head, *decls, *body]) + "\n"
 
 
-__all__ = ["source"]
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """A top-level ``param_scheduler``; a ``.py`` file no format recognizes is read as an OpenMMLab
+    config too (the ``.py`` fallback), whose error says what is missing."""
+    return bool(re.search(r"^param_scheduler\b", text, re.MULTILINE))
+
+
+FORMAT = Format("mmengine-config", "OpenMMLab / mmengine config (param_scheduler = [...])", (".py",),
+                recognizes, reader("mmengine-config", None, source, takes_options=True), fallback=(".py",))

@@ -57,6 +57,7 @@ import builtins
 
 from ..errors import SchedlangError, Source, Span
 from ..limits import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from .common.yaml_source import Node
 from .python_builtins import _option, _parameters
 from .python_eval import Evaluator
 from .python_syntax import (
@@ -85,7 +86,6 @@ from .python_values import (
     _short,
     _truth,
 )
-from .yaml_source import Node
 
 
 class Module(Evaluator):

@@ -12,14 +12,16 @@ does not change the schedule.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
-from .numbers import exact, sched_text
-from .source_text import header
+from .common.format import SHELL, Format, check_style, checked, importing
+from .common.numbers import exact, sched_text
+from .common.source_text import header
 
 SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
 FLAGS = ("lr_schedule", "learning_rate", "warmup_steps", "max_steps", "end_lr_ratio")
@@ -71,18 +73,7 @@ def read(flags, origin: str = "<flags>") -> Flags:
                 found.values[key] = str(value)
                 found.spans[key] = None
         return found
-    if isinstance(flags, str):
-        text = flags
-        try:
-            words = shlex.split(text.replace("\\\n", " "), comments=True)
-        except ValueError as exc:
-            source, at = Source(text, origin), _unclosed_quote(text)
-            raise SchedlangError(f"cannot split the command line: {exc}",
-                                 None if at is None else Span.at_offset(source, at, 1),
-                                 hint="close the quote, or escape it with a backslash") from None
-    else:
-        words = [str(w) for w in flags]
-        text = " ".join(shlex.quote(w) for w in words)
+    text, words = _words(flags, origin)
     found.source = Source(text, origin)
     position = 0
     i = 0
@@ -109,6 +100,20 @@ def read(flags, origin: str = "<flags>") -> Flags:
         found.values[name] = value
         found.spans[name] = where
     return found
+
+
+def _words(flags, origin: str) -> tuple[str, list[str]]:
+    """The command line's text and its words: split as the shell would, or joined from a list."""
+    if not isinstance(flags, str):
+        words = [str(w) for w in flags]
+        return " ".join(shlex.quote(w) for w in words), words
+    try:
+        return flags, shlex.split(flags.replace("\\\n", " "), comments=True)
+    except ValueError as exc:
+        source, at = Source(flags, origin), _unclosed_quote(flags)
+        raise SchedlangError(f"cannot split the command line: {exc}",
+                             None if at is None else Span.at_offset(source, at, 1),
+                             hint="close the quote, or escape it with a backslash") from None
 
 
 def _locate(source: Source, token: str, start: int) -> Span | None:
@@ -166,3 +171,21 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
         if warm:
             body = f"warmup(linear, {sched_text(warm)}) >> {body}"
     return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+_FLAGS = re.compile(r"--(?:lr_schedule|learning_rate|warmup_steps|max_steps|decay_steps|end_lr)\b")
+
+
+def from_sambaflow(flags, origin: str = "<flags>", style: str = "presets") -> str:
+    """``.sched`` source for SambaFlow flags: a list of arguments, a command line, or a dict."""
+    check_style(style)
+    with importing(flags if isinstance(flags, str) else "", origin):
+        return checked(source(read(flags, origin), origin, style), origin)
+
+
+FORMAT = Format("sambaflow", "SambaFlow --lr_schedule flags (a command line or script, or --flags)",
+                SHELL, lambda text, suffix: bool(_FLAGS.search(text)), from_sambaflow,
+                schedule_flags=re.compile(r"--lr_schedule\b"))

@@ -37,10 +37,12 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from .common.format import SHELL, YAML, Format, reader
+from .common.keys import yaml_keys
+from .common.numbers import exact, sched_text
+from .common.source_text import choices_of, comment_safe, header, option
+from .common.yaml_source import load
 from .core_text import core_source
-from .numbers import exact, sched_text
-from .source_text import choices_of, comment_safe, header, option
-from .yaml_source import load
 
 #: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
 TRAIN_DEFAULTS = {
@@ -326,3 +328,31 @@ def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, str]]:
     out.append(("decay_fn", option(fn, choices_of("timm.WSDLRScheduler", "decay_fn"), r.span("lr_decay_fn"),
                                    "lr_decay_fn")))
     return out
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+#: The launcher or flags that say a command line is timm's ``train.py``.
+_LAUNCH = re.compile(r"(?:^|[\s/])(?:train\.py|distributed_train\.sh)\b"
+                     r"|--(?:sched|sched-on-updates|warmup-epochs"
+                     r"|cooldown-epochs|decay-epochs|lr-base|lr-cycle-\w+|warmup-lr|decay-rate|lr-k-decay)\b",
+                     re.MULTILINE)
+
+
+def _args_yaml(text: str) -> bool:
+    top = yaml_keys(text)[0]
+    return "sched" in top and bool(top & {"lr", "epochs", "warmup_epochs"})
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """The ``args.yaml`` train.py writes (``sched:`` with ``lr:`` or ``epochs:``), or a command line
+    with its launcher or flags."""
+    if suffix in YAML:
+        return _args_yaml(text)
+    return bool(_LAUNCH.search(text)) or _args_yaml(text)
+
+
+FORMAT = Format("timm-args", "timm train.py: its command line, or the args.yaml it writes",
+                (*SHELL, *YAML), recognizes, reader("timm-args", read, source), names=("args.yaml",),
+                schedule_flags=re.compile(r"--(?:sched|lr|epochs|warmup-epochs|decay-epochs)\b"))

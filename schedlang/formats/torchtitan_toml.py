@@ -22,8 +22,9 @@ import tomllib
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..limits import MAX_CONFIG_DEPTH, MAX_DIGITS, check_size
-from .numbers import exact, sched_text
-from .source_text import header
+from .common.format import Format, reader
+from .common.numbers import exact, sched_text
+from .common.source_text import header
 
 FORMULAS = ("current", "2025-03", "2024")
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -245,3 +246,10 @@ def _core(formula: str, values: dict) -> str:
     if stable:
         pieces.append(f"constant({sched_text(lr)}, {sched_text(stable)})")
     return " >> ".join([*pieces, _decay_text(lr, floor, p, kind)])
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+FORMAT = Format("torchtitan-toml", "torchtitan job TOML ([lr_scheduler])", (".toml",),
+                lambda text, suffix: True, reader("torchtitan-toml", None, source, takes_options=True))

@@ -11,8 +11,8 @@ from anchors.preset_cases import max_error
 
 import schedlang
 from schedlang.errors import SchedlangError
+from schedlang.formats import from_composer_yaml
 from schedlang.formats.composer_yaml import composer_batches
-from schedlang.importers import from_composer_yaml
 
 ISSUE = """\
 scheduler:

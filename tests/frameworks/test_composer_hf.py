@@ -19,7 +19,7 @@ from anchors.preset_cases import max_error
 
 import schedlang
 from schedlang.errors import SchedlangWarning
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 from .composer_hf_cases import COMPOSER, COMPOSER_ZERO, CONFIGS, HF
 
@@ -94,7 +94,7 @@ def test_hf_args_match_get_scheduler(case):
 
 
 def test_yaml_merge_keys_with_an_overriding_key_are_read_like_pyyaml():
-    from schedlang.formats.yaml_source import load
+    from schedlang.formats.common.yaml_source import load
 
     yaml = pytest.importorskip("yaml")
     text = (CONFIGS / "cerebras_merge_keys.yaml").read_text()
@@ -106,7 +106,7 @@ def test_yaml_merge_keys_with_an_overriding_key_are_read_like_pyyaml():
 
 
 def test_merge_keys_in_composer_and_hf_files():
-    from schedlang.importers import from_composer_yaml, from_hf_args
+    from schedlang.formats import from_composer_yaml, from_hf_args
 
     hf = ("defaults: &defaults {lr_scheduler_type: cosine, learning_rate: 1.0e-3, max_steps: 100}\n"
           "<<: *defaults\nlearning_rate: 2.0e-3\n")
@@ -147,7 +147,7 @@ def test_warnings_can_be_made_errors_by_api_users():
 
 
 def test_trainer_format_still_refuses_unknown_keys():
-    from schedlang.importers import from_cerebras_yaml
+    from schedlang.formats import from_cerebras_yaml
 
     with pytest.raises(schedlang.SchedlangError, match="has no argument 'alpha'"):
         from_cerebras_yaml("schedulers:\n  - CosineDecayLR: {initial_learning_rate: 1, end_learning_rate: 0, "
@@ -195,7 +195,7 @@ def test_composer_warmup_longer_than_the_run_follows_composer_past_the_end():
      {"steps_per_epoch": 25}, 200),
 ])
 def test_foundry_inv_sqrt_quirks_follow_llm_foundry(scheduler, max_duration, dataloader_len, params, steps):
-    from schedlang.importers import from_composer_yaml
+    from schedlang.formats import from_composer_yaml
 
     lines = ["scheduler:", "  name: inv_sqrt_with_warmup", *[f"  {k}: {v}" for k, v in scheduler.items()],
              "optimizer: {lr: 0.5}", f"max_duration: {max_duration}"]
@@ -248,7 +248,7 @@ def test_hf_presets_take_warmup_ratio_like_the_trainer():
     ("schedulers:\n  - constant: {alpha: 1}\n  - cosine_decay: {}\n", "2 schedulers", 3, 5),
 ])
 def test_composer_diagnostics(text, message, line, column):
-    from schedlang.importers import from_composer_yaml
+    from schedlang.formats import from_composer_yaml
 
     with pytest.raises(schedlang.SchedlangError) as info:
         from_composer_yaml(text, "c.yaml")
@@ -266,7 +266,7 @@ def test_composer_diagnostics(text, message, line, column):
     ('{"learning_rate": "fast"}', "must be a number", 1, 19),
 ])
 def test_hf_diagnostics(text, message, line, column):
-    from schedlang.importers import from_hf_args
+    from schedlang.formats import from_hf_args
 
     with pytest.raises(schedlang.SchedlangError) as info:
         from_hf_args(text, "args.json")
@@ -275,7 +275,7 @@ def test_hf_diagnostics(text, message, line, column):
 
 
 def test_hf_constant_with_warmup_ignores_kwargs_with_a_warning():
-    from schedlang.importers import from_hf_args
+    from schedlang.formats import from_hf_args
 
     with pytest.warns(SchedlangWarning, match="ignored"):
         text = from_hf_args('{"lr_scheduler_type": "constant_with_warmup", "warmup_steps": 5, '
@@ -304,8 +304,8 @@ def test_cli_imports_and_verifies_both_styles(tmp_path):
 
 @pytest.mark.parametrize("case", COMPOSER, ids=lambda c: c.file)
 def test_composer_export_round_trips(case):
-    from schedlang.exporters import export
-    from schedlang.importers import from_composer_yaml
+    from schedlang.formats import from_composer_yaml
+    from schedlang.formats.export import export
 
     text = import_file(case.path, format="composer-yaml")
     exported = export(text, "x.sched", format="composer-yaml", params=case.params)  # proven equal inside
@@ -315,7 +315,7 @@ def test_composer_export_round_trips(case):
 
 @pytest.mark.parametrize("case", HF, ids=lambda c: c.file)
 def test_hf_export_round_trips(case):
-    from schedlang.exporters import export
+    from schedlang.formats.export import export
 
     text = import_file(case.path, format="hf-args")
     exported = export(text, "x.sched", format="hf-args", params=case.params)
@@ -332,7 +332,7 @@ def test_hf_export_round_trips(case):
      "whole number of batches"),
 ])
 def test_exports_refuse_with_the_reason(fmt, source, message):
-    from schedlang.exporters import export
+    from schedlang.formats.export import export
 
     with pytest.raises(schedlang.SchedlangError, match=message):
         export(source, "x.sched", format=fmt)
@@ -381,7 +381,7 @@ def test_param_group_tags_that_pick_two_schedules_are_refused():
 
 
 def test_param_group_tags_on_a_child_are_refused():
-    from schedlang.importers import from_cerebras_yaml
+    from schedlang.formats import from_cerebras_yaml
 
     with pytest.raises(schedlang.SchedlangError, match="outer scheduler"):
         from_cerebras_yaml("schedulers:\n  - SequentialLR:\n      schedulers:\n        - ConstantLR: "
@@ -395,7 +395,7 @@ YAML_FORMATS = {"cerebras": "cerebras-yaml", "composer": "composer-yaml", "found
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
 def test_yaml_format_is_guessed_from_the_top_level_keys(path):
-    from schedlang.importers import guess_format
+    from schedlang.formats import guess_format
 
     expected = YAML_FORMATS[path.name.split("_", 1)[0]]
     assert guess_format(path, path.read_text(encoding="utf-8")) == expected
@@ -407,7 +407,7 @@ def test_yaml_format_is_guessed_from_the_top_level_keys(path):
 def test_json_format_is_guessed_from_the_keys(path):
     """A serialized Keras schedule has ``class_name``; a DeepSpeed config ``scheduler`` (or its
     other top-level sections); anything else is HF ``TrainingArguments``."""
-    from schedlang.importers import guess_format
+    from schedlang.formats import guess_format
 
     expected = "deepspeed-json" if path.parent.name == "deepspeed" else \
         {"hf": "hf-args", "keras": "keras-json"}[path.name.split("_", 1)[0]]

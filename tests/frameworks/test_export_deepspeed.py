@@ -9,7 +9,7 @@ import pytest
 
 import schedlang
 from schedlang.errors import SchedlangError
-from schedlang.exporters import export
+from schedlang.formats.export import export
 
 from .deepspeed_cases import DEEPSPEED, deepspeed_values
 

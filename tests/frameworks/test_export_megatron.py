@@ -7,8 +7,8 @@ import pytest
 
 import schedlang
 from schedlang.errors import SchedlangError
-from schedlang.exporters import export
-from schedlang.importers import from_megatron_args
+from schedlang.formats import from_megatron_args
+from schedlang.formats.export import export
 
 from .megatron_cases import MEGATRON
 

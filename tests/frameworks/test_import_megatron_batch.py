@@ -25,8 +25,8 @@ from types import SimpleNamespace
 import pytest
 
 import schedlang
-from schedlang.exporters import export
-from schedlang.importers import import_file
+from schedlang.formats import import_file
+from schedlang.formats.export import export
 
 from .real import real
 from .test_megatron_batch import Loop, ramp_calculator, real_batch_at, scheduler_019, step_calculator

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 import schedlang
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 from .deepspeed_cases import deepspeed_values
 from .real import real

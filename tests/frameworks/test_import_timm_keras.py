@@ -15,8 +15,8 @@ import schedlang
 from frameworks import keras_cases as KC
 from frameworks import timm_cases as TC
 from frameworks.real import real
+from schedlang.formats import import_file
 from schedlang.formats.timm_args import TRAIN_DEFAULTS
-from schedlang.importers import import_file
 
 CONFIGS = Path(__file__).parent / "configs"
 

@@ -17,7 +17,7 @@ from anchors.preset_cases import max_error
 import schedlang
 from frameworks.mmengine_cases import mmengine_values
 from frameworks.real import real
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 CONFIGS = Path(__file__).parent / "configs"
 

@@ -1,4 +1,4 @@
-"""Python configuration files read with Python's meaning (``importers/python_literal.py``).
+"""Python configuration files read with Python's meaning (``formats/python_literal.py``).
 
 Each config of ours is imported (followed over ``ast``, never run) and compared at every step
 with the framework's own scheduler built from what *Python* makes of the same file: mmengine's
@@ -21,7 +21,7 @@ from frameworks import keras_cases as KC
 from frameworks.deepspeed_cases import deepspeed_values
 from frameworks.real import real
 from frameworks.test_mmengine import _reference
-from schedlang.importers import guess_format, import_file
+from schedlang.formats import guess_format, import_file
 
 CONFIGS = Path(__file__).parent / "configs" / "python"
 
@@ -160,7 +160,7 @@ def test_keras_refusals(tmp_path):
 def test_keras_positional_order_is_keras_own():
     import inspect
 
-    from schedlang.importers.keras_json import POSITIONAL
+    from schedlang.formats.keras_json import POSITIONAL
 
     schedules = real("keras.optimizers.schedules")
     for name, order in POSITIONAL.items():

@@ -18,7 +18,7 @@ from anchors.preset_cases import max_error
 import schedlang
 from frameworks import torchtitan_history as history
 from frameworks.torchtitan_cases import lambda_values, titan_values
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 CONFIGS = Path(__file__).parent / "configs"
 ROOT = Path(__file__).resolve().parents[2]

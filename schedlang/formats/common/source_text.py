@@ -18,10 +18,10 @@ import contextlib
 import contextvars
 import re
 
-from ..errors import SchedlangError, Source, Span, split_lines
-from ..library.presets import PRESETS
-from ..limits import decimal
-from ..program import compile as compile_source
+from ...errors import SchedlangError, Source, Span, split_lines
+from ...library.presets import PRESETS
+from ...limits import decimal
+from ...program import compile as compile_source
 from .numbers import exact, sched_text
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..limits import decimal
+from ...limits import decimal
 
 
 def exact(value) -> sp.Rational | None:

@@ -7,7 +7,7 @@ from anchors import reference as R
 from helpers import run_cli
 
 import schedlang
-from schedlang import importers
+from schedlang import formats
 from schedlang.library.presets import PRESETS
 
 HAVE_PRESETS = "sambaflow.cosine_schedule_with_warmup" in PRESETS
@@ -34,13 +34,13 @@ def styles():
 ])
 def test_flags_import_equal(flags, expected):
     for style in styles():
-        source = importers.from_sambaflow(flags, style=style)
+        source = formats.from_sambaflow(flags, style=style)
         verdict = schedlang.equivalent(schedlang.compile(source), expected)
         assert verdict, (style, verdict)
 
 
 def test_command_line_text_with_continuations_and_other_flags():
-    source = importers.from_sambaflow(COMMAND, "run.sh", style="core")
+    source = formats.from_sambaflow(COMMAND, "run.sh", style="core")
     expected = "warmup(linear, 100) >> cosine(2.5e-4, 2.5e-5, 900)"
     assert schedlang.equivalent(schedlang.compile(source), expected)
 
@@ -55,7 +55,7 @@ def test_values_match_the_documented_formulas(name, kwargs):
     expected = R.sambaflow_values(name, kwargs, steps)
     flags = ["--lr_schedule", name] + [x for k, v in kwargs.items() for x in (f"--{k}", str(v))]
     for style in styles():
-        schedule = schedlang.compile(importers.from_sambaflow(flags, style=style))["lr"]
+        schedule = schedlang.compile(formats.from_sambaflow(flags, style=style))["lr"]
         assert [schedule(s) for s in steps] == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
@@ -67,14 +67,14 @@ def test_values_match_the_documented_formulas(name, kwargs):
 ])
 def test_errors_point_at_the_flag_value(text, message, column):
     with pytest.raises(schedlang.SchedlangError) as info:
-        importers.from_sambaflow(text, "run.sh")
+        formats.from_sambaflow(text, "run.sh")
     assert message in info.value.message
     assert (info.value.line, info.value.column) == (1, column), str(info.value)
 
 
 def test_missing_schedule_flag():
     with pytest.raises(schedlang.SchedlangError, match="no --lr_schedule"):
-        importers.from_sambaflow("python train.py --learning_rate 1", "run.sh")
+        formats.from_sambaflow("python train.py --learning_rate 1", "run.sh")
 
 
 def test_cli_file_and_inline_flags(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from schedlang.errors import SchedlangError
-from schedlang.importers import import_file
+from schedlang.formats import import_file
 
 
 def _refusal(tmp_path, name: str, content: bytes | str, fmt: str | None = None) -> SchedlangError:

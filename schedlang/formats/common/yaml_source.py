@@ -21,8 +21,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from ..errors import SchedlangError, Source, Span, warn
-from ..limits import MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, check_size, decimal
+from ...errors import SchedlangError, Source, Span, warn
+from ...limits import MAX_YAML_ALIASES, MAX_YAML_DEPTH, MAX_YAML_VALUES, LimitError, check_size, decimal
 
 _NUMERIC = re.compile(r"[-+]?[\d_.]+([eE][-+]?[\d_]+)?")
 
@@ -155,40 +155,47 @@ def _convert(loader, node, source: Source, count: list[int]) -> Node:
         raise SchedlangError(f"the YAML tag {node.tag} is not allowed", span,
                              hint="configurations hold plain numbers, strings, lists and mappings")
     if isinstance(node, yaml.MappingNode):
-        merged = loader.merged.get(id(node))
-        if merged is None:  # an aliased mapping is flattened once and may be visited again
-            own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
-            loader.flatten_mapping(node)  # merge keys (<<): merged entries first, then its own
-            merged = loader.merged[id(node)] = len(node.value) - own
-        values: dict[str, Node] = {}
-        keys: dict[str, Span] = {}
-        from_merge: set[str] = set()
-        for index, (key_node, value_node) in enumerate(node.value):
-            key_span = _span(source, key_node.start_mark, key_node.end_mark)
-            count[0] += 1  # a key is a value too: an alias bomb as a key is counted, not built
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise SchedlangError("expected a name as the key, got a "
-                                     f"{'list' if isinstance(key_node, yaml.SequenceNode) else 'mapping'}",
-                                     key_span, hint="configuration keys are plain names")
-            _check_number(key_node.value, key_span)
-            key = loader.construct_object(key_node, deep=True)
-            if not isinstance(key, str):
-                raise SchedlangError(f"expected a name as the key, got {key!r}", key_span)
-            if key in values and index >= merged and key not in from_merge:
-                # PyYAML (safe_load, which every framework uses) keeps the last value silently.
-                warn(f"'{key}' is given twice; the later value wins, as PyYAML reads it", key_span,
-                     hint=f"first at line {keys[key].line}; delete one of them")
-            values[key] = _convert(loader, value_node, source, count)
-            keys[key] = key_span
-            if index < merged:
-                from_merge.add(key)
-            else:
-                from_merge.discard(key)  # the mapping's own key overrides a merged one, silently
-        return Node(values, span, keys)
+        return _mapping(loader, node, span, source, count)
     if isinstance(node, yaml.SequenceNode):
         return Node([_convert(loader, item, source, count) for item in node.value], span)
     _check_number(node.value, span)
     return Node(loader.construct_object(node, deep=True), span)
+
+
+def _mapping(loader, node, span: Span, source: Source, count: list[int]) -> Node:
+    """A mapping's keys (names, each counted and checked) and converted values, merge keys (``<<``)
+    flattened; a key given twice warns as PyYAML's silent choice of the last one."""
+    yaml = _yaml()
+    merged = loader.merged.get(id(node))
+    if merged is None:  # an aliased mapping is flattened once and may be visited again
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
+        loader.flatten_mapping(node)  # merge keys (<<): merged entries first, then its own
+        merged = loader.merged[id(node)] = len(node.value) - own
+    values: dict[str, Node] = {}
+    keys: dict[str, Span] = {}
+    from_merge: set[str] = set()
+    for index, (key_node, value_node) in enumerate(node.value):
+        key_span = _span(source, key_node.start_mark, key_node.end_mark)
+        count[0] += 1  # a key is a value too: an alias bomb as a key is counted, not built
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise SchedlangError("expected a name as the key, got a "
+                                 f"{'list' if isinstance(key_node, yaml.SequenceNode) else 'mapping'}",
+                                 key_span, hint="configuration keys are plain names")
+        _check_number(key_node.value, key_span)
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str):
+            raise SchedlangError(f"expected a name as the key, got {key!r}", key_span)
+        if key in values and index >= merged and key not in from_merge:
+            # PyYAML (safe_load, which every framework uses) keeps the last value silently.
+            warn(f"'{key}' is given twice; the later value wins, as PyYAML reads it", key_span,
+                 hint=f"first at line {keys[key].line}; delete one of them")
+        values[key] = _convert(loader, value_node, source, count)
+        keys[key] = key_span
+        if index < merged:
+            from_merge.add(key)
+        else:
+            from_merge.discard(key)  # the mapping's own key overrides a merged one, silently
+    return Node(values, span, keys)
 
 
 def _check_number(text: str, span: Span) -> None:

@@ -18,8 +18,8 @@ import bisect
 import json
 import re
 
-from ..errors import LINE_BREAK, SchedlangError, Source, Span, warn
-from ..limits import MAX_CONFIG_DEPTH, LimitError, check_size, decimal
+from ...errors import LINE_BREAK, SchedlangError, Source, Span, warn
+from ...limits import MAX_CONFIG_DEPTH, LimitError, check_size, decimal
 from .yaml_source import Node
 
 _SPACE = re.compile(r"[ \t\n\r]*")

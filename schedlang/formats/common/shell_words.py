@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import Source, Span
+from ...errors import LINE_BREAK, SchedlangError, Source, Span
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BRACED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?::?[-=]([^}]*))?")
@@ -147,3 +147,32 @@ def _dollar(text: str, i: int, source: Source, state: dict) -> int:
 def _ref(state: dict, ref: Ref) -> None:
     state["refs"].append(ref)
     state["chars"].append(f"${ref.name}")
+
+
+#: A line that launches a training program (a command, not a variable holding flags).
+_LAUNCH = re.compile(r"(?:^|[\s;&|(])(?:\S*\.py|\S*\.sh|torchrun|python3?|deepspeed|accelerate|srun|mpirun)"
+                     r"(?=\s|$)")
+
+
+def one_command(text: str, filename: str, schedule_flags: re.Pattern) -> None:
+    """Refuse a command-line file that launches training several times with ``schedule_flags``
+    (the format's own, ``Format.schedule_flags``: SambaFlow's compile step, or `train.py --help`,
+    is not a schedule), naming the lines: merging a docs page's three commands would import a
+    schedule that none of them runs."""
+    commands, line, logical, first = [], 1, [], None
+    for raw in LINE_BREAK.split(text):
+        first = first or line
+        logical.append(raw)
+        line += 1
+        if raw.rstrip().endswith("\\"):
+            continue
+        command = " ".join(logical).split("#")[0] if not logical[0].lstrip().startswith("#") else ""
+        if _LAUNCH.search(command) and schedule_flags.search(command.replace("=", " ")):
+            commands.append(first)
+        logical, first = [], None
+    if len(commands) > 1:
+        source = Source(text, filename)
+        raise SchedlangError(f"{filename} holds {len(commands)} commands with schedule flags (lines "
+                             f"{', '.join(map(str, commands))}); which one runs?",
+                             Span(source, commands[1], 1, commands[1], 2),
+                             hint="import one command: put it in a file of its own")

@@ -17,6 +17,7 @@ import os
 import stat
 import subprocess
 import sys
+import types
 
 import pytest
 from helpers import ROOT
@@ -24,8 +25,7 @@ from helpers import ROOT
 import schedlang
 from schedlang import limits
 from schedlang.cli import json_output, main
-from schedlang.formats import TABLE, guess_format, help_text, import_file, markdown_table
-from schedlang.importers import from_cerebras_yaml
+from schedlang.formats import TABLE, from_cerebras_yaml, guess_format, help_text, import_file, markdown_table
 
 MEGATRON = """#!/bin/bash
 torchrun pretrain_gpt.py \\
@@ -146,7 +146,7 @@ def test_a_file_name_cannot_add_a_statement(tmp_path, fmt, suffix, text):
 
 
 def test_an_export_header_escapes_the_file_name(tmp_path):
-    from schedlang.exporters import export
+    from schedlang.formats.export import export
 
     text = export("schedule lr = cosine(0.1, 0.01, 100)\n", NAME + ".sched", format="cerebras-yaml")
     first, *rest = text.splitlines()
@@ -449,7 +449,9 @@ def test_a_sambaflow_compile_then_run_script_is_one_command(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["cerebras-yaml", "deepspeed-json", "megatron-args"])
 def test_every_export_is_read_back_and_proven_by_one_step(fmt):
-    from schedlang.formats.export import export, proven
+    from schedlang.formats import READERS
+    from schedlang.formats.common.proof import proven
+    from schedlang.formats.export import export
 
     source = "schedule lr = warmup(linear, 10) >> cosine(0.1, 0.01, 90)\n"
     if fmt != "cerebras-yaml":
@@ -460,10 +462,155 @@ def test_every_export_is_read_back_and_proven_by_one_step(fmt):
                                    "lr_decay_style=\"cosine\")\n"}[fmt]
     text = export(source, "a.sched", format=fmt)
     original = schedlang.compile(source)
-    proven(original, text, fmt, "a.sched")
+    proven(original, text, READERS[fmt], "a.sched")
     warmup = {"cerebras-yaml": "total_iters: 10", "deepspeed-json": '"warmup_num_steps": 10',
               "megatron-args": "--lr-warmup-samples 10"}[fmt]
     changed = text.replace(warmup, warmup.replace("10", "20"))
     assert changed != text
     with pytest.raises(schedlang.SchedlangError, match="internal error"):
-        proven(original, changed, fmt, "a.sched", style="core" if fmt == "cerebras-yaml" else "presets")
+        proven(original, changed, READERS[fmt], "a.sched",
+               style="core" if fmt == "cerebras-yaml" else "presets")
+
+
+# -- the recipe: a format is one module, listed --------------------------------------------------
+
+TOY_MODULE = '''"""A toy format for the recipe test: a line ``toy lr=0.1 steps=100``, a linear decay to 0."""
+
+import re
+
+import schedlang
+from schedlang.errors import SchedlangError
+from schedlang.formats.common.format import Format, reader
+from schedlang.formats.common.proof import proven
+from schedlang.formats.common.numbers import exact, sched_text
+
+_LINE = re.compile(r"toy lr=(\\S+) steps=(\\d+)")
+
+
+def read(text, filename):
+    found = _LINE.fullmatch(text.strip())
+    if found is None:
+        raise SchedlangError(f"{filename} is not one toy line")
+    return exact(found[1]), int(found[2])
+
+
+def source(config, filename, style):
+    lr, steps = config
+    return f"schedule lr = linear({sched_text(lr)}, 0, {steps})\\n"
+
+
+def export(text, filename="<string>", params=None, verify=True, schedules=None, *, read):
+    program = schedlang.compile(text, params or None)
+    lr = program["lr"]
+    written = f"toy lr={lr(0)} steps={lr.duration}\\n"
+    if verify:
+        proven(program, written, read, filename)
+    return written
+
+
+FORMAT = Format("toy-lines", "a toy line (the recipe test)", (".toy",),
+                lambda text, suffix: text.startswith("toy "), reader("toy-lines", read, source), export)
+'''
+
+
+@pytest.fixture
+def toy_format(tmp_path, monkeypatch):
+    """The toy module written to a file and named in ``MODULES``: nothing else changes."""
+    import importlib.util
+
+    from schedlang import formats
+
+    path = tmp_path / "toy_lines.py"
+    path.write_text(TOY_MODULE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("schedlang.formats.toy_lines", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(formats, "MODULES", (*formats.MODULES, "toy_lines"))
+    formats.table.cache_clear()
+    yield module
+    formats.table.cache_clear()
+
+
+def test_a_format_added_as_one_listed_module_is_guessed_imported_exported_and_proven(toy_format, tmp_path,
+                                                                                     capsys):
+    from schedlang import formats
+    from schedlang.formats.common.proof import proven
+    from schedlang.formats.export import export
+
+    path = tmp_path / "run.toy"
+    path.write_text("toy lr=0.1 steps=100\n", encoding="utf-8")
+    assert guess_format(path, path.read_text()) == "toy-lines"
+    source = import_file(path)
+    assert schedlang.equivalent(source, "schedule lr = linear(0.1, 0, 100)\n")
+    written = export(source, "run.sched", format="toy-lines")
+    assert written == "toy lr=0.1 steps=100\n"
+    proven(schedlang.compile(source), written, formats.READERS["toy-lines"], "run.sched")
+    with pytest.raises(schedlang.SchedlangError, match="internal error"):
+        proven(schedlang.compile(source), "toy lr=0.1 steps=99\n", formats.READERS["toy-lines"], "run.sched")
+    assert formats.from_toy_lines("toy lr=0.1 steps=100") == source
+    assert "`toy-lines` | a toy line (the recipe test) | `.toy` | yes |" in markdown_table()
+    with pytest.raises(SystemExit):
+        main(["import", "--help"])
+    assert "toy-lines" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["export", "x.sched", "--format", "nope"])
+    assert "toy-lines" in capsys.readouterr().err
+
+
+def test_a_listed_module_that_declares_no_format_is_named(monkeypatch):
+    from schedlang import formats
+
+    monkeypatch.setattr(formats, "MODULES", (*formats.MODULES, "numbers_of_nothing"))
+    monkeypatch.setitem(sys.modules, "schedlang.formats.numbers_of_nothing", types.ModuleType("nothing"))
+    formats.table.cache_clear()
+    try:
+        with pytest.raises(TypeError, match="numbers_of_nothing.py is listed in MODULES but declares no"):
+            formats.table()
+        monkeypatch.setattr(formats, "MODULES", (*formats.MODULES[:-1], "timm_args"))
+        formats.table.cache_clear()
+        with pytest.raises(TypeError, match="two modules declare the format 'timm-args'"):
+            formats.table()
+    finally:
+        formats.table.cache_clear()
+
+
+def test_formats_knows_no_framework_outside_its_module_list():
+    """``formats/__init__.py`` names formats only in ``MODULES``: the rest is built from them."""
+    text = (ROOT / "schedlang" / "formats" / "__init__.py").read_text(encoding="utf-8")
+    start = text.index("MODULES = (")
+    body = text.replace(text[start:text.index(")\n", start)], "")
+    for word in ("cerebras", "composer", "megatron", "timm", "keras", "deepspeed", "sambaflow", "torchtitan",
+                 "mmengine", "hf_args", "hf-args", "lr_scheduler", "trainer", "param_scheduler"):
+        assert word not in body.lower(), word
+
+
+def test_the_formats_package_has_no_import_cycle():
+    """Every import between the modules of ``formats`` (at module level and inside functions)
+    goes one way: a writer is handed its reader, so no format imports ``export`` or another."""
+    import ast
+
+    package = ROOT / "schedlang" / "formats"
+    graph = {}
+    for path in package.rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        base = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                parent = base.rsplit(".", node.level - 1)[0] if node.level > 1 else base
+                target = f"{parent}.{node.module}" if node.module else parent
+                edges |= {f"{target}.{a.name}" for a in node.names} | {target}
+        graph[name] = edges
+    graph = {name: {e for e in edges if e in graph and e != name} for name, edges in graph.items()}
+
+    def reach(start, seen):
+        for nxt in graph[start]:
+            if nxt not in seen:
+                seen.add(nxt)
+                reach(nxt, seen)
+        return seen
+
+    # the package's __init__ lists its modules and may load them; nothing it loads loads it back
+    cycles = sorted(name for name in graph if name in reach(name, set()) and name != "schedlang.formats")
+    assert not cycles, cycles

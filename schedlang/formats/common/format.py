@@ -1,0 +1,100 @@
+"""The declaration every format module makes (``FORMAT = Format(...)``) and the path every reader
+takes through it.
+
+A format is one module of ``schedlang.formats`` that ends with its ``Format``: its name, the
+framework's words for the file, the file names it comes in, how to recognise its content, its
+reader and, where the format can say the schedule, its writer.  ``formats/__init__.py`` lists
+the modules and builds the table, the guesser and ``import_file`` from these declarations, so
+nothing about a format is written outside its module (docs/import_export.md, "Adding a format").
+
+Every reader goes the same way (``reader``): the style checked, bounded input
+(``limits.check_size``), every value written remembered with its span (``source_text``), the
+generated text compiled and any error in it moved to the configuration's own line and column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...errors import SchedlangError
+from ...limits import check_size
+from .source_text import checked as compiles
+from .source_text import located, recording
+
+STYLES = ("presets", "core")
+#: The file names of a command line or shell script (one command per file).
+SHELL = (".sh", ".bash", ".txt", ".args", ".flags", ".cmd")
+YAML = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class Format:
+    """One configuration format: what the command line, ``import --help``, the guesser and
+    docs/import_export.md all read (nothing about a format is written anywhere else)."""
+
+    name: str
+    what: str  # the framework's own words for the file
+    suffixes: tuple[str, ...]  # the file names it comes in
+    #: ``recognizes(text, suffix)``: is this text (of a file with that suffix) this format?
+    #: Formats sharing a suffix are asked in the order ``formats/__init__.py`` lists them.
+    recognizes: Callable[[str, str], bool]
+    reader: Callable  # ``reader(text, filename, style[, options]) -> .sched source``
+    #: ``writer(source, filename, params, verify, schedules, read) -> text``; ``read`` is this
+    #: format's own reader, which the writer hands to ``proof.proven``.
+    writer: Callable | None = None
+    #: The suffixes of documents that are this format when no format recognizes them (a YAML
+    #: file in the legacy ModelZoo layout): a document's keys are tried in priority order, while
+    #: a command line must name exactly one launcher.
+    fallback: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # whole file names that are this format (``args.yaml``: timm's)
+    #: The flags that make a launch line a schedule of this command-line format
+    #: (``shell_words.one_command``); None for the formats that are not command lines.
+    schedule_flags: re.Pattern | None = None
+
+    @property
+    def shell(self) -> bool:
+        """A command line or shell script (one command per file)."""
+        return self.schedule_flags is not None
+
+
+def reader(name: str, read: Callable | None, source: Callable, *, takes_options: bool = False):
+    """The public reader of a format whose module has ``read(text, filename)`` and ``source(config,
+    filename, style)``; with ``takes_options`` (and no ``read``) its ``source(text, filename, style,
+    options)`` reads the text itself and takes ``import --option KEY=VALUE``."""
+    def read_format(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
+        check_style(style)
+        with importing(text, filename):
+            if takes_options:
+                return checked(source(text, filename, style, options), filename)
+            return checked(source(read(text, filename), filename, style), filename)
+
+    read_format.__name__ = "from_" + name.replace("-", "_")
+    read_format.__doc__ = f"``.sched`` source for a ``{name}`` configuration."
+    read_format.takes_options = takes_options
+    return read_format
+
+
+@contextlib.contextmanager
+def importing(text: str, filename: str):
+    """The shared path of every reader: the text within the size limit (text given to the API as
+    well as files), and every value written remembered with its span, so that an error in the
+    generated text, raised here or by ``checked``, points at the configuration (``--lower`` too)."""
+    check_size(text, filename)
+    with recording(text, filename):
+        try:
+            yield
+        except SchedlangError as exc:
+            raise located(exc, filename) from None
+
+
+def checked(generated: str, filename: str) -> str:
+    """What every import returns: generated text that compiles (``source_text.checked``)."""
+    return compiles(generated, filename)
+
+
+def check_style(style: str) -> None:
+    if style not in STYLES:
+        raise SchedlangError(f"unknown import style '{style}'", hint="one of " + ", ".join(STYLES))

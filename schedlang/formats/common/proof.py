@@ -1,0 +1,42 @@
+"""The one read-back-and-prove step of every export.
+
+A writer hands ``proven`` its own format's reader (``Format.reader``, given to it by
+``formats.export``), so the step needs no table of formats and no format module imports another
+to prove its output: the import graph of ``formats`` has no cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...errors import SchedlangError
+from ...program import compile as compile_source
+from ...syntax import ir
+from ...syntax.parser import parse
+
+
+def proven(original, text: str, read: Callable, filename: str, *, params: dict | None = None,
+           schedules: list[str] | None = None, style: str = "presets", rtol=0, rebind: dict | None = None,
+           strict: bool = True) -> None:
+    """``text`` read back with ``read`` (the format's own reader), compiled with the ``params`` it
+    declares, and each schedule it carries (of ``schedules``, if given) proven equal to
+    ``original``'s (again with ``rebind`` bound in both, for a group parameter's other values).
+    A difference (and, ``strict``, an undecided proof) is an internal error: the writer wrote
+    something else."""
+    from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+    back_source = read(text, f"{filename} (exported)", style)
+    declared = {s.name for s in parse(back_source).statements if isinstance(s, ir.Param)}
+    back = compile_source(back_source, params={k: v for k, v in (params or {}).items() if k in declared})
+    pairs = [(original, back)]
+    if rebind:
+        pairs.append((original.rebind(rebind), back.rebind(rebind)))
+    for first, exported in pairs:
+        for name, schedule in first.schedules.items():
+            if (schedules and name not in schedules) or name not in exported.schedules:
+                continue
+            verdict = equivalent(schedule, exported[name], rtol=rtol)
+            if verdict.different or (strict and not verdict):
+                where = f"at {verdict.counterexample}" if verdict.different else f"({verdict.method})"
+                raise SchedlangError(f"internal error: the export of '{name}' differs from the original "
+                                     f"{where}", schedule.span, hint="please report this with the file")
