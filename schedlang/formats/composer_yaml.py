@@ -19,9 +19,19 @@ Read as the frameworks read it (``yaml.safe_load``, merge keys included):
 
 The arguments each class takes are the ``composer.*`` presets' (one table, in
 ``presets/composer.py``).  Time strings follow ``Time.from_timestring``: ``ba``, ``ep``
-(whole numbers) and ``dur`` (any fraction).  Samples, tokens, iterations and wall-clock
+(whole numbers) and ``dur`` (any fraction).  Iterations and wall-clock
 times, several schedulers (Composer steps them all and the last one wins) and a
 scale-schedule ratio other than 1 are refused at the key that says so.
+
+Samples and tokens (``t_warmup: 2000000000tok``, or ``dur`` of a ``max_duration`` in ``tok``):
+Composer reads ``state.timestamp.token`` for such times, so the schedule is imported on the
+token (sample) clock of SPEC §12: ``batch = global_train_batch_size`` and, for tokens,
+``param seq_len: int = max_seq_len`` (top level or under ``variables:``, or ``--option
+global_train_batch_size=N --option max_seq_len=L``), every time in that unit (``dur``
+converted as Composer does, ``int(v * max_duration)`` in floating point).  A token is a
+position of a full ``max_seq_len`` sequence: llm-foundry's concatenated text; padded batches
+count fewer tokens (feed the measured counts to the class, ``step(tokens=n)``).  Composer
+raises when one schedule mixes units, and so does the import.
 """
 
 from __future__ import annotations
@@ -86,6 +96,10 @@ def classes() -> dict[str, tuple]:
 _TIME = re.compile(r"^\s*([-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(ba|ep|dur|sp|tok|iter|sec)\s*$",
                    re.IGNORECASE)
 _UNITS = {"sp": "samples", "tok": "tokens", "iter": "iterations", "sec": "seconds"}
+#: The units a scheduler's times may have; ``sp``/``tok`` put the schedule on the sample/token clock.
+TIME_UNITS = ("ba", "ep", "dur", "sp", "tok")
+#: Where llm-foundry writes the run's batch (samples per step) and tokens per sample.
+BATCH_KEYS = ("global_train_batch_size", "max_seq_len")
 
 
 @dataclass(frozen=True)
@@ -111,9 +125,11 @@ class Imported:
     max_duration: Time | None = None
     lr: sp.Expr | None = None
     notes: list = field(default_factory=list)
+    clock: str | None = None  # "sp" / "tok" when the times count samples or tokens
+    batch: dict = field(default_factory=dict)  # BATCH_KEYS -> whole number (sample/token clock)
 
 
-def parse_time(node: Node, what: str, units=("ba", "ep", "dur")) -> Time:
+def parse_time(node: Node, what: str, units=TIME_UNITS) -> Time:
     """A Composer time string; integers and other units are refused with the reason."""
     text = node.value
     if isinstance(text, bool) or not isinstance(text, (str, int, float)):
@@ -129,8 +145,8 @@ def parse_time(node: Node, what: str, units=("ba", "ep", "dur")) -> Time:
     unit = match.group(2).lower()
     if unit not in units:
         raise SchedlangError(f"{what} is in {_UNITS.get(unit, unit)}, which schedlang cannot import",
-                             node.span, hint="give it in batches (ba), epochs (ep) or as a fraction of "
-                                             "the run (dur)")
+                             node.span, hint="give it in batches (ba), epochs (ep), samples (sp), tokens "
+                                             "(tok) or as a fraction of the run (dur)")
     amount = Fraction(match.group(1).replace("_", ""))
     if unit != "dur" and amount.denominator != 1:
         raise SchedlangError(f"'{text}': Composer requires a whole number of {unit}", node.span,
@@ -152,6 +168,7 @@ def read(text: str, filename: str = "<string>") -> Imported:
     found = _one(block, key, scope)
     found.max_duration = _max_duration(root, trainer)
     _check_run_units(found)
+    _clock(found, root)
     found.lr = _optimizer_lr(scope) or _optimizer_lr(root)
     ssr = scope.value.get("scale_schedule_ratio")
     if ssr is not None and exact(ssr.value) != 1:
@@ -246,6 +263,56 @@ def _check_run_units(found: Imported) -> None:
                              hint="llm-foundry raises ValueError for a cooldown that would raise the lr")
 
 
+def _effective_unit(time: Time, md: Time | None) -> str:
+    """The unit Composer compares a time in: its own, or ``max_duration``'s for ``dur``."""
+    return md.unit if time.unit == "dur" and md is not None else time.unit
+
+
+def _times(found: Imported):
+    """``(argument, time, span)`` of every time the schedule reads, the defaults included."""
+    for arg in classes()[found.cls]:
+        value = found.args.get(arg.name, arg.default)
+        if isinstance(value, TimeDefault):
+            yield arg.name, Time(Fraction(value.amount), value.unit), found.span
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, Time):
+                yield arg.name, item, item.span or found.span
+
+
+def _clock(found: Imported, root: Node) -> None:
+    """Times in samples or tokens: the schedule is on that clock, every time in that unit."""
+    md = found.max_duration
+    times = list(_times(found))
+    counted = [(n, t, s) for n, t, s in times if _effective_unit(t, md) in ("sp", "tok")]
+    if not counted:
+        return
+    clock = _effective_unit(counted[0][1], md)
+    for name, time, span in times:
+        unit = _effective_unit(time, md)
+        if unit != clock:
+            default = "" if name in found.args else f" (its default, {time.text})"
+            counts = {"ba": "batches", "ep": "epochs", "dur": "fractions of the run", **_UNITS}
+            shown = f"a fraction of a max_duration in {counts[unit]}" if time.unit == "dur" and md \
+                else counts[unit]
+            raise SchedlangError(f"'{name}'{default} counts {shown}, but '{counted[0][0]}' counts "
+                                 f"{_UNITS[clock]}", span,
+                                 hint=f"Composer raises when one schedule mixes units: give every time "
+                                      f"in {clock} (or as a fraction of a max_duration in {clock})")
+    found.clock = clock
+    scopes = [root] + [root.value[k] for k in ("variables",) if k in root.value and root.value[k].is_mapping]
+    for key in BATCH_KEYS[:2 if clock == "tok" else 1]:
+        node = next((s.value[key] for s in scopes if key in s.value), None)
+        if node is not None:
+            found.batch[key] = _whole(node, key)
+
+
+def _whole(node: Node, key: str) -> int:
+    value = exact(node.value) if not isinstance(node.value, bool) else None
+    if value is None or not value.is_Integer or value < 1:
+        raise SchedlangError(f"{key} must be a whole number >= 1", node.span)
+    return int(value)
+
+
 def _argument(arg, node: Node, what: str):
     if arg.kind in STEP_KINDS:
         return parse_time(node, what)
@@ -269,7 +336,7 @@ def _max_duration(root: Node, trainer: Node | None) -> Time | None:
             node = scope.value["max_duration"]
             if isinstance(node.value, int) and not isinstance(node.value, bool):
                 return Time(Fraction(node.value), "ep")  # the Trainer's default_int_unit
-            time = parse_time(node, "max_duration", units=("ba", "ep"))
+            time = parse_time(node, "max_duration", units=("ba", "ep", "sp", "tok"))
             if time.amount == 0:
                 raise SchedlangError("max_duration is 0", node.span)
             return time
@@ -302,15 +369,50 @@ def source(found: Imported | str, origin: str, style: str = "presets", options=N
     batches as Composer converts it, floating point included (``_Writer.time``)."""
     if isinstance(found, str):
         found = read(found, origin)
-    writer = _Writer(found, _steps_per_epoch(options))
+    options = dict(options or {})
+    batch = _batch(found, {key: options.pop(key) for key in BATCH_KEYS if key in options})
+    writer = _Writer(found, _steps_per_epoch(options), batch)
     body = writer.preset() if style == "presets" else writer.core()
-    lines = [header(origin, "Composer / llm-foundry YAML"),
-             "# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba)."]
+    lines = [header(origin, "Composer / llm-foundry YAML")]
+    if found.clock is None:
+        lines.append("# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba).")
+    else:
+        unit = _UNITS[found.clock]
+        lines += [f"# Composer schedules a multiplier of the optimizer's lr.  Its times count {unit}:",
+                  f"# it reads state.timestamp.{'token' if found.clock == 'tok' else 'sample'}, the {unit} "
+                  "consumed before the batch, so the schedule is",
+                  f"# on the {unit[:-1]} clock of the run's batch (global_train_batch_size"
+                  + (" samples of max_seq_len tokens)." if found.clock == "tok" else ").")]
     if found.lr is None:
         lines.append("# No optimizer lr in the file: the values are the multiplier (lr = 1).")
     lines += writer.params()
     lines.append(f"schedule lr = {body}")
     return "\n".join(lines) + "\n"
+
+
+def _batch(found: Imported, given: dict) -> dict:
+    """The run's batch (and tokens per sample) for times in samples or tokens: the file's
+    ``global_train_batch_size`` / ``max_seq_len``, or ``--option KEY=N``."""
+    if found.clock is None:
+        if given:
+            raise SchedlangError(f"--option {next(iter(given))}: the schedule counts batches; the batch "
+                                 "options are for times in samples or tokens")
+        return {}
+    out = dict(found.batch)
+    for key, text in given.items():
+        try:
+            value = int(str(text).strip().replace("_", ""))
+        except ValueError:
+            value = 0
+        if not 0 < value <= MAX_STEP:
+            raise SchedlangError(f"--option {key}={text}: expected a whole number > 0")
+        out[key] = value
+    for key in BATCH_KEYS[:2 if found.clock == "tok" else 1]:
+        if key not in out:
+            raise SchedlangError(f"times in {_UNITS[found.clock]} need the run's {key}", found.span,
+                                 hint=f"llm-foundry writes `{key}: N` at the top level (or under "
+                                      f"variables:); or import with --option {key}=N")
+    return out
 
 
 def _steps_per_epoch(options) -> int | None:
@@ -319,7 +421,9 @@ def _steps_per_epoch(options) -> int | None:
     given = options.pop("steps_per_epoch", None)
     if options:
         raise SchedlangError(f"composer-yaml has no option '{next(iter(options))}'",
-                             hint="its option is steps_per_epoch=N (Composer's dataloader_len)")
+                             hint="its options are steps_per_epoch=N (Composer's dataloader_len), "
+                                  "and global_train_batch_size=N and max_seq_len=L for times in "
+                                  "samples or tokens")
     if given is None:
         return None
     try:
@@ -345,9 +449,10 @@ def _float_exact(fraction: Fraction) -> bool:
 
 
 class _Writer:
-    def __init__(self, found: Imported, steps_per_epoch: int | None = None):
+    def __init__(self, found: Imported, steps_per_epoch: int | None = None, batch: dict | None = None):
         self.found = found
         self.steps_per_epoch = steps_per_epoch
+        self.batch = batch or {}
         self.needs: set[str] = set()
         spec = classes()[found.cls]
         self.args = {}
@@ -360,6 +465,10 @@ class _Writer:
     def params(self) -> list[str]:
         md = self.found.max_duration
         out = []
+        if "max_seq_len" in self.batch:
+            out.append(f"param seq_len: int = {self.batch['max_seq_len']}   # max_seq_len: tokens per sample")
+        if self.batch:
+            out.append(f"batch = {self.batch['global_train_batch_size']}   # global_train_batch_size")
         if "steps_per_epoch" in self.needs:
             out.append("param steps_per_epoch: int where steps_per_epoch > 0   "
                        "# batches per epoch (Composer's dataloader_len)")
@@ -379,6 +488,8 @@ class _Writer:
         (26 batches at 9, 27 at 10 would be 3ep), so the length must be given, and the time is
         written in batches; without it the time is refused rather than imported one off."""
         md = self.found.max_duration
+        if self.found.clock is not None:  # every time in samples or tokens (`_clock`)
+            return f"{self.counted(time)}{self.found.clock}"
         if self.steps_per_epoch is not None and time.unit in ("dur", "ep") and (
                 time.unit == "ep" or md is not None and md.unit == "ep"):
             if time.unit == "ep":
@@ -420,7 +531,7 @@ class _Writer:
         for name, value in self.args.items():
             default = spec[name].default
             explicit = name in self.found.args
-            if not explicit and isinstance(default, TimeDefault):
+            if not explicit and isinstance(default, TimeDefault) and self.found.clock is None:
                 md = self.found.max_duration
                 if not (default.unit == "dur" and md is not None and md.unit == "ep"):
                     self.time(value)  # the default still needs its parameter declared
@@ -488,11 +599,21 @@ class _Writer:
         }[cls]
         return self._warmup(a["t_warmup"], a.get("t_max"), decay, scaled(peak))
 
+    def counted(self, time: Time) -> int:
+        """A time in the samples or tokens of the schedule's clock: ``dur`` of ``max_duration`` as
+        Composer converts it, ``int(v * max_duration)`` in floating point."""
+        if time.unit == "dur":
+            return int(float(time.amount) * int(self.found.max_duration.amount))
+        return int(time.amount)
+
     def batches(self, time: Time | None) -> int | None:
-        """A time in batches when the file says how many (``Nba``, or ``dur`` of a ``ba`` run)."""
+        """A time in batches when the file says how many (``Nba``, or ``dur`` of a ``ba`` run);
+        on the sample or token clock, in that clock's unit."""
         md = self.found.max_duration
         if time is None:
             return None
+        if self.found.clock is not None:
+            return self.counted(time)
         if time.unit == "ba":
             return int(time.amount)
         if self.steps_per_epoch is not None and time.unit == "ep":
