@@ -102,7 +102,8 @@ class Expr:
     and ``.jax``; every piece has ``.to_source()``.
     """
 
-    __slots__ = ("node", "params", "_known", "_depth", "_bindings", "_schedule", "_segments")
+    __slots__ = ("node", "params", "_value", "_depth", "_bindings", "_schedule", "_segments", "_clocks",
+                 "_link")
     __hash__ = object.__hash__  # == builds a condition; identity stays the hash
 
     def __init__(self, node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...] = (),
@@ -116,7 +117,32 @@ class Expr:
             raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep", node.span,
                                  hint="build it from fewer nested pieces (a >> chain counts once)")
         self._segments = _segments(node, children)
-        self._known = _check(node, params, children) if check else None
+        self._clocks = _clock_params(node, children)
+        self._link = None  # (the chain before, the piece after) for a link of a >> chain
+        self._value: Known | None | object = None
+        if not check:
+            return
+        if isinstance(node, ir.Seq):
+            self._link = children
+            if children[0]._link is not None:  # a longer chain: check the new join alone
+                self._value = _LATER
+                if not _is_warmup(children[1]):
+                    _check(replace(node, first=children[0]._link[1].node), params,
+                           (children[0]._link[1], children[1]), self._clocks)
+                return
+        self._value = _check(node, params, children, self._clocks)
+
+    @property
+    def _known(self) -> Known | None:
+        """The lowered value, for composing; a chain's is lowered in one pass the first time it
+        is needed.  Lowering the whole chain again at each ``>>`` (each time one longer) made a
+        chain built one link at a time quadratic; each new join is checked alone instead, and
+        the pieces are sequenced once (``lower._seq``)."""
+        if self._value is _LATER:
+            self._value = None
+            if not _is_warmup(self._link[1]):
+                self._value = _check(self.node, self.params, _chain_pieces(self), self._clocks)
+        return self._value
 
     # -- composing -------------------------------------------------------------------
 
@@ -193,7 +219,8 @@ class Expr:
                                          else "it has no parameters"))
         bound = Expr.__new__(Expr)
         bound.node, bound.params = self.node, self.params
-        bound._known, bound._depth, bound._segments = self._known, self._depth, self._segments
+        bound._value, bound._depth, bound._segments = self._known, self._depth, self._segments
+        bound._clocks, bound._link = self._clocks, self._link
         bound._bindings, bound._schedule = {**self._bindings, **values}, None
         bound.schedule  # noqa: B018 - check the values now, at this line
         return bound
@@ -255,6 +282,20 @@ class Expr:
         raise TypeError("a piece of a schedule is not iterable")
 
 
+_LATER = object()  # a chain's value, lowered when first needed (Expr._known)
+
+
+def _chain_pieces(expr: Expr) -> tuple[Expr, ...]:
+    """The pieces a ``>>`` chain joins, down to the first one or to a chain already lowered."""
+    pieces = []
+    while expr._link is not None and (not pieces or expr._value is _LATER):
+        before, after = expr._link
+        pieces.append(after)
+        expr = before
+    pieces.append(expr)
+    return tuple(pieces[::-1])
+
+
 def _segments(node: ir.Node, children: tuple[Expr, ...]) -> int:
     """The schedules a ``>>`` chain joins, counted as it grows and refused past ``MAX_SEGMENTS``
     with the file's message: lowering a built chain sees only its newest link (the rest is
@@ -270,12 +311,13 @@ def _segments(node: ir.Node, children: tuple[Expr, ...]) -> int:
     return count
 
 
-def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...]) -> Known | None:
+def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...],
+           clocks: frozenset[str]) -> Known | None:
     """Lower the new node (its children are known) with every check of the language."""
     if isinstance(node, ir.Seq) and _is_warmup(children[-1]):
         return None  # `a >> warmup(...)`: complete once Python applies the next `>>`
     statements = tuple(d.stmt for d in params.values())
-    if _on_clock(node, params):  # a stand-in batch: lengths in tokens are checked, not placed
+    if not clocks <= params.keys():  # a stand-in batch: lengths in tokens are checked, not placed
         statements += (ir.BatchDecl(node.span, ir.Number(node.span, Fraction(1), "1")),)
     module = ir.Module(node.span, statements)
     known = {id(c.node): c._known for c in children if c._known is not None}
@@ -291,20 +333,28 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ..
         raise exc.with_traceback(None) from None
 
 
-def _on_clock(node, params: dict[str, ParamDecl]) -> bool:
-    """Whether ``node`` holds a length in samples or tokens meant for the run's clock
-    (``sb.time(n, "tok")`` with no ``per``): one whose constant-batch parameter is not declared."""
+def _clock_params(node: ir.Node, children: tuple[Expr, ...]) -> frozenset[str]:
+    """The constant-batch parameters (``batch_size``, ``seq_len``) that the lengths in samples
+    or tokens inside ``node`` (``sb.time(n, "tok")``) count with.  When one is not declared, the
+    length is meant for the run's clock and the piece is checked against a stand-in batch.
+
+    Each piece keeps its set and a new node looks only at what its children do not cover:
+    walking the whole tree at every ``>>`` made a chain built one link at a time quadratic."""
+    covered = {id(c.node): c._clocks for c in children}
+    found: set[str] = set()
     stack = [node]
     while stack:
         item = stack.pop()
-        if isinstance(item, ir.Duration) and item.unit in ("sp", "tok") \
-                and TIME_UNITS[item.unit][0] not in params:
-            return True
-        if isinstance(item, ir.Node):
+        if isinstance(item, ir.Node) and item is not node and id(item) in covered:
+            found |= covered[id(item)]
+        elif isinstance(item, ir.Duration):
+            if item.unit in ("sp", "tok"):
+                found.add(TIME_UNITS[item.unit][0])
+        elif isinstance(item, ir.Node):
             stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
         elif isinstance(item, tuple):
             stack.extend(item)
-    return False
+    return frozenset(found)
 
 
 def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
