@@ -395,6 +395,9 @@ def _expr(value, span: Span) -> Expr:
     """Any value a schedule may hold, as an ``Expr`` (numbers, bools, strings, lists, names)."""
     if isinstance(value, Expr):
         return value
+    if isinstance(value, Jump):
+        raise SchedlangError("sb.jump(...) only makes sense right after `>>`", value.span,
+                             hint="e.g. sb.constant(1e-3, 500) >> sb.jump(sb.constant(1e-4, 500))")
     if isinstance(value, Function):
         return Expr(ir.Name(span, value.name), {}, check=False)
     if isinstance(value, (list, tuple)):
@@ -527,10 +530,32 @@ def _boolop(op: str, a, b, site: sites.Site) -> Expr:
 
 
 def _seq(a: Expr, b, site: sites.Site) -> Expr:
-    b = _expr(b, site.operand(1))
+    jump = isinstance(b, Jump)
+    b = b.piece if jump else _expr(b, site.operand(1))
     # ``a >> b >> c`` is one chain, as in the parser: only the new segment adds a level.
     depth = max(a._depth if isinstance(a.node, ir.Seq) else a._depth + 1, b._depth + 1)
-    return Expr(ir.Seq(site.span, a.node, b.node), _merge(site, a.params, b.params), (a, b), depth=depth)
+    return Expr(ir.Seq(site.span, a.node, b.node, jump), _merge(site, a.params, b.params), (a, b),
+                depth=depth)
+
+
+class Jump:
+    """``sb.jump(piece)``: ``piece`` after ``>>`` with its jump declared intended, the
+    language's ``a >> jump b`` (``check`` does not warn about it; the values are the same).
+    It is not a piece of its own: it means something only right after ``>>``."""
+
+    __slots__ = ("piece", "span")
+
+    def __init__(self, piece: Expr, span: Span):
+        self.piece, self.span = piece, span
+
+    def __repr__(self) -> str:
+        return f"<schedlang.build jump {texts.text(self.piece.node)}>"
+
+
+def jump(piece) -> Jump:
+    """``a >> sb.jump(b)``: ``a >> jump b``, the jump from ``a``'s end to ``b``'s start meant."""
+    site = sites.caller()
+    return Jump(_expr(piece, site.argument(0)), site.span)
 
 
 def if_(cond, then, other) -> Expr:

@@ -78,7 +78,7 @@ def _shown(node: ir.Node) -> tuple[str, int]:  # noqa: C901 - one case per node 
     if isinstance(node, ir.Seq):
         parts = []
         while isinstance(node, ir.Seq):  # a long chain without recursion
-            parts.append(_print(node.then, FOR))
+            parts.append(("jump " if node.jump else "") + _print(node.then, FOR))
             node = node.first
         parts.append(_print(node, FOR))
         return " >> ".join(reversed(parts)), SEQ
@@ -221,7 +221,8 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
     if isinstance(node, ir.Seq):
         parts = []
         while isinstance(node, ir.Seq):
-            parts.append(_py(node.then, names, _P_SUM))
+            then = _py(node.then, names, _P_COMPARE if node.jump else _P_SUM)
+            parts.append(f"sb.jump({then})" if node.jump else then)
             node = node.first
         parts.append(_py(node, names, _P_SUM))
         return " >> ".join(reversed(parts)), _P_SHIFT
