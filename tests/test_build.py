@@ -286,6 +286,20 @@ def test_numbers_are_the_decimals_python_shows():
         sb.constant(10**500)
 
 
+def test_to_source_writes_numbers_and_units_as_the_python_wrote_them():
+    """A literal in the caller's line that is a .sched literal with the same exact value is kept
+    (issue 31: ``sb.time(10e12, "tok")`` printed ``10000000000000tok``); anything else, and a
+    literal with more digits than the float holds, is written from the value."""
+    lr = sb.constant(2.2e-4, sb.time(10e12, "tok") - 2000 * 3072 * sb.time(4_096, "tok"))
+    assert lr.to_source() == "constant(2.2e-4, 10e12tok - 6144000 * 4_096tok)\n"
+    assert sb.cosine(1e-3, -1.5e-5, 1_000).to_source() == "cosine(1e-3, -1.5e-5, 1_000)\n"
+    assert (3e-4 * sb.t).to_source() == "3e-4 * t\n" and (sb.t / 4e3).to_source() == "t / 4e3\n"
+    assert sb.constant(0.1000000000000000000001).to_source() == "constant(0.1)\n"  # what Python holds
+    peak = 3e-4
+    assert sb.constant(peak).to_source() == "constant(0.0003)\n"  # a name: the value's digits
+    assert sb.constant(0x10).to_source() == "constant(16)\n"  # not a .sched literal
+
+
 @pytest.mark.parametrize("built", [
     lambda: sb.constant(0.1),
     lambda: sb.warmup(sb.linear, 10) >> sb.cosine(1, 0.1, 90) >> sb.constant(0.1, 5),

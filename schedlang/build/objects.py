@@ -477,7 +477,7 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     """The nodes the parser makes for the number's text: ``-0.5`` is ``-`` of ``0.5``, 1/3 a division."""
     if value < 0:
         return ir.Unary(span, "-", _number(-value, span))
-    shown = _decimal_text(value)
+    shown = _written(span, value) or _decimal_text(value)
     if shown is None:
         return ir.BinOp(span, "/", _number(Fraction(value.numerator), span),
                         _number(Fraction(value.denominator), span))
@@ -486,6 +486,20 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     except LimitError as exc:
         raise SchedlangError(str(exc), span, hint=exc.hint) from None
     return ir.Number(span, exact, shown)
+
+
+def _written(span: Span, value: Fraction) -> str | None:
+    """The literal the user's Python wrote at ``span`` (``10e12``, ``2.2e-4``, ``4_096``), when it
+    is a ``.sched`` literal too and says exactly ``value``: ``to_source()`` then keeps the text
+    as written instead of the digits of the float (``10000000000000``).  The text is only read
+    (``limits.decimal``), never evaluated; any other expression there gives None."""
+    if span is None or span.line != span.end_line or not span.source.text:
+        return None
+    text = span.source.line(span.line)[span.column - 1:span.end_column - 1].strip().lstrip("+-").strip()
+    try:
+        return text if decimal(text) == value else None
+    except (ValueError, LimitError):
+        return None
 
 
 def _decimal_text(value: Fraction) -> str | None:
@@ -795,7 +809,7 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
     value = _exact(amount)
     if value is None or value < 0:
         raise SchedlangError(f"a time is a number >= 0, not {amount!r}", site.argument(0))
-    shown = _decimal_text(value)
+    shown = _written(site.argument(0), value) or _decimal_text(value)
     if shown is None:
         raise SchedlangError(f"{amount!r} has no decimal form for a time literal", site.argument(0))
     try:
