@@ -269,10 +269,7 @@ class Expr:
     def to_source(self) -> str:
         """Canonical ``.sched`` text (``schedlang fmt``'s layout) that compiles to this piece."""
         params = [_bound_param(d.stmt, self._bindings) for d in self.params.values()]
-        if not params:
-            return _formatted(texts.text(self.node))
-        return _formatted("\n".join([*map(texts.statement, params),
-                                     texts.statement(ir.ScheduleDecl(self.node.span, "lr", self.node))]))
+        return _source([*params, ir.ScheduleDecl(self.node.span, "lr", self.node)], bare=True)
 
     def __repr__(self) -> str:
         shown = texts.text(self.node)
@@ -933,7 +930,7 @@ class BuiltProgram(Program):
         """Canonical ``.sched`` text of the whole program; bound values become the defaults."""
         statements = [_bound_param(s, self._given) if isinstance(s, ir.Param) else s
                       for s in self._module.statements]
-        return _formatted("\n".join(texts.statement(s) for s in statements))
+        return _source(statements)
 
 
 def program(params: dict | None = None, *, batch=None, **schedules) -> BuiltProgram:
@@ -1030,6 +1027,41 @@ def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:
     if stmt.name not in values:
         return stmt
     return replace(stmt, default=_expr(values[stmt.name], stmt.span).node)
+
+
+#: Names a ``let`` of ``to_source()`` never takes: the language's words and built-ins.
+_LANGUAGE_NAMES = frozenset({*RESERVED, "t", "lr", "batch", *stdlib.SCHEDULES, *stdlib.MATH,
+                             *stdlib.CONSTANTS, *(name.split(".")[0] for name in PRESETS)})
+
+
+def _source(statements: list[ir.Node], bare: bool = False) -> str:
+    """The statements as ``.sched`` text, with a ``let`` for each piece the user's Python
+    assigned to a variable (``decay = sb.cosine(...)``, ``site.assigned_name``) and used in
+    a schedule, so the text keeps the structure it was given; ``bare``: a lone schedule
+    with no parameter and no ``let`` is written as a bare expression."""
+    values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl))]
+    taken = _LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
+    found = texts.lets(values, _assigned_name, taken)
+    params = [s for s in statements if isinstance(s, ir.Param)]
+    if bare and not params and not found:
+        return _formatted(texts.text(values[0]))
+    names = {id(node): name for name, node in found}
+    lines = [*map(texts.statement, params)]
+    lines += [f"let {name} = {texts.text(node, {k: v for k, v in names.items() if k != id(node)})}"
+              for name, node in found]
+    for stmt in statements:
+        if isinstance(stmt, ir.BatchDecl):
+            lines.append(f"batch = {texts.text(stmt.value, names)}")
+        elif isinstance(stmt, ir.ScheduleDecl):
+            lines.append(f"schedule {stmt.name} = {texts.text(stmt.value, names)}")
+            if not isinstance(stmt.value, ir.Name):  # a later schedule built on it names it
+                names.setdefault(id(stmt.value), stmt.name)
+    return _formatted("\n".join(lines))
+
+
+def _assigned_name(node: ir.Node) -> str | None:
+    name = sites.assigned_name(node.span)
+    return name if name is not None and _NAME.match(name) else None
 
 
 def _formatted(source: str) -> str:
