@@ -118,11 +118,11 @@ def deepseek_v3():
     batch = sb.stages(3072, [3072 + 2048 * i for i in range(1, 7)], tok, seq_len)
     return sb.program(
         batch=batch,
-        lr=sb.warmup(sb.linear, 2000)
+        lr=sb.warmup(sb.linear, sb.time(2000, "ba"))
         >> sb.constant(2.2e-4, sb.time(10e12, "tok") - 2000 * 3072 * sb.time(4096, "tok"))
         >> sb.cosine(2.2e-4, 2.2e-5, sb.time(4.3e12, "tok"))
         >> sb.constant(2.2e-5, sb.time(333e9, "tok"))
-        >> sb.constant(7.3e-6, sb.time(167e9, "tok")))
+        >> sb.jump(sb.constant(7.3e-6, sb.time(167e9, "tok"))))
 
 
 def llama3_405b():

@@ -286,6 +286,55 @@ def test_numbers_are_the_decimals_python_shows():
         sb.constant(10**500)
 
 
+def test_to_source_writes_numbers_and_units_as_the_python_wrote_them():
+    """A literal in the caller's line that is a .sched literal with the same exact value is kept
+    (issue 31: ``sb.time(10e12, "tok")`` printed ``10000000000000tok``); anything else, and a
+    literal with more digits than the float holds, is written from the value."""
+    lr = sb.constant(2.2e-4, sb.time(10e12, "tok") - 2000 * 3072 * sb.time(4_096, "tok"))
+    assert lr.to_source() == "constant(2.2e-4, 10e12tok - 6144000 * 4_096tok)\n"
+    assert sb.cosine(1e-3, -1.5e-5, 1_000).to_source() == "cosine(1e-3, -1.5e-5, 1_000)\n"
+    assert (3e-4 * sb.t).to_source() == "3e-4 * t\n" and (sb.t / 4e3).to_source() == "t / 4e3\n"
+    assert sb.constant(0.1000000000000000000001).to_source() == "constant(0.1)\n"  # what Python holds
+    peak = 3e-4
+    assert sb.constant(peak).to_source() == "constant(0.0003)\n"  # a name: the value's digits
+    assert sb.constant(0x10).to_source() == "constant(16)\n"  # not a .sched literal
+
+
+def test_to_source_keeps_the_names_the_python_gave_as_lets():
+    peak = sb.param("peak", float, 1e-3, where="peak > 0")
+    total = sb.param("total", int, 50_000)
+    cooldown = total / 5
+    decay = sb.linear(peak, 0, cooldown)
+    lr = (sb.warmup(sb.linear, 1000)
+          >> sb.constant(peak, total - 1000 - cooldown)
+          >> decay)
+    source = sb.program(lr=lr, weight_decay=0.1 * lr / peak).to_source()
+    assert source == ("param peak: float = 1e-3 where peak > 0\n"
+                      "param total: int = 50_000\n"
+                      "let cooldown = total / 5\n"
+                      "let decay = linear(peak, 0, cooldown)\n"
+                      "schedule lr = warmup(linear, 1000) >> constant(peak, total - 1000 - cooldown)"
+                      " >> decay\n"
+                      "schedule weight_decay = 0.1 * lr / peak\n")
+    again = schedlang.compile(source)
+    assert again["lr"].expr == lr.expr and again["weight_decay"].duration == 50_000
+
+
+def test_to_source_drops_names_that_would_change_or_clash():
+    s = sb.constant(1, 2)
+    for _ in range(3):
+        s = s >> sb.constant(2, 2)  # one name for several pieces: no let
+    assert s.to_source() == "constant(1, 2) >> constant(2, 2) >> constant(2, 2) >> constant(2, 2)\n"
+    inner = sb.warmup(sb.linear, 10) >> sb.linear(1, 0, 100)
+    halved = sb.scale(inner, 0.5, scale_warmup=True)  # under scale() a let would not be scaled
+    text = (sb.constant(1, 3) >> halved).to_source()
+    assert text == ("let halved = scale(warmup(linear, 10) >> linear(1, 0, 100), 0.5, scale_warmup=true)\n"
+                    "schedule lr = constant(1, 3) >> halved\n")
+    assert schedlang.compile(text)["lr"].duration == 58
+    cosine = sb.cosine(1, 0, 10)  # a built-in's name is not a let
+    assert (cosine >> sb.constant(0)).to_source() == "cosine(1, 0, 10) >> constant(0)\n"
+
+
 @pytest.mark.parametrize("built", [
     lambda: sb.constant(0.1),
     lambda: sb.warmup(sb.linear, 10) >> sb.cosine(1, 0.1, 90) >> sb.constant(0.1, 5),

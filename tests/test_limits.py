@@ -165,7 +165,7 @@ def test_words_of_the_language_are_not_names(source, word, column):
 def test_every_reserved_word_is_refused_as_a_schedule_name():
     from schedlang.syntax.parser import RESERVED
 
-    assert RESERVED == set("param let def schedule where if then else for and or not true false".split())
+    assert RESERVED == set("param let def schedule where if then else for jump and or not true false".split())
     for word in sorted(RESERVED):
         with pytest.raises(schedlang.SchedlangError):
             schedlang.compile(f"schedule {word} = constant(1)")

@@ -7,7 +7,8 @@
 Every name of the language is here, derived from its one table: the core and extra
 built-ins (``stdlib.SCHEDULES``), the math functions (``functions.FUNCTIONS``), ``t``,
 ``pi``, ``e``, each preset library as a namespace (``sb.torch.StepLR``), and ``param``,
-``program``, ``if_``, ``and_``, ``or_``, ``not_`` and ``time`` (``500ba``).  A piece is checked as it
+``program``, ``if_``, ``and_``, ``or_``, ``not_``, ``jump`` (``a >> sb.jump(b)``: the language's
+``a >> jump b``) and ``time`` (``500ba``).  A piece is checked as it
 is built, by the compiler's own lowering; a mistake is a ``SchedlangError`` at the Python line.
 """
 
@@ -24,10 +25,12 @@ from .objects import (
     BuiltProgram,
     Expr,
     Function,
+    Jump,
     Namespace,
     Param,
     and_,
     if_,
+    jump,
     not_,
     or_,
     param,
@@ -65,5 +68,6 @@ def __dir__():
     return sorted({*globals(), *_VALUES})
 
 
-__all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Namespace", "Param", "and_", "if_",
-           "not_", "or_", "param", "program", "stages", "time", "to_python", *_FUNCTIONS, *_NAMESPACES]
+__all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Jump", "Namespace", "Param", "and_",
+           "if_", "jump", "not_", "or_", "param", "program", "stages", "time", "to_python", *_FUNCTIONS,
+           *_NAMESPACES]

@@ -102,7 +102,8 @@ class Expr:
     and ``.jax``; every piece has ``.to_source()``.
     """
 
-    __slots__ = ("node", "params", "_known", "_depth", "_bindings", "_schedule", "_segments")
+    __slots__ = ("node", "params", "_value", "_depth", "_bindings", "_schedule", "_segments", "_clocks",
+                 "_link")
     __hash__ = object.__hash__  # == builds a condition; identity stays the hash
 
     def __init__(self, node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...] = (),
@@ -116,7 +117,32 @@ class Expr:
             raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep", node.span,
                                  hint="build it from fewer nested pieces (a >> chain counts once)")
         self._segments = _segments(node, children)
-        self._known = _check(node, params, children) if check else None
+        self._clocks = _clock_params(node, children)
+        self._link = None  # (the chain before, the piece after) for a link of a >> chain
+        self._value: Known | None | object = None
+        if not check:
+            return
+        if isinstance(node, ir.Seq):
+            self._link = children
+            if children[0]._link is not None:  # a longer chain: check the new join alone
+                self._value = _LATER
+                if not _is_warmup(children[1]):
+                    _check(replace(node, first=children[0]._link[1].node), params,
+                           (children[0]._link[1], children[1]), self._clocks)
+                return
+        self._value = _check(node, params, children, self._clocks)
+
+    @property
+    def _known(self) -> Known | None:
+        """The lowered value, for composing; a chain's is lowered in one pass the first time it
+        is needed.  Lowering the whole chain again at each ``>>`` (each time one longer) made a
+        chain built one link at a time quadratic; each new join is checked alone instead, and
+        the pieces are sequenced once (``lower._seq``)."""
+        if self._value is _LATER:
+            self._value = None
+            if not _is_warmup(self._link[1]):
+                self._value = _check(self.node, self.params, _chain_pieces(self), self._clocks)
+        return self._value
 
     # -- composing -------------------------------------------------------------------
 
@@ -193,7 +219,8 @@ class Expr:
                                          else "it has no parameters"))
         bound = Expr.__new__(Expr)
         bound.node, bound.params = self.node, self.params
-        bound._known, bound._depth, bound._segments = self._known, self._depth, self._segments
+        bound._value, bound._depth, bound._segments = self._known, self._depth, self._segments
+        bound._clocks, bound._link = self._clocks, self._link
         bound._bindings, bound._schedule = {**self._bindings, **values}, None
         bound.schedule  # noqa: B018 - check the values now, at this line
         return bound
@@ -242,10 +269,7 @@ class Expr:
     def to_source(self) -> str:
         """Canonical ``.sched`` text (``schedlang fmt``'s layout) that compiles to this piece."""
         params = [_bound_param(d.stmt, self._bindings) for d in self.params.values()]
-        if not params:
-            return _formatted(texts.text(self.node))
-        return _formatted("\n".join([*map(texts.statement, params),
-                                     texts.statement(ir.ScheduleDecl(self.node.span, "lr", self.node))]))
+        return _source([*params, ir.ScheduleDecl(self.node.span, "lr", self.node)], bare=True)
 
     def __repr__(self) -> str:
         shown = texts.text(self.node)
@@ -253,6 +277,20 @@ class Expr:
 
     def __iter__(self):  # a piece is not a sequence (and `in` would call __eq__)
         raise TypeError("a piece of a schedule is not iterable")
+
+
+_LATER = object()  # a chain's value, lowered when first needed (Expr._known)
+
+
+def _chain_pieces(expr: Expr) -> tuple[Expr, ...]:
+    """The pieces a ``>>`` chain joins, down to the first one or to a chain already lowered."""
+    pieces = []
+    while expr._link is not None and (not pieces or expr._value is _LATER):
+        before, after = expr._link
+        pieces.append(after)
+        expr = before
+    pieces.append(expr)
+    return tuple(pieces[::-1])
 
 
 def _segments(node: ir.Node, children: tuple[Expr, ...]) -> int:
@@ -270,12 +308,13 @@ def _segments(node: ir.Node, children: tuple[Expr, ...]) -> int:
     return count
 
 
-def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...]) -> Known | None:
+def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...],
+           clocks: frozenset[str]) -> Known | None:
     """Lower the new node (its children are known) with every check of the language."""
     if isinstance(node, ir.Seq) and _is_warmup(children[-1]):
         return None  # `a >> warmup(...)`: complete once Python applies the next `>>`
     statements = tuple(d.stmt for d in params.values())
-    if _on_clock(node, params):  # a stand-in batch: lengths in tokens are checked, not placed
+    if not clocks <= params.keys():  # a stand-in batch: lengths in tokens are checked, not placed
         statements += (ir.BatchDecl(node.span, ir.Number(node.span, Fraction(1), "1")),)
     module = ir.Module(node.span, statements)
     known = {id(c.node): c._known for c in children if c._known is not None}
@@ -291,20 +330,28 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ..
         raise exc.with_traceback(None) from None
 
 
-def _on_clock(node, params: dict[str, ParamDecl]) -> bool:
-    """Whether ``node`` holds a length in samples or tokens meant for the run's clock
-    (``sb.time(n, "tok")`` with no ``per``): one whose constant-batch parameter is not declared."""
+def _clock_params(node: ir.Node, children: tuple[Expr, ...]) -> frozenset[str]:
+    """The constant-batch parameters (``batch_size``, ``seq_len``) that the lengths in samples
+    or tokens inside ``node`` (``sb.time(n, "tok")``) count with.  When one is not declared, the
+    length is meant for the run's clock and the piece is checked against a stand-in batch.
+
+    Each piece keeps its set and a new node looks only at what its children do not cover:
+    walking the whole tree at every ``>>`` made a chain built one link at a time quadratic."""
+    covered = {id(c.node): c._clocks for c in children}
+    found: set[str] = set()
     stack = [node]
     while stack:
         item = stack.pop()
-        if isinstance(item, ir.Duration) and item.unit in ("sp", "tok") \
-                and TIME_UNITS[item.unit][0] not in params:
-            return True
-        if isinstance(item, ir.Node):
+        if isinstance(item, ir.Node) and item is not node and id(item) in covered:
+            found |= covered[id(item)]
+        elif isinstance(item, ir.Duration):
+            if item.unit in ("sp", "tok"):
+                found.add(TIME_UNITS[item.unit][0])
+        elif isinstance(item, ir.Node):
             stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
         elif isinstance(item, tuple):
             stack.extend(item)
-    return False
+    return frozenset(found)
 
 
 def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
@@ -345,6 +392,9 @@ def _expr(value, span: Span) -> Expr:
     """Any value a schedule may hold, as an ``Expr`` (numbers, bools, strings, lists, names)."""
     if isinstance(value, Expr):
         return value
+    if isinstance(value, Jump):
+        raise SchedlangError("sb.jump(...) only makes sense right after `>>`", value.span,
+                             hint="e.g. sb.constant(1e-3, 500) >> sb.jump(sb.constant(1e-4, 500))")
     if isinstance(value, Function):
         return Expr(ir.Name(span, value.name), {}, check=False)
     if isinstance(value, (list, tuple)):
@@ -424,7 +474,7 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     """The nodes the parser makes for the number's text: ``-0.5`` is ``-`` of ``0.5``, 1/3 a division."""
     if value < 0:
         return ir.Unary(span, "-", _number(-value, span))
-    shown = _decimal_text(value)
+    shown = _written(span, value) or _decimal_text(value)
     if shown is None:
         return ir.BinOp(span, "/", _number(Fraction(value.numerator), span),
                         _number(Fraction(value.denominator), span))
@@ -433,6 +483,20 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     except LimitError as exc:
         raise SchedlangError(str(exc), span, hint=exc.hint) from None
     return ir.Number(span, exact, shown)
+
+
+def _written(span: Span, value: Fraction) -> str | None:
+    """The literal the user's Python wrote at ``span`` (``10e12``, ``2.2e-4``, ``4_096``), when it
+    is a ``.sched`` literal too and says exactly ``value``: ``to_source()`` then keeps the text
+    as written instead of the digits of the float (``10000000000000``).  The text is only read
+    (``limits.decimal``), never evaluated; any other expression there gives None."""
+    if span is None or span.line != span.end_line or not span.source.text:
+        return None
+    text = span.source.line(span.line)[span.column - 1:span.end_column - 1].strip().lstrip("+-").strip()
+    try:
+        return text if decimal(text) == value else None
+    except (ValueError, LimitError):
+        return None
 
 
 def _decimal_text(value: Fraction) -> str | None:
@@ -477,10 +541,32 @@ def _boolop(op: str, a, b, site: sites.Site) -> Expr:
 
 
 def _seq(a: Expr, b, site: sites.Site) -> Expr:
-    b = _expr(b, site.operand(1))
+    jump = isinstance(b, Jump)
+    b = b.piece if jump else _expr(b, site.operand(1))
     # ``a >> b >> c`` is one chain, as in the parser: only the new segment adds a level.
     depth = max(a._depth if isinstance(a.node, ir.Seq) else a._depth + 1, b._depth + 1)
-    return Expr(ir.Seq(site.span, a.node, b.node), _merge(site, a.params, b.params), (a, b), depth=depth)
+    return Expr(ir.Seq(site.span, a.node, b.node, jump), _merge(site, a.params, b.params), (a, b),
+                depth=depth)
+
+
+class Jump:
+    """``sb.jump(piece)``: ``piece`` after ``>>`` with its jump declared intended, the
+    language's ``a >> jump b`` (``check`` does not warn about it; the values are the same).
+    It is not a piece of its own: it means something only right after ``>>``."""
+
+    __slots__ = ("piece", "span")
+
+    def __init__(self, piece: Expr, span: Span):
+        self.piece, self.span = piece, span
+
+    def __repr__(self) -> str:
+        return f"<schedlang.build jump {texts.text(self.piece.node)}>"
+
+
+def jump(piece) -> Jump:
+    """``a >> sb.jump(b)``: ``a >> jump b``, the jump from ``a``'s end to ``b``'s start meant."""
+    site = sites.caller()
+    return Jump(_expr(piece, site.argument(0)), site.span)
 
 
 def if_(cond, then, other) -> Expr:
@@ -720,7 +806,7 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
     value = _exact(amount)
     if value is None or value < 0:
         raise SchedlangError(f"a time is a number >= 0, not {amount!r}", site.argument(0))
-    shown = _decimal_text(value)
+    shown = _written(site.argument(0), value) or _decimal_text(value)
     if shown is None:
         raise SchedlangError(f"{amount!r} has no decimal form for a time literal", site.argument(0))
     try:
@@ -844,7 +930,7 @@ class BuiltProgram(Program):
         """Canonical ``.sched`` text of the whole program; bound values become the defaults."""
         statements = [_bound_param(s, self._given) if isinstance(s, ir.Param) else s
                       for s in self._module.statements]
-        return _formatted("\n".join(texts.statement(s) for s in statements))
+        return _source(statements)
 
 
 def program(params: dict | None = None, *, batch=None, **schedules) -> BuiltProgram:
@@ -941,6 +1027,41 @@ def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:
     if stmt.name not in values:
         return stmt
     return replace(stmt, default=_expr(values[stmt.name], stmt.span).node)
+
+
+#: Names a ``let`` of ``to_source()`` never takes: the language's words and built-ins.
+_LANGUAGE_NAMES = frozenset({*RESERVED, "t", "lr", "batch", *stdlib.SCHEDULES, *stdlib.MATH,
+                             *stdlib.CONSTANTS, *(name.split(".")[0] for name in PRESETS)})
+
+
+def _source(statements: list[ir.Node], bare: bool = False) -> str:
+    """The statements as ``.sched`` text, with a ``let`` for each piece the user's Python
+    assigned to a variable (``decay = sb.cosine(...)``, ``site.assigned_name``) and used in
+    a schedule, so the text keeps the structure it was given; ``bare``: a lone schedule
+    with no parameter and no ``let`` is written as a bare expression."""
+    values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl))]
+    taken = _LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
+    found = texts.lets(values, _assigned_name, taken)
+    params = [s for s in statements if isinstance(s, ir.Param)]
+    if bare and not params and not found:
+        return _formatted(texts.text(values[0]))
+    names = {id(node): name for name, node in found}
+    lines = [*map(texts.statement, params)]
+    lines += [f"let {name} = {texts.text(node, {k: v for k, v in names.items() if k != id(node)})}"
+              for name, node in found]
+    for stmt in statements:
+        if isinstance(stmt, ir.BatchDecl):
+            lines.append(f"batch = {texts.text(stmt.value, names)}")
+        elif isinstance(stmt, ir.ScheduleDecl):
+            lines.append(f"schedule {stmt.name} = {texts.text(stmt.value, names)}")
+            if not isinstance(stmt.value, ir.Name):  # a later schedule built on it names it
+                names.setdefault(id(stmt.value), stmt.name)
+    return _formatted("\n".join(lines))
+
+
+def _assigned_name(node: ir.Node) -> str | None:
+    name = sites.assigned_name(node.span)
+    return name if name is not None and _NAME.match(name) else None
 
 
 def _formatted(source: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +100,23 @@ class Site:
         if isinstance(node, ast.Compare) and len(node.comparators) == 1:
             return self.of((node.left, node.comparators[0])[index])
         return self.span
+
+
+_ASSIGNED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:\(\s*)*")
+
+
+def assigned_name(span: Span | None) -> str | None:
+    """``decay`` when the piece at ``span`` is the whole right side of ``decay = ...`` in the
+    user's file (parentheses around it allowed): what ``to_source()`` keeps as a ``let``.
+    The text is only read, never run."""
+    if span is None or not span.source.text:
+        return None
+    before = span.source.line(span.line)[:span.column - 1]
+    found = _ASSIGNED.fullmatch(before)
+    if found is None:
+        return None
+    after = span.source.line(span.end_line)[span.end_column - 1:].split("#", 1)[0]
+    return found.group(1) if after.replace(" ", "").strip() == ")" * before.count("(") else None
 
 
 def caller(depth_hint: int = 2) -> Site:

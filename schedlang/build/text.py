@@ -11,6 +11,7 @@ parses to the same tree.
 from __future__ import annotations
 
 import keyword
+import threading
 from fractions import Fraction
 
 from ..semantics.lower import TIME_UNITS
@@ -20,9 +21,18 @@ SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12
 _BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
 
 
-def text(node: ir.Node) -> str:
-    """``node`` as an expression (no outer parentheses)."""
-    return _print(node, SEQ)
+def text(node: ir.Node, names: dict[int, str] | None = None) -> str:
+    """``node`` as an expression (no outer parentheses); a node in ``names`` (by identity) is
+    written as that name (a ``let`` printed before it)."""
+    saved = getattr(_PRINTING, "names", {})
+    _PRINTING.names = names or {}
+    try:
+        return _print(node, SEQ)
+    finally:
+        _PRINTING.names = saved
+
+
+_PRINTING = threading.local()  # ``names``: the lets of the text being printed (``text``'s)
 
 
 def _wrap(shown: str, level: int, need: int) -> str:
@@ -30,8 +40,65 @@ def _wrap(shown: str, level: int, need: int) -> str:
 
 
 def _print(node: ir.Node, need: int) -> str:
+    names = getattr(_PRINTING, "names", None)
+    if names and id(node) in names:
+        return names[id(node)]
     shown, level = _shown(node)
     return _wrap(shown, level, need)
+
+
+_ATOMS = (ir.Number, ir.Duration, ir.String, ir.Bool, ir.Name, ir.Unary, ir.Keyword)
+
+
+def lets(tops: list[ir.Node], name_of, taken: set[str]) -> list[tuple[str, ir.Node]]:
+    """The pieces under ``tops`` that the user named (``name_of(node)``: the Python variable the
+    piece was assigned to), as ``let`` statements in an order that defines each name before
+    its use: what ``to_source()`` keeps of the structure it was given.  A name is dropped
+    when it names several pieces (``s = s >> x`` in a loop), is ``taken`` (a parameter, a
+    schedule, a word or built-in of the language), or names a whole schedule or a literal;
+    nothing under ``scale()`` becomes a ``let`` (its lengths mean something else there)."""
+    found: dict[str, list[ir.Node]] = {}
+    order: list[ir.Node] = []
+    seen: set[int] = set()
+    stack: list[tuple[ir.Node, bool]] = [(top, False) for top in reversed(tops)]
+    while stack:  # post-order, without recursion (a chain may hold 1,000 pieces)
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for child in reversed(_children(node)):
+            stack.append((child, False))
+    scaled: set[int] = set()  # under scale(): a let would be lowered outside its time scaling
+    pending = [c for n in order if isinstance(n, ir.Call) and n.func.id == "scale" for c in _children(n)]
+    while pending:
+        node = pending.pop()
+        if id(node) not in scaled:
+            scaled.add(id(node))
+            pending += _children(node)
+    skip = {id(top) for top in tops} | scaled
+    for node in order:
+        name = None if isinstance(node, _ATOMS) or id(node) in skip else name_of(node)
+        if name is not None:
+            found.setdefault(name, []).append(node)
+    keep = {id(nodes[0]): name for name, nodes in found.items() if len(nodes) == 1 and name not in taken}
+    return [(keep[id(node)], node) for node in order if id(node) in keep]
+
+
+def _children(node: ir.Node) -> list[ir.Node]:
+    out = []
+    for field in node.__dataclass_fields__:
+        if field == "span":
+            continue
+        value = getattr(node, field)
+        if isinstance(value, ir.Node):
+            out.append(value)
+        elif isinstance(value, tuple):
+            out += [v for v in value if isinstance(v, ir.Node)]
+    return out
 
 
 def _shown(node: ir.Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
@@ -78,7 +145,7 @@ def _shown(node: ir.Node) -> tuple[str, int]:  # noqa: C901 - one case per node 
     if isinstance(node, ir.Seq):
         parts = []
         while isinstance(node, ir.Seq):  # a long chain without recursion
-            parts.append(_print(node.then, FOR))
+            parts.append(("jump " if node.jump else "") + _print(node.then, FOR))
             node = node.first
         parts.append(_print(node, FOR))
         return " >> ".join(reversed(parts)), SEQ
@@ -221,7 +288,8 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
     if isinstance(node, ir.Seq):
         parts = []
         while isinstance(node, ir.Seq):
-            parts.append(_py(node.then, names, _P_SUM))
+            then = _py(node.then, names, _P_COMPARE if node.jump else _P_SUM)
+            parts.append(f"sb.jump({then})" if node.jump else then)
             node = node.first
         parts.append(_py(node, names, _P_SUM))
         return " >> ".join(reversed(parts)), _P_SHIFT

@@ -10,7 +10,8 @@ Warnings never fail a check (``--strict`` makes them errors):
   relative ``JUMP_RTOL`` away from where ``a`` was heading (its end value).
   Only ``>>`` boundaries are examined (lowering records them as
   ``algebra.Mark``), so the jumps a schedule means to make - ``step``,
-  ``multistep``, ``piecewise``, cyclic restarts - are never reported;
+  ``multistep``, ``piecewise``, cyclic restarts - are never reported, nor is a
+  join written ``a >> jump b`` (the jump declared intended);
 * a *negative value* anywhere on the scanned steps;
 * a segment cut by ``for`` before it *reaches its stated end* (its last value
   is not the one its formula ends at);
@@ -125,12 +126,14 @@ def _warnings(schedule, steps: list[int], values: list[float]) -> list[Diagnosti
                 step > schedule.duration:
             continue
         expected = float(value)
-        if mark.kind == "join":
+        if mark.kind == "join" and not mark.intended:
             actual = schedule(step)
             if _apart(expected, actual):
                 found.append(Diagnostic(f"schedule '{name}' jumps at step {step}: the segment before "
                                         f"`>>` ends at {_fmt(expected)} but the next one starts at "
-                                        f"{_fmt(actual)}", mark.span, code="jump"))
+                                        f"{_fmt(actual)}", mark.span,
+                                        "if the jump is meant, say so: write `>> jump` before this "
+                                        "segment", code="jump"))
         elif mark.kind == "cut" and mark.reached is not None:
             reached = mark.reached.xreplace(bound)
             if reached.is_number and _apart(expected, float(reached)):

@@ -5,7 +5,9 @@ tokens, what was consumed before it), where every segment of each schedule start
 and tokens, the run's total steps and tokens; and a warning where a length counted in steps
 meets a batch ramp: such a warmup or decay lasts another number of tokens than the same
 run at the final batch (Megatron-Bridge #2609: a warmup twice as long, a WSD decay that
-stops halfway).  The fix is a length in ``tok``, which keeps its place on the token axis.
+stops halfway).  The fix is a length in ``tok``, which keeps its place on the token axis; a
+length written in ``ba`` (``warmup(linear, 2000ba)``) counts steps on purpose and is not
+reported (``lower`` gives it no ``steps`` mark).
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ def _ramp_warnings(schedule, clock, tokens: bool) -> list[Diagnostic]:
                 f"batch ramp: it lasts {_count(lasts)} {per}, {_count(abs(planned - lasts))} "
                 f"{'fewer' if lasts < planned else 'more'} than {length} steps at the final batch",
                 mark.span, hint=f"give the length in {unit} to keep it on the {per} axis "
-                                f"(e.g. {_count_literal(planned, unit)}), or keep steps if that is meant",
+                                f"(e.g. {_count_literal(planned, unit)}), or write it in ba "
+                                f"({length}ba) if steps are meant",
                 code="batch-ramp"))
     return found
 

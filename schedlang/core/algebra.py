@@ -60,6 +60,7 @@ class Mark:
     value: sp.Expr
     reached: sp.Expr | None = None
     span: object = field(default=None, compare=False)  # the source it is about, for the warning
+    intended: bool = False  # a join written ``a >> jump b``: its jump is meant
 
 
 @dataclass(frozen=True)
@@ -408,10 +409,12 @@ def _canonical_relation(rel: Relational):
     return flipped(step, bound)
 
 
-def sequence(*segments: Segment, spans=None) -> Segment:
+def sequence(*segments: Segment, spans=None, jumps=frozenset()) -> Segment:
     """``a >> b >> ...``; all but the last must be finite (the caller reports it otherwise).
 
-    ``spans``, one per segment, locate the ``join`` marks (at the segment after ``>>``).
+    ``spans``, one per segment, locate the ``join`` marks (at the segment after ``>>``);
+    ``jumps`` holds the indices of the segments written ``>> jump``: their marks are
+    ``intended``.
 
     One flat list of branches in one pass: each segment's branches are cut to its
     duration in its own local step, then moved to where it starts.
@@ -432,7 +435,7 @@ def sequence(*segments: Segment, spans=None) -> Segment:
         if not last:
             assert segment.duration is not None
             marks.append(Mark("join", offset + segment.duration, segment.end_value(),
-                              span=spans[index + 1] if spans else None))
+                              span=spans[index + 1] if spans else None, intended=index + 1 in jumps))
             offset = offset + segment.duration
     last = segments[-1]
     duration = None if last.duration is None else offset + last.duration

@@ -522,11 +522,12 @@ class Lowerer:
             return result
         for segment, part in segments:
             self.refuse_amount(segment, part.span)
-        segments = [(self.step_counted(s, p.span), p) for s, p in segments]
+        segments = [(self.step_counted(s, p.span) if not _in_batches(p) else s, p) for s, p in segments]
         if self.place_clocks and any(segment.clock for segment, _ in segments):
             placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole)
             segments = [(s, p) for s, (_, p) in zip(placed, segments)]
-        return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments])
+        return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
+                        jumps=_jumps(node, len(parts)))
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
         if warm.shape == "exp" and (_not_positive(warm.start) or _not_positive(target)):
@@ -1321,6 +1322,29 @@ def flatten_seq(node: ir.Node, stop=None) -> list[ir.Node]:
         node = node.first
     parts.append(node)
     return parts[::-1]
+
+
+def _in_batches(node: ir.Node) -> bool:
+    """Whether a segment's length is written in ``ba`` (``warmup(linear, 2000ba)``, ``x for
+    2000ba``): counted in optimizer steps on purpose, so ``check`` does not say it meets a
+    batch ramp."""
+    if isinstance(node, ir.For):
+        lengths = [node.steps]
+    elif isinstance(node, ir.Call):
+        lengths = [*node.args, *(k.value for k in node.keywords)]
+    else:
+        return False
+    return any(isinstance(n, ir.Duration) and n.unit == "ba" for n in lengths)
+
+
+def _jumps(node: ir.Node, count: int) -> frozenset[int]:
+    """The indices, among the ``count`` segments ``flatten_seq`` gave, written ``>> jump``."""
+    found = set()
+    for index in range(count - 1, 0, -1):
+        if node.jump:
+            found.add(index)
+        node = node.first
+    return frozenset(found)
 
 
 def _list_nodes(node: ir.Node, value: ListValue):

@@ -339,7 +339,7 @@ class _Printer:
         """The segments of ``a >> b >> c`` (a left-nested tree, walked without recursion)."""
         ops, segments = [], []
         while isinstance(node, Tree) and node.data == "seq":
-            left, op, right = node.children
+            left, *op, right = node.children  # `>>`, or `>>` and `jump`
             ops.append(op)
             segments.append(right)
             node = left
@@ -348,7 +348,10 @@ class _Printer:
         ops.reverse()
         parts: list = [self.expr(segments[0])]
         for op, segment in zip(ops, segments[1:]):
-            parts += [LINE, self.tok(op), " ", self.expr(segment)]
+            parts.append(LINE)
+            for token in op:
+                parts += [self.tok(token), " "]
+            parts.append(self.expr(segment))
         return parts
 
     def _seq(self, children):

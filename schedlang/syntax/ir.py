@@ -117,10 +117,13 @@ class For(Node):
 
 @dataclass(frozen=True)
 class Seq(Node):
-    """``first >> then``."""
+    """``first >> then``; ``jump``: written ``first >> jump then``, the step from ``first``'s end
+    value to ``then``'s start declared intended (``check`` does not warn about it).  The
+    values are the same either way."""
 
     first: Node
     then: Node
+    jump: bool = False
 
 
 # -- statements ----------------------------------------------------------------------

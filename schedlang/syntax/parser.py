@@ -23,7 +23,7 @@ from ..limits import MAX_LIST_ITEMS, MAX_NESTING, LimitError, check_size, decima
 from . import ir
 
 #: The words of the language (SPEC section 2): never names, even where the grammar could tell.
-RESERVED = frozenset("param let def schedule where if then else for and or not true false".split())
+RESERVED = frozenset("param let def schedule where if then else for jump and or not true false".split())
 _BOM = "\ufeff"
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -33,7 +33,7 @@ _TERMINAL_WORDS = {
     "NAME": "a name", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "COMMA": "','", "EQUAL": "'='", "COLON": "':'", "DOT": "'.'", "SEQ": "'>>'", "POW": "'**'",
     "MUL_OP": "'*' or '/'", "ADD_OP": "'+' or '-'", "COMP_OP": "a comparison",
-    "IF": "'if'", "FOR": "'for'", "OR": "'or'", "AND": "'and'", "NOT": "'not'",
+    "IF": "'if'", "FOR": "'for'", "JUMP": "'jump'", "OR": "'or'", "AND": "'and'", "NOT": "'not'",
     "TRUE": "'true'", "FALSE": "'false'", "THEN": "'then'", "ELSE": "'else'",
     "PARAM": "'param'", "LET": "'let'", "DEF": "'def'", "SCHEDULE": "'schedule'",
     "WHERE": "'where'", "$END": "the end of the file",
@@ -152,12 +152,18 @@ def _unexpected_token(source: Source, exc: lark.exceptions.UnexpectedToken) -> S
                 "only when it is the whole file)")
     elif token.type == "NAME" and token.value in ("then", "else", "where"):
         message = f"'{token.value}' here is out of place"
+    elif (token.type in ("NAME", "JUMP") and token.value == "jump") or _AFTER_JUMP.search(source.text, 0,
+                                                                                token.start_pos):
+        # `jump` is a word only right after `>>`; elsewhere the lexer reads a name
+        message = "'jump' here is out of place"
+        hint = "`jump` comes right after `>>`: `a >> jump b` says the jump into b is meant"
     elif token.type == "EQUAL" and "COMP_OP" in exc.expected:
         hint = "use == to compare; = only binds names"
     return SchedlangError(message, span, hint=hint)
 
 
 _STATEMENT_KEYWORDS = {"PARAM", "LET", "DEF", "SCHEDULE"}
+_AFTER_JUMP = re.compile(r"(?<![\w.])jump\s*\Z")
 
 
 def _expected_words(expected) -> str:
@@ -331,9 +337,10 @@ class _Builder(Transformer):
         self._no_bare_if(body, "for", steps)
         return self._made(ir.For(self._span(body, steps), body, steps), body, steps)
 
-    def seq(self, first, op, then):
+    def seq(self, first, op, *rest):  # ``a >> b`` or ``a >> jump b``
+        then = rest[-1]
         self._no_bare_if(first, ">>", then)
-        node = ir.Seq(self._span(first, then), first, then)
+        node = ir.Seq(self._span(first, then), first, then, jump=len(rest) == 2)
         if isinstance(first, ir.Seq):
             # ``a >> b >> c`` is a list of segments (lowering flattens it), not nesting:
             # only ``then`` adds a level (``MAX_SEGMENTS`` bounds the length).

@@ -22,7 +22,7 @@ from .document import Document
 from .hover import arg_text, builtin_text, lookup
 
 STATEMENTS = ("param", "let", "def", "schedule")
-EXPRESSION_WORDS = ("if", "then", "else", "for", "and", "or", "not", "true", "false", "where")
+EXPRESSION_WORDS = ("if", "then", "else", "for", "jump", "and", "or", "not", "true", "false", "where")
 CLOCK_CALLS = ("on_samples", "on_tokens", "stages")
 
 

@@ -27,6 +27,8 @@ KEYWORDS = {
     "schedule": "`schedule name = expr`: one of the file's outputs (`lr`, `weight_decay`, ...)",
     "where": "the condition every value of a `param` must meet",
     "for": "`body for n`: the body cut or held to exactly `n` steps",
+    "jump": "`a >> jump b`: `a >> b` with its jump from `a`'s end to `b`'s start declared intended "
+            "(`check` does not warn about it)",
     "if": "`if cond then a else b`", "then": "`if cond then a else b`", "else": "`if cond then a else b`",
     "and": "boolean and", "or": "boolean or", "not": "boolean not", "true": "the flag value true",
     "false": "the flag value false",
