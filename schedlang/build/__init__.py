@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..errors import did_you_mean as _did_you_mean
 from ..library import stdlib as _stdlib
 from ..library.presets import LIBRARIES as _LIBRARIES
+from ..semantics.lower import ON_CLOCK as _ON_CLOCK
 from ..syntax import ir as _ir
 from ..syntax.parser import parse as _parse
 from . import site as _site
@@ -43,7 +44,7 @@ from .text import python_text as _python_text
 #: Names that stand for a value rather than a function; each use is a fresh piece at its own line.
 _VALUES = ("t", *_stdlib.CONSTANTS)
 
-_FUNCTIONS = {name: Function(name) for name in (*_stdlib.SCHEDULES, *_stdlib.MATH)}
+_FUNCTIONS = {name: Function(name) for name in (*_stdlib.SCHEDULES, *_stdlib.MATH, *_ON_CLOCK)}
 _NAMESPACES = {library: Namespace(library) for library in _LIBRARIES}
 globals().update(_FUNCTIONS)
 globals().update(_NAMESPACES)

@@ -378,6 +378,28 @@ def max(*values: Value) -> Expr:
 def clamp(x: Value, y: Value, z: Value, /) -> Expr:
     """clamp(x, y, z): the math function clamp of numbers or schedules (docs/language.md)."""
 
+def on_samples(schedule: Expr) -> Expr:
+    """on_samples(schedule)
+
+    ``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
+    tokens (samples) consumed before the step: a framework's schedule whose counter is the
+    samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock.
+
+    Arguments:
+        schedule: a schedule
+    """
+
+def on_tokens(schedule: Expr) -> Expr:
+    """on_tokens(schedule)
+
+    ``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
+    tokens (samples) consumed before the step: a framework's schedule whose counter is the
+    samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock.
+
+    Arguments:
+        schedule: a schedule
+    """
+
 class _cerebras:
     def ChainedLR(self, schedulers: list[Expr]) -> Expr:
         """cerebras.ChainedLR(schedulers)
@@ -1790,6 +1812,32 @@ class _megatron_OptimizerParamScheduler:
 
 class _megatron:
     OptimizerParamScheduler: _megatron_OptimizerParamScheduler
+    def rampup_batch_size(self, start: Value, increment: Value, samples: Value, global_batch_size: Value, micro_batch_size: Value = ..., data_parallel_size: Value = ..., *, seq_len: Param | None = ...) -> Expr:
+        """megatron.rampup_batch_size(start, increment, samples, global_batch_size, micro_batch_size=none, data_parallel_size=none)
+
+        ``megatron.rampup_batch_size(start, increment, samples, global_batch_size=...)``:
+        megatron-core <= 0.17's ``--rampup-batch-size``, its float division included
+        (0.18 and later ignore the flag).
+
+        Arguments:
+            start: a number constant in t
+            increment: a number constant in t
+            samples: a number constant in t
+            global_batch_size: a number constant in t
+            micro_batch_size: a number constant in t
+            data_parallel_size: a number constant in t
+        """
+    def step_batch_size_schedule(self, schedule: str, seq_length: Value = ..., *, seq_len: Param | None = ...) -> Expr:
+        """megatron.step_batch_size_schedule(schedule, seq_length=none)
+
+        ``megatron.step_batch_size_schedule("0:16 2.4B:320", seq_length=...)``: Megatron-LM
+        main's ``--step-batch-size-schedule`` (megatron-core >= 0.18), exact to its parser;
+        ``seq_length`` defaults to the file's ``seq_len`` (Megatron-LM passes its ``--seq-length``).
+
+        Arguments:
+            schedule: one of the strings listed
+            seq_length: a number constant in t
+        """
 
 megatron: _megatron
 
@@ -2555,6 +2603,29 @@ class _olmo_core:
             decay_fraction: a number constant in t
             warmup_min_lr: a number constant in t
             decay_min_lr: a number constant in t
+        """
+    def batch_size_lr_factor(self, units: Literal['tokens', 'steps'] = ...) -> Expr:
+        """olmo_core.batch_size_lr_factor(units="tokens")
+
+        ``olmo_core.batch_size_lr_factor(units=...)``: the ``sqrt(new / old)`` by which
+        OLMo-core's batch-size callback multiplies the base lr at each change, from the step
+        whose batch changed on; ``units`` as the scheduler's it multiplies (``"tokens"``: on the
+        token clock read after the step, ``"steps"``: on the step clock).
+
+        Arguments:
+            units: one of the strings listed: "tokens", "steps"
+        """
+    def batch_size_schedule(self, batch_sizes: list[Value], schedule: list[Value], units: Literal['tokens', 'steps'] = ..., *, seq_len: Param | None = ...) -> Expr:
+        """olmo_core.batch_size_schedule(batch_sizes, schedule, units="tokens")
+
+        ``olmo_core.batch_size_schedule(batch_sizes=[...], schedule=[...], units="tokens")``:
+        OLMo-core's ``BatchSizeSchedulerCallback``, batch sizes in tokens, an increase waiting
+        for a whole number of the new batches (``library/presets/olmo_core_batch.py``).
+
+        Arguments:
+            batch_sizes: a list of numbers constant in t
+            schedule: a list of numbers constant in t
+            units: one of the strings listed: "tokens", "steps"
         """
 
 olmo_core: _olmo_core

@@ -32,7 +32,15 @@ from ..limits import (
     recursion_room,
 )
 from ..program import Program, Schedule
-from ..semantics.lower import TIME_UNITS, Known, lower, lower_piece
+from ..semantics.lower import (
+    BATCH_CALLS,
+    CALL_SIGNATURES,
+    ON_CLOCK,
+    TIME_UNITS,
+    Known,
+    lower,
+    lower_piece,
+)
 from ..semantics.params import to_number
 from ..syntax import ir
 from ..syntax.fmt import format_source
@@ -347,6 +355,9 @@ def _clock_params(node: ir.Node, children: tuple[Expr, ...]) -> frozenset[str]:
         elif isinstance(item, ir.Duration):
             if item.unit in ("sp", "tok"):
                 found.add(TIME_UNITS[item.unit][0])
+        elif isinstance(item, ir.Call) and isinstance(item.func, ir.Name) and item.func.id in ON_CLOCK:
+            found.add(TIME_UNITS["sp"][0])  # on_samples(...) needs the run's clock: a stand-in here
+            stack.extend(item.args)
         elif isinstance(item, ir.Node):
             stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
         elif isinstance(item, tuple):
@@ -645,7 +656,8 @@ class Namespace:
 
 
 def _presets() -> dict:
-    return PRESETS
+    """The presets, and the dotted calls lowering knows by name (``megatron.rampup_batch_size``)."""
+    return {**PRESETS, **{n: b for n, b in CALL_SIGNATURES.items() if "." in n}}
 
 
 def _children(prefix: str) -> list[str]:
@@ -665,11 +677,13 @@ def _preset_attribute(prefix: str, attr: str) -> Function:
 
 def _builtin(name: str):
     """The table entry of a name: a stdlib ``Builtin``, a preset ``Builtin`` / ``Rejected``, or None."""
-    return stdlib.SCHEDULES.get(name) or _presets().get(name)
+    return stdlib.SCHEDULES.get(name) or _presets().get(name) or CALL_SIGNATURES.get(name)
 
 
 def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
     builtin = _builtin(name)
+    # a batch preset, like sb.stages, takes the program's tokens per sample as seq_len=, no argument
+    seq_len = kwargs.pop("seq_len", None) if name in BATCH_CALLS else None
     plain = isinstance(builtin, stdlib.Builtin) and not builtin.variadic
     names = [a.name for a in builtin.args] if plain else []
     if any(a is None for a in args) and len(args) <= len(names):  # None: "not given", as in Python
@@ -683,7 +697,9 @@ def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
     node = ir.Call(site.span, func, tuple(p.node for p in positional),
                    tuple(ir.Keyword(site.argument(keyword=k), k, v.node) for k, v in keywords))
     parts = (*positional, *(v for _, v in keywords))
-    return Expr(node, _merge(site, *(p.params for p in parts)), parts)
+    params = _merge(site, *(p.params for p in parts), *_seq_len_params(seq_len, site))
+    # a batch schedule is checked where it goes, in sb.program(batch=...)
+    return Expr(node, params, parts, check=name not in BATCH_CALLS)
 
 
 # -- signatures and docs, from the one table of built-ins ----------------------------------
@@ -736,12 +752,15 @@ def _signature(name: str) -> inspect.Signature:
         elif params and params[-1].default is not inspect.Parameter.empty:
             kind = inspect.Parameter.KEYWORD_ONLY  # a required one after an optional one: by keyword
         annotation = _KINDS[arg.kind][0]
-        if arg.kind == stdlib.Kind.OPTION:
+        if arg.kind == stdlib.Kind.OPTION and arg.choices:
             annotation = "Literal[" + ", ".join(repr(c) for c in arg.choices) + "]"
         default = inspect.Parameter.empty if arg.default is stdlib.REQUIRED else _Shown(
             _default_text(arg.default))
         params.append(inspect.Parameter(arg.name, kind, default=default, annotation=annotation))
         kind = params[-1].kind
+    if name in BATCH_CALLS:  # the program's tokens per sample, as sb.stages takes it
+        params.append(inspect.Parameter("seq_len", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation="Param | None"))
     return inspect.Signature(params, return_annotation="Expr")
 
 
@@ -957,10 +976,20 @@ def stages(first, batches, thresholds, seq_len: Param | None = None) -> Expr:
     site = sites.caller()
     args = [_expr(first, site.argument(0)), _expr(list(batches), site.argument(1)),
             _expr(list(thresholds), site.argument(2))]
-    params = _merge(site, *(a.params for a in args),
-                    *([seq_len.params] if isinstance(seq_len, Param) else []))
+    params = _merge(site, *(a.params for a in args), *_seq_len_params(seq_len, site))
     node = ir.Call(site.span, ir.Name(site.span, "stages"), tuple(a.node for a in args), ())
     return Expr(node, params, tuple(args), check=False)
+
+
+def _seq_len_params(seq_len, site: sites.Site) -> list[dict]:
+    """The parameters ``seq_len=`` brings to a batch schedule: the program's tokens per sample."""
+    if seq_len is None:
+        return []
+    if not isinstance(seq_len, Param):
+        raise SchedlangError("seq_len= takes the program's parameter, not a value",
+                             site.argument(keyword="seq_len"),
+                             hint='seq_len = sb.param("seq_len", int, 4096), then seq_len=seq_len')
+    return [seq_len.params]
 
 
 def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True,

@@ -14,8 +14,9 @@ import keyword
 from pathlib import Path
 
 from ..library import stdlib
-from ..library.presets import LIBRARIES, PRESETS
-from .objects import _doc, _signature
+from ..library.presets import LIBRARIES
+from ..semantics.lower import ON_CLOCK
+from .objects import _doc, _presets, _signature
 
 STUB = Path(__file__).with_name("__init__.pyi")
 
@@ -135,7 +136,8 @@ def to_python(source: str) -> str:
 #: Annotations of the runtime signatures (``objects._KINDS``) in the stub's names.
 _TYPES = {"float | Expr": "Value", "int | Expr": "int | Expr", "Expr": "Expr", "Function": "Shape",
           "list[float]": "list[Value]", "list[Expr]": "list[Expr]", "bool": "bool", "str": "str",
-          "list[tuple[float, float]]": "list[tuple[Number, Number]] | list[list[Number]]"}
+          "list[tuple[float, float]]": "list[tuple[Number, Number]] | list[list[Number]]",
+          "Param | None": "Param | None"}
 
 
 def _parameters(signature: inspect.Signature, self_: bool) -> str:
@@ -178,17 +180,17 @@ def _namespace_class(prefix: str) -> list[str]:
     """``class _ns_<prefix>`` with a method per preset; a preset with children (``torch.OneCycleLR``
     and its ``.momentum``) is a class of its own, callable and with attributes."""
     depth = prefix.count(".") + 1
-    children = sorted({n.split(".")[depth] for n in PRESETS if n.startswith(prefix + ".")})
+    children = sorted({n.split(".")[depth] for n in _presets() if n.startswith(prefix + ".")})
     classes, body = [], []
     for child in children:
         full = f"{prefix}.{child}"
-        if any(n.startswith(full + ".") for n in PRESETS):
+        if any(n.startswith(full + ".") for n in _presets()):
             classes += _namespace_class(full)
             body.append(f"    {child}: {_class_name(full)}")
         else:
             body.append(_function(full, child, "    ", self_=True).rstrip("\n"))
     head = [f"class {_class_name(prefix)}:"]
-    if prefix in PRESETS:
+    if prefix in _presets():
         head.append(_function(prefix, "__call__", "    ", self_=True).rstrip("\n"))
     return [*classes, "\n".join(head + body) + "\n"]
 
@@ -207,6 +209,8 @@ def render() -> str:
     for name in stdlib.MATH:
         if name not in stdlib.SCHEDULES:
             out.append(_function(name, name))
+    for name in ON_CLOCK:
+        out.append(_function(name, name))
     for library in LIBRARIES:
         out += _namespace_class(library)
         out.append(f"{library}: {_class_name(library)}\n")

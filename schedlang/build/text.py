@@ -14,7 +14,7 @@ import keyword
 import threading
 from fractions import Fraction
 
-from ..semantics.lower import TIME_UNITS
+from ..semantics.lower import BATCH_CALLS, TIME_UNITS
 from ..syntax import ir
 
 SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
@@ -259,6 +259,8 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
                   else f'**{{"{k.name}": {_py(k.value, names, _P_COMPARE)}}}' for k in node.keywords]
         if node.func.id == "stages" and "seq_len" in names:  # its token thresholds count with it
             parts.append(names["seq_len"])
+        elif node.func.id in BATCH_CALLS and "seq_len" in names:  # a preset's: the same, by keyword
+            parts.append(f"seq_len={names['seq_len']}")
         return f"{callee}({', '.join(parts)})", _P_ATOM
     if isinstance(node, ir.BinOp):
         if node.op == "**":

@@ -1287,22 +1287,31 @@ def _list_items(node: ir.Node, what: str) -> tuple:
 
 #: The signatures of the Megatron batch presets (``bind_arguments`` reads them; their values are
 #: converted by ``_megatron_step_schedule`` / ``_megatron_rampup``, not by ``argument``).
+#: (``build`` is the method that lowers the call: its docstring is the call's documentation.)
 MEGATRON_STEP_SCHEDULE = Builtin("megatron.step_batch_size_schedule", (
-    stdlib.Arg("schedule", Kind.OPTION), stdlib.Arg("seq_length", Kind.CONST, None)), build=None)
+    stdlib.Arg("schedule", Kind.OPTION), stdlib.Arg("seq_length", Kind.CONST, None)),
+    build=Lowerer._megatron_step_schedule)
 MEGATRON_RAMPUP = Builtin("megatron.rampup_batch_size", (
     *(stdlib.Arg(name, Kind.CONST) for name in ("start", "increment", "samples", "global_batch_size")),
     *(stdlib.Arg(name, Kind.CONST, None) for name in ("micro_batch_size", "data_parallel_size"))),
-    build=None)
+    build=Lowerer._megatron_rampup)
 
 #: OLMo-core's batch-size callback: its batch schedule and the lr factor it applies.
 OLMO_BATCH_SCHEDULE = Builtin("olmo_core.batch_size_schedule", (
     stdlib.Arg("batch_sizes", Kind.VALUES), stdlib.Arg("schedule", Kind.VALUES),
-    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps"))), build=None)
+    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps"))), build=Lowerer._olmo_batch_schedule)
 OLMO_LR_FACTOR = Builtin("olmo_core.batch_size_lr_factor", (
-    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps")),), build=None)
+    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps")),), build=Lowerer._olmo_lr_factor)
 
 #: Calls that put a schedule counted in steps on the sample or token clock, as written.
 ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
+
+#: The signatures of the calls lowering knows by name (the batch presets, ``on_samples`` /
+#: ``on_tokens``): what the builder and the editor offer for them.
+CALL_SIGNATURES = {b.name: b for b in (MEGATRON_STEP_SCHEDULE, MEGATRON_RAMPUP, OLMO_BATCH_SCHEDULE,
+                                       OLMO_LR_FACTOR)}
+CALL_SIGNATURES.update({name: Builtin(name, (stdlib.Arg("schedule", Kind.SCHEDULE),),
+                                      build=Lowerer.call_on_clock) for name in ON_CLOCK})
 
 #: Calls whose value is a batch schedule (``batch = ...`` only).
 BATCH_CALLS = {"stages": Lowerer._stages,
