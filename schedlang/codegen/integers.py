@@ -74,13 +74,22 @@ def step_ratio(expr: sp.Expr):
     if not isinstance(expr, sp.Add) or not any(s.is_integer for s in expr.free_symbols):
         return None  # a sum in the step (global or a branch's local one) or whole parameters
     terms = [term.as_coeff_Mul() for term in expr.args]
-    if not all(c.is_Rational and (m.is_integer or m == 1) for c, m in terms):
+    if not all(c.is_Rational for c, _ in terms) or not all(m == 1 or _whole_factor(m) for _, m in terms):
         return None
     denominator = math.lcm(*(int(c.q) for c, _ in terms))
     if denominator == 1:
         return None
     numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * m for c, m in terms))
     return numerator, sp.Integer(denominator)
+
+
+def _whole_factor(factor: sp.Expr) -> bool:
+    """``factor.is_integer``, answered False at once for a factor holding a sine, cosine or
+    tangent: sympy never proves one whole (those it could are evaluated when built:
+    ``cos(pi*t)`` is ``(-1)**t``), and asking costs it 5-10 ms per new argument
+    (``cos(x)**2`` asks whether ``x`` is a multiple of pi/2), which made the cosine
+    segments of a long schedule slow to print."""
+    return not factor.has(sp.sin, sp.cos, sp.tan) and bool(factor.is_integer)
 
 
 def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..core.algebra import t
+from ..core.algebra import periodic, t
 from ..core.functions import BY_NODE
 from .integers import integer_ratio, is_whole
 
@@ -185,12 +185,12 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
         return (p * q).is_nonnegative is True
 
     if same_sign(low, a):
-        return low + 2 * a * sp.cos(x / 2) ** 2
+        return low + 2 * a * periodic(sp.cos, x / 2) ** 2
     if same_sign(high, -a):
-        return high - 2 * a * sp.sin(x / 2) ** 2
+        return high - 2 * a * periodic(sp.sin, x / 2) ** 2
     if (low * high).is_negative is True:
         return None  # crosses zero
-    return low + 2 * a * sp.cos(x / 2) ** 2
+    return low + 2 * a * periodic(sp.cos, x / 2) ** 2
 
 
 def conjugate(expr: sp.Expr) -> sp.Expr | None:

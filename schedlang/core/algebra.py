@@ -343,8 +343,56 @@ def _rebuilt(node: sp.Basic, rebuild) -> sp.Basic:
     args = [rebuild(a) for a in node.args]
     if isinstance(node, (sp.Min, sp.Max)):
         return _min_max(node.func, args)
-    done = folded(node.func(*args))
+    done = folded(periodic(node.func, args[0]) if node.func in _SIN_COS else node.func(*args))
     return _canonical_relation(done) if isinstance(done, Relational) else done
+
+
+_SIN_COS = (sp.sin, sp.cos)
+
+
+def periodic(func, arg: sp.Expr) -> sp.Expr:
+    """``func(arg)`` for ``func`` ``sp.sin`` or ``sp.cos``: the node sympy builds, built without
+    asking sympy when its evaluation is known.
+
+    A segment's ``cos(pi*t/n)`` is rebuilt at every stage (moved to its start, ``tau`` made
+    ``t``, put back in its local step by the printers, halved by ``half_angle``).  Each time,
+    sympy's ``cos.eval`` asks the assumptions system whether the new argument over pi is an
+    integer, a half-integer, even: 5-10 ms for an argument it has not seen, most of the cost
+    of a trig-heavy schedule (200 distinct cosines took seconds to check).  For an argument
+    ``pi * (a*s + b)`` (``s`` a step symbol, ``a``, ``b`` rationals, ``a > 0`` with ``2a`` not
+    whole, and ``a < 2`` when ``b == 0``) the answer is known without asking: the quotient by
+    pi is not a whole or half-whole number at every step (its values at consecutive steps
+    differ by ``a``), there is no sign to extract and no multiple of pi/2 to peel off (the
+    argument is a product, not a sum), so sympy only writes the product in its canonical
+    form ``pi * (a*s + b)`` (``pi*(t - 5)/7`` becomes ``pi*(t/7 - 5/7)``) and keeps it.
+    Anything else goes through sympy.  ``tests/test_fast_paths.py`` compares the two.
+    """
+    canonical_arg = _plain_pi_multiple(arg)
+    if canonical_arg is not None:
+        return func(canonical_arg, evaluate=False)
+    return func(arg)
+
+
+def _plain_pi_multiple(arg: sp.Expr) -> sp.Expr | None:
+    """``pi * (a*s + b)`` in sympy's canonical form when ``arg`` is one as ``periodic``
+    describes, else None."""
+    if not arg.is_Mul or arg.args.count(sp.pi) != 1 or arg.could_extract_minus_sign():
+        return None
+    quotient = sp.Mul(*(f for f in arg.args if f is not sp.pi))
+    slope = constant = None
+    for term in sp.Add.make_args(quotient):
+        coefficient, factor = term.as_coeff_Mul()
+        if not coefficient.is_Rational:
+            return None
+        if factor is sp.S.One and constant is None:
+            constant = coefficient
+        elif factor in _STEPS and slope is None:
+            slope = coefficient
+        else:
+            return None
+    if slope is None or slope <= 0 or (2 * slope).is_Integer or (constant is None and slope >= 2):
+        return None
+    return sp.Mul(sp.pi, quotient)
 
 
 def _min_max(func, args: list) -> sp.Expr:

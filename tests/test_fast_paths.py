@@ -1,0 +1,106 @@
+"""The shortcuts that keep long schedules cheap build exactly what sympy builds (issue 31, item 4).
+
+``core.algebra.periodic`` builds ``sin``/``cos`` of ``pi * (a*t + b)`` without asking sympy's
+assumptions; ``codegen.integers`` answers "not whole" for a factor holding a trig function
+without asking.  Each shortcut is compared with sympy on many drawn arguments, and a chain of
+distinct cosines (every shortcut taken) is compared with its definition at each segment's
+start, middle and end, in the reference and in the torch module.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import mpmath
+import pytest
+import sympy as sp
+
+import schedlang
+from schedlang.codegen.integers import step_ratio
+from schedlang.core.algebra import _plain_pi_multiple, periodic, t, tau
+
+
+def _arguments(seed: int, count: int):
+    rng = random.Random(seed)
+
+    def rational():
+        return sp.Rational(rng.randint(-50, 50), rng.choice([1, 2, 3, 4, 6, 7, 27, 616, 4158, 10**9 + 7]))
+
+    for _ in range(count):
+        step = rng.choice([t, tau])
+        a, b = rational(), rational()
+        form = rng.randrange(5)
+        if form == 0:
+            yield sp.pi * (a * step + b)
+        elif form == 1:
+            yield sp.pi * a * step
+        elif form == 2:
+            yield sp.pi * a * step + sp.pi * sp.S.Half * rng.randint(-5, 5)
+        elif form == 3:
+            yield sp.pi * (a * step + b) / 2
+        else:
+            yield sp.pi * (step - rng.randint(0, 10**6)) / rng.randint(1, 5000)
+
+
+def test_periodic_builds_what_sympy_builds():
+    shortcuts = 0
+    for arg in _arguments(3, 600):
+        shortcuts += _plain_pi_multiple(arg) is not None
+        for func in (sp.sin, sp.cos):
+            want, got = func(arg), periodic(func, arg)
+            assert got == want and type(got) is type(want), (func, arg)
+    assert shortcuts > 100  # the drawn arguments do exercise the shortcut
+
+
+@pytest.mark.parametrize("arg", [sp.pi * t, 2 * sp.pi * t, sp.pi * t / 2, 5 * sp.pi * t / 2,
+                                 -sp.pi * t / 7, sp.pi * (t / 2 + sp.Rational(1, 3)),
+                                 sp.pi * (3 * t / 7 + 1), sp.pi * (t / 7 + sp.Rational(1, 2))])
+def test_periodic_leaves_the_special_arguments_to_sympy(arg):
+    for func in (sp.sin, sp.cos):
+        assert periodic(func, arg) == func(arg)
+
+
+def test_a_trig_factor_is_not_whole():
+    # 2 cos(x)**2 / 5 + 3/5 has no whole numerator: printed as it is, as before
+    expr = sp.Rational(3, 5) + sp.Rational(2, 5) * sp.cos(sp.pi * t / 1234) ** 2
+    assert step_ratio(expr) is None
+    assert step_ratio(sp.Rational(3, 5) - t / 5) == (3 - t, 5)
+
+
+def _chain(count: int, seed: int):
+    rng = random.Random(seed)
+    parts, value = [], 1.0
+    for _ in range(count):
+        end, length = round(rng.uniform(0.01, 0.99), 4), rng.randint(3, 5000)
+        parts.append((value, end, length))
+        value = end
+    return parts
+
+
+def _expected(parts, step):
+    start = 0
+    for v0, v1, n in parts:
+        if step < start + n:
+            k = step - start
+            return float(mpmath.mpf(v1) + (mpmath.mpf(v0) - mpmath.mpf(v1))
+                         * (1 + mpmath.cos(mpmath.pi * k / n)) / 2)
+        start += n
+    return parts[-1][1]
+
+
+def test_distinct_cosines_keep_their_values():
+    parts = _chain(40, 7)
+    source = "schedule lr = " + " >> ".join(f"cosine({a}, {b}, {n})" for a, b, n in parts)
+    schedule = schedlang.compile(source)["lr"]
+    steps, start = [], 0
+    for _, _, n in parts:
+        steps += [start, start + 1, start + n // 2, start + n - 1]
+        start += n
+    steps += [start, start + 10**15]
+    torch = pytest.importorskip("torch")
+    values = schedule.torch(torch.tensor(steps, dtype=torch.int64)).tolist()
+    for step, got in zip(steps, values):
+        want = _expected(parts, step)
+        assert math.isclose(schedule(step), want, rel_tol=1e-13, abs_tol=1e-15), step
+        assert math.isclose(got, want, rel_tol=1e-13, abs_tol=1e-15), step
