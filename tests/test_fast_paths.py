@@ -17,7 +17,7 @@ import pytest
 import sympy as sp
 
 import schedlang
-from schedlang.codegen.integers import step_ratio
+from schedlang.codegen.integers import _affine_step, remainder, step_ratio
 from schedlang.core.algebra import _plain_pi_multiple, periodic, t, tau
 
 
@@ -104,3 +104,22 @@ def test_distinct_cosines_keep_their_values():
         want = _expected(parts, step)
         assert math.isclose(schedule(step), want, rel_tol=1e-13, abs_tol=1e-15), step
         assert math.isclose(got, want, rel_tol=1e-13, abs_tol=1e-15), step
+
+
+def test_remainder_builds_what_sympy_builds():
+    local = sp.Dummy("local", integer=True, nonnegative=True)
+    signed = sp.Symbol("x", integer=True)
+    rng = random.Random(5)
+    shortcuts = 0
+    for _ in range(250):
+        step = rng.choice([t, local, signed])
+        big = rng.choice([10, 100, 10**6, 10**12])
+        a = rng.choice([rng.randint(-3, 12), rng.randint(1, big), 2**rng.randint(0, 20) * rng.randint(1, 9)])
+        b = rng.choice([0, rng.randint(-big, big), 2**rng.randint(0, 25) * rng.randint(-9, 9)])
+        q = rng.choice([rng.randint(1, 20), rng.randint(1, big),
+                        2**rng.randint(1, 40) * rng.choice([1, 3, 5, 5**9])])
+        numerator = a * step + b
+        want, got = sp.Mod(numerator, q), remainder(numerator, sp.Integer(q))
+        assert sp.srepr(got) == sp.srepr(want), (numerator, q)
+        shortcuts += _affine_step(numerator) is not None
+    assert shortcuts > 100

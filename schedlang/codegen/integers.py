@@ -92,6 +92,56 @@ def _whole_factor(factor: sp.Expr) -> bool:
     return not factor.has(sp.sin, sp.cos, sp.tan) and bool(factor.is_integer)
 
 
+def remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
+    """``sp.Mod(numerator, modulus)``: the node sympy builds, built without asking sympy when
+    ``numerator`` is ``a*s + b`` (``s`` a whole step symbol, ``a >= 1`` and ``b`` integers) and
+    ``modulus`` an integer.
+
+    Periodic arguments are reduced with such a remainder once per piece, and sympy's
+    ``Mod.eval`` spends 5-40 ms on each (assumption queries comparing ``a*s + b`` with
+    multiples of the modulus, a polynomial gcd): with a cosine on the token clock over a
+    768-stage batch ramp, most of the time to check and print.  For this form its result is
+    known: ``G * Mod(a'*s + (b' mod q'), q')`` with ``G = gcd(a, b, q)``, ``a' = a/G``,
+    ``b' = b/G``, ``q' = q/G`` (no comparison with the modulus can be decided, the step being
+    unbounded), and ``G * Mod((a' mod q')*s, q')`` when ``q'`` divides ``b'``.  The shortcut
+    takes only the cases where nothing else happens (``gcd(a', b')`` is 1 when ``G`` is not
+    and ``b`` is not 0, ``q' >= 3``, ``a'`` not a multiple of ``q'``);
+    ``tests/test_fast_paths.py`` compares it with sympy.
+    """
+    found = _affine_step(numerator)
+    if found is None or not modulus.is_Integer or modulus < 3:
+        return sp.Mod(numerator, modulus)
+    step, a, b = found
+    q = int(modulus)
+    g = math.gcd(a, b, q)
+    a, b, q = a // g, b // g, q // g
+    if q < 3 or a % q == 0 or (g != 1 and b != 0 and math.gcd(a, b) != 1):
+        return sp.Mod(numerator, modulus)
+    if b % q == 0:  # a multiple of q added: sympy drops it, then reduces the slope too
+        inner = sp.Mod(sp.Integer(a % q) * step, sp.Integer(q), evaluate=False)
+    else:
+        inner = sp.Mod(sp.Integer(a) * step + sp.Integer(b % q), sp.Integer(q), evaluate=False)
+    return inner if g == 1 else sp.Mul(sp.Integer(g), inner)
+
+
+def _affine_step(expr: sp.Expr):
+    """``(s, a, b)`` (Python ints ``a >= 1``, ``b``) when ``expr`` is ``a*s + b`` for a symbol ``s``
+    that is a whole number >= 0 (the step, a branch's local step), else None."""
+    b = 0
+    step = a = None
+    for term in sp.Add.make_args(expr):
+        coefficient, factor = term.as_coeff_Mul()
+        if not coefficient.is_Integer:
+            return None
+        if factor is sp.S.One:
+            b += int(coefficient)
+        elif factor.is_Symbol and step is None and factor.is_integer and factor.is_nonnegative:
+            step, a = factor, int(coefficient)
+        else:
+            return None
+    return None if step is None or a < 1 else (step, a, b)
+
+
 def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:
     """The whole number a whole step is compared with instead of ``bound``.
 

@@ -43,7 +43,7 @@ import sympy as sp
 
 from ..core.algebra import periodic, t
 from ..core.functions import BY_NODE
-from .integers import integer_ratio, is_whole
+from .integers import integer_ratio, is_whole, remainder
 
 
 class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
@@ -114,7 +114,7 @@ def _remainder(numerator: sp.Expr, modulus: sp.Expr, steps=None) -> sp.Expr:
         return numerator
     if _within(numerator, modulus, steps):
         return numerator
-    return sp.Mod(numerator, modulus)
+    return remainder(numerator, modulus)
 
 
 def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
