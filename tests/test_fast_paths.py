@@ -17,7 +17,8 @@ import pytest
 import sympy as sp
 
 import schedlang
-from schedlang.codegen.integers import _affine_step, remainder, step_ratio
+from schedlang.codegen.integers import _affine_step, integer_ratio, remainder, step_ratio
+from schedlang.codegen.stable import nearest_zero
 from schedlang.core.algebra import _plain_pi_multiple, periodic, t, tau
 
 
@@ -123,3 +124,30 @@ def test_remainder_builds_what_sympy_builds():
         assert sp.srepr(got) == sp.srepr(want), (numerator, q)
         shortcuts += _affine_step(numerator) is not None
     assert shortcuts > 100
+
+
+def test_linear_ratio_is_what_together_gives():
+    local = sp.Dummy("local", integer=True, nonnegative=True)
+    total = sp.Symbol("total", integer=True, positive=True)
+    rng = random.Random(9)
+    for _ in range(300):
+        expr = sp.Rational(rng.randint(-10**6, 10**6), rng.choice([1, 2, 3, 4, 27, 4158, 10**9]))
+        for symbol in rng.sample([t, local, total], rng.randint(1, 3)):
+            expr += sp.Rational(rng.choice([rng.randint(-9, 9), rng.randint(-10**7, 10**7)]),
+                                rng.choice([1, 2, 3, 6, 4158, 616, 10**9 + 7])) * symbol
+        numerator, denominator = sp.fraction(sp.together(expr))
+        got = integer_ratio(expr)
+        assert (sp.srepr(got[0]), sp.srepr(got[1])) == (sp.srepr(numerator), sp.srepr(denominator)), expr
+
+
+def test_nearest_zero_is_what_min_gives():
+    local = sp.Dummy("local", integer=True, nonnegative=True)
+    rng = random.Random(11)
+    for _ in range(40):
+        modulus = sp.Integer(rng.choice([3, 7, 616, 4158, 10**9 + 7]))
+        step = rng.choice([t, local])
+        u = remainder(rng.randint(1, 10**6) * step + rng.randint(-10**6, 10**6), modulus)
+        if isinstance(u, sp.Mul):  # G * Mod(...): sympy's path
+            continue
+        got, want = nearest_zero(u, modulus), sp.Min(u, modulus - u)
+        assert sp.srepr(got) == sp.srepr(want), u

@@ -139,7 +139,17 @@ def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
         u, s = _remainder(n, d, steps), sp.Integer(1)
     if isinstance(expr, sp.cos):
         return sinpi(s * (d - 2 * u), 2 * d)
-    return sinpi(s * sp.Min(u, d - u), d)
+    return sinpi(s * nearest_zero(u, d), d)
+
+
+def nearest_zero(u: sp.Expr, d: sp.Expr) -> sp.Expr:
+    """``Min(u, d - u)``, the node sympy builds; for a remainder ``u = Mod(N, d)`` built without
+    asking sympy, whose ``Min`` compares its arguments through the assumptions system (about
+    40 ms per sine piece) and can decide nothing here: it knows no upper bound of a ``Mod``,
+    so neither argument is provably the smaller and both stay."""
+    if isinstance(u, sp.Mod) and d.is_Integer and d > 0:
+        return sp.Min(u, d - u, evaluate=False)
+    return sp.Min(u, d - u)
 
 
 def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
