@@ -17,7 +17,7 @@ import pytest
 import sympy as sp
 
 import schedlang
-from schedlang.codegen.integers import _affine_step, integer_ratio, remainder, step_ratio
+from schedlang.codegen.integers import affine_step, integer_ratio, remainder, step_ratio
 from schedlang.codegen.stable import nearest_zero
 from schedlang.core.algebra import _plain_pi_multiple, periodic, t, tau
 
@@ -122,7 +122,7 @@ def test_remainder_builds_what_sympy_builds():
         numerator = a * step + b
         want, got = sp.Mod(numerator, q), remainder(numerator, sp.Integer(q))
         assert sp.srepr(got) == sp.srepr(want), (numerator, q)
-        shortcuts += _affine_step(numerator) is not None
+        shortcuts += affine_step(numerator) is not None
     assert shortcuts > 100
 
 
@@ -143,11 +143,14 @@ def test_linear_ratio_is_what_together_gives():
 def test_nearest_zero_is_what_min_gives():
     local = sp.Dummy("local", integer=True, nonnegative=True)
     rng = random.Random(11)
-    for _ in range(40):
-        modulus = sp.Integer(rng.choice([3, 7, 616, 4158, 10**9 + 7]))
+    for _ in range(60):
+        modulus = sp.Integer(rng.choice([3, 7, 616, 4158, 10**6, 10**9 + 7]))
         step = rng.choice([t, local])
         u = remainder(rng.randint(1, 10**6) * step + rng.randint(-10**6, 10**6), modulus)
         if isinstance(u, sp.Mul):  # G * Mod(...): sympy's path
             continue
         got, want = nearest_zero(u, modulus), sp.Min(u, modulus - u)
         assert sp.srepr(got) == sp.srepr(want), u
+        clamped = rng.randint(1, 9) * step + rng.randint(-10**6, 10**6)  # the array printers' u
+        got, want = nearest_zero(clamped, modulus), sp.Min(clamped, modulus - clamped)
+        assert sp.srepr(got) == sp.srepr(want), clamped

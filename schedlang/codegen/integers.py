@@ -130,7 +130,7 @@ def remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
     and ``b`` is not 0, ``q' >= 3``, ``a'`` not a multiple of ``q'``);
     ``tests/test_fast_paths.py`` compares it with sympy.
     """
-    found = _affine_step(numerator)
+    found = affine_step(numerator)
     if found is None or not modulus.is_Integer or modulus < 3:
         return sp.Mod(numerator, modulus)
     step, a, b = found
@@ -146,7 +146,7 @@ def remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
     return inner if g == 1 else sp.Mul(sp.Integer(g), inner)
 
 
-def _affine_step(expr: sp.Expr):
+def affine_step(expr: sp.Expr):
     """``(s, a, b)`` (Python ints ``a >= 1``, ``b``) when ``expr`` is ``a*s + b`` for a symbol ``s``
     that is a whole number >= 0 (the step, a branch's local step), else None."""
     b = 0

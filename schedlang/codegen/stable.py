@@ -43,7 +43,7 @@ import sympy as sp
 
 from ..core.algebra import periodic, t
 from ..core.functions import BY_NODE
-from .integers import integer_ratio, is_whole, remainder
+from .integers import affine_step, integer_ratio, is_whole, remainder
 
 
 class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
@@ -143,13 +143,21 @@ def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
 
 
 def nearest_zero(u: sp.Expr, d: sp.Expr) -> sp.Expr:
-    """``Min(u, d - u)``, the node sympy builds; for a remainder ``u = Mod(N, d)`` built without
-    asking sympy, whose ``Min`` compares its arguments through the assumptions system (about
-    40 ms per sine piece) and can decide nothing here: it knows no upper bound of a ``Mod``,
-    so neither argument is provably the smaller and both stay."""
-    if isinstance(u, sp.Mod) and d.is_Integer and d > 0:
+    """``Min(u, d - u)``, the node sympy builds; built without asking sympy for a remainder
+    ``u = Mod(N, d)`` or a step ``u = a*s + b`` (``a > 0``, ``2b < d``) the array printers
+    clamp into one period.  sympy's ``Min`` compares its arguments through the assumptions
+    system (about 40 ms per sine piece) and can decide nothing for these: it knows no upper
+    bound of a ``Mod`` or of a step, and ``u <= d - u`` holds at ``s = 0`` but not for large
+    ``s``, so both arguments stay."""
+    if d.is_Integer and d > 0 and (isinstance(u, sp.Mod) or _below_half(u, d)):
         return sp.Min(u, d - u, evaluate=False)
     return sp.Min(u, d - u)
+
+
+def _below_half(u: sp.Expr, d: sp.Expr) -> bool:
+    """Whether ``u`` is ``a*s + b`` (``s`` a whole step symbol, ``a >= 1``) with ``2b < d``."""
+    found = affine_step(u)
+    return found is not None and 2 * found[2] < d
 
 
 def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
