@@ -19,7 +19,7 @@ import sympy as sp
 import schedlang
 from schedlang.codegen.integers import affine_step, integer_ratio, remainder, step_ratio
 from schedlang.codegen.stable import nearest_zero
-from schedlang.core.algebra import _plain_pi_multiple, periodic, t, tau
+from schedlang.core.algebra import _plain_pi_multiple, before, periodic, t, tau
 
 
 def _arguments(seed: int, count: int):
@@ -154,3 +154,9 @@ def test_nearest_zero_is_what_min_gives():
         clamped = rng.randint(1, 9) * step + rng.randint(-10**6, 10**6)  # the array printers' u
         got, want = nearest_zero(clamped, modulus), sp.Min(clamped, modulus - clamped)
         assert sp.srepr(got) == sp.srepr(want), clamped
+
+
+@pytest.mark.parametrize("bound", [1, 5, sp.Rational(1, 2), 10**15, 0, -3, sp.Symbol("n", positive=True)])
+def test_before_is_what_lt_gives(bound):
+    for step in (t, tau):
+        assert sp.srepr(before(step, bound)) == sp.srepr(sp.Lt(step, bound))
