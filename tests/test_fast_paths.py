@@ -19,7 +19,7 @@ import sympy as sp
 import schedlang
 from schedlang.codegen.integers import affine_step, integer_ratio, remainder, step_ratio
 from schedlang.codegen.stable import nearest_zero
-from schedlang.core.algebra import _plain_pi_multiple, before, periodic, t, tau
+from schedlang.core.algebra import _canonical_relation, _plain_pi_multiple, at, before, periodic, t, tau
 
 
 def _arguments(seed: int, count: int):
@@ -160,3 +160,15 @@ def test_nearest_zero_is_what_min_gives():
 def test_before_is_what_lt_gives(bound):
     for step in (t, tau):
         assert sp.srepr(before(step, bound)) == sp.srepr(sp.Lt(step, bound))
+
+
+def test_rebuilt_comparisons_are_what_sympy_gives():
+    rng = random.Random(13)
+    for _ in range(150):
+        step = rng.choice([t, tau])
+        relation = rng.choice([sp.Lt, sp.Le, sp.Gt, sp.Ge])
+        a = sp.Rational(rng.choice([-1, 1]) * rng.randint(1, 10**6), rng.randint(1, 99))
+        b, c = (sp.Rational(rng.randint(-10**9, 10**9), rng.randint(1, 99)) for _ in range(2))
+        got = at(relation(step, c, evaluate=False), a * step + b)
+        want = _canonical_relation(relation(a * step + b, c))
+        assert sp.srepr(got) == sp.srepr(want), (relation, a, b, c)

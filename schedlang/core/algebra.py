@@ -354,6 +354,11 @@ def _rebuilt(node: sp.Basic, rebuild) -> sp.Basic:
     args = [rebuild(a) for a in node.args]
     if isinstance(node, (sp.Min, sp.Max)):
         return _min_max(node.func, args)
+    if node.func in _ORDER:  # canonical first: a positive number bound needs no evaluation
+        parts = _canonical_parts(node.func(*args, evaluate=False))
+        if parts is not None and parts[2].is_Number and parts[2] > 0:
+            func, step, bound = parts
+            return func(step, bound, evaluate=False)
     done = folded(periodic(node.func, args[0]) if node.func in _SIN_COS else node.func(*args))
     return _canonical_relation(done) if isinstance(done, Relational) else done
 
@@ -448,23 +453,38 @@ def canonical(expr: sp.Expr) -> sp.Expr:
 
 
 def _canonical_relation(rel: Relational):
-    steps = rel.free_symbols & {t, tau}
-    if len(steps) != 1 or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
-                                                sp.StrictGreaterThan, sp.GreaterThan)):
+    parts = _canonical_parts(rel)
+    if parts is None:
         return rel
+    func, step, bound = parts
+    return func(step, bound)
+
+
+def _canonical_parts(rel: Relational):
+    """``(func, step, bound)`` with ``rel`` equivalent to ``func(step, bound)`` for a comparison
+    linear in one step symbol, else None.
+
+    Rebuilding a comparison (a Megatron class on the sample clock of a 768-stage ramp rebuilds
+    each of its conditions once per stage) evaluates only this canonical form, and not at
+    all when its bound is a positive number: sympy cannot decide ``a*t + b < c`` then (true
+    at ``t = 0``, false for large ``t``), so the evaluations of the comparison as written and
+    of ``t < bound`` would both leave it as it is, at milliseconds each."""
+    steps = rel.free_symbols & {t, tau}
+    if len(steps) != 1 or not isinstance(rel, _ORDER):
+        return None
     (step,) = steps
     diff = sp.expand(rel.lhs - rel.rhs)
     slope = diff.coeff(step)
     rest = sp.expand(diff - slope * step)
     if step in rest.free_symbols or not slope.is_number or slope == 0:
-        return rel
+        return None
     # slope*t + rest  op  0   ->   t op -rest/slope   (the order flips when slope < 0)
     bound = sp.expand(-rest / slope)
     if slope > 0:
-        return rel.func(step, bound)
+        return rel.func, step, bound
     flipped = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
                sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[rel.func]
-    return flipped(step, bound)
+    return flipped, step, bound
 
 
 def sequence(*segments: Segment, spans=None) -> Segment:
