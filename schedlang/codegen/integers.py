@@ -58,10 +58,32 @@ def integer_ratio(expr: sp.Expr):
     ``Mod`` of such ratios counting as one (``Mod(t, 14*total/25)/3 - 100/3`` is
     ``(Mod(25*t, 14*total) - 2500)/75``: its floor is integer division, not a float that
     lands a hair below 0 where the exact value is 0)."""
+    linear = _linear_ratio(expr)
+    if linear is not None:
+        return linear
     numerator, denominator = sp.fraction(sp.together(whole_mods(expr)))
     if is_whole(numerator) and is_whole(denominator):
         return numerator, denominator
     return None
+
+
+def _linear_ratio(expr: sp.Expr):
+    """``integer_ratio`` of a sum of rational multiples of whole symbols and a rational (the
+    argument of a periodic piece, ``t/4158 - 4/27``), without ``together``: ``(D*expr, D)``,
+    ``D`` the least common denominator, is already in lowest terms (a prime's highest power in
+    ``D`` divides one term's denominator, whose numerator it does not divide), which is what
+    ``together`` and ``fraction`` return, at a fraction of their cost (milliseconds per piece
+    of a long schedule); else None."""
+    terms = []
+    for term in sp.Add.make_args(expr):
+        coefficient, factor = term.as_coeff_Mul()
+        whole = factor is sp.S.One or (factor.is_Symbol and factor.is_integer)
+        if not coefficient.is_Rational or not whole:
+            return None
+        terms.append((coefficient, factor))
+    denominator = math.lcm(*(int(c.q) for c, _ in terms))
+    numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * f for c, f in terms))
+    return numerator, sp.Integer(denominator)
 
 
 def step_ratio(expr: sp.Expr):
@@ -74,13 +96,72 @@ def step_ratio(expr: sp.Expr):
     if not isinstance(expr, sp.Add) or not any(s.is_integer for s in expr.free_symbols):
         return None  # a sum in the step (global or a branch's local one) or whole parameters
     terms = [term.as_coeff_Mul() for term in expr.args]
-    if not all(c.is_Rational and (m.is_integer or m == 1) for c, m in terms):
+    if not all(c.is_Rational for c, _ in terms) or not all(m == 1 or _whole_factor(m) for _, m in terms):
         return None
     denominator = math.lcm(*(int(c.q) for c, _ in terms))
     if denominator == 1:
         return None
     numerator = sp.Add(*(sp.Integer(c.p * (denominator // c.q)) * m for c, m in terms))
     return numerator, sp.Integer(denominator)
+
+
+def _whole_factor(factor: sp.Expr) -> bool:
+    """``factor.is_integer``, answered False at once for a factor holding a sine, cosine or
+    tangent: sympy never proves one whole (those it could are evaluated when built:
+    ``cos(pi*t)`` is ``(-1)**t``), and asking costs it 5-10 ms per new argument
+    (``cos(x)**2`` asks whether ``x`` is a multiple of pi/2), which made the cosine
+    segments of a long schedule slow to print."""
+    return not factor.has(sp.sin, sp.cos, sp.tan) and bool(factor.is_integer)
+
+
+def remainder(numerator: sp.Expr, modulus: sp.Expr) -> sp.Expr:
+    """``sp.Mod(numerator, modulus)``: the node sympy builds, built without asking sympy when
+    ``numerator`` is ``a*s + b`` (``s`` a whole step symbol, ``a >= 1`` and ``b`` integers) and
+    ``modulus`` an integer.
+
+    Periodic arguments are reduced with such a remainder once per piece, and sympy's
+    ``Mod.eval`` spends 5-40 ms on each (assumption queries comparing ``a*s + b`` with
+    multiples of the modulus, a polynomial gcd): with a cosine on the token clock over a
+    768-stage batch ramp, most of the time to check and print.  For this form its result is
+    known: ``G * Mod(a'*s + (b' mod q'), q')`` with ``G = gcd(a, b, q)``, ``a' = a/G``,
+    ``b' = b/G``, ``q' = q/G`` (no comparison with the modulus can be decided, the step being
+    unbounded), and ``G * Mod((a' mod q')*s, q')`` when ``q'`` divides ``b'``.  The shortcut
+    takes only the cases where nothing else happens (``gcd(a', b')`` is 1 when ``G`` is not
+    and ``b`` is not 0, ``q' >= 3``, ``a'`` not a multiple of ``q'``);
+    ``tests/test_fast_paths.py`` compares it with sympy.
+    """
+    found = affine_step(numerator)
+    if found is None or not modulus.is_Integer or modulus < 3:
+        return sp.Mod(numerator, modulus)
+    step, a, b = found
+    q = int(modulus)
+    g = math.gcd(a, b, q)
+    a, b, q = a // g, b // g, q // g
+    if q < 3 or a % q == 0 or (g != 1 and b != 0 and math.gcd(a, b) != 1):
+        return sp.Mod(numerator, modulus)
+    if b % q == 0:  # a multiple of q added: sympy drops it, then reduces the slope too
+        inner = sp.Mod(sp.Integer(a % q) * step, sp.Integer(q), evaluate=False)
+    else:
+        inner = sp.Mod(sp.Integer(a) * step + sp.Integer(b % q), sp.Integer(q), evaluate=False)
+    return inner if g == 1 else sp.Mul(sp.Integer(g), inner)
+
+
+def affine_step(expr: sp.Expr):
+    """``(s, a, b)`` (Python ints ``a >= 1``, ``b``) when ``expr`` is ``a*s + b`` for a symbol ``s``
+    that is a whole number >= 0 (the step, a branch's local step), else None."""
+    b = 0
+    step = a = None
+    for term in sp.Add.make_args(expr):
+        coefficient, factor = term.as_coeff_Mul()
+        if not coefficient.is_Integer:
+            return None
+        if factor is sp.S.One:
+            b += int(coefficient)
+        elif factor.is_Symbol and step is None and factor.is_integer and factor.is_nonnegative:
+            step, a = factor, int(coefficient)
+        else:
+            return None
+    return None if step is None or a < 1 else (step, a, b)
 
 
 def whole_bound(op: str, bound: sp.Expr) -> sp.Expr:

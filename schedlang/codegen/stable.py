@@ -41,9 +41,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..core.algebra import t
+from ..core.algebra import periodic, t
 from ..core.functions import BY_NODE
-from .integers import integer_ratio, is_whole
+from .integers import affine_step, integer_ratio, is_whole, remainder
 
 
 class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
@@ -114,7 +114,7 @@ def _remainder(numerator: sp.Expr, modulus: sp.Expr, steps=None) -> sp.Expr:
         return numerator
     if _within(numerator, modulus, steps):
         return numerator
-    return sp.Mod(numerator, modulus)
+    return remainder(numerator, modulus)
 
 
 def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
@@ -139,7 +139,25 @@ def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
         u, s = _remainder(n, d, steps), sp.Integer(1)
     if isinstance(expr, sp.cos):
         return sinpi(s * (d - 2 * u), 2 * d)
-    return sinpi(s * sp.Min(u, d - u), d)
+    return sinpi(s * nearest_zero(u, d), d)
+
+
+def nearest_zero(u: sp.Expr, d: sp.Expr) -> sp.Expr:
+    """``Min(u, d - u)``, the node sympy builds; built without asking sympy for a remainder
+    ``u = Mod(N, d)`` or a step ``u = a*s + b`` (``a > 0``, ``2b < d``) the array printers
+    clamp into one period.  sympy's ``Min`` compares its arguments through the assumptions
+    system (about 40 ms per sine piece) and can decide nothing for these: it knows no upper
+    bound of a ``Mod`` or of a step, and ``u <= d - u`` holds at ``s = 0`` but not for large
+    ``s``, so both arguments stay."""
+    if d.is_Integer and d > 0 and (isinstance(u, sp.Mod) or _below_half(u, d)):
+        return sp.Min(u, d - u, evaluate=False)
+    return sp.Min(u, d - u)
+
+
+def _below_half(u: sp.Expr, d: sp.Expr) -> bool:
+    """Whether ``u`` is ``a*s + b`` (``s`` a whole step symbol, ``a >= 1``) with ``2b < d``."""
+    found = affine_step(u)
+    return found is not None and 2 * found[2] < d
 
 
 def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
@@ -185,12 +203,12 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
         return (p * q).is_nonnegative is True
 
     if same_sign(low, a):
-        return low + 2 * a * sp.cos(x / 2) ** 2
+        return low + 2 * a * periodic(sp.cos, x / 2) ** 2
     if same_sign(high, -a):
-        return high - 2 * a * sp.sin(x / 2) ** 2
+        return high - 2 * a * periodic(sp.sin, x / 2) ** 2
     if (low * high).is_negative is True:
         return None  # crosses zero
-    return low + 2 * a * sp.cos(x / 2) ** 2
+    return low + 2 * a * periodic(sp.cos, x / 2) ** 2
 
 
 def conjugate(expr: sp.Expr) -> sp.Expr | None:

@@ -240,11 +240,21 @@ def cover(expr: sp.Expr, n, step=tau) -> list[tuple[sp.Expr, sp.Basic]]:
         if not last and bound is not None and at_most(bound, n):
             out.append(pair)
         elif last or (bound is not None and at_most(n, bound)):
-            out.append((value, sp.Lt(step, n)))
+            out.append((value, before(step, n)))
             return out
         else:
-            return [(_cut_at(expr, n), sp.Lt(step, n))]
+            return [(_cut_at(expr, n), before(step, n))]
     return out
+
+
+def before(step: sp.Symbol, bound) -> sp.Basic:
+    """``step < bound`` in canonical form, the node sympy builds.  A positive number ``bound``
+    is not handed to sympy's evaluation, which would only confirm through the assumptions
+    system (milliseconds per comparison: a cosine on the token clock over a 768-stage batch
+    ramp has a bound per stage) that a step with no upper bound is below it at some steps
+    and not at others."""
+    bound = sp.sympify(bound)
+    return sp.Lt(step, bound, evaluate=not (bound.is_Number and bound > 0))
 
 
 def _cut_at(expr: sp.Expr, n) -> sp.Expr:
@@ -328,7 +338,8 @@ def _replace_step(expr: sp.Expr, value) -> sp.Expr:
             elif offset is not None and isinstance(node, _ORDER) and node.lhs in _STEPS \
                     and not has_step(node.rhs):
                 bound = node.rhs - offset
-                # A positive number bound: sympy would only confirm the relation stays as is.
+                # A positive number bound: sympy would only confirm the relation stays as is
+                # (as in ``before``, for every order relation).
                 done = node.func(steps[0], bound, evaluate=not (bound.is_Number and bound > 0))
             else:
                 done = _rebuilt(node, rebuild)
@@ -344,8 +355,61 @@ def _rebuilt(node: sp.Basic, rebuild) -> sp.Basic:
     args = [rebuild(a) for a in node.args]
     if isinstance(node, (sp.Min, sp.Max)):
         return _min_max(node.func, args)
-    done = folded(node.func(*args))
+    if node.func in _ORDER:  # canonical first: a positive number bound needs no evaluation
+        parts = _canonical_parts(node.func(*args, evaluate=False))
+        if parts is not None and parts[2].is_Number and parts[2] > 0:
+            func, step, bound = parts
+            return func(step, bound, evaluate=False)
+    done = folded(periodic(node.func, args[0]) if node.func in _SIN_COS else node.func(*args))
     return _canonical_relation(done) if isinstance(done, Relational) else done
+
+
+_SIN_COS = (sp.sin, sp.cos)
+
+
+def periodic(func, arg: sp.Expr) -> sp.Expr:
+    """``func(arg)`` for ``func`` ``sp.sin`` or ``sp.cos``: the node sympy builds, built without
+    asking sympy when its evaluation is known.
+
+    A segment's ``cos(pi*t/n)`` is rebuilt at every stage (moved to its start, ``tau`` made
+    ``t``, put back in its local step by the printers, halved by ``half_angle``).  Each time,
+    sympy's ``cos.eval`` asks the assumptions system whether the new argument over pi is an
+    integer, a half-integer, even: 5-10 ms for an argument it has not seen, most of the cost
+    of a trig-heavy schedule (200 distinct cosines took seconds to check).  For an argument
+    ``pi * (a*s + b)`` (``s`` a step symbol, ``a``, ``b`` rationals, ``a > 0`` with ``2a`` not
+    whole, and ``a < 2`` when ``b == 0``) the answer is known without asking: the quotient by
+    pi is not a whole or half-whole number at every step (its values at consecutive steps
+    differ by ``a``), there is no sign to extract and no multiple of pi/2 to peel off (the
+    argument is a product, not a sum), so sympy only writes the product in its canonical
+    form ``pi * (a*s + b)`` (``pi*(t - 5)/7`` becomes ``pi*(t/7 - 5/7)``) and keeps it.
+    Anything else goes through sympy.  ``tests/test_fast_paths.py`` compares the two.
+    """
+    canonical_arg = _plain_pi_multiple(arg)
+    if canonical_arg is not None:
+        return func(canonical_arg, evaluate=False)
+    return func(arg)
+
+
+def _plain_pi_multiple(arg: sp.Expr) -> sp.Expr | None:
+    """``pi * (a*s + b)`` in sympy's canonical form when ``arg`` is one as ``periodic``
+    describes, else None."""
+    if not arg.is_Mul or arg.args.count(sp.pi) != 1 or arg.could_extract_minus_sign():
+        return None
+    quotient = sp.Mul(*(f for f in arg.args if f is not sp.pi))
+    slope = constant = None
+    for term in sp.Add.make_args(quotient):
+        coefficient, factor = term.as_coeff_Mul()
+        if not coefficient.is_Rational:
+            return None
+        if factor is sp.S.One and constant is None:
+            constant = coefficient
+        elif factor in _STEPS and slope is None:
+            slope = coefficient
+        else:
+            return None
+    if slope is None or slope <= 0 or (2 * slope).is_Integer or (constant is None and slope >= 2):
+        return None
+    return sp.Mul(sp.pi, quotient)
 
 
 def _min_max(func, args: list) -> sp.Expr:
@@ -390,23 +454,38 @@ def canonical(expr: sp.Expr) -> sp.Expr:
 
 
 def _canonical_relation(rel: Relational):
-    steps = rel.free_symbols & {t, tau}
-    if len(steps) != 1 or not isinstance(rel, (sp.StrictLessThan, sp.LessThan,
-                                                sp.StrictGreaterThan, sp.GreaterThan)):
+    parts = _canonical_parts(rel)
+    if parts is None:
         return rel
+    func, step, bound = parts
+    return func(step, bound)
+
+
+def _canonical_parts(rel: Relational):
+    """``(func, step, bound)`` with ``rel`` equivalent to ``func(step, bound)`` for a comparison
+    linear in one step symbol, else None.
+
+    Rebuilding a comparison (a Megatron class on the sample clock of a 768-stage ramp rebuilds
+    each of its conditions once per stage) evaluates only this canonical form, and not at
+    all when its bound is a positive number: sympy cannot decide ``a*t + b < c`` then (true
+    at ``t = 0``, false for large ``t``), so the evaluations of the comparison as written and
+    of ``t < bound`` would both leave it as it is, at milliseconds each."""
+    steps = rel.free_symbols & {t, tau}
+    if len(steps) != 1 or not isinstance(rel, _ORDER):
+        return None
     (step,) = steps
     diff = sp.expand(rel.lhs - rel.rhs)
     slope = diff.coeff(step)
     rest = sp.expand(diff - slope * step)
     if step in rest.free_symbols or not slope.is_number or slope == 0:
-        return rel
+        return None
     # slope*t + rest  op  0   ->   t op -rest/slope   (the order flips when slope < 0)
     bound = sp.expand(-rest / slope)
     if slope > 0:
-        return rel.func(step, bound)
+        return rel.func, step, bound
     flipped = {sp.StrictLessThan: sp.StrictGreaterThan, sp.LessThan: sp.GreaterThan,
                sp.StrictGreaterThan: sp.StrictLessThan, sp.GreaterThan: sp.LessThan}[rel.func]
-    return flipped(step, bound)
+    return flipped, step, bound
 
 
 def sequence(*segments: Segment, spans=None, jumps=frozenset()) -> Segment:

@@ -20,6 +20,7 @@ from ..core.algebra import (
     Segment,
     at,
     ordered,
+    periodic,
     tau,  # formulas are built in the real-valued step, not t
 )
 from ..core.functions import FUNCTIONS
@@ -146,7 +147,7 @@ class Warmup:
         if self.shape == "linear":
             expr = start + (target - start) * tau / n
         elif self.shape == "cosine":
-            expr = target + (start - target) * (1 + sp.cos(sp.pi * tau / n)) / 2
+            expr = target + (start - target) * (1 + periodic(sp.cos, sp.pi * tau / n)) / 2
         else:  # exp: geometric from start to target; both must be positive
             expr = start * geometric(target / start, tau / n)
         return Segment(expr, n)
@@ -167,7 +168,7 @@ def linear(v0, v1, n):
 
 def cosine(v0, v1, n):
     """``v1 + (v0 - v1) * (1 + cos(pi * t / n)) / 2`` for ``n`` steps, then ``v1``."""
-    return Segment(v1 + (v0 - v1) * (1 + sp.cos(sp.pi * tau / n)) / 2, n)
+    return Segment(v1 + (v0 - v1) * (1 + periodic(sp.cos, sp.pi * tau / n)) / 2, n)
 
 
 def poly(v0, v1, n, power=1):

@@ -32,7 +32,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..core.algebra import Segment, at, piecewise, tau
+from ..core.algebra import Segment, at, before, piecewise, tau
 from ..core.clock import UNITS, Clock, threshold_in_samples
 from ..errors import SchedlangError, Span
 
@@ -110,7 +110,7 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
         if after:  # the count with this step's own batch: its stage's formula one step on
             count = sp.expand(at(count, tau + 1))
         local = at(segment.expr, count - offset)
-        pairs.append((local, sp.true if stop is None else sp.Lt(tau, stop)))
+        pairs.append((local, sp.true if stop is None else before(tau, stop)))
     marks = []
     for mark in segment.marks:
         if mark.step.is_number:
