@@ -117,6 +117,31 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
         raise ValueError(
             f"{_STEP_FLAG}: the sequence length must be positive, got {seq_length}; Megatron "
             f"divides each token threshold by it (ZeroDivisionError at 0)")
+    schedule = _step_entries(text, seq_length)
+    schedule.sort(key=lambda item: item[0])  # stable, as Megatron's list.sort
+    if not schedule:
+        raise ValueError(f"{_STEP_FLAG}: the schedule {text!r} has no entries (Megatron asserts "
+                         f"at least one)")
+    unit = f"samples (tokens // seq_length {seq_length})" if seq_length is not None else "samples"
+    if schedule[0][0] != 0:
+        raise ValueError(
+            f"{_STEP_FLAG}: the first (smallest) threshold must be 0, got {schedule[0][0]} {unit} "
+            f"from entry {schedule[0][2]!r} (Megatron asserts it)")
+    _refuse_repeated_threshold(schedule, seq_length, unit)
+    for _, batch, entry in schedule:
+        if batch <= 0:
+            raise ValueError(
+                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} from entry {entry!r} "
+                f"(Megatron asserts it)")
+    table = tuple((threshold, batch) for threshold, batch, _ in schedule)
+    _refuse_decrease(table, _STEP_FLAG)
+    return table
+
+
+def _step_entries(text: str, seq_length: int | None) -> list[tuple[int, int, str]]:
+    """``(samples_threshold, batch, entry)`` of each ``THRESHOLD:BATCH_SIZE`` entry of
+    ``text``, in the order written, parsed as megatron-core parses them (a token threshold
+    floor-divided by ``seq_length``)."""
     entries = text.strip().replace(",", " ").split()
     schedule: list[tuple[int, int, str]] = []
     for entry in entries:
@@ -130,15 +155,13 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
         if seq_length is not None:
             threshold //= seq_length
         schedule.append((threshold, batch, entry))
-    schedule.sort(key=lambda item: item[0])  # stable, as Megatron's list.sort
-    if not schedule:
-        raise ValueError(f"{_STEP_FLAG}: the schedule {text!r} has no entries (Megatron asserts "
-                         f"at least one)")
-    unit = f"samples (tokens // seq_length {seq_length})" if seq_length is not None else "samples"
-    if schedule[0][0] != 0:
-        raise ValueError(
-            f"{_STEP_FLAG}: the first (smallest) threshold must be 0, got {schedule[0][0]} {unit} "
-            f"from entry {schedule[0][2]!r} (Megatron asserts it)")
+    return schedule
+
+
+def _refuse_repeated_threshold(schedule: list[tuple[int, int, str]], seq_length: int | None,
+                               unit: str) -> None:
+    """Refuses two entries of the sorted ``schedule`` with one threshold, as Megatron asserts
+    (as tokens, two thresholds within one sample of each other are one)."""
     for (before, _, first), (after, _, second) in zip(schedule, schedule[1:]):
         if after <= before:  # sorted: equal
             why = (f"; as tokens, they are within one sample of {seq_length} tokens"
@@ -146,14 +169,6 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
             raise ValueError(
                 f"{_STEP_FLAG}: thresholds must be strictly increasing, but entries {first!r} and "
                 f"{second!r} both give {after} {unit}{why} (Megatron asserts it)")
-    for _, batch, entry in schedule:
-        if batch <= 0:
-            raise ValueError(
-                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} from entry {entry!r} "
-                f"(Megatron asserts it)")
-    table = tuple((threshold, batch) for threshold, batch, _ in schedule)
-    _refuse_decrease(table, _STEP_FLAG)
-    return table
 
 
 def _refuse_decrease(table: Table, flag: str) -> None:
