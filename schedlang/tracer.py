@@ -366,30 +366,53 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
     call_kwargs = {}
     signature = _signature(fn)
     if signature is not None:
-        positional = [p for p in signature.parameters.values()
-                      if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        if not positional:
-            raise SchedlangError("the function takes no step argument", span)
-        for p in positional[1:]:
-            if p.name in params:
-                value = params.pop(p.name)
-            elif p.default is not inspect.Parameter.empty:
-                value = p.default
-            else:
-                raise SchedlangError(f"no value for the function's argument '{p.name}'", span,
-                                     hint=f"pass params={{'{p.name}': ...}}")
-            if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
-                raise SchedlangError(f"argument '{p.name}' must be a number to become a parameter, "
-                                     f"not {type(value).__name__}", span)
-            type_ = "int" if isinstance(value, int) else "float"
-            symbol = param_symbol(p.name, type_)
-            infos[p.name] = ParamInfo(p.name, type_, symbol, to_number(value, p.name), None, span)
-            call_kwargs[p.name] = Traced(symbol)
+        infos, call_kwargs = _parameters(signature, params, span)
     if params:
         raise SchedlangError(f"the function has no argument '{next(iter(params))}'", span)
+    result = _trace(fn, call_kwargs, span)
+    try:
+        expr = _exact(result)
+    except (TypeError, _RefusedError):
+        raise SchedlangError(f"the function returned {type(result).__name__}, not a number", span) from None
+    expr = expr.xreplace({f: _exact(float(f)) for f in expr.atoms(sp.Float)})
+    lowered = Lowered(infos, {name: (Segment(expr), span)}, [])
+    return Program(lowered, {})[name]
+
+
+def _parameters(signature, params: dict, span: Span) -> tuple[dict[str, ParamInfo], dict]:
+    """The schedule parameters the function's arguments after the step become (their values
+    taken out of ``params``, else their defaults), and the symbolic keyword arguments to call
+    it with: apart from tracing, as it only reads the signature."""
+    infos: dict[str, ParamInfo] = {}
+    call_kwargs = {}
+    positional = [p for p in signature.parameters.values()
+                  if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    if not positional:
+        raise SchedlangError("the function takes no step argument", span)
+    for p in positional[1:]:
+        if p.name in params:
+            value = params.pop(p.name)
+        elif p.default is not inspect.Parameter.empty:
+            value = p.default
+        else:
+            raise SchedlangError(f"no value for the function's argument '{p.name}'", span,
+                                 hint=f"pass params={{'{p.name}': ...}}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
+            raise SchedlangError(f"argument '{p.name}' must be a number to become a parameter, "
+                                 f"not {type(value).__name__}", span)
+        type_ = "int" if isinstance(value, int) else "float"
+        symbol = param_symbol(p.name, type_)
+        infos[p.name] = ParamInfo(p.name, type_, symbol, to_number(value, p.name), None, span)
+        call_kwargs[p.name] = Traced(symbol)
+    return infos, call_kwargs
+
+
+def _trace(fn, call_kwargs: dict, span: Span):
+    """What the patched function returns for the symbolic step, its failures turned into
+    SchedlangErrors pointing at the line that caused them."""
     traced = _patch(fn)
     try:
-        result = traced(Traced(t), **call_kwargs)
+        return traced(Traced(t), **call_kwargs)
     except _RefusedError as exc:
         where = _culprit(exc.__traceback__) or span
         hint = exc.hint
@@ -402,13 +425,6 @@ def from_python(fn, params: dict | None = None, name: str = "lr"):
         raise SchedlangError(f"cannot trace the function: {type(exc).__name__}: {exc}",
                              _culprit(exc.__traceback__) or span,
                              hint="only arithmetic, math functions, min and max can use the step") from None
-    try:
-        expr = _exact(result)
-    except (TypeError, _RefusedError):
-        raise SchedlangError(f"the function returned {type(result).__name__}, not a number", span) from None
-    expr = expr.xreplace({f: _exact(float(f)) for f in expr.atoms(sp.Float)})
-    lowered = Lowered(infos, {name: (Segment(expr), span)}, [])
-    return Program(lowered, {})[name]
 
 
 def _def_span(fn) -> Span:

@@ -125,26 +125,9 @@ def _warnings(schedule, steps: list[int], values: list[float]) -> list[Diagnosti
         if schedule.duration is not None and isinstance(schedule.duration, int) and \
                 step > schedule.duration:
             continue
-        expected = float(value)
-        if mark.kind == "join" and not mark.intended:
-            actual = schedule(step)
-            if _apart(expected, actual):
-                found.append(Diagnostic(f"schedule '{name}' jumps at step {step}: the segment before "
-                                        f"`>>` ends at {_fmt(expected)} but the next one starts at "
-                                        f"{_fmt(actual)}", mark.span,
-                                        "if the jump is meant, say so: write `>> jump` before this "
-                                        "segment", code="jump"))
-        elif mark.kind == "cut" and mark.reached is not None:
-            reached = mark.reached.xreplace(bound)
-            if reached.is_number and _apart(expected, float(reached)):
-                found.append(Diagnostic(f"schedule '{name}' never reaches its stated end: a `for` stops "
-                                        f"a segment at step {step} at {_fmt(float(reached))}, not at "
-                                        f"its end value {_fmt(expected)}", mark.span,
-                                        code="cut-short"))
-        elif mark.kind == "warmup":
-            warning = _held_after_warmup(schedule, step, joins, _text(mark.span))
-            if warning:
-                found.append(Diagnostic(warning[0], mark.span, warning[1], code="held-after-warmup"))
+        warning = _mark_warning(schedule, mark, step, float(value), bound, joins)
+        if warning:
+            found.append(warning)
     low = min(values)
     if low < 0:
         first = next(i for i, v in enumerate(values) if v < 0)
@@ -152,6 +135,33 @@ def _warnings(schedule, steps: list[int], values: list[float]) -> list[Diagnosti
                                 f"({_fmt(values[first])}; lowest {_fmt(low)})", schedule.span,
                                 code="negative"))
     return found
+
+
+def _mark_warning(schedule, mark, step: int, expected: float, bound, joins: set[int]) -> Diagnostic | None:
+    """The warning one mark (a join, a cut or a warmup's end at a known ``step`` with the known
+    value ``expected``) earns, if any: kept apart from the walk over the marks so that each kind
+    of mark's check reads on its own."""
+    name = schedule.name
+    if mark.kind == "join" and not mark.intended:
+        actual = schedule(step)
+        if _apart(expected, actual):
+            return Diagnostic(f"schedule '{name}' jumps at step {step}: the segment before "
+                              f"`>>` ends at {_fmt(expected)} but the next one starts at "
+                              f"{_fmt(actual)}", mark.span,
+                              "if the jump is meant, say so: write `>> jump` before this "
+                              "segment", code="jump")
+    elif mark.kind == "cut" and mark.reached is not None:
+        reached = mark.reached.xreplace(bound)
+        if reached.is_number and _apart(expected, float(reached)):
+            return Diagnostic(f"schedule '{name}' never reaches its stated end: a `for` stops "
+                              f"a segment at step {step} at {_fmt(float(reached))}, not at "
+                              f"its end value {_fmt(expected)}", mark.span,
+                              code="cut-short")
+    elif mark.kind == "warmup":
+        warning = _held_after_warmup(schedule, step, joins, _text(mark.span))
+        if warning:
+            return Diagnostic(warning[0], mark.span, warning[1], code="held-after-warmup")
+    return None
 
 
 def _text(span) -> str:

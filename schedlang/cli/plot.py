@@ -170,6 +170,25 @@ def _terminal_panel(panel: Panel, steps, log: bool, height: int) -> list[str]:
         return [f"{panel.title}: nothing to show on a log scale (no value is > 0)"]
     low, high = min(shown), max(shown)
     span = (high - low) or 1.0
+    grid = _grid(panel, steps, scale, low, span, height)
+    first, last = steps[0], steps[-1]
+    labels = _value_labels(low, high, height, log)
+    pad = max(len(v) for v in labels.values())
+    lines = [f"{panel.title}" + ("   (log scale)" if log else "")]
+    for i, row in enumerate(grid):
+        lines.append(f"{labels.get(i, ''):>{pad}} |{''.join(row)}")
+    lines.append(" " * pad + " +" + "-" * WIDTH)
+    lines.append(" " * pad + f"  {first:<{WIDTH // 2}}{last:>{WIDTH - WIDTH // 2}}")
+    if len(panel.lines) > 1 or panel.difference:
+        legend = "   ".join(f"{MARKS[k % len(MARKS)]} {name}" for k, (name, _) in enumerate(panel.lines))
+        lines.append(" " * pad + "  " + legend)
+    return lines
+
+
+def _grid(panel: Panel, steps, scale, low: float, span: float, height: int) -> list[list[str]]:
+    """The panel's plot area, ``height`` rows of ``WIDTH`` characters: its breakpoints as
+    ``:`` columns and each line's points (after ``scale``) in that line's mark, the later
+    lines drawn over the earlier."""
     grid = [[" "] * WIDTH for _ in range(height)]
     first, last = steps[0], steps[-1]
     width_steps = (last - first) or 1
@@ -187,7 +206,12 @@ def _terminal_panel(panel: Panel, steps, log: bool, height: int) -> list[str]:
             if not math.isnan(v):
                 row = height - 1 - round((scale(v) - low) / span * (height - 1))
                 grid[row][column(step)] = MARKS[k % len(MARKS)]
+    return grid
 
+
+def _value_labels(low: float, high: float, height: int, log: bool) -> dict[int, str]:
+    """The y-axis labels by row: the top and bottom values, and the middle one on a panel
+    tall enough for three (values in the scale's terms: powers of ten back on a log scale)."""
     def label(x):
         return f"{10 ** x if log else x:.4g}"
 
@@ -195,13 +219,4 @@ def _terminal_panel(panel: Panel, steps, log: bool, height: int) -> list[str]:
     if height > 4:
         middle = (height - 1) // 2
         labels[middle] = label(low + (high - low) * (height - 1 - middle) / (height - 1))
-    pad = max(len(v) for v in labels.values())
-    lines = [f"{panel.title}" + ("   (log scale)" if log else "")]
-    for i, row in enumerate(grid):
-        lines.append(f"{labels.get(i, ''):>{pad}} |{''.join(row)}")
-    lines.append(" " * pad + " +" + "-" * WIDTH)
-    lines.append(" " * pad + f"  {first:<{WIDTH // 2}}{last:>{WIDTH - WIDTH // 2}}")
-    if len(panel.lines) > 1 or panel.difference:
-        legend = "   ".join(f"{MARKS[k % len(MARKS)]} {name}" for k, (name, _) in enumerate(panel.lines))
-        lines.append(" " * pad + "  " + legend)
-    return lines
+    return labels

@@ -229,19 +229,7 @@ def _torch_call(state, where: str, top: bool) -> Call:
         raise _NotRecoverableError(f"{where} is a {type(state).__name__}, not a scheduler state dict")
     keys = set(state)
     if keys == SEQUENTIAL_KEYS or keys == CHAINED_KEYS:
-        name = "SequentialLR" if keys == SEQUENTIAL_KEYS else "ChainedScheduler"
-        children = _children(state, where)
-        calls = [_torch_call(c, f"{where}._schedulers[{i}]", top=False) for i, c in enumerate(children)]
-        keywords = [("schedulers", calls)]
-        if name == "SequentialLR":
-            keywords.append(("milestones", _ints(state["_milestones"], f"{where}._milestones")))
-        lrs = {_lr(c, f"{where}._schedulers[{i}]") for i, c in enumerate(children)}
-        if len(lrs) != 1:
-            raise SchedlangError(f"{where}: the children of {name} start from different lrs",
-                                 hint="in torch they share one optimizer; was the state edited?")
-        if top:
-            keywords.append(("lr", lrs.pop()))
-        return Call(name, tuple(keywords))
+        return _composite_call(state, where, top, keys)
     own = keys - COMMON_KEYS
     for name, table in TORCH_CLASSES.items():
         if own == set(table):
@@ -250,10 +238,34 @@ def _torch_call(state, where: str, top: bool) -> Call:
             if top:
                 keywords.append(("lr", _lr(state, where)))
             return Call(name, tuple(keywords))
+    raise _unrecognised(keys, where)
+
+
+def _composite_call(state, where: str, top: bool, keys: set) -> Call:
+    """A SequentialLR's or ChainedScheduler's call, its children's calls inside: kept apart
+    from the one-class case because only here do children recurse and must share one lr."""
+    name = "SequentialLR" if keys == SEQUENTIAL_KEYS else "ChainedScheduler"
+    children = _children(state, where)
+    calls = [_torch_call(c, f"{where}._schedulers[{i}]", top=False) for i, c in enumerate(children)]
+    keywords = [("schedulers", calls)]
+    if name == "SequentialLR":
+        keywords.append(("milestones", _ints(state["_milestones"], f"{where}._milestones")))
+    lrs = {_lr(c, f"{where}._schedulers[{i}]") for i, c in enumerate(children)}
+    if len(lrs) != 1:
+        raise SchedlangError(f"{where}: the children of {name} start from different lrs",
+                             hint="in torch they share one optimizer; was the state edited?")
+    if top:
+        keywords.append(("lr", lrs.pop()))
+    return Call(name, tuple(keywords))
+
+
+def _unrecognised(keys: set, where: str) -> _NotRecoverableError:
+    """The error for a state no torch class matches: says what it is where a known marker
+    tells (a class schedlang cannot recover), else lists its keys."""
     for marker, described, why in NOT_RECOVERABLE:
         if marker <= keys:
-            raise _NotRecoverableError(f"{where} is {why}", described)
-    raise _NotRecoverableError(f"{where} is no torch scheduler schedlang recognises; it has the keys "
+            return _NotRecoverableError(f"{where} is {why}", described)
+    return _NotRecoverableError(f"{where} is no torch scheduler schedlang recognises; it has the keys "
                           + ", ".join(sorted(map(str, keys))[:30]))
 
 

@@ -425,20 +425,8 @@ def _counts(state: State, data: dict, found: Found) -> None:
         return
     if state.kind == "lightning":
         _keep(state, data, "global_step", "epoch")
-    for key in ("step", "global_step", "iteration", "global_steps"):  # the user's, Megatron's, DeepSpeed's
-        if _count(data, key) is not None:
-            state.step = _count(data, key)
-            state.extra.setdefault(key, state.step)
-            break
-    if found.shape == "megatron":
-        args = data.get("args")
-        state.samples = _count(getattr(args, "__dict__", None), "consumed_train_samples")
-        if state.samples is None:  # Megatron-LM steps the scheduler by the global batch: samples
-            state.samples = _count(sched, "num_steps")
-    if found.shape == "deepspeed" or state.kind == "deepspeed":
-        state.samples = _count(data, "global_samples")
-        if isinstance(data.get("ds_config"), dict):
-            state.config = data["ds_config"]
+    _step(state, data)
+    _framework_samples(state, data, found)
     if state.samples is None:
         state.samples = _count(data, "consumed_train_samples")
     if state.tokens is None:
@@ -446,6 +434,30 @@ def _counts(state: State, data: dict, found: Found) -> None:
     if isinstance(sched, dict):  # schedlang's classes count them on a batch schedule (SPEC §12)
         state.samples = state.samples if state.samples is not None else _count(sched, "samples")
         state.tokens = state.tokens if state.tokens is not None else _count(sched, "tokens")
+
+
+def _step(state: State, data: dict) -> None:
+    """The step under the first of the keys the user, Megatron or DeepSpeed keep it in (kept
+    in ``extra`` under that key too)."""
+    for key in ("step", "global_step", "iteration", "global_steps"):  # the user's, Megatron's, DeepSpeed's
+        if _count(data, key) is not None:
+            state.step = _count(data, key)
+            state.extra.setdefault(key, state.step)
+            break
+
+
+def _framework_samples(state: State, data: dict, found: Found) -> None:
+    """The samples Megatron's or DeepSpeed's checkpoint records, each under its own keys (and
+    DeepSpeed's config with them); kept apart because they are the only two that say it."""
+    if found.shape == "megatron":
+        args = data.get("args")
+        state.samples = _count(getattr(args, "__dict__", None), "consumed_train_samples")
+        if state.samples is None:  # Megatron-LM steps the scheduler by the global batch: samples
+            state.samples = _count(found.value, "num_steps")
+    if found.shape == "deepspeed" or state.kind == "deepspeed":
+        state.samples = _count(data, "global_samples")
+        if isinstance(data.get("ds_config"), dict):
+            state.config = data["ds_config"]
 
 
 def _count(data, key: str) -> int | None:

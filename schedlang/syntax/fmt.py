@@ -136,29 +136,40 @@ class _Renderer:
         stack = [(indent, _BREAK, doc)]
         while stack:
             ind, mode, d = stack.pop()
-            if isinstance(d, str):
-                self.lines[-1] += d
-            elif isinstance(d, (list, tuple)):
-                stack.extend((ind, mode, part) for part in reversed(d))
-            elif isinstance(d, _Line):
-                if mode == _FLAT:
-                    self.lines[-1] += d.flat
-                else:
-                    self.newline(ind)
-            elif isinstance(d, _Hard):
+            if isinstance(d, (list, tuple, _Nest, _Group, _IfBreak)):
+                stack.extend(self._inside(ind, mode, d, stack))
+            else:
+                self._emit(ind, mode, d)
+
+    def _inside(self, ind: int, mode: int, d, rest: list) -> list:
+        """What a container document (a sequence, nest, group or if-break) puts on the stack,
+        in push order: where each layout decision (indent, flat or broken) is made; ``rest`` is
+        the stack below it, which decides whether a group fits."""
+        if isinstance(d, (list, tuple)):
+            return [(ind, mode, part) for part in reversed(d)]
+        if isinstance(d, _Nest):
+            return [(ind + INDENT, mode, d.parts)]
+        if isinstance(d, _Group):
+            flat = mode == _FLAT or (not d.hard and self._fits(d.parts, rest))
+            return [(ind, _FLAT if flat else _BREAK, d.parts)]
+        return [(ind, mode, d.broken if mode == _BREAK else d.flat)]  # an _IfBreak
+
+    def _emit(self, ind: int, mode: int, d) -> None:
+        """Writes a leaf document (text, a line break, a trailing comment) to the lines."""
+        if isinstance(d, str):
+            self.lines[-1] += d
+        elif isinstance(d, _Line):
+            if mode == _FLAT:
+                self.lines[-1] += d.flat
+            else:
                 self.newline(ind)
-            elif isinstance(d, _Comment):
-                self.lines[-1] = self.lines[-1].rstrip() + _MARK + d.text
-                self.newline(ind)
-            elif isinstance(d, _Nest):
-                stack.append((ind + INDENT, mode, d.parts))
-            elif isinstance(d, _Group):
-                flat = mode == _FLAT or (not d.hard and self._fits(d.parts, stack))
-                stack.append((ind, _FLAT if flat else _BREAK, d.parts))
-            elif isinstance(d, _IfBreak):
-                stack.append((ind, mode, d.broken if mode == _BREAK else d.flat))
-            else:  # pragma: no cover - every document kind is handled above
-                raise TypeError(d)
+        elif isinstance(d, _Hard):
+            self.newline(ind)
+        elif isinstance(d, _Comment):
+            self.lines[-1] = self.lines[-1].rstrip() + _MARK + d.text
+            self.newline(ind)
+        else:  # pragma: no cover - every document kind is handled above
+            raise TypeError(d)
 
     def _fits(self, parts, rest) -> bool:
         """Whether ``parts`` flat, and what follows up to the next break, fit the line."""
@@ -173,21 +184,29 @@ class _Renderer:
                 _, mode, d = rest[pending]
                 todo.append((mode, d))
             mode, d = todo.pop()
-            if isinstance(d, str):
-                room -= len(d)
-            elif isinstance(d, (list, tuple)):
-                todo.extend((mode, part) for part in reversed(d))
-            elif isinstance(d, _Line):
-                if mode == _BREAK:
-                    return True
-                room -= len(d.flat)
-            elif isinstance(d, (_Hard, _Comment)):
+            width = _flat_width(mode, d, todo)
+            if width is None:
                 return True
-            elif isinstance(d, (_Nest, _Group)):
-                todo.append((mode, d.parts))
-            elif isinstance(d, _IfBreak):
-                todo.append((mode, d.broken if mode == _BREAK else d.flat))
+            room -= width
         return False
+
+
+def _flat_width(mode: int, d, todo: list) -> int | None:
+    """The columns document ``d`` takes on the line while ``_fits`` measures it (0 for a
+    container, whose parts it pushes onto ``todo``), or None where a break ends the line there."""
+    if isinstance(d, str):
+        return len(d)
+    if isinstance(d, (list, tuple)):
+        todo.extend((mode, part) for part in reversed(d))
+    elif isinstance(d, _Line):
+        return None if mode == _BREAK else len(d.flat)
+    elif isinstance(d, (_Hard, _Comment)):
+        return None
+    elif isinstance(d, (_Nest, _Group)):
+        todo.append((mode, d.parts))
+    elif isinstance(d, _IfBreak):
+        todo.append((mode, d.broken if mode == _BREAK else d.flat))
+    return 0
 
 
 # -- comments ----------------------------------------------------------------------------

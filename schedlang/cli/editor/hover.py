@@ -151,27 +151,46 @@ def hover(doc: Document, line: int, column: int) -> Hover | None:
     declared = symbols.at(doc, line, column)
     if declared is not None:
         return Hover(_declared(doc, declared), span)
+    text = _in_place_text(doc, line, column, name, span)
+    if text is not None:
+        return Hover(text, span)
+    text = _entry_text(name)
+    if text is not None:
+        return Hover(text, span)
+    library = _library(name)
+    return Hover(library, span) if library else None
+
+
+def _in_place_text(doc: Document, line: int, column: int, name: str, span) -> str | None:
+    """The text for a name whose meaning hangs on the language or on where it stands: a
+    keyword, ``t``, or a keyword argument of the call it is in (which wins over a built-in of
+    the same name, so it is asked first)."""
     if name in KEYWORDS and name in RESERVED:
-        return Hover(KEYWORDS[name], span)
+        return KEYWORDS[name]
     if name == "t":
-        return Hover("`t`: the step (0, 1, 2, ...), local to the segment it is in", span)
+        return "`t`: the step (0, 1, 2, ...), local to the segment it is in"
     call = doc.call_at(line, column)
     after = doc.line(line)[span.end_column - 1:].lstrip()
     if call is not None and after.startswith("=") and not after.startswith("=="):
         builtin = lookup(call.name)
         arg = next((a for a in getattr(builtin, "args", ()) if a.name == name), None)
         if arg is not None:
-            return Hover(arg_text(arg), span)
+            return arg_text(arg)
+    return None
+
+
+def _entry_text(name: str) -> str | None:
+    """The text for a name the language defines wherever it stands: a built-in, a rejected
+    preset, a math function or a constant."""
     entry = lookup(name)
     if isinstance(entry, stdlib.Builtin):
-        return Hover(builtin_text(entry), span)
+        return builtin_text(entry)
     if entry is not None:  # a Rejected preset
-        return Hover(f"`{entry.name}` has no closed form: {entry.reason}", span)
+        return f"`{entry.name}` has no closed form: {entry.reason}"
     for function in FUNCTIONS:
         if function.name == name:
             arity = {None: "a, b, ...", 1: "x", 2: "x, y", 3: "x, lo, hi"}.get(function.arity, "...")
-            return Hover(_fence(f"{name}({arity})") + "\n\nmath function", span)
+            return _fence(f"{name}({arity})") + "\n\nmath function"
     if name in stdlib.CONSTANTS:
-        return Hover(f"`{name}` = {float(stdlib.CONSTANTS[name]):.17g}", span)
-    library = _library(name)
-    return Hover(library, span) if library else None
+        return f"`{name}` = {float(stdlib.CONSTANTS[name]):.17g}"
+    return None

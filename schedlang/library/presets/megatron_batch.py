@@ -117,6 +117,31 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
         raise ValueError(
             f"{_STEP_FLAG}: the sequence length must be positive, got {seq_length}; Megatron "
             f"divides each token threshold by it (ZeroDivisionError at 0)")
+    schedule = _step_entries(text, seq_length)
+    schedule.sort(key=lambda item: item[0])  # stable, as Megatron's list.sort
+    if not schedule:
+        raise ValueError(f"{_STEP_FLAG}: the schedule {text!r} has no entries (Megatron asserts "
+                         f"at least one)")
+    unit = f"samples (tokens // seq_length {seq_length})" if seq_length is not None else "samples"
+    if schedule[0][0] != 0:
+        raise ValueError(
+            f"{_STEP_FLAG}: the first (smallest) threshold must be 0, got {schedule[0][0]} {unit} "
+            f"from entry {schedule[0][2]!r} (Megatron asserts it)")
+    _refuse_repeated_threshold(schedule, seq_length, unit)
+    for _, batch, entry in schedule:
+        if batch <= 0:
+            raise ValueError(
+                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} from entry {entry!r} "
+                f"(Megatron asserts it)")
+    table = tuple((threshold, batch) for threshold, batch, _ in schedule)
+    _refuse_decrease(table, _STEP_FLAG)
+    return table
+
+
+def _step_entries(text: str, seq_length: int | None) -> list[tuple[int, int, str]]:
+    """``(samples_threshold, batch, entry)`` of each ``THRESHOLD:BATCH_SIZE`` entry of
+    ``text``, in the order written, parsed as megatron-core parses them (a token threshold
+    floor-divided by ``seq_length``)."""
     entries = text.strip().replace(",", " ").split()
     schedule: list[tuple[int, int, str]] = []
     for entry in entries:
@@ -130,15 +155,13 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
         if seq_length is not None:
             threshold //= seq_length
         schedule.append((threshold, batch, entry))
-    schedule.sort(key=lambda item: item[0])  # stable, as Megatron's list.sort
-    if not schedule:
-        raise ValueError(f"{_STEP_FLAG}: the schedule {text!r} has no entries (Megatron asserts "
-                         f"at least one)")
-    unit = f"samples (tokens // seq_length {seq_length})" if seq_length is not None else "samples"
-    if schedule[0][0] != 0:
-        raise ValueError(
-            f"{_STEP_FLAG}: the first (smallest) threshold must be 0, got {schedule[0][0]} {unit} "
-            f"from entry {schedule[0][2]!r} (Megatron asserts it)")
+    return schedule
+
+
+def _refuse_repeated_threshold(schedule: list[tuple[int, int, str]], seq_length: int | None,
+                               unit: str) -> None:
+    """Refuses two entries of the sorted ``schedule`` with one threshold, as Megatron asserts
+    (as tokens, two thresholds within one sample of each other are one)."""
     for (before, _, first), (after, _, second) in zip(schedule, schedule[1:]):
         if after <= before:  # sorted: equal
             why = (f"; as tokens, they are within one sample of {seq_length} tokens"
@@ -146,14 +169,6 @@ def step_batch_size_schedule(text: str, seq_length: int | None) -> Table:
             raise ValueError(
                 f"{_STEP_FLAG}: thresholds must be strictly increasing, but entries {first!r} and "
                 f"{second!r} both give {after} {unit}{why} (Megatron asserts it)")
-    for _, batch, entry in schedule:
-        if batch <= 0:
-            raise ValueError(
-                f"{_STEP_FLAG}: batch sizes must be positive, got {batch} from entry {entry!r} "
-                f"(Megatron asserts it)")
-    table = tuple((threshold, batch) for threshold, batch, _ in schedule)
-    _refuse_decrease(table, _STEP_FLAG)
-    return table
 
 
 def _refuse_decrease(table: Table, flag: str) -> None:
@@ -219,6 +234,32 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
     multiple (Megatron asserts at the step that reaches one that is not); the check is
     skipped when the sizes are ``None``.
     """
+    _check_ramp_numbers(start, increment, ramp_samples, global_batch_size)
+    n = _increments(start, increment, global_batch_size)
+    per_increment = ramp_samples / n  # megatron-core's float rampup_samples_per_increment
+    if per_increment == 0.0:
+        raise ValueError(
+            f"{_RAMP_FLAG}: zero ramp-up samples: megatron-core computes 0 / 0.0 at the first "
+            f"update (ZeroDivisionError); leave out {_RAMP_FLAG} for a constant batch")
+    multiple = _layout(micro_batch_size, data_parallel_size, decrease_batch_size_if_needed)
+
+    def reaches(j: int):
+        return lambda s: s / per_increment >= j  # int(x) >= j  <=>  x >= j, for x >= 0
+
+    if reaches(n + 1)(ramp_samples):
+        raise ValueError(  # never for sizes a run has; the calculator asserts it
+            f"{_RAMP_FLAG}: float rounding takes the ramp past the global batch size before "
+            f"{ramp_samples} samples (megatron-core asserts)")
+    raw = _ramp_thresholds(start, increment, ramp_samples, global_batch_size, n, reaches)
+    result = _rounded_and_merged(raw, multiple, decrease_batch_size_if_needed)
+    if multiple is not None:
+        _check_divisible(result, multiple)
+    return result
+
+
+def _check_ramp_numbers(start, increment, ramp_samples, global_batch_size) -> None:
+    """Refuses a ``--rampup-batch-size`` number (or the global batch) that is not a whole
+    number, or not positive (ramp-up samples: not negative) as megatron-core asserts."""
     for name, value, least in (("start batch size", start, 1), ("batch size increment", increment, 1),
                                ("ramp-up samples", ramp_samples, 0),
                                ("global batch size", global_batch_size, 1)):
@@ -228,6 +269,11 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
             raise ValueError(
                 f"{_RAMP_FLAG}: the {name} must be {'positive' if least else 'non-negative'}, got "
                 f"{value} (megatron-core asserts it)")
+
+
+def _increments(start: int, increment: int, global_batch_size: int) -> int:
+    """How many increments take the batch from ``start`` to ``global_batch_size``: refused
+    where megatron-core asserts (not a whole number of them) or divides by 0 (none)."""
     diff = global_batch_size - start
     if diff < 0:
         raise ValueError(
@@ -243,20 +289,15 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
             f"{_RAMP_FLAG}: the start batch size equals the global batch size {global_batch_size}: "
             f"no increments, and megatron-core computes ramp_samples / 0 (ZeroDivisionError); "
             f"leave out {_RAMP_FLAG}")
-    per_increment = ramp_samples / n  # megatron-core's float rampup_samples_per_increment
-    if per_increment == 0.0:
-        raise ValueError(
-            f"{_RAMP_FLAG}: zero ramp-up samples: megatron-core computes 0 / 0.0 at the first "
-            f"update (ZeroDivisionError); leave out {_RAMP_FLAG} for a constant batch")
-    multiple = _layout(micro_batch_size, data_parallel_size, decrease_batch_size_if_needed)
+    return n
 
-    def reaches(j: int):
-        return lambda s: s / per_increment >= j  # int(x) >= j  <=>  x >= j, for x >= 0
 
-    if reaches(n + 1)(ramp_samples):
-        raise ValueError(  # never for sizes a run has; the calculator asserts it
-            f"{_RAMP_FLAG}: float rounding takes the ramp past the global batch size before "
-            f"{ramp_samples} samples (megatron-core asserts)")
+def _ramp_thresholds(start: int, increment: int, ramp_samples: int, global_batch_size: int, n: int,
+                     reaches) -> list[tuple[int, int]]:
+    """``(first samples, batch)`` of the start and of each increment the ramp reaches within
+    ``ramp_samples`` (``reaches(j)``: whether a sample count has reached increment ``j``,
+    in megatron-core's float terms), then the global batch after the ramp if not yet there;
+    thresholds may repeat (several increments within one sample)."""
     raw: list[tuple[int, int]] = [(0, start)]
     for j in range(1, n + 1):
         first = _first_reaching(reaches(j), -(-j * ramp_samples // n))
@@ -265,9 +306,16 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
         raw.append((first, start + j * increment))
     if raw[-1][1] != global_batch_size:
         raw.append((ramp_samples + 1, global_batch_size))
+    return raw
+
+
+def _rounded_and_merged(raw: list[tuple[int, int]], multiple: int | None, decrease: bool) -> Table:
+    """The table of ``raw``: each batch rounded down to a multiple of ``multiple`` where
+    ``decrease`` (--decrease-batch-size-if-needed) says so, the last of the entries at one
+    threshold kept, and an entry with its predecessor's batch dropped."""
     table: list[tuple[int, int]] = []
     for threshold, batch in raw:
-        if multiple is not None and decrease_batch_size_if_needed:
+        if multiple is not None and decrease:
             batch = batch // multiple * multiple
         if table and table[-1][0] == threshold:
             table[-1] = (threshold, batch)  # several increments within one sample: the last holds
@@ -277,20 +325,23 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
     for threshold, batch in table:
         if not merged or merged[-1][1] != batch:
             merged.append((threshold, batch))
-    result = tuple(merged)
-    if multiple is not None:
-        for step, samples, batch in switch_steps(result, check=False):
-            if batch == 0:
-                raise ValueError(
-                    f"{_RAMP_FLAG}: at step {step} ({samples} samples consumed) the batch rounds down "
-                    f"to 0 microbatches of micro_batch_size * data_parallel_size = {multiple}: "
-                    f"Megatron would train nothing and never advance")
-            if batch % multiple:
-                raise ValueError(
-                    f"{_RAMP_FLAG}: at step {step} ({samples} samples consumed) the global batch "
-                    f"{batch} is not divisible by micro_batch_size * data_parallel_size = {multiple}; "
-                    f"megatron-core asserts there (--decrease-batch-size-if-needed rounds it down)")
-    return result
+    return tuple(merged)
+
+
+def _check_divisible(result: Table, multiple: int) -> None:
+    """Refuses a batch the run reaches that is 0 or not divisible by ``multiple``
+    (micro_batch_size * data_parallel_size), as megatron-core asserts at that step."""
+    for step, samples, batch in switch_steps(result, check=False):
+        if batch == 0:
+            raise ValueError(
+                f"{_RAMP_FLAG}: at step {step} ({samples} samples consumed) the batch rounds down "
+                f"to 0 microbatches of micro_batch_size * data_parallel_size = {multiple}: "
+                f"Megatron would train nothing and never advance")
+        if batch % multiple:
+            raise ValueError(
+                f"{_RAMP_FLAG}: at step {step} ({samples} samples consumed) the global batch "
+                f"{batch} is not divisible by micro_batch_size * data_parallel_size = {multiple}; "
+                f"megatron-core asserts there (--decrease-batch-size-if-needed rounds it down)")
 
 
 def _layout(micro_batch_size, data_parallel_size, decrease):

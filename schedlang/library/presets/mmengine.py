@@ -392,23 +392,8 @@ def chain(windows: list[Window], base, epoch_length) -> tuple[sp.Expr, sp.Expr |
     value handed over times the product of the factors active there.  A non-multiplicative
     window may not overlap anything (its recurrence would no longer be closed form).
     """
-    if epoch_length is None:
-        epoch_units = {w.by_epoch for w in windows}
-        if len(epoch_units) > 1:
-            raise ArgumentError("epoch_length", "these schedulers mix by_epoch=true and by_epoch=false: "
-                                                "give epoch_length (iterations per epoch) so that both "
-                                                "count in iterations")
-        unit = sp.Integer(1)
-    else:
-        unit = epoch_length
-    bases, initial = [], base
-    for w in windows:  # OneCycle rewrites the initial value of the schedulers built after it
-        if w.sets_initial is not None:
-            if any(b.sets_initial is not None for b in windows if b is not w):
-                raise ArgumentError("schedulers", "two OneCycle schedulers on one parameter: the second "
-                                                  "overwrites the first's initial_lr")
-            initial = w.sets_initial
-        bases.append(initial)
+    unit = _chain_unit(windows, epoch_length)
+    bases = _initial_values(windows, base)
     clocks = [Clock(w.begin, unit if (w.by_epoch and epoch_length is not None) else sp.Integer(1))
               for w in windows]
 
@@ -420,6 +405,62 @@ def chain(windows: list[Window], base, epoch_length) -> tuple[sp.Expr, sp.Expr |
 
     singles = sorted((i for i, w in enumerate(windows) if w.kind != MUL),
                      key=lambda i: _sort_key(span(i)[0]))
+    _refuse_overlaps(windows, singles, span)
+    gaps = _mul_gaps(windows, singles, span)
+
+    pairs, entering = [], base
+    for k, i in enumerate(singles):
+        w, clock = windows[i], clocks[i]
+        first, last = span(i)
+        pairs.append((entering * _product(windows, clocks, gaps[k]), sp.Lt(tau, first)))
+        v0 = entering * _held(windows, clocks, gaps[k])
+        inside = w.build(clock, v0, bases[i])
+        if w.infinite:
+            pairs.append((inside, sp.true))
+            break
+        pairs.append((inside, sp.Lt(tau, last + 1)))
+        entering = at(inside, last)
+    else:
+        pairs.append((entering * _product(windows, clocks, gaps[-1]), sp.true))
+    # a branch "t < 0" never applies (a window that starts at step 0)
+    expr = piecewise([(e, c) for e, c in pairs
+                      if c is sp.true or (c is not sp.false and not (c.rhs.is_number and c.rhs <= 0))])
+    if any(w.infinite for w in windows):
+        return expr, None
+    ends = [clocks[i].time(w.end - w.begin) for i, w in enumerate(windows)]
+    return expr, (ends[0] if len(ends) == 1 else sp.Max(*ends))
+
+
+def _chain_unit(windows: list[Window], epoch_length):
+    """Iterations per epoch for the windows counted in epochs: ``epoch_length`` where given,
+    else 1 (all windows then count in one unit; mixing units without it is refused)."""
+    if epoch_length is None:
+        epoch_units = {w.by_epoch for w in windows}
+        if len(epoch_units) > 1:
+            raise ArgumentError("epoch_length", "these schedulers mix by_epoch=true and by_epoch=false: "
+                                                "give epoch_length (iterations per epoch) so that both "
+                                                "count in iterations")
+        return sp.Integer(1)
+    return epoch_length
+
+
+def _initial_values(windows: list[Window], base) -> list:
+    """The initial value each window is built with: ``base``, or from a OneCycle scheduler on,
+    the initial lr it sets (two OneCycles on one parameter are refused)."""
+    bases, initial = [], base
+    for w in windows:  # OneCycle rewrites the initial value of the schedulers built after it
+        if w.sets_initial is not None:
+            if any(b.sets_initial is not None for b in windows if b is not w):
+                raise ArgumentError("schedulers", "two OneCycle schedulers on one parameter: the second "
+                                                  "overwrites the first's initial_lr")
+            initial = w.sets_initial
+        bases.append(initial)
+    return bases
+
+
+def _refuse_overlaps(windows: list[Window], singles: list[int], span) -> None:
+    """Refuses a non-multiplicative window (of ``singles``) that overlaps any other window
+    (``span(i)``: its first and last changing step): its recurrence would not be closed form."""
     for i in singles:
         a0, a1 = span(i)
         for j in range(len(windows)):
@@ -435,55 +476,43 @@ def chain(windows: list[Window], base, epoch_length) -> tuple[sp.Expr, sp.Expr |
                                     "scheduler changing it too the chain has no closed form",
                                     hint="make the windows follow each other (end of one = begin of the "
                                          "next), or give the cosine / poly eta_min=0")
-    # mul windows between consecutive singles
+
+
+def _mul_gaps(windows: list[Window], singles: list[int], span) -> list[list[int]]:
+    """The multiplicative windows in each gap around the sorted ``singles``: before the
+    first, between each two, after the last."""
     gaps: list[list[int]] = [[] for _ in range(len(singles) + 1)]
     for j, w in enumerate(windows):
         if w.kind != MUL:
             continue
         slot = sum(1 for i in singles if _order(span(i)[1], span(j)[0], "the windows are ordered"))
         gaps[slot].append(j)
+    return gaps
 
-    def product(members):
-        value = sp.Integer(1)
-        for j in members:
-            w, clock = windows[j], clocks[j]
-            factor = w.build(clock)
-            if w.infinite:  # end = INF: treated as forever (no gamma ** (10**9 - 1) held value)
-                value *= piecewise([(1, clock.before(0)), (factor, sp.true)])
-                continue
-            final = at(factor, clock.time(w.last))
-            value *= piecewise([(1, clock.before(0)), (factor, clock.before(w.end - w.begin)),
-                                (final, sp.true)])
-        return value
 
-    def held(members):
-        value = sp.Integer(1)
-        for j in members:
-            w, clock = windows[j], clocks[j]
-            value *= at(w.build(clock), clock.time(w.last))
-        return value
+def _product(windows: list[Window], clocks: list, members: list[int]):
+    """The product of the factors of the multiplicative windows ``members`` at step ``t``:
+    1 before each starts, its factor inside, its last value after."""
+    value = sp.Integer(1)
+    for j in members:
+        w, clock = windows[j], clocks[j]
+        factor = w.build(clock)
+        if w.infinite:  # end = INF: treated as forever (no gamma ** (10**9 - 1) held value)
+            value *= piecewise([(1, clock.before(0)), (factor, sp.true)])
+            continue
+        final = at(factor, clock.time(w.last))
+        value *= piecewise([(1, clock.before(0)), (factor, clock.before(w.end - w.begin)),
+                            (final, sp.true)])
+    return value
 
-    pairs, entering = [], base
-    for k, i in enumerate(singles):
-        w, clock = windows[i], clocks[i]
-        first, last = span(i)
-        pairs.append((entering * product(gaps[k]), sp.Lt(tau, first)))
-        v0 = entering * held(gaps[k])
-        inside = w.build(clock, v0, bases[i])
-        if w.infinite:
-            pairs.append((inside, sp.true))
-            break
-        pairs.append((inside, sp.Lt(tau, last + 1)))
-        entering = at(inside, last)
-    else:
-        pairs.append((entering * product(gaps[-1]), sp.true))
-    # a branch "t < 0" never applies (a window that starts at step 0)
-    expr = piecewise([(e, c) for e, c in pairs
-                      if c is sp.true or (c is not sp.false and not (c.rhs.is_number and c.rhs <= 0))])
-    if any(w.infinite for w in windows):
-        return expr, None
-    ends = [clocks[i].time(w.end - w.begin) for i, w in enumerate(windows)]
-    return expr, (ends[0] if len(ends) == 1 else sp.Max(*ends))
+
+def _held(windows: list[Window], clocks: list, members: list[int]):
+    """The product of the last values of the multiplicative windows ``members``."""
+    value = sp.Integer(1)
+    for j in members:
+        w, clock = windows[j], clocks[j]
+        value *= at(w.build(clock), clock.time(w.last))
+    return value
 
 
 def _sort_key(value):

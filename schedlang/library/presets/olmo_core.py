@@ -319,13 +319,7 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
     """Warmup, then per period a stable ``peak_i`` and a linear decay to ``decay_min_lr`` over
     its last ``D_i``; ``decay_min_lr`` after the last (WSD-S, arXiv:2410.05192)."""
     lengths = [_whole(v, "period_lengths", 1) for v in period_lengths]
-    multipliers = [sp.Integer(1)] * len(lengths) if period_lr_multipliers is None else period_lr_multipliers
-    if len(multipliers) != len(lengths):
-        raise ArgumentError("period_lr_multipliers", "'period_lr_multipliers' must have one entry per "
-                                                     "period (OLMo-core checks it)")
-    for m in multipliers:
-        if _known(m) and m <= 0:
-            raise ArgumentError("period_lr_multipliers", "every period lr multiplier must be > 0")
+    multipliers = _period_multipliers(period_lr_multipliers, lengths)
     if (warmup is None) == (warmup_fraction is None):
         raise ArgumentError("warmup_fraction" if warmup is not None else "warmup",
                             "give exactly one of 'warmup' or 'warmup_fraction' (OLMo-core requires it)")
@@ -345,6 +339,29 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
                               "decay_fraction", "period_lengths"))
 
     decays = [decay_of(length) for length in lengths]
+    _check_decays(lengths, decays, warm, "decay" if decay is not None else "decay_fraction")
+    if decay_min_lr.is_number and decay_min_lr < 0:
+        raise ArgumentError("decay_min_lr", "'decay_min_lr' must be >= 0 (OLMo-core checks it)")
+    pairs = _wsds_pairs(lr, lengths, decays, multipliers, warm, warmup_min_lr, decay_min_lr)
+    return _olmo(pairs, units, sp.Integer(sum(lengths)), "WSDS")
+
+
+def _period_multipliers(period_lr_multipliers, lengths: list[int]) -> list:
+    """WSDS's lr multiplier of each period (1 each when not given), checked as OLMo-core
+    checks them: one per period, each > 0."""
+    multipliers = [sp.Integer(1)] * len(lengths) if period_lr_multipliers is None else period_lr_multipliers
+    if len(multipliers) != len(lengths):
+        raise ArgumentError("period_lr_multipliers", "'period_lr_multipliers' must have one entry per "
+                                                     "period (OLMo-core checks it)")
+    for m in multipliers:
+        if _known(m) and m <= 0:
+            raise ArgumentError("period_lr_multipliers", "every period lr multiplier must be > 0")
+    return multipliers
+
+
+def _check_decays(lengths: list[int], decays: list[int], warm: int, decay_name: str) -> None:
+    """Refuses WSDS periods whose decay does not fit (the first period holds the warmup
+    too) or is 0, which OLMo-core divides by; ``decay_name``: the argument that set them."""
     if warm + decays[0] > lengths[0]:
         raise ArgumentError("period_lengths", f"the first period: warmup ({warm}) + decay ({decays[0]}) "
                                               f"exceeds its length ({lengths[0]}) (OLMo-core checks it)")
@@ -352,11 +369,15 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
         if dec > length:
             raise ArgumentError("period_lengths", f"period {i}: decay ({dec}) exceeds its length ({length})")
         if dec == 0:
-            raise ArgumentError("decay" if decay is not None else "decay_fraction",
+            raise ArgumentError(decay_name,
                                 f"period {i} has a decay of 0: OLMo-core divides by it at the "
                                 "period's end (ZeroDivisionError)")
-    if decay_min_lr.is_number and decay_min_lr < 0:
-        raise ArgumentError("decay_min_lr", "'decay_min_lr' must be >= 0 (OLMo-core checks it)")
+
+
+def _wsds_pairs(lr, lengths: list[int], decays: list[int], multipliers: list, warm: int,
+                warmup_min_lr, decay_min_lr) -> list:
+    """WSDS's (value, condition) pieces: the warmup, then each period's stable peak and its
+    linear decay to ``decay_min_lr``, then ``decay_min_lr`` for good."""
     pairs = []
     if warm:
         pairs += _warmup_then(lr * multipliers[0], sp.Integer(warm), warmup_min_lr)
@@ -372,7 +393,7 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
                       sp.Lt(tau, warm + end + 1)))
         start = end
     pairs.append((decay_min_lr, True))
-    return _olmo(pairs, units, sp.Integer(sum(lengths)), "WSDS")
+    return pairs
 
 
 LR = arg("lr", V, 1)
