@@ -688,6 +688,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             uses_dur |= spec[name].kind in STEP_KINDS and isinstance(node, ir.Duration) and node.unit == "dur"
     if "lr" in call.given:
         lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
+    lines += _batch_keys(call)
     if uses_dur:
         total = call.param("max_duration")
         if total is None:
@@ -713,10 +714,50 @@ def _value(call: PresetCall, arg, node: ir.Node) -> str:
     return number_text(call.number(arg.name))
 
 
+def _batch_keys(call: PresetCall) -> list[str]:
+    """``global_train_batch_size`` (and ``max_seq_len``) of a file whose lengths count samples or
+    tokens: the batch that turns them back into the run's clock on import.  Composer has no batch
+    ramp, so the batch must be constant."""
+    units = {n.unit for n in _durations(call.node) if n.unit in ("sp", "tok")}
+    decl = _batch_decl(call)
+    if not units or decl is None:
+        return []
+    clock = call.program.clock
+    if len(clock.stages) != 1:
+        raise SchedlangError("Composer has no batch ramp: a file whose batch changes has no "
+                             "composer-yaml export", decl.span,
+                             hint="export a run with a constant `batch = N`")
+    lines = [f"global_train_batch_size: {clock.stages[0].batch}"]
+    if "tok" in units:
+        lines.append(f"max_seq_len: {clock.seq_len}")
+    return lines
+
+
+def _batch_decl(call: PresetCall) -> ir.BatchDecl | None:
+    return next((s for s in call.module.statements if isinstance(s, ir.BatchDecl)), None)
+
+
+def _durations(node: ir.Node):
+    """The time literals inside ``node``."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Duration):
+            yield item
+        elif isinstance(item, ir.Node):
+            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
+        elif isinstance(item, tuple):
+            stack.extend(item)
+
+
 def _time(call: PresetCall, name: str, node: ir.Node) -> str:
     if isinstance(node, ir.Duration):
+        if node.unit in ("sp", "tok") and _batch_decl(call) is not None:  # a count on the run's clock
+            return f"{int(node.value)}{node.unit}"
         if node.unit not in ("ba", "ep", "dur"):
-            raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span)
+            raise SchedlangError(f"'{node.text}' has no Composer-YAML import", node.span,
+                                 hint="a length in samples or tokens exports from a file that "
+                                      "declares its batch (`batch = N`)")
         return node.text
     segment = call.lowered.segment(node, "a number")
     value = bind(segment.expr, call.program.substitutions)

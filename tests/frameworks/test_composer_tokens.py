@@ -206,3 +206,31 @@ def test_the_batch_options_give_what_the_file_leaves_out():
     with pytest.raises(SchedlangError, match="batch options are for times in samples or tokens"):
         import_text("scheduler:\n  name: cosine_with_warmup\n  t_warmup: 100ba\n  t_max: 1000ba\n",
                     "composer-yaml", "run.yaml", options={"global_train_batch_size": "4"})
+
+
+@pytest.mark.parametrize("unit", ["tok", "sp"])
+def test_export_of_token_lengths_writes_the_batch_and_reads_back_equal(unit):
+    """``export --format composer-yaml`` of a preset given tokens (samples): the times as Composer
+    strings and the batch keys the import needs; the export proves the round trip itself, and the
+    YAML it writes is Composer's schedule at every step."""
+    _available()
+    from schedlang.formats import by_name
+
+    cls, kwargs = CASES[0]
+    text = _sched(cls, kwargs, unit, "8")
+    yaml = by_name("composer-yaml").writer(text, "run.sched", read=by_name("composer-yaml").reader)
+    assert "global_train_batch_size: 8" in yaml and ("max_seq_len: 7" in yaml) == (unit == "tok")
+    assert f"t_warmup: 700{unit}" in yaml
+    back = schedlang.compile(import_text(yaml, "composer-yaml", "run.yaml"))
+    theirs = _composer(cls, kwargs, unit)
+    steps = range(0, 800)
+    assert back["lr"].values(steps) == pytest.approx([theirs(k, 8 * k, 56 * k) for k in steps], rel=1e-12)
+
+
+def test_a_batch_ramp_has_no_composer_yaml_export():
+    from schedlang.formats import by_name
+
+    text = _sched(*CASES[0], "tok", "stages(4, [8], [1000tok])")
+    with pytest.raises(SchedlangError, match="Composer has no batch ramp") as info:
+        by_name("composer-yaml").writer(text, "run.sched", read=by_name("composer-yaml").reader)
+    assert info.value.span.line == 2
