@@ -253,7 +253,8 @@ def before(step: sp.Symbol, bound) -> sp.Basic:
     system (milliseconds per comparison: a cosine on the token clock over a 768-stage batch
     ramp has a bound per stage) that a step with no upper bound is below it at some steps
     and not at others."""
-    bound = sp.sympify(bound)
+    if not isinstance(bound, sp.Basic):  # a Python int or Fraction, exact (never parsed from text)
+        bound = sp.Rational(bound)
     return sp.Lt(step, bound, evaluate=not (bound.is_Number and bound > 0))
 
 
