@@ -718,7 +718,7 @@ def _batch_keys(call: PresetCall) -> list[str]:
     """``global_train_batch_size`` (and ``max_seq_len``) of a file whose lengths count samples or
     tokens: the batch that turns them back into the run's clock on import.  Composer has no batch
     ramp, so the batch must be constant."""
-    units = {n.unit for n in _durations(call.node) if n.unit in ("sp", "tok")}
+    units = {n.unit for n in ir.walk(call.node) if isinstance(n, ir.Duration) and n.unit in ("sp", "tok")}
     decl = _batch_decl(call)
     if not units or decl is None:
         return []
@@ -735,19 +735,6 @@ def _batch_keys(call: PresetCall) -> list[str]:
 
 def _batch_decl(call: PresetCall) -> ir.BatchDecl | None:
     return next((s for s in call.module.statements if isinstance(s, ir.BatchDecl)), None)
-
-
-def _durations(node: ir.Node):
-    """The time literals inside ``node``."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ir.Duration):
-            yield item
-        elif isinstance(item, ir.Node):
-            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
-        elif isinstance(item, tuple):
-            stack.extend(item)
 
 
 def _time(call: PresetCall, name: str, node: ir.Node) -> str:

@@ -1026,18 +1026,14 @@ class Lowerer:
                                  "olmo_core.batch_size_schedule(...), and the file's batch is not one",
                                  node.span, hint="declare `batch = olmo_core.batch_size_schedule("
                                                  "batch_sizes=[...], schedule=[...])`")
-        sizes, points, counted = self._olmo_batches
-        factors = olmo_core_batch.lr_factors(sizes, points, self.seq_len(node.span), counted)
-        if units == "steps":  # update k multiplies by the factor of its own batch
-            pieces = [(factor, sp.Lt(tau, after))
-                      for (_, _, factor), (after, _, _) in zip(factors, factors[1:])]
-            return Segment(sp.Piecewise(*pieces, (factors[-1][2], True)) if pieces else factors[-1][2])
-        # read after the step: update k counts T_{k+1} = T_k + its batch, so the factor of a switch
-        # at step s holds from T_s + b_s tokens on
-        pieces = [(factor, sp.Lt(tau, tokens + batch)) for (_, _, factor), (_, tokens, batch)
-                  in zip(factors, olmo_core_batch.switches(sizes, points, counted)[1:])]
-        expr = sp.Piecewise(*pieces, (factors[-1][2], True)) if pieces else factors[-1][2]
-        return Segment(expr, clock="tok", evaluation="after")
+        stages = olmo_core_batch.switches(*self._olmo_batches)  # (step, tokens before, batch)
+        factors = [sp.sqrt(sp.Rational(batch, stages[0][2])) for _, _, batch in stages]
+        # the factor of a switch at step s holds from step s on; read after the step, update k
+        # counts T_{k+1} = T_k + its batch, so from T_s + b_s tokens on
+        ends = [step if units == "steps" else tokens + batch for step, tokens, batch in stages[1:]]
+        pieces = [(factor, sp.Lt(tau, end)) for factor, end in zip(factors, ends)]
+        expr = sp.Piecewise(*pieces, (factors[-1], True)) if pieces else factors[-1]
+        return Segment(expr) if units == "steps" else Segment(expr, clock="tok", evaluation="after")
 
     def call_on_clock(self, node: ir.Call) -> Segment:
         """``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
@@ -1258,15 +1254,7 @@ def _names_used(node) -> list[str]:
 
 def _node_count(node) -> int:
     """How many IR nodes ``node`` holds: the cost of expanding it once (iterative: no recursion)."""
-    count, stack = 0, [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ir.Node):
-            count += 1
-            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
-        elif isinstance(item, tuple):
-            stack.extend(item)
-    return count
+    return sum(1 for _ in ir.walk(node))
 
 
 def _not_positive(value: sp.Expr) -> bool:

@@ -18,6 +18,19 @@ class Node:
     span: Span
 
 
+def walk(node):
+    """Every node in ``node`` (a node or a tuple of them), itself included; iterative, so a
+    deep tree cannot exhaust the recursion limit."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Node):
+            yield item
+            stack.extend(getattr(item, f) for f in item.__dataclass_fields__ if f != "span")
+        elif isinstance(item, tuple):
+            stack.extend(item)
+
+
 # -- expressions ---------------------------------------------------------------------
 
 

@@ -15,7 +15,8 @@ Before loading the batch of update ``k`` the callback takes the *latest* event t
   event that falls due replaces it (only the latest due event is looked at).
 
 Each change multiplies the base lr by ``sqrt(new / old)``, so update ``k`` trains at
-``sqrt(b_k / b_0)`` times the lr its scheduler gives (``lr_factors``).
+``sqrt(b_k / b_0)`` times the lr its scheduler gives (``olmo_core.batch_size_lr_factor``,
+lowered from ``switches``).
 
 The switches are found in closed form, interval by interval between the events' thresholds
 (no walk over steps), and returned as the table ``core.clock.Clock`` takes: batch sizes in
@@ -30,9 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import sympy as sp
-
-__all__ = ["batch_size_schedule", "lr_factors", "switches", "UNITS"]
+__all__ = ["batch_size_schedule", "switches", "UNITS"]
 
 UNITS = ("tokens", "steps")
 
@@ -113,12 +112,3 @@ def batch_size_schedule(batch_sizes: Sequence[int], schedule: Sequence[int], seq
     _check(batch_sizes, schedule, seq_len)
     return tuple((tokens // seq_len, batch // seq_len)
                  for _, tokens, batch in switches(batch_sizes, schedule, unit))
-
-
-def lr_factors(batch_sizes: Sequence[int], schedule: Sequence[int], seq_len: int,
-               unit: str = "tokens") -> list[tuple[int, int, sp.Expr]]:
-    """``[(step, tokens_before, sqrt(b / b_0)), ...]``: the factor of the base lr from each switch on."""
-    _check(batch_sizes, schedule, seq_len)
-    first = batch_sizes[0]
-    return [(step, tokens, sp.sqrt(sp.Rational(batch, first)))
-            for step, tokens, batch in switches(batch_sizes, schedule, unit)]
