@@ -425,3 +425,15 @@ def test_an_olmo_core_preset_in_tokens_needs_the_batch_and_counts_tokens():
     # lengths are plain numbers counting `units`, as in OLMo-core's config
     with pytest.raises(SchedlangError, match="an amount of tokens is a length"):
         schedlang.compile(AFTER + "schedule lr = olmo_core.WSD(warmup=10tok, t_max=1000)\n")
+
+
+@pytest.mark.parametrize("batch, seq_len", [("2**62 + 1", None), ("stages(8, [2**51], [100sp])", 4096),
+                                            ("1000000000000000000000000000000", 2048)])
+def test_a_step_past_int64_counts_is_refused_at_the_batch(batch, seq_len):
+    """Every target counts samples and tokens in int64: a batch whose step alone passes 2**62
+    (a hostile import's `global_train_batch_size: 1e30`) is refused where it is declared."""
+    head = "" if seq_len is None else f"param seq_len: int = {seq_len}\n"
+    with pytest.raises(SchedlangError, match=r"is more than 2\*\*62") as info:
+        schedlang.compile(f"{head}batch = {batch}\nschedule lr = 1e-3\n")
+    assert info.value.span.line == (1 if seq_len is None else 2)
+    schedlang.compile(f"param seq_len: int = 4096\nbatch = {2**62 // 4096}\nschedule lr = 1e-3\n")

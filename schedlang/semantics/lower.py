@@ -24,7 +24,7 @@ from ..core.special import geometric
 from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind, Warmup
-from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS
+from ..limits import MAX_DEF_EXPANSION, MAX_SEGMENTS, MAX_STEP
 from ..syntax import ir
 from .clock import BatchValue, place, resolve_single, stages_table
 from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol, to_number
@@ -850,7 +850,14 @@ class Lowerer:
         else:
             segment = self.schedule_value(value, decl.value, "a batch size")
             table = ((0, self.batch_size(segment.expr, decl.value.span, segment)),)
-        self._clock = Clock(table, self.seq_len(decl.value.span))
+        seq_len = self.seq_len(decl.value.span)
+        largest = max(batch for _, batch in table) * (seq_len or 1)
+        if largest > MAX_STEP:  # every target counts samples and tokens in int64
+            unit = "tokens" if seq_len else "samples"
+            raise SchedlangError(f"a step of {largest} {unit} is more than 2**{MAX_STEP.bit_length() - 1}",
+                                 decl.value.span, hint="torch and JAX count samples and tokens in int64; "
+                                                       "no batch is this large")
+        self._clock = Clock(table, seq_len)
         return self._clock
 
     def seq_len(self, span: Span) -> int | None:
