@@ -31,10 +31,11 @@ from ..syntax import ir
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
-from .common.source_text import choices_of, comment_safe, header, option
+from .common.source_text import PARAMETERS, choices_of, comment_safe, declarations, expression, header, option
+from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .core_text import lowered
 from .python_literal import Item, Module, Unread, _bindings, _unfollowed, to_node
@@ -125,14 +126,15 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         else:
             notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
     kept = ", a dict in a Python file followed, never run" if origin.endswith(".py") else ""
+    params, lines = declarations()
     head = [header(origin, f"DeepSpeed config, \"scheduler\" block{kept}"),
             "# t counts optimizer steps: DeepSpeed steps the scheduler after each optimizer step, and",
             "# step t runs with last_batch_iteration = t - 1 (the constructor's value at t = 0).",
-            *(f"# note: {comment_safe(n)}" for n in notes)]
-    preset_text = "\n".join([*decls.values(), *schedules]) + "\n"
+            *(f"# note: {comment_safe(n)}" for n in notes), *([PARAMETERS] if params else [])]
+    preset_text = "\n".join([*lines, *decls.values(), *schedules]) + "\n"
     if style == "presets":
         return "\n".join(head) + "\n" + preset_text
-    return "\n".join(head) + "\n" + lowered(preset_text, list(decls.values()))
+    return "\n".join(head) + "\n" + lowered(preset_text, [*params, *decls.values()])
 
 
 def _optimizer_type(optimizer: Node | None) -> str | None:
@@ -152,10 +154,9 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
         decls["learning_rate"] = ("param learning_rate: float where learning_rate > 0  "
                                   "# \"auto\": the HF Trainer's learning_rate")
         return "learning_rate"
-    value = exact(node.value)
-    if value is None:
+    if not isinstance(node.value, Symbol) and exact(node.value) is None:
         raise SchedlangError("the optimizer's lr must be a number", node.span)
-    return sched_text(value)
+    return expression(node.value, node.span, "the optimizer's lr")
 
 
 def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: str) -> str:
@@ -173,14 +174,10 @@ def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: st
             value = "log"
         return option(value, choices_of(preset, key), node.span, key)
     if node.is_list:
-        items = [exact(item.value) for item in node.value]
-        if any(item is None for item in items):
+        if any(not isinstance(item.value, Symbol) and exact(item.value) is None for item in node.value):
             raise SchedlangError(f"{key} must be a list of numbers", node.span)
-        return "[" + ", ".join(sched_text(item) for item in items) + "]"
-    number = exact(value)
-    if number is None:
-        raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
-    return sched_text(number)
+        return "[" + ", ".join(expression(item.value, item.span, key) for item in node.value) + "]"
+    return expression(value, node.span, key)
 
 
 # -- the same, in a Python training script (followed over ast, never run) ------------------------------
@@ -199,7 +196,7 @@ def deepspeed_config(text: str, filename: str):
     module = Module(text, filename, script=True)
     found: dict[int, tuple[str, Item, bool]] = {}  # one dict seen under several names is one
     for name, item in _bindings(module):
-        if isinstance(item, Unread) or not isinstance(item.value, dict):
+        if isinstance(item, Unread) or not isinstance(item.raw, dict):
             continue
         keys = set(item.value)
         if "scheduler" in keys or keys & set(_DEEPSPEED_KEYS):

@@ -25,7 +25,7 @@ from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact, sched_text
-from .common.source_text import header
+from .common.source_text import PARAMETERS, declarations, expression, header
 from .common.yaml_source import Node
 from .core_text import core_source
 from .python_literal import Module, Unread, _unfollowed, to_node
@@ -90,16 +90,18 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         numbers[key] = exact(node.value)
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
+    params, decls = declarations()
     head = [header(origin, what),
-            "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."]
-    preset_text = "\n".join([*head, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
+            "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32.",
+            *([PARAMETERS] if params else [])]
+    preset_text = "\n".join([*head, *decls, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":
         return preset_text
     core_head = [*head, "# Core style: the same schedule written without presets."]
-    restarts = _cosine_restarts(preset, numbers) if name == "CosineDecayRestarts" else None
+    restarts = _cosine_restarts(preset, numbers) if name == "CosineDecayRestarts" and not decls else None
     if restarts is not None:
         return "\n".join([*core_head, f"schedule lr = {restarts}"]) + "\n"
-    return core_source(preset_text, core_head, [])
+    return core_source(preset_text, core_head, params)
 
 
 def _cosine_restarts(preset, given: dict) -> str | None:
@@ -125,10 +127,7 @@ def _value(node: Node, key: str) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return "[" + ", ".join(_value(item, key) for item in value) + "]"
-    number = exact(value)
-    if number is None:
-        raise SchedlangError(f"{key} must be a number, not {value!r}", node.span)
-    return sched_text(number)
+    return expression(value, node.span, key)
 
 
 # -- the same, in a Python training script (followed over ast, never run) ------------------------------

@@ -9,8 +9,11 @@ import ast
 
 from ..errors import SchedlangError
 from ..limits import MAX_DIGITS
+from .common import symbols
+from .common.symbols import Symbol
 from .python_values import (
     Call,
+    DataClass,
     Function,
     Imported,
     Item,
@@ -54,6 +57,10 @@ def _b_sequence(frozen: bool):
 def _b_number(kind):
     def build(module, node, args, kwargs, keys):
         _no_args(module, node, args, kwargs, kind.__name__, 1)
+        if args and isinstance(args[0].raw, Symbol):  # int(steps * args.warmup_ratio): carried
+            result = kind(args[0].raw.default)
+            made = symbols.converted(kind, args[0].raw, result, node.lineno)
+            return Item(made or result, module.span(node))
         value = args[0].value if args else 0
         if isinstance(value, str) and len(value) > MAX_DIGITS + 10:
             raise SchedlangError(f"this number has more than {MAX_DIGITS} digits", module.span(node))
@@ -71,6 +78,11 @@ def _b_reduce(function):
         if kwargs:
             module._not(node, f"{function.__name__}() with keywords")
         values = module._iterate(args[0], node) if len(args) == 1 else args
+        raws = [v.raw for v in values]
+        if any(isinstance(r, Symbol) for r in raws) and all(
+                isinstance(r, Symbol) or _is_number(r) and not isinstance(r, bool) for r in raws):
+            result = function(r.default if isinstance(r, Symbol) else r for r in raws)
+            return Item(symbols.extreme(function, raws, result, node.lineno) or result, module.span(node))
         numbers = [v.value for v in values]
         if not numbers or not all(_is_number(n) for n in numbers):
             raise module._python_error(f"{function.__name__}() of these values is not followed", node)
@@ -126,12 +138,49 @@ def _b_deepspeed_arguments(module, node, args, kwargs, keys):
     return args[0].view(span)
 
 
+def _b_namespace(module, node, args, kwargs, keys):
+    """``types.SimpleNamespace(lr=3e-4, ...)`` (``argparse.Namespace`` too): read by attribute."""
+    if args:
+        raise module._python_error("SimpleNamespace() takes keyword arguments here", node)
+    module._spend(len(kwargs), node)
+    path = module._path(node.func) or "types.SimpleNamespace"
+    return Item(Namespace(dict(kwargs), kind=path.rsplit(".", 1)[-1]), module.span(node))
+
+
+def instance(module, made: DataClass, node, args: list[Item], kwargs: dict[str, Item]) -> Item:
+    """``TrainConfig(lr=1e-3)``: an instance of a dataclass of the file, its fields bound as the
+    generated ``__init__`` binds them (Python's ``TypeError``s), the rest at their defaults."""
+    names = list(made.fields)
+    if len(args) > len(names):
+        raise module._python_error(f"{made.name}() takes {len(names)} positional arguments but {len(args)} "
+                                   "were given (Python raises TypeError)", node)
+    values = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in made.fields:
+            raise module._python_error(f"{made.name}() got an unexpected keyword argument '{key}' (Python "
+                                       "raises TypeError)", node)
+        if key in values:
+            raise module._python_error(f"{made.name}() got multiple values for argument '{key}' (Python "
+                                       "raises TypeError)", node)
+        values[key] = value
+    for key, default in made.fields.items():
+        if key not in values:
+            if default is None:
+                raise module._python_error(f"{made.name}() is missing the argument '{key}' (Python raises "
+                                           "TypeError)", node)
+            values[key] = default
+    module._spend(len(values), node)
+    made_values = {k: values[k] for k in names}
+    return Item(Namespace(made_values, kind=made.name, frozen=made.frozen), module.span(node))
+
+
 _BUILTINS = {
     "builtins.dict": _b_dict, "builtins.list": _b_sequence(False), "builtins.tuple": _b_sequence(True),
     "builtins.int": _b_number(int), "builtins.float": _b_number(float), "builtins.abs": _b_abs,
     "builtins.min": _b_reduce(min), "builtins.max": _b_reduce(max), "builtins.round": _b_round,
     "builtins.len": _b_len, "builtins.print": _b_print, "copy.deepcopy": _b_copy(True),
     "copy.copy": _b_copy(False), "deepspeed.add_config_arguments": _b_deepspeed_arguments,
+    "types.SimpleNamespace": _b_namespace, "argparse.Namespace": _b_namespace,
     "argparse.ArgumentParser": lambda module, node, *_: Item(Parser(),
                                                                                          module.span(node)),
 }
@@ -164,11 +213,11 @@ def _destination(module, flags: list[Item], kwargs, node) -> tuple[str, bool]:
 
 def _m_add_argument(module, target, args, kwargs, keys, node):
     dest, option = _destination(module, args, kwargs, node)
-    target.value.values[dest] = _default(module, args[0].value, option, kwargs, keys, node)
+    target.value.values[dest] = _default(module, args[0].value, option, kwargs, keys, node, dest)
     return Item(None, module.span(node))
 
 
-def _default(module, flag: str, option: bool, kwargs, keys, node) -> Item:
+def _default(module, flag: str, option: bool, kwargs, keys, node, dest: str) -> Item:
     """The value ``parse_args()`` gives ``flag`` when the command line does not: argparse's
     default (a string default converted by ``type=``), or an ``Unread`` saying why there is none."""
     span = module.span(node)
@@ -194,12 +243,32 @@ def _default(module, flag: str, option: bool, kwargs, keys, node) -> Item:
     default = kwargs["default"]
     if isinstance(default, Unread):
         return default
-    if not isinstance(default.value, str) or action not in ("store", "append", "extend") \
-            or "type" not in given:
-        return default
-    return _converted(module, flag, default, given["type"].value, keys, node) or \
-        unknown("its type= is not int, float or str, and argparse passes the string default through it",
-                keys["type"])
+    if isinstance(default.raw, str) and action in ("store", "append", "extend") and "type" in given:
+        default = _converted(module, flag, default, given["type"].value, keys, node) or \
+            unknown("its type= is not int, float or str, and argparse passes the string default through it",
+                    keys["type"])
+    return _parameter(module, flag, dest, option, default, given, kwargs) or default
+
+
+def _parameter(module, flag: str, dest: str, option: bool, default: Item, given: dict,
+               kwargs: dict) -> Item | None:
+    """In a training script, a number option that the command line may set (``--lr``, stored as
+    given, no ``choices=``) as a parameter of the imported file, its default the parser's."""
+    if module.symbols is None or not option or isinstance(default, Unread) or "choices" in kwargs \
+            or "nargs" in given or given.get("action", Item("store", None)).raw != "store":
+        return None
+    value = default.raw
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value \
+            or abs(value) == float("inf"):
+        return None
+    kind = given["type"].raw if "type" in given else None
+    kind = {"builtins.int": "int", "builtins.float": "float"}.get(getattr(kind, "path", None)) \
+        or ("int" if isinstance(value, int) else "float")
+    if kind == "int" and not isinstance(value, int):
+        return None  # type=int with a float default: argparse keeps the float, -D could not
+    if kind == "int" and value < 0:
+        kind = "float"  # the language's int is a count (>= 0); the value and its arithmetic are the same
+    return Item(module.symbols.param(dest, flag, kind, value, default.span.line), default.span)
 
 
 def _converted(module, flag: str, default: Item, kind, keys, node) -> Item | None:
@@ -386,6 +455,9 @@ def _option(module, namespace: Item, node: ast.Attribute) -> Item:
     """``args.lr``: the default of ``--lr``, or why it has none."""
     values = namespace.value.values
     if node.attr not in values:
+        if namespace.value.kind != "argparse.Namespace":
+            raise module._python_error(f"{namespace.value!r} has no attribute '{node.attr}' (Python raises "
+                                       "AttributeError)", node)
         module._not(node, f"args.{node.attr}: no add_argument followed here gives it")
     item = values[node.attr]
     if isinstance(item, Unread):

@@ -11,7 +11,9 @@ import operator
 
 from ..errors import SchedlangError, Span
 from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_YAML_VALUES
-from .python_builtins import _BUILTINS, _METHODS, _option
+from .common import symbols
+from .common.symbols import Symbol
+from .python_builtins import _BUILTINS, _METHODS, _option, instance
 from .python_values import (
     _ARITH,
     _COMPARE,
@@ -19,6 +21,7 @@ from .python_values import (
     _HINT,
     _OPS,
     Call,
+    DataClass,
     Function,
     Imported,
     Item,
@@ -33,6 +36,16 @@ from .python_values import (
     _truth,
     _type,
 )
+
+
+def _carried(a, b) -> tuple | None:
+    """The defaults of two operands when one is a ``Symbol`` and the other a number or one too
+    (their arithmetic carries the symbol); None otherwise."""
+    if not (isinstance(a, Symbol) or isinstance(b, Symbol)):
+        return None
+    if not all(isinstance(x, Symbol) or _is_number(x) and not isinstance(x, bool) for x in (a, b)):
+        return None
+    return tuple(x.default if isinstance(x, Symbol) else x for x in (a, b))
 
 
 class Evaluator(ast.NodeVisitor):
@@ -173,6 +186,11 @@ class Evaluator(ast.NodeVisitor):
             args = [self._element(a) for a in node.args]
             kwargs, _ = self._keywords(node, lazy=True)
             return self._invoke(callee.value, node, args, kwargs)
+        if isinstance(callee.value, DataClass):
+            if any(isinstance(a, ast.Starred) for a in node.args):
+                self._not(node, "a call with *args")
+            kwargs, _ = self._keywords(node, lazy=True)
+            return instance(self, callee.value, node, [self._element(a) for a in node.args], kwargs)
         path = callee.value.path if isinstance(callee.value, Imported) else None
         if path is None:
             self._not(node, "this call")
@@ -182,13 +200,17 @@ class Evaluator(ast.NodeVisitor):
             except _NotFollowedError as exc:
                 self._recorded(node, Unread(exc.error), path)
                 raise
-        lazy = path in ("builtins.dict", "argparse.ArgumentParser")
+        builtin = _BUILTINS.get(path)
+        # a call not followed still has its arguments computed first, as Python does (a function of
+        # the file called there, ``config=ds_config(args)``, is followed); each one not followed is
+        # kept as such
+        lazy = builtin is None or path in ("builtins.dict", "argparse.ArgumentParser",
+                                           "types.SimpleNamespace", "argparse.Namespace")
         args = [self._element(a) if lazy else self._eval(a) for a in node.args
                 if not isinstance(a, ast.Starred)]
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
         kwargs, keys = self._keywords(node, lazy=lazy)
-        builtin = _BUILTINS.get(path)
         if builtin is None:
             self._not(node, f"the call {_short(path)}(...)")
         return builtin(self, node, args, kwargs, keys)
@@ -240,7 +262,7 @@ class Evaluator(ast.NodeVisitor):
         item = self.lookup(root.id)
         if item is None:
             return root.id not in self._assigned_at and root.id in vars(builtins)
-        return not isinstance(item, Unread) and isinstance(item.value, Imported)
+        return not isinstance(item, Unread) and isinstance(item.raw, Imported)
 
     def _method(self, node: ast.Call, func: ast.Attribute) -> Item:
         target = self._eval(func.value)
@@ -261,8 +283,13 @@ class Evaluator(ast.NodeVisitor):
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Item:
         operand = self._eval(node.operand)
-        value = operand.value
         span = self.span(node)
+        if isinstance(operand.raw, Symbol) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            if isinstance(node.op, ast.UAdd):
+                return operand.view(span)
+            result = -operand.raw.default
+            return Item(symbols.negative(operand.raw, result, node.lineno) or result, span)
+        value = operand.value
         if isinstance(node.op, ast.Not):
             return Item(not _truth(operand, node.operand, self), span)
         if not _is_number(value):
@@ -273,6 +300,11 @@ class Evaluator(ast.NodeVisitor):
         return Item(op(value), span)
 
     def _binop(self, op: ast.operator, left: Item, right: Item, node: ast.AST, inplace: bool = False) -> Item:
+        carried = _carried(left.raw, right.raw)
+        if carried is not None:
+            result = self._arith(op, *carried, node)
+            made = symbols.binary(op, left.raw, right.raw, result, node.lineno)
+            return Item(made or result, self.span(node))
         a, b, span = left.value, right.value, self.span(node)
         symbol = _OPS[type(op)]
         if _is_number(a) and _is_number(b):
@@ -453,7 +485,7 @@ class Evaluator(ast.NodeVisitor):
             current = stack.pop()
             if isinstance(current, Unread):
                 continue
-            inner = current.value
+            inner = current.raw
             if isinstance(inner, (dict, list)):
                 if id(inner) == goal:
                     raise SchedlangError("this makes a value that contains itself", self.span(node))
@@ -469,7 +501,7 @@ class Evaluator(ast.NodeVisitor):
         def copy(current: Item) -> Item:
             if isinstance(current, Unread):
                 return current
-            value = current.value
+            value = current.raw
             if not isinstance(value, (dict, list)):
                 return current
             if id(value) in memo:
@@ -494,6 +526,13 @@ class Evaluator(ast.NodeVisitor):
                                  self.span(node), hint="a configuration is a few hundred values")
 
     # -- helpers ----------------------------------------------------------------------------------
+
+    def _named(self, name: str, item: Item) -> Item:
+        """What binding ``name`` holds: a value computed from argparse defaults becomes a ``let`` of
+        that name (``steps = 50_000 // args.batch_size``), so the imported file reads as the script."""
+        if isinstance(item.raw, Symbol):
+            return Item(item.raw.owner.let(name, item.raw), item.span)
+        return item
 
     def _python_error(self, message: str, node: ast.AST, hint: str | None = None) -> SchedlangError:
         return SchedlangError(message, self.span(node), hint=hint)

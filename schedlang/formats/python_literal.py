@@ -27,7 +27,9 @@ A training script (``script=True``: the DeepSpeed and Keras entry points) is rea
 program Python runs: ``__name__`` is ``"__main__"``, a function of the file is followed into
 its body when the file calls it (``main()``), and ``argparse`` parsers are read as data:
 ``parser.parse_args()`` gives the defaults (``args.lr``), a flag without one an error where it
-is read.  A name after ``from m import *`` that the file never assigns is unknown.
+is read, and a number option's default is a parameter of the imported file
+(``common/symbols.py``).  ``@dataclass`` configs and ``SimpleNamespace(...)`` are read by
+attribute.  A name after ``from m import *`` that the file never assigns is unknown.
 
 Everything else (loops, ``with``, calls to other functions, attributes of
 objects) is *not followed*, and is allowed only where it cannot change what is imported:
@@ -57,6 +59,7 @@ import builtins
 
 from ..errors import SchedlangError, Source, Span
 from ..limits import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from .common.symbols import Symbols
 from .common.yaml_source import Node
 from .python_builtins import _option, _parameters
 from .python_eval import Evaluator
@@ -74,6 +77,7 @@ from .python_values import (
     _KINDS,
     DYNAMIC,
     Call,
+    DataClass,
     Function,
     Imported,
     Item,
@@ -115,6 +119,8 @@ class Module(Evaluator):
         self.calls: list[tuple[Item, ast.Call, str]] = []  # the format's calls (Call or Unread), paths
         self._recorded_nodes: set[tuple[int, int]] = set()
         self.budget = MAX_YAML_VALUES
+        #: a script's argparse defaults as parameters (``common/symbols.py``); a config has none
+        self.symbols = Symbols() if script else None
         self._assigned_at: dict[str, list[int]] = {}
         self._star_imports: list[tuple[str, int]] = []  # `from m import *`: (m, line)
         # the function being followed: its names (None at module level), the names it assigns,
@@ -160,7 +166,7 @@ class Module(Evaluator):
             current, depth = stack.pop()
             if isinstance(current, Unread):
                 continue
-            value = current.value
+            value = current.raw
             if isinstance(value, (dict, list, Call, Parser, Namespace)):
                 if depth > MAX_YAML_DEPTH:
                     raise SchedlangError(f"this value nests more than {MAX_YAML_DEPTH} levels deep",
@@ -257,6 +263,72 @@ class Module(Evaluator):
 
     def visit_FunctionDef(self, stmt: ast.FunctionDef) -> None:
         self._define(stmt)
+
+    def visit_ClassDef(self, stmt: ast.ClassDef) -> None:
+        """A ``@dataclass`` config (``lr: float = 3e-4``): its fields and their defaults, computed
+        now as Python computes them, so that ``TrainConfig(...)`` builds an instance read by
+        attribute.  Any other class is not followed."""
+        frozen = self._dataclass(stmt)
+        fields: dict[str, Item | None] = {}
+        for item in stmt.body:
+            if isinstance(item, ast.Pass) or isinstance(item, ast.Expr) and isinstance(item.value,
+                                                                                        ast.Constant):
+                continue  # a docstring
+            if isinstance(item, ast.FunctionDef) and item.name not in ("__init__", "__post_init__") \
+                    and not item.decorator_list:
+                continue  # a method: called only through the instance, which is not followed
+            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.simple):
+                raise _NotFollowedError(self._not_followed_error(
+                    stmt, "a dataclass is followed when its body is annotated fields with defaults and "
+                          "methods (no __init__ or __post_init__)"))
+            if "ClassVar" in ast.unparse(item.annotation):
+                continue  # not a field
+            fields[item.target.id] = None if item.value is None else self._field(item.value)
+            if fields[item.target.id] is None and any(v is not None for v in list(fields.values())[:-1]):
+                raise self._python_error(f"non-default argument '{item.target.id}' follows default argument "
+                                         "(Python raises TypeError)", item)
+        self._bind(stmt.name, Item(DataClass(stmt.name, fields, frozen), self.span(stmt)))
+        _, _, late = _effects(stmt, self._path)
+        for name, node in late.items():
+            self.late.setdefault(name, self.span(node))
+
+    def _dataclass(self, stmt: ast.ClassDef) -> bool:
+        """Whether ``@dataclass`` (or ``@dataclass(frozen=...)``) makes ``stmt`` a plain dataclass
+        with no base class; its ``frozen=``.  Anything else is not followed."""
+        decorators = stmt.decorator_list
+        decorator = decorators[0] if len(decorators) == 1 else None
+        call = decorator if isinstance(decorator, ast.Call) else None
+        target = call.func if call is not None else decorator
+        if target is None or self._path(target) != "dataclasses.dataclass" or stmt.bases or stmt.keywords \
+                or call is not None and call.args:
+            raise _NotFollowedError(self._not_followed_error(stmt))
+        frozen = False
+        for keyword in call.keywords if call is not None else ():
+            value = self._eval(keyword.value).value
+            if keyword.arg == "frozen":
+                frozen = bool(value)
+            elif keyword.arg in ("init", "kw_only") and value is not (keyword.arg == "init"):
+                raise _NotFollowedError(self._not_followed_error(stmt, f"@dataclass({keyword.arg}={value})"))
+        return frozen
+
+    def _field(self, node: ast.expr) -> Item:
+        """A field's default: the value, or ``field(default=...)``'s; a ``default_factory`` is not
+        followed (an error where an instance needs it)."""
+        if isinstance(node, ast.Call) and self._path(node.func) == "dataclasses.field":
+            keywords = {k.arg: k.value for k in node.keywords}
+            if "default" in keywords and not node.args:
+                return self._field_value(keywords["default"])
+            return Unread(SchedlangError("this field's default_factory is not followed (the file is read, "
+                                         "never run)", self.span(node),
+                                         hint="give the field a default= value"))
+        return self._field_value(node)
+
+    def _field_value(self, node: ast.expr) -> Item:
+        item = self._value_or_unread(node)
+        if not isinstance(item, Unread) and isinstance(item.raw, (dict, list)):
+            raise self._python_error(f"mutable default {type(item.raw).__name__} for a field is not allowed: "
+                                     "use default_factory (Python raises ValueError)", node)
+        return item
 
     def visit_Return(self, stmt: ast.Return) -> None:
         if self.locals is None:
@@ -357,8 +429,8 @@ class Module(Evaluator):
                 continue
             message = SchedlangError(f"{error.message}, and it may change '{name}'", error.span,
                                      hint=error.hint)
-            if isinstance(item.value, (dict, list, Parser, Namespace)) \
-                    or through and isinstance(item.value, Call):
+            if isinstance(item.raw, (dict, list, Parser, Namespace)) \
+                    or through and isinstance(item.raw, Call):
                 self._mark(item, message, calls=through)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
@@ -372,7 +444,7 @@ class Module(Evaluator):
             current = stack.pop()
             if isinstance(current, Unread):
                 continue
-            value = current.value
+            value = current.raw
             if isinstance(value, kinds) and id(value) not in self.tainted:
                 self.tainted[id(value)] = (value, error)
                 stack.extend(_children(value))
@@ -396,7 +468,8 @@ class Module(Evaluator):
 
     def _assign(self, target: ast.expr, value: Item, stmt: ast.stmt) -> None:
         if isinstance(target, ast.Name):
-            self._bind(target.id, value if isinstance(value, Unread) else value.view(value.span))
+            self._bind(target.id, value if isinstance(value, Unread) else self._named(target.id, value.view(
+                value.span)))
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             self._unpack(target, value, stmt)
@@ -411,9 +484,15 @@ class Module(Evaluator):
         if isinstance(target, ast.Attribute) and not isinstance(value, Unread):
             base = self._eval(target.value)
             if isinstance(base.value, Namespace):  # args.lr = 1e-3
-                base.value.values[target.attr] = value
+                self._assignable(base.value, target)
+                base.value.values[target.attr] = self._named(target.attr, value)
                 return
         raise _NotFollowedError(self._not_followed_error(stmt, "it assigns an attribute"))
+
+    def _assignable(self, namespace: Namespace, target: ast.Attribute) -> None:
+        if namespace.frozen:
+            raise self._python_error(f"cannot assign to field '{target.attr}' of a frozen dataclass (Python "
+                                     "raises FrozenInstanceError)", target)
 
     def _unpack(self, target: ast.Tuple | ast.List, value: Item, stmt: ast.stmt) -> None:
         """``a, b = ...``: one value to each name, as many as Python requires."""
@@ -434,7 +513,8 @@ class Module(Evaluator):
         target = stmt.target
         if isinstance(target, ast.Name):
             current = self.visit_Name(target)
-            self._bind(target.id, self._binop(stmt.op, current, self._eval(stmt.value), stmt, inplace=True))
+            self._bind(target.id, self._named(target.id, self._binop(stmt.op, current, self._eval(stmt.value),
+                                                                     stmt, inplace=True)))
             return
         if isinstance(target, ast.Subscript):
             container = self._eval(target.value)
@@ -447,8 +527,9 @@ class Module(Evaluator):
             base = self._eval(target.value)
             if isinstance(base.value, Namespace):  # args.lr *= 2
                 current = _option(self, base, target)
-                base.value.values[target.attr] = self._binop(stmt.op, current, self._eval(stmt.value), stmt,
-                                                             inplace=True)
+                self._assignable(base.value, target)
+                base.value.values[target.attr] = self._named(target.attr, self._binop(
+                    stmt.op, current, self._eval(stmt.value), stmt, inplace=True))
                 return
         raise _NotFollowedError(self._not_followed_error(stmt, "it changes an attribute"))
 
@@ -488,9 +569,9 @@ class Module(Evaluator):
         item = self.lookup(node.id)
         if item is None and node.id in vars(builtins):
             return ".".join(["builtins", node.id, *reversed(parts)])
-        if item is None or isinstance(item, Unread) or not isinstance(item.value, Imported):
+        if item is None or isinstance(item, Unread) or not isinstance(item.raw, Imported):
             return None
-        return ".".join([item.value.path, *reversed(parts)])
+        return ".".join([item.raw.path, *reversed(parts)])
 
     def _scan(self) -> None:
         """One walk of the tree: refuse the names that can change any variable (``exec``,
@@ -519,7 +600,7 @@ class Module(Evaluator):
 def to_node(item: Item, what: str = "value"):
     """A value as the YAML readers' ``Node`` (the DeepSpeed and Keras importers read those):
     every part is read here, so a part not followed is its error."""
-    value = item.value
+    value = item.raw
     if isinstance(value, dict):
         return Node({str(k): to_node(v, str(k)) for k, v in value.items()}, item.span,
                     {str(k): item.keys.get(k, item.span) for k in value})

@@ -14,6 +14,7 @@ import operator
 
 from ..errors import SchedlangError, Span
 from ..limits import MAX_YAML_VALUES
+from .common.symbols import Symbol
 
 #: Names that let a file change any variable behind the statements' backs.
 DYNAMIC = ("exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__", "__builtins__",
@@ -26,7 +27,10 @@ class Item:
     """A value the file builds, with the span that built it (and its keys' spans for a dict).
 
     ``value`` is a number, string, bool, None, ``dict`` of Items, ``list`` of Items (a tuple
-    too, with ``frozen``), an ``Imported`` name or a ``Call``.
+    too, with ``frozen``), an ``Imported`` name or a ``Call``.  A number a script computes from
+    its argparse defaults is held as a ``Symbol`` (``raw``): reading ``value`` gives its default
+    and freezes the flags it comes from (``common/symbols.py``), so only the arithmetic that
+    carries symbols reads ``raw``.
     """
 
     def __init__(self, value, span: Span | None, keys: dict | None = None, frozen: bool = False):
@@ -36,6 +40,16 @@ class Item:
 
     @property
     def value(self):
+        if isinstance(self._value, Symbol):
+            where = f"line {self.span.line}" if self.span is not None else "the file"
+            self._value.owner.freeze(self._value, f"{where} reads its value where no parameter is carried "
+                                                  "(a test, a comparison, an index, a call)")
+            return self._value.default
+        return self._value
+
+    @property
+    def raw(self):
+        """The value, a ``Symbol`` kept as one (no flag frozen)."""
         return self._value
 
     def plain(self):
@@ -60,6 +74,10 @@ class Unread(Item):
 
     @property
     def value(self):
+        raise self.error
+
+    @property
+    def raw(self):
         raise self.error
 
     def plain(self):
@@ -121,14 +139,27 @@ class Parser:
 
 
 class Namespace:
-    """What ``parser.parse_args()`` returns for a command line that gives no option: the
-    defaults, by destination (``args.lr``)."""
+    """An object read by its attributes: what ``parser.parse_args()`` returns for a command line
+    that gives no option (the defaults, by destination: ``args.lr``), a ``SimpleNamespace(...)``
+    or an instance of a dataclass of the file (``kind`` names which; ``frozen``: a
+    ``@dataclass(frozen=True)``, whose attributes Python refuses to assign)."""
 
-    def __init__(self, values: dict[str, Item]):
-        self.values = values
+    def __init__(self, values: dict[str, Item], kind: str = "argparse.Namespace", frozen: bool = False):
+        self.values, self.kind, self.frozen = values, kind, frozen
 
     def __repr__(self) -> str:
-        return "argparse.Namespace"
+        return self.kind
+
+
+class DataClass:
+    """A ``@dataclass`` of the file with its fields in order, each with its default (an ``Item``,
+    an ``Unread`` for a ``default_factory``) or None when the constructor requires it."""
+
+    def __init__(self, name: str, fields: dict[str, Item | None], frozen: bool):
+        self.name, self.fields, self.frozen = name, fields, frozen
+
+    def __repr__(self) -> str:
+        return f"the dataclass {self.name}"
 
 
 class _Return(Exception):  # noqa: N818 - the control flow of `return`, not an error

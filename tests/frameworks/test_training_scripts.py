@@ -95,6 +95,79 @@ def test_hf_style_script_with_a_star_import(monkeypatch):
     assert program["lr"].values(range(3200)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
 
 
+def test_keras_schedule_from_a_dataclass_config(monkeypatch):
+    """``@dataclass(frozen=True)`` with literal defaults, one given where the instance is built, a
+    method and a ``default_factory`` field the schedule does not read; the schedule made in a
+    helper from the fields."""
+    path = SCRIPTS / "keras_dataclass.py"
+    assert guess_format(path, path.read_text()) == "keras-json"
+    ours = schedlang.compile(import_file(path))["lr"]
+    real("keras.optimizers.schedules")
+    made = _main(path, monkeypatch)._learning_rate  # the optimizer main() returns holds the schedule
+    config = made.get_config()
+    config.pop("name")
+    assert config["boundaries"] == [480, 960]
+    steps = sorted(set(range(0, 1200, 7)) | {479, 480, 481, 959, 960, 961})
+    assert max_error(ours.values(steps), KC.values(type(made).__name__, config, steps, float64=True),
+                     1e-3) <= 1e-12
+
+
+def test_deepspeed_config_from_a_simple_namespace(monkeypatch):
+    """``SimpleNamespace`` settings changed after they are built, the dict returned by a helper
+    called inside ``deepspeed.initialize(config=ds_config(HP))``."""
+    path = SCRIPTS / "deepspeed_namespace.py"
+    program = schedlang.compile(import_file(path))
+    config = _deepspeed_config(path, monkeypatch)
+    scheduler = config["scheduler"]
+    assert scheduler["params"]["total_num_steps"] == 3500
+    expected = deepspeed_values(scheduler["type"], scheduler["params"], 3600,
+                                lr=config["optimizer"]["params"]["lr"])
+    assert program["lr"].values(range(3600)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+
+
+DATACLASS = """from dataclasses import dataclass, field
+import keras
+
+@dataclass{decorator}
+class Config:
+    lr: float = 0.1
+    steps: int = 100
+{body}
+cfg = Config({args})
+{after}
+schedule = keras.optimizers.schedules.ExponentialDecay({lr}, cfg.steps, 0.5)
+"""
+
+
+@pytest.mark.parametrize(("parts", "where", "words"), [
+    ({"args": "lr=0.2, lr=0.3"}, None, "given twice"),
+    ({"args": "0.2, 10, 3"}, (9, 7), "takes 2 positional arguments but 3 were given"),
+    ({"args": "rate=0.2"}, (9, 7), "unexpected keyword argument 'rate'"),
+    ({"body": "    decay: float\n"}, (8, 5), "non-default argument 'decay' follows default argument"),
+    ({"decorator": "(frozen=True)", "after": "cfg.lr = 0.5"}, (10, 1), "FrozenInstanceError"),
+    ({"body": "    warm: list = field(default_factory=list)\n", "lr": "cfg.warm"},
+     (8, 18), "default_factory is not followed"),
+    ({"body": "    def __post_init__(self):\n        self.lr = 1.0\n"}, (5, 1),
+     "this class definition is not followed"),
+    ({"body": "    extra: list = []\n"}, (8, 19), "mutable default list"),
+    ({"args": "", "after": "print(cfg.momentum)"}, (10, 7), "has no attribute 'momentum'"),
+])
+def test_dataclass_configs_refused_as_python_refuses_them(parts, where, words):
+    blank = {"decorator": "", "body": "", "args": "", "after": "", "lr": "cfg.lr"}
+    text = DATACLASS.format(**(blank | parts))
+    with pytest.raises(SchedlangError) as caught:
+        _import_text(text)
+    assert words in caught.value.message, caught.value.message
+    if where is not None:
+        assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
+
+
+def _import_text(text: str) -> str:
+    from schedlang.formats.keras_json import FORMAT
+
+    return FORMAT.reader(text, "train.py")
+
+
 def test_mmengine_config_after_a_star_import(tmp_path):
     """The star import binds no name the schedule reads.  mmengine refuses ``from m import *``
     outside ``read_base()``, so its reference reads the file without that line."""

@@ -23,12 +23,18 @@ from ...library.presets import PRESETS
 from ...limits import decimal
 from ...program import compile as compile_source
 from .numbers import exact, sched_text
+from .symbols import MADE, Symbol
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
 #: moved to the configuration, ``located``).
 GENERATED = "<import>"
 #: The values written in the current import: (their ``.sched`` text, their span in the config).
 _WRITTEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("written", default=None)
+#: The script parameters written in the current import (``symbols.Symbol``), for their declarations.
+_SYMBOLS: contextvars.ContextVar[list | None] = contextvars.ContextVar("symbols", default=None)
+#: What a symbol's text is made of: names, exact numbers, operators, parentheses, commas and the
+#: words of ``trunc``; nothing else (no quote, no comment, no line break) can reach the file.
+_SYMBOL_TEXT = re.compile(r"[A-Za-z0-9_ .+\-*/(),]*\Z")
 #: The configuration being imported (its text and name), to find a number's literal in it.
 _CONFIG: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar("config", default=None)
 _LITERAL = re.compile(r"(?<![\w.$])[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
@@ -38,12 +44,15 @@ _LITERAL = re.compile(r"(?<![\w.$])[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?
 def recording(text: str = "", filename: str = "<string>"):
     """Remember every value ``number``/``option`` writes (with its config span) while importing
     ``text``, the configuration named ``filename``."""
-    token, config = _WRITTEN.set([]), _CONFIG.set((text, filename))
+    token, config, symbols = _WRITTEN.set([]), _CONFIG.set((text, filename)), _SYMBOLS.set([])
+    made = MADE.set([])
     try:
         yield
     finally:
         _WRITTEN.reset(token)
         _CONFIG.reset(config)
+        _SYMBOLS.reset(symbols)
+        MADE.reset(made)
 
 
 def _written(text: str, span) -> str:
@@ -97,6 +106,45 @@ def number(value, span=None, what: str = "this value") -> str:
     if found is None:
         raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
     return _written(sched_text(found), span)
+
+
+def expression(value, span=None, what: str = "this value") -> str:
+    """An exact number (a located error for anything else), or for a value a script computes from
+    its argparse defaults (a ``Symbol``) the text computing it from the file's parameters, whose
+    declarations ``declarations`` writes."""
+    if not isinstance(value, Symbol):
+        found = exact(value)
+        if found is None:
+            raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
+        return sched_text(found)
+    if not _SYMBOL_TEXT.match(value.text):  # pragma: no cover - symbols.py writes only these
+        raise SchedlangError(f"{what} cannot be written as an expression", span)
+    found = _SYMBOLS.get()
+    if found is not None:
+        found.append(value)
+    return _written(value.text, span)
+
+
+#: The comment above the parameters a script's argparse defaults became.
+PARAMETERS = ("# The script's argparse defaults are parameters: -D NAME=VALUE runs it with that option "
+              "given.")
+
+
+def declarations() -> tuple[list[str], list[str]]:
+    """The lines declaring what ``expression`` wrote: (the ``param`` lines; every line, the
+    ``let``s after them), each with its comment made safe."""
+    used = _SYMBOLS.get() or []
+    owners = [used[0].owner] if used else MADE.get() or []
+    if not owners:
+        return [], []
+    params, lines = owners[-1].declarations(used)
+    return [_declared(*p) for p in params], [_declared(*p) for p in lines]
+
+
+def _declared(text: str, comment: str | None) -> str:
+    if not text:
+        return f"# {comment_safe(comment)}"
+    return text if comment is None else f"{text}  # {comment_safe(comment)}"
 
 
 def _key_in_config(line: str, start: int, end: int):

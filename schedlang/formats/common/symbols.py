@@ -1,0 +1,244 @@
+"""A training script's argparse defaults as parameters of the file it imports to.
+
+``parser.add_argument("--lr", type=float, default=3e-4)`` then ``args.lr``: the imported
+file says ``param args_lr: float = 0.0003`` and uses the name, so ``-D args_lr=1e-3`` is the
+run started with ``--lr 1e-3``.  What the script computes from such values
+(``steps = 50_000 // args.batch_size``) is a ``Symbol``: its ``.sched`` text (``floor(50000 /
+batch_size)``), the value Python computes from the defaults, and the same value computed
+exactly as the text means it.  A variable of the script that holds one becomes a ``let`` of
+the same name, so the imported file reads as the script does.
+
+Sound by construction: a symbol is only ever carried through the arithmetic written here
+(``+ - * / // % **``, unary ``-``, ``int()``, ``float()``, ``min``, ``max``).  Anything else that
+reads its value (an ``if`` on it, a comparison, an index, a call not followed) gets the
+default and *freezes* the flags it comes from: they are written as ``let`` constants with the
+line that read them, so ``-D`` refuses them instead of giving a file that is right only for the
+defaults.  Where the text's exact arithmetic and Python's floats disagree on a whole number
+(``int(0.29 * 100)`` is 28 in Python, 29 exactly), the value is Python's and its flags are
+frozen the same way; elsewhere they differ by float rounding only (a few ulps).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ...library.presets import PRESETS
+from ...library.stdlib import CONSTANTS, MATH, SCHEDULES
+from ...limits import MAX_DIGITS
+from ...syntax.parser import RESERVED
+from .numbers import exact, sched_text
+
+#: Names a generated ``param`` or ``let`` never takes: the language's words and built-ins, the
+#: presets' namespaces and the schedules an import writes.
+TAKEN = frozenset({*RESERVED, "t", "lr", "momentum", "weight_decay", "batch", "trunc", *SCHEDULES, *MATH,
+                   *CONSTANTS, *(name.split(".")[0] for name in PRESETS)})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+#: How tightly each form binds: a name or call, then ``**``, unary minus, ``* /``, ``+ -``.
+ATOM, POWER, UNARY, PRODUCT, SUM = 5, 4, 3, 2, 1
+#: ``int(x)`` truncates toward zero: ``floor`` above zero, ``ceil`` below (no ``if``, so the
+#: core style prints it too).
+TRUNC = ("def trunc(x) = floor(max(x, 0)) + ceil(min(x, 0))", "Python's int(x), toward zero")
+_MAX_EXPONENT = 64
+#: The longest expression a value carries (a ``let`` per variable keeps real scripts far below).
+MAX_TEXT = 2000
+_TOLERANCE = Fraction(1, 10**12)
+
+
+#: The ``Symbols`` of the scripts read during the import in progress (``source_text.recording``).
+MADE: ContextVar[list | None] = ContextVar("symbols_made", default=None)
+
+
+@dataclass
+class Param:
+    name: str
+    flag: str
+    kind: str  # "int" | "float"
+    default: int | float
+    line: int
+
+
+@dataclass
+class Symbols:
+    """One script's parameters, the ``let``s its variables became, and the flags frozen (with why)."""
+
+    params: dict[str, Param] = field(default_factory=dict)
+    lets: dict[str, Symbol] = field(default_factory=dict)
+    frozen: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        made = MADE.get()
+        if made is not None:  # the import in progress (``source_text.recording``) writes its notes
+            made.append(self)
+
+    def _free(self, wanted: str, prefix: str) -> str:
+        name = wanted if _NAME.match(wanted) and wanted.isascii() else "value"
+        if name in TAKEN:
+            name = f"{prefix}_{name}"
+        base, n = name, 2
+        while name in TAKEN or name in self.params or name in self.lets:
+            name, n = f"{base}_{n}", n + 1
+        return name
+
+    def param(self, dest: str, flag: str, kind: str, default, line: int) -> Symbol:
+        """The symbol of an argparse default (``args.lr`` -> ``args_lr``)."""
+        name = self._free(dest, "args")
+        self.params[name] = Param(name, flag, kind, default, line)
+        return Symbol(self, name, ATOM, default, _exact(default), frozenset({name}), frozenset())
+
+    def let(self, variable: str, value: Symbol) -> Symbol:
+        """``steps = 50_000 // args.batch_size``: the script's variable as a ``let``."""
+        if _NAME.match(value.text):  # a parameter or a let already
+            return value
+        name = self._free(variable, "v")
+        self.lets[name] = value
+        return Symbol(self, name, ATOM, value.default, value.exact, value.params, value.lets | {name})
+
+    def freeze(self, symbol: Symbol, why: str) -> None:
+        for name in symbol.params:
+            self.frozen.setdefault(name, why)
+
+    def declarations(self, used: list[Symbol]) -> tuple[list[tuple], list[tuple]]:
+        """The lines the imported file needs for the symbols it writes, each a (text, comment or
+        None): the ``param`` lines, which a core-style file keeps too, and every line: params,
+        frozen flags, ``trunc`` and ``let``s in order."""
+        params = sorted({p for s in used for p in s.params}, key=list(self.params).index)
+        lets = {name for s in used for name in s.lets}
+        for name in reversed(list(self.lets)):  # a let's own lets, latest first
+            if name in lets:
+                lets |= self.lets[name].lets
+        param_lines, frozen_lines = [], []
+        for name in params:
+            p = self.params[name]
+            value = sched_text(exact(p.default))
+            if name in self.frozen:
+                frozen_lines.append((f"let {name} = {value}", f"{p.flag} (line {p.line}), taken at its "
+                                     f"default: {self.frozen[name]}"))
+            else:
+                param_lines.append((f"param {name}: {p.kind} = {value}", f"{p.flag}, argparse default "
+                                    f"(line {p.line})"))
+        needs_trunc = any("trunc(" in s.text for s in [*used, *(self.lets[n] for n in lets)])
+        let_lines = [(f"let {n} = {self.lets[n].text}", None) for n in self.lets if n in lets]
+        note = [("", f"{p.flag} (line {p.line}) is taken at its default {p.default!r}: "
+                     f"{self.frozen[p.name]}")
+                for p in self.params.values() if p.name in self.frozen and p.name not in params]
+        trunc = [TRUNC] if needs_trunc else []
+        return param_lines, [*note, *param_lines, *frozen_lines, *trunc, *let_lines]
+
+
+@dataclass(frozen=True, eq=False)
+class Symbol:
+    """A number the script computes from its argparse defaults: the ``.sched`` text that computes
+    it, how tightly that text binds, Python's value at the defaults, the exact value of the text
+    at the defaults, and the parameters and ``let``s it reads."""
+
+    owner: Symbols
+    text: str
+    prec: int
+    default: int | float
+    exact: Fraction
+    params: frozenset
+    lets: frozenset
+
+    def __repr__(self) -> str:
+        return repr(self.default)
+
+    @property
+    def kind(self) -> str:
+        return "int" if isinstance(self.default, int) else "float"
+
+
+def _exact(value) -> Fraction:
+    number = exact(value)
+    return Fraction(int(number.p), int(number.q))
+
+
+def _operand(value, prec: int, right: bool = False) -> str:
+    """``value`` (a symbol or a Python number) as an operand of a form binding at ``prec``."""
+    if isinstance(value, Symbol):
+        text, own = value.text, value.prec
+    else:
+        text = sched_text(exact(value))
+        own = UNARY if text.startswith("-") else ATOM
+    return f"({text})" if own < prec or (right and own == prec and prec != POWER) else text
+
+
+def _parts(value) -> tuple[Fraction, frozenset, frozenset]:
+    if isinstance(value, Symbol):
+        return value.exact, value.params, value.lets
+    return _exact(value), frozenset(), frozenset()
+
+
+def _made(owner: Symbols, text: str, prec: int, result, exact_value: Fraction | None,
+          operands, line: int) -> Symbol | None:
+    """The symbol of an operation, or None (the operands frozen) where the text's exact value and
+    Python's disagree beyond float rounding (and on any whole number)."""
+    params = frozenset().union(*(_parts(o)[1] for o in operands))
+    lets = frozenset().union(*(_parts(o)[2] for o in operands))
+    if exact_value is not None and (len(text) > MAX_TEXT or max(
+            exact_value.numerator.bit_length(), exact_value.denominator.bit_length()) > 4 * MAX_DIGITS):
+        exact_value = None  # a function of the file applied over and over: the text doubles each time
+    made = Symbol(owner, text, prec, result, exact_value, params, lets) if exact_value is not None else None
+    python = _exact(result) if isinstance(result, int) or result == result and abs(result) != float("inf") \
+        else None
+    if made is None or python is None or (python != exact_value if isinstance(result, int)
+                                          else abs(python - exact_value) > _TOLERANCE * abs(python)):
+        for operand in operands:
+            if isinstance(operand, Symbol):
+                owner.freeze(operand, f"line {line} computes a value whose exact form differs from "
+                                      "Python's float arithmetic there, or that no expression carries")
+        return None
+    return made
+
+
+def _floor(value: Fraction) -> int:
+    return value.numerator // value.denominator
+
+
+def binary(op: ast.operator, a, b, result, line: int) -> Symbol | None:
+    """``a op b`` (one of them a symbol, the other a symbol or a number; ``result`` Python's value)."""
+    owner = (a if isinstance(a, Symbol) else b).owner
+    x, y = _parts(a)[0], _parts(b)[0]
+    if isinstance(op, (ast.Add, ast.Sub)):
+        sign = "+" if isinstance(op, ast.Add) else "-"
+        text = f"{_operand(a, SUM)} {sign} {_operand(b, SUM, right=True)}"
+        return _made(owner, text, SUM, result, x + y if sign == "+" else x - y, (a, b), line)
+    if isinstance(op, (ast.Mult, ast.Div)):
+        sign = "*" if isinstance(op, ast.Mult) else "/"
+        value = x * y if sign == "*" else (x / y if y else None)
+        return _made(owner, f"{_operand(a, PRODUCT)} {sign} {_operand(b, PRODUCT, right=True)}", PRODUCT,
+                     result, value, (a, b), line)
+    if isinstance(op, ast.FloorDiv) and y:
+        text = f"floor({_operand(a, PRODUCT)} / {_operand(b, PRODUCT, right=True)})"
+        return _made(owner, text, ATOM, result, Fraction(_floor(x / y)), (a, b), line)
+    if isinstance(op, ast.Mod) and y:
+        quotient = f"floor({_operand(a, PRODUCT)} / {_operand(b, PRODUCT, right=True)})"
+        text = f"{_operand(a, SUM)} - {_operand(b, PRODUCT)} * {quotient}"
+        return _made(owner, text, SUM, result, x - y * _floor(x / y), (a, b), line)
+    if isinstance(op, ast.Pow) and y.denominator == 1 and abs(y) <= _MAX_EXPONENT and (x or y >= 0):
+        text = f"{_operand(a, ATOM)} ** {_operand(b, POWER)}"
+        return _made(owner, text, POWER, result, x ** int(y), (a, b), line)
+    return _made(owner, "", ATOM, result, None, (a, b), line)
+
+
+def negative(a: Symbol, result, line: int) -> Symbol | None:
+    return _made(a.owner, f"-{_operand(a, POWER)}", UNARY, result, -a.exact, (a,), line)
+
+
+def converted(kind: type, a: Symbol, result, line: int) -> Symbol | None:
+    """``int(x)`` (Python truncates toward zero: the file's ``trunc``) or ``float(x)``."""
+    if kind is float or a.kind == "int":
+        return _made(a.owner, a.text, a.prec, result, a.exact, (a,), line)
+    whole = _floor(a.exact) if a.exact >= 0 else -_floor(-a.exact)
+    return _made(a.owner, f"trunc({a.text})", ATOM, result, Fraction(whole), (a,), line)
+
+
+def extreme(function, values: list, result, line: int) -> Symbol | None:
+    """``min(...)`` / ``max(...)`` of numbers, one of them a symbol at least."""
+    owner = next(v for v in values if isinstance(v, Symbol)).owner
+    exacts = [_parts(v)[0] for v in values]
+    text = f"{function.__name__}({', '.join(_operand(v, SUM) for v in values)})"
+    return _made(owner, text, ATOM, result, function(exacts), values, line)

@@ -1,0 +1,251 @@
+"""A training script's argparse defaults as parameters of the imported file (issue 29): the
+imported file, given ``-D`` values, is the run started with those options.  Compared with the
+framework's own code fed by what Python makes of the script run with that command line, with
+the script imported again after its default edited in place (no framework), and refused where a
+flag cannot be carried.
+"""
+
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from anchors.preset_cases import max_error
+
+import schedlang
+from frameworks import keras_cases as KC
+from frameworks.deepspeed_cases import deepspeed_values
+from frameworks.real import real
+from schedlang.cli import main as cli
+from schedlang.formats import import_file
+from schedlang.formats.deepspeed_json import FORMAT as DEEPSPEED
+
+SCRIPTS = Path(__file__).parent / "configs" / "scripts"
+
+
+def _run(path: Path, monkeypatch, options: dict, **stubs):
+    """What the script's ``main()`` returns, run with ``options`` on its command line."""
+    argv = [str(path)]
+    for flag, value in options.items():
+        argv += [flag, value]
+    monkeypatch.setattr(sys, "argv", argv)
+    for name, module in stubs.items():
+        monkeypatch.setitem(sys.modules, name, module)
+    return runpy.run_path(str(path))["main"]()
+
+
+def _params(options: dict, names: dict) -> dict:
+    """The ``-D`` values of a command line: each option's parameter, its text as a number."""
+    return {names[flag]: (int(text) if re.fullmatch(r"-?\d+", text) else float(text))
+            for flag, text in options.items()}
+
+
+KERAS_NAMES = {"--lr": "args_lr", "--batch-size": "batch_size", "--epochs": "epochs",
+               "--warmup-epochs": "warmup_epochs"}
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"--lr": "1e-3", "--batch-size": "100", "--epochs": "5", "--warmup-epochs": "1.25"},
+    {"--batch-size": "333", "--warmup-epochs": "0"},
+    {"--batch-size": "4096", "--epochs": "40", "--warmup-epochs": "0.1"},
+])
+def test_keras_options_are_parameters(monkeypatch, options):
+    path = SCRIPTS / "keras_main.py"
+    text = import_file(path)
+    for flag, name in KERAS_NAMES.items():
+        assert re.search(rf"^param {name}: (int|float) = .*# {flag}, argparse default", text, re.M), flag
+    assert "let steps_per_epoch = floor(50000 / batch_size)" in text
+    ours = schedlang.compile(text, params=_params(options, KERAS_NAMES))["lr"]
+    real("keras.optimizers.schedules")
+    made = _run(path, monkeypatch, options).optimizer._learning_rate
+    config = made.get_config()
+    config.pop("name")
+    total = config["decay_steps"] + config["warmup_steps"]
+    steps = sorted(set(range(0, total + 50, max(1, total // 300)))
+                   | {config["warmup_steps"], total, total + 7})
+    expected = KC.values(type(made).__name__, config, steps, float64=True)
+    assert max_error(ours.values(steps), expected, 1e-3) <= 1e-12
+
+
+DEEPSPEED_NAMES = {"--lr": "args_lr", "--min-lr": "min_lr", "--train-iters": "train_iters",
+                   "--warmup": "args_warmup"}
+
+
+def _deepspeed_config(path: Path, monkeypatch, options: dict, **stubs) -> dict:
+    deepspeed = real("deepspeed")
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def initialize(**kwargs):
+        seen.update(kwargs["config"])
+        raise Stop
+
+    monkeypatch.setattr(deepspeed, "initialize", initialize)
+    with pytest.raises(Stop):
+        _run(path, monkeypatch, options, **stubs)
+    return seen
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"--lr": "3e-4", "--train-iters": "777", "--warmup": "0.13"},
+    {"--min-lr": "0", "--train-iters": "50", "--warmup": "0.5"},
+])
+def test_deepspeed_options_are_parameters(monkeypatch, options):
+    path = SCRIPTS / "deepspeed_main.py"
+    text = import_file(path)
+    assert "warmup_num_steps=trunc(train_iters * args_warmup)" in text
+    program = schedlang.compile(text, params=_params(options, DEEPSPEED_NAMES))
+    config = _deepspeed_config(path, monkeypatch, options)
+    scheduler = config["scheduler"]
+    steps = scheduler["params"]["total_num_steps"] + 100
+    expected = deepspeed_values(scheduler["type"], scheduler["params"], steps,
+                                lr=config["optimizer"]["params"]["lr"])
+    assert program["lr"].values(range(steps)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+
+
+HF_NAMES = {"--learning_rate": "learning_rate", "--num_train_epochs": "num_train_epochs",
+            "--num_warmup_steps": "num_warmup_steps"}
+
+
+@pytest.mark.parametrize("options", [{"--num_train_epochs": "1"},
+                                     {"--num_warmup_steps": "450", "--learning_rate": "2e-5"}])
+def test_options_assigned_back_to_args_are_parameters(monkeypatch, options):
+    """``args.max_train_steps = 1000 * args.num_train_epochs`` and ``args.num_warmup_steps =
+    max(...)`` (an HF no_trainer script): the assignments become ``let``s of those names."""
+    path = SCRIPTS / "hf_no_trainer.py"
+    text = import_file(path)
+    assert "let max_train_steps = 1000 * num_train_epochs" in text
+    program = schedlang.compile(text, params=_params(options, HF_NAMES))
+    accelerate = types.SimpleNamespace(Accelerator=lambda: types.SimpleNamespace(print=lambda *a: None))
+    config = _run(path, monkeypatch, options, accelerate=accelerate,
+                  my_project=types.ModuleType("my_project"),
+                  **{"my_project.constants": types.ModuleType("my_project.constants")})
+    scheduler = config["scheduler"]
+    real("deepspeed")
+    steps = scheduler["params"]["total_num_steps"] + 100
+    expected = deepspeed_values(scheduler["type"], scheduler["params"], steps, lr=1.0)
+    assert program["lr"].values(range(steps)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+
+
+# -- every operation the parameters go through, against the script imported with its default edited ---
+
+
+ARITHMETIC = '''import argparse
+import deepspeed
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, default={lr})
+parser.add_argument("--iters", type=int, default={iters})
+parser.add_argument("--ratio", type=float, default={ratio})
+parser.add_argument("--shift", default={shift})
+args = parser.parse_args()
+
+total = args.iters + args.shift * 3 - args.iters % 7
+total -= args.iters // 9
+warm = int(args.ratio * args.iters)
+floor_min = min(args.lr / 20, 1e-5) + args.lr * 2 ** -4 - float(args.shift) * 1e-9
+peak = max(args.lr, floor_min * 1.5) * (1 + args.ratio) ** 2
+ds_config = {{"scheduler": {{"type": "WarmupDecayLR", "params": {{
+    "total_num_steps": total + warm, "warmup_num_steps": warm, "warmup_min_lr": floor_min,
+    "warmup_max_lr": peak, "warmup_type": "linear"}}}}}}
+'''
+DEFAULTS = {"lr": 1e-3, "iters": 1000, "ratio": 0.0625, "shift": -5}
+
+
+@pytest.mark.parametrize("given", [
+    {}, {"lr": 0.25, "iters": 12345}, {"ratio": 0.5, "shift": 40}, {"iters": 63, "shift": -9, "ratio": 0.25},
+])
+def test_each_operation_is_carried_exactly(given):
+    """``+ - * / // % **``, unary minus, ``int()``, ``float()``, ``min``, ``max``, ``-=``: the file
+    imported once, given ``-D`` values, equals the script imported with those defaults written in."""
+    text = DEEPSPEED.reader(ARITHMETIC.format(**DEFAULTS), "train.py")
+    assert "let total_2 = total - floor(iters / 9)" in text and "let warm = trunc(ratio * iters)" in text
+    assert "taken at its default" not in text
+    names = {"lr": "args_lr", "iters": "iters", "ratio": "ratio", "shift": "shift"}
+    ours = schedlang.compile(text, params={names[k]: v for k, v in given.items()})["lr"]
+    theirs = schedlang.compile(DEEPSPEED.reader(ARITHMETIC.format(**(DEFAULTS | given)), "train.py"))["lr"]
+    steps = range(0, 14000, 7)
+    assert max_error(ours.values(steps), theirs.values(steps), 1e-3) <= 1e-13
+
+
+# -- flags that cannot be carried -----------------------------------------------------------------------
+
+
+FROZEN = '''import argparse
+import deepspeed
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, default=1e-3)
+parser.add_argument("--epochs", type=int, default=4)
+parser.add_argument("--steps-per-epoch", type=int, default=250)
+parser.add_argument("--warmup-ratio", type=float, default=0.29)
+parser.add_argument("--mode", choices=[1, 2], type=int, default=1)
+parser.add_argument("--fp16", action="store_true")
+args = parser.parse_args()
+
+total = args.epochs * args.steps_per_epoch
+warmup = int(args.warmup_ratio * 100)
+if args.epochs > 10:
+    warmup = 0
+ds_config = {"scheduler": {"type": "WarmupDecayLR", "params": {
+    "total_num_steps": total * args.mode, "warmup_num_steps": warmup, "warmup_max_lr": args.lr}}}
+'''
+
+
+def test_a_flag_read_where_no_parameter_is_carried_is_taken_at_its_default(tmp_path, capsys):
+    """``if args.epochs > 10`` branches on --epochs: the file is right for its default only, so
+    it is a ``let`` (``-D epochs=`` refused) with the line that read it.  ``int(0.29 * 100)`` is 28
+    in Python and 29 exactly: Python's value is written and --warmup-ratio is taken at its default.
+    A flag with ``choices=`` and a bool flag are values, not parameters."""
+    text = DEEPSPEED.reader(FROZEN, "train.py")
+    assert "let epochs = 4  # --epochs (line 6), taken at its default: line 15 reads its value" in text
+    assert "param steps_per_epoch: int = 250" in text and "param args_lr: float = 0.001" in text
+    assert re.search(r"^# --warmup-ratio \(line 8\) is taken at its default 0.29: line 14 ", text, re.M)
+    assert "warmup_num_steps=28" in text and "total_num_steps=total * 1," in text
+    assert "mode" not in text.split("schedule lr")[0] and "fp16" not in text
+    path = tmp_path / "frozen.sched"
+    path.write_text(text)
+    assert cli(["eval", str(path), "--steps", "0:3", "-D", "epochs=5"]) == 2
+    assert "the file has no parameter 'epochs'" in capsys.readouterr().err
+    assert cli(["eval", str(path), "--steps", "0:3", "-D", "steps_per_epoch=10"]) == 0
+
+
+def test_hostile_flag_names_reach_the_file_only_as_checked_names_and_comments():
+    """A dest that is a word of the language or not ASCII, a flag whose name carries a line break
+    and a statement: each param is renamed to a free name and the flag's text is escaped in its
+    comment, so nothing is added to the file."""
+    script = (
+        "import argparse\nimport deepspeed\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--peak\\nschedule x = 1', dest='then', type=float, default=0.5)\n"
+        "p.add_argument('--t', type=int, default=10)\n"
+        "p.add_argument('--\u00e9', type=int, default=2)\n"
+        "args = p.parse_args()\n"
+        "ds_config = {'scheduler': {'type': 'WarmupLR', 'params': {'warmup_max_lr': args.then,\n"
+        "    'warmup_num_steps': args.t * args.\u00e9 + 1}}}\n")
+    text = DEEPSPEED.reader(script, "train.py")
+    assert "param args_then: float = 0.5  # --peak\\nschedule x = 1, argparse default (line 4)" in text
+    assert "param args_t: int = 10" in text and "param value: int = 2" in text
+    assert not re.search(r"^schedule x", text, re.M)
+    ours = schedlang.compile(text, params={"args_t": 4, "value": 1, "args_then": 0.25})["lr"]
+    edited = script.replace("default=0.5", "default=0.25").replace("default=10", "default=4")
+    theirs = schedlang.compile(DEEPSPEED.reader(edited.replace("default=2", "default=1"), "train.py"))["lr"]
+    at_defaults = schedlang.compile(text)["lr"].values(range(12))
+    assert ours.values(range(12)) == theirs.values(range(12)) != at_defaults
+
+
+def test_a_config_file_keeps_its_values():
+    """An OpenMMLab config is data, not a script run with options: its argparse defaults (rare)
+    stay values, as before."""
+    from schedlang.formats.python_literal import Module
+
+    module = Module('import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", default=0.1)\n'
+                    'lr = p.parse_args().lr * 2\n', "cfg.py")
+    assert module.get("lr").raw == 0.2
