@@ -45,8 +45,6 @@ class CallLowering:
     """The part of the ``Lowerer`` (``lower.py``) that lowers calls (see ``ExpressionLowering``
     for why the ``Lowerer`` is split into parts it inherits)."""
 
-    # -- calls -----------------------------------------------------------------------
-
     def _call(self, node: ir.Call):
         name = node.func.id
         # Calls look up functions only: `param warmup` does not hide `warmup(...)`.

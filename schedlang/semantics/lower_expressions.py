@@ -88,7 +88,7 @@ class ExpressionLowering:
     enclosing ``scale()``s, the run's clock) every part of lowering reads and writes, so its
     methods are split by concern into classes it inherits, one module each; a part calls the
     others' methods on ``self`` (``call_*`` from ``lower_calls``, the clock checks from
-    ``lower_clock``) and sets no state of its own.
+    ``lower_clock``), and every attribute it uses is set in ``Lowerer.__init__``.
     """
 
     # -- values ----------------------------------------------------------------------
