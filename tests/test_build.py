@@ -96,7 +96,7 @@ def replay(node, env):
     if isinstance(node, ir.Number):
         return node.value
     if isinstance(node, ir.Duration):
-        from schedlang.semantics.lower import TIME_UNITS
+        from schedlang.semantics.lower_expressions import TIME_UNITS
 
         per = TIME_UNITS[node.unit][0]
         return sb.time(node.value, node.unit, env[per] if per else None)

@@ -72,7 +72,7 @@ def test_a_chain_built_one_link_at_a_time_is_lowered_in_linear_work(monkeypatch)
     """Each ``>>`` checks its new join alone; the whole chain is sequenced once, when needed
     (it was lowered again at every link: 500 pieces 1.2 s, 2,000 pieces 9.4 s)."""
     from schedlang.build import objects
-    from schedlang.semantics.lower import flatten_seq
+    from schedlang.semantics.lower_expressions import flatten_seq
 
     def branches(known):  # the size of a piece already lowered: what sequencing it reads
         expr = getattr(known.value, "expr", None)

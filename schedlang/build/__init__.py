@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..errors import did_you_mean as _did_you_mean
 from ..library import stdlib as _stdlib
 from ..library.presets import LIBRARIES as _LIBRARIES
-from ..semantics.lower import ON_CLOCK as _ON_CLOCK
+from ..semantics.lower_clock import ON_CLOCK as _ON_CLOCK
 from ..syntax import ir as _ir
 from ..syntax.parser import parse as _parse
 from . import site as _site

@@ -4,7 +4,7 @@ Each object holds the very ``ir`` node the parser would make for the same text,
 with ``Span``s into the user's ``.py`` file (``site``), and is lowered by
 ``lower.lower_piece`` the moment it is made: every check and every hint is the
 language's own, raised at the Python line that built the bad piece.  A lowered
-piece is remembered (``lower.Known``), so composing pieces never lowers them again.
+piece is remembered (``lower_expressions.Known``), so composing pieces never lowers them again.
 """
 
 from __future__ import annotations
@@ -32,15 +32,10 @@ from ..limits import (
     recursion_room,
 )
 from ..program import Program, Schedule
-from ..semantics.lower import (
-    BATCH_CALLS,
-    CALL_SIGNATURES,
-    ON_CLOCK,
-    TIME_UNITS,
-    Known,
-    lower,
-    lower_piece,
-)
+from ..semantics.lower import lower, lower_piece
+from ..semantics.lower_batch import BATCH_CALLS, CALL_SIGNATURES
+from ..semantics.lower_clock import ON_CLOCK
+from ..semantics.lower_expressions import TIME_UNITS, Known
 from ..semantics.params import to_number
 from ..syntax import ir
 from ..syntax.fmt import format_source
@@ -145,7 +140,7 @@ class Expr:
         """The lowered value, for composing; a chain's is lowered in one pass the first time it
         is needed.  Lowering the whole chain again at each ``>>`` (each time one longer) made a
         chain built one link at a time quadratic; each new join is checked alone instead, and
-        the pieces are sequenced once (``lower._seq``)."""
+        the pieces are sequenced once (``lower_expressions._seq``)."""
         if self._value is _LATER:
             self._value = None
             if not _is_warmup(self._link[1]):

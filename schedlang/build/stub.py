@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..library import stdlib
 from ..library.presets import LIBRARIES
-from ..semantics.lower import ON_CLOCK
+from ..semantics.lower_clock import ON_CLOCK
 from .objects import _doc, _presets, _signature
 
 STUB = Path(__file__).with_name("__init__.pyi")

@@ -14,7 +14,8 @@ import keyword
 import threading
 from fractions import Fraction
 
-from ..semantics.lower import BATCH_CALLS, TIME_UNITS
+from ..semantics.lower_batch import BATCH_CALLS
+from ..semantics.lower_expressions import TIME_UNITS
 from ..syntax import ir
 
 SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)

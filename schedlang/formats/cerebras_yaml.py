@@ -53,7 +53,8 @@ from ..library.presets import PRESETS
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import SCHEDULES, Kind
 from ..program import Program
-from ..semantics.lower import Lowered, flatten_seq, lower
+from ..semantics.lower import Lowered, lower
+from ..semantics.lower_expressions import flatten_seq
 from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...core.functions import FUNCTIONS
 from ...library import stdlib
-from ...semantics.lower import BATCH_CALLS, BATCH_SCHEDULES
+from ...semantics.lower_batch import BATCH_CALLS, BATCH_SCHEDULES
 from . import symbols
 from .document import Document
 from .hover import arg_text, builtin_text, lookup

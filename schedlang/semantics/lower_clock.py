@@ -1,0 +1,204 @@
+"""The sample and token clocks (SPEC §12) while lowering: the run's batch schedule, the values
+it is computed with, and which clock each value counts.
+
+``clock_at`` lowers ``batch = ...`` on first use; ``fix_whole`` binds the parameters it names,
+which are fixed when the file is compiled (``Lowered.fixed``).  ``common_clock``, ``call_clock``
+and ``preset_clock`` keep each value on one clock; ``on_samples`` / ``on_tokens`` put a schedule
+counted in steps on the run's clock.  Placing segments on the batch schedule is
+``semantics/clock.py``; the calls whose value is a batch schedule are ``lower_batch``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from ..core.algebra import Mark, Segment
+from ..core.clock import UNITS, Clock
+from ..errors import SchedlangError, Span
+from ..library.stdlib import Builtin
+from ..limits import MAX_STEP
+from ..syntax import ir
+from .clock import BatchValue
+from .params import to_number
+
+#: Calls that put a schedule counted in steps on the sample or token clock, as written.
+ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
+
+
+class ClockLowering:
+    """The part of the ``Lowerer`` (``lower.py``) that knows the sample and token clocks (see
+    ``ExpressionLowering`` for why the ``Lowerer`` is split into parts it inherits)."""
+
+    def clock_at(self, span: Span) -> Clock:
+        """The run's batch schedule, lowered from ``batch = ...`` on first use."""
+        if self._clock is not None:
+            return self._clock
+        if not self.batches:
+            raise SchedlangError("a length in samples or tokens needs the file's batch schedule",
+                                 span, hint="declare it, e.g. `batch = 512` or "
+                                 "`batch = stages(512, [1024], [10e9tok])`")
+        if self._lowering_batch:
+            raise SchedlangError("the batch schedule cannot depend on a length in samples or "
+                                 "tokens", span)
+        decl = self.batches[0]
+        self._lowering_batch = True
+        try:
+            value = self.value(decl.value)
+        finally:
+            self._lowering_batch = False
+        if isinstance(value, BatchValue):
+            table = value.table
+        else:
+            segment = self.schedule_value(value, decl.value, "a batch size")
+            table = ((0, self.batch_size(segment.expr, decl.value.span, segment)),)
+        seq_len = self.seq_len(decl.value.span)
+        largest = max(batch for _, batch in table) * (seq_len or 1)
+        if largest > MAX_STEP:  # every target counts samples and tokens in int64
+            unit = "tokens" if seq_len else "samples"
+            raise SchedlangError(f"a step of {largest} {unit} is more than 2**{MAX_STEP.bit_length() - 1}",
+                                 decl.value.span, hint="torch and JAX count samples and tokens in int64; "
+                                                       "no batch is this large")
+        self._clock = Clock(table, seq_len)
+        return self._clock
+
+    def seq_len(self, span: Span) -> int | None:
+        """The tokens per sample (``param seq_len``), fixed; None when the file declares none."""
+        if "seq_len" not in self.params:
+            return None
+        value = self.fix_whole(self.params["seq_len"].symbol, self.params["seq_len"].span,
+                               "the tokens per sample")
+        if value < 1:
+            raise SchedlangError(f"seq_len is {value}; a sample holds at least one token",
+                                 self.params["seq_len"].span)
+        return value
+
+    def batch_size(self, expr: sp.Expr, span: Span, segment: Segment | None = None) -> int:
+        if segment is not None and (segment.depends_on_step or segment.clock is not None):
+            raise SchedlangError("a batch size is a number of samples, not a schedule", span,
+                                 hint="a batch that changes is stages(b0, [b1, ...], [th1, ...])")
+        value = self.fix_whole(expr, span, "a batch size")
+        if value < 1:
+            raise SchedlangError(f"a batch size is at least 1 sample, not {value}", span)
+        return value
+
+    def fix_whole(self, expr: sp.Expr, span: Span | None, what: str) -> int:
+        """``expr`` as a whole number, with the values bound to the parameters it names: the
+        batch schedule and places on it are fixed when the file is compiled."""
+        substitutions = {}
+        for symbol in expr.free_symbols:
+            name = next((n for n, i in self.params.items() if i.symbol == symbol), None)
+            if name is None:
+                raise SchedlangError(f"{what} must be a number, not {expr}", span)
+            substitutions[symbol] = self.fixed_value(name, span, what)
+        value = sp.nsimplify(expr.xreplace(substitutions)) if substitutions else expr
+        if not (value.is_number and value.is_integer and value >= 0):
+            raise SchedlangError(f"{what} must be a whole number >= 0, not {value}", span)
+        return int(value)
+
+    def fixed_value(self, name: str, span: Span | None, what: str) -> sp.Expr:
+        if name in self.fixed:
+            return self.fixed[name]
+        info = self.params[name]
+        if name in self.given:
+            value = to_number(self.given[name], f"parameter '{name}'")
+        elif info.default is not None:
+            value = info.default.xreplace({s: self.fixed_value(n, span, what)
+                                           for n, i in self.params.items()
+                                           for s in [i.symbol] if s in info.default.free_symbols})
+        else:
+            raise SchedlangError(f"{what} uses parameter '{name}', which has no value", span,
+                                 hint=f"the batch schedule and the places of segments on it are "
+                                      f"fixed when the file is compiled: give '{name}' a default "
+                                      f"or a value (-D {name}=...)")
+        self.fixed[name] = value
+        return value
+
+    def call_on_clock(self, node: ir.Call) -> Segment:
+        """``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
+        tokens (samples) consumed before the step: a framework's schedule whose counter is the
+        samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock."""
+        name, unit = node.func.id, ON_CLOCK[node.func.id]
+        if node.keywords or len(node.args) != 1:
+            raise SchedlangError(f"{name}() takes one schedule", node.span,
+                                 hint=f"e.g. {name}(linear(1e-3, 0, 10e9{unit}))")
+        if not self.batches:
+            raise SchedlangError(f"{name}() places a schedule on the {UNITS[unit]} clock of the "
+                                 "file's batch schedule, and the file declares none", node.span,
+                                 hint="declare it, e.g. `batch = 512`")
+        segment = self.schedule_value(self.value(node.args[0]), node.args[0], "a schedule")
+        if segment.clock is not None:
+            raise SchedlangError(f"this schedule already counts {UNITS[segment.clock]}",
+                                 node.args[0].span, hint=f"drop {name}()")
+        self.refuse_amount(segment, node.args[0].span)
+        return replace(segment, clock=unit)
+
+    def common_clock(self, operands: list[tuple[Segment, ir.Node]]) -> dict:
+        """The clock (and its evaluation point) of a value computed from ``operands``, as
+        ``Segment`` fields: numbers are neutral; a schedule or amount on the sample or token
+        clock cannot meet one on another clock, or one read at another point."""
+        clocks = {s.clock for s, _ in operands if s.clock is not None}
+        if not clocks:
+            return {}
+        stepping = [n for s, n in operands if s.clock is None and (s.depends_on_step or s.finite)]
+        if len(clocks) > 1 or stepping:
+            culprit = stepping[0] if stepping else next(n for s, n in operands if s.clock is not None)
+            raise SchedlangError("this mixes the step clock with the sample or token clock", culprit.span,
+                                 hint="a schedule counts steps or tokens (samples) throughout; "
+                                      "join schedules on different clocks with >>")
+        points = {s.evaluation for s, _ in operands if s.clock is not None and s.depends_on_step}
+        if len(points) > 1:
+            culprit = next(n for s, n in operands if s.clock is not None and s.evaluation == "after")
+            raise SchedlangError("this combines a schedule that reads the token count after its "
+                                 "step (OLMo-core's) with one that reads it before", culprit.span,
+                                 hint="join them with >> instead")
+        return {"clock": clocks.pop(), "evaluation": points.pop() if points else "before"}
+
+    def call_clock(self, builtin: Builtin, units: list[tuple[str | None, Span]]) -> str | None:
+        """The clock of a call from the units of the lengths it was given."""
+        found = {unit for unit, _ in units}
+        if found <= {None}:
+            return None
+        if len(found) > 1:
+            counts = {None: "steps", **UNITS}
+            first = units[0][0]
+            other = next(span for unit, span in units if unit != first)
+            raise SchedlangError(f"{builtin.name}() gets lengths in {counts[first]} and in "
+                                 f"{counts[next(u for u, _ in units if u != first)]}", other,
+                                 hint="give every length of one schedule in the same unit")
+        return found.pop()
+
+    def preset_clock(self, builtin: Builtin, units: list[tuple[str | None, Span]], own: str | None) -> None:
+        """A preset counts what its framework counts: steps, or the clock it chose itself
+        (``olmo_core.*(units="tokens")``); lengths written in another unit are refused."""
+        wrong = [span for unit, span in units if unit is not None and unit != own]
+        if not wrong:
+            return
+        counts = "steps" if own is None else UNITS[own]
+        raise SchedlangError(f"{builtin.name}() counts {counts}, as its framework does", wrong[0],
+                             hint=f"give its lengths in {counts}, or write the schedule with the "
+                                  "built-ins (cosine, linear, ...), which take lengths in "
+                                  "samples or tokens")
+
+    def step_counted(self, segment: Segment, span: Span) -> Segment:
+        """In a file with a batch schedule, a ``steps`` mark on a finite segment counted in steps
+        that changes with the step: ``check`` says how many tokens it lasts (the #2609 trap)."""
+        if not self.batches or segment.clock is not None or not segment.finite or \
+                not segment.depends_on_step or any(m.kind == "steps" for m in segment.marks):
+            return segment
+        mark = Mark("steps", sp.Integer(0), segment.duration, span=span)
+        return replace(segment, marks=(*segment.marks, mark))
+
+    def refuse_amount(self, segment: Segment, span: Span) -> None:
+        """An amount of samples or tokens (``10e9tok``) is a length, not a value."""
+        if segment.clock is not None and not segment.depends_on_step and not segment.finite:
+            raise SchedlangError(f"an amount of {UNITS[segment.clock]} is a length, not a value",
+                                 span, hint="use it where a length goes, e.g. "
+                                 "constant(1e-3, 10e9tok)")
+
+    def refuse_clock(self, segment: Segment, span: Span, what: str) -> None:
+        if segment.clock is not None:
+            raise SchedlangError(f"{what} must count steps; this counts {UNITS[segment.clock]}",
+                                 span, hint="only >> and `for` place schedules on the sample or "
+                                 "token clock")
