@@ -180,17 +180,8 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(func, ast.Attribute) and not self._is_imported(func.value):
             return self._method(node, func)
         callee = self._eval(func)
-        if isinstance(callee.value, Function):
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                self._not(node, "a call with *args")
-            args = [self._element(a) for a in node.args]
-            kwargs, _ = self._keywords(node, lazy=True)
-            return self._invoke(callee.value, node, args, kwargs)
-        if isinstance(callee.value, DataClass):
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                self._not(node, "a call with *args")
-            kwargs, _ = self._keywords(node, lazy=True)
-            return instance(self, callee.value, node, [self._element(a) for a in node.args], kwargs)
+        if isinstance(callee.value, (Function, DataClass)):
+            return self._call_of_file(callee.value, node)
         path = callee.value.path if isinstance(callee.value, Imported) else None
         if path is None:
             self._not(node, "this call")
@@ -214,6 +205,17 @@ class Evaluator(ast.NodeVisitor):
         if builtin is None:
             self._not(node, f"the call {_short(path)}(...)")
         return builtin(self, node, args, kwargs, keys)
+
+    def _call_of_file(self, callee: Function | DataClass, node: ast.Call) -> Item:
+        """A call to a function of the file (followed into its body) or to a dataclass of the file
+        (an instance); the arguments not followed are kept as such."""
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self._not(node, "a call with *args")
+        args = [self._element(a) for a in node.args]
+        kwargs, _ = self._keywords(node, lazy=True)
+        if isinstance(callee, DataClass):
+            return instance(self, callee, node, args, kwargs)
+        return self._invoke(callee, node, args, kwargs)
 
     def _record(self, node: ast.Call, path: str, span: Span) -> Item:
         """A call to one of the format's classes, kept as its path and arguments."""

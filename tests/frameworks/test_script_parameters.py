@@ -135,6 +135,17 @@ def test_options_assigned_back_to_args_are_parameters(monkeypatch, options):
     assert program["lr"].values(range(steps)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
 
 
+def _concrete(script: str, values: dict) -> str:
+    """The script with ``parse_args()`` replaced by a ``SimpleNamespace`` of ``values``: imported,
+    it has no parameters, only the numbers Python computes (the reference the file is held to)."""
+    fields = ", ".join(f"{k}={v!r}" for k, v in values.items())
+    concrete, count = re.subn(r"^args = \w+\.parse_args\(\)$",
+                              f"from types import SimpleNamespace\nargs = SimpleNamespace({fields})", script,
+                              flags=re.M)
+    assert count == 1
+    return concrete
+
+
 # -- every operation the parameters go through, against the script imported with its default edited ---
 
 
@@ -165,13 +176,16 @@ DEFAULTS = {"lr": 1e-3, "iters": 1000, "ratio": 0.0625, "shift": -5}
 ])
 def test_each_operation_is_carried_exactly(given):
     """``+ - * / // % **``, unary minus, ``int()``, ``float()``, ``min``, ``max``, ``-=``: the file
-    imported once, given ``-D`` values, equals the script imported with those defaults written in."""
+    imported once, given ``-D`` values, equals the script imported with those values as plain
+    numbers (``_concrete``: no parameter left, Python's own arithmetic)."""
     text = DEEPSPEED.reader(ARITHMETIC.format(**DEFAULTS), "train.py")
     assert "let total_2 = total - floor(iters / 9)" in text and "let warm = trunc(ratio * iters)" in text
     assert "taken at its default" not in text
     names = {"lr": "args_lr", "iters": "iters", "ratio": "ratio", "shift": "shift"}
     ours = schedlang.compile(text, params={names[k]: v for k, v in given.items()})["lr"]
-    theirs = schedlang.compile(DEEPSPEED.reader(ARITHMETIC.format(**(DEFAULTS | given)), "train.py"))["lr"]
+    concrete = DEEPSPEED.reader(_concrete(ARITHMETIC.format(**DEFAULTS), DEFAULTS | given), "train.py")
+    assert "param " not in concrete
+    theirs = schedlang.compile(concrete)["lr"]
     steps = range(0, 14000, 7)
     assert max_error(ours.values(steps), theirs.values(steps), 1e-3) <= 1e-13
 
@@ -235,8 +249,9 @@ def test_hostile_flag_names_reach_the_file_only_as_checked_names_and_comments():
     assert "param args_t: int = 10" in text and "param value: int = 2" in text
     assert not re.search(r"^schedule x", text, re.M)
     ours = schedlang.compile(text, params={"args_t": 4, "value": 1, "args_then": 0.25})["lr"]
-    edited = script.replace("default=0.5", "default=0.25").replace("default=10", "default=4")
-    theirs = schedlang.compile(DEEPSPEED.reader(edited.replace("default=2", "default=1"), "train.py"))["lr"]
+    concrete = _concrete(script.replace("args = p.parse_args()", "args = p.parse_args()"),
+                         {"then": 0.25, "t": 4, "\u00e9": 1})
+    theirs = schedlang.compile(DEEPSPEED.reader(concrete, "train.py"))["lr"]
     at_defaults = schedlang.compile(text)["lr"].values(range(12))
     assert ours.values(range(12)) == theirs.values(range(12)) != at_defaults
 
@@ -249,3 +264,55 @@ def test_a_config_file_keeps_its_values():
     module = Module('import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", default=0.1)\n'
                     'lr = p.parse_args().lr * 2\n', "cfg.py")
     assert module.get("lr").raw == 0.2
+
+
+# -- random scripts: the file given -D values is the script imported with those defaults --------------
+
+
+def _random_expression(rng, names: list[str], depth: int) -> str:
+    """An expression over ``args.*`` and dyadic numbers whose float arithmetic is exact, so the
+    script's Python values and the file's exact ones are equal at any defaults."""
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice([f"args.{rng.choice(names)}", str(rng.choice([1, 2, 3, 7, 16])),
+                           str(rng.choice([0.5, 0.25, 1.5, 0.125]))])
+    a, b = _random_expression(rng, names, depth - 1), _random_expression(rng, names, depth - 1)
+    form = rng.choice(["({a} + {b})", "({a} - {b})", "({a} * {b})", "({a} // {d})", "({a} % {d})",
+                       "min({a}, {b})", "max({a}, {b})", "int({a})", "float({a})", "(-{a})", "({a} / 4)",
+                       "({a} ** 2)"])
+    return form.format(a=a, b=b, d=rng.choice([2, 3, 5, "args.k"]))
+
+
+RANDOM = '''import argparse
+import deepspeed
+p = argparse.ArgumentParser()
+p.add_argument("--n", type=int, default={n})
+p.add_argument("--k", type=int, default={k})
+p.add_argument("--f", type=float, default={f})
+args = p.parse_args()
+x = {x}
+y = {y}
+ds_config = {{"scheduler": {{"type": "WarmupDecayLR", "params": {{"warmup_max_lr": 1,
+    "warmup_min_lr": 0, "warmup_num_steps": 2 + abs_value, "total_num_steps": 40 + abs_value + abs_other}}}}}}
+'''
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_scripts_carry_their_parameters_exactly(seed):
+    """Random arithmetic over the options whose float arithmetic is exact: the file given ``-D``
+    values equals the script with those values as plain numbers, at every step."""
+    import random
+
+    rng = random.Random(seed)
+    x, y = (_random_expression(rng, ["n", "k", "f"], 3) for _ in range(2))
+    defaults = {"n": rng.randrange(0, 60), "k": rng.randrange(1, 9), "f": rng.choice([0.5, 2.25, 3.0])}
+    script = RANDOM.replace("abs_value", "int(max(x, -x)) % 50").replace("abs_other", "int(max(y, -y)) % 97")
+    text = DEEPSPEED.reader(script.format(x=x, y=y, **defaults), "train.py")
+    assert "taken at its default" not in text, (x, y)
+    for _ in range(3):
+        given = {"n": rng.randrange(0, 60), "k": rng.randrange(1, 9), "f": rng.choice([0.75, 1.0, 4.5])}
+        names = {"n": "n", "k": "k", "f": "f"}
+        declared = {names[k]: v for k, v in given.items() if re.search(rf"^param {names[k]}:", text, re.M)}
+        ours = schedlang.compile(text, params=declared)["lr"]
+        concrete = _concrete(script.format(x=x, y=y, **defaults), given)
+        theirs = schedlang.compile(DEEPSPEED.reader(concrete, "train.py"))["lr"]
+        assert ours.values(range(0, 200, 3)) == theirs.values(range(0, 200, 3)), (x, y, given)
