@@ -1,19 +1,30 @@
 """Cerebras ModelZoo YAML: `schedlang import` proven equal and checked against cstorch itself;
-`schedlang export --format cerebras-yaml`: ModelZoo blocks, round trips, clear refusals."""
+`schedlang export --format cerebras-yaml`: ModelZoo blocks, round trips, clear refusals; the
+real-config failures of issue 11 (repeated keys, a one-child SequentialLR) and per-group
+schedules (``param_group_tags``) driving their groups as cstorch does."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
 import pytest
 from anchors import reference as R
+from anchors.preset_cases import max_error
 from helpers import ROOT, run_cli
 
 import schedlang
 from schedlang import formats
+from schedlang.errors import SchedlangWarning
+from schedlang.formats import import_file
 from schedlang.formats.export import export
 from schedlang.library.presets import PRESETS
 
 yaml = pytest.importorskip("yaml")
 
+CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
 EXAMPLE = ROOT / "examples" / "cerebras_sequential.yaml"
 EXPECTED = "linear(0.01, 0.001, 500) >> cosine(0.001, 1e-4, 500)"
 HAVE_CEREBRAS_PRESETS = "cerebras.SequentialLR" in PRESETS and "cerebras.LinearLR" in PRESETS
@@ -558,3 +569,107 @@ def test_an_untagged_schedule_beside_a_tagged_one_is_refused():
     with pytest.raises(schedlang.SchedlangError, match="would both drive the groups tagged b") as info:
         export("schedule lr = constant(1)\nschedule lr__b = constant(2)\n", "f.sched")
     assert info.value.line == 1
+
+
+# -- the real-config failures of issue 11 ------------------------------------------------
+
+
+def test_repeated_key_warns_with_its_line_and_the_later_value_wins():
+    path = CONFIGS / "cerebras_legacy_repeats.yaml"
+    with pytest.warns(SchedlangWarning) as caught:
+        text = import_file(path)
+    messages = [str(w.message) for w in caught]
+    assert any("cerebras_legacy_repeats.yaml:13:7: warning: 'steps' is given twice" in m and "line 12" in m
+               for m in messages), messages
+    assert any(":18:7: warning: CosineDecay has no argument 'alpha'" in m for m in messages), messages
+    lr = schedlang.compile(text)["lr"]
+    assert lr.duration == 1000 and lr(200) == pytest.approx(2e-4)
+
+
+def test_repeated_key_warnings_reach_the_command_line_on_stderr(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "schedlang", "import",
+                          str(CONFIGS / "cerebras_legacy_repeats.yaml")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "13:7: warning: 'steps' is given twice" in out.stderr
+    assert "  13 |       steps: 200" in out.stderr and "^^^^^" in out.stderr
+    assert "warning" not in out.stdout and "schedule lr" in out.stdout
+
+
+def test_warnings_can_be_made_errors_by_api_users():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SchedlangWarning)
+        with pytest.raises(SchedlangWarning, match="given twice"):
+            import_file(CONFIGS / "cerebras_legacy_repeats.yaml")
+
+
+def test_trainer_format_still_refuses_unknown_keys():
+    from schedlang.formats import from_cerebras_yaml
+
+    with pytest.raises(schedlang.SchedlangError, match="has no argument 'alpha'"):
+        from_cerebras_yaml("schedulers:\n  - CosineDecayLR: {initial_learning_rate: 1, end_learning_rate: 0, "
+                           "total_iters: 10, alpha: 0.1}\n")
+
+
+def test_sequential_lr_with_one_child_imports():
+    try:
+        anchor = R.cerebras_values("SequentialLR", {"schedulers": [
+            ("CosineDecayLR", {"initial_learning_rate": 1e-4, "end_learning_rate": 1e-5,
+                               "total_iters": 500})],
+            "milestones": []}, range(600))
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+    path = CONFIGS / "cerebras_single_child.yaml"
+    preset = schedlang.compile(import_file(path))["lr"]
+    core = schedlang.compile(import_file(path, style="core"))["lr"]
+    assert schedlang.equivalent(preset, core)
+    assert max_error(preset.values(range(600)), anchor, 0.1) <= 1e-6
+
+
+# -- per-group schedules (param_group_tags) ------------------------------------------------------
+
+
+def test_param_group_tags_import_and_drive_their_groups():
+    torch = pytest.importorskip("torch")
+    seq = ("SequentialLR", {"schedulers": [
+        ("LinearLR", {"initial_learning_rate": 0.0, "end_learning_rate": 3e-4, "total_iters": 20}),
+        ("CosineDecayLR", {"initial_learning_rate": 3e-4, "end_learning_rate": 3e-5, "total_iters": 80})],
+        "milestones": [20]})
+    try:
+        want = {"decay": R.cerebras_values(*seq, range(120)), "embedding": [1e-5] * 120}
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+    want["no_decay"] = want["decay"]
+    wd = {"decay": 0.1, "no_decay": 0.0, "embedding": 0.0}
+    for style in ("presets", "core"):
+        program = schedlang.compile(import_file(CONFIGS / "cerebras_param_group_tags.yaml", style=style))
+        assert set(program.schedules) == {"lr__decay", "lr__no_decay", "lr__embedding", "weight_decay__decay",
+                                          "weight_decay__no_decay", "weight_decay__embedding"}
+        params = [torch.nn.Parameter(torch.zeros(1)) for _ in range(4)]
+        groups = [{"params": [params[0]], "tags": {"decay"}}, {"params": [params[1]], "tags": ["no_decay"]},
+                  {"params": [params[2]], "tags": "embedding"}, {"params": [params[3]], "lr": 0.123}]
+        optimizer = torch.optim.AdamW(groups, lr=3e-4, weight_decay=0.05)
+        scheduler = program.scheduler_class("Tagged")(optimizer)
+        for step in range(120):
+            for group, tag in zip(optimizer.param_groups, ["decay", "no_decay", "embedding"]):
+                assert group["lr"] == pytest.approx(want[tag][step], rel=1e-6, abs=1e-12), (style, tag, step)
+                assert group["weight_decay"] == wd[tag]
+            untagged = optimizer.param_groups[3]
+            assert (untagged["lr"], untagged["weight_decay"]) == (0.123, 0.05)  # no schedule drives it
+            optimizer.step()
+            scheduler.step()
+
+
+def test_param_group_tags_that_pick_two_schedules_are_refused():
+    torch = pytest.importorskip("torch")
+    program = schedlang.compile("schedule lr__a = constant(1)\nschedule lr__b = constant(2)")
+    optimizer = torch.optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(1))], "tags": ["a", "b"]}], lr=1)
+    with pytest.raises(schedlang.SchedlangError, match="pick two schedules"):
+        program.scheduler_class("S")(optimizer)
+
+
+def test_param_group_tags_on_a_child_are_refused():
+    from schedlang.formats import from_cerebras_yaml
+
+    with pytest.raises(schedlang.SchedlangError, match="outer scheduler"):
+        from_cerebras_yaml("schedulers:\n  - SequentialLR:\n      schedulers:\n        - ConstantLR: "
+                           "{learning_rate: 1, param_group_tags: x}\n")

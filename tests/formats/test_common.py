@@ -7,6 +7,11 @@ line count; tracebacks, memory and hangs (YAML alias keys, deep JSON/TOML, huge 
 input, ``eval --json`` of the largest range); messages (errors at the config's own key, JSON that
 is always UTF-8, an ``error`` object on exit 2); real configs (tab-indented JSON) and guessing the
 format from the content, one command per file.
+
+Then what no one format owns: YAML merge keys in the YAML formats, tests that take several formats
+in one (``import`` then ``verify`` on the command line, export refusals, the guesser over every
+config of ``frameworks/configs/``), and the recipe (a toy format added as one listed module).
+Each format's own import and export tests are in ``test_<module>.py`` beside this file.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import stat
 import subprocess
 import sys
 import types
+import warnings
+from pathlib import Path
 
 import pytest
 from helpers import ROOT
@@ -25,8 +32,10 @@ from helpers import ROOT
 import schedlang
 from schedlang import limits
 from schedlang.cli import json_output, main
+from schedlang.errors import SchedlangWarning
 from schedlang.formats import TABLE, from_cerebras_yaml, guess_format, help_text, import_file, markdown_table
 
+CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
 MEGATRON = """#!/bin/bash
 torchrun pretrain_gpt.py \\
     --train-iters 1000 --lr-decay-style cosine --min-lr 1e-5 \\
@@ -470,6 +479,108 @@ def test_every_export_is_read_back_and_proven_by_one_step(fmt):
     with pytest.raises(schedlang.SchedlangError, match="internal error"):
         proven(original, changed, READERS[fmt], "a.sched",
                style="core" if fmt == "cerebras-yaml" else "presets")
+
+
+# -- YAML merge keys, shared by the YAML formats (issue 11) ------------------------------------------
+
+
+def test_yaml_merge_keys_with_an_overriding_key_are_read_like_pyyaml():
+    from schedlang.formats.common.yaml_source import load
+
+    yaml = pytest.importorskip("yaml")
+    text = (CONFIGS / "cerebras_merge_keys.yaml").read_text()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SchedlangWarning)  # merging is not a repeated key
+        assert load(text).plain() == yaml.safe_load(text)
+        program = schedlang.compile(import_file(CONFIGS / "cerebras_merge_keys.yaml"))
+    assert program["lr"](100) == pytest.approx(6e-4)
+
+
+def test_merge_keys_in_composer_and_hf_files():
+    from schedlang.formats import from_composer_yaml, from_hf_args
+
+    hf = ("defaults: &defaults {lr_scheduler_type: cosine, learning_rate: 1.0e-3, max_steps: 100}\n"
+          "<<: *defaults\nlearning_rate: 2.0e-3\n")
+    composer = ("common: &warm {name: cosine_with_warmup, t_warmup: 10ba, alpha_f: 0.5}\n"
+                "scheduler:\n  <<: *warm\n  t_warmup: 20ba\nmax_duration: 100ba\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SchedlangWarning)
+        assert "hf.cosine(lr=0.002, num_training_steps=100)" in from_hf_args(hf)
+        assert "t_warmup=20ba, alpha_f=0.5" in from_composer_yaml(composer)
+
+
+# -- several formats in one test: the command line, export refusals, the guesser -------------------
+
+
+def test_cli_imports_and_verifies_both_styles(tmp_path):
+    path = CONFIGS / "foundry_mpt_125m.yaml"
+    for fmt, name in [("composer-yaml", "foundry_mpt_125m.yaml"),
+                      ("composer-yaml", "foundry_inv_sqrt_cooldown.yaml"),
+                      ("hf-args", "hf_args_linear.json")]:
+        path = CONFIGS / name
+        a, b = tmp_path / f"{name}-a.sched", tmp_path / f"{name}-b.sched"
+        for out, extra in [(a, []), (b, ["--lower"])]:
+            run = subprocess.run([sys.executable, "-m", "schedlang", "import", str(path), "--format", fmt,
+                                  "-o", str(out), *extra], capture_output=True, text=True)
+            assert run.returncode == 0, run.stderr
+        run = subprocess.run([sys.executable, "-m", "schedlang", "verify", str(a), str(b)],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("fmt, source, message", [
+    ("hf-args", "warmup(linear, 10) >> cosine(1e-3, 0, 90)", "one hf.* preset call"),
+    ("hf-args", "schedule lr = hf.linear(lr=1e-3, num_training_steps=100)\n"
+                "schedule momentum = constant(0.9)", "only the lr"),
+    ("composer-yaml", "torch.StepLR(lr=0.1, step_size=10)", "one composer.* preset call"),
+    ("composer-yaml", "param n: int\nschedule lr = composer.LinearScheduler(t_max=n)",
+     "whole number of batches"),
+])
+def test_exports_refuse_with_the_reason(fmt, source, message):
+    from schedlang.formats.export import export
+
+    with pytest.raises(schedlang.SchedlangError, match=message):
+        export(source, "x.sched", format=fmt)
+
+
+def test_cli_imports_and_verify_proves_the_styles_equal(tmp_path):
+    for fmt, path in (("megatron-args", CONFIGS / "megatron" / "llama_wsd.sh"),
+                      ("deepspeed-json", CONFIGS / "deepspeed" / "onecycle_adam.json")):
+        outs = []
+        for extra in ([], ["--lower"]):
+            out = tmp_path / f"{fmt}{len(extra)}.sched"
+            subprocess.run([sys.executable, "-m", "schedlang", "import", str(path), "--format", fmt, *extra,
+                            "-o", str(out)], check=True)
+            outs.append(out)
+        result = subprocess.run([sys.executable, "-m", "schedlang", "verify", str(outs[0]), str(outs[1])],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: Each YAML config of the corpus and the format its file name does not say.
+YAML_FORMATS = {"cerebras": "cerebras-yaml", "composer": "composer-yaml", "foundry": "composer-yaml",
+                "hf": "hf-args", "timm": "timm-args"}
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_yaml_format_is_guessed_from_the_top_level_keys(path):
+    from schedlang.formats import guess_format
+
+    expected = YAML_FORMATS[path.name.split("_", 1)[0]]
+    assert guess_format(path, path.read_text(encoding="utf-8")) == expected
+    assert import_file(path) == import_file(path, format=expected)
+
+
+@pytest.mark.parametrize("path", sorted([*CONFIGS.glob("*.json"), *CONFIGS.glob("deepspeed/*.json")]),
+                         ids=lambda p: p.name)
+def test_json_format_is_guessed_from_the_keys(path):
+    """A serialized Keras schedule has ``class_name``; a DeepSpeed config ``scheduler`` (or its
+    other top-level sections); anything else is HF ``TrainingArguments``."""
+    from schedlang.formats import guess_format
+
+    expected = "deepspeed-json" if path.parent.name == "deepspeed" else \
+        {"hf": "hf-args", "keras": "keras-json"}[path.name.split("_", 1)[0]]
+    assert guess_format(path, path.read_text(encoding="utf-8")) == expected
 
 
 # -- the recipe: a format is one module, listed --------------------------------------------------

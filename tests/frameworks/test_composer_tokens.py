@@ -4,7 +4,10 @@ own scheduler module: a scheduler given ``"...tok"`` / ``"...sp"`` times reads
 ``composer.*`` presets given ``tok`` / ``sp`` lengths in a file with a batch schedule are the
 same schedule at every step, under a constant batch and under a ramp, and at 10**13 tokens
 around every boundary.  (The Trainer applies the value one batch late; like the step-counted
-presets, the preset is the scheduler's own function, SPEC §3.)"""
+presets, the preset is the scheduler's own function, SPEC §3.)
+
+The ``composer-yaml`` import and export of such times are tested in
+tests/formats/test_composer_yaml.py, with the helpers here (``CASES``, ``_composer``)."""
 
 from __future__ import annotations
 
@@ -123,114 +126,3 @@ def test_composer_times_of_two_units_are_refused_as_composer_refuses_them(text, 
     with pytest.raises(SchedlangError, match=message) as info:
         schedlang.compile(source)
     assert info.value.span is not None and info.value.span.line == 5
-
-
-# --------------------------------------------------------------------------- composer-yaml import
-
-def import_text(text, fmt, filename, style="presets", options=None):
-    """``schedlang import`` of ``text`` (a composer-yaml file) as the CLI does it."""
-    from schedlang.formats import by_name
-
-    assert fmt == "composer-yaml"
-    return by_name(fmt).reader(text, filename, style, **({"options": options} if options else {}))
-
-
-def _yaml(cls, kwargs, unit, extra=""):
-    lines = [f"scheduler:\n  name: {cls}"]
-    for k, v in kwargs.items():
-        if k in TIMES:
-            v = [f"{x}{unit}" for x in v] if isinstance(v, list) else f"{v}{unit}"
-        lines.append(f"  {k}: {v}")
-    return "\n".join(lines) + "\noptimizer:\n  lr: 6.0e-4\n" + extra
-
-
-@pytest.mark.parametrize("lower", [False, True], ids=["presets", "lower"])
-@pytest.mark.parametrize("unit", ["tok", "sp"])
-@pytest.mark.parametrize("cls, kwargs", CASES, ids=[c for c, _ in CASES])
-def test_imported_yaml_in_tokens_and_samples_is_composer_at_every_step(cls, kwargs, unit, lower):
-    """llm-foundry YAML with times in tokens (samples): the import declares the run's batch
-    (global_train_batch_size, max_seq_len) and is Composer's scheduler at T_k (S_k) of every step."""
-    _available()
-    text = _yaml(cls, kwargs, unit, "global_train_batch_size: 3\nvariables:\n  max_seq_len: 7\n")
-    imported = import_text(text, "composer-yaml", "run.yaml", style="core" if lower else "presets")
-    assert "batch = 3" in imported and ("param seq_len: int = 7" in imported) == (unit == "tok")
-    prog = schedlang.compile(imported)
-    theirs = _composer(cls, kwargs, unit)
-    steps = range(0, 6000 // 3 + 5)
-    expected = [6e-4 * theirs(k, 3 * k, 21 * k) for k in steps]
-    assert prog["lr"].values(steps) == pytest.approx(expected, rel=1e-12, abs=1e-15)
-
-
-@pytest.mark.parametrize("fraction", ["0.3", "0.7", "0.01"])
-def test_imported_dur_of_a_token_run_is_composer_s_float_conversion(fraction):
-    _available()
-    total = 1_000_000_007
-    text = (f"max_duration: {total}tok\nmax_seq_len: 4096\nglobal_train_batch_size: 8\n"
-            f"scheduler:\n  name: cosine_with_warmup\n  t_warmup: {fraction}dur\n  alpha_f: 0.1\n")
-    imported = import_text(text, "composer-yaml", "run.yaml")
-    warmup = int(float(fraction) * total)
-    assert f"t_warmup={warmup}tok" in imported and f"t_max={total}tok" in imported
-    prog = schedlang.compile(imported)
-    theirs = _composer("CosineAnnealingWithWarmupScheduler", {"t_warmup": warmup, "t_max": total,
-                                                              "alpha_f": 0.1}, "tok")
-    at = [prog.step_at(tokens=warmup) + d for d in (-2, -1, 0, 1, 2)] + [prog.step_at(tokens=total) + 1]
-    assert prog["lr"].values(at) == pytest.approx([theirs(k, 8 * k, 8 * 4096 * k) for k in at], rel=1e-12)
-
-
-HEAD = "scheduler:\n  name: cosine_with_warmup\n"
-
-
-@pytest.mark.parametrize("text, message", [
-    (HEAD + "  t_warmup: 100ba\n  t_max: 1000tok\nglobal_train_batch_size: 4\n"
-     "max_seq_len: 8\n", "'t_warmup' counts batches, but 't_max' counts tokens"),
-    (HEAD + "  t_warmup: 100tok\nglobal_train_batch_size: 4\nmax_seq_len: 8\n",
-     "its default, 1dur"),
-    (HEAD + "  t_warmup: 100tok\n  t_max: 1000tok\nmax_seq_len: 8\n",
-     "need the run's global_train_batch_size"),
-    (HEAD + "  t_warmup: 100tok\n  t_max: 1000tok\nglobal_train_batch_size: 4\n",
-     "need the run's max_seq_len"),
-    (HEAD + "  t_warmup: 100sp\n  t_max: 1000tok\nglobal_train_batch_size: 4\n"
-     "max_seq_len: 8\n", "'t_max' counts tokens, but 't_warmup' counts samples"),
-])
-def test_yaml_times_of_two_units_or_no_batch_are_refused_with_the_reason(text, message):
-    with pytest.raises(SchedlangError, match=message) as info:
-        import_text(text, "composer-yaml", "run.yaml")
-    assert info.value.span is not None or "need the run's" in message
-
-
-def test_the_batch_options_give_what_the_file_leaves_out():
-    text = "scheduler:\n  name: cosine_with_warmup\n  t_warmup: 100tok\n  t_max: 1000tok\n"
-    imported = import_text(text, "composer-yaml", "run.yaml",
-                           options={"global_train_batch_size": "4", "max_seq_len": "8"})
-    assert "batch = 4" in imported and "param seq_len: int = 8" in imported
-    with pytest.raises(SchedlangError, match="batch options are for times in samples or tokens"):
-        import_text("scheduler:\n  name: cosine_with_warmup\n  t_warmup: 100ba\n  t_max: 1000ba\n",
-                    "composer-yaml", "run.yaml", options={"global_train_batch_size": "4"})
-
-
-@pytest.mark.parametrize("unit", ["tok", "sp"])
-def test_export_of_token_lengths_writes_the_batch_and_reads_back_equal(unit):
-    """``export --format composer-yaml`` of a preset given tokens (samples): the times as Composer
-    strings and the batch keys the import needs; the export proves the round trip itself, and the
-    YAML it writes is Composer's schedule at every step."""
-    _available()
-    from schedlang.formats import by_name
-
-    cls, kwargs = CASES[0]
-    text = _sched(cls, kwargs, unit, "8")
-    yaml = by_name("composer-yaml").writer(text, "run.sched", read=by_name("composer-yaml").reader)
-    assert "global_train_batch_size: 8" in yaml and ("max_seq_len: 7" in yaml) == (unit == "tok")
-    assert f"t_warmup: 700{unit}" in yaml
-    back = schedlang.compile(import_text(yaml, "composer-yaml", "run.yaml"))
-    theirs = _composer(cls, kwargs, unit)
-    steps = range(0, 800)
-    assert back["lr"].values(steps) == pytest.approx([theirs(k, 8 * k, 56 * k) for k in steps], rel=1e-12)
-
-
-def test_a_batch_ramp_has_no_composer_yaml_export():
-    from schedlang.formats import by_name
-
-    text = _sched(*CASES[0], "tok", "stages(4, [8], [1000tok])")
-    with pytest.raises(SchedlangError, match="Composer has no batch ramp") as info:
-        by_name("composer-yaml").writer(text, "run.sched", read=by_name("composer-yaml").reader)
-    assert info.value.span.line == 2

@@ -1,24 +1,27 @@
-"""``timm-args`` and ``keras-json`` imports, end to end: each config of ours is imported in both
-styles, the two are proven equal, and the values equal the real framework's at every step."""
+"""timm ``train.py`` arguments (``timm-args``: ``args.yaml`` and command lines): import, the errors.
+
+Each config of ours is imported in both styles, the two are proven equal, and the values equal
+timm's own scheduler (``create_scheduler_v2`` from the arguments ``train.py`` would parse) at every
+step; errors point into the file.
+"""
 
 from __future__ import annotations
 
-import json
 import math
 import types
 from pathlib import Path
 
 import pytest
 from anchors.preset_cases import max_error
-
-import schedlang
-from frameworks import keras_cases as KC
 from frameworks import timm_cases as TC
 from frameworks.real import real
+
+import schedlang
 from schedlang.formats import import_file
 from schedlang.formats.timm_args import TRAIN_DEFAULTS
 
-CONFIGS = Path(__file__).parent / "configs"
+CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
+
 
 # file, the arguments train.py would parse from it, params, optimizer lr train.py ends with, epochs to run
 TIMM = [
@@ -87,58 +90,6 @@ def test_timm_args_errors_point_into_the_file(tmp_path, text, message, where):
     assert (info.value.line, info.value.column) == where, str(info.value)
 
 
-KERAS = [
-    ("keras_cosine_warmup.json", 11_000),
-    ("keras_piecewise.json", 50_000),
-    ("keras_adamw_exponential.json", 5_000),
-    ("keras_restarts.json", 4_000),
-    ("keras_polynomial_cycle.json", 7_000),
-]
-
-
-@pytest.mark.parametrize("name, horizon", KERAS, ids=[k[0] for k in KERAS])
-def test_keras_json_import(name, horizon):
-    data = json.loads((CONFIGS / name).read_text())
-    if data.get("module") == "keras.optimizers":  # an optimizer: its schedule
-        data = data["config"]["learning_rate"]
-    schedules = real("keras.optimizers.schedules")
-    restored = schedules.deserialize(data)
-    presets = import_file(CONFIGS / name, format="keras-json")
-    ours = schedlang.compile(presets)["lr"]
-    steps = sorted(set(range(0, horizon, 97)) | set(range(0, 40)) | {horizon - 1})
-    config = restored.get_config()
-    config.pop("name")
-    assert max_error(ours.values(steps), KC.values(type(restored).__name__, config, steps, float64=True),
-                     1e-3) <= 1e-12
-    import numpy as np  # and the float32 values Keras really gives, at 1e-6
-
-    float32 = [float(restored(np.int64(s))) for s in steps]
-    assert max_error(ours.values(steps), float32, 0.1) <= 1e-6
-    if "restarts" in name:  # growing restarts have no core form
-        with pytest.raises(schedlang.SchedlangError, match="no core form"):
-            import_file(CONFIGS / name, format="keras-json", style="core")
-        return
-    core = import_file(CONFIGS / name, format="keras-json", style="core")
-    assert schedlang.equivalent(ours, schedlang.compile(core)["lr"])
-
-
-@pytest.mark.parametrize("text, message, where", [
-    ('{"class_name": "CosineDecayy", "config": {}}', "not one of Keras", (1, 16)),
-    ('{"class_name": "CosineDecay", "config": {"initial_learning_rate": 0.1, "decay_step": 10}}',
-     "no argument 'decay_step'", (1, 72)),
-    ('{"config": {"initial_learning_rate": 0.1}}', "no class_name", (1, 1)),
-    ('{"class_name": "ExponentialDecay",\n "config": {"initial_learning_rate": "x", "decay_steps": 1, '
-     '"decay_rate": 0.5}}', "must be a number", (2, 38)),
-])
-def test_keras_json_errors_point_into_the_file(tmp_path, text, message, where):
-    path = tmp_path / "s.json"
-    path.write_text(text)
-    with pytest.raises(schedlang.SchedlangError) as info:
-        import_file(path, format="keras-json")
-    assert message in str(info.value)
-    assert (info.value.line, info.value.column) == where, str(info.value)
-
-
 def test_cli_imports_and_verifies(tmp_path, capsys):
     from schedlang.cli import main
 
@@ -147,21 +98,3 @@ def test_cli_imports_and_verifies(tmp_path, capsys):
     assert main(["import", str(config), "--format", "timm-args", "-o", str(a)]) == 0
     assert main(["import", str(config), "--format", "timm-args", "--lower", "-o", str(b)]) == 0
     assert main(["verify", str(a), str(b)]) == 0
-
-
-def test_keras_restarts_without_amplitude_decay_have_a_core_form():
-    """t_mul = 2, m_mul = 1 (Keras' defaults) is the standard library's cosine_restarts."""
-    data = json.loads((CONFIGS / "keras_sgdr_default.json").read_text())
-    restored = real("keras.optimizers.schedules").deserialize(data)
-    core = import_file(CONFIGS / "keras_sgdr_default.json")  # the format is guessed from the keys
-    assert "keras." in core
-    core = import_file(CONFIGS / "keras_sgdr_default.json", style="core")
-    assert "schedule lr = cosine_restarts(0.01, 0.0001, 300, mult=2)" in core
-    ours = schedlang.compile(core)["lr"]
-    presets = schedlang.compile(import_file(CONFIGS / "keras_sgdr_default.json"))["lr"]
-    assert schedlang.equivalent(ours, presets)
-    steps = sorted(set(range(0, 9000, 97)) | {299, 300, 899, 900, 2099, 2100, 4499, 4500})
-    config = restored.get_config()
-    config.pop("name")
-    assert max_error(ours.values(steps), KC.values("CosineDecayRestarts", config, steps, float64=True),
-                     1e-3) <= 1e-12

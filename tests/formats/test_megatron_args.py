@@ -1,6 +1,11 @@
-"""``import --format megatron-args`` of runs whose batch changes, against the real code.
+"""Megatron-LM command lines and YAML (``megatron-args``): import, export, the refusals.
 
-A Megatron-LM run with ``--step-batch-size-schedule`` (Megatron-LM main; megatron-core 0.19.2's
+Each sample config is imported, compiled and compared with the real framework at every step past
+the end; preset and core styles are proven equal; unsupported input is refused at its line and
+column (``CONFIGS/megatron``).
+
+Runs whose batch changes, against the real code.  A Megatron-LM run with
+``--step-batch-size-schedule`` (Megatron-LM main; megatron-core 0.19.2's
 ``StepBatchsizeNumMicroBatchesCalculator``, loaded from ``.frameworks``) or ``--rampup-batch-size``
 (megatron-core <= 0.17; the installed 0.16.1's ``RampupBatchsizeNumMicroBatchesCalculator``) is
 imported per optimizer step: ``batch = megatron.<its table>`` and ``on_samples(
@@ -10,26 +15,228 @@ the step schedule and for Megatron-LM main ignoring the ramp, each built with th
 arguments Megatron-LM's ``get_optimizer_param_scheduler`` passes for ``--train-samples`` (mirrored
 in :func:`megatron_kwargs`) and driven as Megatron-LM's training loop drives it: the constructor's
 ``step(0)``, then after each iteration ``step(increment=batch)`` with the batch the real calculator
-gives (:class:`test_megatron_batch.Loop`).  The lr and weight decay the optimizer holds before
-update ``k`` must be ``prog["lr"](k)`` and ``prog["weight_decay"](k)``.
+gives (:class:`frameworks.test_megatron_batch.Loop`).  The lr and weight decay the optimizer holds
+before update ``k`` must be ``prog["lr"](k)`` and ``prog["weight_decay"](k)``.
 
 Small runs are compared at every step past the last switch, the warmup end and the decay end;
 production sizes (a ramp over 469B tokens at seq 4096, 10**13-token runs) at every batch switch and
 every lr boundary, +-3 steps, with the real calculator's batch at the closed form's ``S_k``.
+
+``schedlang export --format megatron-args``: every Megatron lr row exported as Megatron-LM flags,
+imported back and compared at every step with the real ``OptimizerParamScheduler`` of the row; rows
+whose lengths are not whole numbers of samples are refused with the reason.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from frameworks.megatron_cases import MEGATRON
+from frameworks.real import real
+from frameworks.test_megatron_batch import (
+    Loop,
+    ramp_calculator,
+    real_batch_at,
+    scheduler_019,
+    step_calculator,
+)
 
 import schedlang
-from schedlang.formats import import_file
+from schedlang.errors import SchedlangError
+from schedlang.formats import from_megatron_args, import_file
 from schedlang.formats.export import export
 
-from .real import real
-from .test_megatron_batch import Loop, ramp_calculator, real_batch_at, scheduler_019, step_calculator
+CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
+
+
+def _both(path: Path, fmt: str, params: dict | None = None):
+    presets = schedlang.compile(import_file(path, fmt), params=params)
+    core = schedlang.compile(import_file(path, fmt, style="core"), params=params)
+    for name in presets.schedules:
+        assert schedlang.equivalent(presets[name], core[name]), name
+    return presets
+
+
+# -- Megatron-LM configs ---------------------------------------------------------------------------
+
+# What Megatron-LM's get_optimizer_param_scheduler passes the class for each sample, in samples
+# (the flags read by hand), the global batch size, the iterations to compare, and -D values.
+MEGATRON_LM = {
+    "gpt_345m.sh": (dict(init_lr=0.0, max_lr=0.00015, min_lr=1e-5, lr_warmup_steps=0.01 * 320 * 256,
+                         lr_decay_steps=320 * 256, lr_decay_style="cosine", start_wd=0.01, end_wd=0.01,
+                         wd_incr_steps=500 * 256, wd_incr_style="constant"), 256, 500, {}),
+    "llama_wsd.sh": (dict(init_lr=1e-6, max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=40 * 128,
+                          lr_decay_steps=400 * 128, lr_decay_style="WSD", wsd_decay_steps=80 * 128,
+                          lr_wsd_decay_style="minus_sqrt", start_wd=0.01, end_wd=0.1,
+                          wd_incr_steps=400 * 128, wd_incr_style="linear"), 128, 460, {}),
+    "t5_samples.sh": (dict(init_lr=0.0, max_lr=1e-4, min_lr=1e-5, lr_warmup_steps=1000,
+                           lr_decay_steps=24000,
+                           lr_decay_style="linear", start_wd=0.05, end_wd=0.05, wd_incr_steps=28800,
+                           wd_incr_style="constant"), 96, 320, {}),
+    "env_iters.sh": (dict(init_lr=0.0, max_lr=6e-4, min_lr=6e-5, lr_warmup_steps=20 * 512,
+                          lr_decay_steps=300 * 512, lr_decay_style="cosine", start_wd=0.01, end_wd=0.01,
+                          wd_incr_steps=300 * 512, wd_incr_style="constant"), 512, 360, {"train_iters": 300}),
+    "bert_isr.yaml": (dict(init_lr=0.0, max_lr=1e-4, min_lr=1e-6, lr_warmup_steps=0, lr_decay_steps=250 * 32,
+                           lr_decay_style="inverse-square-root", start_wd=0.01, end_wd=0.01,
+                           wd_incr_steps=300 * 32, wd_incr_style="constant"), 32, 300, {}),
+}
+
+
+def _megatron_lm(kwargs: dict, batch: int, iterations: int) -> tuple[list[float], list[float]]:
+    """lr and weight decay per iteration: the real class stepped by the batch size, as Megatron-LM does."""
+    module = real("megatron.core.optimizer_param_scheduler")
+    optimizer = SimpleNamespace(param_groups=[{}])
+    scheduler = module.OptimizerParamScheduler(optimizer, **kwargs)
+    lr, wd = [], []
+    for _ in range(iterations):
+        lr.append(optimizer.param_groups[0]["lr"])
+        wd.append(optimizer.param_groups[0]["weight_decay"])
+        scheduler.step(batch)
+    return lr, wd
+
+
+@pytest.mark.parametrize("name", sorted(MEGATRON_LM))
+def test_megatron_config_matches_megatron_lm(name):
+    kwargs, batch, iterations, params = MEGATRON_LM[name]
+    program = _both(CONFIGS / "megatron" / name, "megatron-args", params)
+    text = import_file(CONFIGS / "megatron" / name, "megatron-args")
+    per_sample = "t counts samples" in text
+    steps = [i * batch if per_sample else i for i in range(iterations)]
+    lr, wd = _megatron_lm(kwargs, batch, iterations)
+    assert program["lr"].values(steps) == pytest.approx(lr, rel=1e-12, abs=1e-18)
+    assert program["weight_decay"].values(steps) == pytest.approx(wd, rel=1e-12, abs=1e-18)
+    assert per_sample == (name == "bert_isr.yaml")
+
+
+@pytest.mark.parametrize("name, where, message", [
+    ("computed_lr.sh", ":3:50:", "the shell would compute it"),
+    ("fraction_and_iters.sh", ":2:49:", "can only specify one of"),
+])
+def test_megatron_config_refused_with_caret(name, where, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(CONFIGS / "megatron" / name, "megatron-args")
+    text = str(info.value)
+    assert where in text and message in text and "^" in text
+
+
+@pytest.mark.parametrize("flags, message", [
+    ("--lr 1e-3 --train-iters 10 --train-samples 100", "expected iteration-based training"),
+    ("--lr 1e-3 --train-iters 10 --lr-decay-samples 100", "expected iteration-based learning rate decay"),
+    ("--lr 1e-3 --train-samples 100 --lr-decay-iters 10", "expected sample-based training"),
+    ("--lr 1e-3 --train-iters 10 --rampup-batch-size 16 16 100", "no batch-size rampup"),
+    ("--lr 1e-3 --min-lr 1e-2 --train-iters 10", "must be <= --lr"),
+    ("--lr 1e-3 --train-iters 10 --start-weight-decay 0.1", "needs a non-constant"),
+    ("--lr 1e-3 --train-iters 10 --weight-decay-incr-style linear --start-weight-decay 0",
+     "needs --end-weight"),
+    ("--lr 1e-3 --train-iters 10 --lr-decay-style WSD", "needs --lr-wsd-decay-iters"),
+    ("--lr 1e-3 --train-iters 10 --lr-decay-style cosin", "did you mean 'cosine'"),
+    ("--lr 1e-3 --train-iters 10 --warmup 0.1", "--warmup was removed"),
+    ("--lr 1e-3 --train-iters 100 --lr-warmup-iters 100", "not shorter than the decay"),
+    ("--train-iters 100", "no --lr"),
+    ("--lr 1e-3", "neither --train-iters nor --train-samples"),
+    ("--lr 1e-3 --train-iters 10 --lr-decay-style $STYLE", "cannot be left to a variable"),
+])
+def test_megatron_validation(tmp_path, flags, message):
+    path = tmp_path / "run.sh"
+    path.write_text(f"python pretrain_gpt.py {flags}\n")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, "megatron-args")
+    assert message in str(info.value)
+
+
+STEP = "python pretrain_gpt.py --lr 1e-3 --train-samples 100000 --step-batch-size-schedule '0:16 1K:32' "
+
+
+@pytest.mark.parametrize("flags, where, other", [
+    ("--global-batch-size 32", "32", "--global-batch-size"),
+    ("--rampup-batch-size 16 16 1000", "16", "--rampup-batch-size"),
+    ("--decrease-batch-size-if-needed", "--decrease", "--decrease-batch-size-if-needed"),
+])
+def test_megatron_step_batch_size_schedule_refused_as_megatron_refuses(tmp_path, flags, where, other):
+    """Megatron-LM (main) raises ValueError for these pairs; the import used to drop the schedule."""
+    path = tmp_path / "run.sh"
+    path.write_text(STEP + flags + "\n")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, "megatron-args")
+    text = str(info.value)
+    assert f"Cannot specify both --step-batch-size-schedule and {other}" in text
+    assert f"run.sh:1:{len(STEP) + flags.index(where) + 1}:" in text and "^" in text
+
+
+def test_megatron_step_batch_size_schedule_by_iterations_is_refused_with_the_reason(tmp_path):
+    path = tmp_path / "run.sh"
+    path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 1000 "
+                    "--step-batch-size-schedule '0:16 1K:32'\n")
+    with pytest.raises(schedlang.SchedlangError, match="scales every --lr-\\*-iters length by the default "
+                                                       "global batch size"):
+        import_file(path, "megatron-args")
+
+
+@pytest.mark.parametrize("ramp", ["--rampup-batch-size 16 16 2000",
+                                  "--step-batch-size-schedule '0:16 1K:32'"])
+def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_path, ramp):
+    """With a batch-size ramp the import is per step on the sample clock of Megatron's own batch
+    table: step k is the real class at the samples consumed before it (megatron-core's own
+    microbatch calculator for --rampup-batch-size).  The runs whose batch changes, below,
+    drive both real calculators at production sizes."""
+    path = tmp_path / "run.sh"
+    path.write_text("python pretrain_gpt.py --lr 1e-3 --min-lr 1e-4 --lr-decay-style cosine "
+                    "--train-samples 6000 --lr-warmup-samples 500 --lr-decay-samples 5000 "
+                    f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
+                    + "\n")
+    text = import_file(path, "megatron-args")
+    assert "t counts optimizer steps" in text and "on_samples(megatron.OptimizerParamScheduler(" in text
+    prog = schedlang.compile(text)
+    ours = prog["lr"]
+    calculator = real("megatron.core.num_microbatches_calculator")
+    module = real("megatron.core.optimizer_param_scheduler")
+    if "rampup" in ramp:
+        calculator.unset_num_microbatches_calculator()
+        calculator.init_num_microbatches_calculator(0, [16, 16, 2000], 64, 8, 1)
+        def batch_at(consumed):
+            calculator.update_num_microbatches(consumed, consistency_check=False)
+            return calculator.get_current_global_batch_size()
+    else:  # megatron-core 0.16 has no step schedule: the table Megatron-LM main reads in "0:16 1K:32"
+        def batch_at(consumed):
+            return 16 if consumed < 1000 else 32
+    optimizer = SimpleNamespace(param_groups=[{}])
+    scheduler = module.OptimizerParamScheduler(
+        optimizer, init_lr=0.0, max_lr=1e-3, min_lr=1e-4, lr_warmup_steps=500, lr_decay_steps=5000,
+        lr_decay_style="cosine", start_wd=0.01, end_wd=0.01, wd_incr_steps=6000, wd_incr_style="constant")
+    consumed, at, expected, batches = 0, [], [], set()
+    while consumed < 6000:
+        batch = batch_at(consumed)
+        batches.add(batch)
+        at.append(consumed)
+        expected.append(optimizer.param_groups[0]["lr"])
+        scheduler.step(batch)
+        consumed += batch
+    assert len(batches) > 1  # the batch size really changed
+    assert [prog.samples_at(k) for k in range(len(at))] == at  # Megatron's batches, step by step
+    assert ours.values(range(len(at))) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+    if "rampup" in ramp:
+        calculator.unset_num_microbatches_calculator()
+
+
+def test_megatron_repeated_flag_keeps_the_last_with_a_note(tmp_path):
+    path = tmp_path / "run.sh"
+    path.write_text("python pretrain_gpt.py --lr 1e-3 --train-iters 100 --lr 2e-3\n")
+    text = import_file(path, "megatron-args")
+    assert "max_lr=0.002" in text and "given twice" in text
+
+
+def test_megatron_yaml_rampup_list_is_read_not_dropped(tmp_path):
+    """``rampup_batch_size: [16, 16, 100]`` in YAML was skipped as a nested value."""
+    path = tmp_path / "args.yaml"
+    path.write_text("lr: 1.0e-3\ntrain_iters: 100\nrampup_batch_size: [16, 16, 100]\n")
+    with pytest.raises(schedlang.SchedlangError, match="no batch-size rampup") as info:
+        import_file(path, "megatron-args")
+    assert "args.yaml:3:20" in str(info.value)
+
+
+# -- runs whose batch changes, against the real code ---------------------------------------------
 
 REL = dict(rel=1e-12, abs=1e-18)
 
@@ -279,7 +486,7 @@ def test_double_quoted_schedule_is_one_value(tmp_path):
     assert 'lr_decay_style="cosine"' in text
 
 
-# --------------------------------------------------------------------------- export and back
+# -- export and back (runs whose batch changes) ------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))
@@ -351,3 +558,27 @@ def test_export_refusals(source, message):
     with pytest.raises(schedlang.SchedlangError, match=message) as info:
         export(source, "run.sched", format="megatron-args")
     assert "run.sched:" in str(info.value)
+
+
+# -- export of every Megatron lr row ---------------------------------------------------------------
+
+LR_ROWS = [c for c in MEGATRON if c.options.get("read", "lr") == "lr"]
+
+
+@pytest.mark.parametrize("case", LR_ROWS, ids=lambda c: c.source[33:100])
+def test_exported_flags_give_megatrons_values(case):
+    try:
+        flags = export(case.source, "m.sched", format="megatron-args")
+    except SchedlangError as exc:
+        assert "whole numbers" in str(exc)  # a fractional warmup length
+        return
+    back = schedlang.compile(from_megatron_args(flags, "flags.sh"))["lr"]
+    assert back.values(case.compared) == pytest.approx(case.reference(), rel=1e-12, abs=1e-18)
+
+
+def test_only_the_lr_scheduler_exports():
+    with pytest.raises(SchedlangError, match="one megatron.\\* preset"):
+        export("linear(1, 0, 10)", format="megatron-args")
+    with pytest.raises(SchedlangError, match="not a scheduler Megatron-LM configures"):
+        export("megatron.OptimizerParamScheduler.get_wd(start_wd=0.01, end_wd=0.1, wd_incr_steps=100, "
+               'wd_incr_style="linear")', format="megatron-args")

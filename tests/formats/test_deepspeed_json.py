@@ -1,0 +1,135 @@
+"""DeepSpeed configs (``deepspeed-json``): import, export, the refusals.
+
+Each sample config (``CONFIGS/deepspeed``, and a DeepSpeed dict in a Python file) is imported,
+compiled and compared with the real ``deepspeed.runtime.lr_schedules`` at every step past the end
+(a torch scheduler named in the block with torch's own); preset and core styles are proven equal;
+unsupported input is refused at its line and column.
+
+``schedlang export --format deepspeed-json``: every DeepSpeed preset row exported, the config's
+scheduler block run through the real ``deepspeed.runtime.lr_schedules`` class, and its values
+compared with the original schedule at every step (the export itself is read back and proven
+equal before it is returned).
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+from pathlib import Path
+
+import pytest
+from frameworks.deepspeed_cases import DEEPSPEED, deepspeed_values
+
+import schedlang
+from schedlang.errors import SchedlangError
+from schedlang.formats import guess_format, import_file
+from schedlang.formats.export import export
+
+CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
+PYTHON = CONFIGS / "python"
+
+
+def _both(path: Path, fmt: str, params: dict | None = None):
+    presets = schedlang.compile(import_file(path, fmt), params=params)
+    core = schedlang.compile(import_file(path, fmt, style="core"), params=params)
+    for name in presets.schedules:
+        assert schedlang.equivalent(presets[name], core[name]), name
+    return presets
+
+
+# type, its keyword arguments, the optimizer's lr, steps, and -D values for "auto"
+DEEPSPEED_JSON = {
+    "warmup_decay_fp16.json": ("WarmupDecayLR", dict(warmup_min_lr=0, warmup_max_lr=3e-4, warmup_num_steps=50,
+                                                     total_num_steps=300), 3e-4, 400, {}),
+    "hf_auto_cosine.json": ("WarmupCosineLR", dict(total_num_steps=240, warmup_num_steps=24,
+                                                   warmup_min_ratio=0.05,
+                                                   cos_min_ratio=0.1, warmup_type="linear"), 2e-5, 320,
+                            {"learning_rate": 2e-5, "total_num_steps": 240, "warmup_num_steps": 24}),
+    "onecycle_adam.json": ("OneCycle", dict(cycle_min_lr=1e-4, cycle_max_lr=1e-3, cycle_first_step_size=80,
+                                            cycle_second_step_size=120, decay_step_size=25, decay_lr_rate=0.2,
+                                            cycle_min_mom=0.85, cycle_max_mom=0.95, decay_mom_rate=0.001),
+                           1e-3, 400, {}),
+    "warmup_lr_optimizer_lr.json": ("WarmupLR", dict(warmup_num_steps=40, warmup_type="exponential"), 2e-3,
+                                    100, {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEEPSPEED_JSON))
+def test_deepspeed_config_matches_deepspeed(name):
+    kind, kwargs, lr, steps, params = DEEPSPEED_JSON[name]
+    program = _both(CONFIGS / "deepspeed" / name, "deepspeed-json", params)
+    expected = deepspeed_values(kind, kwargs, steps, lr=lr)
+    assert program["lr"].values(range(steps)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+    if kind == "OneCycle":
+        momentum = deepspeed_values(kind, kwargs, steps, lr=lr, read="momentum")
+        assert program["momentum"].values(range(steps)) == pytest.approx(momentum, rel=1e-12)
+
+
+def test_deepspeed_torch_fallback_matches_torch():
+    import torch
+
+    program = _both(CONFIGS / "deepspeed" / "torch_fallback_step.json", "deepspeed-json")
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma=0.5)
+    expected = []
+    for _ in range(100):
+        expected.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    assert program["lr"].values(range(100)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_deepspeed_unknown_key_is_a_type_error_at_its_line():
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(CONFIGS / "deepspeed" / "bad_cosine_keys.json", "deepspeed-json")
+    text = str(info.value)
+    assert ":5:41:" in text and "warmup_min_ratio" in text and "^" in text
+
+
+@pytest.mark.parametrize("config, message", [
+    ('{"optimizer": {"type": "Adam"}}', 'no "scheduler" block'),
+    ('{"scheduler": {"type": "CosineDecay"}}', "neither a DeepSpeed nor a torch scheduler"),
+    ('{"scheduler": {"type": "ReduceLROnPlateau", "params": {}}}', "cannot be imported"),
+    ('{"scheduler": {"type": "WarmupLR", "params": {"last_batch_iteration": 99}}}', "resumes a run"),
+])
+def test_deepspeed_refusals(tmp_path, config, message):
+    path = tmp_path / "ds_config.json"
+    path.write_text(config)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, "deepspeed-json")
+    assert message in str(info.value)
+
+
+# -- a DeepSpeed dict in a Python file (formats/python_literal.py) --------------------------------
+
+
+def test_deepspeed_dict_in_a_python_file():
+    path = PYTHON / "deepspeed_dict.py"
+    assert guess_format(path, path.read_text()) == "deepspeed-json"
+    program = schedlang.compile(import_file(path))
+    scheduler = runpy.run_path(str(path))["config"]["scheduler"]  # Python's own reading of the file
+    assert scheduler["params"]["warmup_max_lr"] == 3e-4 and scheduler["params"]["warmup_num_steps"] == 100
+    expected = deepspeed_values(scheduler["type"], scheduler["params"], 2100, lr=6e-4)
+    assert program["lr"].values(range(2100)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
+
+
+# -- export of every DeepSpeed preset row -----------------------------------------------------------
+
+LR_ROWS = [c for c in DEEPSPEED if c.options.get("read") != "momentum"]
+
+
+@pytest.mark.parametrize("case", LR_ROWS, ids=lambda c: c.source[:70])
+def test_exported_config_drives_deepspeed_like_the_original(case):
+    config = json.loads(export(case.source, "ds.sched", format="deepspeed-json"))
+    block = config["scheduler"]
+    lr = config.get("optimizer", {}).get("params", {}).get("lr", 1.0)
+    theirs = deepspeed_values(block["type"], block["params"], len(case.compared), lr=lr)
+    ours = schedlang.compile(case.source)["lr"].values(case.compared)
+    assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15)
+
+
+def test_what_deepspeed_cannot_say_is_refused():
+    with pytest.raises(SchedlangError, match="one deepspeed.\\* preset"):
+        export("warmup(linear, 10) >> cosine(1e-3, 0, 90)", format="deepspeed-json")
+    with pytest.raises(SchedlangError, match="derives from its scheduler"):
+        export("deepspeed.OneCycle.get_mom(cycle_min_lr=1e-4, cycle_max_lr=1e-3)", format="deepspeed-json")
