@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the pinned training frameworks (tests/frameworks/ compares against their
+# Install the pinned training frameworks (tests/frameworks/ and tests/formats/ compare against their
 # real scheduler code) into the active environment without letting pip replace
 # torch 2.13.0: the torch-dependent packages go in with --no-deps.
 set -euo pipefail
