@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import schedlang
+from schedlang.formats import import_file
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Every ``.sched`` in the repository (examples, docs, the test corpora), for the highlighters' tests.
@@ -33,3 +34,13 @@ def run_cli(*args, input_text=None, cwd=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "schedlang", *map(str, args)], capture_output=True,
                           text=True, cwd=cwd or ROOT, env=env, input=input_text, timeout=120)
+
+
+def both_styles(path, fmt: str, params: dict | None = None):
+    """A configuration imported in both styles, each schedule proven equal across them; the
+    presets-style program."""
+    presets = schedlang.compile(import_file(path, fmt), params=params)
+    core = schedlang.compile(import_file(path, fmt, style="core"), params=params)
+    for name in presets.schedules:
+        assert schedlang.equivalent(presets[name], core[name]), name
+    return presets

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from frameworks.deepspeed_cases import DEEPSPEED, deepspeed_values
+from helpers import both_styles
 
 import schedlang
 from schedlang.errors import SchedlangError
@@ -27,14 +28,6 @@ from schedlang.formats.export import export
 
 CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
 PYTHON = CONFIGS / "python"
-
-
-def _both(path: Path, fmt: str, params: dict | None = None):
-    presets = schedlang.compile(import_file(path, fmt), params=params)
-    core = schedlang.compile(import_file(path, fmt, style="core"), params=params)
-    for name in presets.schedules:
-        assert schedlang.equivalent(presets[name], core[name]), name
-    return presets
 
 
 # type, its keyword arguments, the optimizer's lr, steps, and -D values for "auto"
@@ -57,7 +50,7 @@ DEEPSPEED_JSON = {
 @pytest.mark.parametrize("name", sorted(DEEPSPEED_JSON))
 def test_deepspeed_config_matches_deepspeed(name):
     kind, kwargs, lr, steps, params = DEEPSPEED_JSON[name]
-    program = _both(CONFIGS / "deepspeed" / name, "deepspeed-json", params)
+    program = both_styles(CONFIGS / "deepspeed" / name, "deepspeed-json", params)
     expected = deepspeed_values(kind, kwargs, steps, lr=lr)
     assert program["lr"].values(range(steps)) == pytest.approx(expected, rel=1e-12, abs=1e-18)
     if kind == "OneCycle":
@@ -68,7 +61,7 @@ def test_deepspeed_config_matches_deepspeed(name):
 def test_deepspeed_torch_fallback_matches_torch():
     import torch
 
-    program = _both(CONFIGS / "deepspeed" / "torch_fallback_step.json", "deepspeed-json")
+    program = both_styles(CONFIGS / "deepspeed" / "torch_fallback_step.json", "deepspeed-json")
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma=0.5)
     expected = []

@@ -42,6 +42,7 @@ from frameworks.test_megatron_batch import (
     scheduler_019,
     step_calculator,
 )
+from helpers import both_styles
 
 import schedlang
 from schedlang.errors import SchedlangError
@@ -49,14 +50,6 @@ from schedlang.formats import from_megatron_args, import_file
 from schedlang.formats.export import export
 
 CONFIGS = Path(__file__).parents[1] / "frameworks" / "configs"
-
-
-def _both(path: Path, fmt: str, params: dict | None = None):
-    presets = schedlang.compile(import_file(path, fmt), params=params)
-    core = schedlang.compile(import_file(path, fmt, style="core"), params=params)
-    for name in presets.schedules:
-        assert schedlang.equivalent(presets[name], core[name]), name
-    return presets
 
 
 # -- Megatron-LM configs ---------------------------------------------------------------------------
@@ -100,7 +93,7 @@ def _megatron_lm(kwargs: dict, batch: int, iterations: int) -> tuple[list[float]
 @pytest.mark.parametrize("name", sorted(MEGATRON_LM))
 def test_megatron_config_matches_megatron_lm(name):
     kwargs, batch, iterations, params = MEGATRON_LM[name]
-    program = _both(CONFIGS / "megatron" / name, "megatron-args", params)
+    program = both_styles(CONFIGS / "megatron" / name, "megatron-args", params)
     text = import_file(CONFIGS / "megatron" / name, "megatron-args")
     per_sample = "t counts samples" in text
     steps = [i * batch if per_sample else i for i in range(iterations)]
