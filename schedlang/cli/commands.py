@@ -323,52 +323,35 @@ def _eval(args) -> int:
     require_clock(program, axis, args.file)
     positions = parse_steps(args.steps, program, _steps_locator(args),
                             default=default_positions([program], axis, eval_steps(program)))
-    if axis != "steps":
-        return _eval_counts(args, program, axis, positions, names, schedules)
-    steps = positions
+    counts = axis != "steps"  # --axis samples|tokens: a row per position, with the step that trains it
     # Always the Python reference: the digits printed are the reference's at any length
     # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).  Values are
-    # computed and written a chunk of steps at a time: memory stays bounded for the largest
-    # range (MAX_EVAL_POINTS steps), whatever the number of schedules.
-    out = sys.stdout
-    with progress(f"evaluating {args.file} at {len(steps)} steps"):
-        if args.json:
-            json_output.stream_evaluate(out, args.file, steps, names, schedules)
-            return EXIT_OK
-        if args.csv:
-            out.write(",".join(["step", *names]) + "\n")
-            for chunk, columns in _chunks(steps, schedules):
-                out.writelines(",".join([str(step), *(repr(c[i]) for c in columns)]) + "\n"
-                               for i, step in enumerate(chunk))
-            return EXIT_OK
-        width = max(len(str(steps[-1])) if len(steps) else 4, 4)
-        out.write("step".rjust(width) + "".join(f"  {n:>14}" for n in names) + "\n")
-        for chunk, columns in _chunks(steps, schedules):
-            out.writelines(str(step).rjust(width) + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
-                           for i, step in enumerate(chunk))
-    return EXIT_OK
-
-
-def _eval_counts(args, program, axis: str, positions: range, names, schedules) -> int:
-    """``eval --axis samples|tokens``: a row per position, with the step that trains it."""
+    # computed and written a chunk of positions at a time: memory stays bounded for the largest
+    # range (MAX_EVAL_POINTS positions), whatever the number of schedules.
     out = sys.stdout
     with progress(f"evaluating {args.file} at {len(positions)} {axis}"):
-        steps = steps_at(program, axis, positions)
-        columns = [s.values(steps) for s in schedules]
         if args.json:
-            json_output.emit(json_output.evaluate(args.file, steps, names, columns, (axis, list(positions))))
-        elif args.csv:
-            out.write(",".join([axis, "step", *names]) + "\n")
-            out.writelines(",".join([str(x), str(k), *(repr(c[i]) for c in columns)]) + "\n"
-                           for i, (x, k) in enumerate(zip(positions, steps)))
-        else:
-            wide = max(len(f"{positions[-1]:,}") if len(positions) else 0, len(axis))
-            width = max(len(str(steps[-1])) if steps else 4, 4)
-            out.write(axis.rjust(wide) + "  " + "step".rjust(width)
-                      + "".join(f"  {n:>14}" for n in names) + "\n")
-            out.writelines(f"{x:,}".rjust(wide) + "  " + str(k).rjust(width)
+            json_output.stream_evaluate(out, args.file, positions, names, schedules, EVAL_CHUNK,
+                                        axis=axis if counts else None,
+                                        steps_at=lambda part: steps_at(program, axis, part))
+            return EXIT_OK
+        keys = [axis, "step"] if counts else ["step"]
+        if args.csv:
+            out.write(",".join([*keys, *names]) + "\n")
+            for chunk, steps, columns in _chunks(program, axis, positions, schedules):
+                out.writelines(",".join([*([str(x)] if counts else []), str(k),
+                                         *(repr(c[i]) for c in columns)]) + "\n"
+                               for i, (x, k) in enumerate(zip(chunk, steps)))
+            return EXIT_OK
+        last = steps_at(program, axis, positions[-1:])
+        wide = max(len(f"{positions[-1]:,}") if len(positions) else 0, len(axis))
+        width = max(len(str(last[-1])) if last else 4, 4)
+        out.write((axis.rjust(wide) + "  " if counts else "") + "step".rjust(width)
+                  + "".join(f"  {n:>14}" for n in names) + "\n")
+        for chunk, steps, columns in _chunks(program, axis, positions, schedules):
+            out.writelines((f"{x:,}".rjust(wide) + "  " if counts else "") + str(k).rjust(width)
                            + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
-                           for i, (x, k) in enumerate(zip(positions, steps)))
+                           for i, (x, k) in enumerate(zip(chunk, steps)))
     return EXIT_OK
 
 
@@ -376,11 +359,13 @@ def _eval_counts(args, program, axis: str, positions: range, names, schedules) -
 EVAL_CHUNK = 1 << 16
 
 
-def _chunks(steps: range, schedules):
-    """``(steps, [values of each schedule])`` a chunk of ``EVAL_CHUNK`` steps at a time."""
-    for start in range(0, len(steps), EVAL_CHUNK):
-        chunk = steps[start:start + EVAL_CHUNK]
-        yield chunk, [s.values(chunk) for s in schedules]
+def _chunks(program, axis: str, positions: range, schedules):
+    """``(positions, their steps, [values of each schedule])`` a chunk of ``EVAL_CHUNK`` positions
+    at a time."""
+    for start in range(0, len(positions), EVAL_CHUNK):
+        chunk = positions[start:start + EVAL_CHUNK]
+        steps = steps_at(program, axis, chunk)
+        yield chunk, steps, [s.values(steps) for s in schedules]
 
 
 def _plot(args) -> int:

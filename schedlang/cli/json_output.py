@@ -132,11 +132,15 @@ def evaluate(path: str, steps, names: list[str], columns: list[list[float]], axi
     return out
 
 
-def stream_evaluate(out, path: str, steps: range, names: list[str], schedules, chunk: int = 1 << 16) -> None:
-    """What ``emit(evaluate(...))`` writes, byte for byte, written a chunk of steps at a time:
-    ``eval --json`` over ``MAX_EVAL_POINTS`` steps never holds every value (or the text) at once."""
-    head = dumps({"schema": schema("eval"), "file": path})
-    out.write(head[:-2] + ",\n")  # the object without its closing "\n}"
+def stream_evaluate(out, path: str, positions: range, names: list[str], schedules, chunk: int = 1 << 16,
+                    axis: str | None = None, steps_at=None) -> None:
+    """What ``emit(evaluate(...))`` writes, byte for byte, written a chunk of positions at a time:
+    ``eval --json`` over ``MAX_EVAL_POINTS`` positions never holds every value (or the text) at
+    once.  With ``axis`` (``samples`` / ``tokens``) the positions count that, and ``steps_at(part)``
+    gives the step that trains each."""
+    head = {"schema": schema("eval"), "file": path} | ({"axis": axis} if axis else {})
+    out.write(dumps(head)[:-2] + ",\n")  # the object without its closing "\n}"
+    steps_of = steps_at or (lambda part: part)
 
     def array(indent: str, lines) -> None:
         first = True
@@ -148,9 +152,14 @@ def stream_evaluate(out, path: str, steps: range, names: list[str], schedules, c
         out.write("[]" if first else "\n" + indent[:-2] + "]")
 
     def blocks(values):
-        for start in range(0, len(steps), chunk):
-            yield [repr(v) for v in values(steps[start:start + chunk])]
+        for start in range(0, len(positions), chunk):
+            yield [repr(v) for v in values(steps_of(positions[start:start + chunk]))]
 
+    if axis:
+        out.write(f'  {dumps(axis)}: ')
+        array("    ", ([repr(x) for x in positions[start:start + chunk]]
+                       for start in range(0, len(positions), chunk)))
+        out.write(",\n")
     out.write('  "steps": ')
     array("    ", blocks(lambda part: part))
     out.write(',\n  "values": ' + ("{\n" if names else "{}"))

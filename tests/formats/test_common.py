@@ -32,6 +32,7 @@ from helpers import ROOT
 import schedlang
 from schedlang import limits
 from schedlang.cli import json_output, main
+from schedlang.cli.axis import steps_at
 from schedlang.errors import SchedlangWarning
 from schedlang.formats import TABLE, from_cerebras_yaml, guess_format, help_text, import_file, markdown_table
 
@@ -304,6 +305,17 @@ def test_eval_json_is_streamed_byte_for_byte():
             expected = json_output.evaluate("a.sched", steps, names, [s.values(steps) for s in schedules])
             assert out.getvalue() == json_output.dumps(expected) + "\n"
             assert json.loads(out.getvalue()) == expected
+    ramp = schedlang.compile("batch = stages(8, [16], [40sp])\nschedule lr = cosine(0.1, 0.01, 40)\n")
+    tokens = [ramp["lr"]]
+    for positions in (range(0, 500, 3), range(7, 7)):
+        for chunk in (1, 4, 1 << 16):
+            out = io.StringIO()
+            json_output.stream_evaluate(out, "b.sched", positions, ["lr"], tokens, chunk=chunk,
+                                        axis="samples", steps_at=lambda part: steps_at(ramp, "samples", part))
+            steps = steps_at(ramp, "samples", positions)
+            expected = json_output.evaluate("b.sched", steps, ["lr"], [tokens[0].values(steps)],
+                                            ("samples", list(positions)))
+            assert out.getvalue() == json_output.dumps(expected) + "\n"
 
 
 @pytest.mark.slow
