@@ -27,7 +27,7 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     """The ``Schedule`` meant by ``x``: itself, a program's main schedule (``lr``, or its only
     one), a ``schedlang.build`` piece, or source compiled with those of ``params`` it declares
     (``compile_declared``)."""
-    built = sys.modules.get("schedlang.build.objects")  # loaded if x can be a built piece
+    built = sys.modules.get("schedlang.build.pieces")  # loaded if x can be a built piece
     if built is not None and isinstance(x, built.Expr):
         x = x.schedule
     if isinstance(x, (str, bytes)):
