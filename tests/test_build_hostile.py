@@ -71,7 +71,7 @@ def test_a_100000_piece_chain_stops_at_the_limit_in_linear_time():
 def test_a_chain_built_one_link_at_a_time_is_lowered_in_linear_work(monkeypatch):
     """Each ``>>`` checks its new join alone; the whole chain is sequenced once, when needed
     (it was lowered again at every link: 500 pieces 1.2 s, 2,000 pieces 9.4 s)."""
-    from schedlang.build import objects
+    from schedlang.build import checks
     from schedlang.semantics.lower_expressions import flatten_seq
 
     def branches(known):  # the size of a piece already lowered: what sequencing it reads
@@ -79,7 +79,7 @@ def test_a_chain_built_one_link_at_a_time_is_lowered_in_linear_work(monkeypatch)
         return len(expr.args) if isinstance(expr, sympy.Piecewise) else 1
 
     pieces, read = [], []
-    real = objects.lower_piece
+    real = checks.lower_piece
 
     def counting(module, node, known=None):
         known = known or {}
@@ -87,7 +87,7 @@ def test_a_chain_built_one_link_at_a_time_is_lowered_in_linear_work(monkeypatch)
         read.append(sum(branches(k) for k in known.values()))
         return real(module, node, known)
 
-    monkeypatch.setattr(objects, "lower_piece", counting)
+    monkeypatch.setattr(checks, "lower_piece", counting)
     chain = sb.warmup(sb.linear, 5)
     for i in range(400):
         chain = chain >> sb.constant(1 + i % 7, 3)

@@ -21,7 +21,9 @@ from ..semantics.lower_clock import ON_CLOCK as _ON_CLOCK
 from ..syntax import ir as _ir
 from ..syntax.parser import parse as _parse
 from . import site as _site
-from .objects import (
+from .conditions import and_, if_, not_, or_
+from .parameters import param
+from .pieces import (
     BuildAttributeError,
     BuiltProgram,
     Expr,
@@ -29,17 +31,12 @@ from .objects import (
     Jump,
     Namespace,
     Param,
-    and_,
-    if_,
     jump,
-    not_,
-    or_,
-    param,
     program,
     stages,
-    time,
 )
 from .text import python_text as _python_text
+from .times import time
 
 #: Names that stand for a value rather than a function; each use is a fresh piece at its own line.
 _VALUES = ("t", *_stdlib.CONSTANTS)

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..library import stdlib
 from ..library.presets import LIBRARIES
 from ..semantics.lower_clock import ON_CLOCK
-from .objects import _doc, _presets, _signature
+from .signatures import _doc, _presets, _signature
 
 STUB = Path(__file__).with_name("__init__.pyi")
 
@@ -133,7 +133,7 @@ def to_python(source: str) -> str:
     """A .sched program written as schedlang.build code."""
 '''
 
-#: Annotations of the runtime signatures (``objects._KINDS``) in the stub's names.
+#: Annotations of the runtime signatures (``signatures._KINDS``) in the stub's names.
 _TYPES = {"float | Expr": "Value", "int | Expr": "int | Expr", "Expr": "Expr", "Function": "Shape",
           "list[float]": "list[Value]", "list[Expr]": "list[Expr]", "bool": "bool", "str": "str",
           "list[tuple[float, float]]": "list[tuple[Number, Number]] | list[list[Number]]",

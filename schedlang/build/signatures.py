@@ -1,0 +1,120 @@
+"""Signatures and docstrings of ``schedlang.build``'s functions, from the one table of built-ins
+(``stdlib``, the presets, the dotted calls lowering knows): ``inspect.signature(sb.cosine)``,
+``help(sb.torch.StepLR)`` and the editor stub (``stub``) all read them here, so a row added
+to the table is a documented Python function with nothing else to write."""
+
+from __future__ import annotations
+
+import inspect
+
+from ..library import stdlib
+from ..library.presets import PRESETS, Rejected
+from ..semantics.lower_batch import BATCH_CALLS, CALL_SIGNATURES
+
+
+def _presets() -> dict:
+    """The presets, and the dotted calls lowering knows by name (``megatron.rampup_batch_size``)."""
+    return {**PRESETS, **{n: b for n, b in CALL_SIGNATURES.items() if "." in n}}
+
+
+def _children(prefix: str) -> list[str]:
+    depth = prefix.count(".") + 1
+    return sorted({name.split(".")[depth] for name in _presets() if name.startswith(prefix + ".")
+                   and name.count(".") >= depth})
+
+
+def _builtin(name: str):
+    """The table entry of a name: a stdlib ``Builtin``, a preset ``Builtin`` / ``Rejected``, or None."""
+    return stdlib.SCHEDULES.get(name) or _presets().get(name) or CALL_SIGNATURES.get(name)
+
+
+#: What each kind of argument takes, for the signature (annotation) and the docstring.
+_KINDS = {
+    stdlib.Kind.VALUE: ("float | Expr", "a number or a schedule"),
+    stdlib.Kind.STEPS: ("int | Expr", "a period in steps: a whole number > 0"),
+    stdlib.Kind.DURATION: ("int | Expr", "a length in steps: a whole number >= 0 (0: no steps)"),
+    stdlib.Kind.CONST: ("float | Expr", "a number constant in t"),
+    stdlib.Kind.VALUES: ("list[float]", "a list of numbers constant in t"),
+    stdlib.Kind.SCHEDULE: ("Expr", "a schedule"),
+    stdlib.Kind.FINITE: ("Expr", "a schedule with a finite duration"),
+    stdlib.Kind.SHAPE: ("Function", "a warmup shape: sb.linear, sb.cosine or sb.exp"),
+    stdlib.Kind.OPTION: ("str", "one of the strings listed"),
+    stdlib.Kind.FLAG: ("bool", "True or False"),
+    stdlib.Kind.SCHEDULES: ("list[Expr]", "a list of schedules"),
+    stdlib.Kind.PAIRS: ("list[tuple[float, float]]", "a list of [a, b] pairs"),
+}
+
+
+class _Shown:
+    """A default as the docs show it (``0.1``, ``"cos"``, ``1dur``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _signature(name: str) -> inspect.Signature:
+    builtin = _builtin(name)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if isinstance(builtin, stdlib.Builtin) and builtin.variadic or (builtin is None and name in stdlib.MATH):
+        arity = stdlib.MATH_ARITY.get(name)
+        if arity is None:
+            return inspect.Signature([inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL,
+                                                        annotation="float | Expr")], return_annotation="Expr")
+        positional = inspect.Parameter.POSITIONAL_ONLY
+        return inspect.Signature([inspect.Parameter(n, positional, annotation="float | Expr")
+                                  for n in "xyz"[:arity]], return_annotation="Expr")
+    if not isinstance(builtin, stdlib.Builtin):
+        return inspect.Signature([inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)],
+                                 return_annotation="Expr")
+    params = []
+    for arg in builtin.args:
+        if arg.default is not stdlib.REQUIRED:
+            kind = inspect.Parameter.KEYWORD_ONLY if kind == inspect.Parameter.KEYWORD_ONLY else kind
+        elif params and params[-1].default is not inspect.Parameter.empty:
+            kind = inspect.Parameter.KEYWORD_ONLY  # a required one after an optional one: by keyword
+        annotation = _KINDS[arg.kind][0]
+        if arg.kind == stdlib.Kind.OPTION and arg.choices:
+            annotation = "Literal[" + ", ".join(repr(c) for c in arg.choices) + "]"
+        default = inspect.Parameter.empty if arg.default is stdlib.REQUIRED else _Shown(
+            _default_text(arg.default))
+        params.append(inspect.Parameter(arg.name, kind, default=default, annotation=annotation))
+        kind = params[-1].kind
+    if name in BATCH_CALLS:  # the program's tokens per sample, as sb.stages takes it
+        params.append(inspect.Parameter("seq_len", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                        annotation="Param | None"))
+    return inspect.Signature(params, return_annotation="Expr")
+
+
+def _default_text(default) -> str:
+    if isinstance(default, bool):
+        return repr(default)
+    if default is None:
+        return "None"
+    return stdlib.show_default(default)
+
+
+def _doc(name: str) -> str:
+    builtin = _builtin(name)
+
+    if isinstance(builtin, Rejected):
+        return f"{name}: refused, not a closed-form schedule. {builtin.reason}"
+    if builtin is None:
+        if name in stdlib.MATH:
+            arity = stdlib.MATH_ARITY[name]
+            shown = f"{name}(a, b, ...)" if arity is None else f"{name}({', '.join('xyz'[:arity])})"
+            return f"{shown}: the math function {name} of numbers or schedules (docs/language.md)."
+        return f"{name}: a namespace of presets."
+    lines = [builtin.signature(), "", inspect.cleandoc(builtin.build.__doc__ or "")]
+    if name == "exp":
+        lines += ["", "exp(x) with one argument is the math function e ** x."]
+    if builtin.args and not builtin.variadic:
+        lines += ["", "Arguments:"]
+        for arg in builtin.args:
+            what = _KINDS[arg.kind][1]
+            if arg.choices:
+                what += ": " + ", ".join(f'"{c}"' for c in arg.choices)
+            lines.append(f"    {arg.name}: {what}")
+    return "\n".join(lines).strip()
