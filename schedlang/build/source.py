@@ -4,18 +4,12 @@ it was built with, and never a ``let`` named like a word of the language."""
 
 from __future__ import annotations
 
-from ..library import stdlib
-from ..library.presets import PRESETS
+from ..semantics.names import LANGUAGE_NAMES
 from ..syntax import ir
 from ..syntax.fmt import format_source
-from ..syntax.parser import RESERVED
 from . import site as sites
 from . import text as texts
 from .declarations import _NAME
-
-#: Names a ``let`` of ``to_source()`` never takes: the language's words and built-ins.
-_LANGUAGE_NAMES = frozenset({*RESERVED, "t", "lr", "batch", *stdlib.SCHEDULES, *stdlib.MATH,
-                             *stdlib.CONSTANTS, *(name.split(".")[0] for name in PRESETS)})
 
 
 def _source(statements: list[ir.Node], bare: bool = False) -> str:
@@ -24,7 +18,7 @@ def _source(statements: list[ir.Node], bare: bool = False) -> str:
     a schedule, so the text keeps the structure it was given; ``bare``: a lone schedule
     with no parameter and no ``let`` is written as a bare expression."""
     values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl))]
-    taken = _LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
+    taken = LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
     found = texts.lets(values, _assigned_name, taken)
     params = [s for s in statements if isinstance(s, ir.Param)]
     if bare and not params and not found:

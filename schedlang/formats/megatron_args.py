@@ -44,9 +44,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError, Source, Span, did_you_mean
-from ..library import stdlib
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
-from ..syntax.parser import RESERVED
+from ..semantics.names import LANGUAGE_NAMES
 from .common import shell_words
 from .common.format import SHELL, YAML, Format, reader
 from .common.numbers import exact, sched_text
@@ -293,7 +292,7 @@ class _Values:
 
     def parameter(self, ref: shell_words.Ref, kind: str, minimum=None):
         name = ref.name.lower()
-        if not name.isidentifier() or keyword.iskeyword(name) or name in _RESERVED:
+        if not name.isidentifier() or keyword.iskeyword(name) or name in LANGUAGE_NAMES:
             name += "_"
         default = ref.default
         if default is None:
@@ -326,9 +325,6 @@ class _Values:
         return text
 
 
-#: Names a parameter cannot take: the words of the language, ``t``, the constants and math
-#: functions (``core.functions.FUNCTIONS``) and the schedule ``lr`` itself.
-_RESERVED = {*RESERVED, "t", "lr", *stdlib.CONSTANTS, *stdlib.MATH}
 
 
 def _refuse(v: _Values, key: str, message: str, hint: str | None = None):

@@ -26,16 +26,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from ...library.presets import PRESETS
-from ...library.stdlib import CONSTANTS, MATH, SCHEDULES
 from ...limits import MAX_DIGITS
-from ...syntax.parser import RESERVED
+from ...semantics.names import LANGUAGE_NAMES
 from .numbers import exact, sched_text
 
-#: Names a generated ``param`` or ``let`` never takes: the language's words and built-ins, the
-#: presets' namespaces and the schedules an import writes.
-TAKEN = frozenset({*RESERVED, "t", "lr", "momentum", "weight_decay", "batch", "trunc", *SCHEDULES, *MATH,
-                   *CONSTANTS, *(name.split(".")[0] for name in PRESETS)})
+#: Names a script's ``param`` or ``let`` never takes: the language's (``semantics.names``) and the
+#: other schedules an import writes, and the file's ``trunc``.
+TAKEN = LANGUAGE_NAMES | {"momentum", "weight_decay", "trunc"}
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: How tightly each form binds: a name or call, then ``**``, unary minus, ``* /``, ``+ -``.
 ATOM, POWER, UNARY, PRODUCT, SUM = 5, 4, 3, 2, 1
