@@ -42,7 +42,7 @@ from schedlang.cli import main as cli
 from schedlang.cli.docgen import main as docgen
 from schedlang.cli.lexer import SchedlangLexer
 from schedlang.core.exact_eval import compile_expr, to_float, to_interval
-from schedlang.formats.core_text import text
+from schedlang.codegen.sched import text
 from schedlang.semantics import check
 from schedlang.verify.float_scan import compile_array
 from schedlang.verify.zero import TRIGONOMETRIC

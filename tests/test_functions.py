@@ -16,9 +16,9 @@ import pytest
 import schedlang
 from schedlang.cli.lexer import SchedlangLexer
 from schedlang.codegen.array import ArrayPrinter
+from schedlang.codegen.sched import text
 from schedlang.core.exact_eval import _COMPILERS, compile_expr, to_float
 from schedlang.core.functions import FUNCTIONS
-from schedlang.formats.core_text import text
 from schedlang.library import stdlib
 from schedlang.semantics import check
 

@@ -12,10 +12,10 @@ from helpers import ROOT
 import schedlang
 from schedlang import t
 from schedlang.cli import main, show
+from schedlang.codegen.sched import text
 from schedlang.core.algebra import branches
 from schedlang.core.special import restart_index
 from schedlang.errors import SchedlangError
-from schedlang.formats.core_text import text
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.sched"))
 

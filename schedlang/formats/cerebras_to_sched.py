@@ -12,11 +12,11 @@ Output is deterministic (argument order is the class signature's order).
 
 from __future__ import annotations
 
+from ..codegen.sched import sched_text
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import REQUIRED, SCHEDULES
 from . import cerebras_model as cm
 from .cerebras_model import Sched
-from .common.numbers import sched_text
 from .common.source_text import choices_of, comment_safe, header, option
 
 INDENT = "    "

@@ -42,6 +42,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
 from ..core.algebra import bind
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
@@ -50,7 +51,7 @@ from ..limits import MAX_STEP
 from ..syntax import ir
 from .common.format import YAML, Format, reader
 from .common.keys import yaml_keys
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text
 from .common.proof import proven
 from .common.source_text import comment_safe, header

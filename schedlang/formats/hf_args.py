@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
@@ -37,7 +38,7 @@ from ..syntax import ir
 from .common.format import YAML, Format, reader
 from .common.json_source import load as load_json
 from .common.keys import yaml_keys
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
 from .common.source_text import header

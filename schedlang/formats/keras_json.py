@@ -19,12 +19,13 @@ from __future__ import annotations
 import ast
 import re
 
+from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import PARAMETERS, declarations, expression, header
 from .common.yaml_source import Node
 from .core_text import core_source

@@ -43,16 +43,17 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
+from ..codegen.sched import text as core
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..library.presets.megatron import LR_STYLES, WD_STYLES, WSD_STYLES
 from ..semantics.names import LANGUAGE_NAMES
 from .common import shell_words
 from .common.format import SHELL, YAML, Format, reader
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import comment_safe, exact_number, header
 from .common.yaml_source import load
 from .core_text import lowered
-from .core_text import text as core
 from .megatron_export import export
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style

@@ -30,15 +30,16 @@ import ast
 import re
 from pathlib import Path
 
+from ..codegen.sched import sched_text
+from ..codegen.sched import text as expr_text
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
 from .common.format import Format, reader
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import choices_of, header, option
-from .core_text import text as expr_text
 from .python_literal import Imported, Item, Module, Unread, script_schedule
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")

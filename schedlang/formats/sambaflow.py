@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .common.format import SHELL, Format, check_style, checked, importing
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import header
 
 SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")

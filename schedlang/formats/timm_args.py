@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from .common.format import SHELL, YAML, Format, reader
 from .common.keys import yaml_keys
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import choices_of, comment_safe, header, option
 from .common.yaml_source import load
 from .core_text import core_source

@@ -20,10 +20,11 @@ import re
 import sympy as sp
 import tomllib
 
+from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..limits import MAX_CONFIG_DEPTH, MAX_DIGITS, check_size
 from .common.format import Format, reader
-from .common.numbers import exact, sched_text
+from .common.numbers import exact
 from .common.source_text import header
 
 FORMULAS = ("current", "2025-03", "2024")

@@ -23,11 +23,12 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..codegen.sched import sched_text
 from ..core.algebra import bind, finish, flatten, shifted
 from ..core.clock import UNITS
 from ..errors import SchedlangError
 from ..formats import READERS, import_file
-from ..formats.common.numbers import exact, sched_text
+from ..formats.common.numbers import exact
 from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
@@ -203,7 +204,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def preset_source(call: Call) -> str:
     """The one place a state's values become ``.sched`` text: preset names and keywords from
-    this module's tables, numbers written exactly (``formats.common.numbers.sched_text``)."""
+    this module's tables, numbers written exactly (``codegen.sched.sched_text``)."""
     if call.name not in TORCH_CLASSES and call.name not in ("SequentialLR", "ChainedScheduler"):
         raise ValueError(f"not a torch preset: {call.name!r}")
 

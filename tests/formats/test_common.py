@@ -605,7 +605,8 @@ import schedlang
 from schedlang.errors import SchedlangError
 from schedlang.formats.common.format import Format, reader
 from schedlang.formats.common.proof import proven
-from schedlang.formats.common.numbers import exact, sched_text
+from schedlang.formats.common.numbers import exact
+from schedlang.codegen.sched import sched_text
 
 _LINE = re.compile(r"toy lr=(\\S+) steps=(\\d+)")
 

@@ -10,7 +10,6 @@ we write into YAML has a dot.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from fractions import Fraction
 
 import sympy as sp
@@ -36,31 +35,6 @@ def exact(value) -> sp.Rational | None:
     else:
         return None
     return sp.Rational(fraction.numerator, fraction.denominator)
-
-
-def _terminates(r: sp.Rational) -> bool:
-    q = int(r.q)
-    for p in (2, 5):
-        while q % p == 0:
-            q //= p
-    return q == 1
-
-
-def sched_text(value: sp.Expr) -> str:
-    """A number as schedlang source that reads back as exactly the same value."""
-    if value.is_Integer:
-        return str(int(value))
-    if value.is_Rational:
-        if value < 0:
-            return "-" + sched_text(-value)
-        shortest = repr(float(value))
-        if "inf" not in shortest and Fraction(shortest) == Fraction(int(value.p), int(value.q)):
-            return shortest
-        if _terminates(value):
-            text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
-            return text
-        return f"{int(value.p)} / {int(value.q)}"
-    raise ValueError(f"not an exact number: {value}")
 
 
 def yaml_number(value: sp.Expr):

@@ -18,11 +18,12 @@ import contextlib
 import contextvars
 import re
 
+from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span, split_lines
 from ...library.presets import PRESETS
 from ...limits import decimal
 from ...program import compile as compile_source
-from .numbers import exact, sched_text
+from .numbers import exact
 from .symbols import MADE, Symbol
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are

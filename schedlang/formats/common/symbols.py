@@ -26,9 +26,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ...codegen.sched import sched_text
 from ...limits import MAX_DIGITS
 from ...semantics.names import LANGUAGE_NAMES
-from .numbers import exact, sched_text
+from .numbers import exact
 
 #: Names a script's ``param`` or ``let`` never takes: the language's (``semantics.names``) and the
 #: other schedules an import writes, and the file's ``trunc``.
