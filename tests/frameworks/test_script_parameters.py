@@ -316,3 +316,19 @@ def test_random_scripts_carry_their_parameters_exactly(seed):
         concrete = _concrete(script.format(x=x, y=y, **defaults), given)
         theirs = schedlang.compile(DEEPSPEED.reader(concrete, "train.py"))["lr"]
         assert ours.values(range(0, 200, 3)) == theirs.values(range(0, 200, 3)), (x, y, given)
+
+
+def test_a_long_chain_of_variables_is_a_chain_of_lets():
+    """``v = v + 1`` a thousand times, then ``if v > 3``: a ``let`` per assignment, each naming
+    the one before (a value holds only the names its own text has), and the test freezes the
+    option the whole chain reads."""
+    chain = "\n".join("v = v + 1" for _ in range(1000))
+    script = ("import argparse\nimport deepspeed\np = argparse.ArgumentParser()\n"
+              "p.add_argument('--peak', type=float, default=0.5)\nargs = p.parse_args()\nv = args.peak\n"
+              f"{chain}\nif v > 3:\n    pass\n"
+              "ds_config = {'scheduler': {'type': 'WarmupLR', 'params': {'warmup_max_lr': v,"
+              " 'warmup_num_steps': 10}}}\n")
+    text = DEEPSPEED.reader(script, "train.py")
+    assert "let peak = 0.5  # --peak (line 4), taken at its default: line 1007 reads its value" in text
+    assert "let v_1000 = v_999 + 1" in text and "warmup_max_lr=v_1000" in text
+    assert schedlang.compile(text)["lr"].values([10]) == [1000.5]

@@ -66,6 +66,8 @@ class Symbols:
     params: dict[str, Param] = field(default_factory=dict)
     lets: dict[str, Symbol] = field(default_factory=dict)
     frozen: dict[str, str] = field(default_factory=dict)
+    suffixes: dict[str, int] = field(default_factory=dict)
+    frozen_lets: set = field(default_factory=set)
 
     def __post_init__(self):
         made = MADE.get()
@@ -76,9 +78,10 @@ class Symbols:
         name = wanted if _NAME.match(wanted) and wanted.isascii() else "value"
         if name in TAKEN:
             name = f"{prefix}_{name}"
-        base, n = name, 2
+        base, n = name, self.suffixes.get(name, 2)
         while name in TAKEN or name in self.params or name in self.lets:
             name, n = f"{base}_{n}", n + 1
+        self.suffixes[base] = n  # the next try for that name: a file repeating one name stays linear
         return name
 
     def param(self, dest: str, flag: str, kind: str, default, line: int) -> Symbol:
@@ -93,21 +96,37 @@ class Symbols:
             return value
         name = self._free(variable, "v")
         self.lets[name] = value
-        return Symbol(self, name, ATOM, value.default, value.exact, value.params, value.lets | {name})
+        return Symbol(self, name, ATOM, value.default, value.exact, frozenset(), frozenset({name}))
+
+    def reach(self, symbol: Symbol, skip=frozenset()) -> tuple[set, set]:
+        """The parameters and ``let``s ``symbol`` reads, through the ``let``s it names (a symbol
+        holds only the names its own text has, so a chain of variables stays linear)."""
+        params, lets, stack = set(symbol.params), set(), list(symbol.lets)
+        while stack:
+            name = stack.pop()
+            if name in lets or name in skip:
+                continue
+            lets.add(name)
+            params |= self.lets[name].params
+            stack.extend(self.lets[name].lets)
+        return params, lets
 
     def freeze(self, symbol: Symbol, why: str) -> None:
-        for name in symbol.params:
+        params, lets = self.reach(symbol, self.frozen_lets)
+        self.frozen_lets |= lets  # their parameters are frozen already: not walked again
+        for name in params:
             self.frozen.setdefault(name, why)
 
     def declarations(self, used: list[Symbol]) -> tuple[list[tuple], list[tuple]]:
         """The lines the imported file needs for the symbols it writes, each a (text, comment or
         None): the ``param`` lines, which a core-style file keeps too, and every line: params,
         frozen flags, ``trunc`` and ``let``s in order."""
-        params = sorted({p for s in used for p in s.params}, key=list(self.params).index)
-        lets = {name for s in used for name in s.lets}
-        for name in reversed(list(self.lets)):  # a let's own lets, latest first
-            if name in lets:
-                lets |= self.lets[name].lets
+        params, lets = set(), set()
+        for symbol in used:
+            more_params, more_lets = self.reach(symbol, lets)
+            params |= more_params
+            lets |= more_lets
+        params = [p for p in self.params if p in params]  # in the order the script adds them
         param_lines, frozen_lines = [], []
         for name in params:
             p = self.params[name]
@@ -131,7 +150,8 @@ class Symbols:
 class Symbol:
     """A number the script computes from its argparse defaults: the ``.sched`` text that computes
     it, how tightly that text binds, Python's value at the defaults, the exact value of the text
-    at the defaults, and the parameters and ``let``s it reads."""
+    at the defaults, and the parameters and ``let``s its text names (``Symbols.reach`` follows the
+    ``let``s to everything it reads)."""
 
     owner: Symbols
     text: str
