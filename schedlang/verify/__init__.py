@@ -6,9 +6,10 @@ facts solved into fresh positive symbols), ``intervals`` (breakpoints, their ord
 the clauses, comparisons solved for ``t``), ``symbolic`` (the proof over intervals, case
 splits, periods), ``zero`` (proving a difference zero, floors and ``Mod``s included),
 ``bound`` (bound schedules, from one floor change to the next), ``scan`` (step by step),
-``search`` (a counterexample for free parameters), ``exact_eval`` (values with
-guaranteed bounds: a dispatch table of one compiler per sympy node) and ``float_scan`` (a
-float64 first look at long stretches, whose candidates ``exact_eval`` must confirm).
+``search`` (a counterexample for free parameters) and ``float_scan`` (a float64 first look
+at long stretches, whose candidates ``core.exact_eval`` must confirm: values with guaranteed
+bounds, a dispatch table of one compiler per sympy node, in ``core`` because the closed-form
+check and the command line use it too).
 """
 
 from .inputs import pick_schedule
