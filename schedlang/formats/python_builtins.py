@@ -304,6 +304,12 @@ def _m_parse_args(module, target, args, kwargs, keys, node):
     return Item(Namespace(dict(target.value.values)), module.span(node))
 
 
+def _m_parse_known_args(module, target, args, kwargs, keys, node):
+    """``args, rest = parser.parse_known_args()``: the same namespace, and no extra words."""
+    span = module.span(node)
+    return Item([_m_parse_args(module, target, args, kwargs, keys, node), Item([], span)], span, frozen=True)
+
+
 def _m_append(module, target, args, kwargs, keys, node):
     if len(args) != 1 or kwargs:
         raise module._python_error("append() takes exactly one argument", node)
@@ -408,7 +414,8 @@ _METHODS = {("list", "append"): _m_append, ("list", "extend"): _m_extend, ("list
             ("dict", "copy"): _m_copy, ("parser", "add_argument"): _m_add_argument,
             ("parser", "add_argument_group"): _m_same_parser,
             ("parser", "add_mutually_exclusive_group"): _m_same_parser,
-            ("parser", "set_defaults"): _m_set_defaults, ("parser", "parse_args"): _m_parse_args}
+            ("parser", "set_defaults"): _m_set_defaults, ("parser", "parse_args"): _m_parse_args,
+            ("parser", "parse_known_args"): _m_parse_known_args}
 
 def _parameters(module, function: Function, node: ast.Call, args: list[Item],
                 kwargs: dict[str, Item]) -> dict[str, Item]:

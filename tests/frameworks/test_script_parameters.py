@@ -332,3 +332,16 @@ def test_a_long_chain_of_variables_is_a_chain_of_lets():
     assert "let peak = 0.5  # --peak (line 4), taken at its default: line 1007 reads its value" in text
     assert "let v_1000 = v_999 + 1" in text and "warmup_max_lr=v_1000" in text
     assert schedlang.compile(text)["lr"].values([10]) == [1000.5]
+
+
+def test_parse_known_args_gives_the_same_parameters():
+    """``args, rest = parser.parse_known_args()`` (scripts that pass the rest to a launcher)."""
+    script = ("import argparse\nimport deepspeed\np = argparse.ArgumentParser()\n"
+              "p.add_argument('--steps', type=int, default=500)\nargs, rest = p.parse_known_args()\n"
+              "assert not rest\n"
+              "ds_config = {'scheduler': {'type': 'WarmupLR', 'params': {'warmup_max_lr': 0.1,"
+              " 'warmup_num_steps': args.steps // 10}}}\n")
+    text = DEEPSPEED.reader(script, "train.py")
+    assert "param steps: int = 500" in text and "warmup_num_steps=floor(steps / 10)" in text
+    program = schedlang.compile(text, params={"steps": 90})
+    assert program["lr"].values([9, 10]) == [0.1, 0.1] != program["lr"].values([7, 8])
