@@ -8,8 +8,6 @@ flag cannot be carried.
 from __future__ import annotations
 
 import re
-import runpy
-import sys
 import types
 from pathlib import Path
 
@@ -20,22 +18,12 @@ import schedlang
 from frameworks import keras_cases as KC
 from frameworks.deepspeed_cases import deepspeed_values
 from frameworks.real import real
+from frameworks.test_training_scripts import _deepspeed_config, _main
 from schedlang.cli import main as cli
 from schedlang.formats import import_file
 from schedlang.formats.deepspeed_json import FORMAT as DEEPSPEED
 
 SCRIPTS = Path(__file__).parent / "configs" / "scripts"
-
-
-def _run(path: Path, monkeypatch, options: dict, **stubs):
-    """What the script's ``main()`` returns, run with ``options`` on its command line."""
-    argv = [str(path)]
-    for flag, value in options.items():
-        argv += [flag, value]
-    monkeypatch.setattr(sys, "argv", argv)
-    for name, module in stubs.items():
-        monkeypatch.setitem(sys.modules, name, module)
-    return runpy.run_path(str(path))["main"]()
 
 
 def _params(options: dict, names: dict) -> dict:
@@ -62,7 +50,7 @@ def test_keras_options_are_parameters(monkeypatch, options):
     assert "let steps_per_epoch = floor(50000 / batch_size)" in text
     ours = schedlang.compile(text, params=_params(options, KERAS_NAMES))["lr"]
     real("keras.optimizers.schedules")
-    made = _run(path, monkeypatch, options).optimizer._learning_rate
+    made = _main(path, monkeypatch, options).optimizer._learning_rate
     config = made.get_config()
     config.pop("name")
     total = config["decay_steps"] + config["warmup_steps"]
@@ -74,23 +62,6 @@ def test_keras_options_are_parameters(monkeypatch, options):
 
 DEEPSPEED_NAMES = {"--lr": "args_lr", "--min-lr": "min_lr", "--train-iters": "train_iters",
                    "--warmup": "args_warmup"}
-
-
-def _deepspeed_config(path: Path, monkeypatch, options: dict, **stubs) -> dict:
-    deepspeed = real("deepspeed")
-    seen = {}
-
-    class Stop(Exception):
-        pass
-
-    def initialize(**kwargs):
-        seen.update(kwargs["config"])
-        raise Stop
-
-    monkeypatch.setattr(deepspeed, "initialize", initialize)
-    with pytest.raises(Stop):
-        _run(path, monkeypatch, options, **stubs)
-    return seen
 
 
 @pytest.mark.parametrize("options", [
@@ -125,7 +96,7 @@ def test_options_assigned_back_to_args_are_parameters(monkeypatch, options):
     assert "let max_train_steps = 1000 * num_train_epochs" in text
     program = schedlang.compile(text, params=_params(options, HF_NAMES))
     accelerate = types.SimpleNamespace(Accelerator=lambda: types.SimpleNamespace(print=lambda *a: None))
-    config = _run(path, monkeypatch, options, accelerate=accelerate,
+    config = _main(path, monkeypatch, options, accelerate=accelerate,
                   my_project=types.ModuleType("my_project"),
                   **{"my_project.constants": types.ModuleType("my_project.constants")})
     scheduler = config["scheduler"]

@@ -27,9 +27,13 @@ from schedlang.formats import guess_format, import_file
 SCRIPTS = Path(__file__).parent / "configs" / "scripts"
 
 
-def _main(path: Path, monkeypatch, **stubs) -> object:
-    """What the script's ``main()`` returns, run with no command-line option."""
-    monkeypatch.setattr(sys, "argv", [str(path)])
+def _main(path: Path, monkeypatch, options: dict | None = None, **stubs) -> object:
+    """What the script's ``main()`` returns, run with ``options`` on its command line (none by
+    default), ``stubs`` standing in for modules it imports."""
+    argv = [str(path)]
+    for flag, value in (options or {}).items():
+        argv += [flag, value]
+    monkeypatch.setattr(sys, "argv", argv)
     for name, module in stubs.items():
         monkeypatch.setitem(sys.modules, name, module)
     return runpy.run_path(str(path))["main"]()
@@ -49,7 +53,8 @@ def test_keras_schedule_built_in_main_from_argparse(monkeypatch):
                      1e-3) <= 1e-12
 
 
-def _deepspeed_config(path: Path, monkeypatch) -> dict:
+def _deepspeed_config(path: Path, monkeypatch, options: dict | None = None, **stubs) -> dict:
+    """The config the script hands ``deepspeed.initialize`` (stopped there)."""
     deepspeed = real("deepspeed")
     seen = {}
 
@@ -62,7 +67,7 @@ def _deepspeed_config(path: Path, monkeypatch) -> dict:
 
     monkeypatch.setattr(deepspeed, "initialize", initialize)
     with pytest.raises(Stop):
-        _main(path, monkeypatch)
+        _main(path, monkeypatch, options, **stubs)
     return seen
 
 
