@@ -148,30 +148,12 @@ def _b_namespace(module, node, args, kwargs, keys):
 
 
 def instance(module, made: DataClass, node, args: list[Item], kwargs: dict[str, Item]) -> Item:
-    """``TrainConfig(lr=1e-3)``: an instance of a dataclass of the file, its fields bound as the
-    generated ``__init__`` binds them (Python's ``TypeError``s), the rest at their defaults."""
-    names = list(made.fields)
-    if len(args) > len(names):
-        raise module._python_error(f"{made.name}() takes {len(names)} positional arguments but {len(args)} "
-                                   "were given (Python raises TypeError)", node)
-    values = dict(zip(names, args))
-    for key, value in kwargs.items():
-        if key not in made.fields:
-            raise module._python_error(f"{made.name}() got an unexpected keyword argument '{key}' (Python "
-                                       "raises TypeError)", node)
-        if key in values:
-            raise module._python_error(f"{made.name}() got multiple values for argument '{key}' (Python "
-                                       "raises TypeError)", node)
-        values[key] = value
-    for key, default in made.fields.items():
-        if key not in values:
-            if default is None:
-                raise module._python_error(f"{made.name}() is missing the argument '{key}' (Python raises "
-                                           "TypeError)", node)
-            values[key] = default
-    module._spend(len(values), node)
-    made_values = {k: values[k] for k in names}
-    return Item(Namespace(made_values, kind=made.name, frozen=made.frozen), module.span(node))
+    """``TrainConfig(lr=1e-3)``: an instance of a dataclass of the file, its fields bound by the
+    ``__init__`` the dataclass generates (Python's ``TypeError``s), the rest at their defaults."""
+    names = _parameters(module, made.init, node, args, kwargs)
+    module._spend(len(names), node)
+    fields = {a.arg: names[a.arg] for a in made.init.node.args.args}
+    return Item(Namespace(fields, kind=made.name, frozen=made.frozen), module.span(node))
 
 
 _BUILTINS = {

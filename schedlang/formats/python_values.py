@@ -152,11 +152,16 @@ class Namespace:
 
 
 class DataClass:
-    """A ``@dataclass`` of the file with its fields in order, each with its default (an ``Item``,
-    an ``Unread`` for a ``default_factory``) or None when the constructor requires it."""
+    """A ``@dataclass`` of the file: the ``__init__`` it generates (a ``Function`` whose parameters
+    are the fields in order, with their defaults: an ``Unread`` for a ``default_factory``), bound
+    as any function of the file is (``python_builtins._parameters``)."""
 
     def __init__(self, name: str, fields: dict[str, Item | None], frozen: bool):
-        self.name, self.fields, self.frozen = name, fields, frozen
+        arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=f) for f in fields], vararg=None,
+                                  kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        generated = ast.FunctionDef(name=name, args=arguments, body=[], decorator_list=[])
+        self.name, self.frozen = name, frozen
+        self.init = Function(generated, {k: v for k, v in fields.items() if v is not None})
 
     def __repr__(self) -> str:
         return f"the dataclass {self.name}"
