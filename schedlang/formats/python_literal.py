@@ -270,6 +270,7 @@ class Module(Evaluator):
         attribute.  Any other class is not followed."""
         frozen = self._dataclass(stmt)
         fields: dict[str, Item | None] = {}
+        defaulted = False
         for item in stmt.body:
             if isinstance(item, ast.Pass) or isinstance(item, ast.Expr) and isinstance(item.value,
                                                                                         ast.Constant):
@@ -283,14 +284,13 @@ class Module(Evaluator):
                           "methods (no __init__ or __post_init__)"))
             if "ClassVar" in ast.unparse(item.annotation):
                 continue  # not a field
-            fields[item.target.id] = None if item.value is None else self._field(item.value)
-            if fields[item.target.id] is None and any(v is not None for v in list(fields.values())[:-1]):
+            if item.value is None and defaulted:
                 raise self._python_error(f"non-default argument '{item.target.id}' follows default argument "
                                          "(Python raises TypeError)", item)
+            fields[item.target.id] = None if item.value is None else self._field(item.value)
+            defaulted = defaulted or item.value is not None
         self._bind(stmt.name, Item(DataClass(stmt.name, fields, frozen), self.span(stmt)))
-        _, _, late = _effects(stmt, self._path)
-        for name, node in late.items():
-            self.late.setdefault(name, self.span(node))
+        self._note_late(stmt)
 
     def _dataclass(self, stmt: ast.ClassDef) -> bool:
         """Whether ``@dataclass`` (or ``@dataclass(frozen=...)``) makes ``stmt`` a plain dataclass
@@ -373,6 +373,11 @@ class Module(Evaluator):
         function = Function(stmt, defaults)
         function.enclosing = ([self.locals, *self._enclosing] if self.locals is not None else [])
         self._bind(stmt.name, Item(function, self.span(stmt)))
+        self._note_late(stmt)
+
+    def _note_late(self, stmt: ast.FunctionDef | ast.ClassDef) -> None:
+        """The names a function's or a class's body may change when it runs (later, from where
+        schedlang may not follow it): each reads as that error (``get``)."""
         _, _, late = _effects(stmt, self._path)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
