@@ -101,23 +101,24 @@ def located(exc: SchedlangError, origin: str) -> SchedlangError:
 
 def number(value, span=None, what: str = "this value") -> str:
     """An exact number as ``.sched`` text; a ``SchedlangError`` at ``span`` for anything else."""
-    if isinstance(value, bool):
-        raise SchedlangError(f"{what} must be a number, not {value!r}", span)
-    found = exact(value)
+    return _written(_exact_text(value, span, what), span)
+
+
+def _exact_text(value, span, what: str) -> str:
+    found = exact(value)  # None for a bool too
     if found is None:
         raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
-    return _written(sched_text(found), span)
+    return sched_text(found)
 
 
 def expression(value, span=None, what: str = "this value") -> str:
     """An exact number (a located error for anything else), or for a value a script computes from
     its argparse defaults (a ``Symbol``) the text computing it from the file's parameters, whose
-    declarations ``declarations`` writes."""
+    declarations ``declarations`` writes.  A plain number is not recorded for ``located`` (the
+    Keras and DeepSpeed readers never did: equal numbers on one line would take each other's
+    caret, and their keys find it instead)."""
     if not isinstance(value, Symbol):
-        found = exact(value)
-        if found is None:
-            raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
-        return sched_text(found)
+        return _exact_text(value, span, what)
     if not _SYMBOL_TEXT.match(value.text):  # pragma: no cover - symbols.py writes only these
         raise SchedlangError(f"{what} cannot be written as an expression", span)
     found = _SYMBOLS.get()
