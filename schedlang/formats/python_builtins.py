@@ -79,9 +79,9 @@ def _b_reduce(function):
             module._not(node, f"{function.__name__}() with keywords")
         values = module._iterate(args[0], node) if len(args) == 1 else args
         raws = [v.raw for v in values]
-        if any(isinstance(r, Symbol) for r in raws) and all(
-                isinstance(r, Symbol) or _is_number(r) and not isinstance(r, bool) for r in raws):
-            result = function(r.default if isinstance(r, Symbol) else r for r in raws)
+        defaults = symbols.carried(raws)
+        if defaults is not None:  # min(args.lr / 10, 1e-5): carried
+            result = function(defaults)
             return Item(symbols.extreme(function, raws, result, node.lineno) or result, module.span(node))
         numbers = [v.value for v in values]
         if not numbers or not all(_is_number(n) for n in numbers):

@@ -38,16 +38,6 @@ from .python_values import (
 )
 
 
-def _carried(a, b) -> tuple | None:
-    """The defaults of two operands when one is a ``Symbol`` and the other a number or one too
-    (their arithmetic carries the symbol); None otherwise."""
-    if not (isinstance(a, Symbol) or isinstance(b, Symbol)):
-        return None
-    if not all(isinstance(x, Symbol) or _is_number(x) and not isinstance(x, bool) for x in (a, b)):
-        return None
-    return tuple(x.default if isinstance(x, Symbol) else x for x in (a, b))
-
-
 class Evaluator(ast.NodeVisitor):
     """Expressions of a followed file (a ``Module``): ``visit`` returns an ``Item``."""
 
@@ -302,7 +292,7 @@ class Evaluator(ast.NodeVisitor):
         return Item(op(value), span)
 
     def _binop(self, op: ast.operator, left: Item, right: Item, node: ast.AST, inplace: bool = False) -> Item:
-        carried = _carried(left.raw, right.raw)
+        carried = symbols.carried([left.raw, right.raw])
         if carried is not None:
             result = self._arith(op, *carried, node)
             made = symbols.binary(op, left.raw, right.raw, result, node.lineno)

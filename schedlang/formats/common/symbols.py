@@ -242,6 +242,17 @@ def binary(op: ast.operator, a, b, result, line: int) -> Symbol | None:
     return _made(owner, "", ATOM, result, None, (a, b), line)
 
 
+def carried(values) -> list | None:
+    """The defaults of ``values`` when one of them is a ``Symbol`` and the rest are numbers (not
+    bools): an operation on them carries the symbol.  None otherwise (the values are read)."""
+    if not any(isinstance(v, Symbol) for v in values):
+        return None
+    if not all(isinstance(v, Symbol) or isinstance(v, (int, float)) and not isinstance(v, bool)
+               for v in values):
+        return None
+    return [v.default if isinstance(v, Symbol) else v for v in values]
+
+
 def negative(a: Symbol, result, line: int) -> Symbol | None:
     return _made(a.owner, f"-{_operand(a, POWER)}", UNARY, result, -a.exact, (a,), line)
 
