@@ -11,3 +11,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI") and os.environ.get("SCHEDLANG_HYPOTHESIS") != "explore":
     settings.load_profile("ci")
+
+
+def pytest_runtest_logreport(report):
+    """Under ``.ci/run``'s fresh-clone pass, note each test that skipped for a missing install."""
+    from installs import record_skip
+
+    record_skip(report)

@@ -12,15 +12,14 @@ import sys
 
 import pytest
 from helpers import ROOT
+from installs import DEV, needs_install
 
 ENTRY_POINT = ("sched", "schedlang.cli.lexer:SchedlangLexer")
 
 
 def _require(module: str) -> None:
     if importlib.util.find_spec(module) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{module} is not installed: CI installs it with the dev extra")
-        pytest.skip(f"{module} is not installed (pip install -c constraints.txt -e '.[dev]')")
+        needs_install(f"{module} is not installed", DEV)
 
 
 def _lexer_registered() -> bool:

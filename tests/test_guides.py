@@ -15,6 +15,7 @@ import sys
 
 import pytest
 from helpers import ROOT
+from installs import DEV, FRAMEWORKS, needs_install
 
 GUIDES = ROOT / "docs" / "guides"
 NEEDS = {"hf_trainer.py": ("transformers", "accelerate"), "lightning_module.py": ("lightning",),
@@ -34,10 +35,7 @@ def test_every_guide_is_listed_in_the_docs():
 def test_guide_runs_and_its_lrs_match(name):
     for module in NEEDS.get(name, ()):
         if importlib.util.find_spec(module) is None:
-            if os.environ.get("CI"):
-                pytest.fail(f"{module} is not installed: CI installs it (dev extra, install_frameworks.sh)")
-            pytest.skip(f"{module} is not installed (pip install -c constraints.txt -e '.[dev]'; "
-                        "bash tools/install_frameworks.sh)")
+            needs_install(f"{module} is not installed", f"{DEV}; {FRAMEWORKS}")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     result = subprocess.run([sys.executable, str(GUIDES / name)], cwd=ROOT, env=env,

@@ -26,6 +26,7 @@ import time
 import pytest
 from cdp import Browser, find_chromium
 from helpers import ROOT
+from installs import PLAYGROUND, needs_install
 
 sys.path.insert(0, str(ROOT / "tools"))
 import build_playground  # noqa: E402
@@ -37,10 +38,7 @@ RESULT_S = 60
 
 def _require_runtime():
     if not (RUNTIME / build_playground.PYODIDE_DIR / "pyodide.js").exists():
-        message = "the playground runtime is missing: python tools/build_playground.py"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (.ci/run runs it)")
-        pytest.skip(message)
+        needs_install("the playground runtime (docs/playground/runtime) is not built", PLAYGROUND)
 
 
 @pytest.fixture(scope="module")

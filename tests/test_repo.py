@@ -27,6 +27,37 @@ def test_ci_runs_the_readme_test_command():
     assert readme_commands()[1] in ci.splitlines()
 
 
+def test_ci_runs_the_readme_test_command_before_the_optional_installs():
+    """The README's line passes on a fresh clone: CI runs it before it installs the frameworks and
+    the playground runtime, then runs again what skipped for want of them (tests/installs.py)."""
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    first = lines.index(readme_commands()[1])
+    assert lines[first - 1] == 'export SCHEDLANG_BEFORE_INSTALL="$NEEDS_INSTALL"'
+    later = [i for i, line in enumerate(lines)
+             if "install_frameworks.sh" in line or "build_playground" in line]
+    assert later and first < min(later)
+    assert any('python -m pytest "@$NEEDS_INSTALL"' in line for line in lines[max(later):])
+
+
+def test_a_missing_install_skips_with_its_command_and_is_noted(tmp_path):
+    """A test that needs an install skips saying the command, and the fresh-clone pass notes its id."""
+    test = tmp_path / "test_needs.py"
+    test.write_text("from installs import FRAMEWORKS, needs_install\n\n"
+                    "def test_it():\n    needs_install('megatron-core is not installed', FRAMEWORKS)\n")
+    (tmp_path / "conftest.py").write_text((ROOT / "tests" / "conftest.py").read_text())
+    noted = tmp_path / "noted.txt"
+    env = dict(os.environ, SCHEDLANG_BEFORE_INSTALL=str(noted), CI="true",
+               PYTHONPATH=os.pathsep.join([str(ROOT / "tests"), str(ROOT)]))
+    pytest_cmd = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(test)]
+    result = subprocess.run(pytest_cmd, capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stdout
+    assert "install it with: bash tools/install_frameworks.sh" in result.stdout
+    assert noted.read_text().split() == ["test_needs.py::test_it"]
+    del env["SCHEDLANG_BEFORE_INSTALL"]  # after the installs, under CI, the same test fails
+    result = subprocess.run(pytest_cmd, capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.stdout
+
+
 def test_constraints_pin_torch():
     assert "torch==2.13.0" in (ROOT / "constraints.txt").read_text()
 

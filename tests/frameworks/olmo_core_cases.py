@@ -14,20 +14,19 @@ updates.  ``test_olmo_core.py`` also runs every scheduler in tokens.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 import types
 import warnings
 from enum import Enum
 from pathlib import Path
 
-import pytest
-
 from frameworks.framework_case import FrameworkCase
+from frameworks.real import framework_file
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / ".frameworks/ai2-olmo-core-3.0.0/olmo_core"
 _NAME = "_olmo_core_3_0_0"
+WHAT = "ai2-olmo-core 3.0.0"
 
 
 def _module(name: str, **attrs) -> types.ModuleType:
@@ -42,12 +41,7 @@ def olmo():
     """OLMo-core 3.0.0's ``olmo_core.optim.scheduler``, loaded from its file."""
     if f"{_NAME}.optim.scheduler" in sys.modules:
         return sys.modules[f"{_NAME}.optim.scheduler"]
-    source = PACKAGE / "optim" / "scheduler.py"
-    if not source.is_file():
-        message = f"ai2-olmo-core 3.0.0 not installed at {PACKAGE}; run tools/install_frameworks.sh"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    source = framework_file(PACKAGE / "optim" / "scheduler.py", WHAT)
 
     class Config:
         pass
@@ -174,7 +168,7 @@ def batch_size_setter():
     source (the rest of ``data/data_loader.py`` needs the whole package)."""
     import ast
 
-    path = PACKAGE / "data" / "data_loader.py"
+    path = framework_file(PACKAGE / "data" / "data_loader.py", WHAT)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     base = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "DataLoaderBase")
     setter = next(f for f in base.body if isinstance(f, ast.FunctionDef) and f.name == "global_batch_size"

@@ -1,8 +1,8 @@
 """Import a training framework's real scheduler module for a conformance test.
 
 The frameworks are installed by ``tools/install_frameworks.sh`` (CI runs it).  A
-developer without them gets a skip; under CI (``CI`` set) a missing framework is
-an error, so a broken install can never turn the conformance tests into skips.
+developer without them gets a skip that says so; under CI a missing framework is
+an error (``tests/installs.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 import types
 import warnings
 
-import pytest
+from installs import FRAMEWORKS, needs_install
 
 
 def _bare_package(name: str) -> None:
@@ -50,6 +50,13 @@ def real(module: str):
             warnings.simplefilter("ignore")
             return importlib.import_module(module)
     except ImportError as exc:
-        if os.environ.get("CI"):
-            raise
-        pytest.skip(f"{module} not installed ({exc}); run tools/install_frameworks.sh")
+        needs_install(f"{module} is not installed ({exc})", FRAMEWORKS)
+
+
+def framework_file(path, what: str):
+    """``path``, a file of a framework installed beside the environment (``.frameworks/``), or a
+    skip saying how to install it (a failure under CI).  Call it inside a test or fixture, never
+    while a test module is imported: a file read at import time stops the whole collection."""
+    if not path.is_file():
+        needs_install(f"{what} is not installed ({path} is missing)", FRAMEWORKS)
+    return path

@@ -18,7 +18,6 @@ steps and samples of :func:`switch_steps`' closed form.
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from bisect import bisect_right
 from pathlib import Path
@@ -34,7 +33,7 @@ from schedlang.library.presets.megatron_batch import (
     switch_steps,
 )
 
-from .real import real
+from .real import framework_file, real
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE_019 = ROOT / ".frameworks/megatron-core-0.19.2/megatron/core/num_microbatches_calculator.py"
@@ -51,11 +50,7 @@ def core_019(path=CORE_019, name=_MODULE_019):
     ``megatron.core.utils.log_single_rank``, which the installed 0.16.1 provides)."""
     if name in sys.modules:
         return sys.modules[name]
-    if not path.is_file():
-        message = f"megatron-core 0.19.2 not installed at {path}; run tools/install_frameworks.sh"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    framework_file(path, "megatron-core 0.19.2")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
