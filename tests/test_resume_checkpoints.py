@@ -433,3 +433,58 @@ def test_a_step_count_that_disagrees_with_the_scheduler_is_warned_about(tmp_path
     assert code == 0
     assert (f"warning: the scheduler has stepped {SAVE_AT} times but the checkpoint's step is "
             f"{SAVE_AT - 1}") in err
+
+
+# -- damaged counts beside the step (issue 39 item 1) -------------------------------------------
+
+
+def _hf_folder(tmp_path, **trainer_state):
+    """An HF Trainer checkpoint folder: a StepLR's state and trainer_state.json (written by hand)."""
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
+    sched = tl.StepLR(opt, step_size=5, gamma=0.5)
+    for _ in range(10):
+        opt.step()
+        sched.step()
+    folder = tmp_path / "checkpoint-10"
+    folder.mkdir(parents=True)
+    torch.save(sched.state_dict(), folder / "scheduler.pt")
+    (folder / "trainer_state.json").write_text(json.dumps({"global_step": 10, **trainer_state}))
+    return folder
+
+
+def test_hf_damaged_tokens_seen_is_refused_and_zero_is_not_counted(tmp_path, capsys):
+    new = _write(tmp_path, "n.sched", "schedule lr = torch.StepLR(lr=0.1, step_size=5, gamma=0.5)\n")
+    code, out, err = _run(capsys, "resume", _hf_folder(tmp_path, num_input_tokens_seen=-960), new)
+    assert code == 2 and "num_input_tokens_seen (trainer_state.json) is -960, not a count" in err
+    assert "continues" not in out
+    # HF writes 0 when include_num_input_tokens_seen is off: no count, not a damaged one
+    code, out, err = _run(capsys, "resume", _hf_folder(tmp_path / "b", num_input_tokens_seen=0), new)
+    assert code == 0, err
+    assert "tokens:" not in out
+    code, out, err = _run(capsys, "resume", _hf_folder(tmp_path / "c", num_input_tokens_seen=640), new)
+    assert code == 0 and "tokens:   640 (consumed before step 10" in out, err
+    code, out, err = _run(capsys, "resume", _hf_folder(tmp_path / "d", num_input_tokens_seen=7), new)
+    assert code == 2 and "is 7 at step 10, but each of 10 steps takes at least one token" in err
+
+
+def test_olmo_core_damaged_tokens_seen_is_refused(tmp_path, capsys):
+    was = _write(tmp_path, "was.sched", "schedule lr = warmup(linear, 10) >> cosine(1e-3, 1e-4, 90)\n")
+    for value, said in ((-1, "-1"), (float("nan"), "nan"), ("98304", "'98304' (a str)")):
+        path = tmp_path / "rank0.pt"
+        torch.save({"global_step": 12, "global_train_tokens_seen": value, "max_steps": 100}, path)
+        code, out, err = _run(capsys, "resume", path, was, "--was", was)
+        assert code == 2 and f"global_train_tokens_seen is {said}" in err and "not a count" in err
+        assert "continues" not in out
+
+
+def test_megatron_damaged_consumed_samples_is_refused(megatron_checkpoint, tmp_path, capsys):
+    folder, _ = megatron_checkpoint
+    file = folder / "iter_0000010" / "mp_rank_00" / "model_optim_rng.pt"
+    was = _write(tmp_path, "was.sched", _megatron_sched())
+    for value, said in ((-40, "-40"), (3, "3 at step 10, but each of 10 steps takes at least one sample")):
+        data = torch.load(file, weights_only=False)
+        data["args"].consumed_train_samples = value
+        torch.save(data, file)
+        code, out, err = _run(capsys, "resume", folder, was, "--was", was)
+        assert code == 2 and f"args.consumed_train_samples is {said}" in err, err
+        assert "continues" not in out

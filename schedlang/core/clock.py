@@ -19,10 +19,16 @@ The inverse, the first step whose consumed-before count reaches ``N``, is
 ``k_i + ceil((N - S_{k_i}) / B_i)`` in the stage that contains ``N``.  Everything here is
 Python integers (and ``Fraction`` for token counts that are not whole samples): exact at
 10**15 tokens and far beyond.
+
+A resumed run (``Clock.resumed``) starts its table at the checkpoint's step and count instead
+of at step 0: the batch is a function of the samples consumed, so a new table applies from
+the checkpoint's count (Megatron's rule), whatever the batches before it were; the steps
+before it keep the stages of the run that wrote the checkpoint.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -53,11 +59,15 @@ class Clock:
 
     ``table`` is ``((0, B_0), (theta_1, B_1), ...)`` with strictly increasing whole
     thresholds in samples and positive whole batches; ``seq_len`` is ``None`` when the
-    program never counts tokens.
+    program never counts tokens.  ``start`` (step, samples consumed before it) is where the
+    table takes over, ``(0, 0)`` for a run from its start; ``history`` the stages before it
+    (``resumed``).
     """
 
     table: tuple[tuple[int, int], ...]
     seq_len: int | None = None
+    start: tuple = (0, 0)
+    history: tuple[Stage, ...] = ()
     stages: tuple[Stage, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -68,7 +78,30 @@ class Clock:
                 raise ValueError("batch thresholds must increase strictly")
         if any(batch < 1 for _, batch in self.table):
             raise ValueError("every batch is at least 1 sample")
-        object.__setattr__(self, "stages", _stages(self.table))
+        first, samples = self.start
+        if first < 0 or samples < 0 or any(s.first >= first for s in self.history):
+            raise ValueError("a resumed table starts at a step >= 0, after its history")
+        object.__setattr__(self, "stages", self.history + _stages(self.table, first, samples))
+
+    @classmethod
+    def resumed(cls, history: Clock, step: int, samples, table: tuple[tuple[int, int], ...],
+                seq_len: int | None) -> Clock:
+        """The run that reached ``step`` with ``samples`` consumed (whole, or a ``Fraction``
+        where the checkpoint counted tokens that are not whole samples of ``seq_len``) and
+        takes its batches from ``table`` from then on, at the samples consumed.
+
+        Before ``step`` it keeps ``history``'s stages (the original plan, in this clock's
+        samples: scaled when ``seq_len`` changed), those that begin below ``samples``, so
+        that the consumed-before counts still increase with the stages; a step whose count
+        the checkpoint measured otherwise is at most mis-placed before ``step``, never after.
+        """
+        scale = Fraction(1) if seq_len is None or history.seq_len is None else \
+            Fraction(history.seq_len, seq_len)
+        kept = tuple(Stage(s.first, _plain(s.samples * scale), _plain(s.batch * scale))
+                     for s in history.stages if s.first < step and s.samples * scale < samples)
+        if step > 0 and not kept:
+            raise ValueError(f"{step} steps consumed no sample: every step takes at least one")
+        return cls(table, seq_len, (step, _plain(samples)), kept)
 
     # -- counts at a step ----------------------------------------------------------
 
@@ -161,22 +194,38 @@ class Clock:
         return out
 
 
-def _stages(table: tuple[tuple[int, int], ...]) -> tuple[Stage, ...]:
-    """The stages of a batch table, in closed form per entry (see the module docstring)."""
-    stages = [Stage(0, 0, table[0][1])]
-    index = 0
+def _stages(table: tuple[tuple[int, int], ...], first: int = 0, samples=0) -> tuple[Stage, ...]:
+    """The stages of a batch table from step ``first`` with ``samples`` consumed before it,
+    in closed form per entry (see the module docstring).  A count that is not whole (tokens
+    measured in parts of a sample) is compared with the thresholds by its whole samples."""
+    index = _entry_at(table, math.floor(samples))
+    stages = [Stage(first, samples, table[index][1])]
     while True:
         stage = stages[-1]
         following = index + 1
         if following == len(table):
             return tuple(stages)
-        steps = _ceil_div(table[following][0] - stage.samples, stage.batch)
+        steps = _ceil_div(table[following][0] - math.floor(stage.samples), stage.batch)
         first, samples = stage.first + steps, stage.samples + stage.batch * steps
-        # the entry in force now: the last one whose threshold is at most `samples`
-        while following + 1 < len(table) and table[following + 1][0] <= samples:
-            following += 1
-        index = following
+        index = _entry_at(table, math.floor(samples))
         stages.append(Stage(first, samples, table[index][1]))
+
+
+def _entry_at(table: tuple[tuple[int, int], ...], samples: int) -> int:
+    """The entry in force at ``samples`` consumed: the last whose threshold is at most it."""
+    lo, hi = 0, len(table) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if table[mid][0] <= samples:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _plain(value):
+    """A ``Fraction`` that is whole as an ``int`` (the counts print and compare as before)."""
+    return int(value) if isinstance(value, Fraction) and value.denominator == 1 else value
 
 
 def threshold_in_samples(amount: Fraction, unit: str, seq_len: int | None) -> int:

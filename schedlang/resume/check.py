@@ -32,8 +32,9 @@ from ..formats.common.numbers import exact
 from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
-from .clock import TokenClock, on_new_clock
+from .clock import TokenClock, checked_counts, on_new_clock
 from .state import State, read_state
+from .state import shown_value as _shown
 
 #: How close the lr the state last set must be to the original schedule's value at that step
 #: (relative): torch's chainable updates drift from the closed form by rounding only.
@@ -128,6 +129,12 @@ class ResumeVerdict:
     #: run's step <-> token map from the checkpoint on, one line per batch stage.
     clock: str | None = None
     time_map: tuple = ()
+    #: On the token clock: the resumed run's batches (``core.clock.Clock``: its steps' counts,
+    #: the new batch schedule from the checkpoint's count on).
+    run_clock: object = None
+    #: The lr the resumed run sets, NEW's schedule as a function of the global step (its
+    #: value at ``k >= step``: the lr of update ``k``, on ``run_clock`` where there is one).
+    run_lr: object = None
 
     @property
     def after_end(self) -> bool:
@@ -391,11 +398,6 @@ def _schedlang_state(state, where: str) -> Original:
                         "values, not the schedule", params=checked)
 
 
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 # -- the check -------------------------------------------------------------------------------
 
 
@@ -432,9 +434,11 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
                              hint="-D binds the parameters the new (and --was) schedule declares")
     step = original.step
+    _check_counts(state, step, old)
     clock = on_new_clock(old.program, fresh.program, step, state.samples, state.tokens, where)
-    if clock is not None:  # the lr as a function of tokens, from the checkpoint on
+    if clock is not None:  # the lr as a function of tokens, both on the resumed run's clock
         old = dataclasses.replace(old, expr=clock.program[old.name].expr)
+        fresh = dataclasses.replace(fresh, expr=clock.new[fresh.name].expr)
     tail_old = _from_step(old, step, "the original schedule")
     tail_new = _from_step(fresh, step, "the new schedule")
     old_lr = float(tail_old(0))
@@ -457,17 +461,29 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
                          verdict.method, verdict.reason, source, original_from, original.described,
                          state.kind, dict(state.extra), tuple(_notes(state, step)), state.key,
                          last_lr_from, state.samples, state.tokens, dict(original.params), total,
-                         total_from, *_clock_fields(clock))
+                         total_from, *_clock_fields(clock),
+                         Schedule.from_sympy(finish(fresh.expr)))
 
 
 def _clock_fields(clock: TokenClock | None) -> tuple:
-    """``ResumeVerdict.clock`` and ``time_map``."""
+    """``ResumeVerdict.clock``, ``time_map`` and ``run_clock``."""
     if clock is None:
-        return None, ()
-    said = (f"compared on the {UNITS[clock.unit]} clock: the original placed on the new batch "
-            f"schedule ({clock.count:,} {UNITS[clock.unit]} before the checkpoint's step, from "
-            f"{clock.counted_by})")
-    return said, clock.lines
+        return None, (), None
+    said = (f"compared on the {UNITS[clock.unit]} clock: both placed on the resumed run, the new "
+            f"batch schedule from the checkpoint's count on ({clock.count:,} {UNITS[clock.unit]} "
+            f"before the checkpoint's step, from {clock.counted_by})")
+    return said, clock.lines, clock.clock
+
+
+def _check_counts(state: State, step: int, old: _Resolved) -> None:
+    """``resume.clock.checked_counts`` on the checkpoint's counts, with the original's tokens
+    per sample where it declares them; against the lower of the scheduler's and the trainer's
+    step (the counts were kept beside the trainer's)."""
+    clock = old.program._lowered.clock if old.program is not None else None
+    seq_len = clock.seq_len if clock is not None else None
+    at = step if state.step is None else min(step, state.step)
+    checked_counts(state.samples, state.tokens, at, seq_len,
+                   (state.samples_key or "samples", state.tokens_key or "tokens"), f"'{state.path}'")
 
 
 def state_original(state: State, where: str) -> Original:

@@ -103,8 +103,9 @@ class State:
 
     ``step``, ``samples``, ``tokens``: the optimizer steps, samples and tokens the run had
     consumed when it saved, where the checkpoint records them (None where not), for comparing
-    on the token clock (SPEC §12); ``optimizer_lr``: the lr of the optimizer's first param
-    group at save time, found at ``optimizer_lr_key``.
+    on the token clock (SPEC §12), and the keys the counts were read from (``samples_key``,
+    ``tokens_key``); ``optimizer_lr``: the lr of the optimizer's first param group at save
+    time, found at ``optimizer_lr_key``.
     """
 
     path: str
@@ -119,6 +120,8 @@ class State:
     optimizer_lr: float | None = None
     optimizer_lr_key: str | None = None
     config: dict | None = None
+    samples_key: str | None = None
+    tokens_key: str | None = None
 
 
 def read_state(path) -> State:
@@ -380,7 +383,7 @@ def from_checkpoint(path: Path, data, shown: str, kind: str | None = None) -> St
     found = find_scheduler(data, shown)
     kind = kind or _kind(data, found)
     state = State(str(path), kind, found.value, key=found.key, shape=found.shape)
-    _counts(state, data, found)
+    _counts(state, data, found, shown)
     lr, key = optimizer_lr(data)
     if lr is not None:
         state.optimizer_lr, state.optimizer_lr_key = lr, key
@@ -415,25 +418,30 @@ def _lightning_schedulers(data: dict, shown: str) -> None:
                              "schedlang resume checks one")
 
 
-def _counts(state: State, data: dict, found: Found) -> None:
+def _counts(state: State, data: dict, found: Found, shown: str) -> None:
     """The step, samples and tokens the checkpoint recorded, where it did: each framework keeps
-    them under its own keys (the trainer's, not the scheduler's)."""
+    them under its own keys (the trainer's, not the scheduler's).  A consumed count that is
+    there but damaged, or two records of one count that disagree, is refused naming the key
+    (``_record``): never dropped for the plan."""
     sched = found.value
+
+    def own(name: str) -> str:
+        return f"{found.key}.{name}" if found.key else name
+
     if found.shape == "olmo-core":
-        state.step, state.tokens = _count(sched, "global_step"), _count(sched, "global_train_tokens_seen")
+        state.step = _count(sched, "global_step")
+        _record(state, "tokens", sched, "global_train_tokens_seen", own("global_train_tokens_seen"), shown)
         _keep(state, sched, "max_steps")
         return
     if state.kind == "lightning":
         _keep(state, data, "global_step", "epoch")
     _step(state, data)
-    _framework_samples(state, data, found)
-    if state.samples is None:
-        state.samples = _count(data, "consumed_train_samples")
-    if state.tokens is None:
-        state.tokens = _count(data, "num_input_tokens_seen")
+    _framework_samples(state, data, found, shown)
+    _record(state, "samples", data, "consumed_train_samples", "consumed_train_samples", shown)
+    _record(state, "tokens", data, "num_input_tokens_seen", "num_input_tokens_seen", shown)
     if isinstance(sched, dict):  # schedlang's classes count them on a batch schedule (SPEC §12)
-        state.samples = state.samples if state.samples is not None else _count(sched, "samples")
-        state.tokens = state.tokens if state.tokens is not None else _count(sched, "tokens")
+        _record(state, "samples", sched, "samples", own("samples"), shown)
+        _record(state, "tokens", sched, "tokens", own("tokens"), shown)
 
 
 def _step(state: State, data: dict) -> None:
@@ -446,22 +454,72 @@ def _step(state: State, data: dict) -> None:
             break
 
 
-def _framework_samples(state: State, data: dict, found: Found) -> None:
+def _framework_samples(state: State, data: dict, found: Found, shown: str) -> None:
     """The samples Megatron's or DeepSpeed's checkpoint records, each under its own keys (and
     DeepSpeed's config with them); kept apart because they are the only two that say it."""
     if found.shape == "megatron":
-        args = data.get("args")
-        state.samples = _count(getattr(args, "__dict__", None), "consumed_train_samples")
+        args = getattr(data.get("args"), "__dict__", None)
+        _record(state, "samples", args, "consumed_train_samples", "args.consumed_train_samples", shown)
         if state.samples is None:  # Megatron-LM steps the scheduler by the global batch: samples
-            state.samples = _count(found.value, "num_steps")
+            _record(state, "samples", found.value, "num_steps", f"{found.key}.num_steps", shown)
     if found.shape == "deepspeed" or state.kind == "deepspeed":
-        state.samples = _count(data, "global_samples")
+        _record(state, "samples", data, "global_samples", "global_samples", shown)
         if isinstance(data.get("ds_config"), dict):
             state.config = data["ds_config"]
 
 
+def _record(state: State, name: str, data, key: str, shown_key: str, shown: str) -> None:
+    """Set ``state.<name>`` (``samples`` or ``tokens``) from ``data[key]`` where it is there
+    (``consumed``); a second record of the same count must agree with the first."""
+    value = consumed(data, key, f"{shown}: {shown_key}")
+    if value is None:
+        return
+    before = getattr(state, name)
+    if before is None:
+        setattr(state, name, value)
+        setattr(state, f"{name}_key", shown_key)
+    elif before != value:
+        first = getattr(state, f"{name}_key")
+        raise SchedlangError(f"{shown}: {first} is {before:,} but {shown_key} is {value:,}: two "
+                             f"records of the {name} consumed disagree",
+                             hint="the checkpoint's counts were changed or damaged: restore them")
+
+
+def consumed(data, key: str, where: str) -> int | None:
+    """``data[key]`` as a count of samples or tokens consumed: None where the key is absent (or
+    None); a whole number >= 0 (an ``int``, a whole finite float, a one-element integer
+    tensor); anything else is refused at ``where``: a damaged count must not be replaced by
+    the plan without a word."""
+    value = data.get(key) if isinstance(data, dict) else None
+    if value is None:
+        return None
+    shown = shown_value(value)
+    if type(value).__name__ == "Tensor":
+        try:
+            value = value.item() if value.numel() == 1 else value
+        except (RuntimeError, TypeError, ValueError):
+            pass
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        kind = "" if isinstance(value, (int, float)) and not isinstance(value, bool) else \
+            f" (a {type(value).__name__})"
+        raise SchedlangError(f"{where} is {shown}{kind}, not a count: the samples or tokens consumed "
+                             "are a whole number >= 0",
+                             hint="the checkpoint's counts were changed or damaged: restore them, or "
+                                  "drop the key to count by the original's batch schedule")
+    return value
+
+
+def shown_value(value) -> str:
+    """A value from a checkpoint as a message shows it: its repr, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _count(data, key: str) -> int | None:
-    """``data[key]`` when it is a whole number >= 0 (a float that is whole too), else None."""
+    """``data[key]`` when it is a whole number >= 0 (a float that is whole too), else None: a
+    step or a trainer's fact, which a consumed count is not (``consumed``)."""
     value = data.get(key) if isinstance(data, dict) else None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -593,7 +651,10 @@ def _hf_folder(path: Path) -> State:
     state.key = "scheduler.pt" + (f":{state.key}" if state.key else "")
     state.step, state.extra = step, {"global_step": step}
     _keep(state, info, "max_steps")
-    state.tokens = _count(info, "num_input_tokens_seen")
+    # HF writes 0 unless include_num_input_tokens_seen is on: a run of steps counted none
+    if not (info.get("num_input_tokens_seen") == 0 and step > 0):
+        _record(state, "tokens", info, "num_input_tokens_seen",
+                f"num_input_tokens_seen ({trainer_state.name})", _quoted(path))
     return state
 
 
