@@ -259,3 +259,14 @@ def test_verify_runs_in_a_child_process_that_is_stopped_past_its_budget():
     halves = "schedule lr = linear(1, 0.5, 50) >> linear(0.5, 0, 50)"
     assert lenses.verify_isolated(text, "lr", halves)["verdict"] == "equivalent"
     assert lenses.verify_isolated(text, "lr", text, budget=0.01)["verdict"] == "timeout"
+
+
+def test_an_incremental_change_lands_at_the_client_s_offset():
+    """``Lines.offset``: where a client's range (in its encoding) starts in the text, clamped."""
+    text = 'let s = "😀"\r\nschedule lr = x\n'
+    assert Lines(text, UTF16).offset(0, 11) == text.index('"', 9)  # 😀 is 2 UTF-16 units
+    assert Lines(text, UTF8).offset(0, 13) == text.index('"', 9)   # and 4 UTF-8 bytes
+    assert Lines(text, UTF32).offset(1, 9) == text.index("lr")     # after a CRLF
+    assert Lines(text, UTF16).offset(1, 999) == text.index("x") + 1  # clamped to the line
+    assert Lines(text, UTF16).offset(99, 0) == len(text)             # and to the text
+    assert Lines(text, UTF16).offset(0, 10) == text.index("😀")      # inside a character: its start

@@ -21,7 +21,9 @@ types.  What keeps an editor working while a user types:
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -37,6 +39,8 @@ from ...limits import read_source_text
 from . import actions, completion, diagnostics, hints, hover, lenses, symbols
 from .document import Document
 from .positions import Lines
+from .protocol import Protocol, serve
+from .wire import REQUEST_FAILED, RpcError
 
 DEBOUNCE = 0.15   # seconds a change waits for the next keystroke before it is compiled
 BUDGET = 10.0     # seconds a compile, a check or a request may take before it is given up
@@ -53,7 +57,8 @@ class SchedlangServer(LanguageServer):
     """The documents a client has open: uri -> (version, ``Document``), and their pending checks."""
 
     def __init__(self):
-        super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+                         protocol_cls=Protocol)
         self.documents: dict[str, tuple[int | None, Document]] = {}
         self.pending: dict[str, asyncio.Task] = {}
         self.budget = BUDGET
@@ -179,9 +184,22 @@ async def did_open(ls: SchedlangServer, params: lsp.DidOpenTextDocumentParams):
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: SchedlangServer, params: lsp.DidChangeTextDocumentParams):
-    if params.content_changes:
-        change = params.content_changes[-1]  # full sync: the last change is the whole text
-        _changed(params.text_document.uri, params.text_document.version, change.text)
+    """Full sync, as negotiated: a change is the whole text.  A client that sends a range anyway
+    has it applied (clamped to the text, its ends in order), never taken for the whole text."""
+    uri = params.text_document.uri
+    doc = server.doc(uri)
+    text = doc.text if doc is not None else None
+    for change in params.content_changes:
+        if isinstance(change, lsp.TextDocumentContentChangePartial):
+            if text is None:
+                continue
+            lines = Lines(text, server.encoding)
+            ends = sorted(lines.offset(p.line, p.character) for p in (change.range.start, change.range.end))
+            text = text[:ends[0]] + change.text + text[ends[1]:]
+        else:
+            text = change.text
+    if text is not None:
+        _changed(uri, params.text_document.version, text)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -369,20 +387,16 @@ def _rename(uri, position, new_name):
         return None
     edits = symbols.rename(doc, *at, new_name)
     if isinstance(edits, str):
-        raise ValueError(edits)
+        return RpcError(REQUEST_FAILED, edits)
     return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(_range(lines, span), text) for span, text in edits]})
 
 
 @server.feature(lsp.TEXT_DOCUMENT_RENAME)
 async def on_rename(ls, params: lsp.RenameParams):
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(_rename, params.text_document.uri, params.position,
-                                                        params.new_name), server.budget)
-    except ValueError:
-        raise  # the client shows why the name cannot be renamed
-    except Exception as exc:  # noqa: BLE001 - never down
-        server.log(f"schedlang: rename failed: {type(exc).__name__}: {exc}")
-        return None
+    answer = await _off_loop(_rename, params.text_document.uri, params.position, params.new_name)
+    if isinstance(answer, RpcError):
+        raise answer  # an answer, not a failure: the client shows why the name cannot be renamed
+    return answer
 
 
 # -- code lenses and their commands ------------------------------------------------------------
@@ -455,9 +469,26 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:60] or "_"
 
 
+_plots: list[str] = []  # the server's own folder for plots, made on the first plot
+
+
+def _write_plot(stem: str, name: str, picture: str) -> Path:
+    """``picture`` written to ``<stem>-<name>.svg`` in a folder this server made (``mkdtemp``:
+    a new name, mode 700), never in a shared one where another user could have planted a link
+    to a file of ours; the file itself opened without following a link (``O_NOFOLLOW``)."""
+    if not _plots:
+        _plots.append(tempfile.mkdtemp(prefix="schedlang-plots-"))
+    path = Path(_plots[0]) / f"{_safe(stem)}-{_safe(name)}.svg"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(picture)
+    return path
+
+
 @server.command(lenses.PLOT)
 async def plot_command(ls, *arguments):
-    """The plot is written to a temporary SVG file that the client is asked to show."""
+    """The plot is written to a temporary SVG file that the client is asked to show; a client
+    that cannot show documents, or says it did not, is told where the file is."""
     try:
         uri, name, doc = _command_document(arguments)
     except ValueError as exc:
@@ -466,20 +497,23 @@ async def plot_command(ls, *arguments):
     picture = await _command(f"Plot of {name}", lenses.plot, doc, name, _label(uri))
     if not isinstance(picture, str):
         return picture
-    folder = Path(tempfile.gettempdir()) / "schedlang-plots"
-    folder.mkdir(exist_ok=True)
-    stem = _safe(_label(uri).removesuffix(".sched"))
-    path = folder / f"{stem}-{_safe(name)}.svg"
-    path.write_text(picture, encoding="utf-8")
+    try:
+        path = await asyncio.to_thread(_write_plot, _label(uri).removesuffix(".sched"), name, picture)
+    except OSError as exc:
+        message = f"Plot of {name}: cannot write the SVG file: {exc.strerror or exc}"
+        _tell(message, error=True)
+        return {"error": message}
     target = path.as_uri()
     window = getattr(server.client_capabilities, "window", None)
-    if getattr(window, "show_document", None) is not None:
+    shown = False
+    if getattr(getattr(window, "show_document", None), "support", False):
         try:
-            await asyncio.wait_for(server.window_show_document_async(
+            answer = await asyncio.wait_for(server.window_show_document_async(
                 lsp.ShowDocumentParams(target, external=True)), server.budget)
+            shown = bool(getattr(answer, "success", False))
         except Exception as exc:  # noqa: BLE001 - the file is written; showing it is a courtesy
             server.log(f"schedlang: could not show {target}: {type(exc).__name__}: {exc}")
-    else:
+    if not shown:
         _tell(f"Plot of {name}: {path}")
     return {"svg": picture, "uri": target}
 
@@ -495,7 +529,9 @@ async def verify_command(ls, *arguments):
             return {"verdict": "cancelled", "message": "no file chosen"}
         if not isinstance(other, str):
             raise ValueError("the file to compare with must be a uri")
-        other_text = _read(other)
+        other_doc = server.doc(other)
+        other_text = other_doc.text if other_doc is not None else \
+            await asyncio.wait_for(asyncio.to_thread(_read, other), server.budget)
     except ValueError as exc:
         _tell(f"schedlang.verify: {exc}", error=True)
         return {"verdict": "error", "message": str(exc)}
@@ -506,14 +542,12 @@ async def verify_command(ls, *arguments):
 
 
 def _read(uri: str) -> str:
-    """The text of ``uri``: the open buffer if the client has it open, else the file on disk."""
-    doc = server.doc(uri)
-    if doc is not None:
-        return doc.text
+    """The text of the file ``uri`` names (in a worker thread: a slow disk must not stop the
+    loop), a regular file only (a FIFO nobody writes to would never answer) and bounded."""
     if not uri.startswith("file:"):
         raise ValueError(f"cannot read {uri}: not a file")
     try:
-        return read_source_text(url2pathname(urlparse(uri).path))
+        return read_source_text(url2pathname(urlparse(uri).path), regular=True)
     except (OSError, SchedlangError) as exc:
         raise ValueError(f"cannot read {_label(uri)}: {getattr(exc, 'message', exc)}") from None
 
@@ -525,7 +559,7 @@ async def _pick_other(uri: str) -> str | None:
     if not uri.startswith("file:"):
         raise ValueError("give the file to compare with as a third argument")
     here = Path(url2pathname(urlparse(uri).path))
-    choices = sorted(p for p in here.parent.glob("*.sched") if p != here)[:MAX_CHOICES]
+    choices = await asyncio.wait_for(asyncio.to_thread(_beside, here), server.budget)
     if not choices:
         raise ValueError(f"no other .sched file beside {here.name} to compare with")
     try:  # no budget: the user takes the time they take
@@ -540,9 +574,29 @@ async def _pick_other(uri: str) -> str | None:
     return next((p.as_uri() for p in choices if p.name == picked.title), None)
 
 
+def _beside(here: Path) -> list[Path]:
+    """The ``.sched`` files beside ``here`` a user may verify against: regular files, not hidden
+    (an editor's lock file ``.#main.sched``, Emacs' dangling link, is no schedule)."""
+    found = []
+    for path in here.parent.glob("*.sched"):
+        if path != here and not path.name.startswith(".") and path.is_file():
+            found.append(path)
+    return sorted(found)[:MAX_CHOICES]
+
+
+def _cleanup() -> None:
+    """What the server leaves behind when it exits: nothing (its plots' folder removed)."""
+    for folder in _plots:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> int:
-    """Serve on stdin/stdout until the client exits; stdout is the protocol's alone."""
+    """Serve on stdin/stdout until the client exits; stdout is the protocol's alone.  The process
+    ends at once (``os._exit``): a compile still running in a worker thread cannot be stopped,
+    and the client that said ``exit`` must not wait for it."""
     out = sys.stdout.buffer
     sys.stdout = sys.stderr
-    server.start_io(sys.stdin.buffer, out)
-    return 0
+    code = serve(server, sys.stdin.buffer, out)
+    _cleanup()
+    sys.stderr.flush()
+    os._exit(code)

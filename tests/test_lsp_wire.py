@@ -1,0 +1,218 @@
+"""``schedlang lsp`` against hostile input on its own wire (issue 39, items 4-10): a real server
+process over stdio, sent malformed frames, bad params, FIFOs and planted links; after each, it
+answers the next request, and it never prints a traceback (pygls logs one for whatever reaches
+it unchecked).
+
+The server is shared by the cases that leave it running (starting one costs ~1 s); a case
+that ends it (``exit``, a full disk) has its own.
+"""
+
+import json
+import os
+import stat
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsp_wire import Server, frame  # noqa: E402
+
+INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, PARSE_ERROR = -32600, -32601, -32602, -32700
+DOC = {"uri": "file:///tmp/x.sched"}
+POSITION = {"line": 0, "character": 0}
+HOVER = {"textDocument": DOC, "position": POSITION}
+
+
+@pytest.fixture(scope="module")
+def server():
+    running = Server()
+    yield running
+    running.kill()
+
+
+@pytest.fixture(autouse=True)
+def no_traceback(request):
+    yield
+    if "server" in request.fixturenames:
+        shared = request.getfixturevalue("server")
+        shared.alive()
+        assert b"Traceback" not in shared.stderr, shared.stderr.decode()
+
+
+# -- item 5: frames --------------------------------------------------------------------------
+
+HELLO = {"jsonrpc": "2.0", "id": "after", "method": "textDocument/hover",
+         "params": {"textDocument": DOC, "position": POSITION}}
+
+
+@pytest.mark.parametrize("bad", [
+    frame(HELLO, length=99999999999999),
+    b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n" + json.dumps(HELLO).encode(),
+    b"Content-Length: twelve\r\n\r\n{}",
+    b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}",
+    b"X-Junk: " + b"x" * 5000 + b"\r\n\r\n",
+], ids=["huge-length", "5000-digits", "not-a-number", "no-length", "long-header"])
+def test_a_bad_frame_is_answered_and_the_next_one_read(server, bad):
+    server.send(bad)
+    refused = server.wait(lambda m: m.get("id") is None and "error" in m)
+    assert refused["error"]["code"] == PARSE_ERROR
+    server.send(frame(HELLO))
+    assert server.answer("after")["result"] is None
+
+
+@pytest.mark.parametrize("name", [b"content-length", b"CONTENT-LENGTH", b"Content-length"])
+def test_header_names_are_case_insensitive(server, name):
+    body = json.dumps(HELLO).encode()
+    server.send(name + b": %d\r\n\r\n" % len(body) + body)
+    assert server.answer("after")["result"] is None
+
+
+def test_junk_before_a_header_is_skipped(server):
+    server.send(b"a stray line\r\n" + json.dumps(HELLO).encode()[:10] + frame(HELLO))
+    assert server.answer("after")["result"] is None
+
+
+# -- items 6 and 9: every request answered, nothing logged -----------------------------------
+
+@pytest.mark.parametrize("body, code", [
+    (b"this is not json", PARSE_ERROR),
+    (b"[]", INVALID_REQUEST),
+    (b"[" * 100_000 + b"]" * 100_000, PARSE_ERROR),
+    (json.dumps({"jsonrpc": "2.0", "id": {"a": 1}, "method": "shutdown"}).encode(), INVALID_REQUEST),
+    (json.dumps({"jsonrpc": "1.0", "id": 7, "method": "shutdown"}).encode(), INVALID_REQUEST),
+], ids=["not-json", "batch", "nested", "object-id", "jsonrpc-1"])
+def test_a_body_that_is_no_message_is_answered(server, body, code):
+    server.send(frame(body))
+    refused = server.wait(lambda m: "error" in m and m.get("id") in (None, 7))
+    assert refused["error"]["code"] == code
+
+
+@pytest.mark.parametrize("method, params, code", [
+    ("textDocument/hover", None, INVALID_PARAMS),
+    ("textDocument/hover", {"textDocument": DOC, "position": {"line": "x", "character": 0}}, INVALID_PARAMS),
+    ("textDocument/hover", {"textDocument": DOC, "position": {"line": -1, "character": 0}}, INVALID_PARAMS),
+    ("textDocument/hover", {**HOVER, "position": {"line": 0, "character": 2**53}}, INVALID_PARAMS),
+    ("textDocument/hover", 5, INVALID_PARAMS),
+    ("textDocument/references", {"textDocument": DOC, "position": POSITION}, INVALID_PARAMS),
+    ("workspace/executeCommand", {}, INVALID_PARAMS),
+    ("workspace/executeCommand", {"command": "no.such.command", "arguments": []}, INVALID_PARAMS),
+    ("no/such/method", None, METHOD_NOT_FOUND),
+    ("$/no/such/request", {}, METHOD_NOT_FOUND),
+], ids=["hover-no-params", "line-x", "line-minus-1", "character-2-53", "params-5", "references-no-context",
+        "command-missing", "command-unknown", "unknown-method", "unknown-dollar"])
+def test_a_request_with_bad_params_is_answered(server, method, params, code):
+    id_ = server.request(method, *([] if params is None else [params]))
+    answer = server.answer(id_)
+    assert answer["error"]["code"] == code, answer
+    if code == INVALID_PARAMS and method == "textDocument/hover" and isinstance(params, dict):
+        assert "position" in answer["error"]["message"]  # it says which field
+
+
+@pytest.mark.parametrize("method, params", [
+    ("$/cancelRequest", {}), ("$/cancelRequest", {"id": {"x": 1}}), ("$/cancelRequest", {"id": 12345}),
+    ("textDocument/didChange", {"textDocument": {"uri": DOC["uri"], "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 9, "character": 0}, "end": {"line": 0, "character": 0}}, "text": "x"}]}),
+    ("textDocument/didOpen", {"textDocument": {"uri": 5}}),
+    ("no/such/notification", None),
+], ids=["cancel-empty", "cancel-object-id", "cancel-unknown-id", "change-bad-range", "open-bad", "unknown"])
+def test_a_bad_notification_is_dropped_quietly(server, method, params):
+    server.notify(method, *([] if params is None else [params]))
+
+
+def test_a_refused_rename_is_an_answer(server):
+    server.notify("textDocument/didOpen", {"textDocument": {**DOC, "languageId": "schedlang", "version": 1,
+                                                            "text": "schedule lr = linear(1, 0, 10)\n"}})
+    answer = server.call("textDocument/rename", {**HOVER, "position": {"line": 0, "character": 16},
+                                                 "newName": "x"})
+    assert answer["error"]["code"] == -32803 and "can be renamed" in answer["error"]["message"]
+    answer = server.call("textDocument/rename", {**HOVER, "position": {"line": 0, "character": 10},
+                                                 "newName": "let"})
+    assert "word of the language" in answer["error"]["message"]
+
+
+def test_initialize_with_null_capabilities_is_invalid_params():
+    fresh = Server(initialize=False)
+    try:
+        answer = fresh.call("initialize", {"processId": None, "capabilities": None})
+        assert answer["error"]["code"] == INVALID_PARAMS
+        assert fresh.call("textDocument/hover", HOVER)["error"]["code"] == -32002  # not initialized yet
+        assert "result" in fresh.call("initialize", {"processId": None, "capabilities": {}})
+        assert b"Traceback" not in fresh.stderr
+    finally:
+        fresh.kill()
+
+
+# -- item 7: the exit status -------------------------------------------------------------------
+
+def test_requests_after_shutdown_are_invalid_and_exit_is_0():
+    fresh = Server()
+    try:
+        assert fresh.call("shutdown")["result"] is None
+        assert fresh.call("textDocument/hover", HOVER)["error"]["code"] == INVALID_REQUEST
+        fresh.notify("exit")
+        assert fresh.process.wait(20) == 0
+    finally:
+        fresh.kill()
+
+
+def test_exit_without_shutdown_is_status_1():
+    fresh = Server()
+    try:
+        fresh.notify("exit")
+        assert fresh.process.wait(20) == 1
+    finally:
+        fresh.kill()
+
+
+def test_a_client_that_cannot_be_written_to_ends_it_with_status_1():
+    with open("/dev/full", "wb") as full:
+        fresh = Server(stdout=full, initialize=False)
+    try:
+        fresh.request("initialize", {"processId": None, "capabilities": {}})
+        assert fresh.process.wait(20) == 1
+        fresh.process.stderr.close()
+    finally:
+        fresh.kill()
+    assert b"Traceback" not in fresh.stderr and b"cannot write to the client" in fresh.stderr
+
+
+# -- item 4: no read blocks the loop; item 10: no link followed ---------------------------------
+
+def _open(server, path, text):
+    server.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "schedlang",
+                                                            "version": 1, "text": text}})
+
+
+def test_a_fifo_to_verify_against_is_refused_and_the_server_answers(server, tmp_path):
+    here, fifo = tmp_path / "a.sched", tmp_path / "b.sched"
+    os.mkfifo(fifo)
+    _open(server, here, "schedule lr = linear(1, 0, 10)\n")
+    answer = server.call("workspace/executeCommand", {"command": "schedlang.verify",
+                                                      "arguments": [here.as_uri(), "lr", fifo.as_uri()]})
+    assert answer["result"]["verdict"] == "error" and "not a regular file" in answer["result"]["message"]
+    answer = server.call("workspace/executeCommand", {"command": "schedlang.verify",
+                                                      "arguments": [here.as_uri(), "lr", tmp_path.as_uri()]})
+    assert "not a regular file" in answer["result"]["message"]
+
+
+def test_a_planted_link_is_not_followed_by_plot(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    shared = tmp_path / "schedlang-plots"
+    shared.mkdir()
+    (shared / "a-lr.svg").symlink_to(victim)
+    fresh = Server(env={"TMPDIR": str(tmp_path)})
+    try:
+        _open(fresh, tmp_path / "a.sched", "schedule lr = linear(1, 0, 10)\n")
+        here = (tmp_path / "a.sched").as_uri()
+        answer = fresh.call("workspace/executeCommand",
+                            {"command": "schedlang.plot", "arguments": [here, "lr"]})
+        assert victim.read_text() == "precious"
+        written = answer["result"]["uri"].removeprefix("file://")
+        assert os.path.dirname(written) != str(shared)
+        assert stat.S_IMODE(os.stat(os.path.dirname(written)).st_mode) == 0o700
+        assert open(written, encoding="utf-8").read().startswith("<svg")
+        assert fresh.quit() == 0
+        assert not os.path.exists(written)  # the server's own folder goes with it
+    finally:
+        fresh.kill()
