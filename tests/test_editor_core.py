@@ -4,6 +4,8 @@ The language server (tests/test_lsp_server.py) only converts these to the protoc
 editor shows is decided here, where it is tested without a client.
 """
 
+import asyncio
+
 import pytest
 
 from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, lenses, symbols
@@ -257,8 +259,10 @@ def test_verify_against_another_text():
 def test_verify_runs_in_a_child_process_that_is_stopped_past_its_budget():
     text = "schedule lr = linear(1, 0, 100)"
     halves = "schedule lr = linear(1, 0.5, 50) >> linear(0.5, 0, 50)"
-    assert lenses.verify_isolated(text, "lr", halves)["verdict"] == "equivalent"
-    assert lenses.verify_isolated(text, "lr", text, budget=0.01)["verdict"] == "timeout"
+    proofs = lenses.Proofs()
+    assert asyncio.run(proofs.verify(text, "lr", halves))["verdict"] == "equivalent"
+    assert asyncio.run(proofs.verify(text, "lr", text, budget=0.01))["verdict"] == "timeout"
+    assert not proofs.running
 
 
 def test_an_incremental_change_lands_at_the_client_s_offset():

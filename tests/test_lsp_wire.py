@@ -216,3 +216,66 @@ def test_a_planted_link_is_not_followed_by_plot(tmp_path):
         assert not os.path.exists(written)  # the server's own folder goes with it
     finally:
         fresh.kill()
+
+
+# -- item 8: a few proofs at a time, cancelled ones killed, none left behind --------------------
+
+def _children(pid: int) -> set[int]:
+    """The running (not zombie) processes whose parent is ``pid``."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _until(check, timeout=20.0):
+    """Poll ``check`` (a process table, which sends no message to wait on) for a bounded time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
+def test_proofs_run_a_few_at_a_time_and_none_outlives_the_server(tmp_path):
+    # a proof that takes far longer than this test: 400 cosines against a file that differs at the end
+    pieces = [f"cosine({i % 7 + 1}, {i % 3}, {i % 13 + 5})" for i in range(400)]
+    text = "schedule lr = " + " >> ".join(pieces) + "\n"
+    pieces[-1] = "cosine(1, 0, 9)"
+    (tmp_path / "b.sched").write_text("schedule lr = " + " >> ".join(pieces) + "\n")
+    here, other = (tmp_path / "a.sched").as_uri(), (tmp_path / "b.sched").as_uri()
+    fresh = Server()
+    try:
+        _open(fresh, tmp_path / "a.sched", text)
+        verify = {"command": "schedlang.verify", "arguments": [here, "lr", other]}
+        ids = [fresh.request("workspace/executeCommand", verify) for _ in range(8)]
+        busy = [fresh.answer(id_)["result"] for id_ in ids[-2:]]  # 2 running, 4 waiting: the rest refused
+        assert all(b["verdict"] == "busy" for b in busy), busy
+        _until(lambda: len(_children(fresh.process.pid)) == 2)
+        fresh.alive()  # the proofs hold no thread a request needs
+        first = _children(fresh.process.pid)
+        fresh.notify("$/cancelRequest", {"id": ids[0]})
+        assert fresh.answer(ids[0])["error"]["code"] == -32800
+        _until(lambda: len(first - _children(fresh.process.pid)) == 1)  # one of them killed...
+        _until(lambda: len(_children(fresh.process.pid)) == 2)          # ...and a waiting one started
+        every = first | _children(fresh.process.pid)
+        assert fresh.quit() == 0
+        _until(lambda: not any(_alive(pid) for pid in every), timeout=10)
+    finally:
+        fresh.kill()

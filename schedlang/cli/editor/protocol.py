@@ -166,6 +166,18 @@ class Protocol(LanguageServerProtocol):
             return
         super()._send_handler_result(future, msg_id=msg_id)
 
+    @lsp_method(lsp.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """Every other request cancelled (and the tasks they started: a proof is killed), then
+        shut down.  pygls' own loops over its futures while cancelling them, which drops
+        entries from under it: a ``shutdown`` while requests ran was answered with an error."""
+        yield from self._user(lsp.SHUTDOWN, *args)
+        current = self.msg_id
+        for id_ in [i for i in {*self._request_futures, *self._inner} if i != current]:
+            self.cancel(id_)
+        self._shutdown = True
+        return None
+
     # -- the documents are the server's own (full sync, the compiler's lines) -----------------
 
     @lsp_method(lsp.TEXT_DOCUMENT_DID_OPEN)

@@ -535,9 +535,8 @@ async def verify_command(ls, *arguments):
     except ValueError as exc:
         _tell(f"schedlang.verify: {exc}", error=True)
         return {"verdict": "error", "message": str(exc)}
-    answer = await asyncio.to_thread(lenses.verify_isolated, doc.text, name, other_text,
-                                     _label(uri), _label(other))
-    _tell(answer["message"], error=answer["verdict"] in ("error", "timeout"))
+    answer = await PROOFS.verify(doc.text, name, other_text, _label(uri), _label(other))
+    _tell(answer["message"], error=answer["verdict"] in ("error", "timeout", "busy"))
     return answer
 
 
@@ -553,6 +552,7 @@ def _read(uri: str) -> str:
 
 
 MAX_CHOICES = 20  # .sched files offered by "Verify against…"
+PROOFS = lenses.Proofs()
 
 
 async def _pick_other(uri: str) -> str | None:
@@ -585,7 +585,9 @@ def _beside(here: Path) -> list[Path]:
 
 
 def _cleanup() -> None:
-    """What the server leaves behind when it exits: nothing (its plots' folder removed)."""
+    """What the server leaves behind when it exits: nothing (its proofs killed, its plots'
+    folder removed)."""
+    PROOFS.kill()
     for folder in _plots:
         shutil.rmtree(folder, ignore_errors=True)
 
