@@ -274,3 +274,13 @@ def test_an_incremental_change_lands_at_the_client_s_offset():
     assert Lines(text, UTF16).offset(1, 999) == text.index("x") + 1  # clamped to the line
     assert Lines(text, UTF16).offset(99, 0) == len(text)             # and to the text
     assert Lines(text, UTF16).offset(0, 10) == text.index("😀")      # inside a character: its start
+
+
+def test_a_statement_ending_in_a_call_or_list_is_spanned_to_its_bracket():
+    """The outline's and a hover's range covers the closing ``)`` (it stopped one short)."""
+    doc = Document(GPT + "let f = [1, 2]\nlet g = min(max(0.1, peak), 1)\n")
+    spans = {d.name: d.span for d in symbols.definitions(doc)}
+    written = {name: doc.line(s.line)[s.column - 1:s.end_column - 1] for name, s in spans.items()}
+    assert written["decay"] == "decay = cosine(peak, 0.1 * peak, total - warmup)"
+    assert written["lr"] == "lr = warmup(linear, warmup) >> decay"
+    assert written["f"] == "f = [1, 2]" and written["g"] == "g = min(max(0.1, peak), 1)"

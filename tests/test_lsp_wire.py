@@ -279,3 +279,54 @@ def test_proofs_run_a_few_at_a_time_and_none_outlives_the_server(tmp_path):
         _until(lambda: not any(_alive(pid) for pid in every), timeout=10)
     finally:
         fresh.kill()
+
+
+# -- item 11: what real clients do ----------------------------------------------------------------
+
+def _plot(server, tmp_path):
+    _open(server, tmp_path / "a.sched", "schedule lr = linear(1, 0, 10)\n")
+    return server.request("workspace/executeCommand",
+                          {"command": "schedlang.plot", "arguments": [(tmp_path / "a.sched").as_uri(), "lr"]})
+
+
+def _recorded(client: str) -> dict:
+    """A real client's capabilities, as pytest-lsp recorded them."""
+    from pytest_lsp import client_capabilities
+    from pytest_lsp.client import LanguageClient
+
+    return LanguageClient().protocol._converter.unstructure(client_capabilities(client))
+
+
+@pytest.mark.parametrize("support", [False, True], ids=["neovim-0.7", "declined"])
+def test_a_client_that_shows_no_document_is_told_where_the_plot_is(tmp_path, support):
+    """Neovim 0.7 says ``showDocument.support = false``; another client may answer ``success:
+    false``: either way the user is told the SVG's path in a message."""
+    capabilities = _recorded("neovim@v0.7.0")
+    assert capabilities["window"]["showDocument"] == {"support": False}
+    capabilities["window"]["showDocument"]["support"] = support
+    fresh = Server(capabilities=capabilities)
+    try:
+        id_ = _plot(fresh, tmp_path)
+        if support:
+            asked = fresh.wait(lambda m: m.get("method") == "window/showDocument")
+            fresh.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": {"success": False}}))
+        uri = fresh.answer(id_)["result"]["uri"]
+        told = fresh.wait(lambda m: m.get("method") == "window/showMessage")
+        assert uri.removeprefix("file://") in told["params"]["message"]
+        assert support or not [m for m in fresh.seen if m.get("method") == "window/showDocument"]
+    finally:
+        fresh.kill()
+
+
+def test_editor_lock_files_are_not_offered_to_verify_against(server, tmp_path):
+    (tmp_path / "b.sched").write_text("schedule lr = linear(1, 0, 10)\n")
+    (tmp_path / ".#b.sched").symlink_to("user@host.1234:1700000000")  # Emacs' lock file: a dangling link
+    (tmp_path / "c.sched").mkdir()
+    _open(server, tmp_path / "a.sched", "schedule lr = linear(1, 0, 10)\n")
+    here = (tmp_path / "a.sched").as_uri()
+    verify = {"command": "schedlang.verify", "arguments": [here, "lr"]}
+    id_ = server.request("workspace/executeCommand", verify)
+    asked = server.wait(lambda m: m.get("method") == "window/showMessageRequest")
+    assert [a["title"] for a in asked["params"]["actions"]] == ["b.sched"]
+    server.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": {"title": "b.sched"}}))
+    assert server.answer(id_)["result"]["verdict"] == "equivalent"
