@@ -284,3 +284,87 @@ def test_a_statement_ending_in_a_call_or_list_is_spanned_to_its_bracket():
     assert written["decay"] == "decay = cosine(peak, 0.1 * peak, total - warmup)"
     assert written["lr"] == "lr = warmup(linear, warmup) >> decay"
     assert written["f"] == "f = [1, 2]" and written["g"] == "g = min(max(0.1, peak), 1)"
+
+
+def test_a_version_is_parsed_once_for_its_outline_and_its_compile(monkeypatch):
+    from schedlang.syntax import parser
+
+    calls = []
+    real = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *args: calls.append(1) or real(*args))
+    from schedlang.cli.editor import document
+
+    monkeypatch.setattr(document, "parse", parser.parse)
+    doc = Document(GPT)
+    assert symbols.definitions(doc) and doc.program is not None and len(calls) == 1
+
+
+def test_a_hover_answers_from_the_last_compile_while_the_next_one_runs(monkeypatch):
+    """A hover on a version still compiling (in another thread) answers at once from the last
+    compiled one, and a compile of one version holds up no other (Python 3.11's
+    ``cached_property`` took one lock for every instance)."""
+    import threading
+
+    from schedlang.cli.editor import document
+
+    first = Document(GPT)
+    assert first.program is not None
+    second = first.next_version(GPT + "# a keystroke\n")
+    entered, release = threading.Event(), threading.Event()
+    real = document.compile_parsed
+
+    def slow(module, params):
+        if module is second.parsed:
+            entered.set()
+            release.wait(20)
+        return real(module, params)
+
+    monkeypatch.setattr(document, "compile_parsed", slow)
+    worker = threading.Thread(target=lambda: second.compiled)
+    worker.start()
+    try:
+        assert entered.wait(20)
+        found = hover.hover(second, 1, 8)  # `param peak`: its value, from the first version
+        assert "value: `0.0006`" in found.markdown and not second.is_compiled
+        assert Document("schedule lr = cosine(1, 0, 10)").program is not None  # not held up
+    finally:
+        release.set()
+        worker.join(20)
+    assert second.is_compiled and second.latest() is second and second.before is first
+    assert second.next_version("x").before is second and second.before is None  # one long
+
+
+def test_keystrokes_during_a_check_start_no_second_compile(monkeypatch):
+    """The server checks one version of a file at a time: what is typed while a compile runs is
+    not compiled beside it (nor queued behind it, version by version); the newest comes next."""
+    import threading
+
+    server = pytest.importorskip("schedlang.cli.editor.server")
+    compiled, release = [], threading.Event()
+
+    def errors(doc):
+        compiled.append(doc.text)
+        release.wait(20)
+        return []
+
+    published = []
+    monkeypatch.setattr(server.diagnostics, "errors", errors)
+    monkeypatch.setattr(server.diagnostics, "warnings", lambda doc: [])
+    monkeypatch.setattr(server, "_publish", lambda uri, version, found: published.append(version))
+    monkeypatch.setattr(server, "DEBOUNCE", 0)
+    monkeypatch.setattr(server.server, "documents", {})
+    monkeypatch.setattr(server.server, "pending", {})
+    monkeypatch.setattr(type(server.server), "encoding", property(lambda self: "utf-16"))
+
+    async def typing():
+        server._changed("file:///a.sched", 1, "v1")
+        while not compiled:
+            await asyncio.sleep(0.01)
+        for version in range(2, 12):  # keystrokes 20 ms apart, each past the (zero) debounce
+            server._changed("file:///a.sched", version, f"v{version}")
+            await asyncio.sleep(0.02)
+        release.set()
+        await asyncio.wait_for(server.server.pending["file:///a.sched"], 20)
+
+    asyncio.run(typing())
+    assert compiled == ["v1", "v11"] and published == [1, 11]

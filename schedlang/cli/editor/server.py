@@ -131,7 +131,7 @@ async def _patiently(function, doc: Document, uri: str, version, lines: Lines, s
     """``function(doc)`` in a worker thread.  Past ``BUDGET`` the published ``shown`` gets a
     notice that checking goes on (never a false "clean"), and the answer is still awaited: a
     thread cannot be stopped, and its answer stays right unless the text changes meanwhile (then
-    this task is cancelled and the answer dropped).  (answer, whether the notice was shown)."""
+    ``_publish`` drops it).  (answer, whether the notice was shown)."""
     running = asyncio.ensure_future(asyncio.to_thread(function, doc))
     try:
         return await asyncio.wait_for(asyncio.shield(running), server.budget), False
@@ -140,19 +140,37 @@ async def _patiently(function, doc: Document, uri: str, version, lines: Lines, s
         return await running, True
 
 
-async def _check(uri: str, version: int | None, doc: Document) -> None:
-    try:
+def _current(uri: str, entry) -> bool:
+    return server.documents.get(uri) is entry
+
+
+async def _check(uri: str) -> None:
+    """Check ``uri``'s newest version, then any newer one that came meanwhile, one at a time:
+    a compile cannot be stopped (it runs in a thread), so a second one is never started
+    beside it (ten keystrokes on a long file made ten compiles share the CPU, and the last one's
+    diagnostics came seconds late); the versions typed meanwhile are skipped, the newest checked
+    next, and a check whose version is outdated stops before its next stage (the warnings)."""
+    while True:
         await asyncio.sleep(DEBOUNCE)
+        entry = server.documents.get(uri)
+        if entry is None:
+            return
+        await _check_version(uri, entry)
+        if _current(uri, entry):
+            return
+
+
+async def _check_version(uri: str, entry) -> None:
+    version, doc = entry
+    try:
         lines = Lines(doc.text, server.encoding)
         found, _ = await _patiently(diagnostics.errors, doc, uri, version, lines, [])
         _publish(uri, version, [_diagnostic(lines, p) for p in found])
-        if found:
+        if found or not _current(uri, entry):
             return
         warned, slow = await _patiently(diagnostics.warnings, doc, uri, version, lines, [])
         if warned or slow:
             _publish(uri, version, [_diagnostic(lines, p) for p in warned])
-    except asyncio.CancelledError:
-        pass
     except Exception as exc:  # noqa: BLE001 - a background task must not die silently
         message = f"schedlang: diagnostics failed: {type(exc).__name__}: {exc}"
         server.log(message)
@@ -169,11 +187,15 @@ def _slow(lines: Lines, doc: Document) -> lsp.Diagnostic:
 
 
 def _changed(uri: str, version: int | None, text: str) -> None:
-    server.documents[uri] = (version, Document(text))
-    old = server.pending.pop(uri, None)
-    if old is not None:
-        old.cancel()
-    server.pending[uri] = asyncio.get_running_loop().create_task(_check(uri, version, server.doc(uri)))
+    """The new text of ``uri``, checked by its running check when one runs (``_check``)."""
+    before = server.doc(uri)
+    server.documents[uri] = (version, before.next_version(text) if before is not None else Document(text))
+    running = server.pending.get(uri)
+    if running is None or running.done():
+        task = asyncio.get_running_loop().create_task(_check(uri))
+        server.pending[uri] = task
+        task.add_done_callback(lambda done: server.pending.pop(uri, None) if server.pending.get(uri) is done
+                               else None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
