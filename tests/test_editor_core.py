@@ -368,3 +368,12 @@ def test_keystrokes_during_a_check_start_no_second_compile(monkeypatch):
 
     asyncio.run(typing())
     assert compiled == ["v1", "v11"] and published == [1, 11]
+
+
+def test_a_question_about_an_unchanged_line_reads_the_compiled_version():
+    first = Document(GPT)
+    assert first.program is not None
+    second = first.next_version(GPT + "# a keystroke\n")
+    assert second.settled(1) is first            # line 1 reads the same: no second parse
+    assert second.settled(len(second.lines)) is second  # the changed line: this version's own
+    assert second.module is not None and second.settled(1) is second  # once parsed, its own

@@ -122,6 +122,15 @@ class Document:
         that was: what a hover may read without waiting for a compile."""
         return self if self.is_compiled or self.before is None else self.before
 
+    def settled(self, line: int) -> Document:
+        """The version a question about ``line`` may read without waiting: this one once it is
+        parsed, else the last compiled one when ``line`` reads the same there (a hover while a
+        long file is checked answers at once instead of parsing it again beside the compile)."""
+        last = self.latest()
+        if last is self or "parsed" in self._cache or last.line(line) != self.line(line):
+            return self
+        return last
+
     def next_version(self, text: str) -> Document:
         """The buffer's next version, which keeps the last compiled one to answer from (and only
         that one: the chain of versions stays one long)."""

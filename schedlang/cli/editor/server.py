@@ -247,7 +247,7 @@ def _at(uri: str, position: lsp.Position):
 
 def _hover(uri, position):
     doc, lines, at = _at(uri, position)
-    found = hover.hover(doc, *at) if doc else None
+    found = hover.hover(doc.settled(at[0]), *at) if doc else None
     if found is None:
         return None
     return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, found.markdown), _range(lines, found.span))
