@@ -12,7 +12,9 @@ the code agree, so change a number here and there together.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import stat
 import sys
 from fractions import Fraction
 
@@ -117,15 +119,21 @@ def decimal(text: str) -> Fraction:
 STDIN = "-"  # the file name that stands for standard input, for every command
 
 
-def read_source(path) -> bytes:
+def read_source(path, regular: bool = False) -> bytes:
     """The bytes of a user's file (a ``.sched`` file, a configuration to import, or ``-``: standard
     input), refused when larger than ``MAX_FILE_BYTES``: never more than ``MAX_FILE_BYTES + 1``
     bytes are read (a 10 GB file or ``/dev/zero`` costs 256 KiB), and a file over the limit is an
     error, never a truncated file read as if whole.
 
+    ``regular``: only a regular file, refused otherwise before a byte is read (the language
+    server, which must not wait on a FIFO nobody writes to or read a device; a command line may
+    name a pipe, ``<(...)``, on purpose).
+
     Every command and every import format reads its input here; a file that cannot be read is a
     ``SchedlangError`` naming it.
     """
+    if regular:
+        return _read_regular(path)
     name = input_name(path)
     try:
         if str(path) == STDIN:
@@ -146,10 +154,31 @@ def read_source(path) -> bytes:
     return data
 
 
-def read_source_text(path) -> str:
+def _read_regular(path) -> bytes:
+    """``read_source`` of a regular file only: opened without waiting (``O_NONBLOCK``: opening a
+    FIFO for reading would wait for a writer), its type checked on the open descriptor."""
+    name = input_name(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SchedlangError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SchedlangError(f"cannot read {name}: it is not a regular file",
+                             hint="give a .sched file, not a directory, a pipe or a device")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise SchedlangError(f"cannot read {name}: {exc.strerror or exc}") from None
+    check_size(data, name)
+    return data
+
+
+def read_source_text(path, regular: bool = False) -> str:
     """``read_source`` as UTF-8 text (a leading byte order mark kept: the readers drop it); bytes
     that are not UTF-8 are a located error."""
-    return decode(read_source(path), input_name(path))
+    return decode(read_source(path, regular), input_name(path))
 
 
 def decode(data: bytes, name: str) -> str:

@@ -32,7 +32,14 @@ from .syntax.parser import parse
 def compile(source: str | bytes, params: dict | None = None, filename: str = "<string>") -> Program:  # noqa: A001
     """Parse, lower and check a schedule program; ``params`` bind declared parameters."""
     with recursion_room():
-        return Program(lower(parse(source, filename), given=params), params or {})
+        return compile_parsed(parse(source, filename), params)
+
+
+def compile_parsed(module, params: dict | None = None) -> Program:
+    """``compile`` of a module already parsed (``syntax.parser.parse``): the editor parses each
+    version of a buffer once, for its outline and its compile alike."""
+    with recursion_room():
+        return Program(lower(module, given=params), params or {})
 
 
 def compile_declared(source: str | bytes, params: dict, filename: str = "<string>") -> Program:

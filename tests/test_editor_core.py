@@ -4,6 +4,8 @@ The language server (tests/test_lsp_server.py) only converts these to the protoc
 editor shows is decided here, where it is tested without a client.
 """
 
+import asyncio
+
 import pytest
 
 from schedlang.cli.editor import actions, completion, diagnostics, hints, hover, lenses, symbols
@@ -257,5 +259,121 @@ def test_verify_against_another_text():
 def test_verify_runs_in_a_child_process_that_is_stopped_past_its_budget():
     text = "schedule lr = linear(1, 0, 100)"
     halves = "schedule lr = linear(1, 0.5, 50) >> linear(0.5, 0, 50)"
-    assert lenses.verify_isolated(text, "lr", halves)["verdict"] == "equivalent"
-    assert lenses.verify_isolated(text, "lr", text, budget=0.01)["verdict"] == "timeout"
+    proofs = lenses.Proofs()
+    assert asyncio.run(proofs.verify(text, "lr", halves))["verdict"] == "equivalent"
+    assert asyncio.run(proofs.verify(text, "lr", text, budget=0.01))["verdict"] == "timeout"
+    assert not proofs.running
+
+
+def test_an_incremental_change_lands_at_the_client_s_offset():
+    """``Lines.offset``: where a client's range (in its encoding) starts in the text, clamped."""
+    text = 'let s = "😀"\r\nschedule lr = x\n'
+    assert Lines(text, UTF16).offset(0, 11) == text.index('"', 9)  # 😀 is 2 UTF-16 units
+    assert Lines(text, UTF8).offset(0, 13) == text.index('"', 9)   # and 4 UTF-8 bytes
+    assert Lines(text, UTF32).offset(1, 9) == text.index("lr")     # after a CRLF
+    assert Lines(text, UTF16).offset(1, 999) == text.index("x") + 1  # clamped to the line
+    assert Lines(text, UTF16).offset(99, 0) == len(text)             # and to the text
+    assert Lines(text, UTF16).offset(0, 10) == text.index("😀")      # inside a character: its start
+
+
+def test_a_statement_ending_in_a_call_or_list_is_spanned_to_its_bracket():
+    """The outline's and a hover's range covers the closing ``)`` (it stopped one short)."""
+    doc = Document(GPT + "let f = [1, 2]\nlet g = min(max(0.1, peak), 1)\n")
+    spans = {d.name: d.span for d in symbols.definitions(doc)}
+    written = {name: doc.line(s.line)[s.column - 1:s.end_column - 1] for name, s in spans.items()}
+    assert written["decay"] == "decay = cosine(peak, 0.1 * peak, total - warmup)"
+    assert written["lr"] == "lr = warmup(linear, warmup) >> decay"
+    assert written["f"] == "f = [1, 2]" and written["g"] == "g = min(max(0.1, peak), 1)"
+
+
+def test_a_version_is_parsed_once_for_its_outline_and_its_compile(monkeypatch):
+    from schedlang.syntax import parser
+
+    calls = []
+    real = parser.parse
+    monkeypatch.setattr(parser, "parse", lambda *args: calls.append(1) or real(*args))
+    from schedlang.cli.editor import document
+
+    monkeypatch.setattr(document, "parse", parser.parse)
+    doc = Document(GPT)
+    assert symbols.definitions(doc) and doc.program is not None and len(calls) == 1
+
+
+def test_a_hover_answers_from_the_last_compile_while_the_next_one_runs(monkeypatch):
+    """A hover on a version still compiling (in another thread) answers at once from the last
+    compiled one, and a compile of one version holds up no other (Python 3.11's
+    ``cached_property`` took one lock for every instance)."""
+    import threading
+
+    from schedlang.cli.editor import document
+
+    first = Document(GPT)
+    assert first.program is not None
+    second = first.next_version(GPT + "# a keystroke\n")
+    entered, release = threading.Event(), threading.Event()
+    real = document.compile_parsed
+
+    def slow(module, params):
+        if module is second.parsed:
+            entered.set()
+            release.wait(20)
+        return real(module, params)
+
+    monkeypatch.setattr(document, "compile_parsed", slow)
+    worker = threading.Thread(target=lambda: second.compiled)
+    worker.start()
+    try:
+        assert entered.wait(20)
+        found = hover.hover(second, 1, 8)  # `param peak`: its value, from the first version
+        assert "value: `0.0006`" in found.markdown and not second.is_compiled
+        assert Document("schedule lr = cosine(1, 0, 10)").program is not None  # not held up
+    finally:
+        release.set()
+        worker.join(20)
+    assert second.is_compiled and second.latest() is second and second.before is first
+    assert second.next_version("x").before is second and second.before is None  # one long
+
+
+def test_keystrokes_during_a_check_start_no_second_compile(monkeypatch):
+    """The server checks one version of a file at a time: what is typed while a compile runs is
+    not compiled beside it (nor queued behind it, version by version); the newest comes next."""
+    import threading
+
+    server = pytest.importorskip("schedlang.cli.editor.server")
+    compiled, release = [], threading.Event()
+
+    def errors(doc):
+        compiled.append(doc.text)
+        release.wait(20)
+        return []
+
+    published = []
+    monkeypatch.setattr(server.diagnostics, "errors", errors)
+    monkeypatch.setattr(server.diagnostics, "warnings", lambda doc: [])
+    monkeypatch.setattr(server, "_publish", lambda uri, version, found: published.append(version))
+    monkeypatch.setattr(server, "DEBOUNCE", 0)
+    monkeypatch.setattr(server.server, "documents", {})
+    monkeypatch.setattr(server.server, "pending", {})
+    monkeypatch.setattr(type(server.server), "encoding", property(lambda self: "utf-16"))
+
+    async def typing():
+        server._changed("file:///a.sched", 1, "v1")
+        while not compiled:
+            await asyncio.sleep(0.01)
+        for version in range(2, 12):  # keystrokes 20 ms apart, each past the (zero) debounce
+            server._changed("file:///a.sched", version, f"v{version}")
+            await asyncio.sleep(0.02)
+        release.set()
+        await asyncio.wait_for(server.server.pending["file:///a.sched"], 20)
+
+    asyncio.run(typing())
+    assert compiled == ["v1", "v11"] and published == [1, 11]
+
+
+def test_a_question_about_an_unchanged_line_reads_the_compiled_version():
+    first = Document(GPT)
+    assert first.program is not None
+    second = first.next_version(GPT + "# a keystroke\n")
+    assert second.settled(1) is first            # line 1 reads the same: no second parse
+    assert second.settled(len(second.lines)) is second  # the changed line: this version's own
+    assert second.module is not None and second.settled(1) is second  # once parsed, its own

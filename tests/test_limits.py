@@ -305,3 +305,20 @@ def test_docs_list_every_limit_with_its_value():
     assert set(table) == set(limits.documented())
     for name, value in limits.documented().items():
         assert str(value) in table[name].replace("±", ""), (name, value, table[name])
+
+
+def test_a_regular_read_refuses_a_fifo_without_waiting(tmp_path):
+    """``read_source(regular=True)`` (the language server's reads): a FIFO nobody writes to is
+    refused at once, as is a directory; a plain file is read."""
+    import os
+
+    from schedlang.errors import SchedlangError
+    from schedlang.limits import read_source
+
+    fifo = tmp_path / "pipe.sched"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        with pytest.raises(SchedlangError, match="not a regular file"):
+            read_source(path, regular=True)
+    (tmp_path / "a.sched").write_text("schedule lr = 1\n")
+    assert read_source(tmp_path / "a.sched", regular=True) == b"schedule lr = 1\n"

@@ -262,7 +262,7 @@ class _Builder(Transformer):
             _not_reserved(part, "used as a name", self._span(part))
         return ir.Name(self._span(*parts), ".".join(str(p) for p in parts))
 
-    def paren(self, lpar, expr):
+    def paren(self, lpar, expr, rpar):
         # Parentheses add no node, but they do count towards the nesting limit.
         wrapper = ir.Number(self._span(lpar), 0, "(")  # a throwaway key for the depth table
         self._made(wrapper, expr)
@@ -280,10 +280,10 @@ class _Builder(Transformer):
                                  hint=f"write `(if ... else {other}) {op} ...` for the whole `if`, or "
                                       f"`if ... else ({other} {op} ...)` for the else branch only")
 
-    def list_(self, lsqb, *items):
-        items = tuple(i for i in items if i is not None)
+    def list_(self, lsqb, *rest):
+        items = tuple(i for i in rest[:-1] if i is not None)
         _count(items, "this list")
-        return self._made(ir.List(self._span(lsqb, *items), items), *items)
+        return self._made(ir.List(self._span(lsqb, rest[-1]), items), *items)  # to its `]`
 
     def arguments(self, *args):
         return [a for a in args if a is not None]
@@ -292,7 +292,7 @@ class _Builder(Transformer):
         # Not checked for reserved words: it names the callee's argument (`scale(schedule=...)`).
         return ir.Keyword(self._span(name, value), str(name), value)
 
-    def call(self, func, lpar, arguments):
+    def call(self, func, lpar, arguments, rpar):
         arguments = arguments or []
         _count(arguments, "this call")
         positional, keywords = [], []
@@ -306,7 +306,7 @@ class _Builder(Transformer):
                                      hint="put positional arguments first")
             else:
                 positional.append(arg)
-        node = ir.Call(self._span(func, lpar, *arguments), func, tuple(positional), tuple(keywords))
+        node = ir.Call(self._span(func, rpar), func, tuple(positional), tuple(keywords))  # to its `)`
         return self._made(node, *positional, *(k.value for k in keywords))
 
     # -- operators -------------------------------------------------------------------

@@ -11,11 +11,11 @@ never stops at the first error.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from ...errors import SchedlangError, Source, Span, split_lines
-from ...program import compile as compile_program
+from ...program import compile_parsed
 from ...syntax import ir
 from ...syntax.parser import parse
 
@@ -41,26 +41,50 @@ class Call:
     in_string: bool = False
 
 
+class _Once:
+    """``functools.cached_property`` with a lock per document and attribute.  Python 3.11's
+    takes one lock per attribute for every instance, so a hover on one version of a file
+    waited for the compile of another (or of the same one, for its lines)."""
+
+    def __init__(self, make):
+        self.make, self.name, self.__doc__ = make, make.__name__, make.__doc__
+
+    def __get__(self, doc, owner=None):
+        if doc is None:
+            return self
+        cache = doc._cache
+        if self.name not in cache:
+            with doc._locks.setdefault(self.name, threading.Lock()):  # setdefault: atomic
+                if self.name not in cache:
+                    cache[self.name] = self.make(doc)
+        return cache[self.name]
+
+
 @dataclass
 class Document:
-    """The text of one editor buffer and what the compiler makes of it (each at most once)."""
+    """The text of one editor buffer and what the compiler makes of it (each at most once).
+
+    ``before``: the last earlier version of the buffer that was compiled, so that a hover sent
+    while this one compiles answers from that one (``known_program``) instead of waiting."""
 
     text: str
     filename: str = FILENAME
+    before: Document | None = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
+    _locks: dict = field(default_factory=dict, repr=False)
 
-    @cached_property
+    @_Once
     def source(self) -> Source:
         return Source(self.text.removeprefix(_BOM), self.filename)
 
-    @cached_property
+    @_Once
     def lines(self) -> list[str]:
         return split_lines(self.source.text)
 
     def line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
 
-    @cached_property
+    @_Once
     def parsed(self) -> ir.Module | SchedlangError:
         """The syntax tree, or the error that stopped the parser."""
         try:
@@ -72,13 +96,13 @@ class Document:
     def module(self) -> ir.Module | None:
         return self.parsed if isinstance(self.parsed, ir.Module) else None
 
-    @cached_property
+    @_Once
     def compiled(self):
         """The ``Program`` (parameters at their defaults), or the error that stopped it."""
         if isinstance(self.parsed, SchedlangError):
             return self.parsed
         try:
-            return compile_program(self.source.text, {}, self.filename)
+            return compile_parsed(self.parsed, {})  # the parse made once, here and for the outline
         except SchedlangError as exc:
             return exc
         except Exception as exc:  # noqa: BLE001 - a compiler bug: say so, never crash the editor
@@ -88,6 +112,39 @@ class Document:
     @property
     def program(self):
         return None if isinstance(self.compiled, SchedlangError) else self.compiled
+
+    @property
+    def is_compiled(self) -> bool:
+        return "compiled" in self._cache
+
+    def latest(self) -> Document:
+        """This version if it is compiled (or no earlier one was), else the last earlier one
+        that was: what a hover may read without waiting for a compile."""
+        return self if self.is_compiled or self.before is None else self.before
+
+    def settled(self, line: int) -> Document:
+        """The version a question about ``line`` may read without waiting: this one once it is
+        parsed, else the last compiled one when ``line`` reads the same there (a hover while a
+        long file is checked answers at once instead of parsing it again beside the compile)."""
+        last = self.latest()
+        if last is self or "parsed" in self._cache or last.line(line) != self.line(line):
+            return self
+        return last
+
+    def next_version(self, text: str) -> Document:
+        """The buffer's next version, which keeps the last compiled one to answer from (and only
+        that one: the chain of versions stays one long)."""
+        last = self.latest()
+        if not last.is_compiled:
+            return Document(text, self.filename)
+        last.before = None
+        return Document(text, self.filename, before=last)
+
+    @property
+    def known_program(self):
+        """The ``Program`` of ``latest()``: values a hover shows by name (a parameter's, a
+        schedule's summary) while this version's compile is still running."""
+        return self.latest().program
 
     @property
     def error(self) -> SchedlangError | None:

@@ -95,10 +95,11 @@ def _number(value) -> str:
     return str(value) if getattr(value, "is_Integer", False) else f"{float(value):.6g}"
 
 
-def schedule_summary(doc: Document, name: str, markdown: bool = True) -> str | None:
+def schedule_summary(doc: Document, name: str, markdown: bool = True, waiting: bool = True) -> str | None:
     """What a schedule is: its length, start, end, lowest and highest values and a sparkline
-    (the hover's Markdown, or plain text for a message); None when the file does not compile."""
-    program = doc.program
+    (the hover's Markdown, or plain text for a message); None when the file does not compile.
+    ``waiting=False``: from the last compiled version while this one compiles (a hover)."""
+    program = doc.program if waiting else doc.known_program
     if program is None or name not in program.schedules:
         return None
     schedule = program[name]
@@ -121,15 +122,15 @@ def schedule_summary(doc: Document, name: str, markdown: bool = True) -> str | N
 
 def _declared(doc: Document, declared: symbols.Definition) -> str:
     text = _fence(f"{declared.kind} " + _span_text(doc, declared.span))
-    program = doc.program
+    program = doc.known_program  # never waits for a compile: the last one's values, by name
     if declared.kind == "param" and program is not None:
         value = program.values.get(declared.name)
         text += "\n\nvalue: " + ("unbound (give it with -D or params=)" if value is None else
                                  f"`{_number(value)}`")
     elif declared.kind == "schedule":
-        summary = schedule_summary(doc, declared.name)
+        summary = schedule_summary(doc, declared.name, waiting=False)
         text += f"\n\n{summary}" if summary else ""
-    elif declared.kind == "let" and program is not None:
+    elif declared.kind == "let" and program is not None and doc.latest() is doc:  # a node of this parse
         try:
             segment = program._lowered.value(declared.node.value)
         except SchedlangError:

@@ -6,12 +6,13 @@ editor that redraws lenses on every keystroke pays nothing for them.  ``plot`` d
 schedule as the playground does (``plot.panels`` by ``plot_svg``); ``summary`` is what a hover
 on the schedule's name says (``hover.schedule_summary``), as plain text; ``verify`` is
 ``schedlang verify``'s proof.  The proof can run long and a thread cannot be stopped, so
-``verify_isolated`` runs it in a child process (this module run with ``-m``, JSON in and out)
-that is killed when it exceeds its budget: the server calls that, tests may call ``verify``.
+``Proofs`` runs it in a child process that is killed when it exceeds its budget or is
+cancelled, a few at a time: the server calls that, tests may call ``verify``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -93,25 +94,74 @@ def verify(text: str, name: str, other: str, filename: str = "A", other_filename
     return {"verdict": kind, "message": f"{filename}:{name} vs {other_filename}:{other_name}: {verdict}"}
 
 
-def verify_isolated(text: str, name: str, other: str, filename: str = "A", other_filename: str = "B",
-                    budget: float = VERIFY_BUDGET) -> dict:
-    """``verify`` in a child process, killed after ``budget`` seconds (then verdict "timeout")."""
-    request = json.dumps([text, name, other, filename, other_filename])
-    try:
-        done = subprocess.run([sys.executable, "-m", __name__], input=request, capture_output=True,
-                              text=True, encoding="utf-8", timeout=budget, check=False)
-    except subprocess.TimeoutExpired:
-        return {"verdict": "timeout", "message": f"the proof took longer than {budget:g} s and was stopped"}
-    try:
-        answer = json.loads(done.stdout)
-    except ValueError:
-        tail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        return {"verdict": "error", "message": f"the proof failed: {tail[0]}"}
-    return answer if isinstance(answer, dict) else {"verdict": "error", "message": "the proof failed"}
+MAX_PROOFS = 2    # proofs running at once: each is a process busy on a core
+MAX_WAITING = 4   # proofs waiting for one of those to finish; any more are refused
+
+
+class Proofs:
+    """The proofs one server runs, each ``verify`` in a child process (this module run with
+    ``-m``, JSON in and out): at most ``MAX_PROOFS`` at once and ``MAX_WAITING`` queued, any
+    more refused (verdict "busy"), so twelve Verify lenses clicked cannot take every core and
+    thread the hovers need; one past its budget, or cancelled, is killed; ``kill`` ends every
+    child (the server exiting leaves none behind)."""
+
+    def __init__(self):
+        self.running: set = set()
+        self.waiting = 0
+        self._slots: asyncio.Semaphore | None = None
+
+    async def verify(self, text: str, name: str, other: str, filename: str = "A", other_filename: str = "B",
+                     budget: float = VERIFY_BUDGET) -> dict:
+        """``verify``'s answer, or verdict "timeout" past ``budget`` seconds, or "busy"."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(MAX_PROOFS)
+        if self._slots.locked() and self.waiting >= MAX_WAITING:
+            return {"verdict": "busy", "message": f"{MAX_PROOFS} proofs are running and {MAX_WAITING} "
+                                                  "waiting: try again when one has finished"}
+        self.waiting += 1
+        try:
+            await self._slots.acquire()
+        finally:
+            self.waiting -= 1
+        try:
+            return await self._run(json.dumps([text, name, other, filename, other_filename]), budget)
+        finally:
+            self._slots.release()
+
+    async def _run(self, request: str, budget: float) -> dict:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", __name__, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        self.running.add(process)
+        try:
+            out, err = await asyncio.wait_for(process.communicate(request.encode("utf-8")), budget)
+        except TimeoutError:
+            return {"verdict": "timeout",
+                    "message": f"the proof took longer than {budget:g} s and was stopped"}
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await asyncio.shield(process.wait())
+            self.running.discard(process)
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [
+                f"exit status {process.returncode}"]
+            return {"verdict": "error", "message": f"the proof failed: {tail[0]}"}
+        return answer if isinstance(answer, dict) else {"verdict": "error", "message": "the proof failed"}
+
+    def kill(self) -> None:
+        for process in list(self.running):
+            if process.returncode is None:
+                try:
+                    process.kill()
+                except ProcessLookupError:
+                    pass
 
 
 def _main() -> int:
-    """The child of ``verify_isolated``: the request (a JSON list) on stdin, the answer on stdout."""
+    """The child of ``Proofs.verify``: the request (a JSON list) on stdin, the answer on stdout."""
     text, name, other, filename, other_filename = json.loads(sys.stdin.read())
     json.dump(verify(text, name, other, filename, other_filename), sys.stdout)
     return 0

@@ -39,6 +39,7 @@ class Lines:
         self.encoding = encoding if encoding in ENCODINGS else UTF16
         self.bom = text.startswith(_BOM)
         self.lines = LINE_BREAK.split(text)  # the last one may be empty: a position there is valid
+        self.breaks = LINE_BREAK.findall(text)
 
     def _line(self, line0: int) -> str:
         return self.lines[line0] if 0 <= line0 < len(self.lines) else ""
@@ -76,6 +77,19 @@ class Lines:
         if end < start:
             end = start
         return start, end
+
+    def offset(self, line0: int, character: int) -> int:
+        """The offset in the editor's text (a byte order mark counted) of an editor's position,
+        clamped as ``from_lsp`` clamps: where an incremental change starts or ends."""
+        line0 = min(max(line0, 0), max(len(self.lines) - 1, 0))
+        start = sum(len(line) + len(brk) for line, brk in zip(self.lines[:line0], self.breaks))
+        chars, used = 0, 0
+        for char in self._line(line0):
+            used += _units(char, self.encoding)
+            if used > character:
+                break
+            chars += 1
+        return start + chars
 
     def end(self) -> tuple[int, int]:
         """The position after the last character, for an edit replacing the whole document."""

@@ -21,7 +21,9 @@ types.  What keeps an editor working while a user types:
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -37,6 +39,8 @@ from ...limits import read_source_text
 from . import actions, completion, diagnostics, hints, hover, lenses, symbols
 from .document import Document
 from .positions import Lines
+from .protocol import Protocol, serve
+from .wire import REQUEST_FAILED, RpcError
 
 DEBOUNCE = 0.15   # seconds a change waits for the next keystroke before it is compiled
 BUDGET = 10.0     # seconds a compile, a check or a request may take before it is given up
@@ -53,7 +57,8 @@ class SchedlangServer(LanguageServer):
     """The documents a client has open: uri -> (version, ``Document``), and their pending checks."""
 
     def __init__(self):
-        super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
+        super().__init__("schedlang", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full,
+                         protocol_cls=Protocol)
         self.documents: dict[str, tuple[int | None, Document]] = {}
         self.pending: dict[str, asyncio.Task] = {}
         self.budget = BUDGET
@@ -126,7 +131,7 @@ async def _patiently(function, doc: Document, uri: str, version, lines: Lines, s
     """``function(doc)`` in a worker thread.  Past ``BUDGET`` the published ``shown`` gets a
     notice that checking goes on (never a false "clean"), and the answer is still awaited: a
     thread cannot be stopped, and its answer stays right unless the text changes meanwhile (then
-    this task is cancelled and the answer dropped).  (answer, whether the notice was shown)."""
+    ``_publish`` drops it).  (answer, whether the notice was shown)."""
     running = asyncio.ensure_future(asyncio.to_thread(function, doc))
     try:
         return await asyncio.wait_for(asyncio.shield(running), server.budget), False
@@ -135,19 +140,37 @@ async def _patiently(function, doc: Document, uri: str, version, lines: Lines, s
         return await running, True
 
 
-async def _check(uri: str, version: int | None, doc: Document) -> None:
-    try:
+def _current(uri: str, entry) -> bool:
+    return server.documents.get(uri) is entry
+
+
+async def _check(uri: str) -> None:
+    """Check ``uri``'s newest version, then any newer one that came meanwhile, one at a time:
+    a compile cannot be stopped (it runs in a thread), so a second one is never started
+    beside it (ten keystrokes on a long file made ten compiles share the CPU, and the last one's
+    diagnostics came seconds late); the versions typed meanwhile are skipped, the newest checked
+    next, and a check whose version is outdated stops before its next stage (the warnings)."""
+    while True:
         await asyncio.sleep(DEBOUNCE)
+        entry = server.documents.get(uri)
+        if entry is None:
+            return
+        await _check_version(uri, entry)
+        if _current(uri, entry):
+            return
+
+
+async def _check_version(uri: str, entry) -> None:
+    version, doc = entry
+    try:
         lines = Lines(doc.text, server.encoding)
         found, _ = await _patiently(diagnostics.errors, doc, uri, version, lines, [])
         _publish(uri, version, [_diagnostic(lines, p) for p in found])
-        if found:
+        if found or not _current(uri, entry):
             return
         warned, slow = await _patiently(diagnostics.warnings, doc, uri, version, lines, [])
         if warned or slow:
             _publish(uri, version, [_diagnostic(lines, p) for p in warned])
-    except asyncio.CancelledError:
-        pass
     except Exception as exc:  # noqa: BLE001 - a background task must not die silently
         message = f"schedlang: diagnostics failed: {type(exc).__name__}: {exc}"
         server.log(message)
@@ -164,11 +187,15 @@ def _slow(lines: Lines, doc: Document) -> lsp.Diagnostic:
 
 
 def _changed(uri: str, version: int | None, text: str) -> None:
-    server.documents[uri] = (version, Document(text))
-    old = server.pending.pop(uri, None)
-    if old is not None:
-        old.cancel()
-    server.pending[uri] = asyncio.get_running_loop().create_task(_check(uri, version, server.doc(uri)))
+    """The new text of ``uri``, checked by its running check when one runs (``_check``)."""
+    before = server.doc(uri)
+    server.documents[uri] = (version, before.next_version(text) if before is not None else Document(text))
+    running = server.pending.get(uri)
+    if running is None or running.done():
+        task = asyncio.get_running_loop().create_task(_check(uri))
+        server.pending[uri] = task
+        task.add_done_callback(lambda done: server.pending.pop(uri, None) if server.pending.get(uri) is done
+                               else None)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -179,9 +206,22 @@ async def did_open(ls: SchedlangServer, params: lsp.DidOpenTextDocumentParams):
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: SchedlangServer, params: lsp.DidChangeTextDocumentParams):
-    if params.content_changes:
-        change = params.content_changes[-1]  # full sync: the last change is the whole text
-        _changed(params.text_document.uri, params.text_document.version, change.text)
+    """Full sync, as negotiated: a change is the whole text.  A client that sends a range anyway
+    has it applied (clamped to the text, its ends in order), never taken for the whole text."""
+    uri = params.text_document.uri
+    doc = server.doc(uri)
+    text = doc.text if doc is not None else None
+    for change in params.content_changes:
+        if isinstance(change, lsp.TextDocumentContentChangePartial):
+            if text is None:
+                continue
+            lines = Lines(text, server.encoding)
+            ends = sorted(lines.offset(p.line, p.character) for p in (change.range.start, change.range.end))
+            text = text[:ends[0]] + change.text + text[ends[1]:]
+        else:
+            text = change.text
+    if text is not None:
+        _changed(uri, params.text_document.version, text)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -207,7 +247,7 @@ def _at(uri: str, position: lsp.Position):
 
 def _hover(uri, position):
     doc, lines, at = _at(uri, position)
-    found = hover.hover(doc, *at) if doc else None
+    found = hover.hover(doc.settled(at[0]), *at) if doc else None
     if found is None:
         return None
     return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, found.markdown), _range(lines, found.span))
@@ -369,20 +409,16 @@ def _rename(uri, position, new_name):
         return None
     edits = symbols.rename(doc, *at, new_name)
     if isinstance(edits, str):
-        raise ValueError(edits)
+        return RpcError(REQUEST_FAILED, edits)
     return lsp.WorkspaceEdit(changes={uri: [lsp.TextEdit(_range(lines, span), text) for span, text in edits]})
 
 
 @server.feature(lsp.TEXT_DOCUMENT_RENAME)
 async def on_rename(ls, params: lsp.RenameParams):
-    try:
-        return await asyncio.wait_for(asyncio.to_thread(_rename, params.text_document.uri, params.position,
-                                                        params.new_name), server.budget)
-    except ValueError:
-        raise  # the client shows why the name cannot be renamed
-    except Exception as exc:  # noqa: BLE001 - never down
-        server.log(f"schedlang: rename failed: {type(exc).__name__}: {exc}")
-        return None
+    answer = await _off_loop(_rename, params.text_document.uri, params.position, params.new_name)
+    if isinstance(answer, RpcError):
+        raise answer  # an answer, not a failure: the client shows why the name cannot be renamed
+    return answer
 
 
 # -- code lenses and their commands ------------------------------------------------------------
@@ -455,9 +491,26 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", text)[:60] or "_"
 
 
+_plots: list[str] = []  # the server's own folder for plots, made on the first plot
+
+
+def _write_plot(stem: str, name: str, picture: str) -> Path:
+    """``picture`` written to ``<stem>-<name>.svg`` in a folder this server made (``mkdtemp``:
+    a new name, mode 700), never in a shared one where another user could have planted a link
+    to a file of ours; the file itself opened without following a link (``O_NOFOLLOW``)."""
+    if not _plots:
+        _plots.append(tempfile.mkdtemp(prefix="schedlang-plots-"))
+    path = Path(_plots[0]) / f"{_safe(stem)}-{_safe(name)}.svg"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(picture)
+    return path
+
+
 @server.command(lenses.PLOT)
 async def plot_command(ls, *arguments):
-    """The plot is written to a temporary SVG file that the client is asked to show."""
+    """The plot is written to a temporary SVG file that the client is asked to show; a client
+    that cannot show documents, or says it did not, is told where the file is."""
     try:
         uri, name, doc = _command_document(arguments)
     except ValueError as exc:
@@ -466,20 +519,23 @@ async def plot_command(ls, *arguments):
     picture = await _command(f"Plot of {name}", lenses.plot, doc, name, _label(uri))
     if not isinstance(picture, str):
         return picture
-    folder = Path(tempfile.gettempdir()) / "schedlang-plots"
-    folder.mkdir(exist_ok=True)
-    stem = _safe(_label(uri).removesuffix(".sched"))
-    path = folder / f"{stem}-{_safe(name)}.svg"
-    path.write_text(picture, encoding="utf-8")
+    try:
+        path = await asyncio.to_thread(_write_plot, _label(uri).removesuffix(".sched"), name, picture)
+    except OSError as exc:
+        message = f"Plot of {name}: cannot write the SVG file: {exc.strerror or exc}"
+        _tell(message, error=True)
+        return {"error": message}
     target = path.as_uri()
     window = getattr(server.client_capabilities, "window", None)
-    if getattr(window, "show_document", None) is not None:
+    shown = False
+    if getattr(getattr(window, "show_document", None), "support", False):
         try:
-            await asyncio.wait_for(server.window_show_document_async(
+            answer = await asyncio.wait_for(server.window_show_document_async(
                 lsp.ShowDocumentParams(target, external=True)), server.budget)
+            shown = bool(getattr(answer, "success", False))
         except Exception as exc:  # noqa: BLE001 - the file is written; showing it is a courtesy
             server.log(f"schedlang: could not show {target}: {type(exc).__name__}: {exc}")
-    else:
+    if not shown:
         _tell(f"Plot of {name}: {path}")
     return {"svg": picture, "uri": target}
 
@@ -495,37 +551,37 @@ async def verify_command(ls, *arguments):
             return {"verdict": "cancelled", "message": "no file chosen"}
         if not isinstance(other, str):
             raise ValueError("the file to compare with must be a uri")
-        other_text = _read(other)
+        other_doc = server.doc(other)
+        other_text = other_doc.text if other_doc is not None else \
+            await asyncio.wait_for(asyncio.to_thread(_read, other), server.budget)
     except ValueError as exc:
         _tell(f"schedlang.verify: {exc}", error=True)
         return {"verdict": "error", "message": str(exc)}
-    answer = await asyncio.to_thread(lenses.verify_isolated, doc.text, name, other_text,
-                                     _label(uri), _label(other))
-    _tell(answer["message"], error=answer["verdict"] in ("error", "timeout"))
+    answer = await PROOFS.verify(doc.text, name, other_text, _label(uri), _label(other))
+    _tell(answer["message"], error=answer["verdict"] in ("error", "timeout", "busy"))
     return answer
 
 
 def _read(uri: str) -> str:
-    """The text of ``uri``: the open buffer if the client has it open, else the file on disk."""
-    doc = server.doc(uri)
-    if doc is not None:
-        return doc.text
+    """The text of the file ``uri`` names (in a worker thread: a slow disk must not stop the
+    loop), a regular file only (a FIFO nobody writes to would never answer) and bounded."""
     if not uri.startswith("file:"):
         raise ValueError(f"cannot read {uri}: not a file")
     try:
-        return read_source_text(url2pathname(urlparse(uri).path))
+        return read_source_text(url2pathname(urlparse(uri).path), regular=True)
     except (OSError, SchedlangError) as exc:
         raise ValueError(f"cannot read {_label(uri)}: {getattr(exc, 'message', exc)}") from None
 
 
 MAX_CHOICES = 20  # .sched files offered by "Verify against…"
+PROOFS = lenses.Proofs()
 
 
 async def _pick_other(uri: str) -> str | None:
     if not uri.startswith("file:"):
         raise ValueError("give the file to compare with as a third argument")
     here = Path(url2pathname(urlparse(uri).path))
-    choices = sorted(p for p in here.parent.glob("*.sched") if p != here)[:MAX_CHOICES]
+    choices = await asyncio.wait_for(asyncio.to_thread(_beside, here), server.budget)
     if not choices:
         raise ValueError(f"no other .sched file beside {here.name} to compare with")
     try:  # no budget: the user takes the time they take
@@ -540,9 +596,31 @@ async def _pick_other(uri: str) -> str | None:
     return next((p.as_uri() for p in choices if p.name == picked.title), None)
 
 
+def _beside(here: Path) -> list[Path]:
+    """The ``.sched`` files beside ``here`` a user may verify against: regular files, not hidden
+    (an editor's lock file ``.#main.sched``, Emacs' dangling link, is no schedule)."""
+    found = []
+    for path in here.parent.glob("*.sched"):
+        if path != here and not path.name.startswith(".") and path.is_file():
+            found.append(path)
+    return sorted(found)[:MAX_CHOICES]
+
+
+def _cleanup() -> None:
+    """What the server leaves behind when it exits: nothing (its proofs killed, its plots'
+    folder removed)."""
+    PROOFS.kill()
+    for folder in _plots:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> int:
-    """Serve on stdin/stdout until the client exits; stdout is the protocol's alone."""
+    """Serve on stdin/stdout until the client exits; stdout is the protocol's alone.  The process
+    ends at once (``os._exit``): a compile still running in a worker thread cannot be stopped,
+    and the client that said ``exit`` must not wait for it."""
     out = sys.stdout.buffer
     sys.stdout = sys.stderr
-    server.start_io(sys.stdin.buffer, out)
-    return 0
+    code = serve(server, sys.stdin.buffer, out)
+    _cleanup()
+    sys.stderr.flush()
+    os._exit(code)
