@@ -23,6 +23,7 @@ import time
 import numpy as np
 import pytest
 import torch
+from frameworks.real import real
 from torch.optim import lr_scheduler as tl
 
 import schedlang
@@ -230,7 +231,7 @@ engine.save_checkpoint(sys.argv[1])
 @pytest.fixture(scope="module")
 def deepspeed_checkpoint(tmp_path_factory):
     """A real DeepSpeed engine (CPU accelerator, one rank) trained 5 steps and saved."""
-    pytest.importorskip("deepspeed")
+    real("deepspeed")
     out = tmp_path_factory.mktemp("ds") / "ckpt"
     port = str(29500 + os.getpid() % 400)
     done = subprocess.run([sys.executable, "-c", DS_SCRIPT, str(out), port, json.dumps(DS_CONFIG)],
@@ -306,7 +307,7 @@ def _megatron_sched(decay_iters=20):
 def megatron_checkpoint(tmp_path):
     """megatron-core's scheduler stepped by the global batch (Megatron-LM's loop) 10 iterations,
     saved with Megatron-LM's layout: args as a Namespace, numpy rng state, folder names."""
-    pytest.importorskip("megatron.core")
+    real("megatron.core.optimizer_param_scheduler")
     from megatron.core.optimizer_param_scheduler import OptimizerParamScheduler
 
     opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.0)
