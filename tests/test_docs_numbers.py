@@ -28,6 +28,7 @@ class Quoted:
     command: tuple        # the schedlang arguments that print it
     pattern: str          # finds the figure in the command's output (stdout, then stderr)
     written: str          # how the doc writes it: str.format of the pattern's groups
+    cwd: str = ""         # where the command runs (the repository's root by default)
 
     @property
     def id(self) -> str:
@@ -44,6 +45,10 @@ QUOTED = [
     Quoted("docs/cli.md", ("check", "examples/gpt_pretrain.sched"), r"^schedule lr: .*$", "{0}"),
     Quoted("docs/cli.md", ("show", "examples/wsd.sched"), r"(?s)^lr \(.*?\n(?=\S)", "{0}"),
     Quoted("README.md", ("check", "tests/diagnostics/unknown_name_typo.sched"), r"(?s).*", "{0}"),
+    Quoted("docs/import_export.md", ("import", "gpt_345m.sh"), r"(?s).*", "{0}",
+           "tests/frameworks/configs/megatron"),
+    Quoted("docs/import_export.md", ("import", "hf_auto_cosine.json"), r"(?s).*", "{0}",
+           "tests/frameworks/configs/deepspeed"),
 ]
 
 
@@ -52,8 +57,8 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def _output(command) -> str:
-    result = run_cli(*command)
+def _output(command, cwd: str = "") -> str:
+    result = run_cli(*command, cwd=ROOT / cwd)
     assert "Traceback" not in result.stderr, result.stderr
     return result.stdout + result.stderr
 
@@ -64,7 +69,7 @@ def _value(text: str | None):
 
 @pytest.mark.parametrize("quoted", QUOTED, ids=lambda q: q.id)
 def test_a_quoted_figure_is_what_the_command_prints(quoted: Quoted):
-    output = _output(quoted.command)
+    output = _output(quoted.command, quoted.cwd)
     match = re.search(quoted.pattern, output, re.MULTILINE)
     assert match, f"{quoted.id}: the output no longer has {quoted.pattern!r}:\n{output}"
     written = quoted.written.format(match.group(0), **{k: _value(v) for k, v in match.groupdict().items()})
