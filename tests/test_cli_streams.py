@@ -136,3 +136,29 @@ def test_a_crash_in_the_prover_is_never_a_verdict(monkeypatch, capsys, tmp_path)
     monkeypatch.setattr(verify_package, "equivalent", explode)
     assert main(["verify", str(a), str(b)]) == 2
     assert "internal error: MemoryError" in capsys.readouterr().err
+
+
+UNBOUND = "param total: int\nbatch = 32\nschedule lr = cosine(1e-3, 0, total)\n"
+
+
+@pytest.mark.parametrize("args", [
+    ["eval"], ["eval", "--csv"], ["eval", "--json"], ["eval", "--steps", "0:10"],
+    ["eval", "--axis", "samples"], ["eval", "--axis", "samples", "--csv"],
+    ["eval", "--axis", "samples", "--json"], ["plot"], ["plot", "-o", "{tmp}/p.svg"],
+    ["plot", "-o", "{tmp}/p.png"], ["export", "--format", "hf-args"]],
+    ids=" ".join)
+def test_an_error_leaves_stdout_empty(tmp_path, capsys, args):
+    """An unbound parameter is an error before the first byte: no table header, CSV header or
+    half a JSON document above it (with --json, standard output is the error document alone)."""
+    sched = tmp_path / "u.sched"
+    sched.write_text(UNBOUND)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code = main([argv[0], str(sched), *argv[1:]])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err, (code, err)
+    if "--json" in argv:
+        import json
+
+        assert json.loads(out)["schema"] == "schedlang.error/1", out
+    else:
+        assert out == "", out

@@ -133,3 +133,25 @@ def test_spans_point_at_source():
     (statement,) = parse("linear(1, 0,\n   total)").statements
     total = statement.value.args[2]
     assert (total.span.line, total.span.column, total.span.end_column) == (2, 4, 9)
+
+
+@pytest.mark.parametrize("number, written", [
+    ("1.2M", "write 1_200_000 or 1.2e6"), ("3k", "write 3_000 or 3e3"), ("2T", "or 2e12"),
+    ("1.5B", "write 1_500_000_000 or 1.5e9"), ("0.5G", "write 500_000_000 or 0.5e9"),
+    ("12ktok", "write 12_000tok or 12e3tok"), ("4Msp", "write 4_000_000sp or 4e6sp"),
+    ("1.2345k", "write 1_234.5 or 1.2345e3"), ("1e999999M", "write 1e1000005"),
+    ("500steps", "only the units dur, ba, ep, sp, tok"), ("2x", "(2 * x)")])
+def test_number_with_a_letter_suffix_says_what_to_write(number, written):
+    """``1.2M`` is a number, then a name, to the lexer; the error names the whole literal and
+    says how to write it, instead of the parser's twenty expected tokens."""
+    from schedlang.errors import SchedlangError
+
+    with pytest.raises(SchedlangError) as info:
+        parse(f"schedule lr = constant(1e-3, {number})")
+    error = info.value
+    assert written in error.hint and "expected" not in error.hint, error.hint
+    assert f"'{number}'" in error.message
+    assert (error.column, error.span.end_column) == (30, 30 + len(number))
+    with pytest.raises(SchedlangError) as spaced:  # not adjacent: the ordinary syntax error
+        parse("schedule lr = constant(1e-3, 1.2 M)")
+    assert "expected" in spaced.value.hint

@@ -121,3 +121,41 @@ def test_the_design_doc_names_every_module():
         if relative not in named:
             missing.append(relative)
     assert not missing, f"docs/design.md does not name {missing}"
+
+
+def _readme_command_lines() -> dict[str, list[str]]:
+    """The README's "Command line" block: subcommand -> its lines."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Command line", 1)[1].split("```", 2)[1]
+    lines: dict[str, list[str]] = {}
+    for line in block.splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) >= 2 and words[0] == "schedlang":
+            lines.setdefault(words[1], []).append(line.split("#", 1)[0])
+    return lines
+
+
+def test_the_readme_lists_every_command_with_real_flags():
+    """Every subcommand is in the README's command list (``resume`` once was not), and every
+    flag written there is one its ``--help`` has."""
+    import argparse
+
+    from schedlang.cli.commands import _parser
+
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    listed = _readme_command_lines()
+    assert set(sub.choices) <= set(listed) - {"--version"}, sorted(set(sub.choices) - set(listed))
+    written = {name: {f for line in lines for f in re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line)}
+               for name, lines in listed.items() if not name.startswith("-")}
+    for name, flags in written.items():
+        real = {s for action in sub.choices[name]._actions for s in action.option_strings}
+        assert flags <= real, f"schedlang {name}: the README writes {sorted(flags - real)}"
+    resume = {s for a in sub.choices["resume"]._actions for s in a.option_strings} - {"-h", "--help"}
+    assert resume <= written["resume"], listed["resume"]  # all of its flags: it has few
+
+
+def test_the_readme_says_the_playground_needs_its_runtime_first():
+    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    site = text[text.index("mkdocs build --strict") - 300:text.index("mkdocs build --strict") + 300]
+    assert "tools/build_playground.py" in site, site

@@ -390,6 +390,20 @@ def test_broken_inputs(tmp_path, capsys, monkeypatch):
     assert code == 2 and "read only up to 100 bytes" in err
 
 
+def test_swapped_arguments_say_the_order(tmp_path, capsys):
+    """``resume new.sched ckpt.pt`` (a new user's order) is told the order, with the command
+    as it should have been typed, not "not a readable pickle"."""
+    good = _save_state(tmp_path / "ckpt.pt", STEP, 3)
+    new = _write(tmp_path, "new.sched", "schedule lr = constant(1)\n")
+    code, out, err = _run(capsys, "resume", new, good)
+    assert code == 2 and out == "" and "Traceback" not in err, err
+    assert "pickle" not in err and "STATE first, then NEW" in err, err
+    assert f"schedlang resume {good} {new}" in err, err
+    config = _write(tmp_path, "new.yaml", "optimizer:\n  learning_rate: 0.1\n")
+    code, _, err = _run(capsys, "resume", config, new)  # no checkpoint given at all
+    assert code == 2 and "STATE first, then NEW" in err and "schedlang resume STATE NEW" in err, err
+
+
 def test_state_values_never_become_code(tmp_path, capsys):
     new = _write(tmp_path, "n.sched", "schedule lr = constant(1)\n")
     base = {"base_lrs": [0.1], "last_epoch": 2, "_step_count": 3, "_last_lr": [0.1]}

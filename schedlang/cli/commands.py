@@ -9,8 +9,10 @@ and exit status 2; no user error ever shows a traceback.  Heavy imports
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import warnings
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -328,6 +330,8 @@ def _eval(args) -> int:
     # (the torch path agrees to 1e-12, not bit for bit, and was no faster here).  Values are
     # computed and written a chunk of positions at a time: memory stays bounded for the largest
     # range (MAX_EVAL_POINTS positions), whatever the number of schedules.
+    # Nothing is written before the first chunk is computed: an error (an unbound parameter)
+    # leaves standard output empty, not a header or half a JSON document above it.
     out = sys.stdout
     with progress(f"evaluating {args.file} at {len(positions)} {axis}"):
         if args.json:
@@ -336,9 +340,10 @@ def _eval(args) -> int:
                                         steps_at=lambda part: steps_at(program, axis, part))
             return EXIT_OK
         keys = [axis, "step"] if counts else ["step"]
+        chunks = _chunks(program, axis, positions, schedules)
         if args.csv:
             out.write(",".join([*keys, *names]) + "\n")
-            for chunk, steps, columns in _chunks(program, axis, positions, schedules):
+            for chunk, steps, columns in chunks:
                 out.writelines(",".join([*([str(x)] if counts else []), str(k),
                                          *(repr(c[i]) for c in columns)]) + "\n"
                                for i, (x, k) in enumerate(zip(chunk, steps)))
@@ -348,7 +353,7 @@ def _eval(args) -> int:
         width = max(len(str(last[-1])) if last else 4, 4)
         out.write((axis.rjust(wide) + "  " if counts else "") + "step".rjust(width)
                   + "".join(f"  {n:>14}" for n in names) + "\n")
-        for chunk, steps, columns in _chunks(program, axis, positions, schedules):
+        for chunk, steps, columns in chunks:
             out.writelines((f"{x:,}".rjust(wide) + "  " if counts else "") + str(k).rjust(width)
                            + "".join(f"  {c[i]:>14.8g}" for c in columns) + "\n"
                            for i, (x, k) in enumerate(zip(chunk, steps)))
@@ -359,13 +364,16 @@ def _eval(args) -> int:
 EVAL_CHUNK = 1 << 16
 
 
-def _chunks(program, axis: str, positions: range, schedules):
+def _chunks(program, axis: str, positions: range, schedules) -> Iterator[tuple]:
     """``(positions, their steps, [values of each schedule])`` a chunk of ``EVAL_CHUNK`` positions
-    at a time."""
-    for start in range(0, len(positions), EVAL_CHUNK):
+    at a time, the first computed before this returns (so before anything is written)."""
+    def computed(start: int):
         chunk = positions[start:start + EVAL_CHUNK]
         steps = steps_at(program, axis, chunk)
-        yield chunk, steps, [s.values(steps) for s in schedules]
+        return chunk, steps, [s.values(steps) for s in schedules]
+
+    first = [computed(0)] if len(positions) else []
+    return itertools.chain(first, map(computed, range(EVAL_CHUNK, len(positions), EVAL_CHUNK)))
 
 
 def _plot(args) -> int:

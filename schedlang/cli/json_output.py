@@ -139,8 +139,11 @@ def stream_evaluate(out, path: str, positions: range, names: list[str], schedule
     once.  With ``axis`` (``samples`` / ``tokens``) the positions count that, and ``steps_at(part)``
     gives the step that trains each."""
     head = {"schema": schema("eval"), "file": path} | ({"axis": axis} if axis else {})
-    out.write(dumps(head)[:-2] + ",\n")  # the object without its closing "\n}"
     steps_of = steps_at or (lambda part: part)
+    # Every schedule's first chunk before the first byte: an error (an unbound parameter) leaves
+    # standard output to the error document alone, not after half of this one.
+    firsts = [[repr(v) for v in s.values(steps_of(positions[:chunk]))] for s in schedules]
+    out.write(dumps(head)[:-2] + ",\n")  # the object without its closing "\n}"
 
     def array(indent: str, lines) -> None:
         first = True
@@ -151,8 +154,9 @@ def stream_evaluate(out, path: str, positions: range, names: list[str], schedule
             first = False
         out.write("[]" if first else "\n" + indent[:-2] + "]")
 
-    def blocks(values):
-        for start in range(0, len(positions), chunk):
+    def blocks(values, first: list[str]):
+        yield first
+        for start in range(chunk, len(positions), chunk):
             yield [repr(v) for v in values(steps_of(positions[start:start + chunk]))]
 
     if axis:
@@ -161,11 +165,11 @@ def stream_evaluate(out, path: str, positions: range, names: list[str], schedule
                        for start in range(0, len(positions), chunk)))
         out.write(",\n")
     out.write('  "steps": ')
-    array("    ", blocks(lambda part: part))
+    array("    ", blocks(lambda part: part, [repr(k) for k in steps_of(positions[:chunk])]))
     out.write(',\n  "values": ' + ("{\n" if names else "{}"))
-    for index, (name, schedule) in enumerate(zip(names, schedules)):
+    for index, (name, schedule, first) in enumerate(zip(names, schedules, firsts)):
         out.write(f"    {dumps(name)}: ")
-        array("      ", blocks(schedule.values))
+        array("      ", blocks(schedule.values, first))
         out.write(",\n" if index + 1 < len(names) else "\n  }")
     out.write("\n}\n")
 

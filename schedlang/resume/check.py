@@ -33,7 +33,7 @@ from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
 from .clock import TokenClock, checked_counts, on_new_clock
-from .state import State, read_state
+from .state import State, is_text_file, read_state
 from .state import shown_value as _shown
 
 #: How close the lr the state last set must be to the original schedule's value at that step
@@ -412,7 +412,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
 
     params = dict(params or {})
-    state = read_state(state_path)
+    state = _read_state(state_path, new)
     where = f"'{state.path}': " + (state.key or "state")
     original = state_original(state, where)
     if was is None and original.source is None:
@@ -463,6 +463,23 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
                          last_lr_from, state.samples, state.tokens, dict(original.params), total,
                          total_from, *_clock_fields(clock),
                          Schedule.from_sympy(finish(fresh.expr)))
+
+
+def _read_state(state_path, new) -> State:
+    """``read_state``, saying the order where a text file stands where the checkpoint goes:
+    ``schedlang resume new.sched ckpt.pt`` is the order a new user tries first."""
+    try:
+        return read_state(state_path)
+    except SchedlangError:
+        if not is_text_file(state_path):
+            raise
+    swapped = (isinstance(new, (str, Path)) and _looks_like_path(str(new)) and Path(new).exists()
+               and not is_text_file(new))
+    typed = f"schedlang resume {new} {state_path}" if swapped else "schedlang resume STATE NEW"
+    raise SchedlangError(f"'{state_path}' is a text file (a schedule or a config), not a checkpoint: "
+                         "the arguments are STATE first, then NEW",
+                         hint=f"{typed} (STATE: the checkpoint, the file torch.save wrote or its "
+                              "folder; NEW: the resumed run's .sched file or config)") from None
 
 
 def _clock_fields(clock: TokenClock | None) -> tuple:

@@ -152,6 +152,24 @@ def checked_type(path: Path, shown: str) -> str:
                          hint="give the checkpoint file itself (saved with torch.save) or its folder")
 
 
+def is_text_file(path) -> bool:
+    """Whether ``path`` is a regular file whose start reads as text (UTF-8, no NUL byte): a
+    schedule or a config, never a checkpoint (torch writes a zip or a binary pickle)."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a character cut at the 4096th byte is still text
+        if exc.start < len(head) - 3:
+            return False
+    return bool(head) and b"\0" not in head
+
+
 def _quoted(path: Path, inner: str = "") -> str:
     """How a message names the file: ``'PATH'`` as given (so the CLI's caret points at that
     argument), and the file inside an HF folder after it."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from decimal import Decimal
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
@@ -134,6 +135,9 @@ def _unexpected_token(source: Source, exc: lark.exceptions.UnexpectedToken) -> S
     if token.type == "$END":
         return SchedlangError("the file ends in the middle of an expression",
                               Span.at_offset(source, len(source.text)), hint=f"expected {expected}")
+    suffixed = _number_suffix(source, token)
+    if suffixed is not None:
+        return suffixed
     span = _token_span(source, token)
     shown = f"'{token.value}'"
     message = f"unexpected {shown}"
@@ -160,6 +164,52 @@ def _unexpected_token(source: Source, exc: lark.exceptions.UnexpectedToken) -> S
     elif token.type == "EQUAL" and "COMP_OP" in exc.expected:
         hint = "use == to compare; = only binds names"
     return SchedlangError(message, span, hint=hint)
+
+
+#: The units a number may carry (the grammar's DURATION terminal says the same).
+UNITS = ("dur", "ba", "ep", "sp", "tok")
+#: Magnitude suffixes people write in numbers (``1.2M`` parameters, ``2T`` tokens): none is
+#: part of the language, and each is told by the power of ten it means.
+_MAGNITUDES = {"k": 3, "K": 3, "M": 6, "B": 9, "G": 9, "T": 12}
+_NUMBER_BEFORE = re.compile(r"(?<![\w.])(\d[\d_]*(\.[\d_]*)?|\.\d[\d_]*)([eE][+-]?\d+)?\Z")
+
+
+def _number_suffix(source: Source, token: Token) -> SchedlangError | None:
+    """``1.2M``, ``12ktok``, ``10steps``: letters right after a number (the lexer reads a number,
+    then a name) are a suffix the language does not know; the error says what to write."""
+    text = str(token.value)
+    if not text[:1].isalpha():
+        return None
+    before = _NUMBER_BEFORE.search(source.text, 0, token.start_pos)
+    if before is None:
+        return None
+    number = before.group(0)
+    end = _token_span(source, token)
+    span = Span.at_offset(source, before.start(), len(number)).to(end)
+    shown = f"'{number}{text}'"
+    magnitude, unit = text[:1], text[1:]
+    if magnitude in _MAGNITUDES and (not unit or unit in UNITS):
+        forms = [form + unit for form in _with_power(number, _MAGNITUDES[magnitude])]
+        return SchedlangError(f"{shown}: '{magnitude}' is not a number suffix in schedlang", span,
+                              hint=f"write {' or '.join(forms)}")
+    return SchedlangError(f"{shown}: a number directly followed by '{text}'", span,
+                          hint=f"a number takes only the units {', '.join(UNITS)} (500ba, 100e9tok); "
+                               "put an operator between a number and a name (2 * x)")
+
+
+def _with_power(number: str, power: int) -> list[str]:
+    """``1.2`` times ``10**6`` written out (``1_200_000``, where it is short) and with an
+    exponent (``1.2e6``)."""
+    mantissa, _, exponent = number.lower().partition("e")
+    forms = [f"{mantissa}e{int(exponent or 0) + power}"]
+    try:
+        value = decimal(number) * 10 ** power
+    except ValueError:  # too long for the language anyway (LimitError is a ValueError)
+        return forms
+    if value and 1e-6 <= abs(value) < 1e18:
+        whole, _, fraction = format(Decimal(value.numerator) / Decimal(value.denominator), "f").partition(".")
+        forms.insert(0, f"{int(whole):_}" + (f".{fraction.rstrip('0')}" if fraction.strip("0") else ""))
+    return forms
 
 
 _STATEMENT_KEYWORDS = {"PARAM", "LET", "DEF", "SCHEDULE"}
@@ -242,7 +292,7 @@ class _Builder(Transformer):
 
     def duration(self, tok):
         text = str(tok)
-        for unit in ("dur", "ba", "ep", "sp", "tok"):
+        for unit in UNITS:
             if text.endswith(unit):
                 span = self._span(tok)
                 return ir.Duration(span, _number(text[: -len(unit)], span), unit, text)

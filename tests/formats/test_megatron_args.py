@@ -180,7 +180,7 @@ def test_megatron_batch_ramp_by_samples_matches_megatron_at_every_iteration(tmp_
                     f"--micro-batch-size 8 {ramp}" + (" --global-batch-size 64" if "rampup" in ramp else "")
                     + "\n")
     text = import_file(path, "megatron-args")
-    assert "t counts optimizer steps" in text and "on_samples(megatron.OptimizerParamScheduler(" in text
+    assert "t counts optimizer steps" in text and "on_samples(\n    megatron.OptimizerParamScheduler(" in text
     prog = schedlang.compile(text)
     ours = prog["lr"]
     calculator = real("megatron.core.num_microbatches_calculator")
@@ -341,7 +341,7 @@ SMALL = {
 def test_imported_batch_run_is_megatrons_at_every_step(tmp_path, name):
     flags = SMALL[name]
     text, prog = imported(tmp_path, flags)
-    assert "batch = megatron." in text and "on_samples(megatron.OptimizerParamScheduler(" in text
+    assert "batch = megatron." in text and "on_samples(\n    megatron.OptimizerParamScheduler(" in text
     kwargs = megatron_kwargs(flags)
     # past the decay end and the run end by a margin, every batch switch included
     steps = prog.step_at(samples=flags["train_samples"]) + 20

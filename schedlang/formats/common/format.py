@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 from ...errors import SchedlangError
 from ...limits import check_size
+from ...syntax.fmt import format_source
+from .source_text import GENERATED, located, recording
 from .source_text import checked as compiles
-from .source_text import located, recording
 
 STYLES = ("presets", "core")
 #: The file names of a command line or shell script (one command per file).
@@ -91,8 +92,10 @@ def importing(text: str, filename: str):
 
 
 def checked(generated: str, filename: str) -> str:
-    """What every import returns: generated text that compiles (``source_text.checked``)."""
-    return compiles(generated, filename)
+    """What every import returns: generated text that compiles (``source_text.checked``), in the
+    canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard output or ``-o``,
+    passes ``fmt --check`` as written."""
+    return format_source(compiles(generated, filename), GENERATED)
 
 
 def check_style(style: str) -> None:

@@ -18,11 +18,11 @@ and ``decay_period="1ep"`` need those parameters too.
 Samples and tokens: in a file with a batch schedule, lengths in ``sp``/``tok`` put the preset
 on that clock (Composer reads ``timestamp.sample`` / ``.token`` for such times).
 
-Not modelled: the scale-schedule ratio (``ssr`` is 1, so ``scale_warmup``
-changes nothing), and the Trainer's
-``t_max >= max_duration`` check.  A zero-length warmup (``"0ba"``, which
-Composer only warns about) is no warmup.  A warmup longer than ``t_max``
-ramps to its end as Composer's does, then holds the post-warmup start.
+The scale-schedule ratio is the ``scale`` built-in around a preset, which reads the preset's
+``scale_warmup`` (``semantics/lower_calls.py``); alone, a preset runs at ratio 1, where
+``scale_warmup`` changes nothing.  Not modelled: the Trainer's ``t_max >= max_duration`` check.
+A zero-length warmup (``"0ba"``, which Composer only warns about) is no warmup.  A warmup
+longer than ``t_max`` ramps to its end as Composer's does, then holds the post-warmup start.
 """
 
 from __future__ import annotations
