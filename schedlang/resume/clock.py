@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from ..core.clock import UNITS, Clock
 from ..errors import SchedlangError
 from ..program import Program
-from ..semantics.lower import lower
 
 
 @dataclass(frozen=True)
@@ -56,9 +55,7 @@ def on_new_clock(old: Program | None, new: Program | None, step: int, samples: i
             f"the new batch schedule has consumed {planned:,} by then",
             hint=f"declare the batch the run had up to the checkpoint, then the new one: e.g. "
                  f"batch = stages({first}, [NEW_BATCH], [{count}{unit}])")
-    placed = lower(old._lowered.module, given=old.values, clock=clock)
-    program = Program(placed, old.values)
-    return TokenClock(program, unit, count, counted_by, tuple(_time_map(clock, step, unit)))
+    return TokenClock(old.on_clock(clock), unit, count, counted_by, tuple(_time_map(clock, step, unit)))
 
 
 def _time_map(clock: Clock, step: int, unit: str) -> list[str]:

@@ -36,7 +36,7 @@ _TERMINAL_WORDS = {
     "IF": "'if'", "FOR": "'for'", "JUMP": "'jump'", "OR": "'or'", "AND": "'and'", "NOT": "'not'",
     "TRUE": "'true'", "FALSE": "'false'", "THEN": "'then'", "ELSE": "'else'",
     "PARAM": "'param'", "LET": "'let'", "DEF": "'def'", "SCHEDULE": "'schedule'",
-    "WHERE": "'where'", "$END": "the end of the file",
+    "WHERE": "'where'", "BATCH": "'batch'", "RUN": "'run'", "$END": "the end of the file",
 }
 
 
@@ -376,6 +376,9 @@ class _Builder(Transformer):
 
     def batch(self, keyword, value):
         return ir.BatchDecl(self._span(keyword, value), value)
+
+    def run(self, keyword, value):
+        return ir.RunDecl(self._span(keyword, value), value)
 
     def program(self, *statements):
         return ir.Module(statements[0].span.to(statements[-1].span), tuple(statements))
