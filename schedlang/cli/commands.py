@@ -22,7 +22,7 @@ from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
-from . import formatting, json_output, show, streams, verify_run
+from . import formatting, json_output, run_report, show, streams, verify_run
 from .analysis import summarise
 from .arguments import CommandLine
 from .axis import AXES, default_positions, require_clock, steps_at
@@ -564,6 +564,9 @@ def _exact_columns(schedules, steps):
 
 def _show(args) -> int:
     program = load_program(args)
+    run = run_report.describe(program)
+    if run is not None:
+        print(f"% {run}" if args.latex else run)
     for schedule in program:
         length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
         if args.latex:

@@ -26,20 +26,30 @@ class RunReport:
     data: dict | None = None  # for --json
 
 
-def report(program) -> RunReport:
-    out = RunReport()
+def describe(program) -> str | None:
+    """The run's line (``check`` and ``show`` print it): its steps and what they consume."""
     length = program.run_length
     if length is None:
-        return out
+        return None
     if not program.run_is_bound:
         free = sorted(str(s) for s in length.amount.xreplace(program.substitutions).free_symbols)
-        out.lines.append(f"run: {length.text} (bind {', '.join(free)} to know its length)")
+        return f"run: {length.text} (bind {', '.join(free)} to know its length)"
+    run = program.run
+    return (f"run: {run:,} steps (the last update is step {run - 1:,})"
+            + "".join(f", {n:,} {unit}" for unit, n in _counts(program, run).items()))
+
+
+def report(program) -> RunReport:
+    out = RunReport()
+    line = describe(program)
+    if line is None:
+        return out
+    out.lines.append(line)
+    if not program.run_is_bound:
         out.data = {"steps": None}
         return out
     run = program.run
     counts = _counts(program, run)
-    out.lines.append(f"run: {run:,} steps (the last update is step {run - 1:,})"
-                     + "".join(f", {n:,} {unit}" for unit, n in counts.items()))
     values = {}
     for schedule in program:
         if not schedule.is_bound:

@@ -24,6 +24,8 @@ from . import ir
 
 #: The words of the language (SPEC section 2): never names, even where the grammar could tell.
 RESERVED = frozenset("param let def schedule where if then else for jump and or not true false".split())
+#: The words that are keywords only where a statement starts (SPEC §2): ``param run: int`` stays a name.
+STATEMENT_WORDS = frozenset({"batch", "run"})
 _BOM = "\ufeff"
 _LONE_CR = re.compile(r"\r(?!\n)")
 
