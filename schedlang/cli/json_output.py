@@ -182,8 +182,8 @@ def verify(sides: list[dict], verdict, bindings: list[dict], warnings: list[dict
         steps = {"start": span.start, "stop": span.stop, "from": span.origin}
     return {"schema": schema("verify"), "a": sides[0], "b": sides[1], "verdict": status,
             "method": verdict.method, "reason": verdict.reason,
-            "counterexample": _counterexample(verdict.counterexample), "steps": steps,
-            "after_run": _counterexample(after), "axis": axis, "bindings": bindings, "warnings": warnings}
+            "counterexample": _counterexample(verdict.counterexample), "bindings": bindings,
+            "warnings": warnings, "steps": steps, "after_run": _counterexample(after), "axis": axis}
 
 
 def _counterexample(ce) -> dict | None:
