@@ -293,6 +293,7 @@ def test_verify_on_the_token_axis_compares_functions_of_the_tokens_consumed(caps
              "steps.sched": TOKENS.replace("batch = 8", "batch = 16").replace("80000tok", "10")}
     code, _, err = _cli(capsys, tmp_path, "verify", "g8.sched", "g16.sched", files=files)
     assert code == 2 and "A trains 125 steps and B 63" in err  # on the step axis: other runs
+    assert "(--axis tokens)" in err
     code, out, _ = _cli(capsys, tmp_path, "verify", "g8.sched", "g16.sched", "--axis", "tokens",
                         files=files)
     assert code == 0 and "A placed on B's batch schedule" in out

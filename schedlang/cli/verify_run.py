@@ -76,9 +76,11 @@ def window(programs, steps: tuple[int, int | None] | None) -> Window:
         return Window(steps[0], steps[1], "steps")
     runs = [p.run if p.run_is_bound else None for p in programs]
     if None not in runs and runs[0] != runs[1]:
+        counted = all(p.run_length.unit is not None for p in programs)  # e.g. 4e12tok at two batch sizes
         raise SchedlangError(f"the runs differ: A trains {runs[0]:,} steps and B {runs[1]:,}, so there "
                              "is no one run to compare", hint=f"give the steps to compare, e.g. --steps "
-                             f"0:{min(runs)} (the shorter run)")
+                             f"0:{min(runs)} (the shorter run)" + (", or compare them as functions of the "
+                             "tokens consumed (--axis tokens)" if counted else ""))
     declared = [(label, r) for label, r in zip("AB", runs) if r is not None]
     if not declared:
         return Window()
