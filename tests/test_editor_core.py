@@ -152,6 +152,12 @@ def test_outline_definition_references_and_rename():
     assert "only a name" in symbols.rename(doc, 7, 17, "x")
 
 
+def test_a_run_that_cuts_its_warmup_is_a_warning_at_the_run():
+    [problem] = diagnostics.problems(Document("run = 10\nschedule lr = warmup(linear, 2000) >> constant(1)"))
+    assert (problem.severity, problem.code, problem.span.line) == ("warning", "run-cuts-phase", 1)
+    assert "it got 10 of its 2,000 steps" in problem.message
+
+
 def test_run_is_a_statement_of_the_outline_and_stays_a_name_elsewhere():
     doc = Document("param run: int = 10\nrun = run\nschedule lr = cosine(1, 0, run)")
     assert [(d.kind, d.name) for d in symbols.definitions(doc)] == [

@@ -302,6 +302,9 @@ def test_verify_on_the_token_axis_compares_functions_of_the_tokens_consumed(caps
     code, out, _ = _cli(capsys, tmp_path, "verify", "g8.sched", "steps.sched", "--axis", "tokens",
                         files=files)
     assert code == 1 and "first difference at step 1" in out
+    code, out, _ = _cli(capsys, tmp_path, "verify", "g8.sched", "g16.sched", "--axis", "samples", "--json",
+                        files=files)
+    assert code == 0 and json.loads(out)["axis"] == "samples"
     code, _, err = _cli(capsys, tmp_path, "verify", "g8.sched", "-e", "1", "--axis", "tokens", files=files)
     assert code == 2 and "B declares no batch schedule" in err
 
