@@ -25,6 +25,8 @@ from .semantics import check
 from .semantics.durations import relocate
 from .semantics.lower import Lowered, lower
 from .semantics.params import ParamInfo, bind_params, plain_symbol, to_number
+from .semantics.run import RunLength
+from .semantics.run import steps as run_steps
 from .semantics.steps import check_steps, check_within_steps
 from .syntax.parser import parse
 
@@ -131,6 +133,51 @@ class Program:
             return self.clock.step_at_tokens(_whole(tokens, "tokens"))
         return self.clock.step_at_samples(_whole(samples, "samples"))
 
+    # -- the run's length (SPEC §14) ------------------------------------------------
+
+    @property
+    def run(self) -> int | None:
+        """The steps the run trains (``run = ...``): an exact int, None when the file declares
+        no run.  A run in ``tok``/``sp`` trains the steps whose consumed-before count is below it."""
+        if self._lowered.run is None:
+            return None
+        return run_steps(self._lowered.run, self.substitutions, self._run_clock)
+
+    @property
+    def run_tokens(self) -> int | None:
+        """Tokens consumed by the run's end (``T_run``); None without a run or a token clock."""
+        clock = self._run_clock
+        if self.run is None or clock is None or clock.seq_len is None:
+            return None
+        return clock.tokens_at(self.run)
+
+    @property
+    def run_samples(self) -> int | None:
+        """Samples consumed by the run's end (``S_run``); None without a run or a batch schedule."""
+        clock = self._run_clock
+        if self.run is None or clock is None:
+            return None
+        return clock.samples_at(self.run)
+
+    @property
+    def run_length(self) -> RunLength | None:
+        """The run's length as the file writes it (its amount, unit and span); None: no run."""
+        return self._lowered.run
+
+    @property
+    def run_is_bound(self) -> bool:
+        """Whether the run's length is known: declared, every parameter it names bound."""
+        run = self._lowered.run
+        return run is not None and not (run.amount.xreplace(self.substitutions).free_symbols)
+
+    @property
+    def _run_clock(self) -> Clock | None:
+        """The batch schedule, None when the file has none (``clock`` raises then)."""
+        try:
+            return self.clock
+        except SchedlangError:
+            return None
+
     @property
     def group_params(self) -> dict[str, ParamInfo]:
         """The ``group`` parameters: what only a torch scheduler class can give per group."""
@@ -154,6 +201,8 @@ class Program:
     # -- checks ----------------------------------------------------------------------
 
     def _check(self) -> None:
+        if self.run_is_bound:
+            self.run  # noqa: B018 - a run of no step, or past the largest step, is refused here
         symbols = [info.symbol for info in self.params.values()]
         for schedule in self.schedules.values():
             check.check_closed_form(schedule.symbolic_expr, symbols, schedule.span)
@@ -189,6 +238,16 @@ class Program:
             raise SchedlangError(f"no schedule named '{name}'",
                                  hint=did_you_mean(name, self.schedules) or
                                  "the file defines " + ", ".join(self.schedules)) from None
+
+    def on_clock(self, clock: Clock) -> Program:
+        """The same text placed on another run's batch schedule (``clock``): its lengths in
+        tokens or samples keep their places on that axis and land on that run's steps, its
+        lengths in steps keep their steps; ``run = N tok`` is counted on it too.  How
+        ``resume`` and ``verify --axis tokens`` compare runs of other batch sizes (SPEC §12)."""
+        if self._lowered.module is None:
+            raise SchedlangError("this program was not compiled from source, so it cannot be placed "
+                                 "on another batch schedule")
+        return Program(lower(self._lowered.module, given=self.values, clock=clock), self.values)
 
     def rebind(self, params: dict) -> Program:
         """The same program with ``params`` over the values it was compiled with, checked like

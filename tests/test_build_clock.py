@@ -33,6 +33,13 @@ param seq_len: int = 100
 batch = stages(4, [16], [20000tok])
 schedule lr = on_tokens(linear(0, 1e-3, 5000)) >> cosine(1e-3, 0, 100000tok)
 """,
+    "run on tokens": """\
+param seq_len: int = 100
+param total: int = 90_000
+batch = stages(4, [16], [20000tok])
+run = 90_001tok
+schedule lr = linear(0, 1e-3, 5000tok) >> cosine(1e-3, 0, total * 1tok)
+""",
 }
 
 
@@ -58,6 +65,7 @@ def test_to_python_of_a_clocked_file_builds_the_same_run(name):
         assert "seq_len" in code.split("batch=")[1]  # the batch schedule takes the program's seq_len
         assert [built.tokens_at(k) for k in steps] == [ours.tokens_at(k) for k in steps]
     assert built["lr"].values(steps) == ours["lr"].values(steps)
+    assert built.run == ours.run and built.run_tokens == ours.run_tokens  # `run = ...` as sb.program(run=)
     assert schedlang.compile(built.to_source())["lr"].values(steps) == ours["lr"].values(steps)
 
 

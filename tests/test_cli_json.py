@@ -65,8 +65,9 @@ def test_verify_equivalent_and_different(capsys, monkeypatch):
                             "warmup(linear, 500) >> cosine(1e-3, 1e-4, 500)")
     assert code == 0
     assert list(doc) == ["schema", "a", "b", "verdict", "method", "reason", "counterexample", "bindings",
-                         "warnings"]
+                         "warnings", "steps", "after_run", "axis"]
     assert doc["verdict"] == "equivalent" and doc["counterexample"] is None
+    assert (doc["steps"], doc["after_run"], doc["axis"]) == (None, None, "steps")  # no run: every step
     assert doc["a"] == {"kind": "file", "text": "examples/warmup_cosine.sched", "schedule": "lr"}
     code, doc, _ = run_json(capsys, "verify", "-e", "linear(1, 0, 100)", "-e", "linear(1, 0, 101)")
     assert code == 1 and doc["verdict"] == "different"
@@ -119,6 +120,7 @@ def test_every_key_is_documented():
             "unbound", "steps", "values", "a", "b", "verdict", "method", "reason", "counterexample",
             "bindings", "sides", "kind", "text", "schedule", "a_exact", "b_exact", "difference", "earliest",
             "format", "style", "output", "default", "source", "error", "line", "col", "end_line", "end_col",
-            "message", "hint", "step"}
+            "message", "hint", "step", "run", "samples", "tokens", "last_update", "after_run", "axis", "stop",
+            "from"}
     documented = set(re.findall(r"`([a-z_]+)`", section))
     assert keys <= documented, sorted(keys - documented)

@@ -72,6 +72,8 @@ def test_warnings_come_with_codes_and_clear_when_fixed():
     ("sched|ule lr = 1", ["one of the file's outputs"]),
     ("schedule lr = sin|(t)", ["math function"]),
     ("schedule lr = |t", ["the step"]),
+    ("r|un = 4e12tok\nschedule lr = 1", ["the run's length", "run = 4e12tok"]),
+    ("bat|ch = 8\nschedule lr = 1", ["samples in each optimizer step"]),
 ])
 def test_hover_explains_built_ins(cursor, expected):
     text, line, column = _cursor(cursor)
@@ -104,6 +106,7 @@ def test_hover_on_the_file_s_names():
     ("param peak: float = 1\nschedule lr = p|", ["peak", "poly", "schedule"][:2], []),
     ("|", ["schedule", "param", "let", "def", "cosine"], []),
     ("schedule lr = 1  # cos|", [], ["cosine"]),
+    ("|", ["run", "batch"], []),  # the statements that start with a word that stays a name elsewhere
 ])
 def test_completion(cursor, present, absent):
     text, line, column = _cursor(cursor)
@@ -149,6 +152,21 @@ def test_outline_definition_references_and_rename():
     assert "already" in symbols.rename(doc, 5, 46, "total")
     assert "word of the language" in symbols.rename(doc, 5, 46, "for")
     assert "only a name" in symbols.rename(doc, 7, 17, "x")
+
+
+def test_a_run_that_cuts_its_warmup_is_a_warning_at_the_run():
+    [problem] = diagnostics.problems(Document("run = 10\nschedule lr = warmup(linear, 2000) >> constant(1)"))
+    assert (problem.severity, problem.code, problem.span.line) == ("warning", "run-cuts-phase", 1)
+    assert "it got 10 of its 2,000 steps" in problem.message
+
+
+def test_run_is_a_statement_of_the_outline_and_stays_a_name_elsewhere():
+    doc = Document("param run: int = 10\nrun = run\nschedule lr = cosine(1, 0, run)")
+    assert [(d.kind, d.name) for d in symbols.definitions(doc)] == [
+        ("param", "run"), ("run", "run"), ("schedule", "lr")]
+    assert symbols.at(doc, 3, 28).name == "run" and symbols.at(doc, 3, 28).kind == "param"
+    assert hover.hover(doc, 1, 8).markdown.startswith("```schedlang\nparam run: int = 10")
+    assert "the run's length" not in hover.hover(doc, 3, 28).markdown  # a name there, not the keyword
 
 
 def test_def_parameters_shadow_the_file_s_names():

@@ -130,6 +130,12 @@ def test_scopes_of_hand_written_lines(engine):
         "(": "punctuation", ",": "punctuation", ".": "punctuation", "@": "invalid.illegal",
     }
     assert {word: got[word] for word in expected} == {w: f"{s}.schedlang" for w, s in expected.items()}
+    # `batch` and `run` start their statements; elsewhere they are names
+    statements = "param run: int = 1\nbatch = 8\nrun = run\nschedule lr = cosine(1, 0, run)\n"
+    found = [s for a, b, s in textmate.tokenize(rules(engine), statements)
+             if statements[a:b] in ("run", "batch")]
+    assert found == ["variable.other.schedlang", "keyword.control.schedlang", "keyword.control.schedlang",
+                     "variable.other.schedlang", "variable.other.schedlang"]
     # `x.linear`: a field of x, not the built-in (the token after `.` is a plain name).
     tokens = [(text[a:b], s) for a, b, s in textmate.tokenize(rules(engine), text)]
     assert tokens[tokens.index((".", "punctuation.schedlang")) + 1] == ("linear", "variable.other.schedlang")

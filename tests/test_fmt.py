@@ -120,6 +120,9 @@ LAYOUT_CASES = [
      "param p: int = 3 where p > 0\ndef f(a, b) = a * b\nschedule lr = f(p, 2)\n"),
     ("schedule lr = torch . StepLR(lr = 1, step_size = 10) for 20ba",
      "schedule lr = torch.StepLR(lr=1, step_size=10) for 20ba\n"),
+    # `batch` and `run` statements, and `run` as a name
+    ("param run:int=9\nbatch=  8\nrun =run*2\nschedule lr=cosine(1,0,run)",
+     "param run: int = 9\nbatch = 8\nrun = run * 2\nschedule lr = cosine(1, 0, run)\n"),
     # parentheses are kept; a trailing comma goes when the list fits on one line
     ("schedule lr = ((1)) + piecewise([1, 2,], [5,])", "schedule lr = ((1)) + piecewise([1, 2], [5])\n"),
     # blank lines: kept between statements, one at most, none at the ends; CRLF becomes LF

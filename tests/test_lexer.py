@@ -57,6 +57,14 @@ def test_token_kinds():
     assert tokens("a @ b")[2][0] in Error
 
 
+def test_batch_and_run_are_keywords_only_where_a_statement_starts():
+    text = ("param run: int = 5\nbatch = 8\nrun = run\n"
+            "schedule lr = cosine(1, 0, run, run=3) >> constant(run == 3)")
+    toks = [(k, v) for k, v in tokens(text + "\n") if v.strip()]
+    words = [(k, v) for k, v in toks if v in ("run", "batch")]
+    assert [k in Keyword for k, _ in words] == [False, True, True, False, False, False, False]
+
+
 def test_words_come_from_the_language():
     text = " ".join(sorted(RESERVED))
     assert all(k in Keyword or k in pygments.token.Operator.Word for k, v in tokens(text) if v.strip())

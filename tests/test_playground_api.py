@@ -83,6 +83,22 @@ def test_warnings_come_with_their_carets():
     assert "jumps at step 100" in warning["text"] and "^" in warning["text"]
 
 
+def test_the_playground_knows_the_run():
+    source = "run = 10\nschedule lr = warmup(linear, 2000) >> cosine(1e-3, 1e-4, 100_000)"
+    doc = playground.run(source, "run = 10\nschedule lr = linear(0, 1e-3, 2000)")
+    assert doc["show"].startswith("run: 10 steps (the last update is step 9)\n")
+    assert "run: 10 steps" in doc["check"] and "at the last update (step 9): lr 4.5e-06" in doc["check"]
+    (warning,) = doc["diagnostics"]  # a smoke run shorter than its warmup
+    assert (warning["line"], warning["col"]) == (1, 1) and "the run ends at step 10" in warning["text"]
+    steps = [float(p.split(",")[0]) for p in re.search(r'<polyline[^>]* points="([^"]*)"',
+                                                       doc["plot"]).group(1).split()]
+    assert len(steps) == 11  # the plot shows the run's steps 0..10, not the 102,000 of the schedule
+    assert doc["verify"]["verdict"] == "equivalent" and "within the run (steps 0..9)" in doc["verify"]["text"]
+    completions = [i["label"] for i in playground.complete("", 1, 1)["items"]]
+    assert "run" in completions
+    assert "the run's length" in playground.hover(source, 1, 2)["hover"]["text"]
+
+
 def test_an_unbound_parameter_has_a_formula_and_says_why_there_is_no_plot():
     doc = playground.analyse("param total: int\nschedule lr = linear(1, 0, total)")
     assert doc["ok"] and doc["plot"] is None and "total" in doc["show"]

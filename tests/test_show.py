@@ -60,6 +60,16 @@ def test_show_prints_rows_and_latex_cases(capsys, monkeypatch):
     assert r"\frac{1}{1000} & 1000 \le t < 40000" in out and r"0 & 50000 \le t \end{cases}" in out
 
 
+def test_show_prints_the_run_before_the_schedules(capsys, tmp_path):
+    path = tmp_path / "run.sched"
+    path.write_text("param seq_len: int = 4\nbatch = 8\nrun = 1000tok\nschedule lr = linear(1, 0, 100)\n")
+    assert main(["show", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(
+        "run: 32 steps (the last update is step 31), 256 samples, 1,024 tokens\nlr (100 steps):\n")
+    assert main(["show", "--latex", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("% run: 32 steps")
+
+
 def test_a_phase_table_inside_a_segment_is_split_into_rows():
     one_cycle = schedlang.load(ROOT / "examples" / "one_cycle.sched")["lr"]
     assert [(int(a), b if b is None else int(b)) for a, b, _ in show.rows(one_cycle.expr)] == \

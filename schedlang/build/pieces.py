@@ -414,19 +414,21 @@ class BuiltProgram(Program):
         return _source(statements)
 
 
-def program(params: dict | None = None, *, batch=None, **schedules) -> BuiltProgram:
+def program(params: dict | None = None, *, batch=None, run=None, **schedules) -> BuiltProgram:
     """Name schedules (``lr=``, ``weight_decay=``, ...) into a ``schedlang.Program``.
 
     ``params`` binds parameters as ``schedlang.compile(params=)`` does.  ``batch`` is the
     run's batch schedule (a file's ``batch = ...``): a number of samples per step or
     ``sb.stages(...)``; its tokens per sample are ``sb.param("seq_len", int, ...)``, passed
-    to ``stages`` or used anywhere in the program.  The result is a ``Program``:
+    to ``stages`` or used anywhere in the program.  ``run`` is the run's length (a file's
+    ``run = ...``, SPEC §14): a number of steps, a parameter, or ``sb.time(n, "tok")`` /
+    ``sb.time(n, "sp")`` on the run's clock.  The result is a ``Program``:
     ``prog["lr"](250)``, ``prog.scheduler_class("GPT")``, ``schedlang.equivalent``.
     """
     site = sites.caller()
     if not schedules:
         raise SchedlangError("program() names no schedule", site.span, hint="e.g. sb.program(lr=...)")
-    return _program(schedules, params or {}, site, batch=batch)
+    return _program(schedules, params or {}, site, batch=batch, run=run)
 
 
 def stages(first, batches, thresholds, seq_len: Param | None = None) -> Expr:
@@ -455,7 +457,7 @@ def _seq_len_params(seq_len, site: sites.Site) -> list[dict]:
 
 
 def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: bool = True,
-             batch=None) -> BuiltProgram:
+             batch=None, run=None) -> BuiltProgram:
     pieces = {}
     for name, value in schedules.items():
         span = site.argument(keyword=name) if statement_spans else None
@@ -463,13 +465,12 @@ def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: b
             raise SchedlangError(f"'{name}' cannot name a schedule", span or site.span,
                                  hint="a name is ASCII letters, digits and _, not a word of the language")
         pieces[name] = (_expr(value, span or site.span), span)
-    batches = []
-    if batch is not None:
-        batch_piece = _expr(batch, site.argument(keyword="batch"))
-        batches.append(ir.BatchDecl(batch_piece.node.span, batch_piece.node))
-        pieces_params = [batch_piece.params]
-    else:
-        pieces_params = []
+    batches, pieces_params = [], []
+    for keyword, value, declaration in (("batch", batch, ir.BatchDecl), ("run", run, ir.RunDecl)):
+        if value is not None:  # the run's statements: no name, one each
+            piece = _expr(value, site.argument(keyword=keyword))
+            batches.append(declaration(piece.node.span, piece.node))
+            pieces_params.append(piece.params)
     merged = _merge(site, *pieces_params, *(piece.params for piece, _ in pieces.values()))
     _check_values(params, merged, site)
     decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node)

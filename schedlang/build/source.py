@@ -17,7 +17,7 @@ def _source(statements: list[ir.Node], bare: bool = False) -> str:
     assigned to a variable (``decay = sb.cosine(...)``, ``site.assigned_name``) and used in
     a schedule, so the text keeps the structure it was given; ``bare``: a lone schedule
     with no parameter and no ``let`` is written as a bare expression."""
-    values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl))]
+    values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl, ir.RunDecl))]
     taken = LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
     found = texts.lets(values, _assigned_name, taken)
     params = [s for s in statements if isinstance(s, ir.Param)]
@@ -30,6 +30,8 @@ def _source(statements: list[ir.Node], bare: bool = False) -> str:
     for stmt in statements:
         if isinstance(stmt, ir.BatchDecl):
             lines.append(f"batch = {texts.text(stmt.value, names)}")
+        elif isinstance(stmt, ir.RunDecl):
+            lines.append(f"run = {texts.text(stmt.value, names)}")
         elif isinstance(stmt, ir.ScheduleDecl):
             lines.append(f"schedule {stmt.name} = {texts.text(stmt.value, names)}")
             if not isinstance(stmt.value, ir.Name):  # a later schedule built on it names it

@@ -114,9 +114,10 @@ def param(name: str, type: type | str = float, default: Value | None = None,
           where: str | Callable[[Param], Expr] | Expr | None = None) -> Param:
     """Declare a parameter: ``param NAME: TYPE = DEFAULT where CLAUSE``."""
 def program(params: dict[str, Number] | None = None, *, batch: int | Expr | None = None,
-            **schedules: Value) -> BuiltProgram:
+            run: int | Expr | None = None, **schedules: Value) -> BuiltProgram:
     """Name schedules (lr=, weight_decay=, ...) into a schedlang.Program; batch= is the run's
-    batch schedule (a number of samples or sb.stages(...))."""
+    batch schedule (a number of samples or sb.stages(...)), run= the run's length (steps, or
+    sb.time(n, "tok") on the run's clock)."""
 def stages(first: int | Expr, batches: list[int | Expr], thresholds: list[Expr],
            seq_len: Param | None = None) -> Expr:
     """``stages(b0, [b1, ...], [th1, ...])``: a batch schedule; thresholds are sb.time(n, "tok")."""

@@ -166,6 +166,8 @@ def statement(node: ir.Node) -> str:
         return f"schedule {node.name} = {text(node.value)}"
     if isinstance(node, ir.BatchDecl):
         return f"batch = {text(node.value)}"
+    if isinstance(node, ir.RunDecl):
+        return f"run = {text(node.value)}"
     raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
 
 
@@ -187,8 +189,9 @@ def python_text(module: ir.Module) -> str:
     if any(isinstance(stmt, ir.BatchDecl) for stmt in module.statements):
         names[_CLOCK] = True
     for stmt in module.statements:
-        if isinstance(stmt, ir.BatchDecl):
-            batch.append(f"batch={_py(stmt.value, names, _P_COMPARE)}")
+        if isinstance(stmt, (ir.BatchDecl, ir.RunDecl)):  # sb.program(batch=..., run=...)
+            keyword = "batch" if isinstance(stmt, ir.BatchDecl) else "run"
+            batch.append(f"{keyword}={_py(stmt.value, names, _P_COMPARE)}")
             continue
         name = names.setdefault(stmt.name, _py_name(stmt.name))
         if isinstance(stmt, ir.Param):

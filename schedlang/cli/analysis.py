@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import Diagnostic
-from . import clock_report
+from . import clock_report, run_report
 from .ranges import DEFAULT
 from .ranges import horizon as default_horizon
 
@@ -68,6 +68,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     text: str = ""
     time: dict | None = None  # the run's time in samples and tokens (clock_report), for --json
+    run: dict | None = None  # the run's end and the values at its last update (run_report), for --json
 
 
 def scan_steps(schedule, horizon: int) -> list[int]:
@@ -238,8 +239,10 @@ def summarise(program) -> Report:
                      f"min {_fmt(s.low)}, max {_fmt(s.high)}{budget}{scope}")
     time = clock_report.report(program)
     lines += time.lines
-    warnings = [w for s in summaries for w in s.warnings] + time.warnings
-    return Report(summaries, warnings, "\n".join(lines), time.data)
+    run = run_report.report(program)
+    lines += run.lines
+    warnings = [w for s in summaries for w in s.warnings] + time.warnings + run.warnings
+    return Report(summaries, warnings, "\n".join(lines), time.data, run.data)
 
 
 def _fmt(x: float) -> str:

@@ -24,7 +24,7 @@ from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
-from . import formatting, json_output, show, streams
+from . import formatting, json_output, run_report, show, streams, verify_run
 from .analysis import summarise
 from .arguments import CommandLine
 from .axis import AXES, default_positions, require_clock, steps_at
@@ -155,6 +155,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("-e", dest="sides", action=_SideAction, metavar="EXPR",
                      help="a schedule given inline instead of a file (for either side)")
     sub.add_argument("--rtol", default="0", help="accept values within this relative tolerance")
+    sub.add_argument("--steps", default=None, metavar="[START:]STOP",
+                     help="compare only these steps (STOP excluded); default: the run's steps when "
+                          "the files declare `run = N`, else every step")
+    sub.add_argument("--schedule", default=None, metavar="NAME",
+                     help="the schedule of each side to compare (default: lr, or the only one)")
+    sub.add_argument("--axis", choices=AXES, default="steps",
+                     help="compare as functions of the samples or tokens consumed: A placed on B's "
+                          "batch schedule (docs/tokens.md)")
 
     sub = with_defines(command("show", _show, "print each schedule's formula"))
     sub.add_argument("file")
@@ -438,49 +446,53 @@ def _compile(args) -> int:
 
 
 def _verify(args) -> int:
-    from ..verify import equivalent, pick_schedule  # lazy: numpy (verify.float_scan)
-
     sides = args.sides or []
     if len(sides) != 2:
         raise SchedlangError(f"verify compares two schedules, got {len(sides)}",
                              hint="schedlang verify A.sched B.sched, or -e 'EXPR' for either side")
     rtol = _rtol(args)
     params = defines(args)
-    schedules, sources = [], []
+    steps = verify_run.parse_range(args.steps, _steps_locator(args) or (lambda start, length: None))
+    sources = [(text, "<-e>") if kind == "expr" else (read_source_text(text), text) for kind, text in sides]
     names = [text if kind == "file" else f"-e {text!r}" for kind, text in sides]
     with progress(f"verifying {names[0]} = {names[1]}") as shown:
-        for kind, text in sides:
-            source, filename = (text, "<-e>") if kind == "expr" else (read_source_text(text), text)
-            sources.append((source, filename))
-            schedules.append(pick_schedule(source, params, filename))
+        programs = verify_run.load_sides(sources, params, args.axis)
+        schedules = [verify_run.pick(p, args.schedule) for p in programs]
         bindings, warnings = _bindings(args, params, schedules, names)
+        span = verify_run.window(programs, steps)
         shown.update(f"proving {names[0]} = {names[1]}")
-        verdict = equivalent(*schedules, rtol=rtol)
+        verdict, after = verify_run.prove(*schedules, rtol, span)
     for warning in warnings:
         print(warning.render(), file=sys.stderr)
     if args.json:
         diagnostics = [json_output.diagnostic(w.message, w.span, w.hint) for w in warnings]
         sides_doc = [{"kind": kind, "text": text, "schedule": s.name}
                      for (kind, text), s in zip(sides, schedules)]
-        json_output.emit(json_output.verify(sides_doc, verdict, bindings, diagnostics))
+        json_output.emit(json_output.verify(sides_doc, verdict, bindings, diagnostics, span, after,
+                                            args.axis))
         return EXIT_OK if verdict.equivalent else EXIT_ERROR if verdict.unknown else EXIT_DIFFERENT
     print(f"A: {names[0]}\nB: {names[1]}")
+    if args.axis != "steps":
+        print(f"on the {args.axis} axis: A placed on B's batch schedule, compared at B's steps")
     for binding in bindings:
         where = " and ".join(binding["sides"])
         print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
               + ("" if len(binding["sides"]) == 2 else " only"))
+    within = "" if span.text == "at every step" else f" {span.text}"
     if verdict.equivalent:
-        print(f"equivalent (proven: {verdict.method})")
+        print(f"equivalent{within} (proven: {verdict.method})")
+        if after is not None:
+            print(f"after the run: a difference at {after}, which the run does not train")
         return EXIT_OK
     if verdict.unknown:
-        print(f"unknown: {verdict.reason}")
+        print(f"unknown{within}: {verdict.reason}")
         return EXIT_ERROR
     ce = verdict.counterexample
     first = "first difference" if ce.earliest else "a difference (an earlier step could not be decided)"
-    print(f"different: {first} at {ce} (found by: {verdict.method})")
+    print(f"different{within}: {first} at {ce} (found by: {verdict.method})")
     if ce.params:
-        schedules = [pick_schedule(source, {**params, **ce.params}, filename)
-                     for source, filename in sources]
+        programs = verify_run.load_sides(sources, {**params, **ce.params}, args.axis)
+        schedules = [verify_run.pick(p, args.schedule) for p in programs]
     table = _difference_table(schedules, ce.step)
     if table:
         print(table)
@@ -560,6 +572,9 @@ def _exact_columns(schedules, steps):
 
 def _show(args) -> int:
     program = load_program(args)
+    run = run_report.describe(program)
+    if run is not None:
+        print(f"% {run}" if args.latex else run)
     for schedule in program:
         length = "forever" if schedule.duration is None else f"{schedule.duration} steps"
         if args.latex:

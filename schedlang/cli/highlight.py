@@ -27,7 +27,7 @@ from typing import NamedTuple
 from ..library import stdlib
 from ..library.presets import PRESETS
 from ..semantics.params import PARAM_TYPES
-from ..syntax.parser import RESERVED, _lark
+from ..syntax.parser import RESERVED, STATEMENT_WORDS, _lark
 
 #: Word operators and literals, shown apart from the statement keywords.
 WORD_OPERATORS = ("and", "or", "not")
@@ -67,6 +67,9 @@ RULES: tuple[Rule, ...] = (
     Rule("duration", terminal("DURATION")),
     Rule("number", terminal("NUMBER")),
     Rule("keyword", words(KEYWORDS)),
+    # `batch = ...`, `run = ...`: keywords only where a statement starts (a line's start, then
+    # `=`); elsewhere (`param run: int`, `cosine(1, 0, run)`) they are names.
+    Rule("keyword", words(STATEMENT_WORDS, prefix=r"(?<![^\n])", suffix=r"\b(?=[ \t]*=(?!=))")),
     Rule("word_operator", words(WORD_OPERATORS)),
     Rule("literal", words(LITERALS)),
     Rule("type", words(PARAM_TYPES)),

@@ -117,6 +117,8 @@ def check(path: str, program, report) -> dict:
            "warnings": warnings}
     if report.time is not None:
         out["time"] = report.time  # SPEC §12: batch stages, segment starts, totals
+    if report.run is not None:
+        out["run"] = report.run  # SPEC §14: the run's end, the values at its last update
     return out
 
 
@@ -174,17 +176,26 @@ def stream_evaluate(out, path: str, positions: range, names: list[str], schedule
     out.write("\n}\n")
 
 
-def verify(sides: list[dict], verdict, bindings: list[dict], warnings: list[dict]) -> dict:
-    ce = verdict.counterexample
-    counterexample = None
-    if ce is not None:
-        counterexample = {"step": ce.step, "a": ce.a, "b": ce.b, "a_exact": ce.a_exact, "b_exact": ce.b_exact,
-                          "difference": ce.difference, "earliest": ce.earliest,
-                          "params": {k: _plain(v) for k, v in ce.params.items()}}
+def verify(sides: list[dict], verdict, bindings: list[dict], warnings: list[dict], span=None,
+           after=None, axis: str = "steps") -> dict:
+    """``verify --json``; ``span`` the steps compared (``verify_run.Window``), ``after`` a
+    difference proven after the run's end (SPEC §14)."""
     status = "equivalent" if verdict.equivalent else "different" if verdict.different else "unknown"
+    steps = None
+    if span is not None and (span.start or span.stop is not None):
+        steps = {"start": span.start, "stop": span.stop, "from": span.origin}
     return {"schema": schema("verify"), "a": sides[0], "b": sides[1], "verdict": status,
-            "method": verdict.method, "reason": verdict.reason, "counterexample": counterexample,
-            "bindings": bindings, "warnings": warnings}
+            "method": verdict.method, "reason": verdict.reason,
+            "counterexample": _counterexample(verdict.counterexample), "bindings": bindings,
+            "warnings": warnings, "steps": steps, "after_run": _counterexample(after), "axis": axis}
+
+
+def _counterexample(ce) -> dict | None:
+    if ce is None:
+        return None
+    return {"step": ce.step, "a": ce.a, "b": ce.b, "a_exact": ce.a_exact, "b_exact": ce.b_exact,
+            "difference": ce.difference, "earliest": ce.earliest,
+            "params": {k: _plain(v) for k, v in ce.params.items()}}
 
 
 def _plain(value):

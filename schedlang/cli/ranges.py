@@ -19,6 +19,8 @@ shape (its breakpoints ``B``, the steps where its formula switches branch, and i
 * a constant: nothing to show; the other schedules of the file decide, or 1000.
 
 ``eval``, ``plot`` and ``check`` all use this one rule (``docs/cli.md``, "Default range").
+A file that declares its run (``run = N``, SPEC §14) is shown over the run instead: steps
+``0 .. N``, the last one the value the run ends at (what a checkpoint at the end holds).
 """
 
 from __future__ import annotations
@@ -95,22 +97,39 @@ def _rate(arg: sp.Expr) -> float:
 
 
 def program_horizon(*programs) -> int:
-    """The largest horizon of the bound schedules of ``programs`` (``DEFAULT`` when none has one)."""
-    ends = [horizon(s) for program in programs for s in program if s.is_bound]
+    """The largest horizon of ``programs``: a program with a known run (``run = N``, SPEC §14)
+    is looked at up to its run's end, step ``N``; another up to the largest horizon of its bound
+    schedules (``DEFAULT`` when none has one)."""
+    ends = []
+    for program in programs:
+        if program.run_is_bound:
+            ends.append(program.run)
+        else:
+            ends += [horizon(s) for s in program if s.is_bound]
     ends = [e for e in ends if e]
     return max(ends) if ends else DEFAULT
 
 
+def _runs_end(programs) -> bool:
+    """Whether every program's run is known: the default range then ends at the runs' end, with
+    no step past it (what a run never trains is not shown unless ``--steps`` asks)."""
+    return bool(programs) and all(p.run_is_bound for p in programs)
+
+
 def eval_steps(*programs) -> range:
-    """``EVAL_POINTS`` evenly spaced steps from 0 to the horizon (or just past it)."""
+    """``EVAL_POINTS`` evenly spaced steps from 0 to the horizon (or just past it; never past
+    the runs' end)."""
     end = program_horizon(*programs)
     stride = max(1, -(-end // (EVAL_POINTS - 1)))
-    return range(0, stride * (EVAL_POINTS - 1) + 1, stride)
+    last = stride * (EVAL_POINTS - 1)
+    return range(0, (min(last, end) if _runs_end(programs) else last) + 1, stride)
 
 
 def plot_steps(*programs) -> range:
-    """About ``PLOT_POINTS`` steps from 0 to 5% past the horizon, so the end shows."""
+    """About ``PLOT_POINTS`` steps from 0 to 5% past the horizon, so the end shows (to the
+    runs' end exactly, when every program has a run)."""
     end = program_horizon(*programs)
-    end += max(1, end // 20)
+    if not _runs_end(programs):
+        end += max(1, end // 20)
     stride = max(1, -(-end // PLOT_POINTS))
     return range(0, end + 1, stride)

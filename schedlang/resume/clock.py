@@ -28,7 +28,6 @@ from fractions import Fraction
 from ..core.clock import UNITS, Clock
 from ..errors import SchedlangError
 from ..program import Program
-from ..semantics.lower import lower
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,8 @@ def on_new_clock(old: Program | None, new: Program | None, step: int, samples: i
     except ValueError as exc:
         raise SchedlangError(f"{where} is at step {step} with {count:,} {UNITS[unit]} consumed: {exc}") \
             from None
-    placed = Program(lower(old._lowered.module, given=old.values, clock=clock), old.values)
-    continued = Program(lower(new._lowered.module, given=new.values, clock=clock), new.values)
+    placed = old.on_clock(clock)
+    continued = new.on_clock(clock)
     return TokenClock(placed, continued, clock, unit, count, counted_by,
                       tuple(_time_map(clock, step, unit)))
 

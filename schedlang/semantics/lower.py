@@ -34,6 +34,7 @@ from .lower_calls import CallLowering, TimeScale
 from .lower_clock import ClockLowering
 from .lower_expressions import ExpressionLowering, Function, Known
 from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol
+from .run import RunLength
 
 
 @dataclass
@@ -57,6 +58,8 @@ class Lowered:
     #: Parameters whose values the batch schedule or a segment's place on it was computed
     #: with: fixed when the file is compiled (a new value lowers the file again).
     fixed: dict[str, sp.Expr] = field(default_factory=dict)
+    #: The run's length (``run = ...``, SPEC §14) as written, None when the file declares none.
+    run: RunLength | None = None
     #: The syntax tree lowering read (None for a program built from sympy or traced Python).
     module: ir.Module | None = field(default=None, repr=False, compare=False)
     _lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
@@ -134,6 +137,7 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         self.given = given or {}
         self.fixed: dict[str, sp.Expr] = {}
         self.batches = [s for s in module.statements if isinstance(s, ir.BatchDecl)]
+        self.run_length: RunLength | None = None
         self._clock: Clock | None = None
         self._lowering_batch = False
         self._olmo_batches = None  # (batch sizes, schedule, units) of olmo_core.batch_size_schedule
@@ -168,6 +172,9 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
                                          hint=f"first declared at {self.batches[0].span.location}")
                 self.clock_at(stmt.span)
                 continue
+            if isinstance(stmt, ir.RunDecl):
+                self._run(stmt)
+                continue
             self.defining = stmt.name
             if stmt.name in self.env or stmt.name in self.defined_at:
                 raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
@@ -195,7 +202,23 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
-        return Lowered(self.params, self.schedules, self.durations, self._clock, self.fixed)
+        return Lowered(self.params, self.schedules, self.durations, self._clock, self.fixed,
+                       self.run_length)
+
+    def _run(self, stmt: ir.RunDecl) -> None:
+        """``run = N``: a number of steps, or an amount on the run's clock (``4e12tok``)."""
+        if self.run_length is not None:
+            raise SchedlangError("the file declares `run` twice", stmt.span,
+                                 hint=f"first declared at {self.run_length.span.location}")
+        segment = self.schedule_value(self.value(stmt.value), stmt.value, "a length")
+        if segment.depends_on_step or segment.finite:
+            raise SchedlangError("the run's length is a number of steps (or of tokens or samples), "
+                                 "not a schedule", stmt.value.span,
+                                 hint="e.g. run = 10_000, run = total, or run = 4e12tok")
+        if segment.clock == "tok" and self.clock_at(stmt.value.span).seq_len is None:
+            raise SchedlangError("a run counted in tokens needs the tokens per sample", stmt.value.span,
+                                 hint="declare `param seq_len: int = 4096`, or give the run in sp or steps")
+        self.run_length = RunLength(segment.expr, segment.clock, stmt.span)
 
     def _where_clauses(self) -> None:
         """Lower every ``where`` in plain symbols (see ``ParamInfo``); they may name any parameter."""

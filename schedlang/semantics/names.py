@@ -1,6 +1,6 @@
 """The names generated text never gives a ``param`` or ``let`` of its own: the words of the
-language, ``t``, the schedules and batch a program declares by convention (``lr``,
-``batch``), the standard library's schedules, math functions and constants, and the
+language, ``t``, the schedules and statements a program declares by convention (``lr``,
+``batch``, ``run``), the standard library's schedules, math functions and constants, and the
 presets' namespaces.  ``to_source()``, the Megatron-LM importer's parameters and a script's
 argparse parameters all pick names outside this set, so a generated name never shadows or
 collides with one the reader already knows.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..library import stdlib
 from ..library.presets import PRESETS
-from ..syntax.parser import RESERVED
+from ..syntax.parser import RESERVED, STATEMENT_WORDS
 
-LANGUAGE_NAMES = frozenset({*RESERVED, "t", "lr", "batch", *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS,
-                            *(name.split(".")[0] for name in PRESETS)})
+LANGUAGE_NAMES = frozenset({*RESERVED, *STATEMENT_WORDS, "t", "lr", *stdlib.SCHEDULES, *stdlib.MATH,
+                            *stdlib.CONSTANTS, *(name.split(".")[0] for name in PRESETS)})

@@ -384,7 +384,7 @@ class _Printer:
         if kind in ("let", "schedule"):
             kw, name, equal, value = children
             return [self.tok(kw), " ", self.tok(name), " ", self.tok(equal), " ", self.expr(value)]
-        if kind == "batch":
+        if kind in ("batch", "run"):
             kw, equal, value = children
             return [self.tok(kw), " ", self.tok(equal), " ", self.expr(value)]
         if kind == "param":

@@ -178,5 +178,12 @@ class BatchDecl(Node):
 
 
 @dataclass(frozen=True)
+class RunDecl(Node):
+    """``run = N``: the run's length, in steps or on the run's clock (SPEC §14); at most one per file."""
+
+    value: Node
+
+
+@dataclass(frozen=True)
 class Module(Node):
     statements: tuple[Node, ...]

@@ -25,6 +25,8 @@ from . import ir
 
 #: The words of the language (SPEC section 2): never names, even where the grammar could tell.
 RESERVED = frozenset("param let def schedule where if then else for jump and or not true false".split())
+#: The words that are keywords only where a statement starts (SPEC §2): ``param run: int`` stays a name.
+STATEMENT_WORDS = frozenset({"batch", "run"})
 _BOM = "\ufeff"
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -37,7 +39,7 @@ _TERMINAL_WORDS = {
     "IF": "'if'", "FOR": "'for'", "JUMP": "'jump'", "OR": "'or'", "AND": "'and'", "NOT": "'not'",
     "TRUE": "'true'", "FALSE": "'false'", "THEN": "'then'", "ELSE": "'else'",
     "PARAM": "'param'", "LET": "'let'", "DEF": "'def'", "SCHEDULE": "'schedule'",
-    "WHERE": "'where'", "$END": "the end of the file",
+    "WHERE": "'where'", "BATCH": "'batch'", "RUN": "'run'", "$END": "the end of the file",
 }
 
 
@@ -426,6 +428,9 @@ class _Builder(Transformer):
 
     def batch(self, keyword, value):
         return ir.BatchDecl(self._span(keyword, value), value)
+
+    def run(self, keyword, value):
+        return ir.RunDecl(self._span(keyword, value), value)
 
     def program(self, *statements):
         return ir.Module(statements[0].span.to(statements[-1].span), tuple(statements))

@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..core.algebra import t
+from ..core.algebra import before, piecewise, t
 from ..errors import SchedlangError
 from .bound import _decide_bound
 from .eliminate import eliminate
@@ -47,19 +47,23 @@ from .symbolic import _FAILURE, _PROOF_DEADLINE, MAX_CASE_SPLITS, MAX_PROOF_SECO
 from .verdict import EQUIVALENT, UNKNOWN, Verdict
 
 
-def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
+def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
+               stop: int | None = None) -> Verdict:
     """Whether ``a`` and ``b`` give the same value at every step ``t >= 0``.
 
     ``a``/``b``: ``Schedule``, ``Program`` (its ``lr``, or its only schedule) or source text
     (compiled with the ``params`` it declares).  ``params`` also binds free parameters of
     ``Schedule``/``Program`` inputs.  ``rtol > 0`` accepts values within that relative
-    tolerance.  Parameters left free must agree for *every* admissible value.
+    tolerance.  Parameters left free must agree for *every* admissible value.  ``start`` and
+    ``stop`` compare only the steps ``start <= t < stop`` (a run's steps, SPEC §14): both
+    sides are set to 0 elsewhere, so what they do outside cannot tell them apart.
     """
     params = dict(params or {})
     rtol = Fraction(str(rtol)) if not isinstance(rtol, Fraction) else rtol
     if rtol < 0:
         raise SchedlangError(f"rtol must be >= 0, not {rtol}")
     sa, sb = _side(a, params), _side(b, params)
+    sa.expr, sb.expr = _within(sa.expr, start, stop), _within(sb.expr, start, stop)
     unknown_names = set(params) - set(sa.symbols) - set(sb.symbols)
     if unknown_names:
         raise SchedlangError(f"neither schedule has a parameter '{sorted(unknown_names)[0]}'")
@@ -108,3 +112,13 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0) -> Verdict:
 
     return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol,
                    notes[0] if notes else None, raw, admissible)
+
+
+def _within(expr: sp.Expr, start: int, stop: int | None) -> sp.Expr:
+    """``expr`` at the steps ``start <= t < stop``, 0 at every other step."""
+    pairs = [(sp.Integer(0), before(t, start))] if start > 0 else []
+    if stop is not None:
+        pairs += [(expr, before(t, stop)), (sp.Integer(0), sp.true)]
+    elif pairs:
+        pairs.append((expr, sp.true))
+    return piecewise(pairs) if pairs else expr

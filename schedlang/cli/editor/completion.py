@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ...core.functions import FUNCTIONS
 from ...library import stdlib
 from ...semantics.lower_batch import BATCH_CALLS, BATCH_SCHEDULES
+from ...syntax.parser import STATEMENT_WORDS
 from . import symbols
 from .document import Document
 from .hover import arg_text, builtin_text, lookup
@@ -111,7 +112,8 @@ def complete(doc: Document, line: int, column: int) -> list[Item]:
         items += [Item(f"{a.name}=", "property", arg_text(a), insert=f"{a.name}=") for a in args
                   if a.name not in call.given]
     if not before.strip() or before.strip() in STATEMENTS:
-        items += [Item(w, "keyword") for w in STATEMENTS] + [Item("batch", "keyword", "batch = ...")]
+        items += [Item(w, "keyword") for w in STATEMENTS]
+        items += [Item(w, "keyword", f"{w} = ...") for w in sorted(STATEMENT_WORDS)]
     return items + _names(doc)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ...core.functions import FUNCTIONS
 from ...errors import SchedlangError, Span
 from ...library import stdlib
-from ...syntax.parser import RESERVED
+from ...syntax.parser import RESERVED, STATEMENT_WORDS
 from ..analysis import summarise_schedule
 from . import symbols
 from .document import Document
@@ -32,6 +32,10 @@ KEYWORDS = {
     "if": "`if cond then a else b`", "then": "`if cond then a else b`", "else": "`if cond then a else b`",
     "and": "boolean and", "or": "boolean or", "not": "boolean not", "true": "the flag value true",
     "false": "the flag value false",
+    "batch": "`batch = n` or `batch = stages(b0, [b1, ...], [th1, ...])`: the samples in each "
+             "optimizer step (docs/tokens.md)",
+    "run": "`run = n` (steps), or `run = 4e12tok` / `4000sp` on the run's clock: the run's length; "
+           "`check` warns when it ends inside a phase that is not constant",
 }
 SPARK = "▁▂▃▄▅▆▇█"
 SPARK_POINTS = 24
@@ -166,12 +170,15 @@ def _in_place_text(doc: Document, line: int, column: int, name: str, span) -> st
     """The text for a name whose meaning hangs on the language or on where it stands: a
     keyword, ``t``, or a keyword argument of the call it is in (which wins over a built-in of
     the same name, so it is asked first)."""
+    after = doc.line(line)[span.end_column - 1:].lstrip()
     if name in KEYWORDS and name in RESERVED:
+        return KEYWORDS[name]
+    if name in STATEMENT_WORDS and not doc.line(line)[:span.column - 1].strip() and \
+            after.startswith("=") and not after.startswith("=="):  # a statement's keyword
         return KEYWORDS[name]
     if name == "t":
         return "`t`: the step (0, 1, 2, ...), local to the segment it is in"
     call = doc.call_at(line, column)
-    after = doc.line(line)[span.end_column - 1:].lstrip()
     if call is not None and after.startswith("=") and not after.startswith("=="):
         builtin = lookup(call.name)
         arg = next((a for a in getattr(builtin, "args", ()) if a.name == name), None)

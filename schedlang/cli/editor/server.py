@@ -50,7 +50,7 @@ KINDS = {"function": lsp.CompletionItemKind.Function, "keyword": lsp.CompletionI
          "value": lsp.CompletionItemKind.Value, "property": lsp.CompletionItemKind.Property,
          "constant": lsp.CompletionItemKind.Constant}
 SYMBOLS = {"param": lsp.SymbolKind.Constant, "let": lsp.SymbolKind.Variable, "def": lsp.SymbolKind.Function,
-           "schedule": lsp.SymbolKind.Event, "batch": lsp.SymbolKind.Property}
+           "schedule": lsp.SymbolKind.Event, "batch": lsp.SymbolKind.Property, "run": lsp.SymbolKind.Property}
 
 
 class SchedlangServer(LanguageServer):

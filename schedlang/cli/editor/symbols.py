@@ -15,19 +15,20 @@ from dataclasses import dataclass
 from ...errors import Span
 from ...library import stdlib
 from ...syntax import ir
-from ...syntax.parser import RESERVED
+from ...syntax.parser import RESERVED, STATEMENT_WORDS
 from .document import Document
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*\Z")
-KINDS = {ir.Param: "param", ir.Let: "let", ir.Def: "def", ir.ScheduleDecl: "schedule", ir.BatchDecl: "batch"}
+KINDS = {ir.Param: "param", ir.Let: "let", ir.Def: "def", ir.ScheduleDecl: "schedule", ir.BatchDecl: "batch",
+         ir.RunDecl: "run"}
 
 
 @dataclass(frozen=True)
 class Definition:
-    kind: str             # param, let, def, schedule, batch
+    kind: str             # param, let, def, schedule, batch, run
     name: str
     span: Span            # the whole statement
-    name_span: Span | None  # where the name is written (None: `lr` of a bare expression, batch)
+    name_span: Span | None  # where the name is written (None: `lr` of a bare expression, batch, run)
     node: ir.Node
 
 
@@ -41,12 +42,12 @@ def definitions(doc: Document) -> list[Definition]:
         kind = KINDS.get(type(statement))
         if kind is None:
             continue
-        name = getattr(statement, "name", "batch")
+        name = getattr(statement, "name", kind)  # `batch` and `run` have no name of their own
         span = statement.span
         name_span = Span(span.source, span.line, span.column, span.line, span.column + len(name))
         written = doc.line(span.line)[span.column - 1:span.column - 1 + len(name)]
-        found.append(Definition(kind, name, span, name_span if written == name and kind != "batch" else None,
-                                statement))
+        named = written == name and kind not in STATEMENT_WORDS
+        found.append(Definition(kind, name, span, name_span if named else None, statement))
     return found
 
 
