@@ -1,5 +1,9 @@
 
 
+class _SchedlangWarning(UserWarning):
+    """What this module's classes warn with (``schedlang.SchedlangWarning`` in-process)."""
+
+
 def _checked_params(values, where=""):
     """``values`` as the constructor takes them: every name a parameter of the file, an int
     one a whole number >= 0 (returned as an int), a float one finite, every ``where`` clause
@@ -28,28 +32,33 @@ def _checked_params(values, where=""):
     return out
 
 
-def _resumed_params(given, saved):
-    """The parameters a resumed class runs with: the state's, checked; the constructor's
-    for any the state lacks (a warning names them)."""
-    if saved is None:
+def _restored_params(given, state_dict, rule):
+    """The parameters a class runs with after ``load_state_dict(state_dict, params=rule)``:
+    the constructor's (``rule="constructor"``, warning with each saved value that differs) or
+    the saved ones (``"saved"``; the constructor's for any the state lacks, with a warning).
+    The saved values are checked either way."""
+    if rule not in ("constructor", "saved"):
+        raise ValueError(f"load_state_dict(params=...) is 'constructor' or 'saved', not {rule!r}")
+    saved = state_dict.get("params")
+    saved = {} if saved is None else saved
+    if not isinstance(saved, dict):
+        raise ValueError(f"load_state_dict: the state's params is not a dict: {saved!r}")
+    checked = _checked_params({**given, **saved}, "load_state_dict: ")
+    if rule == "constructor":
+        changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+                   for name in given if name in saved and saved[name] != given[name]]
+        if changed:
+            torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
+                "load_state_dict: the saved parameters differ from the constructor's: "
+                + ", ".join(changed) + "; the constructor's are kept (the saved clock is restored); "
+                "load_state_dict(state, params='saved') keeps the saved ones"), stacklevel=3)
         return given
     missing = [name for name in given if name not in saved]
     if missing:
-        torch.optim.lr_scheduler.warnings.warn(
+        torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
             "load_state_dict: the checkpoint has no value for " + ", ".join(map(repr, missing))
-            + "; the constructor's value is kept", stacklevel=3)
-    return _checked_params({**given, **saved}, "load_state_dict: ")
-
-
-def _warn_replaced_params(given, state_dict):
-    saved = state_dict.get("params") or {}
-    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
-               for name in given if name in saved and saved[name] != given[name]]
-    if changed:
-        torch.optim.lr_scheduler.warnings.warn(
-            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
-            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
-            stacklevel=3)
+            + "; the constructor's value is kept"), stacklevel=3)
+    return checked
 
 
 _PLAIN = (float, int)
@@ -337,6 +346,10 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         else:
             self._step_count += 1
             self.last_epoch = epoch
+        self._write(on_device)
+
+    def _write(self, on_device):
+        """Set every scheduled entry of the param groups to its value at the current step."""
         groups = self.optimizer.param_groups
         for name in self.SCHEDULES:
             key = self.KEYS[name]
@@ -352,14 +365,19 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             state["samples"], state["tokens"] = self.samples, self.tokens
         return state
 
-    def load_state_dict(self, state_dict):
-        _warn_replaced_params(self.params, state_dict)
+    def load_state_dict(self, state_dict, params="constructor"):
+        """Restore the clock of ``state_dict`` (step, samples, tokens) and set the param groups
+        at it; keep the constructor's parameters (a warning names each saved value that
+        differs), or the saved ones with ``params="saved"``.  The groups are set so that the
+        first resumed step runs this class's value: load the optimizer's state first (as HF's
+        Trainer and Lightning do), or its saved lr replaces it."""
         state = dict(state_dict)
-        state["params"] = _resumed_params(self.params, state.get("params"))
+        state["params"] = _restored_params(self.params, state_dict, params)
         if "_group_values" in state:
-            state["_group_values"] = _checked_group_values(
+            saved_groups = _checked_group_values(
                 state["params"], state["_group_values"], len(self.optimizer.param_groups),
                 "load_state_dict: ")
+            state["_group_values"] = saved_groups if params == "saved" else self._group_values
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
             state.pop(stale, None)
@@ -378,3 +396,4 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             if counts != planned:  # the run measured its counts: keep them
                 measured = counts
         self._measured = None if measured is None else tuple(measured)
+        self._write(False)
