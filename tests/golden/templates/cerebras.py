@@ -86,6 +86,8 @@ class _StandInLRScheduler:
                 group["lr"][...] = value  # not copy_: see _set in the torch class
             else:
                 group["lr"] = value.clone()
+        if hasattr(self, "_last_value"):  # the stand-in's get_last_lr()
+            self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
         self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
 
     def get_last_lr(self):
@@ -138,3 +140,5 @@ class WarmupCosine(_CerebrasLRScheduler):
                 group["lr"][...] = value  # not copy_: see _set in the torch class
             else:
                 group["lr"] = value.clone()
+        if hasattr(self, "_last_value"):  # the stand-in's get_last_lr()
+            self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
