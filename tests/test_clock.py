@@ -321,13 +321,28 @@ schedule lr = warmup(linear, 4) >> cosine(1, 0.1, 3000tok) >> constant(0.1)
 """
 
 
-def test_restored_counts_are_the_clock_of_lr_and_state():
+def _standalone_class(prog, tmp_path):
+    """The class of ``schedlang compile --target torch``, loaded without schedlang's runtime."""
+    import importlib.util
+
+    from schedlang.codegen.emit import emit
+
+    path = tmp_path / "restored_module.py"
+    path.write_text(emit(prog, "torch", "restored.sched", "Restored"))
+    spec = importlib.util.spec_from_file_location("schedlang_restored_standalone", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Restored
+
+
+@pytest.mark.parametrize("kind", ["in-process", "standalone"])
+def test_restored_counts_are_the_clock_of_lr_and_state(kind, tmp_path):
     """Issue 39 item 2: a state whose tokens (2000 at step 30) left the plan (960).  The counts
     are the clock: on load and after each plain step() the lr is the formula at the counts
     state_dict() reports, and plain steps add the table's batch to them."""
     torch = pytest.importorskip("torch")
     prog = schedlang.compile(RESTORED)
-    cls = prog.scheduler_class("Restored")
+    cls = prog.scheduler_class("Restored") if kind == "in-process" else _standalone_class(prog, tmp_path)
     first = cls(torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.0))
     for _ in range(30):
         first.step()
