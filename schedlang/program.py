@@ -22,6 +22,7 @@ from .limits import MAX_STEP, read_source, recursion_room
 from .runtime.composer import ComposerScheduler
 from .runtime.reference import first_overflow_step, load_reference
 from .semantics import check
+from .semantics.clock import COUNTS
 from .semantics.durations import relocate
 from .semantics.lower import Lowered, lower
 from .semantics.params import ParamInfo, bind_params, plain_symbol, to_number
@@ -303,7 +304,34 @@ class Program:
         clock = self._lowered.clock
         stages = () if clock is None else tuple((s.first, s.samples, s.batch) for s in clock.stages)
         return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename, stages,
-                          None if clock is None else clock.seq_len)
+                          None if clock is None else clock.seq_len, () if clock is None else clock.table)
+
+    def measured_forms(self, bind_all: bool = False) -> tuple[dict[str, sp.Expr], tuple]:
+        """Each schedule's *measured form*, where it has one, and the counts where its parts on
+        the sample or token clock end: what a scheduler class given measured counts
+        (``step(samples=n)``, a restored state whose counts left the plan) evaluates.  A
+        segment on those clocks is a function of the count consumed (SPEC §12): in this
+        form it reads ``semantics.clock.COUNTS`` (``_samples``, ``_tokens``) instead of the
+        plan's count at the step; segments counted in steps still read the step.  The ends
+        are ``(unit, count)``, rounded up to whole counts, sorted.  Schedules without a part
+        on those clocks have none (their value does not depend on the counts)."""
+        if self._lowered.clock is None or self._lowered.module is None:
+            return {}, ()
+        ends: list = []
+        lowered = lower(self._lowered.module, given=self.values, measured=ends)
+        counts = set(COUNTS.values())
+        out = {}
+        for name, (segment, _) in lowered.schedules.items():
+            held = segment.held()
+            if self.fixed:
+                held = flatten(bind(held, {self.params[n].symbol: v for n, v in self.fixed.items()}))
+            held = finish(held)
+            if bind_all:
+                held = flatten(bind(held, self.substitutions))
+            if held.free_symbols & counts:
+                out[name] = held
+        whole = sorted({(unit, -(-end.numerator // end.denominator)) for unit, end in ends})
+        return out, tuple(whole)
 
     @functools.cached_property
     def py_names(self) -> dict[str, str]:

@@ -285,20 +285,89 @@ def test_the_class_counts_planned_samples_and_tokens():
     assert counts == (60, prog.samples_at(60), prog.tokens_at(60))
 
 
+def _cosine_at(prog, tokens):
+    """CLASS_SOURCE's cosine as a function of the tokens consumed (it starts at T_4)."""
+    return 0.55 + 0.45 * math.cos(math.pi * (tokens - prog.tokens_at(4)) / 333)
+
+
+def _batch_at_samples(prog, samples):
+    return max(entry for entry in prog.clock.table if entry[0] <= samples)[1]
+
+
 def test_measured_counts_move_the_schedule_by_the_tokens_consumed():
+    """A measured count is the clock (SPEC §12, issue 36 item 4b): the token segment's value is
+    its formula at the count itself, not at the planned step the count maps to."""
     prog, sched, opt = _class_and_optimizer()
     for _ in range(5):
         sched.step()
     sched.step(tokens=3)  # a short, packed batch: 3 tokens where the plan takes 12
     tokens = prog.tokens_at(5) + 3
     assert sched.tokens == tokens and sched.last_epoch == prog.step_at(tokens=tokens)
-    assert opt.param_groups[0]["lr"] == prog["lr"](sched.last_epoch)
-    sched.step()  # a plain step takes the planned batch of its step
-    assert sched.tokens == tokens + 4 * prog.batch_at(prog.step_at(tokens=tokens))
+    assert opt.param_groups[0]["lr"] == pytest.approx(_cosine_at(prog, tokens), rel=1e-14)
+    assert opt.param_groups[0]["lr"] != pytest.approx(prog["lr"](sched.last_epoch), rel=1e-6)
+    sched.step()  # a plain step takes the batch the table gives at the samples consumed
+    tokens += 4 * _batch_at_samples(prog, tokens // 4)
+    assert sched.tokens == tokens
+    assert opt.param_groups[0]["lr"] == pytest.approx(_cosine_at(prog, tokens), rel=1e-14)
     saved = sched.state_dict()
     _, again, _ = _class_and_optimizer()
     again.load_state_dict(saved)
     assert (again.last_epoch, again.samples, again.tokens) == (sched.last_epoch, sched.samples, sched.tokens)
+
+
+RESTORED = """param seq_len: int = 4
+batch = 8
+schedule lr = warmup(linear, 4) >> cosine(1, 0.1, 3000tok) >> constant(0.1)
+"""
+
+
+def _standalone_class(prog, tmp_path):
+    """The class of ``schedlang compile --target torch``, loaded without schedlang's runtime."""
+    import importlib.util
+
+    from schedlang.codegen.emit import emit
+
+    path = tmp_path / "restored_module.py"
+    path.write_text(emit(prog, "torch", "restored.sched", "Restored"))
+    spec = importlib.util.spec_from_file_location("schedlang_restored_standalone", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Restored
+
+
+@pytest.mark.parametrize("kind", ["in-process", "standalone"])
+def test_restored_counts_are_the_clock_of_lr_and_state(kind, tmp_path):
+    """Issue 39 item 2: a state whose tokens (2000 at step 30) left the plan (960).  The counts
+    are the clock: on load and after each plain step() the lr is the formula at the counts
+    state_dict() reports, and plain steps add the table's batch to them."""
+    torch = pytest.importorskip("torch")
+    prog = schedlang.compile(RESTORED)
+    cls = prog.scheduler_class("Restored") if kind == "in-process" else _standalone_class(prog, tmp_path)
+    first = cls(torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.0))
+    for _ in range(30):
+        first.step()
+    state = first.state_dict()
+    assert (state["last_epoch"], state["tokens"]) == (30, 960)
+    state = {**state, "samples": 500, "tokens": 2000}
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.0)
+    sched = cls(opt)
+    sched.load_state_dict(state)
+
+    end = prog.tokens_at(4) + 3000  # where the cosine ends: 3128, between steps 97 and 98
+
+    def want(tokens):
+        if tokens >= end:
+            return 0.1
+        return 0.55 + 0.45 * math.cos(math.pi * (tokens - prog.tokens_at(4)) / 3000)
+
+    for k in range(45):
+        saved = sched.state_dict()
+        tokens = saved["tokens"]
+        assert tokens == 2000 + 32 * k and saved["samples"] == tokens // 4
+        step = prog.step_at(tokens=tokens)  # one earlier while the cosine still covers the count
+        assert saved["last_epoch"] == step - (tokens < end <= prog.tokens_at(step))
+        assert opt.param_groups[0]["lr"] == pytest.approx(want(tokens), rel=1e-14), k
+        sched.step()
 
 
 @pytest.mark.parametrize("change,message", [

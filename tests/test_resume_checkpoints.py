@@ -84,7 +84,7 @@ def test_the_guides_checkpoint_is_read_and_labelled(tmp_path, capsys):
     assert code == 0, err
     assert "key:      scheduler " in out
     assert f"step:     {SAVE_AT} " in out
-    assert "params:   peak=1/100, total=40 (taken from the state)" in out
+    assert "params:   peak=1/100, total=40 (saved in the state; the original's values)" in out
     assert "(the optimizer's lr at optimizer.param_groups[0].lr" in out
     new = _write(tmp_path, "new.sched", SCHEDLANG.replace("total: int = 40", "total: int = 60"))
     code, out, _ = _run(capsys, "resume", ckpt, new, "--was", old, "--json")

@@ -1,8 +1,9 @@
-"""``load_state_dict`` restores the checkpoint's parameters over the constructor's, and says so.
+"""``load_state_dict`` restores the clock and keeps the constructor's parameters, and says so.
 
-A resumed run continues the schedule it saved (as every PyTorch scheduler restores its own
-attributes); a constructor given other values would be silently ignored, so the generated
-classes warn, naming each parameter, at the caller's line.
+SPEC §14: a run resumed with other values runs those values (what ``schedlang resume``
+compares), and the generated classes warn, naming each parameter whose saved value differs,
+at the caller's line; ``load_state_dict(state, params="saved")`` keeps the saved values.
+``tests/test_resume_class_rule.py`` drives the rule against ``schedlang resume``.
 """
 
 import warnings
@@ -19,20 +20,27 @@ def _scheduler(cls, **params):
     return cls(optimizer, **params)
 
 
-def test_changed_parameters_warn_and_the_checkpoint_wins():
+@pytest.mark.parametrize("rule, kept", [("constructor", 20_000), ("saved", 10_000)])
+def test_changed_parameters_warn_and_the_rule_decides(rule, kept):
     cls = schedlang.load("examples/gpt_pretrain.sched").scheduler_class("GPT")
     first = _scheduler(cls, total=10_000)
     for _ in range(3000):
         first.step()
     state = first.state_dict()
     second = _scheduler(cls, total=20_000)
-    with pytest.warns(UserWarning, match=r"total=10000 \(constructor: 20000\)") as caught:
-        second.load_state_dict(state)
-    assert caught[0].filename == __file__
-    assert second.params["total"] == 10_000
+    if rule == "constructor":
+        with pytest.warns(schedlang.SchedlangWarning, match=r"total=10000 \(constructor: 20000\)") as caught:
+            second.load_state_dict(state)
+        assert caught[0].filename == __file__
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            second.load_state_dict(state, params=rule)
+    assert second.params["total"] == kept and second.last_epoch == 3000
+    want = schedlang.load("examples/gpt_pretrain.sched", params={"total": kept})["lr"]
+    assert second.optimizer.param_groups[0]["lr"] == pytest.approx(want(3000))  # set on load
     second.step()
-    assert second.get_last_lr()[0] == pytest.approx(schedlang.load("examples/gpt_pretrain.sched",
-                                                                   params={"total": 10_000})["lr"](3001))
+    assert second.get_last_lr()[0] == pytest.approx(want(3001))
 
 
 def test_same_parameters_are_quiet():
@@ -111,7 +119,7 @@ def test_a_state_without_a_parameter_keeps_the_constructors_value(kind, tmp_path
     del state["params"]["total"]  # e.g. saved before the file declared `total`
     fresh = _scheduler(cls, total=5000)
     with pytest.warns(UserWarning, match=r"no value for 'total'; the constructor's value is kept"):
-        fresh.load_state_dict(state)
+        fresh.load_state_dict(state, params="saved")
     assert fresh.params["total"] == 5000
     fresh.step()
     want = schedlang.load(GPT, params={"total": 5000})["lr"](11)
@@ -126,5 +134,5 @@ def test_int_parameters_are_loaded_as_ints(tmp_path):
     state["params"]["warmup"] = 30.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        scheduler.load_state_dict(state)
+        scheduler.load_state_dict(state, params="saved")
     assert type(scheduler.params["warmup"]) is int and scheduler.params["warmup"] == 30

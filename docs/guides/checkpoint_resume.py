@@ -6,9 +6,10 @@ step ``SAVE_AT``, throws everything away, rebuilds it fresh (as a new process
 would), loads the checkpoint and continues.  Exits non-zero unless both runs
 use ``prog["lr"](k)`` at every step k and end with the same weights.
 
-The scheduler's state is its step (``last_epoch``) and its parameters: the
-checkpoint's parameters win on load (with a warning if the constructor was
-given other values), so a resumed run continues the schedule it saved.
+The scheduler's state is its step (``last_epoch``) and its parameters: on load the
+step is restored and the constructor's parameters are kept (a warning names any
+saved value that differs; ``load_state_dict(state, params="saved")`` keeps the
+saved ones), so a run resumed with the same file continues it exactly.
 """
 
 import io
@@ -73,7 +74,7 @@ def main() -> int:
     model, opt, scheduler = build(prog)
     model.load_state_dict(ckpt["model"])
     opt.load_state_dict(ckpt["optimizer"])
-    scheduler.load_state_dict(ckpt["scheduler"])  # the step and the parameters; the lr is in the optimizer's
+    scheduler.load_state_dict(ckpt["scheduler"])  # the step; after the optimizer: it sets the lr
     after = record_lrs(opt)
     train(model, opt, scheduler, range(ckpt["step"], STEPS))
 

@@ -47,7 +47,10 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
                                           if verdict.original_from == "state" else ""))
     if verdict.state_params:
         shown = ", ".join(f"{k}={v}" for k, v in verdict.state_params.items())
-        lines.append(f"params:   {shown} (taken from the state)")
+        lines.append(f"params:   {shown} (saved in the state; the original's values)")
+        lines.append(f"          a schedlang class built from {new} keeps its constructor's values "
+                     "on load_state_dict, as compared here (load_state_dict(state, params=\"saved\") "
+                     "keeps the saved ones: then give them with -D)")
     lines.append(f"step:     {verdict.step} (the first step the resumed run sets)")
     for name, count in (("samples", verdict.samples), ("tokens", verdict.tokens)):
         if count is not None:

@@ -137,6 +137,9 @@ class ModuleSpec:
     #: sample, for the scheduler classes' sample and token counters (SPEC §12); empty without.
     stages: tuple[tuple[int, int, int], ...] = ()
     seq_len: int | None = None
+    #: The batch table ``((samples threshold, batch), ...)``: the batch as a function of the
+    #: samples consumed, which a class given measured counts advances by (SPEC §12).
+    batches: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,7 @@ def module(program, target: str, source_name: str, class_name: str | None = None
         raise SchedlangError("relative=True is for target='torch'; other targets set absolute values")
     spec = program.module_spec(source_name, bind_all=bind_all)
     return BUILDERS[target](program, spec, class_name or default_class_name(source_name),
-                            relative=relative, schedule=schedule)
+                            relative=relative, schedule=schedule, bind_all=bind_all)
 
 
 def plain(generate):
@@ -71,8 +71,10 @@ def plain(generate):
     return build
 
 
-def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool, **_) -> Module:
-    return torch_module(spec, check_class_name(class_name, spec), relative=relative)
+def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool, bind_all: bool = False,
+                  **_) -> Module:
+    return torch_module(spec, check_class_name(class_name, spec), relative=relative,
+                        measured=program.measured_forms(bind_all))
 
 
 def _cerebras_target(program, spec: ModuleSpec, class_name: str, *, schedule: str | None, **_) -> Module:
@@ -153,12 +155,20 @@ def _torch_functions(spec: ModuleSpec) -> list[str]:
             for s in spec.schedules]
 
 
-def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> Module:
-    """Torch functions, plain-Python twins (for float param groups) and the scheduler class."""
+def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
+                 measured: tuple[dict, tuple] = ({}, ())) -> Module:
+    """Torch functions, plain-Python twins (for float param groups), the measured forms
+    (``Program.measured_forms``: what the class evaluates once it is given measured counts,
+    eagerly, in Python) and the scheduler class."""
     printer = python_codegen.ReferencePrinter()
     references = ["\n\n" + python_codegen.function_source(f"_reference_{s.py_name}", s.expr,
                                                           spec.params, printer)
                   for s in spec.schedules]
+    forms, ends = measured
+    counted = [s for s in spec.schedules if s.name in forms]
+    references += ["\n\n" + python_codegen.function_source(f"_measured_{s.py_name}", forms[s.name],
+                                                           spec.params, printer, "t, _samples, _tokens")
+                   for s in counted]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
     parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
     parts += references + _torch_functions(spec)
@@ -171,7 +181,9 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
         table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
         relative=bool(relative), signature=keyword_params(spec.params), params=_params(spec),
         group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
-        entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len)))
+        entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len),
+        measured="{" + ", ".join(f"{s.name!r}: _measured_{s.py_name}" for s in counted) + "}",
+        count_ends=repr(ends), batches=repr(spec.batches)))
 
 
 def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> Module:

@@ -167,10 +167,12 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
         return f"_restart_index({', '.join(self._print(a) for a in args)})"
 
 
-def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter) -> str:
-    """``def name(t, *, p=default, ...): return <expr>``; every function takes every parameter."""
+def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter,
+                    leading: str = "t") -> str:
+    """``def name(t, *, p=default, ...): return <expr>``; every function takes every parameter.
+    ``leading``: the positional arguments (a measured form takes ``t, _samples, _tokens``)."""
     args = keyword_params(params)
-    signature = f"def {name}(t{', *' + args if args else ''}):"
+    signature = f"def {name}({leading}{', *' + args if args else ''}):"
     renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
                              if p.py_name != p.symbol.name})
     return signature + "\n" + "".join(f"{line}\n" for line in body_lines(renamed, printer, 1))

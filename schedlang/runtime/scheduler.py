@@ -16,7 +16,7 @@ from ..codegen.base import GeneratedModule
 from ..codegen.emit import check_class_name, emit, pick_schedule
 from ..codegen.load import load as load_generated
 from ..codegen.templates import ENTRIES
-from ..errors import SchedlangError
+from ..errors import SchedlangError, SchedlangWarning
 
 
 def scheduler_class(program, name: str = "Scheduler", target: str = "torch", relative: bool = False,
@@ -41,6 +41,7 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     key = pick_schedule(program, schedule) if target == "cerebras" else None
     source = emit(program, target, program.filename, name, relative=relative, schedule=key)
     module = load_generated(GeneratedModule(source, {}), f"schedlang_{target}_scheduler")
+    module._SchedlangWarning = SchedlangWarning  # what its classes warn with, in-process
     base = getattr(module, name)
     keys = list(program.schedules) if target == "torch" else ["lr"]
     drivers = getattr(module, "_drivers", lambda schedules, group: {k: k for k in schedules})

@@ -67,10 +67,22 @@ def stages_table(first: int, batches: list[int], thresholds: list[tuple[Fraction
     return tuple(table)
 
 
-def place(parts: list[tuple[Segment, Span]], clock: Clock, fix) -> list[Segment]:
+#: The counts a scheduler class measures (``step(samples=n)``, ``step(tokens=n)``): in a
+#: schedule's *measured form* a segment on the sample or token clock reads them, not the
+#: plan's count at the step (``lower(..., measured=...)``; ``Program.measured_exprs``).
+COUNTS = {"sp": sp.Symbol("_samples", integer=True, nonnegative=True),
+          "tok": sp.Symbol("_tokens", integer=True, nonnegative=True)}
+
+
+def place(parts: list[tuple[Segment, Span]], clock: Clock, fix,
+          measured: list | None = None) -> list[Segment]:
     """The segments of ``a >> b >> ...`` with every one on the sample or token clock placed
     on ``clock``; ``fix(expr, span, what)`` gives a length as a whole number (the file's
-    bound values substituted) or raises."""
+    bound values substituted) or raises.
+
+    ``measured`` (a list): the measured form instead, each such segment's formula read at
+    its clock's count (``COUNTS``); the count where each ends, ``(unit, count)``, is added
+    to the list (a class given measured counts places them between its steps by them)."""
     steps_done = 0  # the global step where the next part starts
     position = Fraction(0)  # samples consumed when it starts (a fraction after a token end)
     out = []
@@ -88,15 +100,19 @@ def place(parts: list[tuple[Segment, Span]], clock: Clock, fix) -> list[Segment]
         length = None if segment.duration is None else fix(
             segment.duration, span, f"a length in {UNITS[unit]}")
         end = None if length is None else clock.step_at(start + length, unit)
-        out.append(on_clock(segment, clock, start, steps_done, end))
+        out.append(on_clock(segment, clock, start, steps_done, end, measured is not None))
+        if measured is not None and length is not None:
+            measured.append((unit, start + length))
         if end is not None:
             steps_done, position = end, (start + length) / clock.per_sample(unit)
     return out
 
 
-def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: int | None) -> Segment:
+def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: int | None,
+             measured: bool = False) -> Segment:
     """``segment`` (formula and length in its clock's units) as a step segment starting at
-    global step ``first``, where its clock reads ``start``; it ends at step ``end``."""
+    global step ``first``, where its clock reads ``start``; it ends at step ``end``.
+    ``measured``: its formula reads the count ``COUNTS[unit]`` instead of the plan's."""
     unit = segment.clock
     offset = sp.Rational(start.numerator, start.denominator)
     if end is not None and end == first:  # shorter than what the step before it consumed
@@ -105,9 +121,11 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
     pairs = []
     after = segment.evaluation == "after"
     for count, stop in clock.count_expr(tau, unit, first=first, last=end):
-        if stop is None and end is None:  # the last stage of a schedule that never ends
+        if measured:  # the count measured before the step (and, read after, its planned batch)
+            count = COUNTS[unit] + (sp.expand(at(count, tau + 1) - count) if after else 0)
+        elif stop is None and end is None:  # the last stage of a schedule that never ends
             count = count.xreplace({tau: sp.Min(tau, _saturation(clock, unit, first))})
-        if after:  # the count with this step's own batch: its stage's formula one step on
+        if after and not measured:  # the count with this step's own batch: its stage's formula one step on
             count = sp.expand(at(count, tau + 1))
         local = at(segment.expr, count - offset)
         pairs.append((local, sp.true if stop is None else before(tau, stop)))
@@ -133,8 +151,8 @@ def _saturation(clock: Clock, unit: str, first: int) -> int:
     return max((SATURATION // per - stage.samples) // stage.batch + stage.first - first, 0)
 
 
-def resolve_single(segment: Segment, span: Span, clock_of, fix) -> Segment:
+def resolve_single(segment: Segment, span: Span, clock_of, fix, measured: list | None = None) -> Segment:
     """A whole schedule on the sample or token clock, starting at step 0."""
     if segment.clock is None:
         return segment
-    return place([(segment, span)], clock_of(span), fix)[0]
+    return place([(segment, span)], clock_of(span), fix, measured)[0]

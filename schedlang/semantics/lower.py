@@ -97,15 +97,18 @@ class Lowered:
 
 
 def lower(module: ir.Module, known: dict[int, Known] | None = None, given: dict | None = None,
-          clock: Clock | None = None) -> Lowered:
+          clock: Clock | None = None, measured: list | None = None) -> Lowered:
     """``module`` in sympy; ``given`` holds the values ``compile(params=)`` binds, which the
     batch schedule and the places of segments on it are computed with (``Lowered.fixed``).
     ``clock`` replaces the file's own ``batch = ...``: the same text placed on another run's
-    batch schedule (``schedlang resume`` on the token clock)."""
+    batch schedule (``schedlang resume`` on the token clock).  ``measured`` (a list): the
+    measured form, segments on the sample or token clock reading the counts a class is given
+    (``semantics.clock.place``; the counts where they end are added to the list)."""
     if any(isinstance(s, ir.BatchDecl) for s in module.statements):
         known = None  # pieces built from Python were checked off the run's clock (lower_piece)
     lowerer = Lowerer(module, known, given)
     lowerer._clock = clock
+    lowerer.measured = measured
     lowered = lowerer.run()
     lowered.module, lowered._lowerer = module, lowerer
     return lowered
@@ -142,6 +145,7 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         self._lowering_batch = False
         self._olmo_batches = None  # (batch sizes, schedule, units) of olmo_core.batch_size_schedule
         self.place_clocks = True
+        self.measured: list | None = None  # lower(measured=...): the measured form
         # per call being lowered: the clock unit (None: steps) of each length given
         self.length_units: list[list[tuple[str | None, Span]]] = []
         # every name the file defines, to tell "used before defined" from "unknown"
@@ -193,7 +197,8 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
                 self.refuse_amount(segment, stmt.value.span)
                 if not isinstance(stmt.value, ir.Seq):
                     segment = self.step_counted(segment, stmt.value.span)
-                segment = resolve_single(segment, stmt.value.span, self.clock_at, self.fix_whole)
+                segment = resolve_single(segment, stmt.value.span, self.clock_at, self.fix_whole,
+                                         self.measured)
                 self.schedules[stmt.name] = (segment, stmt.span)
                 self.env[stmt.name] = segment
             self.defined_at[stmt.name] = stmt.span

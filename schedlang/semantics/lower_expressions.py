@@ -328,7 +328,8 @@ class ExpressionLowering:
             self.refuse_amount(segment, part.span)
         segments = [(self.step_counted(s, p.span) if not _in_batches(p) else s, p) for s, p in segments]
         if self.place_clocks and any(segment.clock for segment, _ in segments):
-            placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole)
+            placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole,
+                           self.measured)
             segments = [(s, p) for s, (_, p) in zip(placed, segments)]
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
                         jumps=_jumps(node, len(parts)))

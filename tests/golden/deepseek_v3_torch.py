@@ -18,6 +18,18 @@ def _reference_lr(t):
     return (73/10000000)
 
 
+def _measured_lr(t, _samples, _tokens):
+    if t < 169273:
+        if t < 2000:
+            return ((11/100000000))*t
+        return (11/50000)
+    if t < 237620:
+        return ((99/1000000))*math.cos(math.pi*((_tokens - 10000000000000) / 4300000000000)) + (121/1000000)
+    if t < 242913:
+        return (11/500000)
+    return (73/10000000)
+
+
 def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = t.to(_compute)
@@ -42,10 +54,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '((0, 3072), (19042969, 5120), (38085938, 7168), (57128907, 9216), (76171875, 11264), (95214844, 13312), (114501954, 15360))'
 #   class_name = 'DeepseekV3'
+#   count_ends = "(('tok', 10000000000000), ('tok', 14300000000000), ('tok', 14633000000000), ('tok', 14800000000000))"
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'
+#   measured = "{'lr': _measured_lr}"
 #   mode = 'absolute'
 #   params = ''
 #   relative = False

@@ -36,10 +36,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '((0, 1024), (61524, 2048), (700683594, 4096))'
 #   class_name = 'Llama3405b'
+#   count_ends = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'
+#   measured = '{}'
 #   mode = 'absolute'
 #   params = ''
 #   relative = False

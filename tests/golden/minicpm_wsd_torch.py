@@ -85,10 +85,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '()'
 #   class_name = 'MinicpmWsd'
+#   count_ends = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``lr_sqrt``'
+#   measured = '{}'
 #   mode = 'absolute'
 #   params = "'peak': peak, 'warmup': warmup, 'total': total"
 #   relative = False

@@ -41,10 +41,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '()'
 #   class_name = 'Noam'
+#   count_ends = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'
+#   measured = '{}'
 #   mode = 'absolute'
 #   params = "'d_model': d_model, 'warmup': warmup"
 #   relative = False

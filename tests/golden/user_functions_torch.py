@@ -51,10 +51,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr, 'momentum': momentum}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '()'
 #   class_name = 'UserFunctions'
+#   count_ends = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``momentum``'
+#   measured = '{}'
 #   mode = 'absolute'
 #   params = "'floor_lr': floor_lr"
 #   relative = False

@@ -66,10 +66,13 @@ def _where_failures(_values):
 SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 
 # --- then templates.MODULE_TEMPLATES['torch'] (pinned in golden/templates/torch.py), filled with:
+#   batches = '()'
 #   class_name = 'Wsd'
+#   count_ends = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``weight_decay``'
+#   measured = '{}'
 #   mode = 'absolute'
 #   params = "'peak': peak, 'total': total"
 #   relative = False

@@ -1,5 +1,9 @@
 
 
+class _SchedlangWarning(UserWarning):
+    """What this module's classes warn with (``schedlang.SchedlangWarning`` in-process)."""
+
+
 def _checked_params(values, where=""):
     """``values`` as the constructor takes them: every name a parameter of the file, an int
     one a whole number >= 0 (returned as an int), a float one finite, every ``where`` clause
@@ -28,28 +32,33 @@ def _checked_params(values, where=""):
     return out
 
 
-def _resumed_params(given, saved):
-    """The parameters a resumed class runs with: the state's, checked; the constructor's
-    for any the state lacks (a warning names them)."""
-    if saved is None:
+def _restored_params(given, state_dict, rule):
+    """The parameters a class runs with after ``load_state_dict(state_dict, params=rule)``:
+    the constructor's (``rule="constructor"``, warning with each saved value that differs) or
+    the saved ones (``"saved"``; the constructor's for any the state lacks, with a warning).
+    The saved values are checked either way."""
+    if rule not in ("constructor", "saved"):
+        raise ValueError(f"load_state_dict(params=...) is 'constructor' or 'saved', not {rule!r}")
+    saved = state_dict.get("params")
+    saved = {} if saved is None else saved
+    if not isinstance(saved, dict):
+        raise ValueError(f"load_state_dict: the state's params is not a dict: {saved!r}")
+    checked = _checked_params({**given, **saved}, "load_state_dict: ")
+    if rule == "constructor":
+        changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+                   for name in given if name in saved and saved[name] != given[name]]
+        if changed:
+            torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
+                "load_state_dict: the saved parameters differ from the constructor's: "
+                + ", ".join(changed) + "; the constructor's are kept (the saved clock is restored); "
+                "load_state_dict(state, params='saved') keeps the saved ones"), stacklevel=3)
         return given
     missing = [name for name in given if name not in saved]
     if missing:
-        torch.optim.lr_scheduler.warnings.warn(
+        torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
             "load_state_dict: the checkpoint has no value for " + ", ".join(map(repr, missing))
-            + "; the constructor's value is kept", stacklevel=3)
-    return _checked_params({**given, **saved}, "load_state_dict: ")
-
-
-def _warn_replaced_params(given, state_dict):
-    saved = state_dict.get("params") or {}
-    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
-               for name in given if name in saved and saved[name] != given[name]]
-    if changed:
-        torch.optim.lr_scheduler.warnings.warn(
-            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
-            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
-            stacklevel=3)
+            + "; the constructor's value is kept"), stacklevel=3)
+    return checked
 
 
 class _StandInLRScheduler:
@@ -77,6 +86,8 @@ class _StandInLRScheduler:
                 group["lr"][...] = value  # not copy_: see _set in the torch class
             else:
                 group["lr"] = value.clone()
+        if hasattr(self, "_last_value"):  # the stand-in's get_last_lr()
+            self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
         self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
 
     def get_last_lr(self):
@@ -116,8 +127,18 @@ class WarmupCosine(_CerebrasLRScheduler):
     def _get_closed_form(self):
         return self._get_closed_form_lr()
 
-    def load_state_dict(self, state_dict):
-        _warn_replaced_params(self.params, state_dict)
+    def load_state_dict(self, state_dict, params="constructor"):
+        """Restore the step of ``state_dict`` and set the lr at it; keep the constructor's
+        parameters (a warning names each saved value that differs), or the saved ones with
+        ``params="saved"`` (the rule of the torch class)."""
         state = dict(state_dict)
-        state["params"] = _resumed_params(self.params, state.get("params"))
+        state["params"] = _restored_params(self.params, state_dict, params)
         super().load_state_dict(state)
+        value = self._get_closed_form_lr()
+        for group in self.optimizer.param_groups:
+            if isinstance(group["lr"], torch.Tensor):
+                group["lr"][...] = value  # not copy_: see _set in the torch class
+            else:
+                group["lr"] = value.clone()
+        if hasattr(self, "_last_value"):  # the stand-in's get_last_lr()
+            self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]

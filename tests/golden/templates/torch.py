@@ -1,5 +1,9 @@
 
 
+class _SchedlangWarning(UserWarning):
+    """What this module's classes warn with (``schedlang.SchedlangWarning`` in-process)."""
+
+
 def _checked_params(values, where=""):
     """``values`` as the constructor takes them: every name a parameter of the file, an int
     one a whole number >= 0 (returned as an int), a float one finite, every ``where`` clause
@@ -28,28 +32,33 @@ def _checked_params(values, where=""):
     return out
 
 
-def _resumed_params(given, saved):
-    """The parameters a resumed class runs with: the state's, checked; the constructor's
-    for any the state lacks (a warning names them)."""
-    if saved is None:
+def _restored_params(given, state_dict, rule):
+    """The parameters a class runs with after ``load_state_dict(state_dict, params=rule)``:
+    the constructor's (``rule="constructor"``, warning with each saved value that differs) or
+    the saved ones (``"saved"``; the constructor's for any the state lacks, with a warning).
+    The saved values are checked either way."""
+    if rule not in ("constructor", "saved"):
+        raise ValueError(f"load_state_dict(params=...) is 'constructor' or 'saved', not {rule!r}")
+    saved = state_dict.get("params")
+    saved = {} if saved is None else saved
+    if not isinstance(saved, dict):
+        raise ValueError(f"load_state_dict: the state's params is not a dict: {saved!r}")
+    checked = _checked_params({**given, **saved}, "load_state_dict: ")
+    if rule == "constructor":
+        changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
+                   for name in given if name in saved and saved[name] != given[name]]
+        if changed:
+            torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
+                "load_state_dict: the saved parameters differ from the constructor's: "
+                + ", ".join(changed) + "; the constructor's are kept (the saved clock is restored); "
+                "load_state_dict(state, params='saved') keeps the saved ones"), stacklevel=3)
         return given
     missing = [name for name in given if name not in saved]
     if missing:
-        torch.optim.lr_scheduler.warnings.warn(
+        torch.optim.lr_scheduler.warnings.warn(_SchedlangWarning(
             "load_state_dict: the checkpoint has no value for " + ", ".join(map(repr, missing))
-            + "; the constructor's value is kept", stacklevel=3)
-    return _checked_params({**given, **saved}, "load_state_dict: ")
-
-
-def _warn_replaced_params(given, state_dict):
-    saved = state_dict.get("params") or {}
-    changed = [f"{name}={saved[name]!r} (constructor: {given[name]!r})"
-               for name in given if name in saved and saved[name] != given[name]]
-    if changed:
-        torch.optim.lr_scheduler.warnings.warn(
-            "load_state_dict: the checkpoint's parameters replace those given to the constructor: "
-            + ", ".join(changed) + "; to change one on resume, set scheduler.params[name] after loading",
-            stacklevel=3)
+            + "; the constructor's value is kept"), stacklevel=3)
+    return checked
 
 
 _PLAIN = (float, int)
@@ -137,6 +146,12 @@ def _step_at(stages, samples):
     return first + int(_ceil_div(samples - before, batch))
 
 
+def _batch_at(batches, samples):
+    """The batch of a step taken after ``samples`` consumed: the batch table's rule (the
+    batch is a function of the samples consumed, SPEC §12), whatever step that is."""
+    return max(entry for entry in batches if entry[0] <= samples)[1]
+
+
 class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     """Sets ``lr`` in every optimizer param group from warmup_cosine.sched.
 
@@ -152,10 +167,13 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     With a batch schedule (``batch = ...`` in the file), the run's samples and tokens are
     counted too (``samples``, ``tokens``, kept in ``state_dict``): by the planned batch on
     ``step()``, or as measured with ``step(tokens=n)`` / ``step(samples=n)`` (packed or
-    skipped batches).  Measured counts set the step to the first planned step whose
-    consumed-before count reaches them, so a segment given in tokens follows the tokens
-    actually consumed (to the plan's step grid).  Measured counts are host integers: pass
-    them eagerly, outside a compiled or captured region.
+    skipped batches).  Measured counts are the clock (SPEC §12): a segment given in samples
+    or tokens takes its formula at the measured count itself (``MEASURED``), and the step is
+    the first planned step whose consumed-before count reaches it (one earlier where such a
+    segment ends between the two: it still covers the count), which segments counted in
+    steps read.  Once measured (or restored from a state whose counts left the plan), a
+    plain ``step()`` adds the batch the batch table gives at the samples consumed.  Measured
+    counts are host integers: step eagerly, outside a compiled or captured region.
 
     Two counters, one truth at a time.  Eagerly, the step is a host int and a
     value costs one plain-Python call plus, for a tensor entry
@@ -178,6 +196,12 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     STAGES = ()
     #: Tokens per sample (None: the run counts samples only).
     SEQ_LEN = None
+    #: The batch table: (samples consumed, the batch from there on).
+    BATCHES = ()
+    #: Schedule -> its measured form ``f(step, samples, tokens, **params)``, for those with a
+    #: segment on the sample or token clock; and where those segments end, (unit, count).
+    MEASURED = {}
+    COUNT_ENDS = ()
 
     def __init__(self, optimizer, *, last_epoch=-1):
         self.params = _checked_params({})
@@ -254,7 +278,10 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             where = (kind, tuple(own.items())) if own else kind
             value = found.get(where)
             if value is None:
-                if kind is None:
+                if kind is None and self._measured is not None and name in self.MEASURED:
+                    samples, tokens = self._measured
+                    value = float(self.MEASURED[name](self.last_epoch, samples, tokens, **params))
+                elif kind is None:
                     value = float(python_function(self.last_epoch, **params))
                 else:
                     value = torch_function(self._counters[current.device], **params, _dtype=current.dtype)
@@ -294,7 +321,7 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         return None if self.SEQ_LEN is None else self.SEQ_LEN * self.samples
 
     def _advance(self, tokens, samples):
-        """The step a measured count reaches (see the class docstring)."""
+        """Add a measured count (see the class docstring)."""
         if not self.STAGES:
             raise ValueError("step(tokens=/samples=) needs a batch schedule: declare `batch = ...`")
         if (tokens is None) == (samples is None):
@@ -310,33 +337,54 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             if self.SEQ_LEN is None:
                 raise ValueError("step(tokens=) needs the tokens per sample: declare `param seq_len`")
             used = used + amount
-            consumed = used // self.SEQ_LEN
-            self._measured = (consumed, used)
-            return _step_at(self.STAGES, _ceil_div(used, self.SEQ_LEN))
+            self._measured = (used // self.SEQ_LEN, used)
+            return
         consumed += amount
         self._measured = (consumed, None if self.SEQ_LEN is None else consumed * self.SEQ_LEN)
-        return _step_at(self.STAGES, consumed)
+
+    def _measured_step(self):
+        """The step the measured counts reach (see the class docstring)."""
+        samples, tokens = self._measured
+        step = _step_at(self.STAGES, samples if tokens is None else _ceil_div(tokens, self.SEQ_LEN))
+        planned = _count_at(self.STAGES, step)
+        for unit, end in self.COUNT_ENDS:
+            count, reached = (tokens, planned * self.SEQ_LEN) if unit == "tok" else (samples, planned)
+            if step > 0 and count < end <= reached:
+                return step - 1
+        return step
 
     def step(self, epoch=None, *, tokens=None, samples=None):
-        if tokens is not None or samples is not None:
-            if epoch is not None:
-                raise ValueError("step() takes an epoch or a measured count, not both")
-            epoch = self._advance(tokens, samples)
+        measuring = tokens is not None or samples is not None
+        if measuring and epoch is not None:
+            raise ValueError("step() takes an epoch or a measured count, not both")
         on_device = epoch is None and self._on_device()
+        if on_device and (measuring or self._measured is not None):
+            raise RuntimeError("this scheduler counts measured samples or tokens (host integers): "
+                               "call its step() eagerly, outside the compiled or captured region")
         if on_device:
             for counter in self._counters.values():
                 counter.add_(1)
             self._host_stale = True
-        elif epoch is None:
-            if self._measured is not None:  # measured so far: this step takes the planned batch
-                batch = _count_at(self.STAGES, self.last_epoch + 1) - _count_at(self.STAGES, self.last_epoch)
+        elif measuring or (epoch is None and self._measured is not None):
+            if measuring:
+                self._advance(tokens, samples)
+            else:  # measured so far: the batch the table gives at the samples consumed
                 samples, tokens = self._measured
+                batch = _batch_at(self.BATCHES, samples)
                 self._measured = (samples + batch, None if tokens is None else tokens + batch * self.SEQ_LEN)
             self._step_count += 1
+            self.last_epoch = self._measured_step()
+        elif epoch is None:
+            self._step_count += 1
             self.last_epoch = self.last_epoch + 1
-        else:
+        else:  # a step given: the plan's counts at it
+            self._measured = None
             self._step_count += 1
             self.last_epoch = epoch
+        self._write(on_device)
+
+    def _write(self, on_device):
+        """Set every scheduled entry of the param groups to its value at the current step."""
         groups = self.optimizer.param_groups
         for name in self.SCHEDULES:
             key = self.KEYS[name]
@@ -352,14 +400,19 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             state["samples"], state["tokens"] = self.samples, self.tokens
         return state
 
-    def load_state_dict(self, state_dict):
-        _warn_replaced_params(self.params, state_dict)
+    def load_state_dict(self, state_dict, params="constructor"):
+        """Restore the clock of ``state_dict`` (step, samples, tokens) and set the param groups
+        at it; keep the constructor's parameters (a warning names each saved value that
+        differs), or the saved ones with ``params="saved"``.  The groups are set so that the
+        first resumed step runs this class's value: load the optimizer's state first (as HF's
+        Trainer and Lightning do), or its saved lr replaces it."""
         state = dict(state_dict)
-        state["params"] = _resumed_params(self.params, state.get("params"))
+        state["params"] = _restored_params(self.params, state_dict, params)
         if "_group_values" in state:
-            state["_group_values"] = _checked_group_values(
+            saved_groups = _checked_group_values(
                 state["params"], state["_group_values"], len(self.optimizer.param_groups),
                 "load_state_dict: ")
+            state["_group_values"] = saved_groups if params == "saved" else self._group_values
         epoch = state.pop("last_epoch")
         for stale in ("_device_steps", "_last_lr"):  # written by earlier versions of this class
             state.pop(stale, None)
@@ -378,3 +431,6 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
             if counts != planned:  # the run measured its counts: keep them
                 measured = counts
         self._measured = None if measured is None else tuple(measured)
+        if self._measured is not None:  # the counts are the clock: the step they reach
+            self.last_epoch = self._measured_step()
+        self._write(False)
