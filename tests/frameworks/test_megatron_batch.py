@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import time
 from bisect import bisect_right
 from pathlib import Path
 
@@ -340,6 +341,18 @@ def test_ramp_production(case):
         assert real_batch_at(calculator, threshold) == batch
         if threshold:
             assert real_batch_at(calculator, threshold - 1) < batch
+
+
+def test_a_ramp_over_the_limit_is_refused_before_any_entry_is_computed():
+    """10**9 increments in 10**7 samples: one entry per sample (10**7 + 1), built increment by
+    increment into a MemoryError (issue 39 item 13); the bound is known before building."""
+    start = time.process_time()
+    with pytest.raises(ValueError, match="reaches up to 10000002 batch sizes; schedlang follows at most "
+                                         "1000"):
+        rampup_batch_size(1, 1, 10_000_000, 1_000_000_001, limit=1000)
+    assert time.process_time() - start < 1
+    assert len(rampup_batch_size(1, 1, 999, 10**9 + 1, limit=1001)) == 1001  # at the limit: built
+    assert len(rampup_batch_size(1, 1, 10**6, 1000, limit=1000)) == 1000
 
 
 def test_ramp_research_example():
