@@ -29,7 +29,7 @@ MAX_EXPONENT = 400
 #: Items of one list literal (``piecewise`` values, milestones) and arguments of one call.
 MAX_LIST_ITEMS = 1000
 #: Schedules joined by ``>>`` in one sequence.
-MAX_SEGMENTS = 1000
+MAX_SEGMENTS = 10_000
 #: Entries of the run's batch schedule (``stages(...)``, a Megatron or OLMo-core batch preset;
 #: each batch a Megatron ramp reaches is one): a length on the token clock becomes one branch
 #: per stage it meets, so the stages bound the formula, not only the table.
