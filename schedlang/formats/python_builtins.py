@@ -224,6 +224,10 @@ def _m_add_argument(module, target, args, kwargs, keys, node):
     if taken is not None and not parser.resolve:  # argparse's _handle_conflict_error
         raise module._python_error(f"argument {'/'.join(flags)}: conflicting option string: {taken} "
                                    "(argparse raises ArgumentError: the script stops here)", node)
+    replaced = parser.values.get(dest)
+    if taken is not None and module.symbols is not None \
+            and isinstance(getattr(replaced, "raw", None), Symbol):
+        module.symbols.forget(replaced.raw)  # "resolve": the later argument replaces the earlier
     parser.options.update(flags)
     parser.values[dest] = _default(module, args[0].value, option, kwargs, keys, node, dest)
     return Item(None, module.span(node))

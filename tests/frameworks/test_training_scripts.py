@@ -294,7 +294,7 @@ def test_an_option_added_twice_is_argparse_s_error_at_the_second(tmp_path, monke
     resolved = ARGPARSE.format(parser='conflict_handler="resolve"', first="type=float, default=1e-3",
                                second="type=float, default=2e-3")
     assert _python(tmp_path, resolved, monkeypatch) == ("built", 2e-3)
-    assert "float = 0.002  # --lr" in _import_text(resolved)
+    assert "param args_lr: float = 0.002  # --lr" in _import_text(resolved)  # the one --lr there is
 
 
 def test_a_string_default_without_type_stays_a_string(tmp_path, monkeypatch):
