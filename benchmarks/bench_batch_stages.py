@@ -1,6 +1,6 @@
 """The cost of a batch schedule's stages (issue 39 item 13; run by hand, not by pytest).
 
-    python benchmarks/bench_batch_stages.py            # 100, 300 and 999 stages
+    python benchmarks/bench_batch_stages.py            # 100, 300 and 1,000 stages
     python benchmarks/bench_batch_stages.py --quick    # 100 and 300
 
 A Megatron ramp of ``n`` increments of 1 sample, each lasting 10 * (n + 1) samples, so every
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="100 and 300 stages only")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    sizes = (100, 300) if args.quick else (100, 300, 999)
+    sizes = (100, 300) if args.quick else (100, 300, 1000)
     rows = []
     for n in sizes:
         text = ramp(n)

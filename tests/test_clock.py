@@ -389,11 +389,11 @@ def test_megatron_batch_mistakes(text, message):
 @pytest.mark.parametrize("batch, message", [
     # 10**9 increments: built one by one into a 4 GiB MemoryError, unlocated (issue 39 item 13)
     ("megatron.rampup_batch_size(1, 1, 10000000, global_batch_size=1000000001)",
-     "reaches up to 10000002 batch sizes; schedlang follows at most 1000"),
+     "changes the batch up to 10000001 times; schedlang follows at most 1000 changes"),
     ("megatron.rampup_batch_size(1, 1, 1000000000000, global_batch_size=100001)",  # 100,000 stages
-     "reaches up to 100001 batch sizes"),
-    ('megatron.step_batch_size_schedule("' + " ".join(f"{4 * k}:{k + 1}" for k in range(1001)) + '")',
-     "this batch schedule has 1001 entries; schedlang follows at most 1000"),
+     "changes the batch up to 100000 times"),
+    ('megatron.step_batch_size_schedule("' + " ".join(f"{4 * k}:{k + 1}" for k in range(1002)) + '")',
+     "this batch schedule changes the batch 1001 times; schedlang follows at most 1000 changes"),
 ])
 def test_a_batch_schedule_of_too_many_stages_is_refused_at_once_and_located(batch, message):
     start = time.process_time()
@@ -405,13 +405,13 @@ def test_a_batch_schedule_of_too_many_stages_is_refused_at_once_and_located(batc
 
 
 def test_a_ramp_at_the_stage_limit_compiles():
-    """999 increments, each a stage of its own (benchmarks/bench_clock.py times one under a token
+    """1000 increments, each a stage of its own (benchmarks/bench_clock.py times one under a token
     cosine, a branch per stage)."""
     text = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(1, 1, {}, "
             "global_batch_size={})\nschedule lr = constant(1e-3, 10tok) >> constant(1e-4)\n")
-    n = MAX_BATCH_STAGES - 1
+    n = MAX_BATCH_STAGES
     prog = schedlang.compile(text.format(n * 10 * (n + 1), n + 1))
-    assert len(prog.clock.stages) == MAX_BATCH_STAGES
+    assert len(prog.clock.stages) == MAX_BATCH_STAGES + 1
     assert prog["lr"](0) == pytest.approx(1e-3)
 
 

@@ -53,9 +53,9 @@ class ClockLowering:
         else:
             segment = self.schedule_value(value, decl.value, "a batch size")
             table = ((0, self.batch_size(segment.expr, decl.value.span, segment)),)
-        if len(table) > MAX_BATCH_STAGES:  # each stage a branch of every length on the token clock
-            raise SchedlangError(f"this batch schedule has {len(table)} entries; schedlang follows at "
-                                 f"most {MAX_BATCH_STAGES}", decl.value.span,
+        if len(table) - 1 > MAX_BATCH_STAGES:  # each stage a branch of every length on the token clock
+            raise SchedlangError(f"this batch schedule changes the batch {len(table) - 1} times; schedlang "
+                                 f"follows at most {MAX_BATCH_STAGES} changes", decl.value.span,
                                  hint="a batch schedule changes the batch a few dozen times: check "
                                       "the thresholds")
         seq_len = self.seq_len(decl.value.span)

@@ -235,18 +235,18 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
     skipped when the sizes are ``None``.
 
     The work is O(entries): one per increment, or one per sample where several increments
-    fall within one sample (``min(n, ramp_samples + 1) + 1`` entries at most).  ``limit``
-    refuses a table of more entries before any is computed (a ramp of 10**9 increments is
-    refused at once, not built until memory runs out).
+    fall within one sample (``min(n, ramp_samples + 1)`` changes of the batch at most).
+    ``limit`` refuses a ramp of more changes before any entry is computed (a ramp of 10**9
+    increments is refused at once, not built until memory runs out).
     """
     _check_ramp_numbers(start, increment, ramp_samples, global_batch_size)
     n = _increments(start, increment, global_batch_size)
-    entries = min(n, ramp_samples + 1) + 1
-    if limit is not None and entries > limit:
+    changes = min(n, ramp_samples + 1)
+    if limit is not None and changes > limit:
         raise ValueError(
             f"{_RAMP_FLAG}: the ramp {start} -> {global_batch_size} in steps of {increment} over "
-            f"{ramp_samples} samples reaches up to {entries} batch sizes; schedlang follows at most "
-            f"{limit} (the entries of a batch schedule)")
+            f"{ramp_samples} samples changes the batch up to {changes} times; schedlang follows at "
+            f"most {limit} changes of a batch schedule")
     per_increment = ramp_samples / n  # megatron-core's float rampup_samples_per_increment
     if per_increment == 0.0:
         raise ValueError(
