@@ -13,9 +13,10 @@ baseline measured in the same run:
 Files: 1,000 and 10,000 pieces of ``linear`` and of ``cosine`` (distinct values and lengths,
 the cosines continuous), 200 distinct cosines, and a cosine on the token clock across a
 768-stage Megatron batch ramp (``megatron.rampup_batch_size(16, 16, 20000000,
-global_batch_size=12304)``) against the same schedule on a constant batch.  A ``>>``
-sequence holds at most ``limits.MAX_SEGMENTS`` (1,000) segments and a file at most
-``MAX_FILE_BYTES``: the 10,000-piece files join ten ``let`` blocks of 1,000 pieces, each
+global_batch_size=12304)``) against the same schedule on a constant batch.  A file
+holds at most ``MAX_FILE_BYTES``: the 10,000-piece files join ten ``let`` blocks of 1,000 pieces
+(written when a ``>>`` sequence held at most 1,000 segments; ``limits.MAX_SEGMENTS`` is now
+10,000, and ``bench_build.py`` times one chain of 10,000), each
 block ten copies of 100 distinct segments (every piece still has its own place, so every
 piece is printed on its own).  The per-piece ratio of 10,000 to 1,000 pieces shows whether
 the cost is linear (1.0); trig/linear per piece whether a cosine costs what a line does.

@@ -31,7 +31,12 @@ MAX_EXPONENT = 400
 #: Items of one list literal (``piecewise`` values, milestones) and arguments of one call.
 MAX_LIST_ITEMS = 1000
 #: Schedules joined by ``>>`` in one sequence.
-MAX_SEGMENTS = 1000
+MAX_SEGMENTS = 10_000
+#: Changes of the batch in the run's batch schedule (the entries after the first of ``stages(...)``
+#: or a Megatron or OLMo-core batch preset; each increment a Megatron ramp reaches is one): a
+#: length on the token clock becomes one branch per stage it meets, so the stages bound the
+#: formula, not only the table.
+MAX_BATCH_STAGES = 1000
 #: Expression nodes that expanding the calls of user functions (``def``) may produce in one file.
 MAX_DEF_EXPANSION = 20_000
 #: The largest duration, milestone or step: torch evaluates steps as int64, with room to add.

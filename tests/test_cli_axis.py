@@ -85,3 +85,9 @@ def test_a_count_axis_needs_the_run_s_batch(tmp_path, text, axis, message):
         result = run_cli(command, path, "--axis", axis)
         assert result.returncode == 2 and message in result.stderr and "hint:" in result.stderr
         assert "Traceback" not in result.stderr
+        # located at the --axis argument, with a caret (issue 39 item 14: no file:line:col)
+        head, shown, caret = result.stderr.splitlines()[:3]
+        at = shown.index(axis, shown.index("--axis"))  # where the value was typed
+        text = shown[shown.index("| ") + 2:]
+        assert head.startswith(f"<command line>:1:{text.index(axis, text.index('--axis')) + 1}: error:")
+        assert caret.index("^") == at and caret.rstrip().endswith("^" * len(axis)), result.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from fractions import Fraction
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 import schedlang
 from schedlang.core.clock import Clock
 from schedlang.errors import SchedlangError
+from schedlang.limits import MAX_BATCH_STAGES
 
 
 def walk(table, steps):
@@ -451,6 +453,35 @@ def test_megatron_batch_mistakes(text, message):
     with pytest.raises(SchedlangError, match=message) as info:
         schedlang.compile(text + "\nschedule lr = constant(1)")
     assert "<string>:" in str(info.value)
+
+
+@pytest.mark.parametrize("batch, message", [
+    # 10**9 increments: built one by one into a 4 GiB MemoryError, unlocated (issue 39 item 13)
+    ("megatron.rampup_batch_size(1, 1, 10000000, global_batch_size=1000000001)",
+     "changes the batch up to 10000001 times; schedlang follows at most 1000 changes"),
+    ("megatron.rampup_batch_size(1, 1, 1000000000000, global_batch_size=100001)",  # 100,000 stages
+     "changes the batch up to 100000 times"),
+    ('megatron.step_batch_size_schedule("' + " ".join(f"{4 * k}:{k + 1}" for k in range(1002)) + '")',
+     "this batch schedule changes the batch 1001 times; schedlang follows at most 1000 changes"),
+])
+def test_a_batch_schedule_of_too_many_stages_is_refused_at_once_and_located(batch, message):
+    start = time.process_time()
+    with pytest.raises(SchedlangError, match=message) as info:
+        schedlang.compile(f"param seq_len: int = 4\nbatch = {batch}\n"
+                          "schedule lr = cosine(1e-3, 1e-4, 1e12tok)\n")
+    assert time.process_time() - start < 5
+    assert info.value.span.line == 2 and info.value.span.column == 9
+
+
+def test_a_ramp_at_the_stage_limit_compiles():
+    """1000 increments, each a stage of its own (benchmarks/bench_clock.py times one under a token
+    cosine, a branch per stage)."""
+    text = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(1, 1, {}, "
+            "global_batch_size={})\nschedule lr = constant(1e-3, 10tok) >> constant(1e-4)\n")
+    n = MAX_BATCH_STAGES
+    prog = schedlang.compile(text.format(n * 10 * (n + 1), n + 1))
+    assert len(prog.clock.stages) == MAX_BATCH_STAGES + 1
+    assert prog["lr"](0) == pytest.approx(1e-3)
 
 
 # -- a segment read after its step (Segment.evaluation == "after": olmo_core.* in tokens) -----

@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -288,6 +289,22 @@ def test_deepspeed_latest_naming_a_path_out_is_refused(deepspeed_checkpoint, tmp
     (folder / "latest").write_text("../../etc")
     code, _, err = _run(capsys, "resume", folder, _write(tmp_path, "n.sched", _ds_sched()))
     assert code == 2 and "does not name a checkpoint folder" in err
+
+
+@pytest.mark.parametrize("name, tag, message", [
+    # 4000 digits: `iter_<4000 digits>` was looked up, OSError: File name too long (issue 39 item 14)
+    ("latest_checkpointed_iteration.txt", "9" * 4000, r"names iteration 9{20}\.\.\. \(4000 digits\), beyond"),
+    ("latest_checkpointed_iteration.txt", str(2**62 + 1), "beyond the largest step"),
+    ("latest_checkpointed_iteration.txt", "x" * 300, "300 characters long, and a folder name at most 255"),
+    ("latest", "a" * 300, "300 characters long, and a folder name at most 255"),
+])
+def test_a_tracker_file_naming_no_possible_folder_is_refused(tmp_path, capsys, name, tag, message):
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / name).write_text(tag + "\n")
+    code, _, err = _run(capsys, "resume", folder, _write(tmp_path, "n.sched", "schedule lr = 1e-3\n"))
+    assert code == 2 and re.search(message, err), err
+    assert "internal error" not in err and "Traceback" not in err
 
 
 # -- Megatron -----------------------------------------------------------------------------------

@@ -11,21 +11,22 @@ schedule (``batch = ...``, or a constant ``param batch_size``) and, for tokens, 
 
 from __future__ import annotations
 
-from ..errors import SchedlangError
+from ..errors import SchedlangError, Span
 
 AXES = ("steps", "samples", "tokens")
 
 
-def require_clock(program, axis: str, path: str) -> None:
-    """Refuse a count axis for a file whose run has no batch schedule (or tokens per sample)."""
+def require_clock(program, axis: str, path: str, span: Span | None = None) -> None:
+    """Refuse a count axis for a file whose run has no batch schedule (or tokens per sample),
+    at ``span``: the ``--axis`` argument that asks for what the file does not have."""
     if axis == "steps":
         return
     try:
         clock = program.clock
     except SchedlangError as exc:
-        raise SchedlangError(f"--axis {axis}: {path} has no batch schedule", hint=exc.hint) from None
+        raise SchedlangError(f"--axis {axis}: {path} has no batch schedule", span, hint=exc.hint) from None
     if axis == "tokens" and clock.seq_len is None:
-        raise SchedlangError(f"--axis tokens: {path} does not say how many tokens a sample holds",
+        raise SchedlangError(f"--axis tokens: {path} does not say how many tokens a sample holds", span,
                              hint="declare `param seq_len: int = 4096`, or use --axis samples")
 
 

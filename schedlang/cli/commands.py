@@ -330,7 +330,7 @@ def _eval(args) -> int:
     names = args.schedule or list(program.schedules)
     schedules = [program[n] for n in names]
     axis = args.axis
-    require_clock(program, axis, args.file)
+    require_clock(program, axis, args.file, _axis_span(args))
     positions = parse_steps(args.steps, program, _steps_locator(args),
                             default=default_positions([program], axis, eval_steps(program)))
     counts = axis != "steps"  # --axis samples|tokens: a row per position, with the step that trains it
@@ -384,11 +384,16 @@ def _chunks(program, axis: str, positions: range, schedules) -> Iterator[tuple]:
     return itertools.chain(first, map(computed, range(EVAL_CHUNK, len(positions), EVAL_CHUNK)))
 
 
+def _axis_span(args):
+    """Where ``--axis`` was typed: the caret of a count axis the file cannot give."""
+    return args.command_line.value_span("--axis", args.axis)
+
+
 def _plot(args) -> int:
     check_output(args.output, args.files, _output_span(args))
     programs = load_programs(args.files, defines(args))
     for path, program in zip(args.files, programs):
-        require_clock(program, args.axis, path)
+        require_clock(program, args.axis, path, _axis_span(args))
     # A picture needs many more points than a table: about one per pixel column.
     default = default_positions(programs, args.axis, plot_steps(*programs))
     steps = parse_steps(args.steps, programs[0], _steps_locator(args), default=default)

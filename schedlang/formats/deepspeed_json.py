@@ -38,7 +38,7 @@ from .common.source_text import PARAMETERS, choices_of, comment_safe, declaratio
 from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .core_text import lowered
-from .python_literal import Item, Module, Unread, _bindings, _unfollowed, to_node
+from .python_literal import Item, Module, Unread, _bindings, _unfollowed, ended_before, to_node
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
@@ -204,6 +204,7 @@ def deepspeed_config(text: str, filename: str):
     with_scheduler = [(name, item) for name, item, has in found.values() if has]
     chosen = with_scheduler or [(name, item) for name, item, _ in found.values()]
     if not chosen:
+        ended_before(module, "DeepSpeed config")
         for name in ("ds_config", "deepspeed_config", "config"):
             if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
                 raise module.env[name].error

@@ -29,7 +29,7 @@ from .common.numbers import exact
 from .common.source_text import PARAMETERS, declarations, expression, header
 from .common.yaml_source import Node
 from .core_text import core_source
-from .python_literal import Module, Unread, _unfollowed, to_node
+from .python_literal import Module, Unread, _unfollowed, ended_before, to_node
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -149,6 +149,7 @@ def keras_schedule(text: str, filename: str, classes, positional):
     module = Module(text, filename, records, script=True)
     found = [(item, node) for item, node, path in module.calls if _schedule(path, classes)]
     if not found:
+        ended_before(module, "Keras LearningRateSchedule")
         _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
             getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in classes], "Keras schedule")
         raise SchedlangError("no Keras LearningRateSchedule is built in this file",

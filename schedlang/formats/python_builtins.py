@@ -20,11 +20,16 @@ from .python_values import (
     Namespace,
     Parser,
     Unread,
+    _Exit,
     _is_int,
     _is_number,
     _NotFollowedError,
+    _short,
     _type,
 )
+
+#: The calls that end the program (``sys.exit``, ``exit()``, ``quit()``, ``os._exit``).
+EXITS = ("sys.exit", "builtins.exit", "builtins.quit", "os._exit")
 
 # -- the builtins and methods followed ---------------------------------------------------------------
 
@@ -163,12 +168,30 @@ _BUILTINS = {
     "builtins.len": _b_len, "builtins.print": _b_print, "copy.deepcopy": _b_copy(True),
     "copy.copy": _b_copy(False), "deepspeed.add_config_arguments": _b_deepspeed_arguments,
     "types.SimpleNamespace": _b_namespace, "argparse.Namespace": _b_namespace,
-    "argparse.ArgumentParser": lambda module, node, *_: Item(Parser(),
-                                                                                         module.span(node)),
+    "argparse.ArgumentParser": lambda module, node, args, kwargs, keys: _b_parser(module, node, kwargs),
+    **{path: lambda module, node, *_: _b_exit(module, node) for path in EXITS},
 }
 
 
+def _b_exit(module, node):
+    """``sys.exit(...)``, ``exit()``, ``quit()``, ``os._exit(n)``: the program ends here, its
+    arguments computed first (``sys.exit(main())`` runs ``main()``, which may build what is
+    imported); nothing after it runs."""
+    raise _Exit(SchedlangError(f"the script ends here: {_short(module._path(node.func))}() stops it, and "
+                               "Python runs nothing after it", module.span(node)))
+
+
 # -- argparse: a command line that gives no option (its defaults) ---------------------------------------
+
+
+def _b_parser(module, node, kwargs):
+    """``argparse.ArgumentParser(...)``: its ``conflict_handler=`` decides what adding an option
+    string twice does (``"error"``, the default: argparse raises ``ArgumentError``; ``"resolve"``:
+    the later argument replaces it)."""
+    handler = kwargs.get("conflict_handler")
+    if handler is not None and (isinstance(handler, Unread) or handler.raw not in ("error", "resolve")):
+        module._not(node, "an ArgumentParser whose conflict_handler= is not \"error\" or \"resolve\"")
+    return Item(Parser(resolve=handler is not None and handler.raw == "resolve"), module.span(node))
 
 
 _CONVERT = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
@@ -195,7 +218,18 @@ def _destination(module, flags: list[Item], kwargs, node) -> tuple[str, bool]:
 
 def _m_add_argument(module, target, args, kwargs, keys, node):
     dest, option = _destination(module, args, kwargs, node)
-    target.value.values[dest] = _default(module, args[0].value, option, kwargs, keys, node, dest)
+    parser = target.value
+    flags = [a.value for a in args] if option else []
+    taken = next((f for f in flags if f in parser.options), None)
+    if taken is not None and not parser.resolve:  # argparse's _handle_conflict_error
+        raise module._python_error(f"argument {'/'.join(flags)}: conflicting option string: {taken} "
+                                   "(argparse raises ArgumentError: the script stops here)", node)
+    replaced = parser.values.get(dest)
+    if taken is not None and module.symbols is not None \
+            and isinstance(getattr(replaced, "raw", None), Symbol):
+        module.symbols.forget(replaced.raw)  # "resolve": the later argument replaces the earlier
+    parser.options.update(flags)
+    parser.values[dest] = _default(module, args[0].value, option, kwargs, keys, node, dest)
     return Item(None, module.span(node))
 
 

@@ -13,7 +13,7 @@ from ..errors import SchedlangError, Span
 from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_YAML_VALUES
 from .common import symbols
 from .common.symbols import Symbol
-from .python_builtins import _BUILTINS, _METHODS, _option, instance
+from .python_builtins import _BUILTINS, _METHODS, EXITS, _option, instance
 from .python_values import (
     _ARITH,
     _COMPARE,
@@ -186,7 +186,7 @@ class Evaluator(ast.NodeVisitor):
         # the file called there, ``config=ds_config(args)``, is followed); each one not followed is
         # kept as such
         lazy = builtin is None or path in ("builtins.dict", "argparse.ArgumentParser",
-                                           "types.SimpleNamespace", "argparse.Namespace")
+                                           "types.SimpleNamespace", "argparse.Namespace", *EXITS)
         args = [self._element(a) if lazy else self._eval(a) for a in node.args
                 if not isinstance(a, ast.Starred)]
         if any(isinstance(a, ast.Starred) for a in node.args):

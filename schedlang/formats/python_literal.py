@@ -59,9 +59,10 @@ import builtins
 
 from ..errors import SchedlangError, Source, Span
 from ..limits import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from .common.numbers import PythonString
 from .common.symbols import Symbols
 from .common.yaml_source import Node
-from .python_builtins import _option, _parameters
+from .python_builtins import EXITS, _option, _parameters
 from .python_eval import Evaluator
 from .python_syntax import (
     _SCOPES,
@@ -85,6 +86,8 @@ from .python_values import (
     Parser,
     Unread,
     _children,
+    _Exit,
+    _MayExit,
     _NotFollowedError,
     _Return,
     _short,
@@ -133,11 +136,20 @@ class Module(Evaluator):
         self._calls_made = self._invocation = self._depth = 0
         if script:  # a training script is read as the program Python runs
             self.env["__name__"] = Item("__main__", self._span_at(1, 1))
+        #: where the program ends (``sys.exit()``, ``raise``, ``assert False``), or may end (the
+        #: same inside a statement not followed): what a reader finds nothing of was never built
+        self.ended: SchedlangError | None = None
         self._scan()
         try:
             self._run(self.tree.body)
-        except _Return:  # pragma: no cover - ast.parse refuses `return` outside a function
-            raise
+        except _MayExit as exc:  # what follows is marked unknown, an error where it is read
+            self.ended = exc.error
+        except _Exit as exc:
+            if not script:  # a config that raises when it is loaded gives nothing
+                raise SchedlangError("loading this config stops here (Python runs nothing after this "
+                                     "statement), so it gives no values", exc.error.span,
+                                     hint="a config file is loaded whole") from None
+            self.ended = exc.error
         except RecursionError:
             raise SchedlangError("the values of this file nest too deeply", self._span_at(1, 1)) from None
 
@@ -181,25 +193,63 @@ class Module(Evaluator):
     # -- statements -----------------------------------------------------------------------
 
     def _run(self, body: list[ast.stmt]) -> None:
-        for stmt in body:
-            self._partial = False
+        for index, stmt in enumerate(body):
             try:
-                self._statement(stmt)
-            except _NotFollowedError as exc:
-                self._not_followed(stmt, exc.error)
-                self._record_inside(stmt)
-                if self.locals is not None and any(isinstance(n, (ast.Return, ast.Raise))
-                                                   for n in _own_nodes(stmt)):
-                    raise _Return(Unread(SchedlangError(  # what the function returns is not known
-                        f"{exc.error.message}; it may return or raise, so what the function returns "
-                        "is not known here", exc.error.span, hint=exc.error.hint))) from None
-                continue
-            if self._partial:  # a part not followed (x = setup(cfg)) may have changed what it was given
-                error = self._not_followed_error(stmt, "a part of it is not followed")
-                self._changes(stmt, error)
-                for node in ast.walk(stmt):  # (y := ...) inside a part not followed binds y
-                    if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
-                        self._bind(node.target.id, Unread(error))
+                self._follow(stmt)
+            except _MayExit as exc:  # what follows may not run: it is not known either
+                for rest in body[index + 1:]:
+                    self._unknown_after(rest, exc.error)
+                raise
+
+    def _follow(self, stmt: ast.stmt) -> None:
+        """One statement, or what it may change marked when it is not followed."""
+        self._partial = False
+        try:
+            self._statement(stmt)
+        except _NotFollowedError as exc:
+            self._not_followed(stmt, exc.error)
+            self._record_inside(stmt)
+            exit_node = self._exit_inside(stmt)
+            if exit_node is not None:
+                where = exc.error if exc.error.span is not None and exc.error.span.line == stmt.lineno \
+                    else self._not_followed_error(stmt, exc.error.message)
+                raise _MayExit(SchedlangError(
+                    f"{where.message}; it may end the script ({_exit_text(exit_node)} at line "
+                    f"{exit_node.lineno}), so what follows it is not known here", where.span,
+                    hint="decide it in the file (a value the file computes), or move the exit after "
+                         "the schedule is built")) from None
+            if self.locals is not None and any(isinstance(n, ast.Return) for n in _own_nodes(stmt)):
+                raise _Return(Unread(SchedlangError(  # what the function returns is not known
+                    f"{exc.error.message}; it may return or raise, so what the function returns "
+                    "is not known here", exc.error.span, hint=exc.error.hint))) from None
+            return
+        if self._partial:  # a part not followed (x = setup(cfg)) may have changed what it was given
+            error = self._not_followed_error(stmt, "a part of it is not followed")
+            self._changes(stmt, error)
+            for node in ast.walk(stmt):  # (y := ...) inside a part not followed binds y
+                if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+                    self._bind(node.target.id, Unread(error))
+
+    def _exit_inside(self, stmt: ast.stmt) -> ast.AST | None:
+        """The first ``raise``, ``assert`` or exit call (``sys.exit()``, ...) that running ``stmt``
+        may reach (a function it defines runs later, not here), or None."""
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        found = [n for n in _own_nodes(stmt) if isinstance(n, (ast.Raise, ast.Assert))
+                 or isinstance(n, ast.Call) and self._path(n.func) in EXITS]
+        return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
+
+    def _unknown_after(self, stmt: ast.stmt, error: SchedlangError) -> None:
+        """A statement after a possible end of the program: every name it may bind, every dict or
+        list it may change and every format call in it reads as ``error``, at that end."""
+        bound, _, _ = _effects(stmt, self._path)
+        for name in bound:
+            self._bind(name, Unread(error))
+        self._changes(stmt, error)
+        for node in ast.walk(stmt):
+            path = self._path(node.func) if isinstance(node, ast.Call) else None
+            if path is not None and self.records(path):
+                self._recorded(node, Unread(error), path)
 
     def _statement(self, stmt: ast.stmt) -> None:
         self.visit(stmt)  # one visit_<Statement> below; the rest is generic_visit: not followed
@@ -331,10 +381,30 @@ class Module(Evaluator):
         return item
 
     def visit_Return(self, stmt: ast.Return) -> None:
-        if self.locals is None:
-            raise _NotFollowedError(self._not_followed_error(stmt))
+        if self.locals is None:  # ast.parse takes it; Python's compiler refuses the file
+            raise self._python_error("'return' outside function: Python refuses to run this file "
+                                     "(SyntaxError)", stmt)
         raise _Return(Item(None, self.span(stmt)) if stmt.value is None
                       else self._value_or_unread(stmt.value))
+
+    def visit_Raise(self, stmt: ast.Raise) -> None:
+        """``raise``: the program stops here (a ``try`` around it is not followed, so nothing
+        catches it); nothing after it runs."""
+        raise _Exit(SchedlangError("the script ends here: this raise stops it, and Python runs nothing "
+                                   "after it", self.span(stmt)))
+
+    def visit_Assert(self, stmt: ast.Assert) -> None:
+        """``assert test``: the program stops here when ``test`` is false (``python -O`` skips
+        asserts; a training script is read as ``python`` runs it)."""
+        try:
+            test = self._eval(stmt.test)
+        except _NotFollowedError as exc:
+            raise _NotFollowedError(SchedlangError(
+                f"this assert is not followed: its test is not computed here ({exc.error.message})",
+                self.span(stmt), hint=_HINT)) from None
+        if not _truth(test, stmt.test, self):
+            raise _Exit(SchedlangError("the script ends here: this assert fails (AssertionError), and "
+                                       "Python runs nothing after it", self.span(stmt)))
 
     def visit_Nonlocal(self, stmt: ast.Nonlocal) -> None:
         raise _NotFollowedError(self._not_followed_error(stmt, "a nonlocal name"))
@@ -613,7 +683,14 @@ def to_node(item: Item, what: str = "value"):
         return Node([to_node(v, what) for v in value], item.span)
     if isinstance(value, (Imported, Call)):
         raise SchedlangError(f"{what} is {value!r}, not a value a configuration holds", item.span)
-    return Node(value, item.span)
+    return Node(PythonString(value) if isinstance(value, str) else value, item.span)
+
+
+def _exit_text(node: ast.AST) -> str:
+    """How an exit reads in a message: ``raise``, ``assert``, ``sys.exit()``."""
+    if isinstance(node, ast.Call):
+        return f"{ast.unparse(node.func)}()"
+    return "raise" if isinstance(node, ast.Raise) else "assert"
 
 
 def _bindings(module: Module):
@@ -623,6 +700,15 @@ def _bindings(module: Module):
     for function, names, result in module.frames:
         yield from names.items()
         yield f"<the value {function.name}() returns>", result
+
+def ended_before(module: Module, what: str) -> None:
+    """Refuse a script in which ``what`` is never built because the program ends (or may end)
+    before it, at the statement that ends it."""
+    if module.ended is not None:
+        raise SchedlangError(f"no {what} is built before this point: {module.ended.message}",
+                             module.ended.span, hint=module.ended.hint or
+                             f"build the {what} before the script exits")
+
 
 def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
     """Why the first of ``nodes`` (what the format looks for, written in the file) was not
@@ -676,4 +762,4 @@ def script_schedule(module: Module) -> None:
 
 
 
-__all__ = ["Call", "Imported", "Item", "Module", "Unread", "script_schedule", "to_node"]
+__all__ = ["Call", "Imported", "Item", "Module", "Unread", "ended_before", "script_schedule", "to_node"]

@@ -131,8 +131,12 @@ class Parser:
     """An ``argparse.ArgumentParser``: its arguments by destination, each the value a command
     line without that option gives (its default) or the error saying why it has none."""
 
-    def __init__(self):
+    def __init__(self, resolve: bool = False):
         self.values: dict[str, Item] = {}
+        #: the option strings added (``--lr``, ``-l``): argparse refuses one added twice
+        #: (``ArgumentError: conflicting option string``) unless ``conflict_handler="resolve"``
+        self.options: set[str] = set()
+        self.resolve = resolve
 
     def __repr__(self) -> str:
         return "argparse.ArgumentParser"
@@ -171,6 +175,20 @@ class _Return(Exception):  # noqa: N818 - the control flow of `return`, not an e
     def __init__(self, item: Item):
         super().__init__("return")
         self.item = item
+
+
+class _Exit(Exception):  # noqa: N818 - the control flow of a program that ends, not an error
+    """The program ends here (``raise``, ``sys.exit()``, ``assert`` of a false value): nothing
+    after it runs.  ``error`` says where, for what is then never built."""
+
+    def __init__(self, error: SchedlangError):
+        super().__init__(error.message)
+        self.error = error
+
+
+class _MayExit(_Exit):  # noqa: N818
+    """A statement not followed may end the program here (``if flag: sys.exit()`` on a value not
+    known): what follows it may or may not run, so it is not known either."""
 
 
 class _NotFollowedError(Exception):

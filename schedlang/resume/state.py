@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SchedlangError
-from ..limits import MAX_STATE_BYTES, MAX_STATE_DEPTH, MAX_STATE_VALUES, MAX_TAG_BYTES
+from ..limits import MAX_STATE_BYTES, MAX_STATE_DEPTH, MAX_STATE_VALUES, MAX_STEP, MAX_TAG_BYTES
 
 #: Imports a scheduler state's pickle may make (``module name``, as ``GLOBAL`` spells them)
 #: when torch does not list its own (``allowed_globals``).
@@ -608,7 +608,7 @@ def _folder(path: Path) -> State:
     if (path / "latest").exists():
         return _checkpoint_file(path, path / _tag(path / "latest", path), "deepspeed")
     if (path / "latest_checkpointed_iteration.txt").exists():
-        tag = _tag(path / "latest_checkpointed_iteration.txt", path)
+        tag = _tag(path / "latest_checkpointed_iteration.txt", path, iteration=True)
         name = f"iter_{int(tag):07d}" if tag.isdigit() else tag
         return _checkpoint_file(path, path / name, "megatron")
     for kind, name in (("deepspeed", "mp_rank_00_model_states.pt"),
@@ -621,8 +621,16 @@ def _folder(path: Path) -> State:
                          hint="give a checkpoint folder, or the file torch.save wrote")
 
 
-def _tag(file: Path, folder: Path) -> str:
-    """The tag a ``latest`` file names: one folder name, read bounded, never a path out."""
+#: Bytes of one folder name (NAME_MAX of Linux's and macOS's file systems): a longer tag names no
+#: folder, and looking it up is ``OSError: File name too long``, not "no such folder".
+_NAME_MAX = 255
+
+
+def _tag(file: Path, folder: Path, iteration: bool = False) -> str:
+    """The tag a ``latest`` file names: one folder name, read bounded, never a path out.
+
+    With ``iteration`` (Megatron's tracker file, whose digits are the iteration ``iter_NNNNNNN``
+    is named after) a number of digits is a step, within ``MAX_STEP`` like every step."""
     shown = _quoted(folder, file.name)
     if checked_type(file, shown) != "file":
         raise SchedlangError(f"{shown} is not a file")
@@ -634,6 +642,13 @@ def _tag(file: Path, folder: Path) -> str:
         raise SchedlangError(f"cannot read {shown}: {exc}") from None
     if len(raw) > MAX_TAG_BYTES or not re.fullmatch(r"[A-Za-z0-9_.-]+", tag) or tag in (".", ".."):
         raise SchedlangError(f"{shown} does not name a checkpoint folder: {tag[:60]!r}")
+    if iteration and tag.isdigit() and (len(tag) > 20 or int(tag) > MAX_STEP):
+        raise SchedlangError(f"{shown} names iteration {tag[:20]}{'...' if len(tag) > 20 else ''} "
+                             f"({len(tag)} digits), beyond the largest step schedlang counts (2**62)",
+                             hint="the file holds the number of the last iteration saved, e.g. 1000")
+    if len(tag.encode("utf-8")) > _NAME_MAX:
+        raise SchedlangError(f"{shown} does not name a checkpoint folder: {tag[:60]!r}... is "
+                             f"{len(tag)} characters long, and a folder name at most {_NAME_MAX}")
     return tag
 
 

@@ -17,6 +17,7 @@ from ..core.algebra import Segment, tau
 from ..errors import SchedlangError, Span
 from ..library import stdlib
 from ..library.stdlib import REQUIRED, Builtin, Kind
+from ..limits import MAX_BATCH_STAGES
 from ..syntax import ir
 from .clock import BatchValue, stages_table
 from .lower_clock import ON_CLOCK, ClockLowering
@@ -96,7 +97,7 @@ class BatchCallLowering:
         values = {name: self.fix_whole(self.constant(n, name), n.span, name) for name, n in given.items()}
         return self._located(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
                               values.pop("increment"), values.pop("samples"),
-                              values.pop("global_batch_size"), **values)
+                              values.pop("global_batch_size"), **values, limit=MAX_BATCH_STAGES)
 
     @staticmethod
     def _located(function, span: Span, *args, **kwargs):

@@ -18,7 +18,7 @@ from ..core.algebra import Mark, Segment
 from ..core.clock import UNITS, Clock
 from ..errors import SchedlangError, Span
 from ..library.stdlib import Builtin
-from ..limits import MAX_STEP
+from ..limits import MAX_BATCH_STAGES, MAX_STEP
 from ..syntax import ir
 from .clock import BatchValue
 from .params import to_number
@@ -53,6 +53,11 @@ class ClockLowering:
         else:
             segment = self.schedule_value(value, decl.value, "a batch size")
             table = ((0, self.batch_size(segment.expr, decl.value.span, segment)),)
+        if len(table) - 1 > MAX_BATCH_STAGES:  # each stage a branch of every length on the token clock
+            raise SchedlangError(f"this batch schedule changes the batch {len(table) - 1} times; schedlang "
+                                 f"follows at most {MAX_BATCH_STAGES} changes", decl.value.span,
+                                 hint="a batch schedule changes the batch a few dozen times: check "
+                                      "the thresholds")
         seq_len = self.seq_len(decl.value.span)
         largest = max(batch for _, batch in table) * (seq_len or 1)
         if largest > MAX_STEP:  # every target counts samples and tokens in int64

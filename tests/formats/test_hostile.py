@@ -99,3 +99,22 @@ def test_a_sambaflow_line_with_an_unbalanced_quote_is_located(tmp_path):
     error = _refusal(tmp_path, "run.sh", line, "sambaflow")
     assert "No closing quotation" in error.message
     assert (error.span.line, error.span.column) == (1, line.index('"') + 1)
+
+
+def test_a_config_that_raises_when_loaded_is_refused_there(tmp_path):
+    """What follows a ``raise`` never runs (issue 39 item 3): it was read as if it did."""
+    text = ('lr = 0.1\nraise RuntimeError("retired config")\n'
+            'param_scheduler = [dict(type="CosineAnnealingLR", T_max=100, by_epoch=False)]\n'
+            'optim_wrapper = dict(optimizer=dict(type="SGD", lr=lr))\n')
+    error = _refusal(tmp_path, "config.py", text, "mmengine-config")
+    assert "loading this config stops here" in error.message
+    assert (error.span.line, error.span.column) == (2, 1)
+
+
+def test_a_config_that_may_raise_leaves_what_follows_unknown_at_the_if(tmp_path):
+    text = ('import os\nlr = 0.1\nif os.environ.get("RETIRED"):\n    raise RuntimeError("retired")\n'
+            'param_scheduler = [dict(type="CosineAnnealingLR", T_max=100, by_epoch=False)]\n'
+            'optim_wrapper = dict(optimizer=dict(type="SGD", lr=lr))\n')
+    error = _refusal(tmp_path, "config.py", text, "mmengine-config")
+    assert "it may end the script (raise at line 4), so what follows it is not known" in error.message
+    assert (error.span.line, error.span.column) == (3, 1)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from bisect import bisect_right
 from pathlib import Path
 
@@ -335,6 +336,18 @@ def test_ramp_production(case):
         assert real_batch_at(calculator, threshold) == batch
         if threshold:
             assert real_batch_at(calculator, threshold - 1) < batch
+
+
+def test_a_ramp_over_the_limit_is_refused_before_any_entry_is_computed():
+    """10**9 increments in 10**7 samples: one change per sample (10**7 + 1), built increment by
+    increment into a MemoryError (issue 39 item 13); the bound is known before building."""
+    start = time.process_time()
+    with pytest.raises(ValueError, match="changes the batch up to 10000001 times; schedlang follows at "
+                                         "most 1000 changes"):
+        rampup_batch_size(1, 1, 10_000_000, 1_000_000_001, limit=1000)
+    assert time.process_time() - start < 1
+    assert len(rampup_batch_size(1, 1, 999, 10**9 + 1, limit=1000)) == 1001  # at the limit: built
+    assert len(rampup_batch_size(1, 1, 10**6, 1001, limit=1000)) == 1001
 
 
 def test_ramp_research_example():

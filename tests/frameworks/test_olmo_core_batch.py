@@ -140,6 +140,10 @@ def test_production_sizes_switch_where_olmo_core_does():
     ("olmo_core.batch_size_schedule(batch_sizes=[32768, 32768], schedule=[0, 10])", "duplicate"),
     ("olmo_core.batch_size_schedule(batch_sizes=[1000, 2000], schedule=[0, 10])", "4096-token sequences"),
     ('olmo_core.batch_size_schedule(batch_sizes=[32768], schedule=[0], units="epochs")', "not a valid units"),
+    # a batch of 0 was a ZeroDivisionError in the factor check (issue 39 item 14)
+    ("olmo_core.batch_size_schedule(batch_sizes=[8192, 0], schedule=[0, 10])", "must be positive"),
+    ("olmo_core.batch_size_schedule(batch_sizes=[0, 8192], schedule=[0, 10])", "must be positive"),
+    ("olmo_core.batch_size_schedule(batch_sizes=[0], schedule=[0])", "must be positive"),
 ])
 def test_olmo_core_s_refusals_are_located(line, message):
     with pytest.raises(SchedlangError, match=message) as info:

@@ -200,3 +200,114 @@ def test_refused_with_the_caret_on_the_reason(name, where, words):
     assert words in error.message
     assert (error.span.line, error.span.column) == where
     assert error.hint
+
+
+# -- what Python never reaches is never imported (issue 39 item 3) --------------------------------
+
+SCHEDULE = "import keras\nschedule = keras.optimizers.schedules.CosineDecay({lr}, 1000)\n"
+
+
+def _python(tmp_path, text: str, monkeypatch):
+    """What Python makes of ``text`` run as a script with no option (a stub ``keras`` records
+    the schedule it builds): ``("built", its first argument)``, or the exception the script
+    ends with before building it (``(exception, first argument)`` if it was built first)."""
+    built = []
+    keras = types.ModuleType("keras")
+    keras.optimizers = types.SimpleNamespace(schedules=types.SimpleNamespace(
+        CosineDecay=lambda *args, **kwargs: built.append(args[0])))
+    monkeypatch.setitem(sys.modules, "keras", keras)
+    monkeypatch.setattr(sys, "argv", ["train.py"])
+    path = tmp_path / "train.py"
+    path.write_text(text)
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and AssertionError are the point
+        return (type(exc), built[0]) if built else type(exc)
+    return "built", built[0]
+
+
+@pytest.mark.parametrize(("before", "where", "words", "python"), [
+    ("import sys\nsys.exit(0)\n", (2, 1), "sys.exit() stops it", SystemExit),
+    ("raise SystemExit('needs a GPU')\n", (1, 1), "this raise stops it", SystemExit),
+    ("assert False, 'unreachable'\n", (1, 1), "this assert fails (AssertionError)", AssertionError),
+    ("N = 3\nassert N > 4\n", (2, 1), "this assert fails", AssertionError),
+    ("import sys\nif __name__ == '__main__':\n    sys.exit(0)\n", (3, 5), "sys.exit() stops it",
+     SystemExit),
+    ("import sys\ndef main():\n    quit()\nmain()\n", (3, 5), "quit() stops it", SystemExit),
+    ("return\n", (1, 1), "'return' outside function", SyntaxError),
+    # decided by what Python cannot know here: refused at the statement, not imported past it
+    ("import os, sys\nif os.environ.get('SKIP_TRAINING'):\n    sys.exit(0)\n", (2, 1),
+     "it may end the script (sys.exit() at line 3), so what follows it is not known", None),
+    ("import torch\nassert torch.cuda.is_available()\n", (2, 1),
+     "it may end the script (assert at line 2)", None),
+    ("import json\ntry:\n    cfg = json.load(open('c.json'))\nexcept OSError:\n    raise\n", (2, 1),
+     "it may end the script (raise at line 5)", None),
+])
+def test_a_schedule_after_the_script_ends_is_refused_where_it_ends(tmp_path, monkeypatch, before, where,
+                                                                    words, python):
+    text = before + SCHEDULE.format(lr=0.1)
+    if python is not None:
+        assert _python(tmp_path, text, monkeypatch) is python
+    with pytest.raises(SchedlangError) as caught:
+        _import_text(text)
+    error = caught.value
+    assert words in error.message, error.message
+    assert (error.span.line, error.span.column) == where, str(error)
+
+
+@pytest.mark.parametrize("before", [
+    "import sys\nDEBUG = False\nif DEBUG:\n    sys.exit(0)\n",  # decided: not taken
+    "N = 5\nassert N > 4, 'too few'\n",
+    "def check(n):\n    if n < 0:\n        raise ValueError(n)\n    return n\nN = check(3)\n",
+])
+def test_an_exit_python_does_not_take_changes_nothing(tmp_path, monkeypatch, before):
+    text = before + SCHEDULE.format(lr=0.1)
+    assert _python(tmp_path, text, monkeypatch) == ("built", 0.1)
+    assert "keras.CosineDecay(initial_learning_rate=0.1, decay_steps=1000)" in _import_text(text)
+
+
+def test_a_schedule_built_in_the_exit_s_argument_is_built(tmp_path, monkeypatch):
+    text = ("import sys\nimport keras\ndef main():\n"
+            "    return keras.optimizers.schedules.CosineDecay(0.1, 1000)\n"
+            "if __name__ == '__main__':\n    sys.exit(main())\n")
+    assert _python(tmp_path, text, monkeypatch) == (SystemExit, 0.1)  # it exits after building it
+    assert "keras.CosineDecay(initial_learning_rate=0.1" in _import_text(text)
+
+
+ARGPARSE = """import argparse
+parser = argparse.ArgumentParser({parser})
+parser.add_argument("--lr", {first})
+parser.add_argument("--lr", {second})
+args = parser.parse_args()
+""" + SCHEDULE.format(lr="args.lr")
+
+
+def test_an_option_added_twice_is_argparse_s_error_at_the_second(tmp_path, monkeypatch):
+    """It imported as a second parameter, ``args_lr_2``; argparse raises ArgumentError there."""
+    import argparse
+
+    text = ARGPARSE.format(parser="", first="type=float, default=1e-3", second="type=float, default=2e-3")
+    assert _python(tmp_path, text, monkeypatch) is argparse.ArgumentError
+    with pytest.raises(SchedlangError, match="argument --lr: conflicting option string: --lr") as caught:
+        _import_text(text)
+    assert (caught.value.span.line, caught.value.span.column) == (4, 1)
+    resolved = ARGPARSE.format(parser='conflict_handler="resolve"', first="type=float, default=1e-3",
+                               second="type=float, default=2e-3")
+    assert _python(tmp_path, resolved, monkeypatch) == ("built", 2e-3)
+    assert "param args_lr: float = 0.002  # --lr" in _import_text(resolved)  # the one --lr there is
+
+
+def test_a_string_default_without_type_stays_a_string(tmp_path, monkeypatch):
+    """argparse passes a string default through ``type=`` only: ``default="1e-3"`` alone gives
+    Keras the string (it was imported as 0.001)."""
+    text = ("import argparse\nparser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--lr', default='1e-3')\nargs = parser.parse_args()\n"
+            + SCHEDULE.format(lr="args.lr"))
+    assert _python(tmp_path, text, monkeypatch) == ("built", "1e-3")
+    with pytest.raises(SchedlangError, match="must be a number, not the string '1e-3'") as caught:
+        _import_text(text)
+    assert (caught.value.span.line, caught.value.span.column) == (6, 51)
+    assert "type=float" in caught.value.hint
+    typed = text.replace("default='1e-3'", "type=float, default='1e-3'")
+    assert _python(tmp_path, typed, monkeypatch) == ("built", 1e-3)
+    assert "param args_lr: float = 0.001" in _import_text(typed)

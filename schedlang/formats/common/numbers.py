@@ -17,9 +17,19 @@ import sympy as sp
 from ...limits import decimal
 
 
+class PythonString(str):
+    """A string of a Python file (a config or a script read over ``ast``): text, never a number.
+    YAML's unquoted ``6e-05`` is a string only because PyYAML reads it so, and is taken as the
+    number it spells; Python keeps ``"1e-3"`` a string (argparse passes a string default through
+    ``type=`` only, and Keras or DeepSpeed then fail on it), so it is not read as 0.001."""
+
+    __slots__ = ()
+
+
 def exact(value) -> sp.Rational | None:
-    """A YAML scalar (int, float or numeric string) as an exact rational; None if not a number."""
-    if isinstance(value, bool) or value is None:
+    """A YAML scalar (int, float or numeric string) as an exact rational; None if not a number
+    (a ``PythonString`` included)."""
+    if isinstance(value, bool) or value is None or isinstance(value, PythonString):
         return None
     if isinstance(value, int):
         return sp.Integer(value)

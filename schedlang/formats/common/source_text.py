@@ -23,7 +23,7 @@ from ...errors import SchedlangError, Source, Span, split_lines
 from ...library.presets import PRESETS
 from ...limits import decimal
 from ...program import compile as compile_source
-from .numbers import exact
+from .numbers import PythonString, exact
 from .symbols import MADE, Symbol
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
@@ -107,7 +107,11 @@ def number(value, span=None, what: str = "this value") -> str:
 def _exact_text(value, span, what: str) -> str:
     found = exact(value)  # None for a bool too
     if found is None:
-        raise SchedlangError(f"{what} must be a number, not {_shown(value)}", span)
+        hint = ("a string of a Python file stays a string: write the number without quotes (an "
+                "argparse default is converted only by type=float)") \
+            if isinstance(value, PythonString) and exact(str(value)) is not None else None
+        shown = f"the string {_shown(value)}" if isinstance(value, PythonString) else _shown(value)
+        raise SchedlangError(f"{what} must be a number, not {shown}", span, hint=hint)
     return sched_text(found)
 
 

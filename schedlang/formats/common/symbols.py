@@ -90,6 +90,12 @@ class Symbols:
         self.params[name] = Param(name, flag, kind, default, line)
         return Symbol(self, name, ATOM, default, _exact(default), frozenset({name}), frozenset())
 
+    def forget(self, symbol: Symbol) -> None:
+        """Drop the parameter ``symbol`` is, replaced before anything read it (argparse's
+        ``conflict_handler="resolve"``: the later ``--lr`` replaces the earlier one), so that the
+        later one takes its name (``args_lr``, not ``args_lr_2``)."""
+        self.params.pop(symbol.text, None)
+
     def let(self, variable: str, value: Symbol) -> Symbol:
         """``steps = 50_000 // args.batch_size``: the script's variable as a ``let``."""
         if _NAME.match(value.text):  # a parameter or a let already

@@ -214,7 +214,7 @@ def _first_reaching(predicate, guess: int) -> int:
 
 def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batch_size: int, *,
                       micro_batch_size: int | None = None, data_parallel_size: int | None = None,
-                      decrease_batch_size_if_needed: bool = False) -> Table:
+                      decrease_batch_size_if_needed: bool = False, limit: int | None = None) -> Table:
     """The threshold table of megatron-core <= 0.17's ``--rampup-batch-size start increment
     ramp_samples`` with ``--global-batch-size global_batch_size`` (module docstring).
 
@@ -233,9 +233,20 @@ def rampup_batch_size(start: int, increment: int, ramp_samples: int, global_batc
     Without it, and given both sizes, every batch the run reaches must be such a
     multiple (Megatron asserts at the step that reaches one that is not); the check is
     skipped when the sizes are ``None``.
+
+    The work is O(entries): one per increment, or one per sample where several increments
+    fall within one sample (``min(n, ramp_samples + 1)`` changes of the batch at most).
+    ``limit`` refuses a ramp of more changes before any entry is computed (a ramp of 10**9
+    increments is refused at once, not built until memory runs out).
     """
     _check_ramp_numbers(start, increment, ramp_samples, global_batch_size)
     n = _increments(start, increment, global_batch_size)
+    changes = min(n, ramp_samples + 1)
+    if limit is not None and changes > limit:
+        raise ValueError(
+            f"{_RAMP_FLAG}: the ramp {start} -> {global_batch_size} in steps of {increment} over "
+            f"{ramp_samples} samples changes the batch up to {changes} times; schedlang follows at "
+            f"most {limit} changes of a batch schedule")
     per_increment = ramp_samples / n  # megatron-core's float rampup_samples_per_increment
     if per_increment == 0.0:
         raise ValueError(
@@ -299,11 +310,18 @@ def _ramp_thresholds(start: int, increment: int, ramp_samples: int, global_batch
     in megatron-core's float terms), then the global batch after the ramp if not yet there;
     thresholds may repeat (several increments within one sample)."""
     raw: list[tuple[int, int]] = [(0, start)]
-    for j in range(1, n + 1):
-        first = _first_reaching(reaches(j), -(-j * ramp_samples // n))
-        if first > ramp_samples:
-            break
-        raw.append((first, start + j * increment))
+    if n > ramp_samples:  # several increments within one sample: one entry per sample reached
+        per_increment = ramp_samples / n
+        for samples in range(1, ramp_samples + 1):
+            reached = min(int(samples / per_increment), n)  # megatron-core's own expression
+            if reached != (raw[-1][1] - start) // increment:
+                raw.append((samples, start + reached * increment))
+    else:
+        for j in range(1, n + 1):
+            first = _first_reaching(reaches(j), -(-j * ramp_samples // n))
+            if first > ramp_samples:
+                break
+            raw.append((first, start + j * increment))
     if raw[-1][1] != global_batch_size:
         raw.append((ramp_samples + 1, global_batch_size))
     return raw

@@ -44,6 +44,13 @@ def _check(batch_sizes: Sequence[int], schedule: Sequence[int], seq_len: int) ->
         raise ValueError("the batch size schedule is empty")
     if schedule[0] != 0:
         raise ValueError("batch size schedule must start at 0")
+    # before the factor check, which divides by them (OLMo-core itself fails there with a
+    # ZeroDivisionError on a batch of 0)
+    for size in batch_sizes:
+        if size <= 0:
+            raise ValueError(f"a batch of {size} tokens: every batch size must be positive")
+        if size % seq_len:
+            raise ValueError(f"a batch of {size} tokens is not a whole number of {seq_len}-token sequences")
     for (size, start), (after, later) in zip(zip(batch_sizes, schedule), zip(batch_sizes[1:], schedule[1:])):
         if later <= start:
             raise ValueError("subsequent events in the batch size schedule must be configured to occur "
@@ -53,9 +60,6 @@ def _check(batch_sizes: Sequence[int], schedule: Sequence[int], seq_len: int) ->
         if max(after, size) % min(after, size):
             raise ValueError("invalid batch size schedule, batch size can only be changed by an "
                              "integer factor")
-    for size in batch_sizes:
-        if size <= 0 or size % seq_len:
-            raise ValueError(f"a batch of {size} tokens is not a whole number of {seq_len}-token sequences")
 
 
 def switches(batch_sizes: Sequence[int], schedule: Sequence[int],
