@@ -3,7 +3,7 @@ value into what its place needs.
 
 ``value`` gives a node's value by one method per node type (``_<node type>``, as a printer has
 one per sympy node): numbers, time literals, names, arithmetic, conditions, ``if``, ``for`` and
-``>>`` with its warmups.  The coercions (``schedule_value``, ``condition``, ``constant``,
+``>>`` with its warmups and cooldowns.  The coercions (``schedule_value``, ``condition``, ``constant``,
 ``steps``, ``pairs``) raise at the node when its value is not what is expected there.  Calls
 are ``lower_calls``; the clock a value counts is ``lower_clock``.
 """
@@ -22,7 +22,7 @@ from ..core.clock import UNITS
 from ..core.special import geometric
 from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
-from ..library.stdlib import Warmup
+from ..library.stdlib import Cooldown, Warmup
 from ..limits import MAX_SEGMENTS
 from ..syntax import ir
 from .clock import place
@@ -306,11 +306,19 @@ class ExpressionLowering:
         values = [(self.value(p), p) for p in parts]
         segments: list[tuple[Segment, ir.Node]] = []
         for i, (value, part) in enumerate(values):
+            if isinstance(value, Cooldown):
+                value = self.cooldown_segment(value, segments[-1] if segments else None, part)
             if isinstance(value, Warmup):
                 if i + 1 == len(values):
                     raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
                                          "warms up to", part.span)
                 following, following_node = values[i + 1]
+                if isinstance(following, Cooldown):
+                    raise SchedlangError("a warmup ramps to the start of the schedule after it, and "
+                                         "a cooldown has none: it starts from the end of the one "
+                                         "before it", following_node.span,
+                                         hint="put a schedule between them, e.g. warmup(linear, 100) "
+                                              ">> constant(1e-3, 900) >> cooldown(sqrt, 200, 1e-5)")
                 target = self.schedule_value(following, following_node, "a schedule")
                 value = self.warmup_segment(value, target.start_value(), part)
                 # For `check`: what follows a warmup should move on from its peak at once.
@@ -330,8 +338,33 @@ class ExpressionLowering:
         if self.place_clocks and any(segment.clock for segment, _ in segments):
             placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole)
             segments = [(s, p) for s, (_, p) in zip(placed, segments)]
+        # a join into a cooldown is continuous on the cooldown's clock by construction; on the
+        # token clock its first step reads the curve at the tokens consumed before that step,
+        # a little past its start (a sqrt falls steeply there): no jump for `check` to report
+        cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
-                        jumps=_jumps(node, len(parts)))
+                        jumps=_jumps(node, len(parts)) | cooldowns)
+
+    def cooldown_segment(self, cool: Cooldown, before: tuple[Segment, ir.Node] | None,
+                         node: ir.Node) -> Segment:
+        """``cooldown(...)`` from the value the segment before it holds at its end: the mirror of
+        a warmup, continuous by construction."""
+        if before is None:
+            raise SchedlangError("a cooldown starts from the value the schedule before it ends "
+                                 "with, and nothing comes before this one", node.span,
+                                 hint="put it after `>>`, e.g. constant(1e-3, 9000) >> "
+                                      "cooldown(sqrt, 1000, 1e-5)")
+        segment, before_node = before
+        if segment.duration is None:
+            raise SchedlangError("a cooldown starts from the end of the schedule before it, and "
+                                 "this one never ends", before_node.span,
+                                 hint="give it a length with `for`, e.g. `trunk for 9000 >> "
+                                      "cooldown(sqrt, 1000, 1e-5)`")
+        start = segment.end_value()
+        if cool.shape == "exp" and (_not_positive(start) or _not_positive(cool.to)):
+            raise SchedlangError("an exp cooldown needs a positive start and a positive target",
+                                 node.span, hint="use linear, cosine or sqrt to reach 0")
+        return cool.ramp_from(start)
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
         if warm.shape == "exp" and (_not_positive(warm.start) or _not_positive(target)):
@@ -347,6 +380,9 @@ class ExpressionLowering:
         if isinstance(value, Warmup):
             raise SchedlangError("warmup(...) only makes sense right before `>>`", node.span,
                                  hint="e.g. warmup(linear, 500) >> cosine(1e-3, 1e-5, 9500)")
+        if isinstance(value, Cooldown):
+            raise SchedlangError("cooldown(...) only makes sense right after `>>`", node.span,
+                                 hint="e.g. constant(1e-3, 9000) >> cooldown(sqrt, 1000, 1e-5)")
         raise SchedlangError(f"expected {expected}, got {_kind(value)}", node.span)
 
     def condition(self, node: ir.Node) -> sp.Basic:
@@ -507,6 +543,8 @@ def _kind(value) -> str:
         return "a condition"
     if isinstance(value, Warmup):
         return "a warmup"
+    if isinstance(value, Cooldown):
+        return "a cooldown"
     return "a number"
 
 
