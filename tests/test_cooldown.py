@@ -113,6 +113,11 @@ def test_mistakes_are_located_errors_with_a_hint(text, message, caret):
     assert error.span.line == 1 and error.span.column == text.index(caret) + 1
 
 
+def test_the_target_is_a_number():
+    with pytest.raises(schedlang.SchedlangError, match="'to' of cooldown\\(\\) cannot depend on the step t"):
+        schedlang.compile("constant(1, 10) >> cooldown(linear, 10, t / 100)")
+
+
 def test_a_framework_shape_name_is_pointed_at_its_name_here():
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile("constant(1, 10) >> cooldown(exponential, 10, 0)")

@@ -230,7 +230,7 @@ def cooldown(shape: Shapes, n: int | Expr, to: Value) -> Expr:
     Arguments:
         shape: a shape, passed bare (sb.linear, sb.sqrt, ...): linear, cosine, sqrt, exp, megatron_exponential
         n: a length in steps: a whole number >= 0 (0: no steps)
-        to: a number or a schedule
+        to: a number constant in t
     """
 
 def inverse_sqrt(v0: Value, n: int | Expr = ...) -> Expr:
