@@ -5,6 +5,7 @@ before ``>>`` holds at its end to ``to``.  Its values against the frameworks' re
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from helpers import run_cli
@@ -143,3 +144,17 @@ def test_the_builder_has_cooldown_and_every_shape():
 def test_to_python_writes_a_shape_that_is_no_function():
     text = "schedule lr = constant(1, 10) >> cooldown(megatron_exponential, 5, 0)\n"
     assert "sb.cooldown(sb.megatron_exponential, 5, 0)" in sb.to_python(text)
+
+
+def test_the_minicpm_recipe_written_by_hand_is_the_sqrt_and_linear_cooldowns():
+    """``examples/minicpm_wsd.sched`` writes the 1-sqrt cooldown as a formula; the built-in is it."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "minicpm_wsd.sched"
+    example = schedlang.load(path)
+    head = "\n".join(line for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.startswith(("param", "let")))
+    ours = schedlang.compile(head + "\nschedule lr = warmup(linear, warmup) >> constant(peak, stable) >> "
+                             "cooldown(linear, cooldown, 0)\nschedule lr_sqrt = warmup(linear, warmup) >> "
+                             "constant(peak, stable) >> cooldown(sqrt, cooldown, 0)\n")
+    for name in ("lr", "lr_sqrt"):
+        verdict = schedlang.equivalent(example[name], ours[name])
+        assert verdict and "proven" in str(verdict), (name, verdict)
