@@ -158,3 +158,43 @@ def test_the_minicpm_recipe_written_by_hand_is_the_sqrt_and_linear_cooldowns():
     for name in ("lr", "lr_sqrt"):
         verdict = schedlang.equivalent(example[name], ours[name])
         assert verdict and "proven" in str(verdict), (name, verdict)
+
+
+# -- a trunk counted in steps, branched at a token count (SPEC §14's example) ---------------
+
+HEAD = """param seq_len: int = 4096
+batch = stages(3072, [6144, 15360], [100e9tok, 469e9tok])
+"""
+
+
+def test_the_spec_example_a_step_trunk_for_a_token_count_then_a_cooldown():
+    branch = schedlang.compile(HEAD + "let trunk = warmup(linear, 2000) >> constant(2.2e-4)\n"
+                               "schedule lr = trunk for 10e12tok >> cooldown(sqrt, 4.8e12tok, 2.2e-5)\n")
+    # the same run written with the constant's length in tokens: 10T less the warmup's tokens
+    warm = branch.tokens_at(2000)
+    plain = schedlang.compile(HEAD + f"schedule lr = warmup(linear, 2000) >> constant(2.2e-4, "
+                              f"{10 * 10**12 - warm}tok) >> cooldown(sqrt, 4.8e12tok, 2.2e-5)\n")
+    assert branch["lr"].duration == plain["lr"].duration == branch.step_at(tokens=148 * 10**11)
+    assert schedlang.equivalent(branch["lr"], plain["lr"])
+
+
+def test_a_decaying_trunk_is_cut_at_the_first_step_reaching_the_count_and_cooled_from_there():
+    prog = schedlang.compile(HEAD + "schedule lr = cosine(1e-3, 1e-4, 300_000) for 10e12tok >> "
+                             "cooldown(linear, 1e12tok, 0)\n")
+    lr, cut = prog["lr"], prog.step_at(tokens=10**13)
+
+    def trunk(k):
+        return 1e-4 + 0.9e-3 * (1 + math.cos(math.pi * k / 300_000)) / 2
+
+    assert lr(cut - 1) == pytest.approx(trunk(cut - 1), rel=1e-12)  # the trunk in its own steps
+    for k in (cut, cut + 1, cut + 777):  # from the trunk's value at the cut, on the token clock
+        q = (prog.tokens_at(k) - 10**13) / 10**12
+        assert lr(k) == pytest.approx(trunk(cut) * (1 - q), rel=1e-12)
+    assert lr(prog.step_at(tokens=11 * 10**12)) == 0
+
+
+def test_a_trunk_cut_at_a_count_alone_holds_its_value_at_the_cut():
+    prog = schedlang.compile(HEAD + "schedule lr = linear(1, 0, 500_000) for 10e12tok\n")
+    cut = prog.step_at(tokens=10**13)
+    assert prog["lr"].duration == cut
+    assert prog["lr"](cut) == prog["lr"](10**8) == pytest.approx(1 - cut / 500_000, rel=1e-12)

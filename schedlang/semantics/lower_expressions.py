@@ -45,6 +45,21 @@ PARAM_MEANING = {"steps_per_epoch": "steps in an epoch", "max_duration": "the ru
 
 
 @dataclass(frozen=True)
+class Deferred:
+    """A cooldown after a schedule whose end value is known only once ``place`` has put it on
+    the batch schedule (``trunk for 10e12tok``): ``place`` calls it with that placed segment.
+    Its length and clock are the cooldown's, for the checks of ``>>`` before placing."""
+
+    build: object  # (placed segment before it) -> Segment
+    duration: sp.Expr
+    clock: str | None
+    evaluation: str = "before"
+
+    def __call__(self, placed: Segment) -> Segment:
+        return self.build(placed)
+
+
+@dataclass(frozen=True)
 class Cond:
     """A condition: a sympy boolean (``true``/``false`` literals included)."""
 
@@ -286,6 +301,11 @@ class ExpressionLowering:
             ((unit, _),) = self.length_units[-1]
         finally:
             self.length_units.pop()
+        if body.clock is None and unit is not None and body.depends_on_step:
+            # a schedule counted in steps cut where the run's count reaches a length in tokens
+            # (samples): a trunk branched at a token count, `trunk for 10e12tok >> cooldown(...)`
+            marks = tuple(m for m in body.marks if m.kind != "cut")
+            return Segment(body.held(), steps, marks, clock=unit, evaluation="steps")
         if unit != body.clock and (body.clock is not None or body.depends_on_step):
             counts = "steps" if body.clock is None else UNITS[body.clock]
             raise SchedlangError(f"this schedule counts {counts}, so its length must too",
@@ -307,7 +327,14 @@ class ExpressionLowering:
         segments: list[tuple[Segment, ir.Node]] = []
         for i, (value, part) in enumerate(values):
             if isinstance(value, Cooldown):
-                value = self.cooldown_segment(value, segments[-1] if segments else None, part)
+                before = segments[-1] if segments else None
+                if before is not None and self.place_clocks and (
+                        isinstance(before[0], Deferred) or before[0].evaluation == "steps"):
+                    # its end value is known once it is placed: the cooldown is built then
+                    build = self.deferred_cooldown(value, before[1], part)
+                    segments.append((Deferred(build, value.steps, value.clock), part))
+                    continue
+                value = self.cooldown_segment(value, before, part)
             if isinstance(value, Warmup):
                 if i + 1 == len(values):
                     raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
@@ -333,8 +360,10 @@ class ExpressionLowering:
         if len(segments) == 1:
             return result
         for segment, part in segments:
-            self.refuse_amount(segment, part.span)
-        segments = [(self.step_counted(s, p.span) if not _in_batches(p) else s, p) for s, p in segments]
+            if isinstance(segment, Segment):
+                self.refuse_amount(segment, part.span)
+        segments = [(self.step_counted(s, p.span) if isinstance(s, Segment) and not _in_batches(p) else s, p)
+                    for s, p in segments]
         if self.place_clocks and any(segment.clock for segment, _ in segments):
             placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole)
             segments = [(s, p) for s, (_, p) in zip(placed, segments)]
@@ -344,6 +373,12 @@ class ExpressionLowering:
         cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
                         jumps=_jumps(node, len(parts)) | cooldowns)
+
+    def deferred_cooldown(self, cool: Cooldown, before_node: ir.Node, node: ir.Node):
+        """A cooldown after a schedule counted in steps and cut at a token (sample) count: the
+        value it starts from is the one that schedule has at the step where the cut falls,
+        known when ``place`` has put it on the batch schedule, which then calls this."""
+        return lambda placed: self.cooldown_segment(cool, (placed, before_node), node)
 
     def cooldown_segment(self, cool: Cooldown, before: tuple[Segment, ir.Node] | None,
                          node: ir.Node) -> Segment:
