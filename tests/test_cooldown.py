@@ -68,6 +68,12 @@ def test_symbolic_lengths_and_values_bind_later():
     assert lr.duration == 1000 and lr(950) == pytest.approx(0.5) and lr(1000) == 0
 
 
+def test_scale_shortens_a_cooldown_as_a_decay_and_keeps_the_warmup():
+    text = "scale(warmup(linear, 10) >> constant(1, 100) >> cooldown(linear, 100, 0), 0.5)"
+    lr = schedlang.compile(text)["lr"]
+    assert lr.duration == 110 and lr(60) == 1 and lr(85) == pytest.approx(0.5) and lr(110) == 0
+
+
 TOKENS = """param seq_len: int = 4096
 batch = stages(3072, [6144, 15360], [100e9tok, 469e9tok])
 schedule lr = warmup(linear, 2000) >> constant(2.2e-4, 10e12tok) >> cooldown(sqrt, 4.8e12tok, 2.2e-5)
