@@ -303,17 +303,17 @@ def test_to_source_writes_numbers_and_units_as_the_python_wrote_them():
 def test_to_source_keeps_the_names_the_python_gave_as_lets():
     peak = sb.param("peak", float, 1e-3, where="peak > 0")
     total = sb.param("total", int, 50_000)
-    cooldown = total / 5
-    decay = sb.linear(peak, 0, cooldown)
+    tail = total / 5
+    decay = sb.linear(peak, 0, tail)
     lr = (sb.warmup(sb.linear, 1000)
-          >> sb.constant(peak, total - 1000 - cooldown)
+          >> sb.constant(peak, total - 1000 - tail)
           >> decay)
     source = sb.program(lr=lr, weight_decay=0.1 * lr / peak).to_source()
     assert source == ("param peak: float = 1e-3 where peak > 0\n"
                       "param total: int = 50_000\n"
-                      "let cooldown = total / 5\n"
-                      "let decay = linear(peak, 0, cooldown)\n"
-                      "schedule lr = warmup(linear, 1000) >> constant(peak, total - 1000 - cooldown)"
+                      "let tail = total / 5\n"
+                      "let decay = linear(peak, 0, tail)\n"
+                      "schedule lr = warmup(linear, 1000) >> constant(peak, total - 1000 - tail)"
                       " >> decay\n"
                       "schedule weight_decay = 0.1 * lr / peak\n")
     again = schedlang.compile(source)

@@ -28,6 +28,13 @@ batch = olmo_core.batch_size_schedule(batch_sizes=[32768, 65536, 131072], schedu
 schedule lr = olmo_core.CosWithWarmup(lr=3e-4, units="tokens", warmup=100000, t_max=2000000) \
 * olmo_core.batch_size_lr_factor()
 """,
+    "cooldown branch": """\
+param seq_len: int = 100
+batch = stages(4, [16], [20000tok])
+let trunk = warmup(linear, 50) >> cosine(1e-3, 1e-4, 20000)
+schedule lr = trunk for 1_000_000tok >> cooldown(sqrt, 300000tok, 1e-5) \
+    >> cooldown(megatron_exponential, 50, 0)
+""",
     "on_tokens": """\
 param seq_len: int = 100
 batch = stages(4, [16], [20000tok])

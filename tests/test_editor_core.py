@@ -101,7 +101,8 @@ def test_hover_on_the_file_s_names():
     ("schedule lr = optax.war|", ["warmup_cosine_decay_schedule"], []),
     ('schedule lr = cyclic(0, 1, 10, mode="|', ["triangular", "exp_range"], ["cosine"]),
     ("schedule lr = cyclic(0, 1, 10, mode=|", ["triangular"], []),
-    ("schedule lr = warmup(|", ["linear", "exp"], ["torch"]),
+    ("schedule lr = warmup(|", ["linear", "exp"], ["torch", "sqrt"]),
+    ("schedule lr = constant(1, 9) >> cooldown(|", ["sqrt", "megatron_exponential"], ["torch"]),
     ("schedule lr = cyclic(0, 1, |", ["mode=", "gamma=", "cosine", "torch"], []),
     ("param peak: float = 1\nschedule lr = p|", ["peak", "poly", "schedule"][:2], []),
     ("|", ["schedule", "param", "let", "def", "cosine"], []),
@@ -115,6 +116,12 @@ def test_completion(cursor, present, absent):
         assert label in labels, (label, labels[:20])
     for label in absent:
         assert label not in labels
+
+
+def test_a_shape_completes_bare_after_the_equals_sign():
+    text, line, column = _cursor("schedule lr = constant(1, 9) >> cooldown(shape=|")
+    items = completion.complete(Document(text), line, column)
+    assert [i.insert for i in items][:2] == ["linear", "cosine"]
 
 
 def test_an_option_completes_quoted_after_the_equals_sign():

@@ -1,6 +1,7 @@
 """Every built-in at its boundaries (0, n-1, n, n+1, far past the end) against a hand formula."""
 
 import math
+import re
 
 import pytest
 from helpers import values
@@ -63,6 +64,17 @@ def torch_onecycle(peak, n, pct=0.3, div=25.0, final=1e4, anneal="cos", three=Fa
     return f
 
 
+def after_linear(shape):
+    """``linear(1, 2, 10) >> cooldown(shape, 10, 0.5)``: from 2 at step 10 to 0.5 at step 20
+    (``shape`` None: geometric)."""
+    def f(s):
+        if s < 10:
+            return 1 + s / 10
+        q = min(s - 10, 10) / 10
+        return 2 * 0.25 ** q if shape is None else 0.5 + 1.5 * shape(q)
+    return f
+
+
 CASES = [
     ("constant(0.5)", lambda s: 0.5, 10),
     ("constant(0.5, 10) >> constant(2)", lambda s: 0.5 if s < 10 else 2.0, 10),
@@ -106,6 +118,15 @@ CASES = [
     ("linear(1, 0, 10) for 5", lambda s: 1 - min(s, 5) / 10, 5),
     ("linear(1, 0, 10) for 20", lambda s: 1 - min(s, 10) / 10, 20),
     ("0.5 * cosine(1, 0, 10) >> 0", lambda s: 0.5 * cos_(1, 0, 10)(s) if s < 10 else 0.0, 10),
+    ("warmup(linear, 10) >> constant(1, 30) >> cooldown(sqrt, 60, 0.1)",  # its picture
+     lambda s: s / 10 if s < 10 else 1.0 if s < 40 else 0.1 + 0.9 * (1 - math.sqrt(min(s - 40, 60) / 60)),
+     100),
+    *[(f"linear(1, 2, 10) >> cooldown({name}, 10, 0.5)", after_linear(shape), 20)
+      for name, shape in {"linear": lambda q: 1 - q, "cosine": lambda q: (1 + math.cos(math.pi * q)) / 2,
+                          "sqrt": lambda q: 1 - math.sqrt(q),
+                          "megatron_exponential": lambda q: 2 * 0.5 ** q - 1}.items()],
+    ("linear(1, 2, 10) >> cooldown(exp, 10, 0.5)", after_linear(None), 20),
+    ("constant(2, 4) >> cooldown(linear, 0, 0.5)", lambda s: 2.0 if s < 4 else 0.5, 4),
 ]
 
 
@@ -120,7 +141,7 @@ def test_boundaries(source, formula, n):
 def test_every_builtin_is_covered():
     from schedlang.library.stdlib import SCHEDULES
 
-    covered = {c[0].split("(")[0] for c in CASES}
+    covered = {name for c in CASES for name in re.findall(r"([a-z_]+)\(", c[0])}
     assert set(SCHEDULES) <= covered
 
 

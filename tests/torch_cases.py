@@ -22,6 +22,13 @@ STDLIB_CASES = {
     "warmup": ["warmup(linear, 500) >> cosine(0.001, 1e-4, 500)",
                "warmup(cosine, 100, start=1e-5) >> linear(1e-3, 0, 900)",
                "warmup(exp, 50, start=1e-6) >> step(1e-3, 0.5, 100)"],
+    "cooldown": ["warmup(linear, 100) >> constant(1e-3, 400) >> cooldown(sqrt, 500, 1e-5)",
+                 "cosine(1e-3, 5e-4, 300) >> cooldown(cosine, 700, 0)",
+                 "constant(1e-3, 1000) >> cooldown(megatron_exponential, 999, 2e-5)",
+                 "linear(1e-3, 2e-3, 10) >> cooldown(exp, 77, 1e-6) >> cooldown(linear, 13, 0)",
+                 "param seq_len: int = 4\nbatch = stages(3, [5, 8], [400tok, 2000tok])\n"
+                 "schedule lr = warmup(linear, 20) >> constant(1e-3, 1000tok) >> "
+                 "cooldown(sqrt, 4000tok, 1e-5)"],
     "inverse_sqrt": ["inverse_sqrt(1e-3, 4000)", "warmup(linear, 100) >> inverse_sqrt(1e-3)"],
     "rsqrt_decay": ["warmup(linear, 4000) >> rsqrt_decay(7e-4, 4000)"],
     "noam": ["noam(512, 4000)", "noam(1024, 100, factor=2)"],

@@ -31,6 +31,7 @@ from .pieces import (
     Jump,
     Namespace,
     Param,
+    Shape,
     jump,
     program,
     stages,
@@ -42,8 +43,11 @@ from .times import time
 _VALUES = ("t", *_stdlib.CONSTANTS)
 
 _FUNCTIONS = {name: Function(name) for name in (*_stdlib.SCHEDULES, *_stdlib.MATH, *_ON_CLOCK)}
+#: The shapes that are not also a function's name (``sb.megatron_exponential``).
+_SHAPES = {name: Shape(name) for name in _stdlib.COOLDOWN_SHAPES if name not in _FUNCTIONS}
 _NAMESPACES = {library: Namespace(library) for library in _LIBRARIES}
 globals().update(_FUNCTIONS)
+globals().update(_SHAPES)
 globals().update(_NAMESPACES)
 
 
@@ -57,7 +61,7 @@ def __getattr__(name: str):
     if name in _VALUES:
         span = _site.caller().span
         return Expr(_ir.Name(span, name), {})
-    known = [*_FUNCTIONS, *_NAMESPACES, *_VALUES, *__all__]
+    known = [*_FUNCTIONS, *_SHAPES, *_NAMESPACES, *_VALUES, *__all__]
     raise BuildAttributeError(f"schedlang.build has no '{name}'", _site.caller().span,
                               hint=_did_you_mean(name, known) or "see docs/python.md for the names")
 
@@ -66,6 +70,6 @@ def __dir__():
     return sorted({*globals(), *_VALUES})
 
 
-__all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Jump", "Namespace", "Param", "and_",
-           "if_", "jump", "not_", "or_", "param", "program", "stages", "time", "to_python", *_FUNCTIONS,
-           *_NAMESPACES]
+__all__ = ["BuildAttributeError", "BuiltProgram", "Expr", "Function", "Jump", "Namespace", "Param", "Shape",
+           "and_", "if_", "jump", "not_", "or_", "param", "program", "stages", "time", "to_python",
+           *_FUNCTIONS, *_SHAPES, *_NAMESPACES]

@@ -80,8 +80,12 @@ class Jump:
 
 class BuildAttributeError(SchedlangError, AttributeError): ...
 
+class Shape:
+    """A shape that is no function (``sb.megatron_exponential``), passed bare like ``sb.linear``."""
+    name: str
+
 Value = Expr | Number
-Shape = Callable[..., Expr]
+Shapes = Callable[..., Expr] | Shape
 
 t: Expr
 """The step (local to the segment it stands in)."""
@@ -204,15 +208,30 @@ def piecewise(values: list[Value], milestones: list[Value]) -> Expr:
         milestones: a list of numbers constant in t
     """
 
-def warmup(shape: Shape, n: int | Expr, start: Value = ...) -> Expr:
+def warmup(shape: Shapes, n: int | Expr, start: Value = ...) -> Expr:
     """warmup(shape, n, start=0)
 
     Ramp from ``start`` to the start value of the segment after ``>>`` over ``n`` steps.
 
     Arguments:
-        shape: a warmup shape: sb.linear, sb.cosine or sb.exp
+        shape: a shape, passed bare (sb.linear, sb.sqrt, ...): linear, cosine, exp
         n: a length in steps: a whole number >= 0 (0: no steps)
         start: a number or a schedule
+    """
+
+def cooldown(shape: Shapes, n: int | Expr, to: Value) -> Expr:
+    """cooldown(shape, n, to)
+
+    Ramp from the end value ``a`` of the segment before ``>>`` to ``to`` over ``n`` steps
+    (or ``tok``/``sp``), then hold ``to``; with ``q = t / n``: ``to + (a - to) * c(q)``,
+    ``c`` = ``1 - q`` (``linear``), ``(1 + cos(pi q)) / 2`` (``cosine``), ``1 - sqrt(q)``
+    (``sqrt``: Megatron's ``minus_sqrt``, HF's ``1-sqrt``), ``2 * 0.5 ** q - 1``
+    (``megatron_exponential``: Megatron's ``exponential``); ``exp`` is ``a * (to / a) ** q``.
+
+    Arguments:
+        shape: a shape, passed bare (sb.linear, sb.sqrt, ...): linear, cosine, sqrt, exp, megatron_exponential
+        n: a length in steps: a whole number >= 0 (0: no steps)
+        to: a number constant in t
     """
 
 def inverse_sqrt(v0: Value, n: int | Expr = ...) -> Expr:
@@ -400,6 +419,9 @@ def on_tokens(schedule: Expr) -> Expr:
     Arguments:
         schedule: a schedule
     """
+
+megatron_exponential: Shape
+"""A shape, passed bare: sb.cooldown(sb.megatron_exponential, n, to)."""
 
 class _cerebras:
     def ChainedLR(self, schedulers: list[Expr]) -> Expr:

@@ -121,3 +121,7 @@ def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, Param
 
 def _is_warmup(piece) -> bool:
     return piece._known is not None and isinstance(piece._known.value, stdlib.Warmup)
+
+
+def _is_cooldown(piece) -> bool:
+    return piece._known is not None and isinstance(piece._known.value, stdlib.Cooldown)

@@ -33,7 +33,16 @@ from ..syntax import ir
 from ..syntax.parser import RESERVED
 from . import site as sites
 from . import text as texts
-from .checks import _LATER, _chain_pieces, _check, _clock_params, _is_warmup, _segments, _time_params
+from .checks import (
+    _LATER,
+    _chain_pieces,
+    _check,
+    _clock_params,
+    _is_cooldown,
+    _is_warmup,
+    _segments,
+    _time_params,
+)
 from .declarations import _NAME, ParamDecl, _merge
 from .literals import _literal
 from .signatures import _builtin, _children, _doc, _presets, _signature
@@ -83,6 +92,10 @@ class Expr:
             return
         if isinstance(node, ir.Seq):
             self._link = children
+            if children[0]._link is not None and _is_cooldown(children[1]):
+                # a cooldown starts from the end value of the whole chain before it
+                self._value = _check(node, params, children, self._clocks)
+                return
             if children[0]._link is not None:  # a longer chain: check the new join alone
                 self._value = _LATER
                 if not _is_warmup(children[1]):
@@ -252,7 +265,7 @@ def _expr(value, span: Span) -> Expr:
     if isinstance(value, Jump):
         raise SchedlangError("sb.jump(...) only makes sense right after `>>`", value.span,
                              hint="e.g. sb.constant(1e-3, 500) >> sb.jump(sb.constant(1e-4, 500))")
-    if isinstance(value, Function):
+    if isinstance(value, (Function, Shape)):
         return Expr(ir.Name(span, value.name), {}, check=False)
     if isinstance(value, (list, tuple)):
         if len(value) > MAX_LIST_ITEMS:
@@ -344,6 +357,18 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<schedlang.build function {self.name}{_signature(self.name)}>"
+
+
+class Shape:
+    """A shape that is no function of the language (``sb.megatron_exponential``): pass it bare
+    where the language takes a shape, ``sb.cooldown(sb.megatron_exponential, 1000, 0)``; the
+    other shapes are the functions of their names (``sb.linear``, ``sb.sqrt``)."""
+
+    def __init__(self, name: str):
+        self.name = self.__name__ = name
+
+    def __repr__(self) -> str:
+        return f"<schedlang.build shape {self.name}>"
 
 
 class Namespace:

@@ -37,7 +37,7 @@ _KINDS = {
     stdlib.Kind.VALUES: ("list[float]", "a list of numbers constant in t"),
     stdlib.Kind.SCHEDULE: ("Expr", "a schedule"),
     stdlib.Kind.FINITE: ("Expr", "a schedule with a finite duration"),
-    stdlib.Kind.SHAPE: ("Function", "a warmup shape: sb.linear, sb.cosine or sb.exp"),
+    stdlib.Kind.SHAPE: ("Function", "a shape, passed bare (sb.linear, sb.sqrt, ...)"),
     stdlib.Kind.OPTION: ("str", "one of the strings listed"),
     stdlib.Kind.FLAG: ("bool", "True or False"),
     stdlib.Kind.SCHEDULES: ("list[Expr]", "a list of schedules"),
@@ -115,6 +115,6 @@ def _doc(name: str) -> str:
         for arg in builtin.args:
             what = _KINDS[arg.kind][1]
             if arg.choices:
-                what += ": " + ", ".join(f'"{c}"' for c in arg.choices)
+                what += ": " + ", ".join(arg.shown_choices())
             lines.append(f"    {arg.name}: {what}")
     return "\n".join(lines).strip()

@@ -102,8 +102,12 @@ class Jump:
 
 class BuildAttributeError(SchedlangError, AttributeError): ...
 
+class Shape:
+    """A shape that is no function (``sb.megatron_exponential``), passed bare like ``sb.linear``."""
+    name: str
+
 Value = Expr | Number
-Shape = Callable[..., Expr]
+Shapes = Callable[..., Expr] | Shape
 
 t: Expr
 """The step (local to the segment it stands in)."""
@@ -135,7 +139,7 @@ def to_python(source: str) -> str:
 '''
 
 #: Annotations of the runtime signatures (``signatures._KINDS``) in the stub's names.
-_TYPES = {"float | Expr": "Value", "int | Expr": "int | Expr", "Expr": "Expr", "Function": "Shape",
+_TYPES = {"float | Expr": "Value", "int | Expr": "int | Expr", "Expr": "Expr", "Function": "Shapes",
           "list[float]": "list[Value]", "list[Expr]": "list[Expr]", "bool": "bool", "str": "str",
           "list[tuple[float, float]]": "list[tuple[Number, Number]] | list[list[Number]]",
           "Param | None": "Param | None"}
@@ -212,6 +216,9 @@ def render() -> str:
             out.append(_function(name, name))
     for name in ON_CLOCK:
         out.append(_function(name, name))
+    for name in stdlib.COOLDOWN_SHAPES:
+        if name not in stdlib.SCHEDULES and name not in stdlib.MATH:
+            out.append(f"{name}: Shape\n\"\"\"A shape, passed bare: sb.cooldown(sb.{name}, n, to).\"\"\"\n")
     for library in LIBRARIES:
         out += _namespace_class(library)
         out.append(f"{library}: {_class_name(library)}\n")

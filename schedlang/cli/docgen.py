@@ -39,7 +39,8 @@ MATH_INTRO = f"""
 
 DURATIONS = {
     "constant": "∞, or n", "linear": "n", "cosine": "n", "poly": "n", "exp": "∞", "step": "∞",
-    "multistep": "∞", "piecewise": "∞", "warmup": "n (only before `>>`)", "inverse_sqrt": "∞",
+    "multistep": "∞", "piecewise": "∞", "warmup": "n (only before `>>`)",
+    "cooldown": "n (only after `>>`)", "inverse_sqrt": "∞",
     "cosine_restarts": "∞", "cyclic": "∞", "onecycle": "n", "repeat": "∞, or times × its length",
     "cycle": "∞", "stretch": "its length × factor", "rsqrt_decay": "∞", "noam": "∞",
 }

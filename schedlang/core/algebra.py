@@ -81,7 +81,9 @@ class Segment:
     #: Where update ``k`` reads a segment on the sample or token clock: ``"before"`` at
     #: ``T_k``, the count consumed before it (Megatron's ``num_steps``, SPEC §12), or
     #: ``"after"`` at ``T_{k+1}``, the count with update ``k``'s own batch included
-    #: (OLMo-core's ``global_train_tokens_seen``).  Only ``semantics/clock.on_clock`` reads it.
+    #: (OLMo-core's ``global_train_tokens_seen``); or ``"steps"``: a schedule counted in steps
+    #: whose length alone is a count (``trunk for 10e12tok``), ending at the first step whose
+    #: count before it reaches that length.  Only ``semantics/clock.on_clock`` reads it.
     evaluation: str = "before"
 
     @property

@@ -28,6 +28,7 @@ from ..core.special import geometric, restart_index, restart_start
 
 REQUIRED = object()
 THREE_TENTHS = sp.Rational(3, 10)
+HALF = sp.Rational(1, 2)
 
 
 class ArgumentError(Exception):
@@ -51,7 +52,7 @@ class Kind(enum.StrEnum):
     VALUES = "values"        #: a list of numbers constant in t
     SCHEDULE = "schedule"    #: a schedule, finite or not
     FINITE = "finite"        #: a schedule with a finite duration (what repeat and cycle play again)
-    SHAPE = "shape"          #: a bare warmup shape name: linear, cosine, exp
+    SHAPE = "shape"          #: a bare shape name from ``Arg.choices`` (warmup's, cooldown's)
     OPTION = "option"        #: a double-quoted string from a fixed set (``Arg.choices``)
     FLAG = "flag"            #: true or false
     SCHEDULES = "schedules"  #: a non-empty list of schedules (SequentialLR, ChainedScheduler)
@@ -67,6 +68,10 @@ class Arg:
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))  # a misspelt kind fails at import
+
+    def shown_choices(self) -> list[str]:
+        """The choices as a program writes them: an option quoted, a shape a bare name."""
+        return [f'"{c}"' if self.kind == Kind.OPTION else c for c in self.choices]
 
 
 @dataclass(frozen=True)
@@ -147,10 +152,51 @@ class Warmup:
         if self.shape == "linear":
             expr = start + (target - start) * tau / n
         elif self.shape == "cosine":
-            expr = target + (start - target) * (1 + periodic(sp.cos, sp.pi * tau / n)) / 2
+            expr = target + (start - target) * DECAY_SHAPES["cosine"](tau / n)
         else:  # exp: geometric from start to target; both must be positive
             expr = start * geometric(target / start, tau / n)
         return Segment(expr, n)
+
+
+#: The decay shapes of ``cooldown`` and of the presets' warmup-stable-decay schedules, written
+#: once: ``c(q)`` falls from 1 at ``q = 0`` to 0 at ``q = 1``, and a decay from ``a`` to ``b``
+#: is ``b + (a - b) * c(q)``.  Megatron's ``--lr-wsd-decay-style`` (``minus_sqrt`` is ``sqrt``,
+#: ``exponential`` is ``megatron_exponential``), HF's ``warmup_stable_decay`` (``1-sqrt``),
+#: torchtitan's ``decay_type`` and OLMo-core's linear tail are these formulas.
+DECAY_SHAPES: dict[str, Callable[[sp.Expr], sp.Expr]] = {
+    "linear": lambda q: 1 - q,
+    "cosine": lambda q: HALF * (1 + periodic(sp.cos, sp.pi * q)),
+    "sqrt": lambda q: 1 - sp.sqrt(q),                        # Hägele et al.'s "1-sqrt"
+    "megatron_exponential": lambda q: 2 * geometric(HALF, q) - 1,
+}
+
+#: ``cooldown``'s shapes: the decay shapes, and ``exp`` (geometric, from its start to ``to``).
+COOLDOWN_SHAPES = ("linear", "cosine", "sqrt", "exp", "megatron_exponential")
+
+#: What the frameworks call a cooldown shape, for the hint of a name that is not one.
+FRAMEWORK_SHAPE_NAMES = {"minus_sqrt": "sqrt", "1-sqrt": "sqrt", "one_minus_sqrt": "sqrt",
+                         "exponential": "megatron_exponential", "cos": "cosine"}
+
+
+@dataclass(frozen=True)
+class Cooldown:
+    """``cooldown(shape, n, to)``: a ramp from the end value of the segment before ``>>`` to ``to``."""
+
+    shape: str
+    steps: sp.Expr
+    to: sp.Expr
+    clock: str | None = None  # its length in samples or tokens (see ``Segment.clock``)
+
+    def ramp_from(self, start: sp.Expr) -> Segment:
+        return dataclasses.replace(self._ramp_from(start), clock=self.clock)
+
+    def _ramp_from(self, start: sp.Expr) -> Segment:
+        n, to = self.steps, self.to
+        if n == 0:  # zero-length (SPEC §1): its value at local step n = 0 is `to`, held after
+            return Segment(to, n)
+        if self.shape == "exp":  # geometric from start to `to`; both must be positive
+            return Segment(start * geometric(to / start, tau / n), n)
+        return Segment(to + (start - to) * DECAY_SHAPES[self.shape](tau / n), n)
 
 
 # -- core schedules (SPEC §3) ----------------------------------------------------------
@@ -209,6 +255,15 @@ def piecewise(values, milestones):
 def warmup(shape, n, start=0):
     """Ramp from ``start`` to the start value of the segment after ``>>`` over ``n`` steps."""
     return Warmup(shape, n, start)
+
+
+def cooldown(shape, n, to):
+    """Ramp from the end value ``a`` of the segment before ``>>`` to ``to`` over ``n`` steps
+    (or ``tok``/``sp``), then hold ``to``; with ``q = t / n``: ``to + (a - to) * c(q)``,
+    ``c`` = ``1 - q`` (``linear``), ``(1 + cos(pi q)) / 2`` (``cosine``), ``1 - sqrt(q)``
+    (``sqrt``: Megatron's ``minus_sqrt``, HF's ``1-sqrt``), ``2 * 0.5 ** q - 1``
+    (``megatron_exponential``: Megatron's ``exponential``); ``exp`` is ``a * (to / a) ** q``."""
+    return Cooldown(shape, n, to)
 
 
 # -- more built-ins ---------------------------------------------------------------------
@@ -365,6 +420,7 @@ def _b(name, build, *args, **kw) -> Builtin:
 
 
 V, S, D = Kind.VALUE, Kind.STEPS, Kind.DURATION
+WARMUP_SHAPES = ("linear", "cosine", "exp")
 #: The kinds that are a number of steps (what time literals like ``100ba`` may give).
 STEP_KINDS = (S, D)
 SCHEDULES = {b.name: b for b in [
@@ -376,7 +432,9 @@ SCHEDULES = {b.name: b for b in [
     _b("step", step, Arg("v0", V), Arg("gamma", V), Arg("every", S)),
     _b("multistep", multistep, Arg("v0", V), Arg("gamma", V), Arg("milestones", Kind.VALUES)),
     _b("piecewise", piecewise, Arg("values", Kind.VALUES), Arg("milestones", Kind.VALUES)),
-    _b("warmup", warmup, Arg("shape", Kind.SHAPE), Arg("n", D), Arg("start", V, 0)),
+    _b("warmup", warmup, Arg("shape", Kind.SHAPE, choices=WARMUP_SHAPES), Arg("n", D), Arg("start", V, 0)),
+    _b("cooldown", cooldown, Arg("shape", Kind.SHAPE, choices=COOLDOWN_SHAPES), Arg("n", D),
+       Arg("to", Kind.CONST)),
     _b("inverse_sqrt", inverse_sqrt, Arg("v0", V), Arg("n", S, 1)),
     _b("cosine_restarts", cosine_restarts, Arg("v0", V), Arg("v1", V), Arg("period", S),
        Arg("mult", Kind.CONST, 1)),
@@ -394,8 +452,6 @@ SCHEDULES = {b.name: b for b in [
     _b("rsqrt_decay", rsqrt_decay, Arg("v0", V), Arg("n", S)),
     _b("noam", noam, Arg("d_model", Kind.CONST), Arg("warmup", S), Arg("factor", Kind.CONST, 1)),
 ]}
-
-WARMUP_SHAPES = ("linear", "cosine", "exp")
 
 #: Names a schedule can never depend on, with the reason shown to the user.
 DATA_DEPENDENT = {

@@ -8,6 +8,11 @@ Update ``k`` then uses the formula at local ``t = T_k - start`` (``T_k`` consume
 ``k``, Megatron's convention), and the segment covers the steps whose ``T_k`` is below its
 end: a length that is not a whole number of batches ends at the first step reaching it.
 
+A schedule counted in steps may be given a length in tokens or samples (``trunk for
+10e12tok``, ``Segment.evaluation == "steps"``): it keeps its own step formula and ends at
+the first step whose consumed-before count reaches its length (a branch point in tokens,
+SPEC §14); a ``cooldown`` after it starts from its value at that step.
+
 A segment may read the clock *after* its step instead (``Segment.evaluation == "after"``,
 OLMo-core's presets: the trainer counts the batch it is about to train before it asks for
 the lr): update ``k`` then uses the formula at ``T_{k+1} - start``.  It covers the same
@@ -32,7 +37,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..core.algebra import Segment, at, before, piecewise, tau
+from ..core.algebra import Segment, at, before, hold_for, piecewise, tau
 from ..core.clock import UNITS, Clock, threshold_in_samples
 from ..errors import SchedlangError, Span
 
@@ -88,6 +93,8 @@ def place(parts: list[tuple[Segment, Span]], clock: Clock, fix,
     out = []
     for index, (segment, span) in enumerate(parts):
         last = index == len(parts) - 1
+        if callable(segment):  # a cooldown that starts from the placed segment before it
+            segment = segment(out[-1])
         if segment.clock is None:
             out.append(segment)
             if not last:
@@ -115,6 +122,8 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
     ``measured``: its formula reads the count ``COUNTS[unit]`` instead of the plan's."""
     unit = segment.clock
     offset = sp.Rational(start.numerator, start.denominator)
+    if segment.evaluation == "steps":
+        return _cut_at_count(segment, first, end)
     if end is not None and end == first:  # shorter than what the step before it consumed
         value = segment.end_value()
         return Segment(value, sp.Integer(0), (), value)
@@ -137,6 +146,19 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
     if end is None:
         return Segment(piecewise(pairs), None, tuple(marks))
     return Segment(piecewise(pairs), sp.Integer(end - first), tuple(marks), segment.end_value())
+
+
+def _cut_at_count(segment: Segment, first: int, end: int | None) -> Segment:
+    """A schedule counted in steps whose length is a count of tokens or samples (``trunk for
+    10e12tok``, ``Segment.evaluation == "steps"``): its formula keeps its own steps from
+    ``first`` and it ends at step ``end``, the first whose count before it reaches the length;
+    it holds its value there.  Its marks count steps already; a ``for`` that cuts a decay
+    short says so at ``end``."""
+    if end is None:
+        return Segment(segment.expr, None, segment.marks)
+    steps = sp.Integer(end - first)
+    marks = tuple(m for m in segment.marks if (steps - m.step).is_nonnegative)
+    return hold_for(Segment(segment.expr, None, marks), steps)
 
 
 #: The largest count a token-clock formula reads: beyond it (2**62 tokens, 4.6e18, about

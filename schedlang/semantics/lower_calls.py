@@ -215,9 +215,13 @@ class CallLowering:
         return convert(arg, node, f"argument '{arg.name}' of {builtin.name}()")
 
     def _shape_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> str:
-        if not isinstance(node, ir.Name) or node.id not in stdlib.WARMUP_SHAPES:
-            raise SchedlangError(f"{what} must be a warmup shape", node.span,
-                                 hint="one of " + ", ".join(stdlib.WARMUP_SHAPES) + " (a bare name)")
+        if not isinstance(node, ir.Name) or node.id not in arg.choices:
+            written = node.id if isinstance(node, ir.Name) else getattr(node, "value", None)
+            ours = stdlib.FRAMEWORK_SHAPE_NAMES.get(written) if isinstance(written, str) else None
+            hint = (f"'{written}' is called {ours} here" if ours in arg.choices
+                    else "one of " + ", ".join(arg.choices) + " (a bare name)")
+            noun = "warmup" if arg.choices == stdlib.WARMUP_SHAPES else "cooldown"
+            raise SchedlangError(f"{what} must be a {noun} shape", node.span, hint=hint)
         return node.id
 
     def _option_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> str:

@@ -153,6 +153,11 @@ class ClockLowering:
                                  hint="a schedule counts steps or tokens (samples) throughout; "
                                       "join schedules on different clocks with >>")
         points = {s.evaluation for s, _ in operands if s.clock is not None and s.depends_on_step}
+        if len(points) > 1 and "steps" in points:
+            culprit = next(n for s, n in operands if s.clock is not None and s.evaluation == "steps")
+            raise SchedlangError("this combines a schedule counted in steps (cut at a count of "
+                                 "samples or tokens by `for`) with one counted in samples or "
+                                 "tokens", culprit.span, hint="join them with >> instead")
         if len(points) > 1:
             culprit = next(n for s, n in operands if s.clock is not None and s.evaluation == "after")
             raise SchedlangError("this combines a schedule that reads the token count after its "

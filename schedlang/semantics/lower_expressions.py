@@ -3,7 +3,7 @@ value into what its place needs.
 
 ``value`` gives a node's value by one method per node type (``_<node type>``, as a printer has
 one per sympy node): numbers, time literals, names, arithmetic, conditions, ``if``, ``for`` and
-``>>`` with its warmups.  The coercions (``schedule_value``, ``condition``, ``constant``,
+``>>`` with its warmups and cooldowns.  The coercions (``schedule_value``, ``condition``, ``constant``,
 ``steps``, ``pairs``) raise at the node when its value is not what is expected there.  Calls
 are ``lower_calls``; the clock a value counts is ``lower_clock``.
 """
@@ -22,7 +22,7 @@ from ..core.clock import UNITS
 from ..core.special import geometric
 from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
-from ..library.stdlib import Warmup
+from ..library.stdlib import Cooldown, Warmup
 from ..limits import MAX_SEGMENTS
 from ..syntax import ir
 from .clock import place
@@ -42,6 +42,21 @@ TIME_UNITS = {
 #: What each parameter of TIME_UNITS counts, for the hint that asks for it.
 PARAM_MEANING = {"steps_per_epoch": "steps in an epoch", "max_duration": "the run's length in steps",
                  "batch_size": "samples per step", "tokens_per_batch": "tokens per step"}
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A cooldown after a schedule whose end value is known only once ``place`` has put it on
+    the batch schedule (``trunk for 10e12tok``): ``place`` calls it with that placed segment.
+    Its length and clock are the cooldown's, for the checks of ``>>`` before placing."""
+
+    build: object  # (placed segment before it) -> Segment
+    duration: sp.Expr
+    clock: str | None
+    evaluation: str = "before"
+
+    def __call__(self, placed: Segment) -> Segment:
+        return self.build(placed)
 
 
 @dataclass(frozen=True)
@@ -286,6 +301,11 @@ class ExpressionLowering:
             ((unit, _),) = self.length_units[-1]
         finally:
             self.length_units.pop()
+        if body.clock is None and unit is not None and body.depends_on_step:
+            # a schedule counted in steps cut where the run's count reaches a length in tokens
+            # (samples): a trunk branched at a token count, `trunk for 10e12tok >> cooldown(...)`
+            marks = tuple(m for m in body.marks if m.kind != "cut")
+            return Segment(body.held(), steps, marks, clock=unit, evaluation="steps")
         if unit != body.clock and (body.clock is not None or body.depends_on_step):
             counts = "steps" if body.clock is None else UNITS[body.clock]
             raise SchedlangError(f"this schedule counts {counts}, so its length must too",
@@ -306,11 +326,26 @@ class ExpressionLowering:
         values = [(self.value(p), p) for p in parts]
         segments: list[tuple[Segment, ir.Node]] = []
         for i, (value, part) in enumerate(values):
+            if isinstance(value, Cooldown):
+                before = segments[-1] if segments else None
+                if before is not None and self.place_clocks and (
+                        isinstance(before[0], Deferred) or before[0].evaluation == "steps"):
+                    # its end value is known once it is placed: the cooldown is built then
+                    build = self.deferred_cooldown(value, before[1], part)
+                    segments.append((Deferred(build, value.steps, value.clock), part))
+                    continue
+                value = self.cooldown_segment(value, before, part)
             if isinstance(value, Warmup):
                 if i + 1 == len(values):
                     raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
                                          "warms up to", part.span)
                 following, following_node = values[i + 1]
+                if isinstance(following, Cooldown):
+                    raise SchedlangError("a warmup ramps to the start of the schedule after it, and "
+                                         "a cooldown has none: it starts from the end of the one "
+                                         "before it", following_node.span,
+                                         hint="put a schedule between them, e.g. warmup(linear, 100) "
+                                              ">> constant(1e-3, 900) >> cooldown(sqrt, 200, 1e-5)")
                 target = self.schedule_value(following, following_node, "a schedule")
                 value = self.warmup_segment(value, target.start_value(), part)
                 # For `check`: what follows a warmup should move on from its peak at once.
@@ -325,14 +360,47 @@ class ExpressionLowering:
         if len(segments) == 1:
             return result
         for segment, part in segments:
-            self.refuse_amount(segment, part.span)
-        segments = [(self.step_counted(s, p.span) if not _in_batches(p) else s, p) for s, p in segments]
+            if isinstance(segment, Segment):
+                self.refuse_amount(segment, part.span)
+        segments = [(self.step_counted(s, p.span) if isinstance(s, Segment) and not _in_batches(p) else s, p)
+                    for s, p in segments]
         if self.place_clocks and any(segment.clock for segment, _ in segments):
             placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole,
                            self.measured)
             segments = [(s, p) for s, (_, p) in zip(placed, segments)]
+        # a join into a cooldown is continuous on the cooldown's clock by construction; on the
+        # token clock its first step reads the curve at the tokens consumed before that step,
+        # a little past its start (a sqrt falls steeply there): no jump for `check` to report
+        cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
-                        jumps=_jumps(node, len(parts)))
+                        jumps=_jumps(node, len(parts)) | cooldowns)
+
+    def deferred_cooldown(self, cool: Cooldown, before_node: ir.Node, node: ir.Node):
+        """A cooldown after a schedule counted in steps and cut at a token (sample) count: the
+        value it starts from is the one that schedule has at the step where the cut falls,
+        known when ``place`` has put it on the batch schedule, which then calls this."""
+        return lambda placed: self.cooldown_segment(cool, (placed, before_node), node)
+
+    def cooldown_segment(self, cool: Cooldown, before: tuple[Segment, ir.Node] | None,
+                         node: ir.Node) -> Segment:
+        """``cooldown(...)`` from the value the segment before it holds at its end: the mirror of
+        a warmup, continuous by construction."""
+        if before is None:
+            raise SchedlangError("a cooldown starts from the value the schedule before it ends "
+                                 "with, and nothing comes before this one", node.span,
+                                 hint="put it after `>>`, e.g. constant(1e-3, 9000) >> "
+                                      "cooldown(sqrt, 1000, 1e-5)")
+        segment, before_node = before
+        if segment.duration is None:
+            raise SchedlangError("a cooldown starts from the end of the schedule before it, and "
+                                 "this one never ends", before_node.span,
+                                 hint="give it a length with `for`, e.g. `trunk for 9000 >> "
+                                      "cooldown(sqrt, 1000, 1e-5)`")
+        start = segment.end_value()
+        if cool.shape == "exp" and (_not_positive(start) or _not_positive(cool.to)):
+            raise SchedlangError("an exp cooldown needs a positive start and a positive target",
+                                 node.span, hint="use linear, cosine or sqrt to reach 0")
+        return cool.ramp_from(start)
 
     def warmup_segment(self, warm: Warmup, target: sp.Expr, node: ir.Node) -> Segment:
         if warm.shape == "exp" and (_not_positive(warm.start) or _not_positive(target)):
@@ -348,6 +416,9 @@ class ExpressionLowering:
         if isinstance(value, Warmup):
             raise SchedlangError("warmup(...) only makes sense right before `>>`", node.span,
                                  hint="e.g. warmup(linear, 500) >> cosine(1e-3, 1e-5, 9500)")
+        if isinstance(value, Cooldown):
+            raise SchedlangError("cooldown(...) only makes sense right after `>>`", node.span,
+                                 hint="e.g. constant(1e-3, 9000) >> cooldown(sqrt, 1000, 1e-5)")
         raise SchedlangError(f"expected {expected}, got {_kind(value)}", node.span)
 
     def condition(self, node: ir.Node) -> sp.Basic:
@@ -508,6 +579,8 @@ def _kind(value) -> str:
         return "a condition"
     if isinstance(value, Warmup):
         return "a warmup"
+    if isinstance(value, Cooldown):
+        return "a cooldown"
     return "a number"
 
 

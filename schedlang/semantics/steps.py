@@ -48,7 +48,7 @@ def zero_length_call(builtin: Builtin, kwargs: dict):
         return builtin.build(**kwargs)
     built = builtin.build(**(kwargs | zero))
     to_zero = {d: 0 for d in zero.values()}
-    if isinstance(built, stdlib.Warmup):
+    if isinstance(built, (stdlib.Warmup, stdlib.Cooldown)):
         return dataclasses.replace(built, steps=sp.Integer(0))
     if built.duration is None or built.duration.xreplace(to_zero) != 0:
         # the 0 is not the length of what was built (a preset's ``t_warmup=0``): the

@@ -99,14 +99,15 @@ def complete(doc: Document, line: int, column: int) -> list[Item]:
     if call is not None and call.keyword is not None:
         arg = next((a for a in args if a.name == call.keyword), None)
         if arg is not None and arg.choices:
-            quote = "" if call.in_string else '"'
+            quote = "" if call.in_string or arg.kind == stdlib.Kind.SHAPE else '"'
             return [Item(c, "value", arg.name, insert=f"{quote}{c}{quote}") for c in arg.choices]
         if arg is not None and arg.kind == stdlib.Kind.FLAG:
             return [Item("true", "keyword"), Item("false", "keyword")]
     if call is not None and call.in_string:
         return []
-    if call is not None and call.name == "warmup" and call.index == 0 and call.keyword is None:
-        return [Item(s, "value", "warmup shape") for s in stdlib.WARMUP_SHAPES]
+    first = args[0] if args and call is not None and call.index == 0 and call.keyword is None else None
+    if first is not None and first.kind == stdlib.Kind.SHAPE:
+        return [Item(s, "value", f"{call.name} shape") for s in first.choices]
     items = []
     if call is not None and call.keyword is None:
         items += [Item(f"{a.name}=", "property", arg_text(a), insert=f"{a.name}=") for a in args

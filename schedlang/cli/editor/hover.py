@@ -63,7 +63,7 @@ def arg_text(arg: stdlib.Arg) -> str:
     if arg.default is not stdlib.REQUIRED:
         parts.append(f"default `{stdlib.show_default(arg.default)}`")
     if arg.choices:
-        parts.append("one of " + ", ".join(f'`"{c}"`' for c in arg.choices))
+        parts.append("one of " + ", ".join(f"`{c}`" for c in arg.shown_choices()))
     return ", ".join(parts)
 
 

@@ -24,7 +24,7 @@ import math
 import sympy as sp
 
 from ...core.algebra import tau  # formulas are built in the real-valued step, not t
-from ..stdlib import ArgumentError
+from ..stdlib import DECAY_SHAPES, ArgumentError
 from ._common import OPTION, C, PresetSegment, Rejected, S, V, arg, frac, preset
 
 HALF = sp.Rational(1, 2)
@@ -160,6 +160,8 @@ def cosine_warmup_with_min_lr(lr, num_warmup_steps, num_training_steps, num_cycl
 
 
 _SHAPES = ("linear", "cosine", "1-sqrt")
+#: Each ``decay_type`` as the ``cooldown`` shape it is (``stdlib.DECAY_SHAPES``).
+COOLDOWN_SHAPE = {"linear": "linear", "cosine": "cosine", "1-sqrt": "sqrt"}
 
 
 def warmup_stable_decay(lr, num_warmup_steps, num_training_steps, num_decay_steps, num_stable_steps,
@@ -181,8 +183,9 @@ def warmup_stable_decay(lr, num_warmup_steps, num_training_steps, num_decay_step
     up = {"linear": p_warm, "cosine": HALF * (1 - sp.cos(sp.pi * p_warm)),
           "1-sqrt": 1 - sp.sqrt(1 - p_warm)}[warmup_type]
     p_decay = (tau - stable_end) / sp.Max(1, num_decay_steps)
-    down = {"linear": 1 - p_decay, "cosine": HALF * (1 + sp.cos(sp.pi * num_cycles * 2 * p_decay)),
-            "1-sqrt": 1 - sp.sqrt(p_decay)}[decay_type]
+    # the cooldown shapes; HF's cosine is the cosine shape at 2 * num_cycles * p (p at 1/2 cycle)
+    down = DECAY_SHAPES[COOLDOWN_SHAPE[decay_type]](2 * num_cycles * p_decay if decay_type == "cosine"
+                                                     else p_decay)
     value = sp.Piecewise((sp.Max(0, up * (1 - r) + r), sp.Lt(tau, w)), (1, sp.Lt(tau, stable_end)),
                          (sp.Max(0, down * (1 - r) + r), sp.Lt(tau, end)), (r, True))
     return _hf(lr * value, end if (end.is_number and end > 0) else None, "warmup_stable_decay")

@@ -50,12 +50,15 @@ from __future__ import annotations
 import sympy as sp
 
 from ...core.algebra import tau  # formulas are built in the real-valued step, not t
-from ..stdlib import ArgumentError
+from ..stdlib import DECAY_SHAPES, ArgumentError
 from ._common import FLAG, OPTION, C, PresetSegment, V, arg, preset
 
 HALF = sp.Rational(1, 2)
 LR_STYLES = ("constant", "linear", "cosine", "inverse-square-root", "WSD")
 WSD_STYLES = ("exponential", "linear", "cosine", "minus_sqrt")
+#: Each ``--lr-wsd-decay-style`` as the ``cooldown`` shape it is (``stdlib.DECAY_SHAPES``).
+COOLDOWN_SHAPE = {"exponential": "megatron_exponential", "linear": "linear", "cosine": "cosine",
+                  "minus_sqrt": "sqrt"}
 WD_STYLES = ("constant", "linear", "cosine")
 
 
@@ -103,9 +106,7 @@ def _coefficient(style, wsd_style, warmup, decay, wsd):
     anneal_start = decay - wsd
     if _known(wsd) and wsd == 0:
         return sp.Integer(1)  # n <= D = S whenever this branch runs
-    q = (tau - anneal_start) / wsd
-    down = {"linear": 1 - q, "cosine": HALF * (sp.cos(sp.pi * q) + 1),
-            "exponential": 2 * HALF ** q - 1, "minus_sqrt": 1 - sp.sqrt(q)}[wsd_style]
+    down = DECAY_SHAPES[COOLDOWN_SHAPE[wsd_style]]((tau - anneal_start) / wsd)
     return sp.Piecewise((1, sp.Le(tau, anneal_start)), (down, True))
 
 

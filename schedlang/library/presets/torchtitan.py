@@ -36,7 +36,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ...core.algebra import tau  # formulas are built in the real-valued step, not t
-from ..stdlib import ArgumentError
+from ..stdlib import DECAY_SHAPES, ArgumentError
 from ._common import OPTION, C, PresetSegment, S, V, arg, preset
 
 HALF = sp.Rational(1, 2)
@@ -89,9 +89,7 @@ def _decay_steps(total, warmup, decay_ratio, total_name):
 
 
 def _decay(p, decay_type, floor):
-    shape = {"linear": 1 - p, "sqrt": 1 - sp.sqrt(p),
-             "cosine": HALF * (1 + sp.cos(sp.pi * p))}[decay_type]
-    return floor + (1 - floor) * shape
+    return floor + (1 - floor) * DECAY_SHAPES[decay_type](p)  # the cooldown shapes, same names
 
 
 def lr_scheduler(lr, training_steps, warmup_steps, decay_ratio, decay_type, min_lr_factor, total_steps):
