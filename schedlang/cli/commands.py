@@ -190,6 +190,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="a format that `schedlang import --help` lists with 'export too' (default: "
                           "cerebras-yaml)")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--into", metavar="ORIGINAL",
+                     help="the config the written flags or keys go into (the one FILE was imported from): "
+                          "lengths are written in its unit and the proof reads them back merged into it")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")
     sub.add_argument("--no-verify", action="store_true",
@@ -620,7 +623,7 @@ def _export(args) -> int:
     check_output(args.output, [args.file], _output_span(args))
     path = Path(args.file)
     text = export_format.export(read_source(path), str(path), format=args.format, params=defines(args),
-                  verify=not args.no_verify, schedules=args.schedule)
+                  verify=not args.no_verify, schedules=args.schedule, into=args.into)
     _write(args.output, text)
     return EXIT_OK
 

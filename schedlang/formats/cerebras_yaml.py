@@ -413,7 +413,7 @@ class _Piece:
 
 
 def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
-           verify: bool = True, schedules: list[str] | None = None, *, read) -> str:
+           verify: bool = True, schedules: list[str] | None = None, *, read, into=None) -> str:
     """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound), proven
     equal when read back with ``read`` (this format's reader, handed over by ``formats.export``).
 

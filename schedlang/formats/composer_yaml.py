@@ -673,7 +673,8 @@ class _Writer:
 # -- the writer (``schedlang export --format composer-yaml``) ------------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
     call = PresetCall(source, filename, params, "composer-yaml",
                   "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")

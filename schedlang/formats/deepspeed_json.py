@@ -235,7 +235,8 @@ def _deepspeed_dict(node: ast.AST) -> bool:
 # -- the writer (``schedlang export --format deepspeed-json``) -----------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """A DeepSpeed config with the ``scheduler`` block (``type`` and ``params``) of one
     ``deepspeed.*`` preset call; its ``lr=`` (the optimizer's lr, which ``WarmupLR`` without
     ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``."""

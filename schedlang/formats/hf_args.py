@@ -272,7 +272,8 @@ def _core(found: Imported, total: str) -> str:
 # -- the writer (``schedlang export --format hf-args``) ------------------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """TrainingArguments JSON: ``lr_scheduler_type``, ``learning_rate``, ``warmup_steps``,
     ``max_steps`` and ``lr_scheduler_kwargs`` (v5 spelling: a ratio is ``warmup_steps < 1``)."""
     call = PresetCall(source, filename, params, "hf-args", "hf.cosine(lr=2e-5, num_warmup_steps=100, "
