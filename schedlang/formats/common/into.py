@@ -67,3 +67,35 @@ def blanked(text: str, spans: list[tuple[Span, Span]]) -> str:
 def where(span: Span | None) -> str:
     """``line:column`` of a span in its file, for the output's comments."""
     return f"{span.line}:{span.column}" if span is not None else "?"
+
+
+def document(into: Original) -> dict:
+    """The original JSON or YAML document as data (YAML by PyYAML's safe loader, as the frameworks
+    read it); a document that is no mapping cannot take keys."""
+    if into.filename.lower().endswith((".yaml", ".yml")):
+        import yaml  # lazy: PyYAML, only for YAML originals
+
+        data = yaml.safe_load(into.text)
+    else:
+        import json
+
+        try:
+            data = json.loads(into.text)
+        except ValueError as exc:
+            raise SchedlangError(f"{into.filename} is not JSON: {exc}",
+                                 hint="--into names the config the schedule was imported from") from None
+    if not isinstance(data, dict):
+        raise SchedlangError(f"{into.filename} is not a mapping of keys, so the export cannot go into it")
+    return data
+
+
+def dumped(into: Original, data: dict) -> str:
+    """``data`` in the original's syntax: JSON (indent 2), or YAML in the original's key order
+    (PyYAML's safe dumper; the original's comments are not kept)."""
+    if into.filename.lower().endswith((".yaml", ".yml")):
+        import yaml  # lazy: PyYAML, only for YAML originals
+
+        return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+    import json
+
+    return json.dumps(data, indent=2) + "\n"
