@@ -12,7 +12,6 @@ from __future__ import annotations
 from ..errors import SchedlangError
 from ..limits import check_size
 from . import table
-from .common.into import original
 
 
 def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
@@ -28,5 +27,7 @@ def export(source: str | bytes, filename: str = "<string>", *, format: str = "ce
     if format not in writers:
         raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(writers))
     check_size(source, filename)
+    from .common.into import original  # lazy: `schedlang check` loads this module, not the formats
+
     f = writers[format]
     return f.writer(source, filename, params, verify, schedules, read=f.reader, into=original(into))
