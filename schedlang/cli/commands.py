@@ -625,6 +625,12 @@ def _export(args) -> int:
     text = export_format.export(read_source(path), str(path), format=args.format, params=defines(args),
                   verify=not args.no_verify, schedules=args.schedule, into=args.into)
     _write(args.output, text)
+    if not args.no_verify:  # what the proof read: JSON carries no comment to say it (docs/import_export.md)
+        if args.into:
+            print(f"note: proved merged into {args.into} (its other keys or flags kept)", file=sys.stderr)
+        else:
+            print(f"note: proved alone, every other key or flag at {args.format}'s defaults; "
+                  "--into ORIGINAL proves it merged into your config", file=sys.stderr)
     return EXIT_OK
 
 

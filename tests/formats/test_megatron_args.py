@@ -700,3 +700,26 @@ def test_export_alone_says_it_is_proved_on_megatrons_defaults():
                      'lr_warmup_steps=2000, lr_decay_steps=100000)\n', "run.sched", format="megatron-args")
     assert "Proved alone, every other flag at Megatron-LM's default" in written
     assert "--lr-warmup-iters 2000" in written and "--train-iters 100000" in written
+
+
+def test_cli_export_into_the_users_command(tmp_path):
+    """The issue's steps from the command line: import, export --into the command (exit 0, the
+    iteration flags, the proof's statement on stderr); a refusal is exit 2 with the reason located."""
+    from helpers import run_cli
+
+    command = tmp_path / "run.sh"
+    command.write_text(USERS_COMMAND)
+    sched = tmp_path / "run.sched"
+    sched.write_text(import_file(command, "megatron-args"))
+    done = run_cli("export", sched, "--format", "megatron-args", "--into", command)
+    assert done.returncode == 0, done.stderr
+    assert "--lr-warmup-iters 2000" in done.stdout and "-samples" not in done.stdout
+    assert f"note: proved merged into {command}" in done.stderr
+    alone = run_cli("export", sched, "--format", "megatron-args")
+    assert "note: proved alone" in alone.stderr
+    other = tmp_path / "ramp.sh"
+    other.write_text("python pretrain_gpt.py --train-samples 3000 --lr 1e-3 "
+                     "--step-batch-size-schedule '0:16 1K:32'\n")
+    refused = run_cli("export", sched, "--format", "megatron-args", "--into", other)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "changes its batch" in refused.stderr and "run.sched:6:15:" in refused.stderr
