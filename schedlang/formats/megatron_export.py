@@ -5,7 +5,6 @@ together pass the 800-line limit of a module."""
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 import sympy as sp
@@ -140,11 +139,22 @@ def _proof_lines(run: _Run, replaced: list[str]) -> list[str]:
         return ["# Proved alone, every other flag at Megatron-LM's default (the batch flags are",
                 "# written here); add them to your pretrain command."]
     lines = [f"# Proved merged into {comment_safe(run.original.filename)}: these flags take the place of its",
-             *("# " + line for line in textwrap.wrap(comment_safe(", ".join(replaced)) + ";", 96))]
+             *("# " + line for line in _wrapped([comment_safe(r) for r in replaced]))]
     kept = [f"--{k.replace('_', '-')} {run.args.flags[k].text}" for k in (*_BATCH_KEYS, "seq_length",
                                                                           "train_iters", "train_samples")
             if k in run.args.flags and k.replace("_", "-") not in " ".join(replaced)]
     lines.append("# its other flags are kept" + (f" ({comment_safe(', '.join(kept))})." if kept else "."))
+    return lines
+
+
+def _wrapped(items: list[str], width: int = 96) -> list[str]:
+    """``a, b, c;`` in lines of at most ``width``, never inside an item (``--lr (1:60)``)."""
+    lines = [""]
+    for i, item in enumerate(items):
+        item += ";" if i == len(items) - 1 else ","
+        if lines[-1] and len(lines[-1]) + 1 + len(item) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {item}".lstrip()
     return lines
 
 
