@@ -200,6 +200,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="a format that `schedlang import --help` lists with 'export too' (default: "
                           "cerebras-yaml)")
     sub.add_argument("-o", "--output", help="output file (default: standard output)")
+    sub.add_argument("--into", metavar="ORIGINAL",
+                     help="the config the written flags or keys go into (the one FILE was imported from): "
+                          "lengths are written in its unit and the proof reads them back merged into it")
     sub.add_argument("--schedule", action="append", metavar="NAME",
                      help="export only these schedules (repeatable; default: all)")
     sub.add_argument("--no-verify", action="store_true",
@@ -648,8 +651,14 @@ def _export(args) -> int:
     check_output(args.output, [args.file], _output_span(args))
     path = Path(args.file)
     text = export_format.export(read_source(path), str(path), format=args.format, params=defines(args),
-                  verify=not args.no_verify, schedules=args.schedule)
+                  verify=not args.no_verify, schedules=args.schedule, into=args.into)
     _write(args.output, text)
+    if not args.no_verify:  # what the proof read: JSON carries no comment to say it (docs/import_export.md)
+        if args.into:
+            print(f"note: proved merged into {args.into} (its other keys or flags kept)", file=sys.stderr)
+        else:
+            print(f"note: proved alone, every other key or flag at {args.format}'s defaults; "
+                  "--into ORIGINAL proves it merged into your config", file=sys.stderr)
     return EXIT_OK
 
 

@@ -61,6 +61,7 @@ from . import cerebras_model as cm
 from .cerebras_model import Sched
 from .cerebras_to_sched import source
 from .common.format import YAML, Format, reader
+from .common.into import document, dumped
 from .common.keys import yaml_keys
 from .common.numbers import exact, yaml_float_text
 from .common.proof import proven
@@ -413,7 +414,7 @@ class _Piece:
 
 
 def export(source: str | bytes, filename: str = "<string>", params: dict | None = None,
-           verify: bool = True, schedules: list[str] | None = None, *, read) -> str:
+           verify: bool = True, schedules: list[str] | None = None, *, read, into=None) -> str:
     """The ModelZoo ``schedulers:`` YAML for a ``.sched`` program (parameters bound), proven
     equal when read back with ``read`` (this format's reader, handed over by ``formats.export``).
 
@@ -448,13 +449,36 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  f"the groups tagged {sched.tags[0]} in ModelZoo (an untagged scheduler "
                                  "drives every group)", untagged[sched.target].span,
                                  hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
-    text = render(scheds, filename)
+    text = render(scheds, filename, into)
     if verify:
-        _verify(program, text, filename, schedules, read)
+        _verify(program, text, filename, schedules, read, into)
     return text
 
 
-def _verify(program: Program, text: str, filename: str, schedules, read) -> None:
+def _merged(into, text: str) -> str:
+    """The original ModelZoo config with its ``trainer.init.schedulers`` (or top-level
+    ``schedulers:``) replaced by the written list; a legacy ``optimizer.learning_rate`` config is
+    refused (the list belongs to the 2.x trainer layout)."""
+    import copy
+
+    import yaml  # lazy: PyYAML (the read-back needs it anyway)
+
+    data = copy.deepcopy(document(into))
+    written = yaml.safe_load(text)["schedulers"]
+    optimizer = data.get("optimizer")
+    if isinstance(optimizer, dict) and "learning_rate" in optimizer:
+        raise SchedlangError(f"{into.filename} is a legacy ModelZoo config (optimizer.learning_rate), "
+                             "which takes no schedulers: list", hint="export --into its trainer.init "
+                                                                     "form, or without --into")
+    trainer = data.get("trainer")
+    if isinstance(trainer, dict) and isinstance(trainer.get("init"), dict):
+        trainer["init"]["schedulers"] = written
+    else:
+        data["schedulers"] = written
+    return dumped(into, data)
+
+
+def _verify(program: Program, text: str, filename: str, schedules, read, into=None) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
         import yaml  # noqa: F401 - lazy: yaml (is PyYAML there?)
@@ -463,8 +487,10 @@ def _verify(program: Program, text: str, filename: str, schedules, read) -> None
 
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
-    proven(program, text, read, filename, schedules=schedules, style="core",
-           rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False)
+    merged = text if into is None else _merged(into, text)  # dumped: the `# ~` marks are in `text`
+    proven(program, merged, read, into.filename if into is not None else filename, schedules=schedules,
+           style="core", rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False,
+           into=into.filename if into is not None else None)
 
 
 _RTOL = sp.Rational(1, 10**12)
@@ -726,10 +752,13 @@ def _construct(node: ir.Node) -> str:
 # -- YAML text ---------------------------------------------------------------------------
 
 
-def render(scheds: list[Sched], origin: str) -> str:
+def render(scheds: list[Sched], origin: str, into=None) -> str:
     lines = [f"# Exported by `schedlang export` from {comment_safe(str(origin))} "
-             "(ModelZoo trainer.init.schedulers).",
-             "schedulers:"]
+             "(ModelZoo trainer.init.schedulers)."]
+    if into is not None:
+        lines += [f"# Proved merged into {comment_safe(into.filename)}: this list takes the place of its",
+                  "# trainer.init.schedulers (or top-level schedulers:); its other keys are kept."]
+    lines.append("schedulers:")
     for sched in scheds:
         lines.extend(_render(sched, 0))
     return "\n".join(lines) + "\n"

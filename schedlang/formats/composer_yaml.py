@@ -36,6 +36,7 @@ raises when one schedule mixes units, and so does the import.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -50,6 +51,7 @@ from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from ..limits import MAX_STEP
 from ..syntax import ir
 from .common.format import YAML, Format, reader
+from .common.into import Original, document, dumped
 from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text
@@ -673,7 +675,8 @@ class _Writer:
 # -- the writer (``schedlang export --format composer-yaml``) ------------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
     call = PresetCall(source, filename, params, "composer-yaml",
                   "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
@@ -696,10 +699,54 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             raise SchedlangError("a 'dur' time needs max_duration bound", call.node.span,
                                  hint="bind it with -D max_duration=... (batches)")
         lines.append(f"max_duration: {int(total)}ba")
-    text = "\n".join(lines) + "\n"
+    if into is None:
+        lines[1:1] = ["# Proved alone: every other key at Composer's / llm-foundry's default (no",
+                      "# scale_schedule_ratio); put these keys in your run's YAML in place of its own."]
+        text = "\n".join(lines) + "\n"
+        merged = text
+    else:
+        body = "\n".join(lines[1:]) + "\n"
+        merged = _merged(into, body)
+        lines[1:1] = [f"# Proved merged into {comment_safe(into.filename)}: these keys take the place of its",
+                      "# scheduler / schedulers block (top level or under trainer:), its optimizer's lr and",
+                      "# whichever of max_duration, global_train_batch_size, max_seq_len are written here",
+                      "# (where it has them); its other keys are kept."]
+        text = "\n".join(lines) + "\n"
     if verify:
-        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+        proven(call.program, merged, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr"], into=into.filename if into is not None else None)
     return text
+
+
+def _merged(into: Original, body: str) -> str:
+    """The original run YAML with the written keys (``body``) put in: the scheduler block replaced
+    wherever it is (two would be refused, as Composer's last-one-wins LambdaLRs), the lr set in the
+    original's own optimizer, the run-length and batch keys replaced where the original has them."""
+    import yaml  # lazy: PyYAML (the writer already needs it to read back)
+
+    data = copy.deepcopy(document(into))
+    written = yaml.safe_load(body)
+    trainer = data.get("trainer") if isinstance(data.get("trainer"), dict) else {}
+    for holder in (data, trainer):
+        for key in ("scheduler", "schedulers"):
+            holder.pop(key, None)
+    data["scheduler"] = written["scheduler"]
+    if "optimizer" in written:
+        lr = written["optimizer"]["lr"]
+        optimizers = data.get("optimizers")
+        if isinstance(data.get("optimizer"), dict):
+            data["optimizer"]["lr"] = lr
+        elif isinstance(optimizers, dict) and len(optimizers) == 1 \
+                and isinstance(next(iter(optimizers.values())), dict):
+            next(iter(optimizers.values()))["lr"] = lr
+        else:
+            data["optimizer"] = {"lr": lr}
+    variables = data.get("variables") if isinstance(data.get("variables"), dict) else {}
+    for key in ("max_duration", "global_train_batch_size", "max_seq_len"):
+        if key in written:
+            holder = next((h for h in (data, trainer, variables) if key in h), data)
+            holder[key] = written[key]
+    return dumped(into, data)
 
 
 def _value(call: PresetCall, arg, node: ir.Node) -> str:

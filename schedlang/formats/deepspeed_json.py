@@ -21,6 +21,7 @@ points at the line and column of the offending key or value.
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import re
 
@@ -29,6 +30,7 @@ from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
 from .common.format import Format, reader
+from .common.into import Original, document, dumped
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
@@ -236,12 +238,24 @@ def _deepspeed_dict(node: ast.AST) -> bool:
 # -- the writer (``schedlang export --format deepspeed-json``) -----------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """A DeepSpeed config with the ``scheduler`` block (``type`` and ``params``) of one
     ``deepspeed.*`` preset call; its ``lr=`` (the optimizer's lr, which ``WarmupLR`` without
-    ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``."""
+    ``warmup_max_lr`` and ``WarmupCosineLR`` scale) becomes ``optimizer.params.lr``.
+
+    ``into`` (the config the file came from): the output is that config with its ``scheduler``
+    block replaced whole (another type's params would be a TypeError) and, where the lr is given,
+    its own optimizer's ``params.lr`` set (its type and other params kept), proven so; without
+    it the two blocks alone, proven on DeepSpeed's defaults for every other key."""
     call = PresetCall(source, filename, params, "deepspeed-json",
-                  "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)")
+                      "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)",
+                      others=("momentum",) if not schedules or "momentum" in schedules else ())
+    momentum = call.others.get("momentum")  # what the import writes for OneCycle: derived from its block
+    if momentum is not None and not (isinstance(momentum, ir.Call) and call.name == "deepspeed.OneCycle"
+                                     and momentum.func.id == "deepspeed.OneCycle.get_mom"):
+        raise SchedlangError("DeepSpeed derives the momentum from a OneCycle block; this momentum is not "
+                             "that", momentum.span, hint="export the lr alone (--schedule lr)")
     kind = call.name.split(".", 1)[1]
     if "." in kind:
         raise SchedlangError(f"{call.name} is a curve DeepSpeed derives from its scheduler, not one "
@@ -260,10 +274,32 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         else:
             scheduler_params[name] = json_number(call.number(name))
     out["scheduler"] = {"type": kind, "params": scheduler_params}
-    text = json.dumps(out, indent=2) + "\n"
+    text = json.dumps(out, indent=2) + "\n" if into is None else _merged(call, into, out)
     if verify:
-        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+        proven(call.program, text, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr", *call.others], into=into.filename if into is not None else None)
     return text
+
+
+def _merged(call: PresetCall, into: Original, out: dict) -> str:
+    """``out``'s blocks put into the original config ``into``."""
+    if into.filename.endswith(".py"):
+        raise SchedlangError(f"{into.filename} keeps its DeepSpeed config in Python, which an export "
+                             "does not rewrite", hint="export --into the JSON config, or without --into "
+                                                      "and copy the blocks into the dict")
+    data = copy.deepcopy(document(into))
+    data["scheduler"] = out["scheduler"]
+    if "optimizer" in out:
+        optimizer = data.get("optimizer")
+        if not isinstance(optimizer, dict):
+            raise SchedlangError(f"{into.filename} has no optimizer block: DeepSpeed then steps the client's "
+                                 "optimizer, whose lr this config cannot set", call.given["lr"].span,
+                                 hint="add an optimizer block to the config, or leave lr= to the "
+                                      "scheduler (warmup_max_lr=, ...)")
+        params = optimizer.get("params")
+        lr = out["optimizer"]["params"]["lr"]
+        optimizer["params"] = {**(params if isinstance(params, dict) else {}), "lr": lr}
+    return dumped(into, data)
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

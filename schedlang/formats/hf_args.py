@@ -36,6 +36,7 @@ from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
 from .common.format import YAML, Format, reader
+from .common.into import document, dumped
 from .common.json_source import load as load_json
 from .common.keys import yaml_keys
 from .common.numbers import exact
@@ -272,9 +273,15 @@ def _core(found: Imported, total: str) -> str:
 # -- the writer (``schedlang export --format hf-args``) ------------------------------------------
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
     """TrainingArguments JSON: ``lr_scheduler_type``, ``learning_rate``, ``warmup_steps``,
-    ``max_steps`` and ``lr_scheduler_kwargs`` (v5 spelling: a ratio is ``warmup_steps < 1``)."""
+    ``max_steps`` and ``lr_scheduler_kwargs`` (v5 spelling: a ratio is ``warmup_steps < 1``).
+
+    ``into`` (the arguments the file came from): the output is that document with these keys
+    set and the other schedule keys of ``OWNED`` removed (a ``warmup_ratio`` or ``lr_scheduler_kwargs``
+    left there would change the schedule), proven so; without it the keys alone, proven on
+    TrainingArguments' defaults for every other field."""
     call = PresetCall(source, filename, params, "hf-args", "hf.cosine(lr=2e-5, num_warmup_steps=100, "
                                                            "num_training_steps=1000)")
     kind = call.name.split(".", 1)[1]
@@ -290,10 +297,22 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         if kind == "constant_with_warmup":
             raise SchedlangError("get_scheduler passes no kwargs to constant_with_warmup", call.node.span)
         out["lr_scheduler_kwargs"] = kwargs
-    text = json.dumps(out, indent=2) + "\n"
+    if into is not None:
+        merged = {k: v for k, v in document(into).items() if k not in OWNED}
+        merged.update(out)
+        text = dumped(into, merged)
+    else:
+        text = json.dumps(out, indent=2) + "\n"
     if verify:
-        proven(call.program, text, read, filename, params=params, schedules=["lr"])
+        proven(call.program, text, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr"], into=into.filename if into is not None else None)
     return text
+
+
+#: The TrainingArguments fields of the schedule: the export states it in full, so the original's
+#: own value of any it does not write is removed (TrainingArguments' default applies).
+OWNED = ("lr_scheduler_type", "learning_rate", "warmup_steps", "warmup_ratio", "max_steps",
+         "lr_scheduler_kwargs")
 
 
 def _arguments(call: PresetCall, out: dict) -> dict:

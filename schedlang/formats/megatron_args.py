@@ -96,6 +96,9 @@ class Args:
     notes: list[str] = field(default_factory=list)
     assignments: dict[str, list[str]] = field(default_factory=dict)
     source: Source | None = None
+    #: every occurrence of a flag, in order: (key, span of the flag word or YAML key, span of its
+    #: value); ``export --into`` removes the schedule's occurrences from the original by these.
+    occurrences: list[tuple[str, Span, Span | None]] = field(default_factory=list)
 
 
 def read(text: str, filename: str) -> Args:
@@ -218,6 +221,8 @@ def _unreadable(span: Span, name: str):
 
 
 def _put(args: Args, key: str, flag: Flag, at: Span | None) -> None:
+    if at is not None:
+        args.occurrences.append((key, at, flag.span))
     if key in args.flags:
         first = args.flags[key].span
         where = f" (first at {first.location})" if first is not None else ""
@@ -720,6 +725,23 @@ def _kwargs(kwargs: dict, core, spans=None) -> str:
     return ", ".join(parts)
 
 
+# -- the writer's view of a command (``export --into``) ----------------------------------------------
+
+
+def understood(text: str, filename: str) -> tuple[Args, Plan, int | None]:
+    """A command's flags, their plan and its constant ``--global-batch-size`` (None if not a
+    plain number): what the writer (``megatron_export``) needs to write for that run."""
+    args = read(text, filename)
+    p = plan(args)
+    batch = _Values(args).number("global_batch_size") if "global_batch_size" in args.flags else None
+    return args, p, int(batch) if batch is not None and batch.is_Integer else None
+
+
+def _writer(source, filename="<string>", params=None, verify=True, schedules=None, *, read, into=None) -> str:
+    """``megatron_export.export``, handed ``understood`` (the writer imports no reader)."""
+    return export(source, filename, params, verify, schedules, read=read, into=into, understand=understood)
+
+
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
@@ -742,6 +764,6 @@ def recognizes(text: str, suffix: str) -> bool:
 FORMAT = Format("megatron-args",
                 "Megatron-LM arguments: a pretrain_*.py command line or script, or YAML of --flag: keys",
                 (*SHELL, *YAML), recognizes, reader("megatron-args", None, source, takes_options=True),
-                export,
+                _writer,
                 schedule_flags=re.compile(r"--(?:lr|min-lr|lr-decay-style|train-iters|train-samples"
                                           r"|lr-warmup-\w+)\b"))

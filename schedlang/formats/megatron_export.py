@@ -5,29 +5,68 @@ together pass the 800-line limit of a module."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import sympy as sp
+
 from ..errors import SchedlangError
 from ..library.presets import PRESETS
 from ..syntax import ir
+from .common.into import Original, blanked, offset, original, where
 from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text, on_samples
 from .common.proof import proven
+from .common.source_text import comment_safe
 
-#: ``megatron.OptimizerParamScheduler`` keyword -> Megatron-LM flag, in samples: the class's
-#: ``num_steps`` counts samples, so the flags name exactly the class's own lengths.
+#: ``megatron.OptimizerParamScheduler`` keyword -> Megatron-LM flag; a length's flag ends in the
+#: run's unit (``-iters`` or ``-samples``, ``_Run``).
 _MEGATRON_FLAGS = {"max_lr": "--lr", "min_lr": "--min-lr", "init_lr": "--lr-warmup-init",
-                   "lr_warmup_steps": "--lr-warmup-samples", "lr_decay_steps": "--lr-decay-samples",
-                   "lr_decay_style": "--lr-decay-style", "wsd_decay_steps": "--lr-wsd-decay-samples",
+                   "lr_warmup_steps": "--lr-warmup-", "lr_decay_steps": "--lr-decay-",
+                   "lr_decay_style": "--lr-decay-style", "wsd_decay_steps": "--lr-wsd-decay-",
                    "lr_wsd_decay_style": "--lr-wsd-decay-style"}
+#: The flags of the lr schedule: the export states it in full, so an original's occurrence of any
+#: of them that the export does not write is removed by the merge (Megatron's default applies).
+_LR_KEYS = ("lr", "min_lr", "lr_warmup_init", "lr_warmup_fraction", "lr_warmup_iters", "lr_warmup_samples",
+            "lr_decay_iters", "lr_decay_samples", "lr_decay_style", "lr_wsd_decay_iters",
+            "lr_wsd_decay_samples", "lr_wsd_decay_style")
+_WD_KEYS = ("weight_decay", "start_weight_decay", "end_weight_decay", "weight_decay_incr_style")
+_BATCH_KEYS = ("global_batch_size", "rampup_batch_size", "step_batch_size_schedule",
+               "decrease_batch_size_if_needed")
 
 
-def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read) -> str:
-    """Megatron-LM scheduler flags (sample-based, one per line) for one
-    ``megatron.OptimizerParamScheduler`` call, its ``get_wd`` weight decay if the file has one
-    (``--train-samples`` is its ``wd_incr_steps``, else the decay length), and the batch flags of
-    a file whose lr is ``on_samples(...)`` under ``batch = megatron.step_batch_size_schedule(...)``
-    (``--step-batch-size-schedule``, ``--seq-length``), ``megatron.rampup_batch_size(...)``
-    (``--rampup-batch-size``, ``--global-batch-size``) or a constant ``batch = N``
-    (``--global-batch-size``): the form ``import --format megatron-args`` writes."""
+@dataclass
+class _Run:
+    """The run the flags are written for: the unit of the flags' lengths (``iters`` or
+    ``samples``), the factor from the file's lengths to it, what the file's t counts, and the
+    original command (``export --into``) with its batch."""
+
+    unit: str = "iters"
+    factor: sp.Expr = sp.Integer(1)
+    t_unit: str = "iterations"
+    original: Original | None = None
+    args: object = None  # the original's ``megatron_args.Args``
+    batch: int | None = None  # the original's constant --global-batch-size
+    fraction: bool = False  # the original writes its warmup as --lr-warmup-fraction
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None, understand) -> str:
+    """Megatron-LM scheduler flags (one per line) for one ``megatron.OptimizerParamScheduler``
+    call, its ``get_wd`` weight decay if the file has one (``--train-*`` is its ``wd_incr_steps``,
+    else the decay length), and the batch flags of a file whose lr is ``on_samples(...)`` under
+    ``batch = megatron.step_batch_size_schedule(...)`` (``--step-batch-size-schedule``,
+    ``--seq-length``), ``megatron.rampup_batch_size(...)`` (``--rampup-batch-size``,
+    ``--global-batch-size``) or a constant ``batch = N`` (``--global-batch-size``): the form
+    ``import --format megatron-args`` writes.
+
+    Lengths are written in the run's unit (``_run``): a file whose t counts iterations as
+    ``--train-iters`` / ``--lr-*-iters``, or, ``into`` a command that trains by samples, as
+    ``--train-samples`` / ``--lr-*-samples`` = iterations times its ``--global-batch-size``; a file
+    on the sample clock in samples.  The proof reads the flags back merged into ``into`` (the
+    original's schedule flags replaced, its others kept), or alone, where every other flag keeps
+    Megatron-LM's default; the output says which.  ``understand(text, filename)`` is the reader's
+    ``(args, plan, constant batch)`` of a command (``megatron_args.understood``, handed over by the
+    format's declaration so that this module imports no reader)."""
     wanted = ("weight_decay",) if not schedules or "weight_decay" in schedules else ()
     call = PresetCall(source, filename, params, "megatron-args",
                       'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
@@ -35,61 +74,208 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
+    run = _run(call, original(into), understand)
     flags = {}
     for name, node in call.given.items():
         flag = _MEGATRON_FLAGS.get(name)
         if flag is None:
             continue  # the weight-decay and checkpoint keywords do not change the lr
+        if flag.endswith("-"):
+            flag += run.unit
         if isinstance(node, ir.String):
             flags[flag] = node.value
             continue
-        if name == "lr_warmup_steps" and not call.value(node, name).is_Integer:
+        whole = (call.value(node, name) * run.factor).is_Integer if name == "lr_warmup_steps" else True
+        if name == "lr_warmup_steps" and (run.fraction or not whole):
             flags[flag] = None  # a fraction of the decay, if it is one (_warmup_fraction)
         elif name.endswith("_steps"):
-            flags[flag] = _samples(call, name, node)
+            flags[flag] = _length(call, name, node, run)
         else:
             flags[flag] = number_text(call.number(name))
-    flags["--train-samples"] = flags["--lr-decay-samples"]
-    _warmup_fraction(call, flags)
-    flags.update(_megatron_wd(call))
+    if not _keeps_train(run, call):
+        flags[f"--train-{run.unit}"] = flags[f"--lr-decay-{run.unit}"]
+    _warmup_fraction(call, flags, run)
+    flags.update(_megatron_wd(call, run))
     batch_flags, head = _megatron_batch(call)
     flags.update(batch_flags)
-    lines = ["# Megatron-LM scheduler flags written by schedlang (lengths in samples, as",
-             "# OptimizerParamScheduler counts them); add them to your pretrain command.", *head,
-             "python pretrain_gpt.py \\"]
+    merged, replaced = _merged(run, flags)
+    lines = [f"# Megatron-LM scheduler flags written by schedlang from {comment_safe(str(filename))}:",
+             f"# lengths in {_UNIT_WORDS[run.unit]}, {_why(run)}.", *_proof_lines(run, replaced), *head]
+    if run.original is None:
+        lines.append("python pretrain_gpt.py \\")
     items = [f"    {flag} {value}" for flag, value in flags.items()]
     lines += [item + " \\" for item in items[:-1]] + items[-1:]
     text = "\n".join(lines) + "\n"
+    _check_clock(call, run, merged if run.original is not None else text, understand)
     if verify:
-        proven(call.program, text, read, filename, params=params,
-               schedules=["lr", *call.others])
+        proven(call.program, merged if run.original is not None else text, read,
+               filename, params=params, schedules=["lr", *call.others],
+               into=run.original.filename if run.original is not None else None)
     return text
 
 
-def _warmup_fraction(call: PresetCall, flags: dict) -> None:
-    """A warmup of a fractional number of samples as ``--lr-warmup-fraction`` (Megatron-LM
-    multiplies it by the decay samples), when a decimal fraction gives it exactly."""
-    if flags.get("--lr-warmup-samples", "") is not None:
+_UNIT_WORDS = {"iters": "iterations", "samples": "samples"}
+
+
+def _why(run: _Run) -> str:
+    if run.original is None:
+        return ("as the file's t counts them" if run.unit == "iters" else
+                "as OptimizerParamScheduler counts them (the lr is on_samples(...))")
+    source = "--train-iters" if "train_iters" in run.args.flags else "--train-samples"
+    if run.unit == "iters":
+        return f"as {run.original.filename} trains ({source})"
+    if run.t_unit == "iterations":
+        return (f"as {run.original.filename} trains ({source}): the file's iterations times its "
+                f"--global-batch-size {run.batch}")
+    return f"as {run.original.filename} trains ({source}) and the file's t counts them"
+
+
+def _proof_lines(run: _Run, replaced: list[str]) -> list[str]:
+    if run.original is None:
+        if run.unit == "iters":
+            return ["# Proved alone, every other flag at Megatron-LM's default: in iterations the schedule",
+                    "# is the same at any constant --global-batch-size (no --rampup-batch-size or",
+                    "# --step-batch-size-schedule); add them to your pretrain command."]
+        return ["# Proved alone, every other flag at Megatron-LM's default (the batch flags are",
+                "# written here); add them to your pretrain command."]
+    lines = [f"# Proved merged into {comment_safe(run.original.filename)}: these flags take the place of its",
+             *("# " + line for line in _wrapped([comment_safe(r) for r in replaced]))]
+    kept = [f"--{k.replace('_', '-')} {run.args.flags[k].text}" for k in (*_BATCH_KEYS, "seq_length",
+                                                                          "train_iters", "train_samples")
+            if k in run.args.flags and k.replace("_", "-") not in " ".join(replaced)]
+    lines.append("# its other flags are kept" + (f" ({comment_safe(', '.join(kept))})." if kept else "."))
+    return lines
+
+
+def _wrapped(items: list[str], width: int = 96) -> list[str]:
+    """``a, b, c;`` in lines of at most ``width``, never inside an item (``--lr (1:60)``)."""
+    lines = [""]
+    for i, item in enumerate(items):
+        item += ";" if i == len(items) - 1 else ","
+        if lines[-1] and len(lines[-1]) + 1 + len(item) > width:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {item}".lstrip()
+    return lines
+
+
+def _run(call: PresetCall, into: Original | None, understand) -> _Run:
+    """The unit the flags are written in, for ``into`` (None: the file alone)."""
+    if into is None:
+        return _Run(unit="samples" if call.on_samples else "iters",
+                    t_unit="samples" if call.on_samples else "iterations")
+    args, p, batch = understand(into.text, into.filename)
+    mode = "iters" if "train_iters" in args.flags else "samples"
+    run = _Run(original=into, args=args, batch=batch, fraction="lr_warmup_fraction" in args.flags)
+    if p.batch is not None and not call.on_samples:
+        flag = "step_batch_size_schedule" if "step_batch_size_schedule" in args.flags else "rampup_batch_size"
+        at = args.flags[flag].span
+        raise SchedlangError(f"{into.filename} changes its batch (--{flag.replace('_', '-')} at "
+                             f"{where(at)}): Megatron steps its scheduler by each iteration's batch, and "
+                             "this file's lr counts iterations", call.node.span,
+                             hint="import the run again: its lr is on_samples(megatron."
+                                  "OptimizerParamScheduler(...)) with lengths in samples")
+    if call.on_samples:
+        run.unit, run.t_unit = "samples", "samples"
+    elif p.per_iteration:
+        run.unit = mode
+        run.factor = sp.Integer(1) if mode == "iters" else sp.Integer(batch)
+    else:  # the original's import counts samples (inverse-square-root's clamps, or no batch)
+        run.t_unit = "samples"
+        run.unit = mode
+        run.factor = sp.Integer(1) if mode == "samples" else sp.Rational(1, batch)
+    return run
+
+
+def _keeps_train(run: _Run, call: PresetCall) -> bool:
+    """Whether the original's --train-* stays (same unit, and no weight decay writes it)."""
+    return run.original is not None and f"train_{run.unit}" in run.args.flags \
+        and "weight_decay" not in call.others
+
+
+def _merged(run: _Run, flags: dict) -> tuple[str, list[str]]:
+    """The original with the schedule's flags removed and ``flags`` put in their place (at the
+    first removed one), and the removed occurrences (``--lr (1:60)``); without an original, ""."""
+    if run.original is None:
+        return "", []
+    written = {flag[2:].replace("-", "_") for flag in flags}
+    owned = set(_LR_KEYS) | written | {f"train_{u}" for u in ("iters", "samples") if u != run.unit}
+    if f"train_{run.unit}" in written:
+        owned.add(f"train_{run.unit}")
+    if any(k in written for k in _BATCH_KEYS):
+        owned |= set(_BATCH_KEYS)
+    if any(k in written for k in _WD_KEYS):
+        owned |= set(_WD_KEYS)
+    gone = [(key, at, value) for key, at, value in run.args.occurrences if key in owned]
+    replaced = [f"--{key.replace('_', '-')} ({where(at)})" for key, at, _ in gone]
+    text = run.original.text
+    blank = blanked(text, [(at, value or at) for _, at, value in gone])
+    at = gone[0][1]  # --lr is always there: the import needs it
+    cut = offset(text, at.line, at.column)
+    yaml = run.original.filename.lower().endswith((".yaml", ".yml"))
+    if yaml:  # one `--flag: value` line each, at the first removed key's indentation
+        indent = "\n" + " " * (at.column - 1)
+        inserted = indent.join(f"{flag}: {_yaml_value(value)}" for flag, value in flags.items()) + indent
+    else:
+        inserted = " ".join(f"{flag} {value}" for flag, value in flags.items()) + " "
+    merged = blank[:cut] + inserted + blank[cut:]
+    return merged, replaced
+
+
+def _yaml_value(value: str) -> str:
+    if value.startswith("'"):
+        return value
+    if " " in value:
+        return "[" + ", ".join(value.split()) + "]"
+    return value
+
+
+def _check_clock(call: PresetCall, run: _Run, merged: str, understand) -> None:
+    """The merged command's import counts what the file's t counts, or the file cannot be
+    written for that run (inverse-square-root's clamps are in samples)."""
+    try:
+        _, p, _ = understand(merged, run.original.filename if run.original is not None else "flags.sh")
+    except SchedlangError:
+        return  # the proof reports it, located
+    per_sample = p.batch is None and not p.per_iteration
+    if run.t_unit == "iterations" and per_sample:
+        node = call.given.get("lr_warmup_steps", call.node)
+        at = (f"at --global-batch-size {run.batch} of {run.original.filename}" if run.original is not None
+              else "at any --global-batch-size but 1")
+        raise SchedlangError("inverse-square-root with less than one iteration of warmup: Megatron-LM clamps "
+                             f"max(W, 1) and max(n, 1) in samples, so {at} the run is not this "
+                             "per-iteration schedule", node.span,
+                             hint="a warmup of at least one iteration; or import the run again, per sample, "
+                                  "and export that with --into the command")
+
+
+def _warmup_fraction(call: PresetCall, flags: dict, run: _Run) -> None:
+    """A warmup as ``--lr-warmup-fraction`` (Megatron-LM multiplies it by the decay length), when a
+    decimal fraction gives it exactly: where it is no whole number of the unit, or where the
+    original writes it so."""
+    key = f"--lr-warmup-{run.unit}"
+    if flags.get(key, "") is not None:
         return
-    del flags["--lr-warmup-samples"]
+    del flags[key]
     node = call.given["lr_warmup_steps"]
     warmup = call.value(node, "lr_warmup_steps")
     decay = call.value(call.given["lr_decay_steps"], "lr_decay_steps")
     fraction = number_text(warmup / decay)
     if exact(fraction) * decay != warmup:
-        _samples(call, "lr_warmup_steps", node)  # refused: not a whole number of samples
+        flags[key] = _length(call, "lr_warmup_steps", node, run)  # refused unless a whole number
+        return
     flags["--lr-warmup-fraction"] = fraction
 
 
-def _samples(call: PresetCall, name: str, node: ir.Node) -> str:
-    value = call.value(node, name)
+def _length(call: PresetCall, name: str, node: ir.Node, run: _Run) -> str:
+    """A length of the file in the run's unit, a whole number as Megatron's flags are."""
+    value = call.value(node, name) * run.factor
     if not value.is_Integer:
-        raise SchedlangError(f"'{name}' is {number_text(value)} samples; Megatron-LM's sample "
-                             "flags are whole numbers", node.span)
+        raise SchedlangError(f"'{name}' is {number_text(value)} {_UNIT_WORDS[run.unit]} of the run; "
+                             f"Megatron-LM's --*-{run.unit} flags are whole numbers", node.span)
     return number_text(value)
 
 
-def _megatron_wd(call: PresetCall) -> dict:
+def _megatron_wd(call: PresetCall, run: _Run) -> dict:
     """The flags of ``schedule weight_decay = megatron.OptimizerParamScheduler.get_wd(...)``
     (on the lr's clock): Megatron-LM passes ``wd_incr_steps = --train-samples``."""
     node = call.others.get("weight_decay")
@@ -112,7 +298,7 @@ def _megatron_wd(call: PresetCall) -> dict:
     style = style.value if isinstance(style, ir.String) else "constant"
     start = call.value(given["start_wd"], "start_wd") if "start_wd" in given else None
     end = call.value(given["end_wd"], "end_wd") if "end_wd" in given else None
-    flags = {"--train-samples": _samples(call, "wd_incr_steps", given["wd_incr_steps"])}
+    flags = {f"--train-{run.unit}": _length(call, "wd_incr_steps", given["wd_incr_steps"], run)}
     if style == "constant":
         if start is not None and end is not None and start != end:
             raise SchedlangError("a constant weight decay has one value; Megatron-LM uses --weight-decay "

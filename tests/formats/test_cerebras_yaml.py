@@ -673,3 +673,40 @@ def test_param_group_tags_on_a_child_are_refused():
     with pytest.raises(schedlang.SchedlangError, match="outer scheduler"):
         from_cerebras_yaml("schedulers:\n  - SequentialLR:\n      schedulers:\n        - ConstantLR: "
                            "{learning_rate: 1, param_group_tags: x}\n")
+
+
+# -- export --into the ModelZoo config the file came from (issue 36) ----------------------------------
+
+
+def _cstorch_entry(entry):
+    (name, kwargs), = entry.items()
+    kwargs = dict(kwargs)
+    if "schedulers" in kwargs:
+        kwargs["schedulers"] = [_cstorch_entry(c) for c in kwargs["schedulers"]]
+    return name, kwargs
+
+
+@pytest.mark.parametrize("path", [ROOT / "examples" / "cerebras_sequential.yaml",
+                                  CONFIGS / "cerebras_single_child.yaml",
+                                  CONFIGS / "cerebras_merge_keys.yaml"], ids=lambda p: p.name)
+def test_export_into_the_original_config_runs_in_cstorch_as_the_original(path):
+    """import -> export --into the original -> the list in its trainer.init.schedulers: cstorch
+    2.10's schedulers give the original's lr at every step (past the end too)."""
+    exported = export(import_file(path), "x.sched", into=path)
+    assert "# Proved merged into" in exported
+    original = yaml.safe_load(path.read_text())
+    merged = yaml.safe_load(path.read_text())
+    merged["trainer"]["init"]["schedulers"] = yaml.safe_load(exported)["schedulers"]
+    steps = range(1100)
+    try:
+        expected = R.cerebras_values(*_cstorch_entry(original["trainer"]["init"]["schedulers"][0]), steps)
+        values = R.cerebras_values(*_cstorch_entry(merged["trainer"]["init"]["schedulers"][0]), steps)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"anchor unavailable: {exc}")
+    assert values == pytest.approx(expected, rel=1e-12, abs=1e-18)
+
+
+def test_export_into_a_legacy_config_is_refused_with_the_reason():
+    path = CONFIGS / "cerebras_legacy_repeats.yaml"
+    with pytest.raises(schedlang.SchedlangError, match="legacy ModelZoo config"):
+        export("schedule lr = linear(1e-3, 1e-4, 100)\n", "x.sched", into=path)

@@ -485,7 +485,7 @@ def test_every_export_is_read_back_and_proven_by_one_step(fmt):
     original = schedlang.compile(source)
     proven(original, text, READERS[fmt], "a.sched")
     warmup = {"cerebras-yaml": "total_iters: 10", "deepspeed-json": '"warmup_num_steps": 10',
-              "megatron-args": "--lr-warmup-samples 10"}[fmt]
+              "megatron-args": "--lr-warmup-iters 10"}[fmt]
     changed = text.replace(warmup, warmup.replace("10", "20"))
     assert changed != text
     with pytest.raises(schedlang.SchedlangError, match="internal error"):
@@ -623,7 +623,7 @@ def source(config, filename, style):
     return f"schedule lr = linear({sched_text(lr)}, 0, {steps})\\n"
 
 
-def export(text, filename="<string>", params=None, verify=True, schedules=None, *, read):
+def export(text, filename="<string>", params=None, verify=True, schedules=None, *, read, into=None):
     program = schedlang.compile(text, params or None)
     lr = program["lr"]
     written = f"toy lr={lr(0)} steps={lr.duration}\\n"

@@ -319,3 +319,47 @@ def test_a_batch_ramp_has_no_composer_yaml_export():
     with pytest.raises(SchedlangError, match="Composer has no batch ramp") as info:
         by_name("composer-yaml").writer(text, "run.sched", read=by_name("composer-yaml").reader)
     assert info.value.span.line == 2
+
+
+# -- export --into the run YAML the file came from (issue 36) -----------------------------------------
+
+
+def _put_into(original: dict, snippet: dict) -> dict:
+    """The export's keys put into the run YAML as its header says: the scheduler block replaced
+    wherever it was, the lr set in the original's own optimizer, max_duration where it is."""
+    merged = {k: v for k, v in original.items() if k not in ("scheduler", "schedulers")}
+    merged["scheduler"] = snippet["scheduler"]
+    if "optimizer" in snippet:
+        optimizers = merged.get("optimizers") or {"optimizer": merged.setdefault("optimizer", {})}
+        next(iter(optimizers.values()))["lr"] = snippet["optimizer"]["lr"]
+    if "max_duration" in snippet:
+        merged["max_duration"] = snippet["max_duration"]
+    return merged
+
+
+@pytest.mark.parametrize("case", COMPOSER, ids=lambda c: c.file)
+def test_composer_export_into_the_original_runs_in_composer_as_the_original(case):
+    """import -> export --into the original -> its keys in the original YAML: Composer's own
+    scheduler (and llm-foundry's), built from that YAML, gives the original's lr at every step."""
+    import yaml
+
+    from schedlang.formats.composer_yaml import EXPORT_NAMES
+    from schedlang.formats.export import export
+
+    options = case.params if case.dataloader_len else None
+    text = import_file(case.path, format="composer-yaml", options=options)
+    params = {} if case.dataloader_len else case.params
+    exported = export(text, "x.sched", format="composer-yaml", params=params, into=case.path)
+    assert "# Proved merged into" in exported
+    merged = _put_into(yaml.safe_load(case.path.read_text()), yaml.safe_load(exported))
+    kwargs = dict(merged["scheduler"])
+    names = {v: k for k, v in EXPORT_NAMES.items()}
+    cls = names.get(kwargs.pop("name"))
+    optimizers = merged.get("optimizers") or {"optimizer": merged["optimizer"]}
+    lr = next(iter(optimizers.values()))["lr"]
+    try:
+        values = R.composer_values(cls, kwargs, range(case.steps), max_duration=merged.get("max_duration"),
+                                   dataloader_len=case.dataloader_len)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(str(exc))
+    assert max_error([lr * v for v in values], _composer_reference(case), 1e-3) <= TOL

@@ -126,3 +126,61 @@ def test_what_deepspeed_cannot_say_is_refused():
         export("warmup(linear, 10) >> cosine(1e-3, 0, 90)", format="deepspeed-json")
     with pytest.raises(SchedlangError, match="derives from its scheduler"):
         export("deepspeed.OneCycle.get_mom(cycle_min_lr=1e-4, cycle_max_lr=1e-3)", format="deepspeed-json")
+
+
+# -- export --into the config the file came from (issue 36) -------------------------------------------
+
+
+def _engine_values(config: dict, steps: int, autos: dict | None = None) -> list[float]:
+    """What the engine runs for a config: ``lr_schedules.<type>(optimizer, **params)`` on an
+    optimizer at ``optimizer.params.lr`` (``"auto"`` filled from ``autos``, as the HF Trainer does)."""
+    autos = autos or {}
+    block = config["scheduler"]
+    params = {k: autos.get(k, v) if v == "auto" else v for k, v in block.get("params", {}).items()}
+    lr = config.get("optimizer", {}).get("params", {}).get("lr", 1.0)
+    lr = autos.get("learning_rate", 1.0) if lr == "auto" else lr
+    return deepspeed_values(block["type"], params, steps, lr=lr)
+
+
+@pytest.mark.parametrize("name, autos", [
+    ("warmup_lr_optimizer_lr.json", {}), ("warmup_decay_fp16.json", {}), ("onecycle_adam.json", {}),
+    ("hf_auto_cosine.json", {"total_num_steps": 400, "warmup_num_steps": 40, "learning_rate": 2e-4}),
+])
+def test_export_into_the_original_config_drives_deepspeed_as_the_original(name, autos):
+    """import -> export --into the original: the output is the original with its scheduler block
+    replaced and its own optimizer's lr set (type, betas, weight decay kept); DeepSpeed's real
+    lr_schedules class gives the original's lr at every step."""
+    path = CONFIGS / "deepspeed" / name
+    original = json.loads(path.read_text())
+    merged = json.loads(export(import_file(path), "ds.sched", format="deepspeed-json", params=autos,
+                               into=path))
+    assert {k: v for k, v in merged.items() if k not in ("scheduler", "optimizer")} == \
+        {k: v for k, v in original.items() if k not in ("scheduler", "optimizer")}
+    assert merged["optimizer"]["type"] == original["optimizer"]["type"]
+    assert {k: v for k, v in merged["optimizer"]["params"].items() if k != "lr"} == \
+        {k: v for k, v in original["optimizer"]["params"].items() if k != "lr"}
+    assert _engine_values(merged, 500) == pytest.approx(_engine_values(original, 500, autos), rel=1e-12,
+                                                        abs=1e-15)
+
+
+def test_export_into_a_config_of_another_scheduler_type_replaces_the_block_whole():
+    """The original's WarmupLR params (warmup_type) would be a TypeError under WarmupDecayLR."""
+    path = CONFIGS / "deepspeed" / "warmup_lr_optimizer_lr.json"
+    source = ("schedule lr = deepspeed.WarmupDecayLR(total_num_steps=300, warmup_num_steps=30, "
+              "warmup_max_lr=1e-3)\n")
+    merged = json.loads(export(source, "ds.sched", format="deepspeed-json", into=path))
+    assert merged["scheduler"] == {"type": "WarmupDecayLR", "params": {"total_num_steps": 300,
+                                                                       "warmup_num_steps": 30,
+                                                                       "warmup_max_lr": 0.001}}
+    assert merged["optimizer"] == json.loads(path.read_text())["optimizer"]  # lr= not given: untouched
+    assert _engine_values(merged, 320) == pytest.approx(schedlang.compile(source)["lr"].values(range(320)),
+                                                        rel=1e-12, abs=1e-15)
+
+
+def test_export_into_a_config_without_an_optimizer_is_refused_at_the_lr(tmp_path):
+    path = tmp_path / "ds_config.json"
+    path.write_text('{"train_batch_size": 8, "scheduler": {"type": "WarmupLR", "params": {}}}\n')
+    with pytest.raises(SchedlangError) as info:
+        export("schedule lr = deepspeed.WarmupCosineLR(total_num_steps=100, lr=1e-3)\n", "ds.sched",
+               format="deepspeed-json", into=path)
+    assert "ds.sched:1:64:" in str(info.value) and "no optimizer block" in str(info.value)

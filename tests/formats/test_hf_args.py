@@ -19,6 +19,7 @@ from schedlang.errors import SchedlangWarning
 from schedlang.formats import import_file
 
 TOL = 1e-12
+CONFIGS_HF = __import__("pathlib").Path(__file__).parents[1] / "frameworks" / "configs"
 
 
 def _hf_warmup(case):
@@ -95,3 +96,76 @@ def test_hf_export_round_trips(case):
     exported = export(text, "x.sched", format="hf-args", params=case.params)
     fields = __import__("json").loads(exported)
     assert fields["lr_scheduler_type"] == case.kind and fields["max_steps"] == case.total
+
+
+# -- export --into the arguments the file came from (issue 36) ----------------------------------------
+
+
+def _get_scheduler_values(kind: str, lr: float, warmup: int, total: int, kwargs: dict, steps: int) -> list:
+    """The lr of each step from transformers' own ``get_scheduler``, as the Trainer builds it."""
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
+    scheduler = transformers.get_scheduler(kind, optimizer, num_warmup_steps=warmup, num_training_steps=total,
+                                           scheduler_specific_kwargs=kwargs or None)
+    values = []
+    for _ in range(steps):
+        values.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    return values
+
+
+def _trainer_values(fields: dict, steps: int) -> list:
+    """What a v5 Trainer runs for these arguments: ``max_steps`` (the export always writes it),
+    the real ``TrainingArguments.get_warmup_steps``, ``lr_scheduler_kwargs`` (a mapping or JSON)."""
+    import json
+
+    transformers = pytest.importorskip("transformers")
+    assert "warmup_ratio" not in fields  # v4's: the merge removes it
+    total = fields["max_steps"]
+    warmup = transformers.TrainingArguments.get_warmup_steps(
+        types.SimpleNamespace(warmup_steps=fields.get("warmup_steps", 0)), total)
+    kwargs = fields.get("lr_scheduler_kwargs") or {}
+    kwargs = json.loads(kwargs) if isinstance(kwargs, str) else kwargs
+    return _get_scheduler_values(fields.get("lr_scheduler_type", "linear"), fields.get("learning_rate", 5e-5),
+                                 warmup, total, kwargs, steps)
+
+
+def _load(text: str, name: str) -> dict:
+    import json
+
+    import yaml
+
+    return yaml.safe_load(text) if name.endswith(".yaml") else json.loads(text)
+
+
+@pytest.mark.parametrize("case", HF, ids=lambda c: c.file)
+def test_hf_export_into_the_original_trains_as_the_original(case):
+    """import -> export --into the original: the output is the original with its schedule keys
+    replaced (v4's warmup_ratio removed), and transformers' get_scheduler, built as the Trainer
+    builds it from that document, gives the original's lr at every step."""
+    from schedlang.formats.export import export
+
+    text = import_file(case.path, format="hf-args")
+    merged = _load(export(text, "x.sched", format="hf-args", params=case.params, into=case.path), case.file)
+    original = _load(case.path.read_text(), case.file)
+    assert {k: v for k, v in merged.items() if k not in ("lr_scheduler_type", "learning_rate", "warmup_steps",
+                                                         "max_steps", "lr_scheduler_kwargs")} == \
+        {k: v for k, v in original.items() if k not in ("lr_scheduler_type", "learning_rate", "warmup_steps",
+                                                        "warmup_ratio", "max_steps", "lr_scheduler_kwargs")}
+    expected = _get_scheduler_values(case.kind, case.lr, case.warmup, case.total, case.kwargs, case.steps)
+    assert _trainer_values(merged, case.steps) == pytest.approx(expected, rel=TOL, abs=1e-18)
+
+
+def test_hf_export_into_a_recipe_with_a_warmup_ratio_removes_it():
+    """A file without warmup written into a recipe with ``warmup_ratio: 0.1``: left there, the ratio
+    would warm up 10% of the run; the merge removes it, and the proof reads the merged recipe."""
+    from schedlang.formats.export import export
+
+    path = CONFIGS_HF / "hf_sft_recipe.yaml"
+    merged = _load(export("schedule lr = hf.cosine(lr=2e-05, num_training_steps=130)\n", "x.sched",
+                          format="hf-args", into=path), path.name)
+    assert "warmup_ratio" not in merged and "warmup_steps" not in merged
+    assert _trainer_values(merged, 140)[0] == 2e-5

@@ -43,8 +43,9 @@ class Format:
     #: Formats sharing a suffix are asked in the order ``formats/__init__.py`` lists them.
     recognizes: Callable[[str, str], bool]
     reader: Callable  # ``reader(text, filename, style[, options]) -> .sched source``
-    #: ``writer(source, filename, params, verify, schedules, read) -> text``; ``read`` is this
-    #: format's own reader, which the writer hands to ``proof.proven``.
+    #: ``writer(source, filename, params, verify, schedules, read, into) -> text``; ``read`` is this
+    #: format's own reader, which the writer hands to ``proof.proven``; ``into`` the configuration
+    #: (``into.Original``, or None) the text is written for and proven merged into.
     writer: Callable | None = None
     #: The suffixes of documents that are this format when no format recognizes them (a YAML
     #: file in the legacy ModelZoo layout): a document's keys are tried in priority order, while

@@ -17,15 +17,24 @@ from ...syntax.parser import parse
 
 def proven(original, text: str, read: Callable, filename: str, *, params: dict | None = None,
            schedules: list[str] | None = None, style: str = "presets", rtol=0, rebind: dict | None = None,
-           strict: bool = True) -> None:
+           strict: bool = True, into: str | None = None) -> None:
     """``text`` read back with ``read`` (the format's own reader), compiled with the ``params`` it
     declares, and each schedule it carries (of ``schedules``, if given) proven equal to
     ``original``'s (again with ``rebind`` bound in both, for a group parameter's other values).
     A difference (and, ``strict``, an undecided proof) is an internal error: the writer wrote
-    something else."""
+    something else.  ``into`` names the configuration ``text`` is the export merged into
+    (``common/into.py``): a refusal of that merge on import is the reason the export cannot be
+    written for that run."""
     from ...verify import equivalent  # lazy: numpy (verify.float_scan)
 
-    back_source = read(text, f"{filename} (exported)", style)
+    label = into or f"{filename} (exported)"  # the original's name: its suffix picks the reader
+    try:
+        back_source = read(text, label, style)
+    except SchedlangError as exc:
+        if into is None:
+            raise
+        raise SchedlangError(f"the export cannot be written into {into}: merged into it, the config "
+                             f"does not import: {exc.message}", exc.span, hint=exc.hint) from None
     declared = {s.name for s in parse(back_source).statements if isinstance(s, ir.Param)}
     back = compile_source(back_source, params={k: v for k, v in (params or {}).items() if k in declared})
     pairs = [(original, back)]
