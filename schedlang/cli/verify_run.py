@@ -91,7 +91,7 @@ def window(programs, steps: tuple[int, int | None] | None) -> Window:
 
 def parse_range(text: str | None, span_of) -> tuple[int, int | None] | None:
     """``--steps [START:]STOP``: the steps ``START <= t < STOP`` (STOP may be left out)."""
-    from .commands import _step_number  # one reader of a step on the command line
+    from .commands import _step_number  # lazy: a cycle (commands imports this module); one reader of a step
 
     if text is None:
         return None
@@ -116,7 +116,7 @@ def prove(a, b, rtol, span: Window):
     """The verdict on ``span``'s steps, and a ``Counterexample`` proven after the run's end
     (None when there is none, or none was looked for)."""
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
-    from ..verify.verdict import EQUIVALENT, Verdict
+    from ..verify.verdict import EQUIVALENT, Verdict  # lazy: verify/ loads the prover, check never does
 
     if span.stop is None and span.start == 0:
         return equivalent(a, b, rtol=rtol), None

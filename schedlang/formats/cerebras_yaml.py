@@ -41,6 +41,7 @@ original with ``schedlang.equivalent`` before it is returned.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -459,7 +460,6 @@ def _merged(into, text: str) -> str:
     """The original ModelZoo config with its ``trainer.init.schedulers`` (or top-level
     ``schedulers:``) replaced by the written list; a legacy ``optimizer.learning_rate`` config is
     refused (the list belongs to the 2.x trainer layout)."""
-    import copy
 
     import yaml  # lazy: PyYAML (the read-back needs it anyway)
 

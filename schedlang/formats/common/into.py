@@ -12,6 +12,7 @@ the original, read once and bounded, and the text edits by span.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,7 +78,6 @@ def document(into: Original) -> dict:
 
         data = yaml.safe_load(into.text)
     else:
-        import json
 
         try:
             data = json.loads(into.text)
@@ -96,6 +96,5 @@ def dumped(into: Original, data: dict) -> str:
         import yaml  # lazy: PyYAML, only for YAML originals
 
         return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
-    import json
 
     return json.dumps(data, indent=2) + "\n"
