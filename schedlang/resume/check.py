@@ -175,11 +175,17 @@ class ResumeVerdict:
     def __str__(self) -> str:
         if self.equivalent:
             return (f"continues exactly from step {self.step} (proven: {self.method})")
+        if self.follows == "refused":
+            return f"the restored run does not start: {self.restored.refused}"
+        if self.follows == "different":
+            ce = self.run_counterexample
+            return (f"the restored run does not follow NEW: first difference at step {ce.step}: "
+                    f"restored {ce.a!r}, new {ce.b!r}")
         if self.different:
             ce = self.counterexample
             return (f"does not continue: first difference at step {ce.step}: "
                     f"original {ce.a!r}, new {ce.b!r}")
-        return f"unknown: {self.reason}"
+        return f"unknown: {self.reason or 'the restored run could not be compared with NEW'}"
 
 
 # -- the state's schedule --------------------------------------------------------------------
@@ -472,6 +478,8 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
         ce = dataclasses.replace(ce, step=ce.step + step)
     reuse = verdict if rule.run == SAVED and original_from == "state" else None
     follows, run_ce, restored_lr = _follows(rule, fresh, tail_new, step, params, reuse, ce)
+    if follows == "equivalent" and rule.wins:  # nothing saved wins over a run that follows NEW
+        rule = dataclasses.replace(rule, wins=(), fix=None)
     total, total_from = _total(state, old)
     source = str(was) if was is not None and isinstance(was, (str, Path)) else original.source or ""
     status = _overall(follows, verdict.status)

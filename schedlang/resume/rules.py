@@ -139,33 +139,33 @@ def _torch(state: State, original, new: dict, step: int) -> Restored:
         f"{name} builds the scheduler from NEW's configure_optimizers and loads the saved state into " \
         f"it: {TORCH_RULE}"
     wins = _torch_wins(original, new)
-    where = "in on_train_start (Lightning restores the state before it)" if name == "Lightning" else \
-        "instead of scheduler.load_state_dict(state)"
-    fix = (f"to run NEW: {where}, after the optimizer's state is loaded set each param group's lr and "
-           f"initial_lr to NEW's lr, construct NEW's scheduler and call scheduler.step() {step} times "
-           "(its updates then follow NEW from step "
-           f"{step}); or use schedlang's class compiled from NEW, whose load_state_dict restores "
-           "only the clock")
+    steps = (f"set each param group's lr and initial_lr to NEW's lr, construct NEW's scheduler and call "
+             f"its step() {step} times (its updates then follow NEW from step {step})")
+    if name == "Lightning":
+        fix = (f"to run NEW: in the LightningModule's on_train_start (Lightning has restored the "
+               f"checkpoint by then) {steps}, and put it in self.trainer.lr_scheduler_configs[0]"
+               ".scheduler; or return schedlang's class compiled from NEW from configure_optimizers, "
+               "whose load_state_dict restores only the clock")
+    else:
+        fix = (f"to run NEW: instead of scheduler.load_state_dict(state), after the optimizer's state is "
+               f"loaded {steps}; or use schedlang's class compiled from NEW, whose load_state_dict "
+               "restores only the clock")
     return Restored(name, rule, SAVED, source=original.source, wins=wins, fix=fix)
 
 
 def _torch_wins(original, new: dict) -> tuple:
     """The saved keywords that differ from NEW's, where NEW is one call of the same torch
-    class (``torch.CosineAnnealingLR(T_max=80, ...)``); else every saved keyword."""
+    class (``torch.CosineAnnealingLR(T_max=80, ...)``); else the whole saved scheduler
+    (``resume.check`` drops them when the restored run follows NEW)."""
     saved = _saved_keywords(original.source)
     call = _new_call(new, "torch")
-    if call is None or saved is None or call[0] != saved[0]:
-        if saved is None:
-            return ()
-        shown = ", ".join(f"{k}={v}" for k, v in saved[1].items())
-        return (Win("attributes", shown, "NEW is not one " + saved[0] + " call: every saved attribute "
-                    "replaces the constructor's"),)
-    wins = []
-    for key, value in saved[1].items():
-        theirs = call[1].get(key)
-        if theirs is not None and theirs != value:
-            wins.append(Win("base_lrs" if key == "lr" else key, value, theirs))
-    return tuple(wins)
+    if saved is not None and call is not None and call[0] == saved[0]:
+        wins = tuple(Win("base_lrs" if key == "lr" else key, value, call[1][key])
+                     for key, value in saved[1].items() if call[1].get(key) not in (None, value))
+        if wins:
+            return wins
+    recovered = original.source.strip().removeprefix("schedule lr = ")
+    return (Win("scheduler", recovered, "each saved attribute replaces the constructor's"),)
 
 
 def _saved_keywords(source: str | None):
@@ -280,7 +280,7 @@ def _schedlang(state: State, original, new: dict) -> Restored:
     wins, notes = [], []
     for key, saved in sorted(original.params.items()):
         theirs = values.get(key)
-        if theirs is not None and isinstance(theirs, (int, float, sp.Number)) and exact(theirs) != saved:
+        if isinstance(theirs, (int, float, sp.Number)) and float(theirs) != float(saved):
             notes.append(f"the state holds {key}={_shown_number(saved)}, NEW's constructor "
                          f"{_shown_number(theirs)}: NEW's is used (load_state_dict warns; "
                          "load_state_dict(state, params=\"saved\") keeps the saved one)")

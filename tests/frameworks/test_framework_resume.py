@@ -103,7 +103,7 @@ def test_torch_fix_printed_runs_new(torch_checkpoint):
     folder, state, optimizer_state = torch_checkpoint
     verdict = schedlang.resume_check(folder / "scheduler.pt", folder / "new.sched")
     assert "set each param group's lr and initial_lr to NEW's lr" in verdict.restored.fix
-    assert f"call scheduler.step() {verdict.step} times" in verdict.restored.fix
+    assert f"call its step() {verdict.step} times" in verdict.restored.fix
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1)
     optimizer.load_state_dict(optimizer_state)
     for group in optimizer.param_groups:
@@ -262,7 +262,7 @@ def _lightning():
     return lightning
 
 
-def _lightning_fit(folder, t_max: int, steps: int, ckpt=None) -> dict:
+def _lightning_fit(folder, t_max: int, steps: int, ckpt=None, fix=None) -> dict:
     L = _lightning()
 
     class Module(L.LightningModule):
@@ -276,6 +276,10 @@ def _lightning_fit(folder, t_max: int, steps: int, ckpt=None) -> dict:
 
         def on_train_batch_start(self, batch, index):
             self.ran[self.trainer.global_step] = self.trainer.optimizers[0].param_groups[0]["lr"]
+
+        def on_train_start(self):
+            if fix is not None:
+                fix(self.trainer)
 
         def configure_optimizers(self):
             optimizer = torch.optim.SGD(self.parameters(), lr=0.1)
@@ -307,6 +311,19 @@ def test_lightning_loads_the_saved_t_max_into_configure_optimizers_scheduler(tmp
     assert verdict.follows == "different" and verdict.run_counterexample.step == 10
     result = run_cli("resume", tmp_path / "last.ckpt", new)
     assert result.returncode == 1 and "rule:     Lightning: Lightning builds the scheduler" in result.stdout
+
+    def fix(trainer):  # the fix resume prints, done in on_train_start
+        optimizer = trainer.optimizers[0]
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"] = 0.1
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=80)
+        for _ in range(verdict.step):
+            scheduler.step()
+        trainer.lr_scheduler_configs[0].scheduler = scheduler
+
+    assert "on_train_start" in verdict.restored.fix and "lr_scheduler_configs[0]" in verdict.restored.fix
+    fixed = _lightning_fit(tmp_path, 80, 30, ckpt=str(tmp_path / "last.ckpt"), fix=fix)
+    assert _first_difference(fixed, schedlang.compile(new.read_text())["lr"]) is None
 
 
 # -- Megatron ------------------------------------------------------------------------------------
@@ -407,3 +424,20 @@ def test_megatron_unchanged_launch_without_flags_loads_and_continues(megatron_ch
     assert verdict.equivalent and verdict.follows == "equivalent", verdict
     _assert_run(verdict, ran)
     assert run_cli("resume", folder / "ckpt", launch, "--was", folder / "old.sh").returncode == 0
+
+
+def test_megatron_both_flags_are_refused_as_megatron_core_refuses(megatron_checkpoint):
+    folder, _ = megatron_checkpoint
+    both = "--override-opt_param-scheduler --use-checkpoint-opt_param-scheduler"
+    with pytest.raises(AssertionError, match="both override and use-checkpoint are set"):
+        scheduler_019().OptimizerParamScheduler(
+            torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.0), init_lr=0.0, max_lr=3e-4,
+            min_lr=3e-5, lr_warmup_steps=80, lr_decay_steps=640, lr_decay_style="cosine", start_wd=0.1,
+            end_wd=0.1, wd_incr_steps=800, wd_incr_style="constant",
+            use_checkpoint_opt_param_scheduler=True, override_opt_param_scheduler=True)
+    launch = folder / "both.sh"
+    launch.write_text(OLD_LAUNCH.format(decay=80, flag=both))
+    result = run_cli("resume", folder / "ckpt", launch, "--was", folder / "old.sh")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "both --override-opt_param-scheduler and --use-checkpoint-opt_param-scheduler" in result.stderr
+    assert "^" in result.stderr
