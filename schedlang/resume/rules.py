@@ -284,9 +284,15 @@ def _schedlang(state: State, original, new: dict) -> Restored:
             notes.append(f"the state holds {key}={_shown_number(saved)}, NEW's constructor "
                          f"{_shown_number(theirs)}: NEW's is used (load_state_dict warns; "
                          "load_state_dict(state, params=\"saved\") keeps the saved one)")
+    first = state.optimizer_lr  # what the checkpoint's optimizer holds, where it holds one
     rule = ("schedlang's load_state_dict restores the clock (step, samples, tokens) and keeps the "
-            "constructor's parameters: the run is NEW's")
-    return Restored(name, rule, NEW, wins=tuple(wins), notes=tuple(notes))
+            "constructor's parameters: the run is NEW's" + (
+                "; the first resumed step trains with the lr the checkpoint's optimizer holds (the "
+                "class sets the lr at its next step())" if first is not None else ""))
+    fix = None if first is None else (
+        "to train the first resumed step with NEW's lr too: after load_state_dict set each param "
+        "group's lr to NEW's value at the resume step (new lr, above)")
+    return Restored(name, rule, NEW, first_lr=first, wins=tuple(wins), fix=fix, notes=tuple(notes))
 
 
 # -- Megatron --------------------------------------------------------------------------------------
@@ -307,6 +313,9 @@ def _megatron(state: State, new: dict) -> Restored:
     flag = megatron_args.scheduler_flag(args)
     plan = megatron_args.plan(args)
     ours = _megatron_values(plan, new.get("params") or {})
+    fraction = exact(args.flags["lr_warmup_fraction"].text) if "lr_warmup_fraction" in args.flags else None
+    if fraction is not None and "lr_decay_steps" in ours:  # Megatron-LM: fraction * decay, in floats
+        ours["lr_warmup_steps"] = float(fraction) * float(ours["lr_decay_steps"])
     saved = {key: _saved_value(state.scheduler, key) for key, *_ in MEGATRON_VALUES}
     differ = [(key, what, flags + (", in samples" if length else "")) for key, what, flags, length
               in MEGATRON_VALUES
