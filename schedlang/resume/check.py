@@ -477,7 +477,13 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     if ce is not None:
         ce = dataclasses.replace(ce, step=ce.step + step)
     reuse = verdict if rule.run == SAVED and original_from == "state" else None
-    follows, run_ce, restored_lr = _follows(rule, fresh, tail_new, step, params, reuse, ce)
+
+    def place(run: _Resolved):  # a run built from source, on the resumed run's clock as NEW is
+        placed = on_new_clock(run.program, fresh.program, step, state.samples, state.tokens, where)
+        return placed.program[run.name].expr
+
+    follows, run_ce, restored_lr = _follows(rule, fresh, tail_new, step, params, reuse, ce,
+                                            None if clock is None else place)
     if follows == "equivalent" and rule.wins:  # nothing saved wins over a run that follows NEW
         rule = dataclasses.replace(rule, wins=(), fix=None)
     total, total_from = _total(state, old)
@@ -503,9 +509,10 @@ def _overall(follows: str | None, continues: str) -> str:
 
 
 def _follows(rule: Restored, fresh: _Resolved, tail_new, step: int, params: dict, reuse,
-             continues_ce) -> tuple[str | None, object, RestoredLr | None]:
+             continues_ce, place=None) -> tuple[str | None, object, RestoredLr | None]:
     """Whether the restored run (``rule``) sets NEW's lr at every step from ``step`` on, the
-    first step where it does not (``a`` the restored run, ``b`` NEW), and its lr."""
+    first step where it does not (``a`` the restored run, ``b`` NEW), and its lr; ``place``
+    puts a run built from source on the resumed run's clock, as NEW is (None: the step clock)."""
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
     from ..verify.verdict import Counterexample
 
@@ -513,6 +520,8 @@ def _follows(rule: Restored, fresh: _Resolved, tail_new, step: int, params: dict
         return (REFUSED if rule.run == REFUSED else None), None, None
     if rule.source is not None:
         run = _schedule(rule.source, params if rule.run == MIXED else {}, "<the restored run>")
+        if place is not None and run.program is not None and run.program._lowered.clock is not None:
+            run = dataclasses.replace(run, expr=place(run))
     elif rule.scale is not None:
         run = dataclasses.replace(fresh, expr=fresh.expr * rule.scale)
     else:
