@@ -135,9 +135,10 @@ TORCH_RULE = ("torch's LRScheduler.load_state_dict replaces the constructor's at
 
 def _torch(state: State, original, new: dict, step: int) -> Restored:
     name = framework_of(state, False)
-    rule = TORCH_RULE if name == "torch" else \
-        f"{name} builds the scheduler from NEW's configure_optimizers and loads the saved state into " \
-        f"it: {TORCH_RULE}"
+    rule = TORCH_RULE if name == "torch" else (
+        f"Lightning builds the scheduler from NEW's configure_optimizers and loads the saved state into "
+        f"it: {TORCH_RULE}" if name == "Lightning" else
+        f"{name} loads the saved state into the scheduler it builds: {TORCH_RULE}")
     wins = _torch_wins(original, new)
     steps = (f"set each param group's lr and initial_lr to NEW's lr, construct NEW's scheduler and call "
              f"its step() {step} times (its updates then follow NEW from step {step})")
@@ -240,14 +241,14 @@ def _lambda(state: State, original, new: dict, step: int) -> Restored:
         scale = exact(base) / new_base
         wins.append(Win("learning_rate (base_lrs)", repr(base), repr(float(new_base))))
     first = original.last_lr if original.last_lr is not None else state.optimizer_lr
-    fix = None
+    where = ("once the Trainer has loaded the checkpoint (a TrainerCallback's on_train_begin)" if hf
+             else "after load_state_dict")
+    group = f"each param group's lr to NEW's value at step {step} (new lr, above)"
     if wins:
-        fix = ("to run NEW's learning_rate: once the Trainer has loaded the checkpoint (a "
-               "TrainerCallback's on_train_begin), set lr_scheduler.base_lrs to "
-               f"[{float(new_base)!r}] for every param group and each group's lr to NEW's value at "
-               f"step {step}; or resume without changing learning_rate" if hf else
-               "to run NEW's lr: after load_state_dict set scheduler.base_lrs to NEW's lr, and each "
-               "param group's lr to NEW's value at the resume step")
+        fix = (f"to run NEW's learning_rate: {where}, set lr_scheduler.base_lrs to "
+               f"[{float(new_base)!r}] for every param group and {group}")
+    else:
+        fix = f"to train the first resumed step with NEW's lr too: {where}, set {group}"
     return Restored(name, rule, MIXED, scale=scale, first_lr=first, wins=tuple(wins), fix=fix,
                     notes=tuple(notes))
 

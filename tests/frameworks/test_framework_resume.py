@@ -232,6 +232,14 @@ def test_hf_trainer_first_resumed_step_trains_with_the_checkpoints_lr(hf_checkpo
     lr = schedlang.compile(import_file(new))["lr"]
     assert _first_difference(ran, lr) == 10 and all(_close(ran[k], float(lr(k))) for k in range(11, 30))
     assert verdict.follows == "different" and verdict.run_counterexample.step == 10
+    assert "on_train_begin" in verdict.restored.fix and "step 10" in verdict.restored.fix
+
+    def fix(optimizer, scheduler):  # the fix resume prints
+        for group in optimizer.param_groups:
+            group["lr"] = float(lr(verdict.step))
+
+    fixed, _ = _hf_resume(folder, "longer_fixed", fix=fix, max_steps=30)
+    assert _first_difference(fixed, lr) is None
 
 
 def test_hf_trainer_fix_printed_runs_the_new_learning_rate(hf_checkpoint):
