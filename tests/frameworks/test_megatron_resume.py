@@ -184,3 +184,17 @@ def test_use_checkpoint_with_a_new_batch_table_is_megatrons_run(megatron_run, tm
     changed = _train(Loop(calculator, consumed=consumed, iteration=SAVE_AT), scheduler, optimizer, AFTER)
     first = next(k for (k, _, _, a), (_, _, _, b) in zip(megatron, changed) if a != b)
     assert verdict.follows == "different" and verdict.run_counterexample.step == first
+
+
+def test_a_launch_without_seq_length_against_an_original_in_tokens_is_refused(megatron_run, tmp_path):
+    """The original's phases are in tokens; a launch without --seq-length counts none: exit 2
+    with the reason (it was an internal error, a ValueError from the clock)."""
+    folder, _, _ = megatron_run
+    launch = tmp_path / "new.sh"
+    launch.write_text(f"python pretrain_gpt.py --train-samples {DECAY} --lr 3e-4 --min-lr 3e-5 "
+                      f"--lr-warmup-samples {WARMUP} --lr-decay-style cosine --weight-decay 0 "
+                      f"--step-batch-size-schedule '{NEW_TABLE}'\n")
+    result = run_cli("resume", folder, launch, "--was", tmp_path / "old.sched")
+    assert result.returncode == 2 and "internal error" not in result.stderr
+    assert "the new run declares no seq_len" in result.stderr and "--seq-length" in result.stderr
+    assert "this run counts no tokens" in result.stderr
