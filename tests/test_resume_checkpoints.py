@@ -291,6 +291,7 @@ def test_deepspeed_folder_recovers_the_schedule_from_its_config(deepspeed_checkp
     assert doc["samples"] == 10 and doc["checkpoint"]["global_steps"] == 5
     assert doc["original_from"] == "state" and "deepspeed.WarmupDecayLR" in doc["original"]
     assert doc["last_lr"] == pytest.approx(_deepspeed_lrs()[5], rel=1e-12)
+    assert doc["framework"] == "DeepSpeed" and doc["restored_run"] == "new" and doc["follows"] == "equivalent"
     longer = _write(tmp_path, "longer.sched", _ds_sched(20))
     code, out, _ = _run(capsys, "resume", deepspeed_checkpoint / "global_step5", longer, "--json")
     doc = json.loads(out)
@@ -387,6 +388,7 @@ def test_olmo_core_trainer_state_gives_step_and_tokens(tmp_path, capsys):
     assert code == 0, err
     assert "step:     12" in out and f"tokens:   {12 * 8 * 4096} (consumed before step 12" in out
     assert "last lr:" not in out
+    assert "rule:     OLMo-core: OLMo-core's schedulers keep no state" in out
     code, _, err = _run(capsys, "resume", path, was)
     assert code == 2 and "OLMo-core" in err
 

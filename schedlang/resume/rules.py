@@ -94,7 +94,8 @@ class Restored:
 def framework_of(state: State, schedlang_class: bool) -> str:
     """Who loads the state: the trainer that wrote the checkpoint, and for a schedlang class in
     torch's hands, schedlang's."""
-    name = FRAMEWORKS.get(state.kind, state.kind)
+    # a trainer's own state shape names it even in a bare file (``kind`` is then ``torch``)
+    name = FRAMEWORKS.get(state.shape if state.shape != "torch" else state.kind, state.kind)
     if schedlang_class:
         return "schedlang class" if name == "torch" else f"{name}, schedlang class"
     return name
