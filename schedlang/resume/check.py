@@ -9,6 +9,12 @@ place state values become text), or takes it from ``was``; then compares the
 new run's schedule with it from the step the state is at: the lr there, and a
 proof (``schedlang.equivalent`` of the two schedules seen from that step) that
 every later step agrees, or the first step that differs.
+
+It also says what the restored run will actually do (SPEC §14): ``resume.rules`` gives the rule
+of the framework that loads the state and what the run is under it (the saved schedule, NEW,
+NEW with saved values in it, or no run: the framework stops at load), and ``_follows`` proves
+that run equal to NEW from the step on, or gives the first step where it is not.  The verdict
+is ``equivalent`` only when both hold.
 """
 
 from __future__ import annotations
