@@ -235,9 +235,10 @@ def _lambda(state: State, original, new: dict, step: int) -> Restored:
     if base is None:
         notes.append("the state's base_lrs are not one number: NEW's lr is taken as the run's")
     elif new_base is None:
-        notes.append(f"the saved base lr {base!r} wins over NEW's; NEW is not "
-                     + ("HF TrainingArguments" if hf else "a LambdaLR's lambda")
-                     + f", so its lr is taken to be {base!r} (NEW's curve is what its lambda gives)")
+        notes.append(f"the restored run keeps the saved base lr ({base!r}); NEW is not "
+                     + ("HF TrainingArguments" if hf else "a LambdaLR")
+                     + ", so its learning rate is taken to be that one (give NEW as the "
+                     + ("TrainingArguments" if hf else "run's config") + " to compare it)")
     elif new_base != exact(base):
         scale = exact(base) / new_base
         wins.append(Win("learning_rate (base_lrs)", repr(base), repr(float(new_base))))
