@@ -198,6 +198,30 @@ def test_schedlang_class_with_was(tmp_path, capsys):
     assert code == 2 and "does not declare" in err
 
 
+def test_schedlang_class_keeps_the_constructors_parameters(tmp_path, capsys):
+    """SPEC §14: a schedlang class's load_state_dict restores the clock and keeps NEW's
+    parameters; resume names that rule and the parameters whose saved values NEW replaces."""
+    old = _write(tmp_path, "old.sched", SCHEDLANG)
+    opt = _optimizer()
+    sched = schedlang.compile(SCHEDLANG).scheduler_class("S")(opt, total=50)
+    for _ in range(12):
+        opt.step()
+        sched.step()
+    state = tmp_path / "s.pt"
+    torch.save(sched.state_dict(), state)
+    verdict = schedlang.resume_check(state, old, was=old, params={"total": 60})
+    rule = verdict.restored
+    assert rule.framework == "schedlang class" and rule.run == "new" and not rule.wins
+    assert verdict.follows == "equivalent" and verdict.different  # NEW runs, and leaves OLD
+    assert any("total=50, NEW's constructor 60: NEW's is used" in n and 'params="saved"' in n
+               for n in verdict.notes)
+    code, out, err = _run(capsys, "resume", state, old, "--was", old, "-D", "total=60", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["framework"] == "schedlang class" and doc["restored_run"] == "new"
+    assert doc["follows"] == "equivalent" and doc["continues"] == "different"
+    assert "NEW's is used" in err
+
+
 def test_was_that_did_not_write_the_state_is_refused(tmp_path, capsys):
     state = _save_state(tmp_path / "s.pt", STEP, 7)
     wrong = _write(tmp_path, "wrong.sched", "schedule lr = constant(0.3)\n")

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -96,6 +97,28 @@ def test_the_guides_checkpoint_is_read_and_labelled(tmp_path, capsys):
     assert doc["state_params"] == {"peak": "1/100", "total": "40"}
     assert doc["checkpoint"]["step"] == SAVE_AT and doc["counterexample"]["step"] == SAVE_AT
     assert doc["samples"] is None and doc["tokens"] is None
+
+
+def test_a_schedlang_class_trains_its_first_resumed_step_at_the_checkpoints_lr(tmp_path):
+    """The class sets the lr at step(), not at load: loaded as the guide loads it, the optimizer
+    trains the first resumed step with its saved lr, which is the restored run's there."""
+    ckpt, saved_lr = _guide_checkpoint(tmp_path / "ckpt.pt")
+    old = _write(tmp_path, "old.sched", SCHEDLANG)
+    new = _write(tmp_path, "new.sched", SCHEDLANG.replace("total: int = 40", "total: int = 60"))
+    verdict = schedlang.resume_check(ckpt, new, was=old)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.AdamW(model.parameters(), lr=torch.tensor(0.0, dtype=torch.float64))
+    sched = schedlang.compile(new.read_text()).scheduler_class("Schedule")(opt)
+    state = torch.load(ckpt, weights_only=True)
+    opt.load_state_dict(state["optimizer"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the class names the parameters that differ
+        sched.load_state_dict(state["scheduler"])
+    trained = float(opt.param_groups[0]["lr"])  # what step SAVE_AT trains with
+    assert trained == pytest.approx(float(saved_lr), rel=1e-12)
+    assert verdict.restored_lr(SAVE_AT) == pytest.approx(trained, rel=1e-12)
+    assert verdict.follows == "different" and verdict.run_counterexample.step == SAVE_AT
+    assert verdict.new_lr != pytest.approx(trained, rel=1e-6)  # NEW's lr there is another
 
 
 def test_the_guides_command_runs_end_to_end(tmp_path):
@@ -270,6 +293,7 @@ def test_deepspeed_folder_recovers_the_schedule_from_its_config(deepspeed_checkp
     assert doc["samples"] == 10 and doc["checkpoint"]["global_steps"] == 5
     assert doc["original_from"] == "state" and "deepspeed.WarmupDecayLR" in doc["original"]
     assert doc["last_lr"] == pytest.approx(_deepspeed_lrs()[5], rel=1e-12)
+    assert doc["framework"] == "DeepSpeed" and doc["restored_run"] == "new" and doc["follows"] == "equivalent"
     longer = _write(tmp_path, "longer.sched", _ds_sched(20))
     code, out, _ = _run(capsys, "resume", deepspeed_checkpoint / "global_step5", longer, "--json")
     doc = json.loads(out)
@@ -382,6 +406,7 @@ def test_olmo_core_trainer_state_gives_step_and_tokens(tmp_path, capsys):
     assert code == 0, err
     assert "step:     12" in out and f"tokens:   {12 * 8 * 4096} (consumed before step 12" in out
     assert "last lr:" not in out
+    assert "rule:     OLMo-core: OLMo-core's schedulers keep no state" in out
     code, _, err = _run(capsys, "resume", path, was)
     assert code == 2 and "OLMo-core" in err
 

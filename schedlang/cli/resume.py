@@ -65,10 +65,11 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
     if verdict.clock is not None:
         lines.append(f"clock:    {verdict.clock}")
         lines += [f"          {line}" for line in verdict.time_map]
-    if verdict.equivalent:
+    lines += _restored_lines(verdict)
+    if verdict.continues == "equivalent":
         lines.append(f"continues exactly: equal to the original at every step >= {verdict.step} "
                      f"(proven: {verdict.method})")
-    elif verdict.different:
+    elif verdict.continues == "different":
         ce = verdict.counterexample
         first = "first difference" if ce.earliest else "a difference (an earlier step was undecided)"
         after = (f", after the run's last step ({verdict.total - 1}: {verdict.total_from} is "
@@ -77,6 +78,32 @@ def text_lines(state: str, new: str, was: str | None, verdict: ResumeVerdict) ->
                      f"new {ce.b!r}")
     else:
         lines.append(f"unknown: {verdict.reason}")
+    return lines
+
+
+def _restored_lines(verdict: ResumeVerdict) -> list[str]:
+    """What the framework that loads the state runs (SPEC §14): its rule, the saved values that
+    win over NEW's, whether the restored run follows NEW, and how to make NEW take effect."""
+    rule = verdict.restored
+    if rule is None:
+        return []
+    flag = f" ({rule.flag})" if rule.flag else ""
+    lines = [f"rule:     {rule.framework}{flag}: {rule.rule}"]
+    lines += [f"wins:     {win}" for win in rule.wins]
+    if verdict.follows == "refused":
+        lines.append(f"restored: {rule.framework} stops at load: {rule.refused}")
+    elif verdict.follows == "different":
+        ce = verdict.run_counterexample
+        lines.append(f"restored: does not follow NEW: first difference at step {ce.step}: restored "
+                     f"run {ce.a!r}, new {ce.b!r}")
+    elif verdict.follows == "equivalent":
+        lines.append(f"restored: follows NEW at every step >= {verdict.step}")
+    elif verdict.follows == "unknown":
+        lines.append("restored: unknown: whether the restored run follows NEW could not be decided")
+    else:
+        lines.append("restored: not checked (see the warning)")
+    if rule.fix and verdict.follows in ("different", "refused"):
+        lines.append(f"fix:      {rule.fix}")
     return lines
 
 
@@ -102,4 +129,18 @@ def json_document(state: str, new: str, was: str | None, verdict: ResumeVerdict)
             "key": verdict.key, "last_lr_from": verdict.last_lr_from, "samples": verdict.samples,
             "tokens": verdict.tokens, "state_params": {k: str(v) for k, v in verdict.state_params.items()},
             "total": verdict.total, "after_end": verdict.after_end,
-            "clock": verdict.clock, "time_map": list(verdict.time_map)}
+            "clock": verdict.clock, "time_map": list(verdict.time_map),
+            "continues": verdict.continues, **_restored_json(verdict)}
+
+
+def _restored_json(verdict: ResumeVerdict) -> dict:
+    """The framework's rule and what the restored run does (``docs/cli.md``)."""
+    rule, ce = verdict.restored, verdict.run_counterexample
+    if rule is None:
+        return {"framework": None, "rule": None, "flag": None, "restored_run": None, "follows": None,
+                "run_counterexample": None, "wins": [], "fix": None, "refused": None}
+    return {"framework": rule.framework, "rule": rule.rule, "flag": rule.flag, "restored_run": rule.run,
+            "follows": verdict.follows,
+            "run_counterexample": None if ce is None else {"step": ce.step, "restored": ce.a, "new": ce.b},
+            "wins": [{"name": w.name, "saved": w.saved, "new": w.new} for w in rule.wins],
+            "fix": rule.fix, "refused": rule.refused}

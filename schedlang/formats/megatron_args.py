@@ -70,6 +70,8 @@ FLAGS = {
     "step_batch_size_schedule": "text", "decrease_batch_size_if_needed": "switch",
     # tokens per sample: Megatron-LM passes it to the step schedule (thresholds in tokens)
     "seq_length": "int",
+    # how a resumed run's scheduler treats the checkpoint's values (``resume.rules``): no schedule
+    "override_opt_param_scheduler": "switch", "use_checkpoint_opt_param_scheduler": "switch",
 }
 
 #: ``--option megatron=...``: whose meaning the batch flags take.  ``0.17``: megatron-core <= 0.17
@@ -527,6 +529,9 @@ class Plan:
     batch: str | None = None  # the `batch = ...` of a run whose batch changes: lengths in samples
     seq_len: int | None = None
     spans: dict = field(default_factory=dict)  # argument -> the flag it is computed from
+    #: The class's counter per unit of the output's ``t`` (the class counts samples): the global
+    #: batch size when the output is per iteration, 1 when it is per sample; None when unknown.
+    class_scale: object = 1
 
 
 def plan(args: Args, version: str | None = None) -> Plan:
@@ -578,8 +583,31 @@ def plan(args: Args, version: str | None = None) -> Plan:
     params = {name: decl for name, decl in v.params.items() if name in used}
     if batch_line is not None:  # the lengths place the schedule on the batch clock: fixed values
         _refuse_unset(v, params)
+    class_scale = batch if exact_per_iteration else 1  # None: per iteration, no --global-batch-size
     return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len,
-                _origins(v, unit, wd["wd_incr_style"]))
+                _origins(v, unit, wd["wd_incr_style"]), class_scale)
+
+
+def switched_on(args: Args, key: str) -> bool:
+    """Whether a switch is given and not turned off (``key: false`` in YAML)."""
+    flag = args.flags.get(key)
+    return flag is not None and flag.text.lower() not in ("false", "0")
+
+
+def scheduler_flag(args: Args) -> str:
+    """How the launch's ``OptimizerParamScheduler.load_state_dict`` treats the checkpoint's
+    values: ``override`` (``--override-opt_param-scheduler``: the flags' values),
+    ``use-checkpoint`` (``--use-checkpoint-opt_param-scheduler``: the saved ones) or ``neither``
+    (``_check_and_set`` asserts each saved value equals the flags')."""
+    override = switched_on(args, "override_opt_param_scheduler")
+    use = switched_on(args, "use_checkpoint_opt_param_scheduler")
+    if override and use:
+        flag = args.flags["override_opt_param_scheduler"]
+        raise SchedlangError("both --override-opt_param-scheduler and --use-checkpoint-opt_param-scheduler "
+                             "are set (megatron-core asserts 'both override and use-checkpoint are set.')",
+                             flag.span, hint="keep one: override runs the flags' values, use-checkpoint "
+                                             "the checkpoint's")
+    return "override" if override else "use-checkpoint" if use else "neither"
 
 
 def _per_iteration(v: _Values, mode: str, style: str, warmup, batch, batch_line) -> tuple[bool, object]:
@@ -653,7 +681,11 @@ def source(text: str, origin: str = "<string>", style: str = "presets", options=
                              hint="megatron=0.17 (megatron-core 0.17 and earlier: --rampup-batch-size ramps) "
                                   "or megatron=main (megatron-core 0.18 and later: it is ignored)")
     args = read(text, origin)
-    p = plan(args, version)
+    return render(args, plan(args, version), origin, style)
+
+
+def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
+    """The ``.sched`` source of a plan (``resume.rules`` renders one with a checkpoint's values)."""
     head = [header(origin, "Megatron-LM arguments")]
     if p.batch is not None:
         head += _batch_header(args, p)

@@ -9,6 +9,12 @@ place state values become text), or takes it from ``was``; then compares the
 new run's schedule with it from the step the state is at: the lr there, and a
 proof (``schedlang.equivalent`` of the two schedules seen from that step) that
 every later step agrees, or the first step that differs.
+
+It also says what the restored run will actually do (SPEC §14): ``resume.rules`` gives the rule
+of the framework that loads the state and what the run is under it (the saved schedule, NEW,
+NEW with saved values in it, or no run: the framework stops at load), and ``_follows`` proves
+that run equal to NEW from the step on, or gives the first step where it is not.  The verdict
+is ``equivalent`` only when both hold.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
 from ..semantics.params import bind_params
 from .clock import TokenClock, checked_counts, on_new_clock
+from .rules import MIXED, NEW, REFUSED, SAVED, Restored, restored
 from .state import State, is_text_file, read_state
 from .state import shown_value as _shown
 
@@ -135,6 +142,19 @@ class ResumeVerdict:
     #: The lr the resumed run sets, NEW's schedule as a function of the global step (its
     #: value at ``k >= step``: the lr of update ``k``, on ``run_clock`` where there is one).
     run_lr: object = None
+    #: The rule of the framework that loads the state (``resume.rules.Restored``: its name,
+    #: the rule, what the restored run is, the saved values that win over NEW's, the fix),
+    #: and whether the restored run follows NEW: ``follows`` is ``equivalent`` /
+    #: ``different`` / ``unknown``, ``refused`` (the framework stops at load) or None (the
+    #: rule could not be applied: ``restored.notes`` says why); ``run_counterexample`` the
+    #: first step ``>= step`` where the restored run (``a``) and NEW (``b``) differ.
+    restored: Restored | None = None
+    follows: str | None = None
+    run_counterexample: object = None
+    continues: str | None = None  # NEW against the original alone (section 10)
+    #: The lr the restored run sets at each global step ``>= step`` (``RestoredLr``), None
+    #: where the rule could not be applied or the framework refuses to load.
+    restored_lr: object = None
 
     @property
     def after_end(self) -> bool:
@@ -161,11 +181,17 @@ class ResumeVerdict:
     def __str__(self) -> str:
         if self.equivalent:
             return (f"continues exactly from step {self.step} (proven: {self.method})")
+        if self.follows == "refused":
+            return f"the restored run does not start: {self.restored.refused}"
+        if self.follows == "different":
+            ce = self.run_counterexample
+            return (f"the restored run does not follow NEW: first difference at step {ce.step}: "
+                    f"restored {ce.a!r}, new {ce.b!r}")
         if self.different:
             ce = self.counterexample
             return (f"does not continue: first difference at step {ce.step}: "
                     f"original {ce.a!r}, new {ce.b!r}")
-        return f"unknown: {self.reason}"
+        return f"unknown: {self.reason or 'the restored run could not be compared with NEW'}"
 
 
 # -- the state's schedule --------------------------------------------------------------------
@@ -429,6 +455,7 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
                              "does not declare: it is not the schedule of the class that wrote the state",
                              hint="pass the .sched file the scheduler class was compiled from")
     fresh = _schedule(new, params, "new")
+    rule = restored(state, original, _new_info(new, params, fresh), original.step)
     unknown = sorted(set(params) - old.declared - fresh.declared)
     if unknown:
         raise SchedlangError(f"neither schedule has a parameter '{unknown[0]}'",
@@ -455,14 +482,105 @@ def resume_check(state_path, new, was=None, params=None) -> ResumeVerdict:
     ce = verdict.counterexample
     if ce is not None:
         ce = dataclasses.replace(ce, step=ce.step + step)
+    reuse = verdict if rule.run == SAVED and original_from == "state" else None
+
+    def place(run: _Resolved):  # a run built from source, on the resumed run's clock as NEW is
+        placed = on_new_clock(run.program, fresh.program, step, state.samples, state.tokens, where)
+        return placed.program[run.name].expr
+
+    follows, run_ce, restored_lr = _follows(rule, fresh, tail_new, step, params, reuse, ce,
+                                            None if clock is None else place)
+    if follows == "equivalent" and rule.wins:  # nothing saved wins over a run that follows NEW
+        rule = dataclasses.replace(rule, wins=(), fix=None)
     total, total_from = _total(state, old)
     source = str(was) if was is not None and isinstance(was, (str, Path)) else original.source or ""
-    return ResumeVerdict(verdict.status, step, old_lr if last_lr is None else last_lr, new_lr, ce,
+    status = _overall(follows, verdict.status)
+    return ResumeVerdict(status, step, old_lr if last_lr is None else last_lr, new_lr, ce,
                          verdict.method, verdict.reason, source, original_from, original.described,
-                         state.kind, dict(state.extra), tuple(_notes(state, step)), state.key,
+                         state.kind, dict(state.extra), (*_notes(state, step), *rule.notes), state.key,
                          last_lr_from, state.samples, state.tokens, dict(original.params), total,
                          total_from, *_clock_fields(clock),
-                         Schedule.from_sympy(finish(fresh.expr)))
+                         Schedule.from_sympy(finish(fresh.expr)), rule, follows, run_ce, verdict.status,
+                         restored_lr)
+
+
+def _overall(follows: str | None, continues: str) -> str:
+    """SPEC §14: equivalent only when the restored run follows NEW (or the rule could not be
+    applied, which the notes say) and NEW continues the original; different when either is."""
+    if follows in ("different", REFUSED) or continues == "different":
+        return "different"
+    if follows == "unknown" or continues == "unknown":
+        return "unknown"
+    return "equivalent"
+
+
+def _follows(rule: Restored, fresh: _Resolved, tail_new, step: int, params: dict, reuse,
+             continues_ce, place=None) -> tuple[str | None, object, RestoredLr | None]:
+    """Whether the restored run (``rule``) sets NEW's lr at every step from ``step`` on, the
+    first step where it does not (``a`` the restored run, ``b`` NEW), and its lr; ``place``
+    puts a run built from source on the resumed run's clock, as NEW is (None: the step clock)."""
+    from ..verify import equivalent  # lazy: numpy (verify.float_scan)
+    from ..verify.verdict import Counterexample
+
+    if rule.run not in (NEW, SAVED, MIXED):
+        return (REFUSED if rule.run == REFUSED else None), None, None
+    if rule.source is not None:
+        run = _schedule(rule.source, params if rule.run == MIXED else {}, "<the restored run>")
+        if place is not None and run.program is not None and run.program._lowered.clock is not None:
+            run = dataclasses.replace(run, expr=place(run))
+    elif rule.scale is not None:
+        run = dataclasses.replace(fresh, expr=fresh.expr * rule.scale)
+    else:
+        run = fresh
+    lr = RestoredLr(step, rule.first_lr, Schedule.from_sympy(finish(run.expr)))
+    start = 0
+    if rule.first_lr is not None:  # the first resumed step trains with the checkpoint's lr
+        ours = float(tail_new(0))
+        if not math.isclose(rule.first_lr, ours, rel_tol=STATE_RTOL, abs_tol=1e-300):
+            return "different", Counterexample(step, rule.first_lr, ours), lr
+        start = 1
+    if run is fresh:
+        return "equivalent", None, lr
+    if reuse is not None and start == 0:
+        return reuse.status, continues_ce, lr
+    verdict = equivalent(_from_step(run, step + start, "the restored run"),
+                         _from_step(fresh, step + start, "the new schedule"))
+    ce = verdict.counterexample
+    if ce is not None:
+        ce = dataclasses.replace(ce, step=ce.step + step + start)
+    return verdict.status, ce, lr
+
+
+@dataclass(frozen=True)
+class RestoredLr:
+    """The lr the restored run sets at global step ``k >= step``: ``first`` at ``step`` where
+    the framework trains the first resumed step with the checkpoint's lr, else ``schedule``."""
+
+    step: int
+    first: float | None
+    schedule: Schedule
+
+    def __call__(self, k: int) -> float:
+        return self.first if self.first is not None and k == self.step else float(self.schedule(k))
+
+
+def _new_info(new, params: dict, fresh: _Resolved) -> dict:
+    """What ``resume.rules`` reads of NEW: the file's text and format (a config's rules need
+    its flags), its ``.sched`` source, its bound parameters and the -D values."""
+    info = {"params": dict(params), "values": dict(fresh.program.values) if fresh.program else {},
+            "text": None, "format": None, "name": str(new), "sched": None}
+    if isinstance(new, (str, Path)) and (isinstance(new, Path) or _looks_like_path(new)):
+        path = Path(new)
+        if path.suffix == ".sched":
+            info["sched"] = read_source_text(path)
+        else:
+            from ..formats import guess_format  # lazy: formats load on use
+
+            text = read_source_text(path)
+            info.update(text=text, format=guess_format(path, text), sched=import_file(path))
+    elif isinstance(new, str):
+        info["sched"] = new
+    return info
 
 
 def _read_state(state_path, new) -> State:

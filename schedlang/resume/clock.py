@@ -68,8 +68,14 @@ def on_new_clock(old: Program | None, new: Program | None, step: int, samples: i
     except ValueError as exc:
         raise SchedlangError(f"{where} is at step {step} with {count:,} {UNITS[unit]} consumed: {exc}") \
             from None
-    placed = old.on_clock(clock)
-    continued = new.on_clock(clock)
+    try:
+        placed = old.on_clock(clock)
+        continued = new.on_clock(clock)
+    except ValueError as exc:  # a length in tokens on a resumed run that counts none
+        raise SchedlangError(f"{where}: the schedules cannot be placed on the resumed run: {exc}; the "
+                             "original counts tokens but the new run declares no seq_len",
+                             hint="declare param seq_len in NEW (a Megatron-LM launch: --seq-length)") \
+            from None
     return TokenClock(placed, continued, clock, unit, count, counted_by,
                       tuple(_time_map(clock, step, unit)))
 

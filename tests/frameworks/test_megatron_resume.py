@@ -11,6 +11,8 @@ driven here with megatron-core 0.19.2's ``StepBatchsizeNumMicroBatchesCalculator
 ``resume`` must say the run continues, and its step <-> token map (``run_clock``) and lr
 (``run_lr``) must be the resumed Megatron run's at every later step, past the decay's end; a
 changed decay must be reported at the first step where the two resumed Megatron runs differ.
+With NEW as the resumed launch and ``--use-checkpoint-opt_param-scheduler`` (SPEC §14), the
+restored run is megatron-core's with the saved decay, on the new batch table.
 """
 
 from __future__ import annotations
@@ -148,3 +150,51 @@ def test_a_changed_decay_is_the_first_step_megatron_differs(megatron_run, tmp_pa
     assert verdict.counterexample.b == pytest.approx(changed[first - SAVE_AT][3], rel=1e-12)
     for iteration, _, _, megatron_lr in changed:
         assert verdict.run_lr(iteration) == pytest.approx(megatron_lr, rel=1e-12, abs=1e-18)
+
+
+def test_use_checkpoint_with_a_new_batch_table_is_megatrons_run(megatron_run, tmp_path):
+    """SPEC §14: NEW as the resumed launch, ``--use-checkpoint-opt_param-scheduler`` and another
+    decay: megatron-core keeps the saved decay, and resume's restored run is that run at every
+    iteration on the new batch table (placed on the resumed run's clock as NEW is)."""
+    folder, saved, consumed = megatron_run
+    launch = tmp_path / "new.sh"
+    launch.write_text(f"python pretrain_gpt.py --train-samples {DECAY} --lr 3e-4 --min-lr 3e-5 "
+                      f"--lr-warmup-samples {WARMUP} --lr-decay-samples 19000 --lr-decay-style cosine "
+                      f"--weight-decay 0 --step-batch-size-schedule '{NEW_TABLE}' --seq-length {SEQ} "
+                      "--use-checkpoint-opt_param-scheduler\n")
+    calculator = step_calculator(NEW_TABLE, SEQ)  # its thresholds in tokens, as --seq-length makes them
+    calculator.update(consumed, consistency_check=False)
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+    scheduler = _scheduler(optimizer, 19000)  # the launch's values ...
+    scheduler.override_opt_param_scheduler, scheduler.use_checkpoint_opt_param_scheduler = False, True
+    scheduler.load_state_dict(saved)  # ... the checkpoint's win
+    assert scheduler.lr_decay_steps == DECAY
+    megatron = _train(Loop(calculator, consumed=consumed, iteration=SAVE_AT), scheduler, optimizer, AFTER)
+    verdict = schedlang.resume_check(folder, launch, was=tmp_path / "old.sched")
+    assert verdict.restored.flag == "use-checkpoint" and verdict.restored.run == "mixed"
+    assert [w.name.split(" ")[0] for w in verdict.restored.wins] == ["lr_decay_steps"]
+    for iteration, _, _, megatron_lr in megatron:
+        assert verdict.restored_lr(iteration) == pytest.approx(megatron_lr, rel=1e-12, abs=1e-18), iteration
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.0)
+    scheduler = _scheduler(optimizer, 19000)
+    scheduler.override_opt_param_scheduler = True  # what NEW's values run
+    scheduler.load_state_dict(saved)
+    calculator = step_calculator(NEW_TABLE, SEQ)
+    calculator.update(consumed, consistency_check=False)
+    changed = _train(Loop(calculator, consumed=consumed, iteration=SAVE_AT), scheduler, optimizer, AFTER)
+    first = next(k for (k, _, _, a), (_, _, _, b) in zip(megatron, changed) if a != b)
+    assert verdict.follows == "different" and verdict.run_counterexample.step == first
+
+
+def test_a_launch_without_seq_length_against_an_original_in_tokens_is_refused(megatron_run, tmp_path):
+    """The original's phases are in tokens; a launch without --seq-length counts none: exit 2
+    with the reason (it was an internal error, a ValueError from the clock)."""
+    folder, _, _ = megatron_run
+    launch = tmp_path / "new.sh"
+    launch.write_text(f"python pretrain_gpt.py --train-samples {DECAY} --lr 3e-4 --min-lr 3e-5 "
+                      f"--lr-warmup-samples {WARMUP} --lr-decay-style cosine --weight-decay 0 "
+                      f"--step-batch-size-schedule '{NEW_TABLE}'\n")
+    result = run_cli("resume", folder, launch, "--was", tmp_path / "old.sched")
+    assert result.returncode == 2 and "internal error" not in result.stderr
+    assert "the new run declares no seq_len" in result.stderr and "--seq-length" in result.stderr
+    assert "this run counts no tokens" in result.stderr
