@@ -1,0 +1,112 @@
+"""``schedlang branch --format``: the branch as the configuration a framework resumes with.
+
+A branch is resumed from the trunk's checkpoint at step ``C``: the framework restores its
+counter there and from then on runs the schedule its new configuration describes.  What matters
+is therefore the configuration's schedule from ``C`` on, and a warmup-stable-decay scheduler
+holding the trunk's value ``a`` at ``C`` and decaying over ``N`` to ``F`` is that branch:
+
+* ``megatron-args``: ``--lr a --min-lr F --lr-warmup-iters 0 --lr-decay-style WSD
+  --lr-decay-iters C+N --lr-wsd-decay-iters N --lr-wsd-decay-style STYLE --train-iters C+N``
+  and ``--override-opt_param-scheduler`` (the checkpoint's saved scheduler values would win
+  otherwise; its ``num_steps`` is restored either way);
+* ``hf-args``: ``lr_scheduler_type: warmup_stable_decay`` with ``learning_rate a``,
+  ``num_stable_steps C``, ``num_decay_steps N``, ``min_lr_ratio F / a`` and ``max_steps``
+  (the Trainer rebuilds its scheduler from these and loads the saved ``last_epoch``; the
+  saved ``base_lrs`` win, so ``a`` must be the trunk's ``learning_rate``: it is, in the stable
+  phase of an HF trunk).
+
+Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
+``hf.warmup_stable_decay``), proven equal to the branch at every step from ``C`` on, written by
+the format's exporter (which proves its text equal to the preset), and the text it wrote is read
+back by the format's reader and proven equal to the branch from ``C`` on once more.  The
+frameworks' own scheduler code is the reference of the presets (``tests/test_branch.py`` runs
+each output through it from the checkpoint to the run's end).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+
+from ..core.algebra import t
+from ..errors import SchedlangError
+from ..formats import by_name
+from ..formats.export import export
+from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
+from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
+from ..program import compile_declared
+
+#: The framework's name of each ``cooldown`` shape it has.
+_STYLES = {"megatron-args": {shape: name for name, shape in MEGATRON_SHAPES.items()},
+           "hf-args": {shape: name for name, shape in HF_SHAPES.items()}}
+FORMATS = tuple(_STYLES)
+OVERRIDE = "--override-opt_param-scheduler"
+
+
+def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A002 - the CLI's name
+    """``format``'s resume configuration of ``branch`` (a ``certificate.Branch``) and the claims
+    proven about it: the preset equal to ``branched`` from the branch point, and the written
+    text, read back, equal to it too."""
+    from ..verify import equivalent  # lazy: numpy (verify.float_scan)
+    from .certificate import Claim, _text
+
+    if format not in _STYLES:
+        raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
+                             hint="write the .sched branch (no --format) and `schedlang export` it")
+    if branch.length.unit is not None or branch.at.unit is not None:
+        raise SchedlangError("branch --format writes step branches only (the branch point and the "
+                             "cooldown in steps)", hint="give --at and the cooldown's length in steps")
+    style = _STYLES[format].get(branch.shape)
+    if style is None:
+        raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
+                             hint="its shapes: " + ", ".join(_STYLES[format]))
+    a = _exact_value(branched, branch.step)
+    peak, floor = _text(a), _text(branch.to)
+    c, n, end = branch.step, branch.length.amount, branch.run
+    if format == "megatron-args":
+        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
+                f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
+                f"lr_wsd_decay_style=\"{style}\")")
+    else:
+        if a == 0:
+            raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
+                                 "branch point")
+        call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
+                f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
+                f"min_lr_ratio={_text(branch.to / a)})")
+    preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
+    claims = [Claim(f"{call.split('(')[0]} equals the branch at every step from {c} on",
+                    equivalent(compile_declared(preset, {})[branch.schedule], branched, start=c))]
+    text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
+    if format == "megatron-args":
+        text = _with_override(text)
+    back = compile_declared(by_name(format).reader(text, f"<{format} of the branch>"), {})
+    claims.append(Claim(f"the {format} text, read back, equals the branch at every step from {c} on",
+                        equivalent(back.main_schedule(None, "the configuration read back"), branched,
+                                   start=c)))
+    return text, claims
+
+
+def _exact_value(schedule, step: int) -> Fraction:
+    """The branch's value at its branch point as an exact rational, which a config can write."""
+    value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
+    if not isinstance(value, sp.Rational):
+        raise SchedlangError(f"the lr at the branch point is {value}, not a rational number a "
+                             "framework's configuration can write exactly")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _with_override(text: str) -> str:
+    """Megatron's flags with ``--override-opt_param-scheduler`` after the script: the run resumes
+    the checkpoint's ``num_steps`` and takes every other scheduler value from these flags."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines)
+                 if line.rstrip().endswith("\\") and not line.startswith(" "))
+    lines.insert(first + 1, f"    {OVERRIDE} \\")
+    head = [i for i, line in enumerate(lines) if line.startswith("#")]
+    note = ("# A branch resumed from the trunk's checkpoint: --override-opt_param-scheduler makes "
+            "these flags,\n# not the checkpoint's saved ones, the schedule (num_steps is restored "
+            "from the checkpoint).")
+    lines.insert(head[-1] + 1 if head else 0, note)
+    return "\n".join(lines) + "\n"
