@@ -164,3 +164,15 @@ def test_resume_branch(tmp_path, capsys, new, code, words):
     doc = json.loads(out)
     assert got == code and doc["branch"]["verdict"] == {0: ("branch", "continues"), 1: ("jump",)}[code][
         0 if "none" not in words else 1]
+
+
+@pytest.mark.parametrize("trunk, at, shape, n, to", [
+    ("examples/wsd_trunk.sched", 80000, "sqrt", 20000, "0"),          # Hägele et al. 2024
+    ("examples/wsd_trunk.sched", 90000, "exp", 10000, "1e-4"),        # MiniCPM
+    ("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0"),  # OLMo 2
+], ids=["hagele", "minicpm", "olmo2"])
+def test_the_recipes_of_docs_runs_are_certified(trunk, at, shape, n, to):
+    b = schedlang.branch(trunk, at, shape, n, to)
+    assert b.proven
+    page = open("docs/runs.md", encoding="utf-8").read()
+    assert f"at step {b.run}, the run's end" in page or f"step {b.run}, the run's end" in page
