@@ -176,3 +176,13 @@ def test_the_recipes_of_docs_runs_are_certified(trunk, at, shape, n, to):
     assert b.proven
     page = open("docs/runs.md", encoding="utf-8").read()
     assert f"at step {b.run}, the run's end" in page or f"step {b.run}, the run's end" in page
+
+
+def test_the_command_lines_formats_are_the_writers():
+    from schedlang.branches.configs import FORMATS
+    from schedlang.cli.commands import _parser
+
+    parser = _parser()
+    sub = parser._subparsers._group_actions[0].choices["branch"]
+    choices = next(a.choices for a in sub._actions if a.dest == "format")
+    assert tuple(choices) == FORMATS == ("megatron-args", "hf-args", "torchtitan-toml")

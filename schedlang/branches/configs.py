@@ -2,8 +2,9 @@
 
 A branch is resumed from the trunk's checkpoint at step ``C``: the framework restores its
 counter there and from then on runs the schedule its new configuration describes.  What matters
-is therefore the configuration's schedule from ``C`` on, and a warmup-stable-decay scheduler
-holding the trunk's value ``a`` at ``C`` and decaying over ``N`` to ``F`` is that branch:
+is therefore the configuration's schedule from ``C`` to the run's end, and a
+warmup-stable-decay scheduler holding the trunk's value ``a`` at ``C`` and decaying over ``N``
+to ``F`` is that branch:
 
 * ``megatron-args``: ``--lr a --min-lr F --lr-warmup-iters 0 --lr-decay-style WSD
   --lr-decay-iters C+N --lr-wsd-decay-iters N --lr-wsd-decay-style STYLE --train-iters C+N``
@@ -13,14 +14,20 @@ holding the trunk's value ``a`` at ``C`` and decaying over ``N`` to ``F`` is tha
   ``num_stable_steps C``, ``num_decay_steps N``, ``min_lr_ratio F / a`` and ``max_steps``
   (the Trainer rebuilds its scheduler from these and loads the saved ``last_epoch``; the
   saved ``base_lrs`` win, so ``a`` must be the trunk's ``learning_rate``: it is, in the stable
-  phase of an HF trunk).
+  phase of an HF trunk);
+* ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
+  ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
+  ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
+  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.
 
 Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
-``hf.warmup_stable_decay``), proven equal to the branch at every step from ``C`` on, written by
-the format's exporter (which proves its text equal to the preset), and the text it wrote is read
-back by the format's reader and proven equal to the branch from ``C`` on once more.  The
-frameworks' own scheduler code is the reference of the presets (``tests/test_branch.py`` runs
-each output through it from the checkpoint to the run's end).
+``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``), proven equal to the branch at every
+step from ``C`` to the run's end (torchtitan's is not clamped after it), written by the
+format's exporter (which proves its text equal to the preset; torchtitan's keys are written
+here, the format having no writer), and the text is read back by the format's reader and
+proven equal to the branch over those steps once more.  The frameworks' own scheduler code is
+the reference of the presets (``tests/frameworks/test_branch_configs.py`` runs each output
+through it from the checkpoint to the run's end).
 """
 
 from __future__ import annotations
@@ -35,11 +42,13 @@ from ..formats import by_name
 from ..formats.export import export
 from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
 from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
+from ..library.presets.torchtitan import DECAY_TYPES as TITAN_SHAPES
 from ..program import compile_declared
 
 #: The framework's name of each ``cooldown`` shape it has.
 _STYLES = {"megatron-args": {shape: name for name, shape in MEGATRON_SHAPES.items()},
-           "hf-args": {shape: name for name, shape in HF_SHAPES.items()}}
+           "hf-args": {shape: name for name, shape in HF_SHAPES.items()},
+           "torchtitan-toml": {shape: shape for shape in TITAN_SHAPES}}
 FORMATS = tuple(_STYLES)
 OVERRIDE = "--override-opt_param-scheduler"
 
@@ -68,6 +77,13 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
                 f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
                 f"lr_wsd_decay_style=\"{style}\")")
+    elif format == "torchtitan-toml":
+        if a == 0:
+            raise SchedlangError("torchtitan writes the floor as a factor of the lr, which is 0 at the "
+                                 "branch point")
+        ratio = _decay_ratio(n, end)
+        call = (f"torchtitan.lr_scheduler(lr={peak}, training_steps={end}, warmup_steps=0, "
+                f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={_text(branch.to / a)})")
     else:
         if a == 0:
             raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
@@ -76,16 +92,46 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
                 f"min_lr_ratio={_text(branch.to / a)})")
     preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
-    claims = [Claim(f"{call.split('(')[0]} equals the branch at every step from {c} on",
-                    equivalent(compile_declared(preset, {})[branch.schedule], branched, start=c))]
-    text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
+    span = f"at every step from {c} to the run's end, {end}"
+    claims = [Claim(f"{call.split('(')[0]} equals the branch {span}",
+                    equivalent(compile_declared(preset, {})[branch.schedule], branched, start=c,
+                               stop=end + 1))]
+    if format == "torchtitan-toml":
+        text = _titan_toml(branch, peak, ratio, style, _text(branch.to / a))
+    else:
+        text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
     if format == "megatron-args":
         text = _with_override(text)
     back = compile_declared(by_name(format).reader(text, f"<{format} of the branch>"), {})
-    claims.append(Claim(f"the {format} text, read back, equals the branch at every step from {c} on",
+    claims.append(Claim(f"the {format} text, read back, equals the branch {span}",
                         equivalent(back.main_schedule(None, "the configuration read back"), branched,
-                                   start=c)))
+                                   start=c, stop=end + 1)))
     return text, claims
+
+
+def _decay_ratio(n: int, total: int) -> str:
+    """A ``decay_ratio`` literal whose ``round(total * float(ratio))`` (torchtitan's rule, half to
+    even on the float product) is ``n``: the exact decimal where ``n / total`` has one."""
+    from .certificate import _text
+
+    exact = _text(Fraction(n, total))
+    candidates = ([exact] if not exact.startswith("(") else []) + [repr(n / total)]
+    for text in candidates:
+        if round(total * float(text)) == n:
+            return text
+    raise SchedlangError(  # pragma: no cover - repr(n / total) rounds back to n
+        f"no decay_ratio gives torchtitan's round({total} * ratio) = {n}")
+
+
+def _titan_toml(branch, lr: str, ratio: str, decay_type: str, floor: str) -> str:
+    """The torchtitan job TOML keys of the branch: ``[training] steps``, ``[optimizer] lr`` and the
+    ``[lr_scheduler]`` of the current formula (``torchtitan-toml``'s reader reads them back)."""
+    return (f"# torchtitan job config of the branch of {branch.trunk} at step {branch.step}, written by\n"
+            "# schedlang branch: resume from the trunk's checkpoint there (its lr_scheduler state holds the\n"
+            "# step; the optimizer's saved lr must be this lr).  Merge these keys into your job's TOML.\n"
+            f"[training]\nsteps = {branch.run}\n\n[optimizer]\nlr = {lr}\n\n[lr_scheduler]\n"
+            f"warmup_steps = 0\ndecay_ratio = {ratio}\ndecay_type = \"{decay_type}\"\n"
+            f"min_lr_factor = {floor}\n")
 
 
 def _exact_value(schedule, step: int) -> Fraction:

@@ -17,6 +17,7 @@ import warnings
 from types import SimpleNamespace
 
 import pytest
+import tomllib
 
 import schedlang
 
@@ -105,10 +106,7 @@ def test_hf_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
     b = schedlang.branch(_trunk(tmp_path), C, shape, N, "3e-5", format="hf-args")
     args = json.loads(b.config)
     assert args["lr_scheduler_type"] == "warmup_stable_decay" and args["max_steps"] == C + N
-    if shape != "sqrt":
-        assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
-    else:  # the prover does not yet decide HF's max(0, 1 - sqrt(p)) on the decay (docs/runs.md)
-        assert all(c.proven for c in b.claims) and not b.disproven
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=PEAK)
@@ -128,5 +126,47 @@ def test_hf_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
         lr = schedlang.compile(b.source)["lr"]
         for k in range(C, b.run + 1):
             _close(k, lr(k), float(opt.param_groups[0]["lr"]), f"hf {shape}")
+            opt.step()
+            resumed.step()
+
+
+# -- torchtitan: LRSchedulersContainer built from the TOML, its state loaded ------------------------
+
+TITAN_TRUNK = ('schedule lr = torchtitan.lr_scheduler(lr=3e-4, training_steps=10000, warmup_steps=100, '
+               'decay_ratio=0.1, decay_type="linear")\n')
+
+
+@pytest.mark.parametrize("shape", ["linear", "cosine", "sqrt"])
+def test_torchtitan_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
+    module = real("torchtitan.components.optimizer.lr_scheduler")
+    torch = real("torch")
+    trunk_path = tmp_path / "titan.sched"
+    trunk_path.write_text(TITAN_TRUNK)
+    b = schedlang.branch(trunk_path, C, shape, N, "3e-5", format="torchtitan-toml")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    job = tomllib.loads(b.config)
+    assert job["training"]["steps"] == C + N and job["lr_scheduler"]["decay_type"] == shape
+
+    def sgd(lr):
+        return torch.optim.SGD([torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))], lr=lr)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt = sgd(3e-4)
+        trunk = module.LRSchedulersContainer.Config(warmup_steps=100, decay_ratio=0.1, decay_type="linear",
+                                                    min_lr_factor=0.0).build(optimizers=[opt],
+                                                                             training_steps=10000)
+        for _ in range(C):
+            opt.step()
+            trunk.step()
+        saved_opt, saved = opt.state_dict(), trunk.state_dict()
+        opt = sgd(job["optimizer"]["lr"])
+        resumed = module.LRSchedulersContainer.Config(**job["lr_scheduler"]).build(
+            optimizers=[opt], training_steps=job["training"]["steps"])
+        opt.load_state_dict(saved_opt)
+        resumed.load_state_dict(saved)
+        lr = schedlang.compile(b.source)["lr"]
+        for k in range(C, b.run + 1):
+            _close(k, lr(k), float(opt.param_groups[0]["lr"]), f"torchtitan {shape}")
             opt.step()
             resumed.step()
