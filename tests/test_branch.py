@@ -186,3 +186,18 @@ def test_the_command_lines_formats_are_the_writers():
     sub = parser._subparsers._group_actions[0].choices["branch"]
     choices = next(a.choices for a in sub._actions if a.dest == "format")
     assert tuple(choices) == FORMATS == ("megatron-args", "hf-args", "torchtitan-toml")
+
+
+def test_format_refusals_on_the_token_clock():
+    with pytest.raises(schedlang.SchedlangError, match="hf-args writes branches in steps"):
+        schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0", format="hf-args")
+    with pytest.raises(schedlang.SchedlangError, match="not a whole number of 4096-token samples"):
+        schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0",
+                         format="megatron-args")
+    with pytest.raises(schedlang.SchedlangError, match="end inside the batch") as err:
+        schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "12207031sp", "0",
+                         format="megatron-args")
+    assert "12206080sp or 12207104sp" in err.value.hint
+    b = schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "12206080sp", "0",
+                         format="megatron-args")
+    assert b.proven and "--lr-wsd-decay-samples 12206080" in b.config

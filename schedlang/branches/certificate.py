@@ -96,6 +96,7 @@ class Branch:
     format: str | None = None
     config_claims: list[Claim] = field(default_factory=list)
     run_start_text: str = ""  # ``run = ...`` as the branch writes it
+    params: dict = field(default_factory=dict)  # the values the trunk's parameters were given
 
     @property
     def proven(self) -> bool:
@@ -134,18 +135,16 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
         raise SchedlangError(f"the branch point (step {step}) is past the trunk's run, which ends at step "
                              f"{trunk_run}", hint="branch from a checkpoint the trunk's run writes: "
                                                   f"--at {trunk_run} or earlier")
-    cut = _count_at(trunk_program, step, at_length.unit)
     run_start = _count_at(trunk_program, step, n_length.unit)
     run = Length(run_start + n_length.amount, n_length.unit, "")
     cooldown = f"cooldown({shape}, {n_length.literal}, {to_text})"
-    source = _rewrite(text, filename, trunk_schedule.name, f"{cut}{at_length.unit or ''}", cooldown,
-                      run.literal, f"{Path(filename).name} at {at_length.text}")
-    program = compile_declared(source, params, filename)
+    source, program = _branched(text, filename, params, trunk_program, trunk_schedule.name, step, at_length,
+                                cooldown, run.literal)
     branched = program[trunk_schedule.name]
     end = program.run
     value = trunk_schedule(step)
     result = Branch(filename, trunk_schedule.name, source, at_length, n_length, shape, to_value, step, end,
-                    value, program=program, run_start_text=run.literal)
+                    value, program=program, run_start_text=run.literal, params=params)
     clock = _clock(program)
     if clock is not None:
         result.samples, result.run_samples = clock.samples_at(step), clock.samples_at(end)
@@ -168,6 +167,25 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
         result.format = format
         result.config, result.config_claims = write_config(format, result, branched)
     return result
+
+
+def _branched(text, filename, params, trunk_program, name, step, at, cooldown, run):
+    """The branch's source and program.  The cut is written in the unit of the branch point: a
+    step, or the count consumed before the branch step.  A trunk that counts samples (``on_samples``)
+    can only be cut in samples, and one that counts tokens in tokens: a branch point in the other
+    count is the same step written in the trunk's count (``S_k`` and ``T_k`` name the same step)."""
+    units = [at.unit] + [u for u in ("sp", "tok") if at.unit is not None and u != at.unit]
+    refused = None
+    for unit in units:
+        cut = f"{_count_at(trunk_program, step, unit)}{unit or ''}"
+        source = _rewrite(text, filename, name, cut, cooldown, run, f"{Path(filename).name} at {at.text}")
+        try:
+            return source, compile_declared(source, params, filename)
+        except SchedlangError as exc:
+            if unit == "tok" and trunk_program.clock.seq_len is None:
+                continue
+            refused = refused or exc
+    raise refused
 
 
 class _NothingBefore:
@@ -284,29 +302,56 @@ def _count_at(program: Program, step: int, unit: str | None) -> int:
 def _rewrite(text: str, filename: str, name: str, cut: str, cooldown: str, run: str, origin: str) -> str:
     """The trunk file with its schedule ``name`` cut at ``cut`` and cooled down, and ``run = ...``
     (replacing the trunk's own), in the canonical layout; every other line kept."""
+    def branched(body: str, node) -> str:
+        if not isinstance(node, (ir.Name, ir.Call)):  # `a >> b for C` would cut `b` alone
+            body = f"({body})"
+        return f"{body} for {cut} >> {cooldown}"
+
+    comment = f"branch of {origin}: {cooldown} (schedlang branch)"
+    return rewritten(text, filename, name, branched, run, comment)
+
+
+def _value_extent(text: str, statement: int, end: int) -> tuple[int, int]:
+    """Where a schedule's value is in ``text``: from after the ``=`` of its statement to the end
+    of its span, widened over the parentheses a span leaves out (``(a >> b) for C >> c`` spans
+    from ``a``; a comment holds no parenthesis the parser kept)."""
+    start = text.index("=", statement) + 1
+    while text[start] in " \t":
+        start += 1
+    depth = text.count("(", start, end) - text.count(")", start, end)
+    while depth > 0 and end < len(text):
+        if text[end] == ")":
+            depth -= 1
+        end += 1
+    return start, end
+
+
+def rewritten(text: str, filename: str, name: str, value, run: str | None = None,
+              comment: str | None = None) -> str:
+    """``text`` with the schedule ``name``'s value replaced by ``value(its text, its node)``, with
+    ``run = run`` (replacing the file's own) and a ``# comment`` above the schedule when given, in
+    the canonical layout; every other line kept."""
     module = parse(text, filename)
     starts = [0] + [m.end() for m in LINE_BREAK.finditer(text)]
 
     def offset(line: int, column: int) -> int:
         return starts[line - 1] + column - 1
 
-    edits = []
     decl = next(s for s in module.statements if isinstance(s, ir.ScheduleDecl) and s.name == name)
-    value = decl.value.span
-    body = text[offset(value.line, value.column):offset(value.end_line, value.end_column)]
-    if not isinstance(decl.value, (ir.Name, ir.Call)):  # `a >> b for C` would cut `b` alone
-        body = f"({body})"
-    edits.append((offset(value.line, value.column), offset(value.end_line, value.end_column),
-                  f"{body} for {cut} >> {cooldown}"))
-    runs = [s for s in module.statements if isinstance(s, ir.RunDecl)]
-    if runs:
-        span = runs[0].span
-        edits.append((offset(span.line, span.column), offset(span.end_line, span.end_column), f"run = {run}"))
-    else:
-        at = offset(decl.span.line, 1)
-        edits.append((at, at, f"run = {run}\n"))
+    start, end = _value_extent(text, offset(decl.span.line, decl.span.column),
+                               offset(decl.value.span.end_line, decl.value.span.end_column))
+    edits = [(start, end, value(text[start:end], decl.value))]
     at = offset(decl.span.line, 1)
-    edits.append((at, at, f"# branch of {origin}: {cooldown} (schedlang branch)\n"))
+    if run is not None:
+        runs = [s for s in module.statements if isinstance(s, ir.RunDecl)]
+        if runs:
+            span = runs[0].span
+            edits.append((offset(span.line, span.column), offset(span.end_line, span.end_column),
+                          f"run = {run}"))
+        else:
+            edits.append((at, at, f"run = {run}\n"))
+    if comment is not None:
+        edits.append((at, at, f"# {comment}\n"))
     for start, end, new in sorted(edits, key=lambda e: e[0], reverse=True):
         text = text[:start] + new + text[end:]
     try:

@@ -58,14 +58,12 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     proven about it: the preset equal to ``branched`` from the branch point, and the written
     text, read back, equal to it too."""
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
-    from .certificate import Claim, _text
+    from .certificate import Claim, _text, rewritten
 
     if format not in _STYLES:
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
                              hint="write the .sched branch (no --format) and `schedlang export` it")
-    if branch.length.unit is not None or branch.at.unit is not None:
-        raise SchedlangError("branch --format writes step branches only (the branch point and the "
-                             "cooldown in steps)", hint="give --at and the cooldown's length in steps")
+    samples = _on_samples(format, branch)
     style = _STYLES[format].get(branch.shape)
     if style is None:
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
@@ -73,7 +71,12 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     a = _exact_value(branched, branch.step)
     peak, floor = _text(a), _text(branch.to)
     c, n, end = branch.step, branch.length.amount, branch.run
-    if format == "megatron-args":
+    if samples is not None:  # Megatron's counter is the samples consumed before the step
+        at, n = samples
+        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
+                f"lr_decay_steps={at + n}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
+                f"lr_wsd_decay_style=\"{style}\")")
+    elif format == "megatron-args":
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
                 f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
                 f"lr_wsd_decay_style=\"{style}\")")
@@ -91,10 +94,13 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
                 f"min_lr_ratio={_text(branch.to / a)})")
-    preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
+    if samples is None:
+        preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
+    else:  # in the branch's file, on its batch schedule (the exporter writes its batch flags)
+        preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: f"on_samples({call})")
     span = f"at every step from {c} to the run's end, {end}"
     claims = [Claim(f"{call.split('(')[0]} equals the branch {span}",
-                    equivalent(compile_declared(preset, {})[branch.schedule], branched, start=c,
+                    equivalent(compile_declared(preset, branch.params)[branch.schedule], branched, start=c,
                                stop=end + 1))]
     if format == "torchtitan-toml":
         text = _titan_toml(branch, peak, ratio, style, _text(branch.to / a))
@@ -103,10 +109,41 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     if format == "megatron-args":
         text = _with_override(text)
     back = compile_declared(by_name(format).reader(text, f"<{format} of the branch>"), {})
+
     claims.append(Claim(f"the {format} text, read back, equals the branch {span}",
                         equivalent(back.main_schedule(None, "the configuration read back"), branched,
                                    start=c, stop=end + 1)))
     return text, claims
+
+
+def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
+    """A branch on the sample or token clock as Megatron counts it, in samples: the samples
+    consumed before the branch point and the cooldown's length; None for a step branch."""
+    units = {branch.at.unit, branch.length.unit}
+    if units == {None}:
+        return None
+    if fmt != "megatron-args" or None in units:
+        raise SchedlangError(f"{fmt} writes branches in steps" if fmt != "megatron-args" else
+                             "megatron-args writes a branch in steps, or in samples and tokens (both the "
+                             "branch point and the cooldown's length on that clock)",
+                             hint="give --at and the cooldown's length in steps"
+                             + (" (megatron-args also takes both in tok or sp)" if fmt != "megatron-args"
+                                else ", or both in tok / sp"))
+    n = branch.length.amount
+    if branch.length.unit == "tok":
+        seq_len = branch.program.clock.seq_len
+        if n % seq_len:
+            raise SchedlangError(f"Megatron counts samples: the cooldown's {n} tokens are not a whole "
+                                 f"number of {seq_len}-token samples",
+                                 hint=f"e.g. {n - n % seq_len}tok")
+        n //= seq_len
+    if branch.samples + n != branch.run_samples:  # --train-samples ends the run at a batch boundary
+        shorter = branch.program.samples_at(branch.run - 1) - branch.samples
+        longer = branch.run_samples - branch.samples
+        raise SchedlangError(f"the cooldown's {n} samples end inside the batch of step {branch.run - 1}: "
+                             "Megatron's --train-samples would end the run at another step than the branch",
+                             hint=f"a cooldown that ends at a batch boundary: {shorter}sp or {longer}sp")
+    return branch.samples, n
 
 
 def _decay_ratio(n: int, total: int) -> str:

@@ -170,3 +170,55 @@ def test_torchtitan_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
             _close(k, lr(k), float(opt.param_groups[0]["lr"]), f"torchtitan {shape}")
             opt.step()
             resumed.step()
+
+
+# -- Megatron on the sample clock: a token branch under a batch ramp --------------------------------
+
+RAMP_TRUNK = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(2, 2, 200, global_batch_size=8)\n"
+              "schedule lr = on_samples(megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=0, "
+              'lr_warmup_steps=20, lr_decay_steps=100000, lr_decay_style="constant"))\n')
+
+
+@pytest.mark.parametrize("shape", ["linear", "sqrt"])
+def test_megatron_resumes_a_token_branch_in_samples(tmp_path, shape):
+    """Megatron-LM steps its scheduler by each iteration's global batch (2, 4, 6, 8 over the first
+    200 samples): the branch at 1000 tokens (250 samples: past the ramp) cooling down over 800
+    tokens is written in samples and resumed from the trunk's state at the branch step."""
+    module = real("megatron.core.optimizer_param_scheduler")
+    from .test_megatron_batch import Loop, ramp_calculator
+
+    path = tmp_path / "ramp.sched"
+    path.write_text(RAMP_TRUNK)
+    b = schedlang.branch(path, "1000tok", shape, "800tok", "3e-5", format="megatron-args")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    flags = _flags(b.config)
+    assert flags["--rampup-batch-size"] and int(flags["--lr-wsd-decay-samples"]) == 200
+    assert int(flags["--train-samples"]) == b.run_samples == b.samples + 200
+
+    def scheduler(optimizer, override, **kw):
+        return module.OptimizerParamScheduler(
+            optimizer, init_lr=0.0, start_wd=0.0, end_wd=0.0, wd_incr_steps=1, wd_incr_style="constant",
+            override_opt_param_scheduler=override, use_checkpoint_opt_param_scheduler=False, **kw)
+
+    loop = Loop(ramp_calculator(2, 2, 200, 8))
+    optimizer = SimpleNamespace(param_groups=[{}])
+    trunk = scheduler(optimizer, False, max_lr=3e-4, min_lr=0.0, lr_warmup_steps=20, lr_decay_steps=100000,
+                      lr_decay_style="constant")
+    for _ in range(b.step):
+        trunk.step(loop.step()[1])
+    state = trunk.state_dict()
+    optimizer = SimpleNamespace(param_groups=[{}])
+    resumed = scheduler(optimizer, True, max_lr=float(flags["--lr"]), min_lr=float(flags["--min-lr"]),
+                        lr_warmup_steps=int(flags["--lr-warmup-samples"]),
+                        lr_decay_steps=int(flags["--lr-decay-samples"]),
+                        lr_decay_style=flags["--lr-decay-style"],
+                        wsd_decay_steps=int(flags["--lr-wsd-decay-samples"]),
+                        lr_wsd_decay_style=flags["--lr-wsd-decay-style"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.load_state_dict(state)
+    lr = schedlang.compile(b.source)["lr"]
+    for k in range(b.step, b.run + 1):
+        _close(k, lr(k), float(optimizer.param_groups[0]["lr"]), f"megatron {shape} in samples")
+        resumed.step(loop.step()[1])
+    assert lr(b.run) == 3e-5
