@@ -201,3 +201,26 @@ def test_format_refusals_on_the_token_clock():
     b = schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "12206080sp", "0",
                          format="megatron-args")
     assert b.proven and "--lr-wsd-decay-samples 12206080" in b.config
+
+
+def test_a_trunk_read_from_another_frameworks_config(tmp_path):
+    """An HF run's arguments as the trunk: read as `schedlang import` reads them."""
+    config = _write(tmp_path, "trunk.json", json.dumps({
+        "lr_scheduler_type": "constant_with_warmup", "learning_rate": 3e-4, "warmup_steps": 100,
+        "max_steps": 5000}))
+    b = schedlang.branch(config, 4000, "sqrt", 1000, "0")
+    assert b.proven and b.run == 5000
+    from schedlang.importers import import_file
+
+    trunk = schedlang.compile(import_file(config))["lr"]
+    lr = schedlang.compile(b.source)["lr"]
+    assert lr.values(range(0, 4000, 50)) == trunk.values(range(0, 4000, 50))
+    # equal exactly at 4000 (the claim); the generated float code's cancellation-free form of
+    # a - c * sqrt(t) is within an ulp there
+    assert lr(4000) == pytest.approx(trunk(4000), rel=1e-15)
+
+
+def test_a_branch_at_step_0_and_at_the_trunks_end():
+    b = schedlang.branch("examples/wsd_trunk.sched", 0, "linear", 10, "0")
+    assert b.proven and b.claims[0].verdict.method == "no step before 0" and b.run == 10
+    assert schedlang.branch("examples/wsd_trunk.sched", 200_000, "linear", 10, "0").proven
