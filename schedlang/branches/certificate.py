@@ -124,7 +124,7 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
     shape = _shape(shape)
     at_length, n_length = _length(at, "the branch point"), _length(n, "the cooldown's length")
     to_value = _number(to)
-    to_text = str(to).strip() if isinstance(to, str) else _text(to_value)
+    to_text = str(to).strip() if isinstance(to, str) else decimal_text(to_value)
     filename, text = _trunk_text(trunk)
     trunk_program = compile_declared(text, params, filename)
     trunk_schedule = trunk_program.main_schedule(schedule, "a branch needs one schedule (--schedule NAME)")
@@ -234,7 +234,7 @@ def _number(value) -> Fraction:
                              hint="e.g. --to 2.2e-5 or --to 0") from None
 
 
-def _text(value: Fraction) -> str:
+def decimal_text(value: Fraction) -> str:
     """An exact number as a literal of the language: a decimal where there is one."""
     if value.denominator == 1:
         return str(value.numerator)

@@ -44,6 +44,7 @@ from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
 from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
 from ..library.presets.torchtitan import DECAY_TYPES as TITAN_SHAPES
 from ..program import compile_declared
+from .certificate import Claim, decimal_text, rewritten
 
 #: The framework's name of each ``cooldown`` shape it has.
 _STYLES = {"megatron-args": {shape: name for name, shape in MEGATRON_SHAPES.items()},
@@ -58,7 +59,6 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     proven about it: the preset equal to ``branched`` from the branch point, and the written
     text, read back, equal to it too."""
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
-    from .certificate import Claim, _text, rewritten
 
     if format not in _STYLES:
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
@@ -69,7 +69,7 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
                              hint="its shapes: " + ", ".join(_STYLES[format]))
     a = _exact_value(branched, branch.step)
-    peak, floor = _text(a), _text(branch.to)
+    peak, floor = decimal_text(a), decimal_text(branch.to)
     c, n, end = branch.step, branch.length.amount, branch.run
     if samples is not None:  # Megatron's counter is the samples consumed before the step
         at, n = samples
@@ -86,14 +86,14 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                                  "branch point")
         ratio = _decay_ratio(n, end)
         call = (f"torchtitan.lr_scheduler(lr={peak}, training_steps={end}, warmup_steps=0, "
-                f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={_text(branch.to / a)})")
+                f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={decimal_text(branch.to / a)})")
     else:
         if a == 0:
             raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
                                  "branch point")
         call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
-                f"min_lr_ratio={_text(branch.to / a)})")
+                f"min_lr_ratio={decimal_text(branch.to / a)})")
     if samples is None:
         preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
     else:  # in the branch's file, on its batch schedule (the exporter writes its batch flags)
@@ -103,7 +103,7 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                     equivalent(compile_declared(preset, branch.params)[branch.schedule], branched, start=c,
                                stop=end + 1))]
     if format == "torchtitan-toml":
-        text = _titan_toml(branch, peak, ratio, style, _text(branch.to / a))
+        text = _titan_toml(branch, peak, ratio, style, decimal_text(branch.to / a))
     else:
         text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
     if format == "megatron-args":
@@ -149,9 +149,7 @@ def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
 def _decay_ratio(n: int, total: int) -> str:
     """A ``decay_ratio`` literal whose ``round(total * float(ratio))`` (torchtitan's rule, half to
     even on the float product) is ``n``: the exact decimal where ``n / total`` has one."""
-    from .certificate import _text
-
-    exact = _text(Fraction(n, total))
+    exact = decimal_text(Fraction(n, total))
     candidates = ([exact] if not exact.startswith("(") else []) + [repr(n / total)]
     for text in candidates:
         if round(total * float(text)) == n:

@@ -7,9 +7,13 @@ import sys
 
 from ..branches import branch
 from ..branches.certificate import UNIT_NAMES, Branch
+from ..branches.resume import resume_branch
+from ..errors import SchedlangError
 from . import json_output
 from .output_file import check_output, write_atomically
 from .progress import progress
+from .resume import json_document as resume_json
+from .resume import text_lines as resume_lines
 
 
 def run_command(args, params: dict, output_span=None) -> int:
@@ -17,8 +21,6 @@ def run_command(args, params: dict, output_span=None) -> int:
     refused trunk raises ``SchedlangError``: 2 as well)."""
     shape, sep, length = args.cooldown.partition(":")
     if not sep:
-        from ..errors import SchedlangError
-
         raise SchedlangError(f"--cooldown takes SHAPE:N, not {args.cooldown!r}",
                              hint="e.g. --cooldown sqrt:5000 or --cooldown linear:4.8e12tok")
     check_output(args.output, [args.trunk], output_span)
@@ -84,10 +86,6 @@ def json_document(result: Branch, output: str | None) -> dict:
 def resume_branch_command(state: str, new: str, was: str | None, params: dict, as_json: bool) -> int:
     """``schedlang resume --branch``: exit 0 when NEW leaves OLD only after the checkpoint with no
     jump (or does not leave it), 1 at a jump (its step and both values), 2 when undecided."""
-    from ..branches.resume import resume_branch
-    from .resume import json_document as resume_json
-    from .resume import text_lines as resume_lines
-
     with progress(f"checking {new} as a branch of the run in {state}"):
         verdict = resume_branch(state, new, was=was, params=params)
     code = 0 if verdict.accepted else 1 if verdict.status == "jump" else 2
