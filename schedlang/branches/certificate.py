@@ -113,7 +113,8 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
     that leaves it at ``at`` (steps, or ``"10e12tok"`` / ``"4000sp"``) and cools down over ``n``
     (likewise) to ``to`` with ``shape`` (a ``cooldown`` shape), with ``run = at + n``; its
     certificate proven (``Branch.claims``).  ``format`` also writes the configuration that
-    framework resumes with (``configs.FORMATS``), proven equal from the branch point on.
+    framework resumes with (``configs.FORMATS``), proven equal from the branch point to the
+    run's end.
 
     Refused (``SchedlangError``, with the reason): a trunk whose value at the branch point
     cannot be known exactly (a parameter without a value, or one the prover cannot decide), a
