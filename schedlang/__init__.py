@@ -13,8 +13,8 @@ from .core.algebra import t
 from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
 
-__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "build", "compile", "equivalent",
-           "from_python", "load", "resume_check", "t"]
+__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "branch", "build", "compile",
+           "equivalent", "from_python", "load", "resume_check", "t"]
 __version__ = "0.1.0"
 
 
@@ -47,3 +47,12 @@ def resume_check(state_path, new, was=None, params=None):
     from .resume.check import resume_check as _resume_check  # lazy: reads formats (check loads none)
 
     return _resume_check(state_path, new, was=was, params=params)
+
+
+def branch(trunk, at, shape, n, to, *, schedule=None, params=None, format=None):  # noqa: A002
+    """The cooldown branch of ``trunk`` at ``at`` over ``n`` to ``to``, with its certificate proven
+    (SPEC §14; see ``schedlang.branch.certificate``): ``.source``, ``.claims``, ``.proven``, and
+    ``.config`` with ``format`` (``"megatron-args"``, ``"hf-args"``)."""
+    from .branches.certificate import branch as _branch  # lazy: reads formats and the prover
+
+    return _branch(trunk, at, shape, n, to, schedule=schedule, params=params, format=format)

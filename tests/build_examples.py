@@ -130,3 +130,14 @@ def llama3_405b():
     batch = sb.stages(1024, [2048, 4096], [sb.time(252e6, "tok"), sb.time(2.87e12, "tok")], seq_len)
     return sb.program(batch=batch, lr=sb.warmup(sb.linear, 8000) >> sb.cosine(8e-5, 8e-7, 1_192_000)
                       >> sb.constant(8e-7))
+
+
+def wsd_trunk():
+    peak = sb.param("peak", float, 1e-3, where="peak > 0")
+    return sb.program(run=200_000, lr=sb.warmup(sb.linear, 1000) >> sb.constant(peak))
+
+
+def olmo2_trunk():
+    seq_len = sb.param("seq_len", int, 4096)
+    return sb.program(batch=sb.stages(1024, [], [], seq_len), run=sb.time(5e12, "tok"),
+                      lr=sb.warmup(sb.linear, sb.time(2000, "ba")) >> sb.constant(3e-4))

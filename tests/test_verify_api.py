@@ -208,3 +208,18 @@ def test_params_override_values_of_compiled_schedules():
 def test_jump_hidden_by_a_cut_is_not_reported_later():
     src = "((linear(0, 1, 10) >> constant(0.5, 10)) for 5) >> linear(0.5, 0, 20)"
     assert not any("step 10" in w for w in _warnings(src))
+
+
+def test_a_crossing_of_a_power_whose_base_starts_negative_is_solved():
+    """HF's ``warmup_stable_decay`` with ``1-sqrt`` is ``max(0, 1 - sqrt(t/100 - 3/2))`` on its
+    decay: the comparison inside ``max`` is in ``sqrt(b)`` with ``b < 0`` before the decay; it is
+    solved from the decay's first step on, so the prover proves it equal to the cooldown (the
+    certificate of ``branch --format hf-args``) and still finds a different floor."""
+    hf = schedlang.compile('schedule lr = hf.warmup_stable_decay(lr=0.001, num_warmup_steps=0, '
+                           'num_training_steps=250, num_decay_steps=100, num_stable_steps=150, '
+                           'decay_type="1-sqrt", min_lr_ratio=0)')["lr"]
+    same = schedlang.compile("schedule lr = constant(0.001) for 150 >> cooldown(sqrt, 100, 0)")["lr"]
+    other = schedlang.compile("schedule lr = constant(0.001) for 150 >> cooldown(sqrt, 100, 1e-5)")["lr"]
+    assert schedlang.equivalent(hf, same).method == "symbolic"
+    verdict = schedlang.equivalent(hf, other)
+    assert verdict.different and verdict.counterexample.step == 151

@@ -194,6 +194,28 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--was", default=None, metavar="OLD",
                      help="the run's original schedule, where the state does not hold it")
 
+    sub.add_argument("--branch", action="store_true",
+                     help="NEW leaves OLD on purpose after the checkpoint: exit 0 when it equals OLD up to "
+                          "its branch point and has no jump there (docs/runs.md)")
+
+    sub = with_json(with_defines(command("branch", _branch, "branch a cooldown from a trunk, with its "
+                                                             "certificate (docs/runs.md)")))
+    sub.add_argument("trunk", help="the trunk: a .sched file or a config schedlang import reads")
+    sub.add_argument("--at", required=True, metavar="C",
+                     help="the branch point: a step, or tokens (10e12tok) or samples (4000sp) consumed")
+    sub.add_argument("--cooldown", required=True, metavar="SHAPE:N",
+                     help="the cooldown's shape (linear, cosine, sqrt, exp, megatron_exponential) and "
+                          "length (steps, tok or sp), e.g. sqrt:5000")
+    sub.add_argument("--to", required=True, metavar="F", help="the value the cooldown ends at")
+    sub.add_argument("-o", "--output", help="write the branch (or --format's config) here "
+                                            "(default: standard output, before the certificate)")
+    sub.add_argument("--format", default=None, choices=("megatron-args", "hf-args", "torchtitan-toml"),
+                     metavar="FMT",
+                     help="write the configuration the framework resumes with: megatron-args, hf-args or "
+                          "torchtitan-toml")
+    sub.add_argument("--schedule", default=None, metavar="NAME",
+                     help="the trunk's schedule to branch (default: lr, or the only one)")
+
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
     sub.add_argument("--format", choices=formats.EXPORTS, default="cerebras-yaml", metavar="FORMAT",
@@ -644,7 +666,17 @@ def _import_quietly(args) -> int:
 def _resume(args) -> int:
     from .resume import run_command  # lazy: resume reads formats (check loads no format module)
 
+    if args.branch:
+        from .branch import resume_branch_command  # lazy: resume reads formats
+
+        return resume_branch_command(args.state, args.new, args.was, defines(args), args.json)
     return run_command(args.state, args.new, args.was, defines(args), args.json)
+
+
+def _branch(args) -> int:
+    from .branch import run_command  # lazy: branch reads formats and the prover
+
+    return run_command(args, defines(args), _output_span(args))
 
 
 def _export(args) -> int:

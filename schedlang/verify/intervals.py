@@ -224,8 +224,13 @@ def _crossings(rel: Relational, diff: sp.Expr):
     if base is None or not base.is_polynomial(t) or sp.degree(base, t) != 1:
         return rel
     slope, offset = base.coeff(t, 1), sp.expand(base - base.coeff(t, 1) * t)
-    if not (slope.is_Rational and slope > 0 and offset.is_Rational and offset >= 0):
+    if not (slope.is_Rational and slope > 0 and offset.is_Rational):
         return rel
+    # ``b < 0`` before ``t = -c / a`` (a decay that starts there: HF's ``sqrt(t/100 - 3/2)``):
+    # the powers have no real value at those steps, which lowering refuses wherever the formula
+    # is used, so ``u > 0`` covers every step that counts; the first step of it is a cut, and
+    # ``_decided_pieces`` leaves the steps before it undecided, as it leaves any undefined step
+    start = [sp.ceiling(-offset / slope)] if offset < 0 else []
     if any(t in f.free_symbols for f in diff.atoms(sp.Function)):
         return rel
     power = 1
@@ -247,7 +252,7 @@ def _crossings(rel: Relational, diff: sp.Expr):
         if poly is None:
             return rel
         roots = [r for r in poly.real_roots() if r.is_positive]
-        crossings = [sp.N((r ** power - offset) / slope, 40) for r in roots]
+        crossings = [sp.N((r ** power - offset) / slope, 40) for r in roots] + start
     except (ZeroDivisionError, ValueError, TypeError, NotImplementedError, sp.PolynomialError):
         return rel
     return _decided_pieces(rel, crossings)

@@ -1,0 +1,193 @@
+"""``schedlang branch --format``: the branch as the configuration a framework resumes with.
+
+A branch is resumed from the trunk's checkpoint at step ``C``: the framework restores its
+counter there and from then on runs the schedule its new configuration describes.  What matters
+is therefore the configuration's schedule from ``C`` to the run's end, and a
+warmup-stable-decay scheduler holding the trunk's value ``a`` at ``C`` and decaying over ``N``
+to ``F`` is that branch:
+
+* ``megatron-args``: ``--lr a --min-lr F --lr-warmup-iters 0 --lr-decay-style WSD
+  --lr-decay-iters C+N --lr-wsd-decay-iters N --lr-wsd-decay-style STYLE --train-iters C+N``
+  and ``--override-opt_param-scheduler`` (the checkpoint's saved scheduler values would win
+  otherwise; its ``num_steps`` is restored either way);
+* ``hf-args``: ``lr_scheduler_type: warmup_stable_decay`` with ``learning_rate a``,
+  ``num_stable_steps C``, ``num_decay_steps N``, ``min_lr_ratio F / a`` and ``max_steps``
+  (the Trainer rebuilds its scheduler from these and loads the saved ``last_epoch``; the
+  saved ``base_lrs`` win, so ``a`` must be the trunk's ``learning_rate``: it is, in the stable
+  phase of an HF trunk);
+* ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
+  ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
+  ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
+  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.
+
+Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
+``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``), proven equal to the branch at every
+step from ``C`` to the run's end (torchtitan's is not clamped after it), written by the
+format's exporter (which proves its text equal to the preset; torchtitan's keys are written
+here, the format having no writer), and the text is read back by the format's reader and
+proven equal to the branch over those steps once more.  The frameworks' own scheduler code is
+the reference of the presets (``tests/frameworks/test_branch_configs.py`` runs each output
+through it from the checkpoint to the run's end).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+
+from ..core.algebra import t
+from ..errors import SchedlangError
+from ..formats import by_name
+from ..formats.export import export
+from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
+from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
+from ..library.presets.torchtitan import DECAY_TYPES as TITAN_SHAPES
+from ..program import compile_declared
+from .certificate import Claim, decimal_text, rewritten
+
+#: The framework's name of each ``cooldown`` shape it has.
+_STYLES = {"megatron-args": {shape: name for name, shape in MEGATRON_SHAPES.items()},
+           "hf-args": {shape: name for name, shape in HF_SHAPES.items()},
+           "torchtitan-toml": {shape: shape for shape in TITAN_SHAPES}}
+FORMATS = tuple(_STYLES)
+OVERRIDE = "--override-opt_param-scheduler"
+
+
+def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A002 - the CLI's name
+    """``format``'s resume configuration of ``branch`` (a ``certificate.Branch``) and the claims
+    proven about it: the preset equal to ``branched`` from the branch point, and the written
+    text, read back, equal to it too."""
+    from ..verify import equivalent  # lazy: numpy (verify.float_scan)
+
+    if format not in _STYLES:
+        raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
+                             hint="write the .sched branch (no --format) and `schedlang export` it")
+    samples = _on_samples(format, branch)
+    style = _STYLES[format].get(branch.shape)
+    if style is None:
+        raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
+                             hint="its shapes: " + ", ".join(_STYLES[format]))
+    a = _exact_value(branched, branch.step)
+    peak, floor = decimal_text(a), decimal_text(branch.to)
+    c, n, end = branch.step, branch.length.amount, branch.run
+    if samples is not None:  # Megatron's counter is the samples consumed before the step
+        at, n = samples
+        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
+                f"lr_decay_steps={at + n}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
+                f"lr_wsd_decay_style=\"{style}\")")
+    elif format == "megatron-args":
+        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
+                f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
+                f"lr_wsd_decay_style=\"{style}\")")
+    elif format == "torchtitan-toml":
+        if a == 0:
+            raise SchedlangError("torchtitan writes the floor as a factor of the lr, which is 0 at the "
+                                 "branch point")
+        ratio = _decay_ratio(n, end)
+        call = (f"torchtitan.lr_scheduler(lr={peak}, training_steps={end}, warmup_steps=0, "
+                f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={decimal_text(branch.to / a)})")
+    else:
+        if a == 0:
+            raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
+                                 "branch point")
+        call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
+                f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
+                f"min_lr_ratio={decimal_text(branch.to / a)})")
+    if samples is None:
+        preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
+    else:  # in the branch's file, on its batch schedule (the exporter writes its batch flags)
+        preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: f"on_samples({call})")
+    span = f"at every step from {c} to the run's end, {end}"
+    claims = [Claim(f"{call.split('(')[0]} equals the branch {span}",
+                    equivalent(compile_declared(preset, branch.params)[branch.schedule], branched, start=c,
+                               stop=end + 1))]
+    if format == "torchtitan-toml":
+        text = _titan_toml(branch, peak, ratio, style, decimal_text(branch.to / a))
+    else:
+        text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
+    if format == "megatron-args":
+        text = _with_override(text)
+    back = compile_declared(by_name(format).reader(text, f"<{format} of the branch>"), {})
+
+    claims.append(Claim(f"the {format} text, read back, equals the branch {span}",
+                        equivalent(back.main_schedule(None, "the configuration read back"), branched,
+                                   start=c, stop=end + 1)))
+    return text, claims
+
+
+def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
+    """A branch on the sample or token clock as Megatron counts it, in samples: the samples
+    consumed before the branch point and the cooldown's length; None for a step branch."""
+    units = {branch.at.unit, branch.length.unit}
+    if units == {None}:
+        return None
+    if fmt != "megatron-args" or None in units:
+        raise SchedlangError(f"{fmt} writes branches in steps" if fmt != "megatron-args" else
+                             "megatron-args writes a branch in steps, or in samples and tokens (both the "
+                             "branch point and the cooldown's length on that clock)",
+                             hint="give --at and the cooldown's length in steps"
+                             + (" (megatron-args also takes both in tok or sp)" if fmt != "megatron-args"
+                                else ", or both in tok / sp"))
+    n = branch.length.amount
+    if branch.length.unit == "tok":
+        seq_len = branch.program.clock.seq_len
+        if n % seq_len:
+            raise SchedlangError(f"Megatron counts samples: the cooldown's {n} tokens are not a whole "
+                                 f"number of {seq_len}-token samples",
+                                 hint=f"e.g. {n - n % seq_len}tok")
+        n //= seq_len
+    if branch.samples + n != branch.run_samples:  # --train-samples ends the run at a batch boundary
+        shorter = branch.program.samples_at(branch.run - 1) - branch.samples
+        longer = branch.run_samples - branch.samples
+        raise SchedlangError(f"the cooldown's {n} samples end inside the batch of step {branch.run - 1}: "
+                             "Megatron's --train-samples would end the run at another step than the branch",
+                             hint=f"a cooldown that ends at a batch boundary: {shorter}sp or {longer}sp")
+    return branch.samples, n
+
+
+def _decay_ratio(n: int, total: int) -> str:
+    """A ``decay_ratio`` literal whose ``round(total * float(ratio))`` (torchtitan's rule, half to
+    even on the float product) is ``n``: the exact decimal where ``n / total`` has one."""
+    exact = decimal_text(Fraction(n, total))
+    candidates = ([exact] if not exact.startswith("(") else []) + [repr(n / total)]
+    for text in candidates:
+        if round(total * float(text)) == n:
+            return text
+    raise SchedlangError(  # pragma: no cover - repr(n / total) rounds back to n
+        f"no decay_ratio gives torchtitan's round({total} * ratio) = {n}")
+
+
+def _titan_toml(branch, lr: str, ratio: str, decay_type: str, floor: str) -> str:
+    """The torchtitan job TOML keys of the branch: ``[training] steps``, ``[optimizer] lr`` and the
+    ``[lr_scheduler]`` of the current formula (``torchtitan-toml``'s reader reads them back)."""
+    return (f"# torchtitan job config of the branch of {branch.trunk} at step {branch.step}, written by\n"
+            "# schedlang branch: resume from the trunk's checkpoint there (its lr_scheduler state holds the\n"
+            "# step; the optimizer's saved lr must be this lr).  Merge these keys into your job's TOML.\n"
+            f"[training]\nsteps = {branch.run}\n\n[optimizer]\nlr = {lr}\n\n[lr_scheduler]\n"
+            f"warmup_steps = 0\ndecay_ratio = {ratio}\ndecay_type = \"{decay_type}\"\n"
+            f"min_lr_factor = {floor}\n")
+
+
+def _exact_value(schedule, step: int) -> Fraction:
+    """The branch's value at its branch point as an exact rational, which a config can write."""
+    value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
+    if not isinstance(value, sp.Rational):
+        raise SchedlangError(f"the lr at the branch point is {value}, not a rational number a "
+                             "framework's configuration can write exactly")
+    return Fraction(int(value.p), int(value.q))
+
+
+def _with_override(text: str) -> str:
+    """Megatron's flags with ``--override-opt_param-scheduler`` after the script: the run resumes
+    the checkpoint's ``num_steps`` and takes every other scheduler value from these flags."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines)
+                 if line.rstrip().endswith("\\") and not line.startswith(" "))
+    lines.insert(first + 1, f"    {OVERRIDE} \\")
+    head = [i for i, line in enumerate(lines) if line.startswith("#")]
+    note = ("# A branch resumed from the trunk's checkpoint: --override-opt_param-scheduler makes "
+            "these flags,\n# not the checkpoint's saved ones, the schedule (num_steps is restored "
+            "from the checkpoint).")
+    lines.insert(head[-1] + 1 if head else 0, note)
+    return "\n".join(lines) + "\n"
