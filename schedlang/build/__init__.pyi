@@ -979,8 +979,17 @@ class _torch:
             gamma: a number or a schedule
             lr: a number or a schedule
         """
-    def MultiplicativeLR(self, **kwargs: Any) -> Expr:
-        """torch.MultiplicativeLR: refused, not a closed-form schedule. MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running product with no closed form for an arbitrary lambda; for a constant factor use torch.ExponentialLR(lr=..., gamma=factor) or cerebras.MultiplicativeLR, otherwise write the product in closed form with torch.LambdaLR(lr=..., lr_lambda=...)"""
+    def MultiplicativeLR(self, lr_lambda: Value, lr: Value = ...) -> Expr:
+        """torch.MultiplicativeLR(lr_lambda, lr=1)
+
+        ``lr * f ** t`` for a constant factor ``lr_lambda = f`` (torch multiplies the lr by
+        ``lr_lambda(t)`` at every step from ``t = 1``: a running product, closed form only when
+        the factor does not change with the step).
+
+        Arguments:
+            lr_lambda: a number or a schedule
+            lr: a number or a schedule
+        """
     OneCycleLR: _torch_OneCycleLR
     def PolynomialLR(self, total_iters: int | Expr = ..., power: Value = ..., lr: Value = ...) -> Expr:
         """torch.PolynomialLR(total_iters=5, power=1, lr=1)
@@ -1056,10 +1065,14 @@ class _composer:
     def CosineAnnealingWarmRestartsScheduler(self, t_0: int | Expr, t_mult: Value = ..., alpha_f: Value = ..., lr: Value = ...) -> Expr:
         """composer.CosineAnnealingWarmRestartsScheduler(t_0, t_mult=1, alpha_f=0, lr=1)
 
-        Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``t_mult * t_0``, ..., forever.
+        Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``int(t_mult * t_0)``, ..., forever.
 
-        ``t_mult`` must be a whole number: Composer truncates ``int(t_mult * previous)`` at
-        every restart, which for a fractional ``t_mult`` has no closed form.
+        A whole ``t_mult`` is SGDR's closed form (``cosine_restarts``).  A fractional one is
+        Composer's own rule, ``next = int(t_mult * interval)`` at each restart (in floating point,
+        as Composer computes it), unrolled into one cosine per interval up to the largest step
+        (``limits.MAX_STEP``); once ``int(t_mult * L) == L`` the interval stops growing and the
+        rest is periodic.  That needs ``t_0`` to be a number.  ``t_mult < 1`` shrinks the interval
+        to 0, where Composer raises, so it is refused.
 
         Arguments:
             t_0: a period in steps: a whole number > 0

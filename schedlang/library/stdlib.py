@@ -55,7 +55,7 @@ class Kind(enum.StrEnum):
     OPTION = "option"        #: a double-quoted string from a fixed set (``Arg.choices``)
     FLAG = "flag"            #: true or false
     SCHEDULES = "schedules"  #: a non-empty list of schedules (SequentialLR, ChainedScheduler)
-    PAIRS = "pairs"          #: a non-empty list of [number, number] pairs (optax's boundaries_and_scales)
+    PAIRS = "pairs"          #: a list of [number, number] pairs, maybe empty (optax's boundaries_and_scales)
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,9 @@ class Arg:
     kind: Kind
     default: object = REQUIRED
     choices: tuple[str, ...] = ()
+    #: a ``values`` list that may be empty, where the library takes ``[]`` (Composer's
+    #: ``milestones=[]``: no milestone, so no decay)
+    empty_ok: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))  # a misspelt kind fails at import

@@ -248,7 +248,7 @@ class CallLowering:
 
     def _values_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
         value = self.value(node)
-        if not isinstance(value, ListValue) or not value.items:
+        if not isinstance(value, ListValue) or (not value.items and not arg.empty_ok):
             raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
         items = []
         for item, item_node in zip(value.items, list_nodes(node, value)):
