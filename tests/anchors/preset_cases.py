@@ -617,8 +617,9 @@ FRAMEWORK_CASES = [RowCase(**row) for module in ROW_MODULES.values() for row in 
 from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
 from frameworks.megatron_cases import MEGATRON  # noqa: E402
 from frameworks.mmengine_cases import MMENGINE  # noqa: E402
+from frameworks.olmo_core_cases import COMPOSITES as OLMO_CORE_COMPOSITES  # noqa: E402
 from frameworks.olmo_core_cases import OLMO_CORE  # noqa: E402
 from frameworks.torchtitan_cases import TORCHTITAN  # noqa: E402
 
 CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES,
-                     *MEGATRON, *DEEPSPEED, *TORCHTITAN, *MMENGINE, *OLMO_CORE]
+                     *MEGATRON, *DEEPSPEED, *TORCHTITAN, *MMENGINE, *OLMO_CORE, *OLMO_CORE_COMPOSITES]
