@@ -1,0 +1,85 @@
+"""The peers' own scheduler test cases, run through schedlang's presets (issue 41).
+
+Each ``*_cases.py`` beside this file transcribes one library's test file as data (the file and
+its commit are named at its top): the scheduler's parameters, the steps the test reads and
+the values it expects.  Every case here is compiled as the matching preset and compared with
+the values the peer's test expects, at the peer's own tolerance, and, where the library is
+installed or its source is pinned, with the library's real code at 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from anchors import reference as R
+
+import schedlang
+
+from . import composer_cases as C
+
+# ----------------------------------------------------------------------------------- Composer
+
+
+def _composer_word(value) -> str:
+    """A Composer constructor value as schedlang writes it: times are bare literals."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_composer_word, value)) + "]"
+    return value if isinstance(value, str) else repr(value)
+
+
+def composer_source(index: int) -> str:
+    cls, kwargs, ssr, _, _ = C.CASES[index]
+    if index in C.SOURCES:
+        call = C.SOURCES[index][0]
+    else:
+        call = f"composer.{cls}(" + ", ".join(f"{k}={_composer_word(v)}" for k, v in kwargs.items()) + ")"
+    if ssr != 1.0:  # the Trainer's scale_schedule_ratio is scale() around the scheduler
+        call = f"scale({call}, {ssr!r})"
+    return (f"param max_duration: int = {C.MAX_DURATION_EPOCHS * C.STEPS_PER_EPOCH}\n"
+            f"param steps_per_epoch: int = {C.STEPS_PER_EPOCH}\nschedule lr = {call}\n")
+
+
+def composer_step(time: str) -> int:
+    """The test's timestamp: ``Xba`` is batch X, ``Xep`` batch ``X * STEPS_PER_EPOCH``."""
+    if time.endswith("ep"):
+        return int(time[:-2]) * C.STEPS_PER_EPOCH
+    assert time.endswith("ba"), time
+    return int(time[:-2])
+
+
+@pytest.mark.parametrize("index", range(len(C.CASES)),
+                         ids=[f"{i}-{c[0]}-ssr{c[2]}" for i, c in enumerate(C.CASES)])
+def test_composer(index):
+    cls, kwargs, ssr, times, expected = C.CASES[index]
+    steps = [composer_step(time) for time in times]
+    lr = schedlang.compile(composer_source(index))["lr"]
+    ours = lr.values(steps)
+    assert ours == pytest.approx(expected, abs=C.TOLERANCE)
+    if kwargs.get("scale_warmup") and ssr != 1.0:
+        return  # C.SCALED_WARMUP: the peer's values hold, Composer's plateau is not followed
+    try:
+        real = R.composer_values(cls, kwargs, steps, max_duration=f"{int(C.MAX_DURATION_EPOCHS * ssr)}ep",
+                                 dataloader_len=C.STEPS_PER_EPOCH, ssr=ssr)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"Composer's source is not available: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+def test_composer_fractional_t_mult_in_dur_is_refused_saying_what_to_write():
+    """The one case whose mechanical spelling is refused (``SOURCES``): its time reads a parameter."""
+    source = composer_source(0).replace(
+        "composer.StepScheduler(step_size=10ba)",
+        "composer.CosineAnnealingWarmRestartsScheduler(t_0=0.003dur, t_mult=1.5)")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert "t_0 must be a number of steps" in info.value.message and "t_0=3000ba" in info.value.hint
+
+
+def test_composer_table_is_whole():
+    """Every ssr the test file uses is there, so each scheduler is checked scaled and not."""
+    assert len(C.CASES) == 46
+    assert {c[2] for c in C.CASES} == {0.01, 0.2, 0.5, 1.0, 2.0, 4.0}
+    assert not any(math.isnan(v) for c in C.CASES for v in c[4])
