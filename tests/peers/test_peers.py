@@ -19,6 +19,7 @@ import schedlang
 
 from . import composer_cases as C
 from . import olmo_core_cases as O
+from . import optax_cases as X
 
 # ----------------------------------------------------------------------------------- Composer
 
@@ -134,3 +135,56 @@ def test_olmo_core_refusals(source, theirs, ours):
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile(source)
     assert ours in info.value.message
+
+
+# -------------------------------------------------------------------------------------- optax
+
+
+def _optax_word(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):  # boundaries_and_scales {b: s} is [[b, s]], {} is []
+        return "[" + ", ".join(f"[{b!r}, {s!r}]" for b, s in value.items()) + "]"
+    return repr(value)
+
+
+def optax_source(case: dict) -> str:
+    kwargs = case["kwargs"]
+    if case["fn"] == "sgdr_schedule":  # one warmup_cosine_decay_schedule per dict
+        cycles = ", ".join("optax.warmup_cosine_decay_schedule(" + ", ".join(
+            f"{k}={_optax_word(v)}" for k, v in cycle.items()) + ")" for cycle in kwargs["cosine_kwargs"])
+        call = f"optax.sgdr_schedule(cosine_kwargs=[{cycles}])"
+    else:
+        call = f"optax.{case['fn']}(" + ", ".join(f"{k}={_optax_word(v)}" for k, v in kwargs.items()) + ")"
+    run = f"run = {case['run']}\n" if "run" in case else ""
+    return f"{run}schedule lr = {call}\n"
+
+
+@pytest.mark.parametrize("case", X.CASES, ids=[c["name"] for c in X.CASES])
+def test_optax(case):
+    steps = list(case["steps"])
+    ours = schedlang.compile(optax_source(case))["lr"].values(steps)
+    tolerance = {"rel": case.get("rtol", 0.0), "abs": case.get("atol", 0.0)}
+    assert ours == pytest.approx(case["expected"], **tolerance)
+    try:
+        real = R.optax_values(case["fn"], case.get("real_kwargs", case["kwargs"]), steps)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"optax is not installed: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+def test_optax_exponential_growth_needs_a_run_that_ends_before_it_overflows():
+    """The cases with decay_rate=2 and no end_value compile only with their run (SPEC §4)."""
+    case = next(c for c in X.CASES if "run" in c)
+    without = optax_source(case).split("\n", 1)[1]
+    with pytest.raises(schedlang.SchedlangError, match="overflows float64 from step"):
+        schedlang.compile(without)
+
+
+@pytest.mark.parametrize("name, source, hint", X.REFUSALS, ids=[r[0] for r in X.REFUSALS])
+def test_optax_refusals(name, source, hint):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert hint in str(info.value)
