@@ -18,8 +18,10 @@ from anchors import reference as R
 import schedlang
 
 from . import composer_cases as C
+from . import hf_cases as H
 from . import olmo_core_cases as O
 from . import optax_cases as X
+from . import torch_cases as T
 
 # ----------------------------------------------------------------------------------- Composer
 
@@ -188,3 +190,43 @@ def test_optax_refusals(name, source, hint):
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile(source)
     assert hint in str(info.value)
+
+
+# ------------------------------------------------------------------------------- transformers
+
+
+@pytest.mark.parametrize("name, kwargs, expected", H.CASES, ids=[c[0] for c in H.CASES])
+def test_transformers(name, kwargs, expected):
+    words = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    lr = schedlang.compile(f"hf.{name}(lr={H.LR!r}" + (f", {words})" if words else ")"))["lr"]
+    ours = lr.values(range(H.NUM_STEPS))
+    assert ours == pytest.approx(expected, abs=H.TOLERANCE)
+    try:
+        options = {k: v for k, v in kwargs.items() if k in ("num_warmup_steps", "num_training_steps")}
+        extra = {k: v for k, v in kwargs.items() if k not in options}
+        real = R.hf_values(name, range(H.NUM_STEPS), lr=H.LR, **options, **extra)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"transformers is not installed: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-12)
+
+
+# -------------------------------------------------------------------------------------- torch
+
+
+@pytest.mark.parametrize("name, source, real, lr, epochs, targets", T.CASES, ids=[c[0] for c in T.CASES])
+def test_torch(name, source, real, lr, epochs, targets):
+    ours = schedlang.compile(source)["lr"].values(range(epochs))
+    assert ours == pytest.approx(targets[:epochs], rel=T.RTOL, abs=T.ATOL)
+    if real is not None:
+        try:
+            anchor = R.torch_values(real[0], real[1], range(epochs), lr=lr)
+        except R.AnchorUnavailable as exc:
+            pytest.skip(f"torch is not installed: {exc}")
+        assert ours == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name, source, message", T.REFUSALS, ids=[r[0] for r in T.REFUSALS])
+def test_torch_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
