@@ -19,6 +19,7 @@ import schedlang
 
 from . import composer_cases as C
 from . import hf_cases as H
+from . import keras_cases as K
 from . import olmo_core_cases as O
 from . import optax_cases as X
 from . import torch_cases as T
@@ -230,3 +231,17 @@ def test_torch_refusals(name, source, message):
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile(source)
     assert message in str(info.value)
+
+
+# -------------------------------------------------------------------------------------- Keras
+
+
+@pytest.mark.parametrize("name, cls, kwargs, steps, expected", K.CASES, ids=[c[0] for c in K.CASES])
+def test_keras(name, cls, kwargs, steps, expected):
+    from frameworks import keras_cases
+
+    source = f"keras.{cls}(" + ", ".join(f"{k}={keras_cases._sched(v)}" for k, v in kwargs.items()) + ")"
+    ours = schedlang.compile(source)["lr"].values(steps)
+    assert ours == pytest.approx(expected, rel=K.RTOL, abs=K.ATOL)
+    real = keras_cases.values(cls, kwargs, steps, float64=True)  # a missing Keras skips (frameworks.real)
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
