@@ -20,6 +20,7 @@ import schedlang
 from . import composer_cases as C
 from . import hf_cases as H
 from . import keras_cases as K
+from . import megatron_cases as M
 from . import olmo_core_cases as O
 from . import optax_cases as X
 from . import torch_cases as T
@@ -245,3 +246,29 @@ def test_keras(name, cls, kwargs, steps, expected):
     assert ours == pytest.approx(expected, rel=K.RTOL, abs=K.ATOL)
     real = keras_cases.values(cls, kwargs, steps, float64=True)  # a missing Keras skips (frameworks.real)
     assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+# -------------------------------------------------------------------------------- Megatron-LM
+
+
+@pytest.mark.parametrize("name, kwargs, reads", M.CASES, ids=[c[0] for c in M.CASES])
+def test_megatron(name, kwargs, reads):
+    from types import SimpleNamespace
+
+    from frameworks.real import real
+    from frameworks.render import sched_args
+
+    wd = {k: kwargs[k] for k in ("start_wd", "end_wd", "wd_incr_steps", "wd_incr_style")}
+    ours = {"lr": schedlang.compile(f"megatron.OptimizerParamScheduler({sched_args(kwargs)})")["lr"],
+            "wd": schedlang.compile(f"megatron.OptimizerParamScheduler.get_wd({sched_args(wd)})")["lr"]}
+    module = real("megatron.core.optimizer_param_scheduler")
+    optimizer = SimpleNamespace(param_groups=[{"lr": 0.0, "weight_decay": 0.0}])
+    scheduler = module.OptimizerParamScheduler(optimizer, **kwargs)
+    at = 0
+    for steps, key, expected, rel_tol in reads:
+        scheduler.step(steps - at)  # the test's increments: num_steps adds them up
+        at = steps
+        value = ours[key](steps)
+        assert value == pytest.approx(expected, rel=rel_tol or 1e-15)  # None: the test's ==
+        anchor = scheduler.get_lr(optimizer.param_groups[0]) if key == "lr" else scheduler.get_wd()
+        assert value == pytest.approx(anchor, rel=1e-12, abs=1e-15)
