@@ -81,6 +81,10 @@ class Builtin:
     #: A preset whose framework counts the unit its lengths are given in (Composer's ``"100tok"``
     #: reads the tokens seen): lengths in ``sp``/``tok`` put it on that clock, as for a built-in.
     clock_from_lengths: bool = False
+    #: Keywords the library takes somewhere else (the Trainer's, not the scheduler's), each with
+    #: how schedlang writes it (``{name}``: this builtin's): the hint when a call gives one
+    #: (Composer's ``ssr``).
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     @property
     def doc(self) -> str:

@@ -144,6 +144,8 @@ class CallLowering:
         for kw in node.keywords:
             if kw.name not in spec:
                 hint, fix = suggest(kw.name, spec, _keyword_name_span(kw))
+                if kw.name in dict(builtin.elsewhere):
+                    hint = dict(builtin.elsewhere)[kw.name].format(name=builtin.name)
                 raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span,
                                      hint=hint or f"signature: {builtin.signature()}",
                                      code="unknown-argument", fix=fix)

@@ -272,3 +272,12 @@ def test_megatron(name, kwargs, reads):
         assert value == pytest.approx(expected, rel=rel_tol or 1e-15)  # None: the test's ==
         anchor = scheduler.get_lr(optimizer.param_groups[0]) if key == "lr" else scheduler.get_wd()
         assert value == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("keyword", ["ssr", "scale_schedule_ratio"])
+def test_composer_ssr_as_a_scheduler_argument_says_how_to_write_it(keyword):
+    """The peers' cases pass ssr to the scheduler call; schedlang spells it scale() around it."""
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(f"composer.StepScheduler(step_size=10ba, {keyword}=0.5)")
+    assert info.value.hint == ("Composer's scale_schedule_ratio is the Trainer's, written "
+                               "scale(composer.StepScheduler(...), 0.5)")

@@ -280,4 +280,8 @@ _PRESETS = [
 #: Composer reads ``state.timestamp`` in the unit a time is written in: ``t_max="100tok"`` counts
 #: the tokens seen.  In a file with a batch schedule, lengths in ``sp``/``tok`` put the preset on
 #: that clock (every length in one unit, as Composer requires).
-PRESETS = [replace(p, clock_from_lengths=True) for p in _PRESETS]
+#: Composer's scale-schedule ratio is the Trainer's (``scale_schedule_ratio``, ``ssr`` in
+#: ``scheduler(state, ssr)``), not a scheduler's argument: ``scale()`` around the preset.
+SSR = "Composer's scale_schedule_ratio is the Trainer's, written scale({name}(...), 0.5)"
+PRESETS = [replace(p, clock_from_lengths=True, elsewhere=(("ssr", SSR), ("scale_schedule_ratio", SSR)))
+           for p in _PRESETS]
