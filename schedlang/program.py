@@ -212,6 +212,11 @@ class Program:
             bound = duration.xreplace(substitutions)
             if bound.is_number:
                 check_steps(bound, span, zero_ok)
+        # Float64 overflow is checked on the steps the run uses (SPEC §4, "on its domain"): with
+        # `run = N` that is steps 0 .. N (N: the value its last scheduler step sets, which a
+        # checkpoint written at the end holds); without a run, every step up to MAX_STEP.
+        run = self.run if self.run_is_bound else None
+        last = MAX_STEP if run is None else min(run, MAX_STEP)
         for schedule in self.schedules.values():
             if schedule.is_bound:
                 check_within_steps(schedule.name, schedule.duration, schedule.breakpoints, schedule.span)
@@ -222,13 +227,16 @@ class Program:
                                          schedule.span,
                                          hint="a division by zero, or sqrt/log of a negative "
                                               "number or zero, at that step")
-                step = first_overflow_step(schedule._function, schedule.breakpoints, MAX_STEP)
+                step = first_overflow_step(schedule._function, schedule.breakpoints, last)
                 if step is not None:
+                    within = f" (the run ends at step {run})" if run is not None else ""
                     raise SchedlangError(f"schedule '{schedule.name}' overflows float64 from step "
-                                         f"{step} on (it or a part of its formula exceeds 1.8e308)",
-                                         schedule.span,
+                                         f"{step} on{within} (it or a part of its formula exceeds "
+                                         "1.8e308)", schedule.span,
                                          hint="bound it, e.g. min(..., 1.0), or give it a length "
-                                              "with `for N` so it holds a finite end value")
+                                              "with `for N` so it holds a finite end value" +
+                                              ("" if run is not None else ", or declare the run's "
+                                               "length (`run = N`) if it ends before that step"))
 
     # -- access ----------------------------------------------------------------------
 

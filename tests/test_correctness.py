@@ -223,6 +223,22 @@ def test_overflow_is_refused_with_its_first_step(source, step):
         schedlang.compile(source)
 
 
+@pytest.mark.parametrize("run, refused", [(15, False), (2047, False), (2048, True), (None, True)])
+def test_a_finite_run_allows_a_value_that_overflows_after_it(run, refused):
+    """SPEC §4 refuses a value that is not finite on its domain; with `run = N` the domain is
+    the run (steps 0 .. N, N being the value its last scheduler step sets).  optax's own test of
+    exponential_decay(decay_rate=2) runs 15 steps; 2 ** (t / 2) overflows from step 2048."""
+    call = "optax.exponential_decay(init_value=1.0, transition_steps=2, decay_rate=2.0)"
+    source = call if run is None else f"run = {run}\nschedule lr = {call}"
+    if refused:
+        with pytest.raises(SchedlangError, match="overflows float64 from step 2048 on") as info:
+            schedlang.compile(source)
+        assert ("run = N" in info.value.hint) == (run is None)
+        return
+    lr = schedlang.compile(source)["lr"]
+    assert [lr(s) for s in (0, 14, 2046)] == [1.0, 2.0 ** 7, 2.0 ** 1023]
+
+
 def test_a_capped_growing_value_is_finite_everywhere():
     lr = schedlang.compile("optax.exponential_decay(init_value=1e-5, transition_steps=100, "
                            "decay_rate=2.0, end_value=1e-3)")["lr"]

@@ -24,15 +24,24 @@ def test_rejected_presets_say_why_and_what_instead(name):
 
 def test_rejected_names_cover_the_brief():
     rejected = {n for n, p in PRESETS.items() if isinstance(p, Rejected)}
-    assert {"torch.ReduceLROnPlateau", "torch.MultiplicativeLR", "hf.reduce_lr_on_plateau",
-            "hf.greedy"} <= rejected
+    assert {"torch.ReduceLROnPlateau", "hf.reduce_lr_on_plateau", "hf.greedy"} <= rejected
     assert "metric" in PRESETS["torch.ReduceLROnPlateau"].reason
+
+
+def test_multiplicative_lr_takes_a_constant_factor_and_refuses_one_that_changes():
+    """torch.MultiplicativeLR's running product is closed form for a constant factor (issue 41):
+    ``lr * f ** t``; a factor in ``t`` is refused at the argument, saying what to write."""
+    lr = schedlang.compile("torch.MultiplicativeLR(lr=0.1, lr_lambda=0.5)")["lr"]
+    assert lr.values([0, 1, 3]) == pytest.approx([0.1, 0.05, 0.0125])
+    err = error_of("torch.MultiplicativeLR(lr=0.1, lr_lambda=0.9 ** t)")
+    assert "running product has no closed form" in err.message and err.column == 42
+    assert "torch.LambdaLR" in err.hint
 
 
 def test_preset_counts():
     counts = {lib: len([p for p in namespace(lib).values() if not isinstance(p, Rejected)])
               for lib in ("cerebras", "torch", "composer", "hf", "sambaflow", "optax")}
-    assert counts == {"cerebras": 37, "torch": 15, "composer": 14, "hf": 10, "sambaflow": 3,
+    assert counts == {"cerebras": 37, "torch": 16, "composer": 14, "hf": 10, "sambaflow": 3,
                       "optax": 14}
 
 
@@ -79,7 +88,9 @@ def test_wrong_keyword_suggests_the_anchor_keyword():
     ("optax.warmup_cosine_decay_schedule(0, 1, 100, 100)", "longer than warmup_steps"),
     ("composer.CosineAnnealingScheduler(lr=0.1)", "defaults t_max to 1dur"),
     ("composer.ExponentialScheduler(gamma=0.5)", "steps_per_epoch"),
-    ("composer.CosineAnnealingWarmRestartsScheduler(t_0=10ba, t_mult=1.5)", "whole number"),
+    ("composer.CosineAnnealingWarmRestartsScheduler(t_0=10ba, t_mult=0.5)", "t_mult must be >= 1"),
+    ("param max_duration: int = 1000\nschedule lr = composer.CosineAnnealingWarmRestartsScheduler("
+     "t_0=0.003dur, t_mult=1.5)", "t_0 must be a number of steps here"),
     ("composer.LinearScheduler(t_max=1.5ba)", "not a whole number of batches"),
     ("sambaflow.cosine_schedule_with_warmup(learning_rate=1, warmup_steps=10, max_steps=10)",
      "larger than warmup_steps"),

@@ -1001,8 +1001,17 @@ class _torch:
             gamma: a number or a schedule
             lr: a number or a schedule
         """
-    def MultiplicativeLR(self, **kwargs: Any) -> Expr:
-        """torch.MultiplicativeLR: refused, not a closed-form schedule. MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running product with no closed form for an arbitrary lambda; for a constant factor use torch.ExponentialLR(lr=..., gamma=factor) or cerebras.MultiplicativeLR, otherwise write the product in closed form with torch.LambdaLR(lr=..., lr_lambda=...)"""
+    def MultiplicativeLR(self, lr_lambda: Value, lr: Value = ...) -> Expr:
+        """torch.MultiplicativeLR(lr_lambda, lr=1)
+
+        ``lr * f ** t`` for a constant factor ``lr_lambda = f`` (torch multiplies the lr by
+        ``lr_lambda(t)`` at every step from ``t = 1``: a running product, closed form only when
+        the factor does not change with the step).
+
+        Arguments:
+            lr_lambda: a number or a schedule
+            lr: a number or a schedule
+        """
     OneCycleLR: _torch_OneCycleLR
     def PolynomialLR(self, total_iters: int | Expr = ..., power: Value = ..., lr: Value = ...) -> Expr:
         """torch.PolynomialLR(total_iters=5, power=1, lr=1)
@@ -1078,10 +1087,14 @@ class _composer:
     def CosineAnnealingWarmRestartsScheduler(self, t_0: int | Expr, t_mult: Value = ..., alpha_f: Value = ..., lr: Value = ...) -> Expr:
         """composer.CosineAnnealingWarmRestartsScheduler(t_0, t_mult=1, alpha_f=0, lr=1)
 
-        Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``t_mult * t_0``, ..., forever.
+        Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``int(t_mult * t_0)``, ..., forever.
 
-        ``t_mult`` must be a whole number: Composer truncates ``int(t_mult * previous)`` at
-        every restart, which for a fractional ``t_mult`` has no closed form.
+        A whole ``t_mult`` is SGDR's closed form (``cosine_restarts``).  A fractional one is
+        Composer's own rule, ``next = int(t_mult * interval)`` at each restart (in floating point,
+        as Composer computes it), unrolled into one cosine per interval up to the largest step
+        (``limits.MAX_STEP``); once ``int(t_mult * L) == L`` the interval stops growing and the
+        rest is periodic.  That needs ``t_0`` to be a number.  ``t_mult < 1`` shrinks the interval
+        to 0, where Composer raises, so it is refused.
 
         Arguments:
             t_0: a period in steps: a whole number > 0
@@ -2457,6 +2470,36 @@ class _mmengine:
 mmengine: _mmengine
 
 class _olmo_core:
+    def ComposableScheduler(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., *, stages: list[Expr], override_decay: Expr = ...) -> Expr:
+        """olmo_core.ComposableScheduler(lr=1, units="steps", t_max=none, stages, override_decay=none)
+
+        The stages one after another from the counter 0, the last end lr after them;
+        ``override_decay`` replaces them from its ``start``.  ``t_max`` is not read: given, it is
+        the trainer's run (the preset holds from there); else the preset ends where the schedule
+        stops changing.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            stages: a list of schedules
+            override_decay: a schedule
+        """
+    def ComposableSchedulerStage(self, duration: Value, shape: Literal['linear', 'cosine'] = ..., start_lr: Value = ..., start_lr_fraction: Value = ..., end_lr: Value = ..., end_lr_fraction: Value = ...) -> Expr:
+        """olmo_core.ComposableSchedulerStage(duration, shape="linear", start_lr=none, start_lr_fraction=none, end_lr=none, end_lr_fraction=none)
+
+        One stage: a line or a cosine over ``duration`` from its start (the previous stage's
+        end unless ``start_lr`` / ``start_lr_fraction`` is given) to ``end_lr`` or
+        ``end_lr_fraction * lr``.  Alone: ``ComposableScheduler(stages=[stage])`` at ``lr = 1``.
+
+        Arguments:
+            duration: a number constant in t
+            shape: one of the strings listed: "linear", "cosine"
+            start_lr: a number constant in t
+            start_lr_fraction: a number constant in t
+            end_lr: a number constant in t
+            end_lr_fraction: a number constant in t
+        """
     def ConstantScheduler(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ...) -> Expr:
         """olmo_core.ConstantScheduler(lr=1, units="steps", t_max=none)
 
@@ -2572,6 +2615,21 @@ class _olmo_core:
             warmup_fraction: a number constant in t
             warmup_min_lr: a number constant in t
         """
+    def OverrideDecay(self, start: Value, duration: Value, shape: Literal['linear', 'cosine'] = ..., end_lr: Value = ..., end_lr_fraction: Value = ...) -> Expr:
+        """olmo_core.OverrideDecay(start, duration, shape="linear", end_lr=none, end_lr_fraction=none)
+
+        From the counter ``start`` on, a line or a cosine from the main schedule's value there
+        to ``end_lr`` (or ``end_lr_fraction * lr``) over ``duration``, then that lr; the
+        ``override_decay`` of a SequentialScheduler or ComposableScheduler.  Alone: the decay of a
+        constant lr of 1.
+
+        Arguments:
+            start: a number constant in t
+            duration: a number constant in t
+            shape: one of the strings listed: "linear", "cosine"
+            end_lr: a number constant in t
+            end_lr_fraction: a number constant in t
+        """
     def PowerLR(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., b: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., warmup_min_lr: Value = ..., decay: Value = ..., decay_steps: Value = ..., decay_fraction: Value = ..., decay_min_lr: Value = ...) -> Expr:
         """olmo_core.PowerLR(lr=1, units="steps", t_max=none, b=-0.51, warmup=none, warmup_steps=none, warmup_fraction=none, warmup_min_lr=0, decay=none, decay_steps=none, decay_fraction=none, decay_min_lr=0)
 
@@ -2590,6 +2648,22 @@ class _olmo_core:
             decay_steps: a number constant in t
             decay_fraction: a number constant in t
             decay_min_lr: a number constant in t
+        """
+    def SequentialScheduler(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., *, schedulers: list[Expr], schedulers_max: list[Value] = ..., schedulers_max_steps: list[Value] = ..., override_decay: Expr = ...) -> Expr:
+        """olmo_core.SequentialScheduler(lr=1, units="steps", t_max=none, schedulers, schedulers_max=none, schedulers_max_steps=none, override_decay=none)
+
+        Child ``i`` while the counter less the maxima before it is ``<= schedulers_max[i]``,
+        from the lr the child before ended at; the last child until ``t_max`` (the module's
+        docstring); ``override_decay`` replaces the sequence from its ``start``.
+
+        Arguments:
+            lr: a number or a schedule
+            units: one of the strings listed: "steps", "tokens"
+            t_max: a number constant in t
+            schedulers: a list of schedules
+            schedulers_max: a list of numbers constant in t
+            schedulers_max_steps: a list of numbers constant in t
+            override_decay: a schedule
         """
     def WSD(self, lr: Value = ..., units: Literal['steps', 'tokens'] = ..., t_max: Value = ..., warmup: Value = ..., warmup_steps: Value = ..., warmup_fraction: Value = ..., decay: Value = ..., decay_steps: Value = ..., decay_fraction: Value = ..., warmup_min_lr: Value = ..., decay_min_lr: Value = ...) -> Expr:
         """olmo_core.WSD(lr=1, units="steps", t_max=none, warmup=none, warmup_steps=none, warmup_fraction=none, decay=none, decay_steps=none, decay_fraction=none, warmup_min_lr=0, decay_min_lr=0)

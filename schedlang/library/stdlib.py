@@ -56,7 +56,7 @@ class Kind(enum.StrEnum):
     OPTION = "option"        #: a double-quoted string from a fixed set (``Arg.choices``)
     FLAG = "flag"            #: true or false
     SCHEDULES = "schedules"  #: a non-empty list of schedules (SequentialLR, ChainedScheduler)
-    PAIRS = "pairs"          #: a non-empty list of [number, number] pairs (optax's boundaries_and_scales)
+    PAIRS = "pairs"          #: a list of [number, number] pairs, maybe empty (optax's boundaries_and_scales)
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,9 @@ class Arg:
     kind: Kind
     default: object = REQUIRED
     choices: tuple[str, ...] = ()
+    #: a ``values`` list that may be empty, where the library takes ``[]`` (Composer's
+    #: ``milestones=[]``: no milestone, so no decay)
+    empty_ok: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "kind", Kind(self.kind))  # a misspelt kind fails at import
@@ -83,6 +86,10 @@ class Builtin:
     #: A preset whose framework counts the unit its lengths are given in (Composer's ``"100tok"``
     #: reads the tokens seen): lengths in ``sp``/``tok`` put it on that clock, as for a built-in.
     clock_from_lengths: bool = False
+    #: Keywords the library takes somewhere else (the Trainer's, not the scheduler's), each with
+    #: how schedlang writes it (``{name}``: this builtin's): the hint when a call gives one
+    #: (Composer's ``ssr``).
+    elsewhere: tuple[tuple[str, str], ...] = ()
 
     @property
     def doc(self) -> str:

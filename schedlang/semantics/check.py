@@ -39,7 +39,8 @@ def check_closed_form(expr: sp.Basic, allowed_symbols, span: Span | None = None,
             if node not in allowed_symbols:
                 raise SchedlangError(f"the {what} depends on '{node}', which is neither the step t "
                                      "nor a declared parameter", span,
-                                     hint="declare it with `param " + str(node) + ": float`")
+                                     hint=getattr(node, "hint", "") or
+                                     "declare it with `param " + str(node) + ": float`")
         elif node in (sp.zoo, sp.oo, -sp.oo, sp.nan):
             raise SchedlangError(f"the {what} has a value that is not finite ({node})", span,
                                  hint="look for a division by zero or log(0)")

@@ -144,6 +144,8 @@ class CallLowering:
         for kw in node.keywords:
             if kw.name not in spec:
                 hint, fix = suggest(kw.name, spec, _keyword_name_span(kw))
+                if kw.name in dict(builtin.elsewhere):
+                    hint = dict(builtin.elsewhere)[kw.name].format(name=builtin.name)
                 raise SchedlangError(f"{builtin.name}() has no argument '{kw.name}'", kw.span,
                                      hint=hint or f"signature: {builtin.signature()}",
                                      code="unknown-argument", fix=fix)
@@ -252,7 +254,7 @@ class CallLowering:
 
     def _values_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
         value = self.value(node)
-        if not isinstance(value, ListValue) or not value.items:
+        if not isinstance(value, ListValue) or (not value.items and not arg.empty_ok):
             raise SchedlangError(f"{what} must be a non-empty list like [1000, 2000]", node.span)
         items = []
         for item, item_node in zip(value.items, list_nodes(node, value)):

@@ -439,11 +439,11 @@ class ExpressionLowering:
         return segment.expr
 
     def pairs(self, node: ir.Node, what: str) -> list[tuple[sp.Expr, sp.Expr]]:
-        """A non-empty list of ``[a, b]`` pairs of numbers constant in t."""
+        """A list of ``[a, b]`` pairs of numbers constant in t; ``[]`` is optax's ``{}``."""
         value = self.value(node)
         example = "[[1000, 0.5], [2000, 0.1]]"
-        if not isinstance(value, ListValue) or not value.items:
-            raise SchedlangError(f"{what} must be a non-empty list of pairs like {example}", node.span)
+        if not isinstance(value, ListValue):
+            raise SchedlangError(f"{what} must be a list of pairs like {example}", node.span)
         found = []
         for item, item_node in zip(value.items, list_nodes(node, value)):
             if not isinstance(item, ListValue) or len(item.items) != 2:

@@ -161,6 +161,9 @@ def _tc(preset, source, name, kwargs, steps=400, lr=1.0, optimizer_kwargs=None, 
 TORCH = [
     _tc("torch.LambdaLR", "torch.LambdaLR(lr=0.1, lr_lambda=0.97 ** t)", "LambdaLR",
         {"lr_lambda": Code("lambda t: 0.97 ** t", lambda t: 0.97 ** t)}, 300, 0.1),
+    _tc("torch.MultiplicativeLR", "torch.MultiplicativeLR(lr=0.1, lr_lambda=0.97)", "MultiplicativeLR",
+        {"lr_lambda": Code("lambda t: 0.97", lambda t: 0.97)}, 300, 0.1,
+        note="a constant factor: torch's running product is lr * 0.97 ** t"),
     _tc("torch.StepLR", "torch.StepLR(lr=0.1, step_size=30, gamma=0.5)", "StepLR",
         {"step_size": 30, "gamma": 0.5}, 400, 0.1),
     _tc("torch.StepLR", "torch.StepLR(lr=0.1, step_size=7)", "StepLR", {"step_size": 7}, 200, 0.1),
@@ -614,8 +617,9 @@ FRAMEWORK_CASES = [RowCase(**row) for module in ROW_MODULES.values() for row in 
 from frameworks.deepspeed_cases import DEEPSPEED  # noqa: E402
 from frameworks.megatron_cases import MEGATRON  # noqa: E402
 from frameworks.mmengine_cases import MMENGINE  # noqa: E402
+from frameworks.olmo_core_cases import COMPOSITES as OLMO_CORE_COMPOSITES  # noqa: E402
 from frameworks.olmo_core_cases import OLMO_CORE  # noqa: E402
 from frameworks.torchtitan_cases import TORCHTITAN  # noqa: E402
 
 CASES: list[Case] = [*TORCH, *HF, *OPTAX, *SAMBAFLOW, *CEREBRAS, *CEREBRAS_WD, *COMPOSER, *FRAMEWORK_CASES,
-                     *MEGATRON, *DEEPSPEED, *TORCHTITAN, *MMENGINE, *OLMO_CORE]
+                     *MEGATRON, *DEEPSPEED, *TORCHTITAN, *MMENGINE, *OLMO_CORE, *OLMO_CORE_COMPOSITES]

@@ -113,6 +113,81 @@ OLMO_CORE = [
 ]
 
 
+def composite(preset: str, source: str, code: str, make, max_steps: int, lr: float = 8e-4,
+              note: str = "") -> FrameworkCase:
+    """A case of a scheduler of schedulers (or of one of its records): ``make(m)`` builds the
+    real OLMo-core scheduler from the loaded module ``m``; the trainer reads it as above."""
+    def anchor(steps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ComposableScheduler warns that it ignores t_max
+            scheduler = make(olmo())
+            return [scheduler.get_lr(lr, k + 1, max_steps) for k in steps]
+
+    return FrameworkCase(preset, source, "olmo_core", preset.split(".", 1)[1], {}, max_steps, note=note,
+                         code=code, anchor=anchor)
+
+
+_STAGE = "olmo_core.ComposableSchedulerStage"
+COMPOSITES = [
+    composite("olmo_core.SequentialScheduler",
+              "olmo_core.SequentialScheduler(lr=0.0008, t_max=300, schedulers=[olmo_core.InvSqrtWithWarmup("
+              "alpha_f=0.5, warmup=20), olmo_core.CosWithWarmup(warmup=0), olmo_core.LinearWithWarmup("
+              "t_max=60, warmup=0)], schedulers_max=[50, 80])",
+              "scheduler = SequentialScheduler(schedulers=[InvSqrtWithWarmup(alpha_f=0.5, warmup=20), "
+              "CosWithWarmup(warmup=0), LinearWithWarmup(t_max=60, warmup=0)], schedulers_max=[50, 80])",
+              lambda m: m.SequentialScheduler(schedulers=[m.InvSqrtWithWarmup(alpha_f=0.5, warmup=20),
+                                                          m.CosWithWarmup(warmup=0),
+                                                          m.LinearWithWarmup(t_max=60, warmup=0)],
+                                              schedulers_max=[50, 80]), 300,
+              note="each child starts from the lr the one before ended at; the last one keeps its own "
+                   "t_max (60) and holds its end after it"),
+    composite("olmo_core.SequentialScheduler",
+              "olmo_core.SequentialScheduler(lr=0.0008, t_max=400, schedulers=[olmo_core.ConstantWithWarmup("
+              "warmup=30), olmo_core.CosWithWarmup(warmup=0, alpha_f=0.1)], schedulers_max=[100], "
+              'override_decay=olmo_core.OverrideDecay(start=250, duration=80, shape="cosine", '
+              "end_lr_fraction=0.05))",
+              "scheduler = SequentialScheduler(schedulers=[ConstantWithWarmup(warmup=30), CosWithWarmup("
+              "warmup=0, alpha_f=0.1)], schedulers_max=[100], override_decay=OverrideDecay(start=250, "
+              "duration=80, shape=ComposableSchedulerStageType.cosine, end_lr_fraction=0.05))",
+              lambda m: m.SequentialScheduler(
+                  schedulers=[m.ConstantWithWarmup(warmup=30), m.CosWithWarmup(warmup=0, alpha_f=0.1)],
+                  schedulers_max=[100], override_decay=m.OverrideDecay(
+                      start=250, duration=80, shape=m.ComposableSchedulerStageType.cosine,
+                      end_lr_fraction=0.05)), 400),
+    composite("olmo_core.ComposableScheduler",
+              f"olmo_core.ComposableScheduler(lr=0.0008, t_max=350, stages=[{_STAGE}(duration=40, "
+              f'shape="linear", start_lr_fraction=0.0, end_lr_fraction=1.0), {_STAGE}(duration=200, '
+              f'shape="cosine", end_lr_fraction=0.1), {_STAGE}(duration=60, start_lr=0.0002, end_lr=0.0)], '
+              "override_decay=olmo_core.OverrideDecay(start=150, duration=50, end_lr=0.0001))",
+              "scheduler = ComposableScheduler(stages=[ComposableSchedulerStage(duration=40, "
+              "start_lr_fraction=0.0, end_lr_fraction=1.0), ComposableSchedulerStage(duration=200, "
+              "shape=ComposableSchedulerStageType.cosine, end_lr_fraction=0.1), ComposableSchedulerStage("
+              "duration=60, start_lr=0.0002, end_lr=0.0)], override_decay=OverrideDecay(start=150, "
+              "duration=50, end_lr=0.0001))",
+              lambda m: m.ComposableScheduler(
+                  stages=[m.ComposableSchedulerStage(duration=40, start_lr_fraction=0.0, end_lr_fraction=1.0),
+                          m.ComposableSchedulerStage(duration=200, end_lr_fraction=0.1,
+                                                     shape=m.ComposableSchedulerStageType.cosine),
+                          m.ComposableSchedulerStage(duration=60, start_lr=0.0002, end_lr=0.0)],
+                  override_decay=m.OverrideDecay(start=150, duration=50, end_lr=0.0001)), 350,
+              note="t_max is not read (OLMo-core warns); the override replaces the stages from 150"),
+    composite(_STAGE, f'{_STAGE}(duration=120, shape="cosine", start_lr=0.5, end_lr_fraction=0.1)',
+              "scheduler = ComposableScheduler(stages=[ComposableSchedulerStage(duration=120, "
+              "shape=ComposableSchedulerStageType.cosine, start_lr=0.5, end_lr_fraction=0.1)])",
+              lambda m: m.ComposableScheduler(stages=[m.ComposableSchedulerStage(
+                  duration=120, shape=m.ComposableSchedulerStageType.cosine, start_lr=0.5,
+                  end_lr_fraction=0.1)]), 200, lr=1.0,
+              note="alone, a stage is the ComposableScheduler of that stage at lr 1"),
+    composite("olmo_core.OverrideDecay", "olmo_core.OverrideDecay(start=60, duration=90, end_lr=0.25)",
+              "scheduler = ComposableScheduler(stages=[ComposableSchedulerStage(duration=1, "
+              "end_lr_fraction=1.0)], override_decay=OverrideDecay(start=60, duration=90, end_lr=0.25))",
+              lambda m: m.ComposableScheduler(
+                  stages=[m.ComposableSchedulerStage(duration=1, end_lr_fraction=1.0)],
+                  override_decay=m.OverrideDecay(start=60, duration=90, end_lr=0.25)),
+              200, lr=1.0, note="alone, an override is the decay of a constant lr of 1"),
+]
+
+
 def batch_callback():
     """OLMo-core 3.0.0's ``BatchSizeSchedulerCallback`` (``train/callbacks/batch_size_scheduler.py``)
     and ``Duration`` (``train/common.py``), loaded from their files over :func:`olmo`'s modules.

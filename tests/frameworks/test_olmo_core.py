@@ -281,3 +281,69 @@ def test_refusals(source, message):
         schedlang.compile(f"schedule lr = {source}\n")
     assert message in str(info.value)
     assert ":1:" in str(info.value)
+
+
+# ------------------------------------------------- schedulers of schedulers (olmo_core_composite)
+
+SEQUENCE = ("olmo_core.SequentialScheduler(lr={lr}, units=\"tokens\", t_max={t_max}, schedulers=["
+            "olmo_core.ConstantWithWarmup(warmup=80), olmo_core.CosWithWarmup(warmup_fraction=0.25, "
+            "alpha_f=0.1)], schedulers_max=[240], override_decay=olmo_core.OverrideDecay(start=900, "
+            "duration=300, shape=\"cosine\", end_lr_fraction=0.05))")
+
+
+@pytest.mark.parametrize("batches", [CONSTANT, RAMP], ids=["constant-batch", "batch-ramp"])
+def test_sequential_scheduler_in_tokens_every_step(batches):
+    """A SequentialScheduler with an override on the token clock: the second child's warmup is
+    round(min(T - 240, ...) * 0.25) of what the sequence leaves it (OLMo-core passes t_max on)."""
+    module = olmo()
+    t_max = 1601
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scheduler = module.SequentialScheduler(
+            schedulers=[module.ConstantWithWarmup(warmup=80),
+                        module.CosWithWarmup(warmup_fraction=0.25, alpha_f=0.1)],
+            schedulers_max=[240], override_decay=module.OverrideDecay(
+                start=900, duration=300, shape=module.ComposableSchedulerStageType.cosine,
+                end_lr_fraction=0.05))
+        source = batches.declaration() + "schedule lr = " + SEQUENCE.format(lr=LR, t_max=t_max)
+        prog = schedlang.compile(source)
+        lr, seen, k = prog["lr"], batches.walk(400), 0
+        while seen[k] < t_max:
+            if seen[k + 1] > t_max:  # OLMo-core asserts current <= t_max: its last step raises
+                with pytest.raises(AssertionError):
+                    scheduler.get_lr(LR, seen[k + 1], t_max)
+                break
+            close(lr(k), scheduler.get_lr(LR, seen[k + 1], t_max), f"step {k}, T_(k+1) = {seen[k + 1]}")
+            k += 1
+    assert k > 30
+
+
+@pytest.mark.parametrize("source, message", [
+    ("olmo_core.SequentialScheduler(t_max=100, schedulers=[olmo_core.ConstantWithWarmup(warmup=5), "
+     "constant(1)], schedulers_max=[10])", "must be an olmo_core scheduler"),
+    ("olmo_core.SequentialScheduler(t_max=100, schedulers=[olmo_core.ConstantWithWarmup(warmup=5), "
+     "olmo_core.CosWithWarmup(warmup=0)], schedulers_max=[10, 20, 30])", "every scheduler but the last"),
+    ("olmo_core.SequentialScheduler(t_max=100, schedulers=[olmo_core.ConstantWithWarmup(warmup=5, t_max=10), "
+     "olmo_core.CosWithWarmup(warmup=0)], schedulers_max=[10])", "no t_max field of its own"),
+    ("olmo_core.SequentialScheduler(t_max=10, schedulers=[olmo_core.ConstantWithWarmup(warmup=5), "
+     "olmo_core.CosWithWarmup(warmup=0)], schedulers_max=[10])", "no room before t_max=10"),
+    ("olmo_core.SequentialScheduler(schedulers=[olmo_core.ConstantWithWarmup(warmup=5), "
+     "olmo_core.CosWithWarmup(warmup=0)], schedulers_max=[10])", "reads t_max"),
+    ("olmo_core.ComposableScheduler(stages=[olmo_core.ComposableSchedulerStage(duration=10)])",
+     "exactly one of 'end_lr' or 'end_lr_fraction'"),
+    ("olmo_core.ComposableScheduler(stages=[olmo_core.ComposableSchedulerStage(duration=0, end_lr=1)])",
+     "whole number >= 1"),
+    ("olmo_core.ComposableScheduler(stages=[olmo_core.OverrideDecay(start=1, duration=10, end_lr=0)])",
+     "must be an olmo_core.ComposableSchedulerStage"),
+    ("olmo_core.ComposableScheduler(stages=[olmo_core.ComposableSchedulerStage(duration=9, end_lr=1)], "
+     "override_decay=olmo_core.ComposableSchedulerStage(duration=9, end_lr=1))",
+     "'override_decay' must be an olmo_core.OverrideDecay"),
+    ("olmo_core.OverrideDecay(start=1, duration=10, end_lr=0, end_lr_fraction=0.1)", "not both"),
+    # a scheduler that reads t_max needs one unless a SequentialScheduler passes it
+    ("olmo_core.CosWithWarmup(warmup=0) >> constant(1)", "make it a child of olmo_core.SequentialScheduler"),
+])
+def test_composite_refusals(source, message):
+    with pytest.raises(SchedlangError) as info:
+        schedlang.compile(f"schedule lr = {source}\n")
+    assert message in str(info.value)
+    assert ":1:" in str(info.value)

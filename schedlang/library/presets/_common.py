@@ -64,11 +64,12 @@ def _with_doc(build, doc: str):
     return call
 
 
-def arg(name: str, kind: Kind, default=REQUIRED, choices: tuple[str, ...] = ()) -> Arg:
+def arg(name: str, kind: Kind, default=REQUIRED, choices: tuple[str, ...] = (), *,
+        empty_ok: bool = False) -> Arg:
     """An argument; whole-number defaults become sympy integers like parsed numbers do."""
     if isinstance(default, int) and not isinstance(default, bool):
         default = sp.Integer(default)
-    return Arg(name, kind, default, choices)
+    return Arg(name, kind, default, choices, empty_ok)
 
 
 def frac(text: str) -> sp.Rational:

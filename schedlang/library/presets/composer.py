@@ -31,8 +31,9 @@ from dataclasses import replace
 
 import sympy as sp
 
-from ...core.algebra import tau  # formulas are built in the real-valued step, not t
+from ...core.algebra import Segment, sequence, tau  # formulas are built in the real-valued step, not t
 from ...core.special import geometric
+from ...limits import MAX_SEGMENTS, MAX_STEP
 from ..stdlib import ArgumentError, TimeDefault, cosine_restarts, multistep
 from ._common import FLAG, C, D, L, PresetSegment, S, V, arg, frac, number, preset
 
@@ -84,18 +85,51 @@ def cosine_annealing_scheduler(t_max, alpha_f, lr):
 
 
 def cosine_annealing_warm_restarts_scheduler(t_0, t_mult, alpha_f, lr):
-    """Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``t_mult * t_0``, ..., forever.
+    """Cosine from 1 to ``alpha_f`` in intervals of ``t_0``, ``int(t_mult * t_0)``, ..., forever.
 
-    ``t_mult`` must be a whole number: Composer truncates ``int(t_mult * previous)`` at
-    every restart, which for a fractional ``t_mult`` has no closed form.
+    A whole ``t_mult`` is SGDR's closed form (``cosine_restarts``).  A fractional one is
+    Composer's own rule, ``next = int(t_mult * interval)`` at each restart (in floating point,
+    as Composer computes it), unrolled into one cosine per interval up to the largest step
+    (``limits.MAX_STEP``); once ``int(t_mult * L) == L`` the interval stops growing and the
+    rest is periodic.  That needs ``t_0`` to be a number.  ``t_mult < 1`` shrinks the interval
+    to 0, where Composer raises, so it is refused.
     """
     mult = number(t_mult, "t_mult")
-    if not mult.is_integer or mult < 1:
-        raise ArgumentError("t_mult", f"t_mult must be a whole number >= 1 here, not {mult}",
-                            hint="Composer truncates int(t_mult * interval) at each restart, which "
-                                 "has no closed form for a fractional t_mult")
-    return _seg(lr, cosine_restarts(1, alpha_f, t_0, int(mult)).expr,
+    if mult < 1:
+        raise ArgumentError("t_mult", f"t_mult must be >= 1, not {mult}",
+                            hint="Composer's intervals shrink to 0 with t_mult < 1 and it raises "
+                                 "'Interval between restarts ... has decayed to 0'")
+    if mult.is_integer:
+        return _seg(lr, cosine_restarts(1, alpha_f, t_0, int(mult)).expr,
+                    label="CosineAnnealingWarmRestartsScheduler")
+    if not (isinstance(t_0, sp.Basic) and t_0.is_number):
+        raise ArgumentError("t_0", "with a fractional t_mult, t_0 must be a number of steps here, not "
+                                   "an expression of parameters (a time in ep or dur reads one)",
+                            hint="write t_0 in batches, e.g. t_0=3000ba: Composer truncates "
+                                 "int(t_mult * interval) at each restart, so each interval's length "
+                                 "is computed from the number before it")
+    return _seg(lr, _restarts_table(int(t_0), float(mult), alpha_f),
                 label="CosineAnnealingWarmRestartsScheduler")
+
+
+def _restarts_table(length: int, mult: float, alpha_f) -> sp.Expr:
+    """Composer's restarts for a fractional ``t_mult``: one cosine per interval, each in its
+    own local step and joined by ``sequence`` (shifting a built cosine costs sympy far more)."""
+    pieces, start = [], 0
+    while True:
+        following = int(mult * length)  # Composer: int(self.t_mult * current_interval_len.value)
+        if following == length:  # no longer grows: one period for good
+            pieces.append(Segment(_cosine(alpha_f, sp.Mod(tau, length) / length)))
+            break
+        if start + length > MAX_STEP:  # the last interval any step reaches
+            pieces.append(Segment(_cosine(alpha_f, tau / length)))
+            break
+        if len(pieces) == MAX_SEGMENTS:
+            raise ArgumentError("t_mult", f"t_mult={mult:g} restarts more than {MAX_SEGMENTS} times "
+                                          "before the largest step", hint="give a larger t_mult or t_0")
+        pieces.append(Segment(_cosine(alpha_f, tau / length), sp.Integer(length)))
+        start, length = start + length, following
+    return sequence(*pieces).expr
 
 
 def polynomial_scheduler(power, t_max, alpha_f, lr):
@@ -213,9 +247,10 @@ def inverse_square_root_with_warmup_scheduler(t_warmup, t_scale, t_cooldown, t_m
 
 
 W = arg("t_warmup", D)
+MILESTONES = arg("milestones", L, empty_ok=True)  # Composer takes []: no milestone, no decay
 _PRESETS = [
     preset("composer.StepScheduler", step_scheduler, arg("step_size", S), arg("gamma", V, TENTH), LR),
-    preset("composer.MultiStepScheduler", multistep_scheduler, arg("milestones", L),
+    preset("composer.MultiStepScheduler", multistep_scheduler, MILESTONES,
            arg("gamma", V, TENTH), LR),
     preset("composer.ConstantScheduler", constant_scheduler, arg("alpha", V, 1), T_MAX, LR),
     preset("composer.LinearScheduler", linear_scheduler, arg("alpha_i", V, 1), arg("alpha_f", V, 0),
@@ -228,7 +263,7 @@ _PRESETS = [
     preset("composer.PolynomialScheduler", polynomial_scheduler, arg("power", C), T_MAX,
            arg("alpha_f", V, 0), LR),
     preset("composer.MultiStepWithWarmupScheduler", multistep_with_warmup_scheduler, W,
-           arg("milestones", L), arg("gamma", V, TENTH), SCALE_WARMUP, LR),
+           MILESTONES, arg("gamma", V, TENTH), SCALE_WARMUP, LR),
     preset("composer.ConstantWithWarmupScheduler", constant_with_warmup_scheduler, W,
            arg("alpha", V, 1), T_MAX, SCALE_WARMUP, LR),
     preset("composer.LinearWithWarmupScheduler", linear_with_warmup_scheduler, W, arg("alpha_i", V, 1),
@@ -245,4 +280,8 @@ _PRESETS = [
 #: Composer reads ``state.timestamp`` in the unit a time is written in: ``t_max="100tok"`` counts
 #: the tokens seen.  In a file with a batch schedule, lengths in ``sp``/``tok`` put the preset on
 #: that clock (every length in one unit, as Composer requires).
-PRESETS = [replace(p, clock_from_lengths=True) for p in _PRESETS]
+#: Composer's scale-schedule ratio is the Trainer's (``scale_schedule_ratio``, ``ssr`` in
+#: ``scheduler(state, ssr)``), not a scheduler's argument: ``scale()`` around the preset.
+SSR = "Composer's scale_schedule_ratio is the Trainer's, written scale({name}(...), 0.5)"
+PRESETS = [replace(p, clock_from_lengths=True, elsewhere=(("ssr", SSR), ("scale_schedule_ratio", SSR)))
+           for p in _PRESETS]

@@ -50,7 +50,7 @@ the default ``decay_fraction=0.1`` (its users write ``decay_fraction=None``); gi
 Lengths are plain numbers counting ``units``.  A length OLMo-core divides by where it would
 raise ``ZeroDivisionError`` (a decay of 0 that the run reaches, PowerLR's warmup of 0) is
 refused.  ``SequentialScheduler`` and ``ComposableScheduler`` (schedulers of schedulers,
-stage configs) are not presets: write their stages with ``>>``.
+stage configs) and their records are in ``olmo_core_composite``.
 """
 
 from __future__ import annotations
@@ -424,5 +424,10 @@ PRESETS = [
            arg("period_lr_multipliers", L, None), arg("warmup", C, None), arg("warmup_fraction", C, None),
            arg("decay", C, None), arg("decay_fraction", C, None), WARMUP_MIN, DECAY_MIN),
 ]
+
+# The schedulers of schedulers read the ones above (``olmo_core_composite``), so they come last.
+from .olmo_core_composite import COMPOSITES, rebuildable  # noqa: E402 - it imports this module's names
+
+PRESETS = [*map(rebuildable, PRESETS), *COMPOSITES]
 
 REJECTED: list = []

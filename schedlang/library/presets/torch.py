@@ -91,6 +91,19 @@ def lambda_lr(lr_lambda, lr):
     return _torch(lr * lr_lambda, lr=lr, label="LambdaLR")
 
 
+def multiplicative_lr(lr_lambda, lr):
+    """``lr * f ** t`` for a constant factor ``lr_lambda = f`` (torch multiplies the lr by
+    ``lr_lambda(t)`` at every step from ``t = 1``: a running product, closed form only when
+    the factor does not change with the step)."""
+    if tau in lr_lambda.free_symbols:
+        raise ArgumentError("lr_lambda", "torch.MultiplicativeLR multiplies the previous lr by "
+                                         "lr_lambda(t) at every step: for a factor that changes with "
+                                         "the step that running product has no closed form",
+                            hint="give a constant factor (lr_lambda=0.95 is lr * 0.95 ** t), or write "
+                                 "the product's closed form with torch.LambdaLR(lr=..., lr_lambda=...)")
+    return _torch(lr * geometric(lr_lambda, tau), lr=lr, chain=True, label="MultiplicativeLR")
+
+
 def step_lr(step_size, gamma, lr):
     """``lr * gamma ** floor(t / step_size)``."""
     return _torch(lr * geometric(gamma, sp.floor(tau / step_size)), lr=lr, chain=True, label="StepLR")
@@ -287,6 +300,7 @@ _ONE_CYCLE_ARGS = (arg("max_lr", V), arg("total_steps", S, None),
 
 PRESETS = [
     preset_with_lr("torch.LambdaLR", lambda_lr, arg("lr_lambda", V), LR),
+    preset_with_lr("torch.MultiplicativeLR", multiplicative_lr, arg("lr_lambda", V), LR),
     preset_with_lr("torch.StepLR", step_lr, arg("step_size", S), arg("gamma", V, frac("0.1")), LR),
     preset_with_lr("torch.MultiStepLR", multistep_lr, arg("milestones", L), arg("gamma", V, frac("0.1")),
                    LR),
@@ -315,9 +329,4 @@ REJECTED = [
              "ReduceLROnPlateau changes the lr when a metric stops improving, so its value depends "
              "on training data, not on the step alone; pick a fixed decay such as "
              "torch.StepLR or cosine(...) instead"),
-    Rejected("torch.MultiplicativeLR",
-             "MultiplicativeLR multiplies the previous lr by lr_lambda(t) at every step, a running "
-             "product with no closed form for an arbitrary lambda; for a constant factor use "
-             "torch.ExponentialLR(lr=..., gamma=factor) or cerebras.MultiplicativeLR, otherwise "
-             "write the product in closed form with torch.LambdaLR(lr=..., lr_lambda=...)"),
 ]

@@ -1,0 +1,283 @@
+"""The peers' own scheduler test cases, run through schedlang's presets (issue 41).
+
+Each ``*_cases.py`` beside this file transcribes one library's test file as data (the file and
+its commit are named at its top): the scheduler's parameters, the steps the test reads and
+the values it expects.  Every case here is compiled as the matching preset and compared with
+the values the peer's test expects, at the peer's own tolerance, and, where the library is
+installed or its source is pinned, with the library's real code at 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+from anchors import reference as R
+
+import schedlang
+
+from . import composer_cases as C
+from . import hf_cases as H
+from . import keras_cases as K
+from . import megatron_cases as M
+from . import olmo_core_cases as O
+from . import optax_cases as X
+from . import torch_cases as T
+
+# ----------------------------------------------------------------------------------- Composer
+
+
+def _composer_word(value) -> str:
+    """A Composer constructor value as schedlang writes it: times are bare literals."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_composer_word, value)) + "]"
+    return value if isinstance(value, str) else repr(value)
+
+
+def composer_source(index: int) -> str:
+    cls, kwargs, ssr, _, _ = C.CASES[index]
+    if index in C.SOURCES:
+        call = C.SOURCES[index][0]
+    else:
+        call = f"composer.{cls}(" + ", ".join(f"{k}={_composer_word(v)}" for k, v in kwargs.items()) + ")"
+    if ssr != 1.0:  # the Trainer's scale_schedule_ratio is scale() around the scheduler
+        call = f"scale({call}, {ssr!r})"
+    return (f"param max_duration: int = {C.MAX_DURATION_EPOCHS * C.STEPS_PER_EPOCH}\n"
+            f"param steps_per_epoch: int = {C.STEPS_PER_EPOCH}\nschedule lr = {call}\n")
+
+
+def composer_step(time: str) -> int:
+    """The test's timestamp: ``Xba`` is batch X, ``Xep`` batch ``X * STEPS_PER_EPOCH``."""
+    if time.endswith("ep"):
+        return int(time[:-2]) * C.STEPS_PER_EPOCH
+    assert time.endswith("ba"), time
+    return int(time[:-2])
+
+
+@pytest.mark.parametrize("index", range(len(C.CASES)),
+                         ids=[f"{i}-{c[0]}-ssr{c[2]}" for i, c in enumerate(C.CASES)])
+def test_composer(index):
+    cls, kwargs, ssr, times, expected = C.CASES[index]
+    steps = [composer_step(time) for time in times]
+    lr = schedlang.compile(composer_source(index))["lr"]
+    ours = lr.values(steps)
+    assert ours == pytest.approx(expected, abs=C.TOLERANCE)
+    if kwargs.get("scale_warmup") and ssr != 1.0:
+        return  # C.SCALED_WARMUP: the peer's values hold, Composer's plateau is not followed
+    try:
+        real = R.composer_values(cls, kwargs, steps, max_duration=f"{int(C.MAX_DURATION_EPOCHS * ssr)}ep",
+                                 dataloader_len=C.STEPS_PER_EPOCH, ssr=ssr)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"Composer's source is not available: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+def test_composer_fractional_t_mult_in_dur_is_refused_saying_what_to_write():
+    """The one case whose mechanical spelling is refused (``SOURCES``): its time reads a parameter."""
+    source = composer_source(0).replace(
+        "composer.StepScheduler(step_size=10ba)",
+        "composer.CosineAnnealingWarmRestartsScheduler(t_0=0.003dur, t_mult=1.5)")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert "t_0 must be a number of steps" in info.value.message and "t_0=3000ba" in info.value.hint
+
+
+def test_composer_table_is_whole():
+    """Every ssr the test file uses is there, so each scheduler is checked scaled and not."""
+    assert len(C.CASES) == 46
+    assert {c[2] for c in C.CASES} == {0.01, 0.2, 0.5, 1.0, 2.0, 4.0}
+    assert not any(math.isnan(v) for c in C.CASES for v in c[4])
+
+
+# ---------------------------------------------------------------------------------- OLMo-core
+
+
+def _olmo_module():
+    from frameworks.olmo_core_cases import olmo
+
+    return olmo()  # a missing install skips locally, fails under CI (frameworks.real)
+
+
+def _close(ours: float, expected: float, approx: bool) -> bool:
+    return ours == (pytest.approx(expected) if approx else pytest.approx(expected, rel=1e-12, abs=1e-15))
+
+
+@pytest.mark.parametrize("case", O.CASES, ids=[c["name"] for c in O.CASES])
+def test_olmo_core(case):
+    """Update k reads get_lr(lr, k + 1, t_max): the test's current c is the preset's step c - 1."""
+    module = _olmo_module()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ComposableScheduler / override_decay warn that t_max is ignored
+        real = case["real"](module)
+        lr = schedlang.compile(case["source"])["lr"]
+        for current, expected in case["points"]:
+            anchor = real.get_lr(case["lr"], current, case["t_max"])
+            if expected is not None:
+                assert _close(anchor, expected, case.get("approx", False)), (current, "transcription")
+            if current == 0:
+                continue  # no update reads the counter 0
+            assert _close(lr(current - 1), anchor, False), current
+            if expected is not None:
+                assert _close(lr(current - 1), expected, case.get("approx", False)), current
+
+
+@pytest.mark.parametrize("shape, sub, alpha_f", O.PARITY)
+def test_olmo_core_composable_and_sequential_match_when_t_max_aligns(shape, sub, alpha_f):
+    composable, sequential = (schedlang.compile(s)["lr"] for s in O.parity_sources(shape, sub, alpha_f))
+    steps = [c - 1 for c in O.PARITY_POINTS if c > 0]
+    assert composable.values(steps) == pytest.approx(sequential.values(steps))
+    assert schedlang.equivalent(*O.parity_sources(shape, sub, alpha_f), rtol=1e-9).equivalent
+
+
+@pytest.mark.parametrize("source, theirs, ours", O.REFUSALS, ids=[r[0].split("(")[0] + f"-{i}"
+                                                                  for i, r in enumerate(O.REFUSALS)])
+def test_olmo_core_refusals(source, theirs, ours):
+    """What OLMo-core refuses at configuration, schedlang refuses at the call."""
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert ours in info.value.message
+
+
+# -------------------------------------------------------------------------------------- optax
+
+
+def _optax_word(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):  # boundaries_and_scales {b: s} is [[b, s]], {} is []
+        return "[" + ", ".join(f"[{b!r}, {s!r}]" for b, s in value.items()) + "]"
+    return repr(value)
+
+
+def optax_source(case: dict) -> str:
+    kwargs = case["kwargs"]
+    if case["fn"] == "sgdr_schedule":  # one warmup_cosine_decay_schedule per dict
+        cycles = ", ".join("optax.warmup_cosine_decay_schedule(" + ", ".join(
+            f"{k}={_optax_word(v)}" for k, v in cycle.items()) + ")" for cycle in kwargs["cosine_kwargs"])
+        call = f"optax.sgdr_schedule(cosine_kwargs=[{cycles}])"
+    else:
+        call = f"optax.{case['fn']}(" + ", ".join(f"{k}={_optax_word(v)}" for k, v in kwargs.items()) + ")"
+    run = f"run = {case['run']}\n" if "run" in case else ""
+    return f"{run}schedule lr = {call}\n"
+
+
+@pytest.mark.parametrize("case", X.CASES, ids=[c["name"] for c in X.CASES])
+def test_optax(case):
+    steps = list(case["steps"])
+    ours = schedlang.compile(optax_source(case))["lr"].values(steps)
+    tolerance = {"rel": case.get("rtol", 0.0), "abs": case.get("atol", 0.0)}
+    assert ours == pytest.approx(case["expected"], **tolerance)
+    try:
+        real = R.optax_values(case["fn"], case.get("real_kwargs", case["kwargs"]), steps)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"optax is not installed: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+def test_optax_exponential_growth_needs_a_run_that_ends_before_it_overflows():
+    """The cases with decay_rate=2 and no end_value compile only with their run (SPEC §4)."""
+    case = next(c for c in X.CASES if "run" in c)
+    without = optax_source(case).split("\n", 1)[1]
+    with pytest.raises(schedlang.SchedlangError, match="overflows float64 from step"):
+        schedlang.compile(without)
+
+
+@pytest.mark.parametrize("name, source, hint", X.REFUSALS, ids=[r[0] for r in X.REFUSALS])
+def test_optax_refusals(name, source, hint):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert hint in str(info.value)
+
+
+# ------------------------------------------------------------------------------- transformers
+
+
+@pytest.mark.parametrize("name, kwargs, expected", H.CASES, ids=[c[0] for c in H.CASES])
+def test_transformers(name, kwargs, expected):
+    words = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+    lr = schedlang.compile(f"hf.{name}(lr={H.LR!r}" + (f", {words})" if words else ")"))["lr"]
+    ours = lr.values(range(H.NUM_STEPS))
+    assert ours == pytest.approx(expected, abs=H.TOLERANCE)
+    try:
+        options = {k: v for k, v in kwargs.items() if k in ("num_warmup_steps", "num_training_steps")}
+        extra = {k: v for k, v in kwargs.items() if k not in options}
+        real = R.hf_values(name, range(H.NUM_STEPS), lr=H.LR, **options, **extra)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"transformers is not installed: {exc}")
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-12)
+
+
+# -------------------------------------------------------------------------------------- torch
+
+
+@pytest.mark.parametrize("name, source, real, lr, epochs, targets", T.CASES, ids=[c[0] for c in T.CASES])
+def test_torch(name, source, real, lr, epochs, targets):
+    ours = schedlang.compile(source)["lr"].values(range(epochs))
+    assert ours == pytest.approx(targets[:epochs], rel=T.RTOL, abs=T.ATOL)
+    if real is not None:
+        try:
+            anchor = R.torch_values(real[0], real[1], range(epochs), lr=lr)
+        except R.AnchorUnavailable as exc:
+            pytest.skip(f"torch is not installed: {exc}")
+        assert ours == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name, source, message", T.REFUSALS, ids=[r[0] for r in T.REFUSALS])
+def test_torch_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
+
+
+# -------------------------------------------------------------------------------------- Keras
+
+
+@pytest.mark.parametrize("name, cls, kwargs, steps, expected", K.CASES, ids=[c[0] for c in K.CASES])
+def test_keras(name, cls, kwargs, steps, expected):
+    from frameworks import keras_cases
+
+    source = f"keras.{cls}(" + ", ".join(f"{k}={keras_cases._sched(v)}" for k, v in kwargs.items()) + ")"
+    ours = schedlang.compile(source)["lr"].values(steps)
+    assert ours == pytest.approx(expected, rel=K.RTOL, abs=K.ATOL)
+    real = keras_cases.values(cls, kwargs, steps, float64=True)  # a missing Keras skips (frameworks.real)
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+# -------------------------------------------------------------------------------- Megatron-LM
+
+
+@pytest.mark.parametrize("name, kwargs, reads", M.CASES, ids=[c[0] for c in M.CASES])
+def test_megatron(name, kwargs, reads):
+    from types import SimpleNamespace
+
+    from frameworks.real import real
+    from frameworks.render import sched_args
+
+    wd = {k: kwargs[k] for k in ("start_wd", "end_wd", "wd_incr_steps", "wd_incr_style")}
+    ours = {"lr": schedlang.compile(f"megatron.OptimizerParamScheduler({sched_args(kwargs)})")["lr"],
+            "wd": schedlang.compile(f"megatron.OptimizerParamScheduler.get_wd({sched_args(wd)})")["lr"]}
+    module = real("megatron.core.optimizer_param_scheduler")
+    optimizer = SimpleNamespace(param_groups=[{"lr": 0.0, "weight_decay": 0.0}])
+    scheduler = module.OptimizerParamScheduler(optimizer, **kwargs)
+    at = 0
+    for steps, key, expected, rel_tol in reads:
+        scheduler.step(steps - at)  # the test's increments: num_steps adds them up
+        at = steps
+        value = ours[key](steps)
+        assert value == pytest.approx(expected, rel=rel_tol or 1e-15)  # None: the test's ==
+        anchor = scheduler.get_lr(optimizer.param_groups[0]) if key == "lr" else scheduler.get_wd()
+        assert value == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("keyword", ["ssr", "scale_schedule_ratio"])
+def test_composer_ssr_as_a_scheduler_argument_says_how_to_write_it(keyword):
+    """The peers' cases pass ssr to the scheduler call; schedlang spells it scale() around it."""
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(f"composer.StepScheduler(step_size=10ba, {keyword}=0.5)")
+    assert info.value.hint == ("Composer's scale_schedule_ratio is the Trainer's, written "
+                               "scale(composer.StepScheduler(...), 0.5)")
