@@ -520,7 +520,7 @@ def _follows(rule: Restored, fresh: _Resolved, tail_new, step: int, params: dict
     first step where it does not (``a`` the restored run, ``b`` NEW), and its lr; ``place``
     puts a run built from source on the resumed run's clock, as NEW is (None: the step clock)."""
     from ..verify import equivalent  # lazy: numpy (verify.float_scan)
-    from ..verify.verdict import Counterexample
+    from ..verify.verdict import Counterexample  # lazy: verify loads numpy (float_scan)
 
     if rule.run not in (NEW, SAVED, MIXED):
         return (REFUSED if rule.run == REFUSED else None), None, None
