@@ -178,11 +178,14 @@ def guess_format(path: Path, text: str | None = None) -> str:
     fallback = [f for f in fitting if suffix in f.fallback]
     if fallback:  # a document: its keys are tried in priority order
         return (found or fallback)[0].name
-    if len(found) == 1:
+    if len(found) == 1 or found and suffix == ".py":  # a script: by what it calls, in priority order
         return found[0].name
     if len(fitting) == 1:  # the one format of this suffix: its reader says what is wrong
         return fitting[0].name
     names = " or ".join(f"--format {f.name}" for f in (found or fitting))
+    for f in fitting if not found else ():  # a format may say why: a scheduler it cannot follow
+        if f.unrecognized is not None:
+            f.unrecognized(text, input_name(path))
     if found:
         raise SchedlangError(f"{input_name(path)} could be any of " + ", ".join(f.name for f in found),
                              hint=f"pass {names}")

@@ -117,6 +117,8 @@ def _b_round(module, node, args, kwargs, keys):
 
 def _b_len(module, node, args, kwargs, keys):
     _no_args(module, node, args, kwargs, "len", 1)
+    if len(args) == 1 and isinstance(args[0].value, (Imported, Call)):  # len(sys.argv): not known here
+        module._not(node, f"len() of {_type(args[0].value)}")
     if len(args) != 1 or not isinstance(args[0].value, (list, dict, str)):
         raise module._python_error("len() takes a list, a dict or a string here", node)
     return Item(len(args[0].value), module.span(node))

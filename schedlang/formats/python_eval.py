@@ -211,9 +211,10 @@ class Evaluator(ast.NodeVisitor):
         """A call to one of the format's classes, kept as its path and arguments."""
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
-        args = [self._eval(a) for a in node.args]
+        lazy = self.lazy_calls
+        args = [self._element(a) if lazy else self._eval(a) for a in node.args]
         # ``name=`` only names ops (Keras drops it): an f-string there is read only if used
-        kwargs, keys = self._keywords(node, lazy=False, lazy_names=("name",))
+        kwargs, keys = self._keywords(node, lazy=lazy, lazy_names=("name",))
         made = Item(Call(path, args, kwargs, keys, span), span)
         self._recorded(node, made, path)
         return made
@@ -245,6 +246,14 @@ class Evaluator(ast.NodeVisitor):
                 kwargs[name], keys[name] = value, span
         return kwargs, keys
 
+    def _arguments_first(self, node: ast.Call) -> None:
+        """A call that is not followed still has its arguments computed first, as Python computes
+        them before calling: a function of the file called there is followed (``model.compile(
+        optimizer=make_optimizer(model))`` builds the schedule in ``make_optimizer``); each one not
+        followed is kept as such."""
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            self._element(argument.value if isinstance(argument, ast.Starred) else argument)
+
     def _is_imported(self, node: ast.expr) -> bool:
         root = node
         while isinstance(root, ast.Attribute):
@@ -257,8 +266,12 @@ class Evaluator(ast.NodeVisitor):
         return not isinstance(item, Unread) and isinstance(item.raw, Imported)
 
     def _method(self, node: ast.Call, func: ast.Attribute) -> Item:
-        target = self._eval(func.value)
-        value = target.value
+        try:
+            target = self._eval(func.value)
+            value = target.value
+        except _NotFollowedError:  # model.compile(optimizer=make_optimizer(model)): model not known
+            self._arguments_first(node)
+            raise
         kind = "dict" if isinstance(value, dict) else \
             "list" if isinstance(value, list) and not target.frozen else \
             "parser" if isinstance(value, Parser) else None
@@ -266,6 +279,7 @@ class Evaluator(ast.NodeVisitor):
         if method is None:
             what = {dict: "a dict", list: "a tuple" if target.frozen else "a list"}.get(
                 type(value), repr(value) if isinstance(value, (Parser, Namespace)) else type(value).__name__)
+            self._arguments_first(node)
             self._not(node, f".{func.attr}() on {what}")
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")

@@ -102,8 +102,12 @@ class Module(Evaluator):
     ``calls`` lists every ``Call`` built, in order, with the statement that built it.
     """
 
-    def __init__(self, text: str, filename: str = "<string>", records=None, script: bool = False):
+    def __init__(self, text: str, filename: str = "<string>", records=None, script: bool = False,
+                 lazy_calls: bool = False):
         self.source = Source(text, filename)
+        #: a recorded call's arguments kept as they are, each read only where the format needs it
+        #: (``TrainingArguments(output_dir=f"...", ...)``: the schedule never reads ``output_dir``)
+        self.lazy_calls = lazy_calls
         if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
             raise SchedlangError(f"this file is over {MAX_FILE_BYTES} bytes", self._span_at(1, 1))
         _check_nesting(self.source)
@@ -498,10 +502,11 @@ class Module(Evaluator):
         to receive the value, not to change it), and the names a def / class / lambda in it
         may change when it runs."""
         _, changed, late = _effects(stmt, self._path)
+        own = _own_method(stmt)
         for name, through in changed.items():
             item = self.lookup(name)
-            if item is None or isinstance(item, Unread):
-                continue
+            if item is None or isinstance(item, Unread) or name == own and isinstance(item.raw, Call):
+                continue  # a format's object is fixed once built: trainer.train() leaves it alone
             message = SchedlangError(f"{error.message}, and it may change '{name}'", error.span,
                                      hint=error.hint)
             if isinstance(item.raw, (dict, list, Parser, Namespace)) \
@@ -684,6 +689,18 @@ def to_node(item: Item, what: str = "value"):
     if isinstance(value, (Imported, Call)):
         raise SchedlangError(f"{what} is {value!r}, not a value a configuration holds", item.span)
     return Node(PythonString(value) if isinstance(value, str) else value, item.span)
+
+
+def _own_method(stmt: ast.stmt) -> str | None:
+    """``name`` when ``stmt`` is only a call of one of its methods (``trainer.train()``) that
+    mentions ``name`` nowhere else, else None."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
+            or not isinstance(call.func.value, ast.Name):
+        return None
+    name = call.func.value.id
+    uses = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
+    return name if len(uses) == 1 else None
 
 
 def _exit_text(node: ast.AST) -> str:

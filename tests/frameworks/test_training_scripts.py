@@ -311,3 +311,174 @@ def test_a_string_default_without_type_stays_a_string(tmp_path, monkeypatch):
     typed = text.replace("default='1e-3'", "type=float, default='1e-3'")
     assert _python(tmp_path, typed, monkeypatch) == ("built", 1e-3)
     assert "param args_lr: float = 0.001" in _import_text(typed)
+
+
+# -- HF Trainer scripts (issue 41 item 1) ---------------------------------------------------------
+
+
+def _hf_trained(path: Path, monkeypatch, options: dict | None = None):
+    """The ``TrainingArguments`` (transformers' real class) and the optimizer the script's
+    ``Trainer(...)`` is given, run with ``options`` (the models and datasets stubbed)."""
+    transformers = real("transformers")
+    seen = {}
+
+    class Trainer:
+        def __init__(self, model=None, args=None, *rest, optimizers=(None, None), **kwargs):
+            seen["args"], seen["optimizers"] = args, optimizers
+
+        def train(self):
+            pass
+
+    torch = real("torch")
+    model = types.SimpleNamespace(parameters=lambda: [torch.nn.Parameter(torch.zeros(1))])
+    stub = types.SimpleNamespace(from_pretrained=lambda *a, **k: model)
+    stubs = {"AutoModelForCausalLM": stub, "AutoModelForSeq2SeqLM": stub, "AutoTokenizer": stub,
+             "Trainer": Trainer, "Seq2SeqTrainer": Trainer}
+
+    class Transformers(types.ModuleType):  # the real module but for the stubs (its lazy names reset)
+        def __getattr__(self, name):
+            return stubs[name] if name in stubs else getattr(transformers, name)
+
+    hf = Transformers("transformers")
+    hf.__path__ = transformers.__path__
+    datasets = types.ModuleType("datasets")
+    datasets.load_dataset = lambda *a, **k: {"train": [], "validation": []}
+    _main(path, monkeypatch, options, datasets=datasets, transformers=hf)
+    return seen["args"], seen["optimizers"]
+
+
+def _hf_reference(args, steps, lr=None):
+    """The Trainer's scheduler for ``args`` (a real ``TrainingArguments``): ``get_scheduler`` with
+    ``args.get_warmup_steps(N)``, on an optimizer at ``lr`` (``args.learning_rate`` by default)."""
+    from anchors import reference as R
+
+    total = args.max_steps
+    kind = getattr(args.lr_scheduler_type, "value", args.lr_scheduler_type)
+    return R.hf_values(kind, steps, lr=args.learning_rate if lr is None else lr,
+                       num_warmup_steps=args.get_warmup_steps(total), num_training_steps=total,
+                       **(args.lr_scheduler_kwargs or {}))
+
+
+@pytest.mark.parametrize("options", [None, {"--lr": "1e-4"}, {"--lr": "3e-5", "--max_steps": "1200"}])
+def test_hf_trainer_script_with_training_arguments(monkeypatch, options):
+    """TrainingArguments(...) in main(), from argparse options and a ``**dict``: guessed hf-args
+    (it was guessed mmengine and refused), every step against get_scheduler; ``--lr`` a parameter."""
+    path = SCRIPTS / "hf_trainer.py"
+    assert guess_format(path, path.read_text()) == "hf-args"
+    text = import_file(path)
+    assert "param args_lr: float = 2e-05  # --lr" in text
+    params = {"args_lr": float(options["--lr"])} if options else None
+    ours = schedlang.compile(text, params=params)["lr"]
+    args, _ = _hf_trained(path, monkeypatch, options)
+    assert args.max_steps == 1200 and args.lr_scheduler_type == "cosine"
+    steps = range(1300)
+    assert max_error(ours.values(steps), _hf_reference(args, steps), 1e-3) <= 1e-12
+
+
+def test_keras_schedule_made_in_a_helper_called_inside_model_compile(monkeypatch):
+    """``model.compile(optimizer=make_optimizer(model))`` on a model the file does not follow: the
+    argument is computed first, as Python does, so the helper is followed (it was "never called")."""
+    path = SCRIPTS / "keras_compile_helper.py"
+    assert guess_format(path, path.read_text()) == "keras-json"
+    ours = schedlang.compile(import_file(path))["lr"]
+    real("keras.optimizers.schedules")
+    made = _main(path, monkeypatch).optimizer._learning_rate  # what the compiled model holds
+    config = made.get_config()
+    config.pop("name")
+    assert config["warmup_steps"] == 781 and config["decay_steps"] == 8591
+    steps = sorted(set(range(0, 9500, 11)) | {0, 780, 781, 782, 9371, 9372, 9373})
+    assert max_error(ours.values(steps), KC.values(type(made).__name__, config, steps, float64=True),
+                     1e-3) <= 1e-12
+
+
+def test_trl_sft_config_with_trl_s_learning_rate_default(monkeypatch):
+    """``SFTConfig(...)`` leaves ``learning_rate`` at TRL's 2e-5 (trl/trainer/sft_config.py); the
+    rest is TrainingArguments' (TRL is not installed here: its SFTConfig is that subclass)."""
+    import dataclasses
+
+    transformers = real("transformers")
+    path = SCRIPTS / "trl_sft_quickstart.py"
+    assert guess_format(path, path.read_text()) == "hf-args"
+    ours = schedlang.compile(import_file(path))["lr"]
+    seen = {}
+    trl = types.ModuleType("trl")
+    trl.SFTConfig = dataclasses.make_dataclass("SFTConfig", [("learning_rate", float, dataclasses.field(
+        default=2e-5))], bases=(transformers.TrainingArguments,))
+    trl.SFTTrainer = lambda **kwargs: seen.update(kwargs) or types.SimpleNamespace(train=lambda: None)
+    datasets = types.ModuleType("datasets")
+    datasets.load_dataset = lambda *a, **k: []
+    monkeypatch.setitem(sys.modules, "trl", trl)
+    monkeypatch.setitem(sys.modules, "datasets", datasets)
+    runpy.run_path(str(path))
+    args = seen["args"]
+    assert args.learning_rate == 2e-5 and args.get_warmup_steps(args.max_steps) == 50
+    steps = range(1100)
+    assert max_error(ours.values(steps), _hf_reference(args, steps), 1e-3) <= 1e-12
+
+
+TRAINER = """import torch
+from transformers import AutoModelForCausalLM, Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+args = Seq2SeqTrainingArguments(output_dir="out", learning_rate=1e-3, max_steps=500, warmup_steps=40,
+                                lr_scheduler_type="linear")
+optimizer = torch.optim.AdamW(model.parameters(), lr={lr}, weight_decay=0.01)
+{before}trainer = Seq2SeqTrainer(model=model, args=args, optimizers=(optimizer, {scheduler}))
+trainer.train()
+"""
+
+
+def test_a_trainer_given_only_its_optimizer_schedules_that_optimizer_s_lr(monkeypatch):
+    """``optimizers=(optimizer, None)``: the Trainer builds the arguments' scheduler on the given
+    optimizer, which keeps its own lr (get_scheduler multiplies it), not ``learning_rate``."""
+    text = TRAINER.format(lr="3e-4", before="", scheduler="None")
+    assert guess_format(Path("train.py"), text) == "hf-args"
+    from schedlang.formats.hf_args import FORMAT
+
+    ours = schedlang.compile(FORMAT.reader(text, "train.py"))["lr"]
+    transformers = real("transformers")
+    torch = real("torch")
+    args = transformers.Seq2SeqTrainingArguments(output_dir="out", learning_rate=1e-3, max_steps=500,
+                                                 warmup_steps=40, lr_scheduler_type="linear")
+    trainer = transformers.Trainer.__new__(transformers.Trainer)  # only its create_scheduler is run
+    trainer.args, trainer.lr_scheduler = args, None
+    optimizer = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))], lr=3e-4, weight_decay=0.01)
+    trainer.create_scheduler(args.max_steps, optimizer=optimizer)
+    values = []
+    for _ in range(600):
+        values.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        trainer.lr_scheduler.step()
+    assert max_error(ours.values(range(600)), values, 1e-3) <= 1e-12
+
+
+@pytest.mark.parametrize(("parts", "where", "words"), [
+    ({"before": "sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)\n", "scheduler": "sched"},
+     (9, 61), "is given its own scheduler here"),
+    ({"lr": "args.learning_rate", "scheduler": "None"}, (7, 54), "attribute .learning_rate"),
+])
+def test_a_trainer_given_its_own_scheduler_is_refused_at_it(parts, where, words):
+    from schedlang.formats.hf_args import FORMAT
+
+    text = TRAINER.format(**({"lr": "3e-4", "before": ""} | parts))
+    with pytest.raises(SchedlangError) as caught:
+        FORMAT.reader(text, "train.py")
+    assert words in caught.value.message, caught.value.message
+    assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "where", "call"), [
+    ("hf_run_clm.py", (36, 48), "parse_json_file()"),
+    ("trl_sft.py", (28, 46), "parse_args_and_config()"),
+])
+def test_arguments_parsed_from_the_command_line_are_refused_at_the_parser(name, where, call):
+    """run_clm.py and TRL's sft.py read TrainingArguments from the command line (or its JSON /
+    YAML config): guessed hf-args, refused at the parsing call, which says where the values are."""
+    path = SCRIPTS / name
+    assert guess_format(path, path.read_text()) == "hf-args"
+    with pytest.raises(SchedlangError) as caught:
+        import_file(path)
+    error = caught.value
+    assert f"the TrainingArguments come from {call}" in error.message
+    assert (error.span.line, error.span.column) == where
+    assert "--format hf-args" in error.hint
