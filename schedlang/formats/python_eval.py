@@ -24,9 +24,11 @@ from .python_values import (
     DataClass,
     Function,
     Imported,
+    Instance,
     Item,
     Namespace,
     Parser,
+    Subclass,
     Unread,
     _comparable,
     _is_int,
@@ -116,6 +118,8 @@ class Evaluator(ast.NodeVisitor):
         base = self._eval(node.value)
         if isinstance(base.value, Imported):
             return Item(Imported(f"{base.value.path}.{node.attr}"), self.span(node))
+        if isinstance(base.value, Instance):  # self.warmup_steps
+            base = Item(base.value.namespace, base.span)
         if isinstance(base.value, Namespace):
             return _option(self, base, node).view(self.span(node))
         self._not(node, f"the attribute .{node.attr}")
@@ -156,8 +160,8 @@ class Evaluator(ast.NodeVisitor):
                 raise _NotFollowedError(SchedlangError(
                     f"the value of '{node.id}' is unknown: it is not assigned in this file, and "
                     f"`from {star[0]} import *` (line {star[1]}) may bind it", self.span(node),
-                    hint=f"write its value in this file, or import it by name from {star[0]} "
-                         "(the imported module is not read either)"))
+                    hint=f"write its value in this file, or import it by name from {star[0]} (a "
+                         "library is not read; a module file of the script beside it is)"))
             raise self._python_error(f"'{node.id}' is not assigned in this file (Python raises NameError)",
                                      node)
         if isinstance(item, Unread):
@@ -172,8 +176,13 @@ class Evaluator(ast.NodeVisitor):
         callee = self._eval(func)
         if isinstance(callee.value, (Function, DataClass)):
             return self._call_of_file(callee.value, node)
+        if isinstance(callee.value, Subclass):
+            return self._instance(callee.value, node, span)
         path = callee.value.path if isinstance(callee.value, Imported) else None
+        if isinstance(callee.value, Call):  # optax.inject_hyperparams(optax.adamw)(learning_rate=...)
+            path = f"{callee.value.path}.__call__"
         if path is None:
+            self._arguments_first(node)
             self._not(node, "this call")
         if self.records(path):
             try:
@@ -195,6 +204,22 @@ class Evaluator(ast.NodeVisitor):
         if builtin is None:
             self._not(node, f"the call {_short(path)}(...)")
         return builtin(self, node, args, kwargs, keys)
+
+    def _instance(self, cls: Subclass, node: ast.Call, span: Span) -> Item:
+        """``CustomSchedule(d_model)``: a ``Subclass``'s instance, its ``__init__`` followed with
+        ``self`` bound to it (``self.warmup_steps = warmup_steps``), recorded as a call of the
+        format (its base's path)."""
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self._not(node, "a call with *args")
+        args = [self._element(a) for a in node.args]
+        kwargs, _ = self._keywords(node, lazy=True)
+        made = Item(Instance(cls, Namespace({}, kind=cls.name)), span)
+        if cls.init is not None:
+            self._invoke(cls.init, node, [made, *args], kwargs)
+        elif args or kwargs:
+            raise self._python_error(f"{cls.name}() takes no arguments (Python raises TypeError)", node)
+        self._recorded(node, made, cls.base)
+        return made
 
     def _call_of_file(self, callee: Function | DataClass, node: ast.Call) -> Item:
         """A call to a function of the file (followed into its body) or to a dataclass of the file
@@ -272,6 +297,10 @@ class Evaluator(ast.NodeVisitor):
         except _NotFollowedError:  # model.compile(optimizer=make_optimizer(model)): model not known
             self._arguments_first(node)
             raise
+        if isinstance(value, Namespace) and func.attr in value.values:  # config.make_schedule(...)
+            function = value.values[func.attr]
+            if not isinstance(function, Unread) and isinstance(function.raw, (Function, DataClass)):
+                return self._call_of_file(function.raw, node)
         kind = "dict" if isinstance(value, dict) else \
             "list" if isinstance(value, list) and not target.frozen else \
             "parser" if isinstance(value, Parser) else None

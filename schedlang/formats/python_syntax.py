@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
+from pathlib import Path
 
 from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_NESTING
+from ..limits import MAX_CONFIG_BASES, MAX_NESTING, read_source_text
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Calls to the file's own functions followed one inside another, at most.
@@ -184,3 +186,30 @@ def _check_nesting(source: Source) -> None:
         return
 
 
+
+
+#: ``import m`` / ``from m import ...`` of an undotted module, read from the text (no parsing).
+_IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import\b|import[ \t]+([\w \t,]+?)[ \t]*(?:#.*)?$)",
+                      re.MULTILINE)
+
+
+def with_modules(path: Path, text: str) -> str:
+    """``text`` and the text of the module files beside the script that it imports (``import
+    config``, ``from config import *``), theirs in turn, each read once within the limits: what
+    the format guesser reads, so a script is guessed by what it calls, wherever it is written."""
+    if str(path).startswith("<") or str(path) == "-":
+        return text
+    seen, texts, queue = {Path(path).resolve()}, [text], [text]
+    while queue:
+        current = queue.pop()
+        for match in _IMPORTS.finditer(current):
+            names = [match.group(1)] if match.group(1) else [n.split()[0] for n in match.group(2).split(",")
+                                                             if n.split()]
+            for name in names:
+                found = (Path(path).parent / f"{name}.py").resolve()
+                if found in seen or not found.is_file() or len(seen) > MAX_CONFIG_BASES:
+                    continue
+                seen.add(found)
+                texts.append(read_source_text(found))
+                queue.append(texts[-1])
+    return "\n".join(texts)

@@ -373,6 +373,8 @@ def test_hf_trainer_script_with_training_arguments(monkeypatch, options):
     assert args.max_steps == 1200 and args.lr_scheduler_type == "cosine"
     steps = range(1300)
     assert max_error(ours.values(steps), _hf_reference(args, steps), 1e-3) <= 1e-12
+    core = schedlang.compile(import_file(path, style="core"), params=params)["lr"]  # --lower
+    assert core.values(steps) == pytest.approx(ours.values(steps), rel=1e-12, abs=1e-18)
 
 
 def test_keras_schedule_made_in_a_helper_called_inside_model_compile(monkeypatch):
@@ -453,8 +455,8 @@ def test_a_trainer_given_only_its_optimizer_schedules_that_optimizer_s_lr(monkey
 
 
 @pytest.mark.parametrize(("parts", "where", "words"), [
-    ({"before": "sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)\n", "scheduler": "sched"},
-     (9, 61), "is given its own scheduler here"),
+    ({"before": "sched = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: 1.0)\n",
+      "scheduler": "sched"}, (9, 61), "is given its own scheduler here"),
     ({"lr": "args.learning_rate", "scheduler": "None"}, (7, 54), "attribute .learning_rate"),
 ])
 def test_a_trainer_given_its_own_scheduler_is_refused_at_it(parts, where, words):
@@ -482,3 +484,286 @@ def test_arguments_parsed_from_the_command_line_are_refused_at_the_parser(name, 
     assert f"the TrainingArguments come from {call}" in error.message
     assert (error.span.line, error.span.column) == where
     assert "--format hf-args" in error.hint
+
+
+# -- the script's own modules, beside it (issue 41 item 1) ----------------------------------------
+
+
+@pytest.mark.parametrize("epochs", [None, 30])
+def test_a_star_import_of_a_module_beside_the_script_is_followed(monkeypatch, epochs):
+    """``from config import *`` with ``config.py`` beside ``train.py`` (its ``__all__``, a helper
+    of it called with an argparse option): read by the same reader, as Python finds it first
+    (``sys.path[0]``); it was refused as "may bind it"."""
+    path = SCRIPTS / "star_module" / "train.py"
+    assert guess_format(path, path.read_text()) == "keras-json"  # by what config.py calls
+    ours = schedlang.compile(import_file(path), params={"epochs": epochs} if epochs else None)["lr"]
+    real("keras.optimizers.schedules")
+    monkeypatch.syspath_prepend(str(path.parent))
+    monkeypatch.delitem(sys.modules, "config", raising=False)
+    made = _main(path, monkeypatch, {"--epochs": str(epochs)} if epochs else None)._learning_rate
+    config = made.get_config()
+    config.pop("name")
+    assert config["boundaries"] == [390 * ((epochs or 20) // 2), 390 * ((epochs or 20) * 3 // 4)]
+    steps = sorted(set(range(0, 12000, 13)) | {b + d for b in config["boundaries"] for d in (-1, 0, 1)})
+    assert max_error(ours.values(steps), KC.values(type(made).__name__, config, steps, float64=True),
+                     1e-3) <= 1e-12
+
+
+MODULE = ("import keras\nPEAK = 0.1\nSTEPS = 100\n\ndef make():\n"
+          "    return keras.optimizers.schedules.CosineDecay(PEAK, STEPS)\n")
+
+
+@pytest.mark.parametrize(("script", "module", "expected"), [
+    ("import keras\nimport config\nconfig.PEAK = 0.5\n"
+     "s = keras.optimizers.schedules.CosineDecay(config.PEAK, config.STEPS)\n", MODULE,
+     "initial_learning_rate=0.5, decay_steps=100"),
+    ("import config\ns = config.make()\n", MODULE, "initial_learning_rate=0.1, decay_steps=100"),
+    ("from config import make, STEPS as N\nimport keras\n"
+     "s = keras.optimizers.schedules.CosineDecay(0.2, N)\n", MODULE,
+     "initial_learning_rate=0.2, decay_steps=100"),
+    ("from config import *\ns = make()\n", MODULE.replace("PEAK = 0.1", "PEAK = 0.1\n_hidden = 1"),
+     "initial_learning_rate=0.1, decay_steps=100"),
+])
+def test_a_module_beside_the_script_is_read_as_python_imports_it(tmp_path, monkeypatch, script, module,
+                                                                 expected):
+    (tmp_path / "config.py").write_text(module)
+    path = tmp_path / "train.py"
+    path.write_text(script)
+    assert expected in import_file(path)
+    keras = types.ModuleType("keras")  # what Python builds: a stub keras records the call
+    keras.optimizers = types.SimpleNamespace(schedules=types.SimpleNamespace(
+        CosineDecay=lambda *args: ("CosineDecay", *args)))
+    monkeypatch.setitem(sys.modules, "keras", keras)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "config", raising=False)
+    built = runpy.run_path(str(path), run_name="__main__")["s"]
+    assert f"initial_learning_rate={built[1]}, decay_steps={built[2]}" == expected
+
+
+@pytest.mark.parametrize(("script", "module", "where", "words"), [
+    # no config.py beside the script: its names are unknown (refused where read)
+    ("from config import *\nimport keras\ns = keras.optimizers.schedules.CosineDecay(PEAK, 10)\n", None,
+     (3, 44), "`from config import *` (line 1) may bind it"),
+    ("from config import *\ns = make()\n", "X = 1\n", (2, 5), "'make' is not assigned in this file"),
+    ("from config import make\n", "X = 1\n", (1, 1), "cannot import name 'make' from 'config'"),
+    ("import config\n", "import train\n", (1, 1), "a cycle"),
+    ("import config\nimport keras\ns = keras.optimizers.schedules.CosineDecay(0.1, 10)\n",
+     "import sys\nsys.exit(1)\n", (2, 1), "importing config ends the script"),
+])
+def test_a_module_beside_the_script_refused_as_python_would_fail(tmp_path, script, module, where, words):
+    if module is not None:
+        (tmp_path / "config.py").write_text(module)
+    path = tmp_path / "train.py"
+    path.write_text(script)
+    with pytest.raises(SchedlangError) as caught:
+        import_file(path, "keras-json")
+    assert words in caught.value.message, caught.value.message
+    assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
+
+
+# -- optax scripts (issue 41 item 1) --------------------------------------------------------------
+
+
+def _x64():
+    jax = real("jax")
+    previous = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", True)
+    return jax, previous
+
+
+def test_optax_schedule_made_in_a_helper_chained_before_adamw(monkeypatch):
+    """``optax.chain(clip, optax.adamw(learning_rate=schedule))`` with the schedule from a helper fed
+    by argparse options (it was refused at line 1): every step against the schedule optax's adamw is
+    given, at the defaults and with options."""
+    path = SCRIPTS / "optax_helper.py"
+    assert guess_format(path, path.read_text()) == "optax"
+    text = import_file(path)
+    optax = real("optax")
+    jax, previous = _x64()
+    adamw, given = optax.adamw, []
+    monkeypatch.setattr(optax, "adamw", lambda learning_rate, **kw: given.append(learning_rate) or adamw(
+        learning_rate, **kw))
+    try:
+        for options, params in ((None, None), ({"--batch_size": "100", "--learning_rate": "3e-4"},
+                                               {"batch_size": 100, "learning_rate": 3e-4})):
+            ours = schedlang.compile(text, params=params)["lr"]
+            given.clear()
+            _main(path, monkeypatch, options)
+            steps = sorted(set(range(0, 6500, 7)) | {468, 469, 470, 599, 600, 601, 4687, 4688, 6000})
+            theirs = [float(given[0](jax.numpy.asarray(t, dtype=jax.numpy.int64))) for t in steps]
+            assert max_error(ours.values(steps), theirs, 1e-3) <= 1e-12
+    finally:
+        jax.config.update("jax_enable_x64", previous)
+
+
+def test_optax_inject_hyperparams_join_schedules_read_back_from_the_state():
+    """The Flax ImageNet example: ``join_schedules`` of a warmup and a cosine made in a helper,
+    ``inject_hyperparams(optax.sgd)(learning_rate=...)``: optax's own state gives the lr of each
+    update."""
+    path = SCRIPTS / "optax_inject.py"
+    assert guess_format(path, path.read_text()) == "optax"
+    ours = schedlang.compile(import_file(path))["lr"]
+    jax, previous = _x64()
+    try:
+        made = runpy.run_path(str(path))
+        tx, schedule = made["tx"], made["learning_rate_fn"]
+        exact = [float(schedule(jax.numpy.asarray(t, dtype=jax.numpy.int64))) for t in range(5200)]
+        params = {"w": jax.numpy.zeros(2)}
+        state = tx.init(params)
+        grads = {"w": jax.numpy.ones(2)}
+        update = jax.jit(tx.update)
+        theirs = []
+        for _ in range(5200):  # the state holds the lr the update just used (schedule(count))
+            _, state = update(grads, state, params)
+            theirs.append(float(state.hyperparams["learning_rate"]))
+    finally:
+        jax.config.update("jax_enable_x64", previous)
+    assert max_error(ours.values(range(5200)), exact, 1e-3) <= 1e-12
+    # the state's count is int32, so optax computes the warmup in float32 even under x64: within
+    # float32's rounding of the peak (0.1 * 2**-24 per operation), cancellation near 0 included
+    assert max(abs(a - b) for a, b in zip(ours.values(range(5200)), theirs)) <= 2e-8
+
+
+def test_optax_presets_take_optax_s_positional_order():
+    """A script's positional arguments are bound in the preset's order: it is optax's own."""
+    import inspect
+
+    from schedlang.formats.optax_script import SCHEDULES
+    from schedlang.library.presets import PRESETS
+
+    optax = real("optax")
+    for name in SCHEDULES:
+        ours = [a.name for a in PRESETS[f"optax.{name}"].args]
+        assert ours == list(inspect.signature(getattr(optax, name)).parameters), name
+
+
+# -- LearningRateSchedule subclasses, traced (issue 41 item 1) -------------------------------------
+
+
+def test_a_learning_rate_schedule_subclass_is_traced(monkeypatch):
+    """The Transformer tutorials' ``CustomSchedule(d_model)``: ``__init__`` followed, ``__call__``
+    traced with a symbolic step (it was refused at line 1 without naming the class); step 0 is
+    ``min(rsqrt(0), 0) = 0`` as Keras computes it.  Against the real schedule Keras holds (float32)
+    and the tutorial's formula in float64."""
+    path = SCRIPTS / "keras_transformer_schedule.py"
+    assert guess_format(path, path.read_text()) == "keras-json"
+    text = import_file(path)
+    assert "schedule lr = if t < 1 then 0 else" in text
+    ours = schedlang.compile(text)["lr"]
+    real("keras.optimizers.schedules")
+    made = _main(path, monkeypatch)._learning_rate
+    assert type(made).__name__ == "CustomSchedule"
+    steps = sorted(set(range(0, 20000, 9)) | {1, 3999, 4000, 4001})
+    keras_values = [float(made(step)) for step in steps]
+    assert max_error(ours.values(steps), keras_values, 1e-3) <= 1e-6  # Keras computes in float32
+    formula = [0.0 if s == 0 else 128 ** -0.5 * min(s ** -0.5, s * 4000 ** -1.5) for s in steps]
+    assert max_error(ours.values(steps), formula, 1e-3) <= 1e-12
+
+
+SUBCLASS = """import keras
+from keras import ops
+
+
+class WarmupSchedule(keras.optimizers.schedules.LearningRateSchedule):
+    def __init__(self, peak, warmup):
+        super().__init__()
+        self.peak = peak
+        self.warmup = warmup
+
+    def __call__(self, step):
+{body}
+
+
+lr = WarmupSchedule(1e-3, 100)
+optimizer = keras.optimizers.Adam(learning_rate=lr)
+"""
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("        step = ops.cast(step, 'float32')\n"
+     "        return self.peak * ops.minimum(1.0, (step + 1) / self.warmup)",
+     "min(1, 0.01 + t / 100) / 1000"),
+    ("        return self.peak * ops.exp(-step / self.warmup)", "(e ** (-(t / 100))) / 1000"),
+])
+def test_a_subclass_traced_to_its_formula(body, expected):
+    text = _import_text(SUBCLASS.format(body=body))
+    assert f"schedule lr = {expected}" in text, text
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("        if step < self.warmup:\n            return self.peak * step / self.warmup\n"
+     "        return self.peak",
+     "its __call__ has an if (it would decide once, on one step) (line 12)"),
+    ("        return self.peak * ops.cond(step < 10, lambda: 1.0, lambda: 0.5)",
+     "calls ops.cond(), which a trace does not know (line 12)"),
+    ("        return self.peak / ops.sqrt(step)", "is not finite at step 0"),
+])
+def test_a_subclass_not_closed_form_is_refused_at_the_class_naming_it(body, words):
+    with pytest.raises(SchedlangError) as caught:
+        _import_text(SUBCLASS.format(body=body))
+    error = caught.value
+    assert "WarmupSchedule" in error.message and words in error.message, error.message
+    assert (error.span.line, error.span.column) == (5, 1), str(error)
+
+
+#: The format each script of the corpus is guessed as, by what it calls (None: refused at its
+#: framework's own scheduler call).
+GUESSED = {"deepspeed_main.py": "deepspeed-json", "deepspeed_namespace.py": "deepspeed-json",
+           "deepspeed_required.py": "deepspeed-json", "hf_no_trainer.py": "deepspeed-json",
+           "hf_trainer.py": "hf-args", "hf_run_clm.py": "hf-args", "trl_sft.py": "hf-args",
+           "trl_sft_quickstart.py": "hf-args", "keras_dataclass.py": "keras-json",
+           "keras_main.py": "keras-json",
+           "keras_uncalled.py": "keras-json", "keras_compile_helper.py": "keras-json",
+           "keras_transformer_schedule.py": "keras-json", "mmengine_star.py": "mmengine-config",
+           "mmengine_star_names.py": "mmengine-config", "mmengine_star_unknown.py": "mmengine-config",
+           "optax_helper.py": "optax", "optax_inject.py": "optax", "timm_style.py": None,
+           "star_module/train.py": "keras-json", "star_module/config.py": "keras-json"}
+
+
+def test_every_script_of_the_corpus_is_guessed_by_what_it_calls():
+    found = {str(p.relative_to(SCRIPTS)) for p in SCRIPTS.rglob("*.py")}
+    assert found == set(GUESSED)
+    for name, expected in GUESSED.items():
+        path = SCRIPTS / name
+        if expected is None:
+            with pytest.raises(SchedlangError, match="which schedlang does not follow into that library"):
+                guess_format(path, path.read_text())
+        else:
+            assert guess_format(path, path.read_text()) == expected, name
+
+
+OPTAX = "import optax\n{body}"
+
+
+@pytest.mark.parametrize(("body", "where", "words"), [
+    ("tx = optax.adamw(learning_rate=3e-4)\n", (1, 1), "no optax schedule is built in this file"),
+    ("a = optax.linear_schedule(0.0, 1.0, 10)\nb = optax.cosine_decay_schedule(1.0, 10)\n", (3, 5),
+     "builds 2 optax schedules"),
+    ("s = optax.cosine_decay_schedule(1.0, 10, alpha=0.1, alhpa=0.2)\n", (2, 53), "has no argument 'alhpa'"),
+    ("def make():\n    return optax.cosine_decay_schedule(1.0, 10)\n", (3, 12),
+     "make(), which this file never calls"),
+])
+def test_optax_scripts_refused_at_the_reason(body, where, words):
+    from schedlang.formats.optax_script import FORMAT
+
+    with pytest.raises(SchedlangError) as caught:
+        FORMAT.reader(OPTAX.format(body=body), "train.py")
+    assert words in caught.value.message, caught.value.message
+    assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
+
+
+def test_optax_dicts_and_positional_arguments(tmp_path):
+    """``piecewise_constant_schedule(0.1, {32000: 0.1, 48000: 0.1})`` given positionally to
+    ``optax.sgd``: optax's dict is the preset's list of pairs; every step against optax."""
+    text = OPTAX.format(body="sched = optax.piecewise_constant_schedule(0.1, {32000: 0.1, 48000: 0.1})\n"
+                             "tx = optax.sgd(sched, momentum=0.9)\n")
+    path = tmp_path / "train.py"
+    path.write_text(text)
+    assert guess_format(path, text) == "optax"
+    ours = schedlang.compile(import_file(path))["lr"]
+    from anchors import reference as R
+
+    steps = sorted(set(range(0, 60000, 101)) | {31999, 32000, 32001, 47999, 48000, 48001})
+    theirs = R.optax_values("piecewise_constant_schedule", {"init_value": 0.1, "boundaries_and_scales": {
+        32000: 0.1, 48000: 0.1}}, steps)
+    assert max_error(ours.values(steps), theirs, 1e-3) <= 1e-12
