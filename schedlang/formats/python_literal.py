@@ -71,7 +71,9 @@ from .python_builtins import EXITS, _option, _parameters
 from .python_eval import Evaluator
 from .python_syntax import (
     _SCOPES,
+    ASSIGNED,
     MAX_CALL_DEPTH,
+    PASSED,
     _check_nesting,
     _effects,
     _own_nodes,
@@ -615,16 +617,17 @@ class Module(Evaluator):
         to receive the value, not to change it), and the names a def / class / lambda in it
         may change when it runs."""
         _, changed, late = _effects(stmt, self._path)
-        own = _own_method(stmt)
-        for name, through in changed.items():
+        for name, how in changed.items():
             item = self.lookup(name)
-            if item is None or isinstance(item, Unread) or name == own and isinstance(item.raw, Call):
-                continue  # a format's object is fixed once built: trainer.train() leaves it alone
+            if item is None or isinstance(item, Unread):
+                continue
             message = SchedlangError(f"{error.message}, and it may change '{name}'", error.span,
                                      hint=error.hint)
+            # a format's object is fixed once built: calling its methods (trainer.train(),
+            # sched.step() in a loop) leaves it alone; assigning into it does not
             if isinstance(item.raw, (dict, list, Parser, Namespace)) \
-                    or through and isinstance(item.raw, Call):
-                self._mark(item, message, calls=through)
+                    or how == ASSIGNED and isinstance(item.raw, Call):
+                self._mark(item, message, calls=how != PASSED)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
 
@@ -806,18 +809,6 @@ def to_node(item: Item, what: str = "value"):
     return Node(PythonString(value) if isinstance(value, str) else value, item.span)
 
 
-def _own_method(stmt: ast.stmt) -> str | None:
-    """``name`` when ``stmt`` is only a call of one of its methods (``trainer.train()``, ``state =
-    tx.init(params)``) that mentions ``name`` nowhere else, else None."""
-    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute) \
-            or not isinstance(call.func.value, ast.Name):
-        return None
-    name = call.func.value.id
-    uses = [n for n in ast.walk(stmt) if isinstance(n, ast.Name) and n.id == name]
-    return name if len(uses) == 1 else None
-
-
 def _exit_text(node: ast.AST) -> str:
     """How an exit reads in a message: ``raise``, ``assert``, ``sys.exit()``."""
     if isinstance(node, ast.Call):
@@ -865,12 +856,12 @@ def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
                          hint="build it with plain assignments, at the top level or in main()")
 
 
+_HF_SCRIPT = "this script with --format hf-args (it reads transformers' scheduler functions)"
 #: Schedulers a training script builds with a framework's code, which no format here reads from
 #: a script (their configs are imported instead): the module each comes from, the format to use.
 _SCRIPT_SCHEDULERS = {"timm.scheduler": "its command line or args.yaml with --format timm-args",
                       "torch.optim.lr_scheduler": "a config that names it (mmengine, Composer, Cerebras)",
-                      "transformers": "its TrainingArguments JSON with --format hf-args",
-                      "transformers.optimization": "its TrainingArguments JSON with --format hf-args"}
+                      "transformers": _HF_SCRIPT, "transformers.optimization": _HF_SCRIPT}
 
 
 def script_schedule(module: Module) -> None:

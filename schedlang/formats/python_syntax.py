@@ -52,8 +52,9 @@ def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
 
 def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
     """What a statement not followed may do to module-level names, read from its syntax:
-    the names it (re)binds; the names whose object it may change (-> True when assigned into
-    or a method of it called, False when passed to a call that is not a library's, ``path_of``
+    the names it (re)binds; the names whose object it may change (-> ``ASSIGNED`` when assigned
+    into, ``METHOD`` when a method of it is called, ``PASSED`` when passed to a call that is not a
+    library's, ``path_of``
     giving the imported path of a callee and None for one of this file, or read by a loop or
     a ``with``); and, for a def / class / lambda in it, the names its body may change when it
     runs (its ``global`` names, and changed names as above)."""
@@ -75,13 +76,13 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
         target = changed if scope is None else late_names
         if isinstance(node, _COMPOUND):  # a loop variable or `as` name aliases what it reads
             for inner in _loads(node):
-                _add(target, inner, False)
+                _add(target, inner, PASSED)
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             (bound if scope is None else local).add(node.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             root = _root(node)
             if root:
-                _add(target, root, True)
+                _add(target, root, ASSIGNED)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
             (bound if scope is None else local).update(names)
@@ -91,11 +92,11 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
             declared.update(node.names)
         elif isinstance(node, ast.Call) and path_of(node.func) is None and _root(node.func) not in imported:
             if isinstance(node.func, ast.Attribute) and _root(node.func.value):
-                _add(target, _root(node.func.value), True)
+                _add(target, _root(node.func.value), METHOD)
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 for inner in ast.walk(argument):
                     if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-                        _add(target, inner.id, False)
+                        _add(target, inner.id, PASSED)
         for child in ast.iter_child_nodes(node):
             visit(child, scope)
 
@@ -115,9 +116,14 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
     return bound, changed, late
 
 
-def _add(target, name: str, through: bool) -> None:
+#: How a statement not followed may change a name's object (``_effects``), the strongest kept:
+#: passed to a function of the file or read by a loop, a method of it called, assigned into.
+PASSED, METHOD, ASSIGNED = 0, 1, 2
+
+
+def _add(target, name: str, through: int) -> None:
     if isinstance(target, dict):
-        target[name] = target.get(name, False) or through
+        target[name] = max(target.get(name, PASSED), through)
     else:
         target.add(name)
 

@@ -333,6 +333,7 @@ def _hf_trained(path: Path, monkeypatch, options: dict | None = None):
     model = types.SimpleNamespace(parameters=lambda: [torch.nn.Parameter(torch.zeros(1))])
     stub = types.SimpleNamespace(from_pretrained=lambda *a, **k: model)
     stubs = {"AutoModelForCausalLM": stub, "AutoModelForSeq2SeqLM": stub, "AutoTokenizer": stub,
+             "AutoModelForSequenceClassification": stub,
              "Trainer": Trainer, "Seq2SeqTrainer": Trainer}
 
     class Transformers(types.ModuleType):  # the real module but for the stubs (its lazy names reset)
@@ -470,7 +471,7 @@ def test_a_trainer_given_its_own_scheduler_is_refused_at_it(parts, where, words)
 
 
 @pytest.mark.parametrize(("name", "where", "call"), [
-    ("hf_run_clm.py", (36, 48), "parse_json_file()"),
+    ("hf_run_clm.py", (45, 48), "parse_json_file()"),
     ("trl_sft.py", (28, 46), "parse_args_and_config()"),
 ])
 def test_arguments_parsed_from_the_command_line_are_refused_at_the_parser(name, where, call):
@@ -711,7 +712,9 @@ def test_a_subclass_not_closed_form_is_refused_at_the_class_naming_it(body, word
 GUESSED = {"deepspeed_main.py": "deepspeed-json", "deepspeed_namespace.py": "deepspeed-json",
            "deepspeed_required.py": "deepspeed-json", "hf_no_trainer.py": "deepspeed-json",
            "hf_trainer.py": "hf-args", "hf_run_clm.py": "hf-args", "trl_sft.py": "hf-args",
-           "trl_sft_quickstart.py": "hf-args", "keras_dataclass.py": "keras-json",
+           "trl_sft_quickstart.py": "hf-args", "hf_seq2seq_dataclass.py": "hf-args",
+           "hf_custom_scheduler.py": "hf-args",
+           "keras_dataclass.py": "keras-json",
            "keras_main.py": "keras-json",
            "keras_uncalled.py": "keras-json", "keras_compile_helper.py": "keras-json",
            "keras_transformer_schedule.py": "keras-json", "mmengine_star.py": "mmengine-config",
@@ -767,3 +770,95 @@ def test_optax_dicts_and_positional_arguments(tmp_path):
     theirs = R.optax_values("piecewise_constant_schedule", {"init_value": 0.1, "boundaries_and_scales": {
         32000: 0.1, 48000: 0.1}}, steps)
     assert max_error(ours.values(steps), theirs, 1e-3) <= 1e-12
+
+
+TF_TUTORIAL = '''import tensorflow as tf
+
+d_model = 512
+
+
+class CustomSchedule(tf.keras.optimizers.schedules.LearningRateSchedule):
+    def __init__(self, d_model, warmup_steps=4000):
+        super().__init__()
+        self.d_model = d_model
+        self.d_model = tf.cast(self.d_model, tf.float32)
+        self.warmup_steps = warmup_steps
+
+    def __call__(self, step):
+        step = tf.cast(step, dtype=tf.float32)
+        arg1 = tf.math.rsqrt(step)
+        arg2 = step * (self.warmup_steps ** -1.5)
+        return tf.math.rsqrt(self.d_model) * tf.math.minimum(arg1, arg2)
+
+
+learning_rate = CustomSchedule(d_model)
+optimizer = tf.keras.optimizers.Adam(learning_rate, beta_1=0.9, beta_2=0.98, epsilon=1e-9)
+'''
+
+
+def test_the_tensorflow_transformer_tutorial_schedule():
+    """tensorflow.org/text/tutorials/transformer, as written (tf.cast, tf.math.rsqrt / minimum;
+    TensorFlow is not installed here: the formula is compared in float64)."""
+    assert guess_format(Path("train.py"), TF_TUTORIAL) == "keras-json"
+    ours = schedlang.compile(_import_text(TF_TUTORIAL))["lr"]
+    steps = [0, 1, 2, 100, 3999, 4000, 4001, 10_000, 100_000]
+    formula = [0.0 if s == 0 else 512 ** -0.5 * min(s ** -0.5, s * 4000 ** -1.5) for s in steps]
+    assert max_error(ours.values(steps), formula, 1e-3) <= 1e-12
+
+
+def test_seq2seq_arguments_from_a_dataclass_and_the_scheduler_type_enum():
+    """``Seq2SeqTrainingArguments`` in a helper from a ``@dataclass`` config, ``SchedulerType.
+    COSINE_WITH_RESTARTS``, epochs: ``steps_per_epoch`` is the file's parameter; against
+    get_scheduler with the real arguments (the Trainer's ``ceil(epochs * steps_per_epoch)``)."""
+    import math
+
+    path = SCRIPTS / "hf_seq2seq_dataclass.py"
+    ours = schedlang.compile(import_file(path), params={"steps_per_epoch": 250})["lr"]
+    real("transformers")
+    args = runpy.run_path(str(path))["args"]
+    assert args.num_train_epochs == 4 and args.lr_scheduler_type == "cosine_with_restarts"
+    args.max_steps = math.ceil(args.num_train_epochs * 250)  # what the Trainer computes from epochs
+    steps = range(1100)
+    assert max_error(ours.values(steps), _hf_reference(args, steps), 1e-3) <= 1e-12
+
+
+def test_a_trainer_given_an_hf_scheduler_imports_that_scheduler(monkeypatch):
+    """``Trainer(..., optimizers=(optimizer, get_cosine_schedule_with_warmup(optimizer, ...)))``:
+    the given scheduler is the schedule (TrainingArguments' linear is not used), on the optimizer's
+    own lr; against the very scheduler the script builds."""
+    path = SCRIPTS / "hf_custom_scheduler.py"
+    assert guess_format(path, path.read_text()) == "hf-args"
+    ours = schedlang.compile(import_file(path))["lr"]
+    _, (optimizer, scheduler) = _hf_trained(path, monkeypatch)
+    theirs = []
+    for _ in range(3200):
+        theirs.append(optimizer.param_groups[0]["lr"])
+        optimizer.step()
+        scheduler.step()
+    assert max_error(ours.values(range(3200)), theirs, 1e-3) <= 1e-12
+
+
+LOOP = """import torch
+import transformers
+model = torch.nn.Linear(2, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sched = transformers.get_scheduler("polynomial", opt, num_warmup_steps=10, num_training_steps=100,
+                                   scheduler_specific_kwargs={"power": 2.0, "lr_end": 1e-4})
+for step in range(100):
+    opt.step()
+    sched.step()
+"""
+
+
+def test_a_training_loop_s_own_hf_scheduler():
+    """A loop without the Trainer (``accelerate`` / plain torch): ``transformers.get_scheduler(...)``
+    is the schedule (it was refused, pointing at the JSON); every step against it."""
+    assert guess_format(Path("train.py"), LOOP) == "hf-args"
+    from schedlang.formats.hf_args import FORMAT
+
+    ours = schedlang.compile(FORMAT.reader(LOOP, "train.py"))["lr"]
+    from anchors import reference as R
+
+    theirs = R.hf_values("polynomial", range(120), lr=0.1, num_warmup_steps=10, num_training_steps=100,
+                         power=2.0, lr_end=1e-4)
+    assert max_error(ours.values(range(120)), theirs, 1e-3) <= 1e-12
