@@ -35,7 +35,7 @@ from ..limits import STDIN, input_name, read_source_text
 #: whether they recognise a file (a document's keys are tried in order; a command line must
 #: name one launcher).
 MODULES = ("megatron_args", "cerebras_yaml", "composer_yaml", "timm_args", "hf_args", "mmengine_config",
-           "keras_json", "deepspeed_json", "sambaflow", "torchtitan_toml")
+           "keras_json", "optax_script", "deepspeed_json", "sambaflow", "torchtitan_toml")
 
 
 @functools.cache
@@ -174,15 +174,23 @@ def guess_format(path: Path, text: str | None = None) -> str:
                              hint="pass --format " + " or --format ".join(NAMES))
     if text is None:
         return fitting[0].name
-    found = [f for f in fitting if f.recognizes(text, suffix)]
+    read = text
+    if suffix == ".py":  # a script is guessed by what it calls, in its own modules too
+        from .python_syntax import with_modules  # lazy: formats load on use (check loads none)
+
+        read = with_modules(path, text)
+    found = [f for f in fitting if f.recognizes(read, suffix)]
     fallback = [f for f in fitting if suffix in f.fallback]
     if fallback:  # a document: its keys are tried in priority order
         return (found or fallback)[0].name
-    if len(found) == 1:
+    if len(found) == 1 or found and suffix == ".py":  # a script: by what it calls, in priority order
         return found[0].name
     if len(fitting) == 1:  # the one format of this suffix: its reader says what is wrong
         return fitting[0].name
     names = " or ".join(f"--format {f.name}" for f in (found or fitting))
+    for f in fitting if not found else ():  # a format may say why: a scheduler it cannot follow
+        if f.unrecognized is not None:
+            f.unrecognized(text, input_name(path))
     if found:
         raise SchedlangError(f"{input_name(path)} could be any of " + ", ".join(f.name for f in found),
                              hint=f"pass {names}")

@@ -42,10 +42,13 @@ from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
-from .common.source_text import header
+from .common.source_text import PARAMETERS, declarations, expression, header
+from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
 from .core_text import core_source
+from .hf_script import recognizes as script_recognizes
+from .hf_script import training_arguments
 
 #: TrainingArguments' defaults for the fields the schedule depends on (transformers 5.23).
 DEFAULTS = {"lr_scheduler_type": "linear", "learning_rate": sp.Rational(5, 100000),
@@ -60,7 +63,7 @@ _IGNORES_KWARGS = ("constant", "constant_with_warmup")
 @dataclass
 class Imported:
     kind: str
-    lr: sp.Expr
+    lr: sp.Expr | Symbol  # a Symbol: computed from a script's argparse options
     total: sp.Expr | None = None          # max_steps, or None: from epochs
     epochs: sp.Expr | None = None
     warmup_steps: sp.Expr | None = None   # whole steps
@@ -70,9 +73,17 @@ class Imported:
 
 
 def read(text: str, filename: str = "<string>") -> Imported:
+    if filename.endswith(".py"):  # TrainingArguments(...) called in a training script, never run
+        return imported(training_arguments(text, filename))
     root = load_json(text, filename) if _is_json(text, filename) else load_yaml(text, filename)
     if not root.is_mapping:
         raise SchedlangError("expected TrainingArguments as a mapping (JSON object or YAML)", root.span)
+    return imported(root)
+
+
+def imported(root: Node) -> Imported:
+    """The schedule fields of TrainingArguments given as a mapping (a file's, or the keywords of a
+    script's ``TrainingArguments(...)`` call): the one reading of those fields."""
     fields = root.value
     kind_node = fields.get("lr_scheduler_type")
     kind = DEFAULTS["lr_scheduler_type"] if kind_node is None else str(kind_node.value)
@@ -85,7 +96,7 @@ def read(text: str, filename: str = "<string>") -> Imported:
         known = [n.split(".", 1)[1] for n in PRESETS if n.startswith("hf.")]
         raise SchedlangError(f"unknown lr_scheduler_type '{kind}'", span,
                              hint=did_you_mean(kind, known) or "one of " + ", ".join(known))
-    found = Imported(kind, _number(fields, "learning_rate"), span=span)
+    found = Imported(kind, _number(fields, "learning_rate", carried=True), span=span)
     max_steps = _number(fields, "max_steps")
     if max_steps > 0:
         found.total = _whole(fields, "max_steps", max_steps)
@@ -99,10 +110,14 @@ def read(text: str, filename: str = "<string>") -> Imported:
     return found
 
 
-def _number(fields: dict, name: str) -> sp.Expr:
+def _number(fields: dict, name: str, carried: bool = False) -> sp.Expr | Symbol:
+    """A field's exact value (its default when not given); with ``carried``, a value a script
+    computes from its argparse options stays that expression (``common/symbols.py``)."""
     node = fields.get(name)
     if node is None or node.value is None:
         return DEFAULTS[name]
+    if carried and isinstance(node.value, Symbol):
+        return node.value
     value = exact(node.value)
     if value is None:
         raise SchedlangError(f"'{name}' must be a number, not {node.value!r}", node.span)
@@ -192,8 +207,15 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
 
 
 def source(found: Imported, origin: str, style: str = "presets") -> str:
-    lines = [header(origin, "HF TrainingArguments"),
+    what = "HF TrainingArguments built in a Python script, followed, never run" if origin.endswith(".py") \
+        else "HF TrainingArguments"
+    lines = [header(origin, what),
              "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
+    lr_text = _lr(found)  # before the declarations: it records the parameters it reads
+    params, decls = declarations()
+    if params:
+        lines.append(PARAMETERS)
+    lines.extend(decls)
     if found.total is None:
         lines.append("param steps_per_epoch: int where steps_per_epoch > 0   "
                      "# ceil(len(train_dataloader) / gradient_accumulation_steps)")
@@ -206,19 +228,24 @@ def source(found: Imported, origin: str, style: str = "presets") -> str:
         if found.total is not None:
             lines.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
                          "computes it (in float64)")
-    if style != "presets" and found.kind not in _CORE_KINDS:
+    if style != "presets" and (found.kind not in _CORE_KINDS or decls):
         # No standard-library spelling: the preset's own formula, written by the one core printer.
-        lines.append(f"schedule lr = {_preset(found, total)}")
+        lines.append(f"schedule lr = {_preset(found, total, lr_text)}")
         head = [line for line in lines if line.startswith("#")]
         return core_source("\n".join(lines) + "\n", head, [line for line in lines if not line.startswith(
             ("#", "schedule "))])
-    body = _preset(found, total) if style == "presets" else _core(found, total)
+    body = _preset(found, total, lr_text) if style == "presets" else _core(found, total)
     lines.append(f"schedule lr = {body}")
     return "\n".join(lines) + "\n"
 
 
-def _preset(found: Imported, total: str) -> str:
-    parts = [f"lr={sched_text(found.lr)}"]
+def _lr(found: Imported) -> str:
+    """``learning_rate`` as ``.sched`` text: a number, or the expression of the script's options."""
+    return expression(found.lr) if isinstance(found.lr, Symbol) else sched_text(found.lr)
+
+
+def _preset(found: Imported, total: str, lr: str) -> str:
+    parts = [f"lr={lr}"]
     if found.kind != "constant":
         if found.warmup_steps is not None:
             parts.append(f"num_warmup_steps={sched_text(found.warmup_steps)}")
@@ -342,9 +369,13 @@ def _arguments(call: PresetCall, out: dict) -> dict:
 
 def recognizes(text: str, suffix: str) -> bool:
     """TrainingArguments as YAML (alignment-handbook recipes) name their ``lr_scheduler_type``; a
-    JSON file no other format recognizes is TrainingArguments (the JSON fallback)."""
+    JSON file no other format recognizes is TrainingArguments (the JSON fallback); a ``.py``
+    script calls ``TrainingArguments(...)`` (or parses them, ``hf_script``)."""
+    if suffix == ".py":
+        return script_recognizes(text)
     return suffix in YAML and "lr_scheduler_type" in yaml_keys(text)[0]
 
 
-FORMAT = Format("hf-args", "HF TrainingArguments as JSON or YAML (lr_scheduler_type, warmup_steps)",
-                (".json", *YAML), recognizes, reader("hf-args", read, source), export, fallback=(".json",))
+FORMAT = Format("hf-args", "HF TrainingArguments as JSON or YAML (lr_scheduler_type, warmup_steps), or "
+                "TrainingArguments(...) in a .py script", (".json", *YAML, ".py"), recognizes,
+                reader("hf-args", read, source), export, fallback=(".json",))

@@ -7,7 +7,9 @@ Accepted, as ``keras.optimizers.schedules.deserialize`` accepts them:
   "registered_name": null}``;
 - ``{"class_name": ..., "config": s.get_config()}`` (the tf.keras form);
 - a serialized optimizer (``keras.optimizers.serialize(opt)``) whose ``learning_rate`` is one
-  of the above: its schedule is imported.
+  of the above: its schedule is imported;
+- in a ``.py`` script, the schedule call (``keras_schedule``) or an instance of a
+  ``LearningRateSchedule`` subclass of the script, its ``__call__`` traced (``python_trace``).
 
 JSON is read with the YAML reader (JSON is YAML; the safe loader keeps every value's
 line and column for diagnostics).  ``config`` keys are the constructor's keywords, so
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Span, did_you_mean
@@ -29,7 +32,8 @@ from .common.numbers import exact
 from .common.source_text import PARAMETERS, declarations, expression, header
 from .common.yaml_source import Node
 from .core_text import core_source
-from .python_literal import Module, Unread, _unfollowed, ended_before, to_node
+from .python_literal import Instance, Module, Unread, _unfollowed, ended_before, to_node
+from .python_trace import traced
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -60,7 +64,23 @@ def read(text: str, filename: str = "<string>") -> Node:
     return root
 
 
-def source(root: Node, origin: str, style: str = "presets") -> str:
+_KERAS_CLOCK = "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32."
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A script's ``LearningRateSchedule`` subclass read as its formula (``python_trace``)."""
+
+    formula: str
+    name: str
+    span: Span
+
+
+def source(root: Node | Traced, origin: str, style: str = "presets") -> str:
+    if isinstance(root, Traced):
+        return "\n".join([header(origin, f"the Keras LearningRateSchedule {root.name} of a Python script, "
+                                          "its __call__ traced with a symbolic step, never run"),
+                           _KERAS_CLOCK, f"schedule lr = {root.formula}"]) + "\n"
     if "class_name" not in root.value:
         raise SchedlangError("no class_name: which LearningRateSchedule is this?", root.span,
                              hint="keras.optimizers.schedules.serialize(schedule) writes class_name and "
@@ -92,8 +112,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
     params, decls = declarations()
-    head = [header(origin, what),
-            "# t is optimizer.iterations: update t uses schedule(t).  Keras computes in float32.",
+    head = [header(origin, what), _KERAS_CLOCK,
             *([PARAMETERS] if params else [])]
     preset_text = "\n".join([*head, *decls, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
     if style == "presets":
@@ -147,7 +166,9 @@ def keras_schedule(text: str, filename: str, classes, positional):
             or ".optimizers." in f".{path}" and path.rsplit(".", 1)[-1][:1].isupper())
 
     module = Module(text, filename, records, script=True)
-    found = [(item, node) for item, node, path in module.calls if _schedule(path, classes)]
+    found = [(item, node) for item, node, path in module.calls if _schedule(path, classes)
+             or path.endswith(".LearningRateSchedule") and not isinstance(item, Unread)
+             and isinstance(item.raw, Instance)]
     if not found:
         ended_before(module, "Keras LearningRateSchedule")
         _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
@@ -162,6 +183,8 @@ def keras_schedule(text: str, filename: str, classes, positional):
                              module.span(found[1][1]), hint="keep the one to import in the file")
     item, node = found[0]
     call = item.value  # an Unread is its error here
+    if isinstance(call, Instance):  # a LearningRateSchedule subclass: its __call__ traced
+        return Traced(traced(module, call, item.span), call.cls.name, item.span)
     module.check_untainted(item)
     names = positional[call.name]
     if len(call.args) > len(names):
@@ -197,7 +220,8 @@ def recognizes(text: str, suffix: str) -> bool:
     """A serialized schedule's ``"class_name"``, or in a ``.py`` file a schedule class called next
     to the word ``keras`` (``keras.optimizers.schedules.CosineDecay(...)``)."""
     if suffix == ".py":
-        return bool(re.search(r"\bkeras\b", text) and re.search(r"\b(" + "|".join(CLASSES) + r")\s*\(", text))
+        return bool(re.search(r"\bkeras\b", text) and re.search(
+            r"\b(" + "|".join(CLASSES) + r")\s*\(|\bLearningRateSchedule\s*\)", text))
     return "class_name" in json_keys(text)
 
 

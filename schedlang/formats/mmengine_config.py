@@ -342,10 +342,18 @@ def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> st
 
 
 def recognizes(text: str, suffix: str) -> bool:
-    """A top-level ``param_scheduler``; a ``.py`` file no format recognizes is read as an OpenMMLab
-    config too (the ``.py`` fallback), whose error says what is missing."""
-    return bool(re.search(r"^param_scheduler\b", text, re.MULTILINE))
+    """A top-level ``param_scheduler`` or ``_base_``, or ``read_base()``: a config's own words.  A
+    ``.py`` file is never an OpenMMLab config only because it is Python (a training script is
+    guessed by what it calls, ``formats/__init__.py``)."""
+    return bool(re.search(r"^(param_scheduler|_base_)\b|\bread_base\(\)", text, re.MULTILINE))
+
+
+def unrecognized(text: str, filename: str) -> None:
+    """A ``.py`` file no format recognizes: a training script building its scheduler with a
+    framework's own call is refused at that call (``python_literal.script_schedule``)."""
+    script_schedule(Module(text, filename, script=True))
 
 
 FORMAT = Format("mmengine-config", "OpenMMLab / mmengine config (param_scheduler = [...])", (".py",),
-                recognizes, reader("mmengine-config", None, source, takes_options=True), fallback=(".py",))
+                recognizes, reader("mmengine-config", None, source, takes_options=True),
+                unrecognized=unrecognized)

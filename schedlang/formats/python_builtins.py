@@ -117,6 +117,8 @@ def _b_round(module, node, args, kwargs, keys):
 
 def _b_len(module, node, args, kwargs, keys):
     _no_args(module, node, args, kwargs, "len", 1)
+    if len(args) == 1 and isinstance(args[0].value, (Imported, Call)):  # len(sys.argv): not known here
+        module._not(node, f"len() of {_type(args[0].value)}")
     if len(args) != 1 or not isinstance(args[0].value, (list, dict, str)):
         raise module._python_error("len() takes a list, a dict or a string here", node)
     return Item(len(args[0].value), module.span(node))
@@ -161,7 +163,20 @@ def instance(module, made: DataClass, node, args: list[Item], kwargs: dict[str, 
     return Item(Namespace(fields, kind=made.name, frozen=made.frozen), module.span(node))
 
 
+def _b_cast(module, node, args, kwargs, keys):
+    """``tf.cast(x, tf.float32)``, ``keras.ops.cast(x, "float32")``: the number itself (the
+    imports are exact; the framework's dtype is its rounding)."""
+    if not args:
+        raise module._python_error("cast() takes the value to cast", node)
+    return args[0].view(module.span(node))
+
+
+#: The casts of a number to a tensor type, read as the number.
+CASTS = ("tensorflow.cast", "keras.ops.cast", "keras.ops.convert_to_tensor", "tensorflow.convert_to_tensor",
+         "keras.src.ops.cast")
+
 _BUILTINS = {
+    **{path: _b_cast for path in CASTS},
     "builtins.dict": _b_dict, "builtins.list": _b_sequence(False), "builtins.tuple": _b_sequence(True),
     "builtins.int": _b_number(int), "builtins.float": _b_number(float), "builtins.abs": _b_abs,
     "builtins.min": _b_reduce(min), "builtins.max": _b_reduce(max), "builtins.round": _b_round,

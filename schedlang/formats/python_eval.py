@@ -24,9 +24,11 @@ from .python_values import (
     DataClass,
     Function,
     Imported,
+    Instance,
     Item,
     Namespace,
     Parser,
+    Subclass,
     Unread,
     _comparable,
     _is_int,
@@ -116,6 +118,8 @@ class Evaluator(ast.NodeVisitor):
         base = self._eval(node.value)
         if isinstance(base.value, Imported):
             return Item(Imported(f"{base.value.path}.{node.attr}"), self.span(node))
+        if isinstance(base.value, Instance):  # self.warmup_steps
+            base = Item(base.value.namespace, base.span)
         if isinstance(base.value, Namespace):
             return _option(self, base, node).view(self.span(node))
         self._not(node, f"the attribute .{node.attr}")
@@ -156,8 +160,8 @@ class Evaluator(ast.NodeVisitor):
                 raise _NotFollowedError(SchedlangError(
                     f"the value of '{node.id}' is unknown: it is not assigned in this file, and "
                     f"`from {star[0]} import *` (line {star[1]}) may bind it", self.span(node),
-                    hint=f"write its value in this file, or import it by name from {star[0]} "
-                         "(the imported module is not read either)"))
+                    hint=f"write its value in this file, or import it by name from {star[0]} (a "
+                         "library is not read; a module file of the script beside it is)"))
             raise self._python_error(f"'{node.id}' is not assigned in this file (Python raises NameError)",
                                      node)
         if isinstance(item, Unread):
@@ -172,8 +176,13 @@ class Evaluator(ast.NodeVisitor):
         callee = self._eval(func)
         if isinstance(callee.value, (Function, DataClass)):
             return self._call_of_file(callee.value, node)
+        if isinstance(callee.value, Subclass):
+            return self._instance(callee.value, node, span)
         path = callee.value.path if isinstance(callee.value, Imported) else None
+        if isinstance(callee.value, Call):  # optax.inject_hyperparams(optax.adamw)(learning_rate=...)
+            path = f"{callee.value.path}.__call__"
         if path is None:
+            self._arguments_first(node)
             self._not(node, "this call")
         if self.records(path):
             try:
@@ -196,6 +205,22 @@ class Evaluator(ast.NodeVisitor):
             self._not(node, f"the call {_short(path)}(...)")
         return builtin(self, node, args, kwargs, keys)
 
+    def _instance(self, cls: Subclass, node: ast.Call, span: Span) -> Item:
+        """``CustomSchedule(d_model)``: a ``Subclass``'s instance, its ``__init__`` followed with
+        ``self`` bound to it (``self.warmup_steps = warmup_steps``), recorded as a call of the
+        format (its base's path)."""
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            self._not(node, "a call with *args")
+        args = [self._element(a) for a in node.args]
+        kwargs, _ = self._keywords(node, lazy=True)
+        made = Item(Instance(cls, Namespace({}, kind=cls.name)), span)
+        if cls.init is not None:
+            self._invoke(cls.init, node, [made, *args], kwargs)
+        elif args or kwargs:
+            raise self._python_error(f"{cls.name}() takes no arguments (Python raises TypeError)", node)
+        self._recorded(node, made, cls.base)
+        return made
+
     def _call_of_file(self, callee: Function | DataClass, node: ast.Call) -> Item:
         """A call to a function of the file (followed into its body) or to a dataclass of the file
         (an instance); the arguments not followed are kept as such."""
@@ -211,9 +236,10 @@ class Evaluator(ast.NodeVisitor):
         """A call to one of the format's classes, kept as its path and arguments."""
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")
-        args = [self._eval(a) for a in node.args]
+        lazy = self.lazy_calls
+        args = [self._element(a) if lazy else self._eval(a) for a in node.args]
         # ``name=`` only names ops (Keras drops it): an f-string there is read only if used
-        kwargs, keys = self._keywords(node, lazy=False, lazy_names=("name",))
+        kwargs, keys = self._keywords(node, lazy=lazy, lazy_names=("name",))
         made = Item(Call(path, args, kwargs, keys, span), span)
         self._recorded(node, made, path)
         return made
@@ -245,6 +271,14 @@ class Evaluator(ast.NodeVisitor):
                 kwargs[name], keys[name] = value, span
         return kwargs, keys
 
+    def _arguments_first(self, node: ast.Call) -> None:
+        """A call that is not followed still has its arguments computed first, as Python computes
+        them before calling: a function of the file called there is followed (``model.compile(
+        optimizer=make_optimizer(model))`` builds the schedule in ``make_optimizer``); each one not
+        followed is kept as such."""
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            self._element(argument.value if isinstance(argument, ast.Starred) else argument)
+
     def _is_imported(self, node: ast.expr) -> bool:
         root = node
         while isinstance(root, ast.Attribute):
@@ -257,8 +291,16 @@ class Evaluator(ast.NodeVisitor):
         return not isinstance(item, Unread) and isinstance(item.raw, Imported)
 
     def _method(self, node: ast.Call, func: ast.Attribute) -> Item:
-        target = self._eval(func.value)
-        value = target.value
+        try:
+            target = self._eval(func.value)
+            value = target.value
+        except _NotFollowedError:  # model.compile(optimizer=make_optimizer(model)): model not known
+            self._arguments_first(node)
+            raise
+        if isinstance(value, Namespace) and func.attr in value.values:  # config.make_schedule(...)
+            function = value.values[func.attr]
+            if not isinstance(function, Unread) and isinstance(function.raw, (Function, DataClass)):
+                return self._call_of_file(function.raw, node)
         kind = "dict" if isinstance(value, dict) else \
             "list" if isinstance(value, list) and not target.frozen else \
             "parser" if isinstance(value, Parser) else None
@@ -266,6 +308,7 @@ class Evaluator(ast.NodeVisitor):
         if method is None:
             what = {dict: "a dict", list: "a tuple" if target.frozen else "a list"}.get(
                 type(value), repr(value) if isinstance(value, (Parser, Namespace)) else type(value).__name__)
+            self._arguments_first(node)
             self._not(node, f".{func.attr}() on {what}")
         if any(isinstance(a, ast.Starred) for a in node.args):
             self._not(node, "a call with *args")

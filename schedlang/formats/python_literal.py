@@ -29,7 +29,11 @@ its body when the file calls it (``main()``), and ``argparse`` parsers are read 
 ``parser.parse_args()`` gives the defaults (``args.lr``), a flag without one an error where it
 is read, and a number option's default is a parameter of the imported file
 (``common/symbols.py``).  ``@dataclass`` configs and ``SimpleNamespace(...)`` are read by
-attribute.  A name after ``from m import *`` that the file never assigns is unknown.
+attribute.  ``import m`` / ``from m import *`` of a module file ``m.py`` beside the script is
+read by this reader too (as Python finds it first, never run); a name after ``from m import *``
+of a library that the file never assigns is unknown.  A class of the file whose base a format
+reads (a Keras ``LearningRateSchedule``) is a ``Subclass``: its instances are built by following
+its ``__init__``, and the format traces the rest (``python_trace``).
 
 Everything else (loops, ``with``, calls to other functions, attributes of
 objects) is *not followed*, and is allowed only where it cannot change what is imported:
@@ -56,9 +60,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+from pathlib import Path
 
 from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from ..limits import MAX_CONFIG_BASES, MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, read_source_text
 from .common.numbers import PythonString
 from .common.symbols import Symbols
 from .common.yaml_source import Node
@@ -66,7 +71,9 @@ from .python_builtins import EXITS, _option, _parameters
 from .python_eval import Evaluator
 from .python_syntax import (
     _SCOPES,
+    ASSIGNED,
     MAX_CALL_DEPTH,
+    PASSED,
     _check_nesting,
     _effects,
     _own_nodes,
@@ -81,9 +88,11 @@ from .python_values import (
     DataClass,
     Function,
     Imported,
+    Instance,
     Item,
     Namespace,
     Parser,
+    Subclass,
     Unread,
     _children,
     _Exit,
@@ -102,8 +111,12 @@ class Module(Evaluator):
     ``calls`` lists every ``Call`` built, in order, with the statement that built it.
     """
 
-    def __init__(self, text: str, filename: str = "<string>", records=None, script: bool = False):
+    def __init__(self, text: str, filename: str = "<string>", records=None, script: bool = False,
+                 lazy_calls: bool = False, importer: Module | None = None, name: str = "__main__"):
         self.source = Source(text, filename)
+        #: a recorded call's arguments kept as they are, each read only where the format needs it
+        #: (``TrainingArguments(output_dir=f"...", ...)``: the schedule never reads ``output_dir``)
+        self.lazy_calls = lazy_calls
         if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
             raise SchedlangError(f"this file is over {MAX_FILE_BYTES} bytes", self._span_at(1, 1))
         _check_nesting(self.source)
@@ -121,9 +134,14 @@ class Module(Evaluator):
         self.tainted: dict[int, tuple[object, SchedlangError]] = {}  # containers passed to what is not run
         self.calls: list[tuple[Item, ast.Call, str]] = []  # the format's calls (Call or Unread), paths
         self._recorded_nodes: set[tuple[int, int]] = set()
-        self.budget = MAX_YAML_VALUES
+        self.budget = MAX_YAML_VALUES if importer is None else importer.budget
         #: a script's argparse defaults as parameters (``common/symbols.py``); a config has none
-        self.symbols = Symbols() if script else None
+        self.symbols = Symbols() if script and importer is None else getattr(importer, "symbols", None)
+        #: the script's own modules read so far (``import config``: one object however often it is
+        #: imported) and the chain being imported (a cycle is refused), shared by every file read
+        self.modules: dict[Path, Module] = importer.modules if importer is not None else {}
+        self._importing: tuple[Path, ...] = (*importer._importing, Path(filename).resolve()) \
+            if importer is not None else (Path(filename).resolve(),)
         self._assigned_at: dict[str, list[int]] = {}
         self._star_imports: list[tuple[str, int]] = []  # `from m import *`: (m, line)
         # the function being followed: its names (None at module level), the names it assigns,
@@ -135,15 +153,16 @@ class Module(Evaluator):
         self._enclosing: list[dict[str, Item]] = []
         self._calls_made = self._invocation = self._depth = 0
         if script:  # a training script is read as the program Python runs
-            self.env["__name__"] = Item("__main__", self._span_at(1, 1))
+            self.env["__name__"] = Item(name, self._span_at(1, 1))
         #: where the program ends (``sys.exit()``, ``raise``, ``assert False``), or may end (the
         #: same inside a statement not followed): what a reader finds nothing of was never built
         self.ended: SchedlangError | None = None
+        self.ended_surely = True
         self._scan()
         try:
             self._run(self.tree.body)
         except _MayExit as exc:  # what follows is marked unknown, an error where it is read
-            self.ended = exc.error
+            self.ended, self.ended_surely = exc.error, False
         except _Exit as exc:
             if not script:  # a config that raises when it is loaded gives nothing
                 raise SchedlangError("loading this config stops here (Python runs nothing after this "
@@ -285,16 +304,81 @@ class Module(Evaluator):
         for alias in stmt.names:
             name = alias.asname or alias.name.split(".")[0]
             path = alias.name if alias.asname else alias.name.split(".")[0]
+            own = self._beside(alias.name, stmt)
+            if own is not None:  # import config: the module file beside the script, read as it
+                self._bind(name, Item(Namespace(own.env, kind=f"the module {alias.name}"), self.span(stmt)))
+                continue
             self._bind(name, Item(Imported(path), self.span(stmt)))
 
     def visit_ImportFrom(self, stmt: ast.ImportFrom) -> None:
         module = "." * stmt.level + (stmt.module or "")
+        own = self._beside(module, stmt) if stmt.level == 0 else None
         for alias in stmt.names:
+            if own is not None:
+                self._import_names(own, module, alias, stmt)
+                continue
             if alias.name == "*":
                 self._star_imports.append((module, stmt.lineno))
                 raise _NotFollowedError(self._not_followed_error(stmt, "a * import may bind any name"))
             self._bind(alias.asname or alias.name, Item(Imported(f"{module}.{alias.name}"),
                                                         self.span(stmt)))
+
+    def _import_names(self, own: Module, module: str, alias: ast.alias, stmt: ast.ImportFrom) -> None:
+        """``from config import *`` (its ``__all__``, else its names not starting with ``_``) or
+        ``from config import LR``: the names of a module file of the script, bound here."""
+        if alias.name != "*":
+            if alias.name not in own.env:
+                raise self._python_error(f"cannot import name '{alias.name}' from '{module}' "
+                                         f"({own.source.filename}; Python raises ImportError)", stmt)
+            self._bind(alias.asname or alias.name, own.env[alias.name].view(self.span(stmt)))
+            return
+        listed = own.env.get("__all__")
+        if listed is not None:
+            names = [item.value for item in self._iterate(listed, stmt)]
+            if not all(isinstance(n, str) for n in names):
+                raise self._python_error(f"__all__ of {module} holds a name that is not a string", stmt)
+        else:
+            names = [n for n in own.env if not n.startswith("_")]
+        for name in names:
+            if name not in own.env:
+                raise self._python_error(f"module '{module}' has no attribute '{name}' (its __all__ names "
+                                         "it; Python raises AttributeError)", stmt)
+            self._bind(name, own.env[name].view(self.span(stmt)))
+
+    def _beside(self, name: str, stmt: ast.stmt) -> Module | None:
+        """The module ``name`` as Python finds it first when it runs a script: a file ``name.py``
+        beside the script (``sys.path[0]``), read by this reader with the same bounds, never
+        run; None when there is none (a library, or a dotted name), or in a config."""
+        if self.symbols is None or "." in name or not name or self.source.filename.startswith("<"):
+            return None
+        path = (Path(self.source.filename).parent / f"{name}.py").resolve()
+        if not path.is_file():
+            return None
+        if path in self._importing:
+            raise SchedlangError(f"importing {name} here imports a module that is still being imported (a "
+                                 "cycle: Python gives a partly run module)", self.span(stmt),
+                                 hint="import the module's names in one direction only")
+        if path not in self.modules:
+            if len(self.modules) >= MAX_CONFIG_BASES:
+                raise SchedlangError(f"more than {MAX_CONFIG_BASES} module files of the script",
+                                     self.span(stmt))
+            own = Module(read_source_text(path), str(path), self.records, script=True,
+                         lazy_calls=self.lazy_calls, importer=self, name=name)
+            self.modules[path] = own
+            self.budget = own.budget
+            self.calls.extend(own.calls)
+            self.frames.extend(own.frames)
+            self.tainted.update(own.tainted)
+            for late, span in own.late.items():  # a function of it may change the name when it runs
+                if late in own.env:
+                    own.env[late] = Unread(SchedlangError(
+                        f"a function or class defined in {name} mentions '{late}', and may change it when "
+                        "it runs; schedlang does not run it", span, hint=_HINT))
+            if own.ended is not None:  # the script ends (or may end) while importing it
+                error = SchedlangError(f"importing {name} ends the script: {own.ended.message}",
+                                       own.ended.span, hint=own.ended.hint)
+                raise (_Exit if own.ended_surely else _MayExit)(error)
+        return self.modules[path]
 
     def visit_Delete(self, stmt: ast.Delete) -> None:
         for target in stmt.targets:
@@ -318,6 +402,10 @@ class Module(Evaluator):
         """A ``@dataclass`` config (``lr: float = 3e-4``): its fields and their defaults, computed
         now as Python computes them, so that ``TrainConfig(...)`` builds an instance read by
         attribute.  Any other class is not followed."""
+        base = self._path(stmt.bases[0]) if len(stmt.bases) == 1 and not stmt.keywords else None
+        if base is not None and self.records(base) and not stmt.decorator_list:
+            self._subclass(stmt, base)
+            return
         frozen = self._dataclass(stmt)
         fields: dict[str, Item | None] = {}
         defaulted = False
@@ -340,6 +428,31 @@ class Module(Evaluator):
             fields[item.target.id] = None if item.value is None else self._field(item.value)
             defaulted = defaulted or item.value is not None
         self._bind(stmt.name, Item(DataClass(stmt.name, fields, frozen), self.span(stmt)))
+        self._note_late(stmt)
+
+    def _subclass(self, stmt: ast.ClassDef, base: str) -> None:
+        """``class CustomSchedule(keras.optimizers.schedules.LearningRateSchedule)``: kept as a
+        ``Subclass`` (its ``__init__`` a function of the file, its defaults computed now), whose
+        instances the format reads; a body other than methods and a docstring is not followed."""
+        for item in stmt.body:
+            method = isinstance(item, ast.FunctionDef) and not item.decorator_list
+            if not (method or isinstance(item, ast.Pass)
+                    or isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)):
+                raise _NotFollowedError(self._not_followed_error(
+                    stmt, f"a {base.rsplit('.', 1)[-1]} subclass is read when its body is methods"))
+        init = next((f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        function = None
+        if init is not None:
+            saved = self.env.get(init.name), init.name in self.env
+            self._define(init)  # its defaults computed at the class statement, as Python does
+            function = self.lookup(init.name).raw
+            if self.locals is not None:
+                self.locals.pop(init.name, None)
+            if saved[1]:
+                self._bind(init.name, saved[0])
+            else:
+                self.env.pop(init.name, None)
+        self._bind(stmt.name, Item(Subclass(stmt, base, function, self), self.span(stmt)))
         self._note_late(stmt)
 
     def _dataclass(self, stmt: ast.ClassDef) -> bool:
@@ -442,6 +555,7 @@ class Module(Evaluator):
                 defaults[argument.arg] = Unread(exc.error)
         function = Function(stmt, defaults)
         function.enclosing = ([self.locals, *self._enclosing] if self.locals is not None else [])
+        function.home = self  # its globals: the names of the file that defines it
         self._bind(stmt.name, Item(function, self.span(stmt)))
         self._note_late(stmt)
 
@@ -460,6 +574,10 @@ class Module(Evaluator):
         names = _parameters(self, function, node, args, kwargs)
         saved = (self.locals, self._local_names, self._global_names, self._enclosing, self._partial,
                  self._invocation)
+        home = getattr(function, "home", self)  # a function of a module of the script: its names
+        module_saved = (self.env, self.source, self._assigned_at, self._star_imports)
+        self.env, self.source, self._assigned_at, self._star_imports = (
+            home.env, home.source, home._assigned_at, home._star_imports)
         self._calls_made += 1
         self.locals, self._enclosing, self._invocation = names, function.enclosing, self._calls_made
         self._local_names, self._global_names = _scope_names(function.node)
@@ -473,6 +591,7 @@ class Module(Evaluator):
             self._depth -= 1
             (self.locals, self._local_names, self._global_names, self._enclosing, self._partial,
              self._invocation) = saved
+            self.env, self.source, self._assigned_at, self._star_imports = module_saved
         self.frames.append((function, names, result))
         return result if isinstance(result, Unread) else result.view(self.span(node))
 
@@ -498,15 +617,17 @@ class Module(Evaluator):
         to receive the value, not to change it), and the names a def / class / lambda in it
         may change when it runs."""
         _, changed, late = _effects(stmt, self._path)
-        for name, through in changed.items():
+        for name, how in changed.items():
             item = self.lookup(name)
             if item is None or isinstance(item, Unread):
                 continue
             message = SchedlangError(f"{error.message}, and it may change '{name}'", error.span,
                                      hint=error.hint)
+            # a format's object is fixed once built: calling its methods (trainer.train(),
+            # sched.step() in a loop) leaves it alone; assigning into it does not
             if isinstance(item.raw, (dict, list, Parser, Namespace)) \
-                    or through and isinstance(item.raw, Call):
-                self._mark(item, message, calls=through)
+                    or how == ASSIGNED and isinstance(item.raw, Call):
+                self._mark(item, message, calls=how != PASSED)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
 
@@ -558,6 +679,8 @@ class Module(Evaluator):
             return
         if isinstance(target, ast.Attribute) and not isinstance(value, Unread):
             base = self._eval(target.value)
+            if isinstance(base.value, Instance):  # self.warmup_steps = warmup_steps
+                base = Item(base.value.namespace, base.span)
             if isinstance(base.value, Namespace):  # args.lr = 1e-3
                 self._assignable(base.value, target)
                 base.value.values[target.attr] = self._named(target.attr, value)
@@ -733,12 +856,12 @@ def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
                          hint="build it with plain assignments, at the top level or in main()")
 
 
+_HF_SCRIPT = "this script with --format hf-args (it reads transformers' scheduler functions)"
 #: Schedulers a training script builds with a framework's code, which no format here reads from
 #: a script (their configs are imported instead): the module each comes from, the format to use.
 _SCRIPT_SCHEDULERS = {"timm.scheduler": "its command line or args.yaml with --format timm-args",
                       "torch.optim.lr_scheduler": "a config that names it (mmengine, Composer, Cerebras)",
-                      "transformers": "its TrainingArguments JSON with --format hf-args",
-                      "transformers.optimization": "its TrainingArguments JSON with --format hf-args"}
+                      "transformers": _HF_SCRIPT, "transformers.optimization": _HF_SCRIPT}
 
 
 def script_schedule(module: Module) -> None:
@@ -762,4 +885,5 @@ def script_schedule(module: Module) -> None:
 
 
 
-__all__ = ["Call", "Imported", "Item", "Module", "Unread", "ended_before", "script_schedule", "to_node"]
+__all__ = ["Call", "Imported", "Instance", "Item", "Module", "Unread", "ended_before", "script_schedule",
+           "to_node"]

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import ast
 import io
+import re
 import tokenize
+from pathlib import Path
 
 from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_NESTING
+from ..limits import MAX_CONFIG_BASES, MAX_NESTING, read_source_text
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Calls to the file's own functions followed one inside another, at most.
@@ -50,8 +52,9 @@ def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
 
 def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
     """What a statement not followed may do to module-level names, read from its syntax:
-    the names it (re)binds; the names whose object it may change (-> True when assigned into
-    or a method of it called, False when passed to a call that is not a library's, ``path_of``
+    the names it (re)binds; the names whose object it may change (-> ``ASSIGNED`` when assigned
+    into, ``METHOD`` when a method of it is called, ``PASSED`` when passed to a call that is not a
+    library's, ``path_of``
     giving the imported path of a callee and None for one of this file, or read by a loop or
     a ``with``); and, for a def / class / lambda in it, the names its body may change when it
     runs (its ``global`` names, and changed names as above)."""
@@ -73,13 +76,13 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
         target = changed if scope is None else late_names
         if isinstance(node, _COMPOUND):  # a loop variable or `as` name aliases what it reads
             for inner in _loads(node):
-                _add(target, inner, False)
+                _add(target, inner, PASSED)
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             (bound if scope is None else local).add(node.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             root = _root(node)
             if root:
-                _add(target, root, True)
+                _add(target, root, ASSIGNED)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
             (bound if scope is None else local).update(names)
@@ -89,11 +92,11 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
             declared.update(node.names)
         elif isinstance(node, ast.Call) and path_of(node.func) is None and _root(node.func) not in imported:
             if isinstance(node.func, ast.Attribute) and _root(node.func.value):
-                _add(target, _root(node.func.value), True)
+                _add(target, _root(node.func.value), METHOD)
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 for inner in ast.walk(argument):
                     if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-                        _add(target, inner.id, False)
+                        _add(target, inner.id, PASSED)
         for child in ast.iter_child_nodes(node):
             visit(child, scope)
 
@@ -113,9 +116,14 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
     return bound, changed, late
 
 
-def _add(target, name: str, through: bool) -> None:
+#: How a statement not followed may change a name's object (``_effects``), the strongest kept:
+#: passed to a function of the file or read by a loop, a method of it called, assigned into.
+PASSED, METHOD, ASSIGNED = 0, 1, 2
+
+
+def _add(target, name: str, through: int) -> None:
     if isinstance(target, dict):
-        target[name] = target.get(name, False) or through
+        target[name] = max(target.get(name, PASSED), through)
     else:
         target.add(name)
 
@@ -184,3 +192,30 @@ def _check_nesting(source: Source) -> None:
         return
 
 
+
+
+#: ``import m`` / ``from m import ...`` of an undotted module, read from the text (no parsing).
+_IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+(\w+)[ \t]+import\b|import[ \t]+([\w \t,]+?)[ \t]*(?:#.*)?$)",
+                      re.MULTILINE)
+
+
+def with_modules(path: Path, text: str) -> str:
+    """``text`` and the text of the module files beside the script that it imports (``import
+    config``, ``from config import *``), theirs in turn, each read once within the limits: what
+    the format guesser reads, so a script is guessed by what it calls, wherever it is written."""
+    if str(path).startswith("<") or str(path) == "-":
+        return text
+    seen, texts, queue = {Path(path).resolve()}, [text], [text]
+    while queue:
+        current = queue.pop()
+        for match in _IMPORTS.finditer(current):
+            names = [match.group(1)] if match.group(1) else [n.split()[0] for n in match.group(2).split(",")
+                                                             if n.split()]
+            for name in names:
+                found = (Path(path).parent / f"{name}.py").resolve()
+                if found in seen or not found.is_file() or len(seen) > MAX_CONFIG_BASES:
+                    continue
+                seen.add(found)
+                texts.append(read_source_text(found))
+                queue.append(texts[-1])
+    return "\n".join(texts)

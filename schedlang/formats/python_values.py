@@ -155,6 +155,35 @@ class Namespace:
         return self.kind
 
 
+class Subclass:
+    """A class of the file whose one base is a class the format reads (a Keras
+    ``LearningRateSchedule``): an instance is built by following its ``__init__`` (``init``, a
+    ``Function``, or None), and its other methods (``methods``) are read by the format (the
+    schedule's ``__call__``, traced with a symbolic step)."""
+
+    def __init__(self, node: ast.ClassDef, base: str, init: Function | None, home):
+        self.node, self.base, self.init, self.home = node, base, init, home
+        self.methods = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    def __repr__(self) -> str:
+        return f"the class {self.node.name}"
+
+
+class Instance:
+    """An instance of a ``Subclass``: the attributes its ``__init__`` assigned (``self.d_model``),
+    read by attribute as a ``Namespace``'s."""
+
+    def __init__(self, cls: Subclass, namespace: Namespace):
+        self.cls, self.namespace = cls, namespace
+
+    def __repr__(self) -> str:
+        return f"a {self.cls.name}"
+
+
 class DataClass:
     """A ``@dataclass`` of the file: the ``__init__`` it generates (a ``Function`` whose parameters
     are the fields in order, with their defaults: an ``Unread`` for a ``default_factory``), bound

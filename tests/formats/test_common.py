@@ -56,7 +56,7 @@ def run(capsys, *argv):
 
 def test_the_table_lists_every_format_for_help_cli_and_docs(capsys):
     names = [f.name for f in TABLE]
-    assert len(names) == len(set(names)) == 10
+    assert len(names) == len(set(names)) == 11
     text = help_text()
     assert all(name in text for name in names)
     with pytest.raises(SystemExit):

@@ -55,6 +55,10 @@ class Format:
     #: The flags that make a launch line a schedule of this command-line format
     #: (``shell_words.one_command``); None for the formats that are not command lines.
     schedule_flags: re.Pattern | None = None
+    #: ``unrecognized(text, filename)``: what the format says of a file of its suffix that no
+    #: format recognizes, before the guesser's own error (a training script whose scheduler is a
+    #: framework's own call is refused at that call); None to say nothing.
+    unrecognized: Callable[[str, str], None] | None = None
 
     @property
     def shell(self) -> bool:
