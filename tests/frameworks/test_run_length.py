@@ -422,3 +422,22 @@ def test_cerebras_run_is_the_loops_steps(tmp_path, loop, run):
     else:
         text = loop + "trainer:\n  init:\n    schedulers:\n      " + schedulers
     assert _imported(tmp_path, "run.yaml", text, "cerebras-yaml").run == run
+
+
+def test_composer_export_refuses_a_run_other_than_the_max_duration_dur_counts_against():
+    text = ("param max_duration: int = 400\nrun = 500\n"
+            "schedule lr = composer.CosineAnnealingWithWarmupScheduler(t_warmup=0.1dur, lr=1e-3)\n")
+    with pytest.raises(schedlang.SchedlangError, match="'dur' counts against max_duration") as info:
+        export(text, "lr.sched", format="composer-yaml")
+    assert (info.value.line, info.value.column) == (2, 1)
+
+
+def test_writers_without_a_run_length_say_so():
+    """DeepSpeed's config and ModelZoo's schedulers list state no run: the export warns at `run`."""
+    from schedlang.errors import SchedlangWarning
+
+    deepspeed = "run = 900\nschedule lr = deepspeed.WarmupDecayLR(total_num_steps=1000, warmup_max_lr=3e-4)\n"
+    cerebras = "run = 900\nschedule lr = linear(0.001, 0, 1000)\n"
+    for text, fmt in ((deepspeed, "deepspeed-json"), (cerebras, "cerebras-yaml")):
+        with pytest.warns(SchedlangWarning, match="the run's length is not written"):
+            export(text, "lr.sched", format=fmt)
