@@ -22,9 +22,13 @@ from .common.source_text import choices_of, comment_safe, header, option
 INDENT = "    "
 
 
-def source(scheds: list[Sched], origin: str, style: str = "presets") -> str:
+def source(scheds: list[Sched], origin: str, style: str = "presets",
+           run: tuple[int, str] | None = None) -> str:
+    """``.sched`` text of the schedulers; ``run``: the loop's steps and the keys they came from."""
     lines = [header(origin, "Cerebras ModelZoo YAML"),
              "# Values are absolute; step t = 0 is the first optimizer step."]
+    if run is not None:
+        lines.append(f"run = {run[0]}   # {run[1]}")
     for sched in scheds:
         lines.extend(f"# {comment_safe(note)}" for note in _notes(sched))
     if any(s.tags for s in scheds):

@@ -73,9 +73,51 @@ from .common.yaml_source import load as load_yaml
 
 def read(text: str, filename: str = "<string>") -> list[Sched]:
     """The LR / weight-decay schedulers a ModelZoo YAML configures (LR first)."""
+    return _schedulers_of(_root(text, filename))
+
+
+def _root(text: str, filename: str) -> Node:
     root = load_yaml(text, filename)
     if not root.is_mapping:
         raise SchedlangError("expected a YAML mapping with `trainer:` (or `schedulers:`)", root.span)
+    return root
+
+
+def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], tuple[int, str] | None]:
+    """The schedulers and the run's length the config states (``_run``): what the reader writes."""
+    root = _root(text, filename)
+    return _schedulers_of(root), _run(root)
+
+
+def _run(root: Node) -> tuple[int, str] | None:
+    """The steps a fresh run trains by its loop (``trainer.init.loop``, or the legacy ``runconfig``):
+    ``num_steps`` (steps to train), ``max_steps`` (the last global step; from step 0 the same
+    count), the smaller of the two when both are given (the loop stops at whichever comes first).
+    None without either, or with ``num_epochs`` (its steps are the dataloader's length, which the
+    config does not state)."""
+    loop, where = None, ""
+    trainer = root.value.get("trainer")
+    if trainer is not None and trainer.is_mapping:
+        init = trainer.value.get("init")
+        if init is not None and init.is_mapping and "loop" in init.value:
+            loop, where = init.value["loop"], "trainer.init.loop"
+    if loop is None and "runconfig" in root.value:
+        loop, where = root.value["runconfig"], "runconfig"
+    if loop is None or not loop.is_mapping or loop.value.get("num_epochs") is not None:
+        return None
+    found = {}
+    for key in ("num_steps", "max_steps"):
+        node = loop.value.get(key)
+        if node is not None and node.value is not None:
+            number = _number(node, key)
+            _check_steps(number, node, key)
+            found[key] = int(number)
+    if not found:
+        return None
+    return min(found.values()), f"{where} " + " / ".join(found)
+
+
+def _schedulers_of(root: Node) -> list[Sched]:
     found = _find(root)
     scheds = [s for s in found if s.target == "lr"] + [s for s in found if s.target != "lr"]
     seen: dict[str, Sched] = {}
@@ -478,6 +520,13 @@ def _merged(into, text: str) -> str:
     return dumped(into, data)
 
 
+def _source(config: tuple[list[Sched], tuple[int, str] | None], origin: str,
+            style: str = "presets") -> str:
+    """The reader's text: the schedulers (``cerebras_to_sched.source``) and the loop's ``run``."""
+    scheds, run = config
+    return source(scheds, origin, style, run=run)
+
+
 def _verify(program: Program, text: str, filename: str, schedules, read, into=None) -> None:
     """Read the export back and prove it equal to the original (skipped without PyYAML)."""
     try:
@@ -488,9 +537,12 @@ def _verify(program: Program, text: str, filename: str, schedules, read, into=No
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
     merged = text if into is None else _merged(into, text)  # dumped: the `# ~` marks are in `text`
+    if program.run_length is not None:
+        warn("the run's length is not written: the export writes the schedulers, and ModelZoo's loop "
+             "length (trainer.init.loop num_steps / max_steps) stays the config's", program.run_length.span)
     proven(program, merged, read, into.filename if into is not None else filename, schedules=schedules,
            style="core", rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False,
-           into=into.filename if into is not None else None)
+           into=into.filename if into is not None else None, runs=False)
 
 
 _RTOL = sp.Rational(1, 10**12)
@@ -821,4 +873,4 @@ def recognizes(text: str, suffix: str) -> bool:
 
 FORMAT = Format("cerebras-yaml",
                 "Cerebras ModelZoo YAML (trainer.init.schedulers, or the legacy optimizer.learning_rate)",
-                YAML, recognizes, reader("cerebras-yaml", read, source), export, fallback=YAML)
+                YAML, recognizes, reader("cerebras-yaml", _read_with_run, _source), export, fallback=YAML)

@@ -388,7 +388,10 @@ def source(found: Imported | str, origin: str, style: str = "presets", options=N
                   + (" samples of max_seq_len tokens)." if found.clock == "tok" else ").")]
     if found.lr is None:
         lines.append("# No optimizer lr in the file: the values are the multiplier (lr = 1).")
+    run = writer.run()
     lines += writer.params()
+    if run is not None:
+        lines.append(run)
     lines.append(f"schedule lr = {body}")
     return "\n".join(lines) + "\n"
 
@@ -481,6 +484,30 @@ class _Writer:
             else:
                 out.append("param max_duration: int where max_duration > 0   # the run's length in batches")
         return out
+
+    def run(self) -> str | None:
+        """``run = ...`` from ``max_duration``: the Trainer trains while its timestamp is below it
+        (``Timestamp < Time`` in the duration's unit), so ``800ba`` is 800 batches (``run =
+        max_duration``, the parameter ``dur`` reads too), ``3ep`` three epochs of ``steps_per_epoch``
+        batches, and ``Nsp`` / ``Ntok`` the batches whose samples (tokens) consumed before them are
+        below N, on the schedule's clock.  None without a ``max_duration``, or for one in samples or
+        tokens when the schedule counts batches (the file then has no batch to count them on)."""
+        md = self.found.max_duration
+        if md is None:
+            return None
+        comment = f"   # max_duration: {md.text}"
+        if md.unit == "ba":
+            self.needs.add("max_duration")
+            return f"run = max_duration{comment}"
+        if md.unit == "ep":
+            if self.steps_per_epoch is not None:
+                steps = int(md.amount) * self.steps_per_epoch
+                return f"run = {steps}{comment} of {self.steps_per_epoch} batches"
+            self.needs.add("steps_per_epoch")
+            return f"run = {int(md.amount)} * steps_per_epoch{comment}"
+        if md.unit == self.found.clock:
+            return f"run = {md.text}{comment}"
+        return None
 
     def time(self, time: Time, default: TimeDefault | None = None) -> str:
         """A time as schedlang text; ``dur`` against an epoch max_duration becomes epochs.
@@ -692,8 +719,12 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             uses_dur |= spec[name].kind in STEP_KINDS and isinstance(node, ir.Duration) and node.unit == "dur"
     if "lr" in call.given:
         lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
-    lines += _batch_keys(call)
-    if uses_dur:
+    batch_keys = _batch_keys(call)
+    lines += batch_keys
+    run = _max_duration_of_run(call, uses_dur, bool(batch_keys))
+    if run is not None:
+        lines.append(f"max_duration: {run}")
+    elif uses_dur:
         total = call.param("max_duration")
         if total is None:
             raise SchedlangError("a 'dur' time needs max_duration bound", call.node.span,
@@ -716,6 +747,26 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         proven(call.program, merged, read, into.filename if into is not None else filename, params=params,
                schedules=["lr"], into=into.filename if into is not None else None)
     return text
+
+
+def _max_duration_of_run(call: PresetCall, uses_dur: bool, on_clock: bool) -> str | None:
+    """The file's ``run = ...`` as ``max_duration`` (None: no run): in batches, or as written in
+    samples or tokens when the written keys carry the batch that counts them (``on_clock``); a
+    ``dur`` time counts against ``max_duration``, so the run must be the ``max_duration`` it reads."""
+    steps = call.run()
+    if steps is None:
+        return None
+    length = call.program.run_length
+    if uses_dur:
+        total = call.param("max_duration")
+        if length.unit is not None or total is None or int(total) != steps:
+            shown = "unbound" if total is None else f"{int(total)} batches"
+            raise SchedlangError(f"Composer's 'dur' counts against max_duration, the run's length; this run "
+                                 f"is {steps} steps and max_duration is {shown}", length.span,
+                                 hint="write run = max_duration (batches)")
+    if length.unit is not None and on_clock:
+        return f"{number_text(length.amount.xreplace(call.program.substitutions))}{length.unit}"
+    return f"{steps}ba"
 
 
 def _merged(into: Original, body: str) -> str:

@@ -25,7 +25,7 @@ import copy
 import json
 import re
 
-from ..errors import SchedlangError, Span, did_you_mean
+from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
@@ -275,9 +275,12 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             scheduler_params[name] = json_number(call.number(name))
     out["scheduler"] = {"type": kind, "params": scheduler_params}
     text = json.dumps(out, indent=2) + "\n" if into is None else _merged(call, into, out)
+    if call.program.run_length is not None:
+        warn("the run's length is not written: a DeepSpeed config does not state it (the training "
+             "loop around deepspeed.initialize decides how many steps it runs)", call.program.run_length.span)
     if verify:
         proven(call.program, text, read, into.filename if into is not None else filename, params=params,
-               schedules=["lr", *call.others], into=into.filename if into is not None else None)
+               schedules=["lr", *call.others], into=into.filename if into is not None else None, runs=False)
     return text
 
 

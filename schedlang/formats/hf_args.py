@@ -224,6 +224,8 @@ def source(found: Imported, origin: str, style: str = "presets") -> str:
         total = "num_training_steps"
     else:
         total = sched_text(found.total)
+    lines.append(f"run = {total}   # the Trainer's optimizer updates: "
+                 + ("max_steps" if found.total is not None else "ceil(num_train_epochs * steps_per_epoch)"))
     if found.warmup_ratio is not None:
         if found.total is not None:
             lines.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
@@ -315,6 +317,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     out: dict = {"lr_scheduler_type": kind}
     out["learning_rate"] = json_number(call.number("lr")) if "lr" in call.given else 1
     kwargs = _arguments(call, out)
+    _run(call, out)
     if "max_steps" not in out and kind != "constant":
         if kind in ("constant_with_warmup", "inverse_sqrt") and "warmup_ratio" not in call.given:
             out["max_steps"] = 1  # unused by these types, but the Trainer needs a run length
@@ -334,6 +337,22 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         proven(call.program, text, read, into.filename if into is not None else filename, params=params,
                schedules=["lr"], into=into.filename if into is not None else None)
     return text
+
+
+def _run(call: PresetCall, out: dict) -> None:
+    """The file's ``run`` as ``max_steps``: the Trainer trains ``max_steps`` updates and passes that
+    same number to the scheduler as ``num_training_steps``, so a run of another length than the
+    schedule's ``num_training_steps`` cannot be said in TrainingArguments."""
+    run = call.run()
+    if run is None:
+        return
+    if "max_steps" in out and out["max_steps"] != run:
+        raise SchedlangError(f"the run is {run} steps but num_training_steps is {out['max_steps']}: the HF "
+                             "Trainer trains max_steps updates and gives the scheduler that same number",
+                             call.program.run_length.span,
+                             hint=f"make them equal (num_training_steps={run}), or drop `run = ...` to "
+                                  "export the schedule alone")
+    out["max_steps"] = run
 
 
 #: The TrainingArguments fields of the schedule: the export states it in full, so the original's

@@ -532,6 +532,9 @@ class Plan:
     #: The class's counter per unit of the output's ``t`` (the class counts samples): the global
     #: batch size when the output is per iteration, 1 when it is per sample; None when unknown.
     class_scale: object = 1
+    #: ``run = ...`` (the iterations Megatron-LM trains, ``update_train_iters``) and its comment;
+    #: None where the file's t counts samples (no iteration count to state)
+    run: tuple[str, str] | None = None
 
 
 def plan(args: Args, version: str | None = None) -> Plan:
@@ -585,7 +588,8 @@ def plan(args: Args, version: str | None = None) -> Plan:
         _refuse_unset(v, params)
     class_scale = batch if exact_per_iteration else 1  # None: per iteration, no --global-batch-size
     return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len,
-                _origins(v, unit, wd["wd_incr_style"]), class_scale)
+                _origins(v, unit, wd["wd_incr_style"]), class_scale,
+                _run(v, mode, exact_per_iteration, batch, batch_line))
 
 
 def switched_on(args: Args, key: str) -> bool:
@@ -608,6 +612,51 @@ def scheduler_flag(args: Args) -> str:
                              flag.span, hint="keep one: override runs the flags' values, use-checkpoint "
                                              "the checkpoint's")
     return "override" if override else "use-checkpoint" if use else "neither"
+
+
+
+def _run(v: _Values, mode: str, per_iteration: bool, batch, batch_line) -> tuple[str, str] | None:
+    """``run = ...``: the iterations Megatron-LM trains (``training.update_train_iters``, then
+    ``while iteration < args.train_iters``).  ``--train-iters`` is that number; ``--train-samples``
+    with a constant batch trains ``train_samples // global_batch_size``; with
+    ``--step-batch-size-schedule`` (main) the iterations while the samples consumed are below
+    ``--train-samples``, which is ``run = N sp`` on the file's batch schedule; with
+    ``--rampup-batch-size`` (megatron-core <= 0.17) the ramp's iterations while the samples consumed
+    are at most the ramp's samples, then ``(train_samples - consumed) // global_batch_size``."""
+    if batch_line is not None:
+        samples = _whole(v, "train_samples")
+        if v.given("step_batch_size_schedule"):
+            return f"{samples}sp", ("update_train_iters: the iterations while consumed samples < "
+                                    "--train-samples")
+        return str(_ramp_iterations(v, samples)), ("update_train_iters (megatron-core <= 0.17): the ramp's "
+                                                   "iterations, then (train_samples - consumed) // "
+                                                   "global_batch_size")
+    if not per_iteration:
+        return None  # t counts samples: the header says so, and the run is in iterations
+    if mode == "iters":
+        return core(v.number("train_iters")), "--train-iters"
+    run = sp.floor(v.number("train_samples") / batch)
+    return core(run), "update_train_iters: train_samples // global_batch_size"
+
+
+def _ramp_iterations(v: _Values, samples: int) -> int:
+    """megatron-core <= 0.17's ``update_train_iters`` under ``--rampup-batch-size``: step while the
+    consumed samples are at most the ramp's samples, then whole batches of ``--global-batch-size``
+    of what is left (the partial last batch thrown away), over the ramp's own table."""
+    from ..library.presets import megatron_batch  # lazy: only runs that change the batch
+
+    start, increment, ramp = (int(exact(w)) for w in v.args.flags["rampup_batch_size"].text.split())
+    batch = _whole(v, "global_batch_size")
+    table = megatron_batch.rampup_batch_size(start, increment, ramp, batch)
+    consumed = iterations = 0
+    for i, (theta, size) in enumerate(table):
+        limit = min(table[i + 1][0] if i + 1 < len(table) else ramp + 1, ramp + 1)
+        if consumed < theta or consumed >= limit:
+            continue
+        steps = -((consumed - limit) // size)  # ceil((limit - consumed) / size)
+        consumed += steps * size
+        iterations += steps
+    return iterations + (samples - consumed) // batch
 
 
 def _per_iteration(v: _Values, mode: str, style: str, warmup, batch, batch_line) -> tuple[bool, object]:
@@ -709,6 +758,10 @@ def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
     lines = [*params, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
     preset_text = "\n".join(lines) + "\n"
     body = preset_text if style == "presets" else lowered(preset_text, params)
+    if p.run is not None:  # after the parameters it may name, before the schedules
+        body_lines = body.split("\n")
+        body_lines.insert(len(params), f"run = {p.run[0]}   # {p.run[1]}")
+        body = "\n".join(body_lines)
     if p.batch is not None:  # the class counts samples: on the sample clock of the batch schedule
         body = "\n".join(_on_samples(line, style) for line in body.rstrip("\n").split("\n")) + "\n"
     return "\n".join([*head, *clock]) + "\n" + body

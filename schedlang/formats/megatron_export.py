@@ -92,10 +92,21 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             flags[flag] = _length(call, name, node, run)
         else:
             flags[flag] = number_text(call.number(name))
-    if not _keeps_train(run, call):
+    train = _train(call, run)
+    if train is not None:
+        flags[f"--train-{run.unit}"] = train
+    elif not _keeps_train(run, call):
         flags[f"--train-{run.unit}"] = flags[f"--lr-decay-{run.unit}"]
     _warmup_fraction(call, flags, run)
-    flags.update(_megatron_wd(call, run))
+    wd = _megatron_wd(call, run)
+    if train is not None and "--weight-decay-incr-style" not in wd:
+        wd.pop(f"--train-{run.unit}", None)  # a constant weight decay: its wd_incr_steps changes nothing
+    if train is not None and wd.get(f"--train-{run.unit}", train) != train:
+        raise SchedlangError(f"the run is --train-{run.unit} {train} but the weight decay's wd_incr_steps is "
+                             f"{wd[f'--train-{run.unit}']}: Megatron-LM passes --train-{run.unit} as both",
+                             call.program.run_length.span,
+                             hint="make wd_incr_steps the run's length, or drop `run = ...`")
+    flags.update(wd)
     batch_flags, head = _megatron_batch(call)
     flags.update(batch_flags)
     merged, replaced = _merged(run, flags)
@@ -184,6 +195,31 @@ def _run(call: PresetCall, into: Original | None, understand) -> _Run:
         run.unit = mode
         run.factor = sp.Integer(1) if mode == "samples" else sp.Rational(1, batch)
     return run
+
+
+def _train(call: PresetCall, run: _Run) -> str | None:
+    """The file's ``run = ...`` as ``--train-iters`` / ``--train-samples`` (None: the file has no
+    run), the length Megatron-LM's ``update_train_iters`` turns back into the same iterations:
+    the iterations, or times the constant ``--global-batch-size`` (``train_samples // G``); on the
+    sample clock the run's length as written in samples, else the weight decay's ``wd_incr_steps``
+    (Megatron-LM's ``--train-samples``), else the samples the run consumes; the proof reads the
+    flags back and checks that they train the same iterations."""
+    steps = call.run()
+    if steps is None:
+        return None
+    if call.on_samples:
+        length = call.program.run_length
+        if length.unit == "sp":  # as written: the original's --train-samples
+            return number_text(length.amount.xreplace(call.program.substitutions))
+        wd = call.others.get("weight_decay")
+        if wd is not None:  # Megatron passes --train-samples as wd_incr_steps: the import's own number
+            return _megatron_wd(call, run)[f"--train-{run.unit}"]
+        return number_text(sp.Integer(call.program.run_samples))
+    value = steps * run.factor
+    if not value.is_Integer:
+        raise SchedlangError(f"the run of {steps} iterations is {number_text(value)} samples; "
+                             f"--train-{run.unit} is a whole number", call.program.run_length.span)
+    return number_text(value)
 
 
 def _keeps_train(run: _Run, call: PresetCall) -> bool:

@@ -274,7 +274,11 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
                     "epoch_length=... to mmengine.param_scheduler.")
     else:
         head.append("# t counts iterations; epoch_length is len(train_dataloader).")
-    decls = ["param epoch_length: int where epoch_length > 0"] if needs_length else []
+    run = _run(loop_cfg, loop_type, by_epoch_loop, all_epoch)
+    declared = needs_length or (run is not None and "epoch_length" in run)
+    decls = ["param epoch_length: int where epoch_length > 0"] if declared else []
+    if run is not None:
+        decls.append(run)
     body = []
     for param, calls in lines.items():
         tail = ", epoch_length=epoch_length" if needs_length else ""
@@ -292,6 +296,25 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     if style == "core":
         return _lower(text_out, head, decls, list(lines))
     return text_out
+
+
+def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> str | None:
+    """``run = ...`` from ``train_cfg``, in the file's ``t``: ``EpochBasedTrainLoop`` trains
+    ``max_epochs`` epochs of ``len(train_dataloader)`` iterations (its ``max_iters`` is their
+    product), ``IterBasedTrainLoop`` ``max_iters`` iterations.  None when the loop states no
+    length (or is not one of the two)."""
+    if loop_type not in (None, "EpochBasedTrainLoop", "IterBasedTrainLoop"):
+        return None
+    if by_epoch_loop:
+        if "max_epochs" not in loop_cfg:
+            return None
+        epochs = _number_text(loop_cfg["max_epochs"], "max_epochs")
+        if all_epoch:
+            return f"run = {epochs}   # train_cfg max_epochs; t counts epochs"
+        return f"run = {epochs} * epoch_length   # train_cfg max_epochs of len(train_dataloader) iterations"
+    if "max_iters" not in loop_cfg:
+        return None
+    return f"run = {_number_text(loop_cfg['max_iters'], 'max_iters')}   # train_cfg max_iters"
 
 
 def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:

@@ -220,6 +220,9 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         shown = comment_safe(str(r.raw("cooldown_epochs")))
         head.append(f"# cooldown_epochs {shown}: train.py trains that many more epochs, "
                     "at lr_min.")
+    run = _run(r, sched, on_updates)
+    if run is not None:
+        params.append(run)
     if sched == "none":
         body = f"constant({lr})"
         return "\n".join([*head, *params, f"schedule lr = {body}"]) + "\n"
@@ -230,6 +233,44 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
         return preset_text
     core_head = [*head, "# Core style: the same schedule written without presets."]
     return core_source(preset_text, core_head, params)
+
+
+def _run(r: _Reader, sched: str, on_updates: bool) -> str | None:
+    """``run = ...``: the epochs ``train.py`` trains, the ``num_epochs`` ``create_scheduler_v2``
+    returns (``for epoch in range(start_epoch, num_epochs)``), in the file's ``t``: epochs, or with
+    ``--sched-on-updates`` those epochs times ``updates_per_epoch``.  The cycle schedulers (cosine,
+    tanh, poly) train ``get_cycle_length() + cooldown``: ``t_initial * cycle_limit`` (with
+    ``cycle_mul`` 1; else ``floor(t_initial * (cycle_mul ** cycles - 1) / (cycle_mul - 1))``, in
+    float64 as timm), plus the warmup with ``warmup_prefix``; wsd and rsqrt ``warmup + t_initial +
+    cooldown``; the others ``epochs`` plus the warmup with ``warmup_prefix`` (no cooldown).  With
+    ``--sched-on-updates`` and a ``cycle_mul`` other than 1 timm floors a float of the updates, which is
+    no formula of ``updates_per_epoch``: no ``run`` is written then."""
+    import math
+
+    epochs = int(r.number("epochs", whole=True, positive=True))
+    warmup = int(r.number("warmup_epochs", whole=True))
+    cooldown = int(r.number("cooldown_epochs", whole=True))
+    prefix = r.flag("warmup_prefix")
+    if sched in ("cosine", "tanh", "poly"):
+        cycles = max(1, int(r.number("lr_cycle_limit", whole=True)))
+        mul = float(r.number("lr_cycle_mul"))
+        if mul == 1.0:
+            length = epochs * cycles
+        elif mul.is_integer():  # the cycles' sum 1 + mul + ... is whole: timm's float is exact
+            length = epochs * sum(int(mul) ** c for c in range(cycles))
+        elif on_updates:
+            return None
+        else:
+            length = int(math.floor(-epochs * (mul ** cycles - 1) / (1 - mul)))
+        total = length + (warmup if prefix else 0) + cooldown
+    elif sched in ("wsd", "rsqrt"):
+        total = warmup + (epochs if prefix else epochs - warmup) + cooldown
+    else:
+        total = epochs + (warmup if prefix else 0)
+    comment = "   # the num_epochs train.py trains (create_scheduler_v2)"
+    if on_updates:
+        return f"run = {total} * updates_per_epoch{comment}, of updates_per_epoch updates"
+    return f"run = {total}{comment}; t counts epochs"
 
 
 def _learning_rate(r: _Reader, head: list[str], params: list[str]) -> str:

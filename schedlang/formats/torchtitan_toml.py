@@ -198,7 +198,8 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
                     "import with formula=2025-03 for an older torchtitan.")
     body = _preset(formula, values) if style == "presets" else _core(formula, values)
-    return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+    run = f"run = {sched_text(steps)}   # [training] steps: the train loop's optimizer steps"
+    return "\n".join([*head, run, f"schedule lr = {body}"]) + "\n"
 
 
 def _preset(formula: str, values: dict) -> str:

@@ -722,4 +722,4 @@ def test_cli_export_into_the_users_command(tmp_path):
                      "--step-batch-size-schedule '0:16 1K:32'\n")
     refused = run_cli("export", sched, "--format", "megatron-args", "--into", other)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
-    assert "changes its batch" in refused.stderr and "run.sched:6:15:" in refused.stderr
+    assert "changes its batch" in refused.stderr and "run.sched:7:15:" in refused.stderr

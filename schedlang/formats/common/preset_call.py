@@ -93,6 +93,13 @@ class PresetCall:
                                  hint="bind its parameters with -D (the export writes numbers)")
         return value
 
+    def run(self) -> int | None:
+        """The run's length in steps (``run = ...``), its parameters bound; None: the file
+        declares no run.  A run whose parameters have no value is an error at ``run``."""
+        if self.program.run_length is None:
+            return None
+        return self.program.run  # an unbound parameter is an error at `run` (semantics/run.py)
+
     def param(self, name: str):
         value = self.program.values.get(name)
         if value is None or isinstance(value, sp.Basic):

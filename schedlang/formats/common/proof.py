@@ -17,10 +17,12 @@ from ...syntax.parser import parse
 
 def proven(original, text: str, read: Callable, filename: str, *, params: dict | None = None,
            schedules: list[str] | None = None, style: str = "presets", rtol=0, rebind: dict | None = None,
-           strict: bool = True, into: str | None = None) -> None:
+           strict: bool = True, into: str | None = None, runs: bool = True) -> None:
     """``text`` read back with ``read`` (the format's own reader), compiled with the ``params`` it
     declares, and each schedule it carries (of ``schedules``, if given) proven equal to
-    ``original``'s (again with ``rebind`` bound in both, for a group parameter's other values).
+    ``original``'s (again with ``rebind`` bound in both, for a group parameter's other values),
+    and, where the format states the run's length (``runs``), the run read back equal to
+    ``original``'s (SPEC §14: exports write ``run`` back).
     A difference (and, ``strict``, an undecided proof) is an internal error: the writer wrote
     something else.  ``into`` names the configuration ``text`` is the export merged into
     (``common/into.py``): a refusal of that merge on import is the reason the export cannot be
@@ -37,6 +39,12 @@ def proven(original, text: str, read: Callable, filename: str, *, params: dict |
                              f"does not import: {exc.message}", exc.span, hint=exc.hint) from None
     declared = {s.name for s in parse(back_source).statements if isinstance(s, ir.Param)}
     back = compile_source(back_source, params={k: v for k, v in (params or {}).items() if k in declared})
+    if runs and original.run_length is not None and back.run != original.run:
+        raise SchedlangError(f"the run is {original.run} steps, but the written configuration trains "
+                             f"{back.run}", original.run_length.span,
+                             hint="the framework's length rule gives no length that trains this run; "
+                                  "write the run as the framework states it (e.g. in sp), or drop "
+                                  "`run = ...`")
     pairs = [(original, back)]
     if rebind:
         pairs.append((original.rebind(rebind), back.rebind(rebind)))
