@@ -30,6 +30,7 @@ update count with ``--sched-on-updates``.  ``--cooldown-epochs`` only makes
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -245,8 +246,6 @@ def _run(r: _Reader, sched: str, on_updates: bool) -> str | None:
     cooldown``; the others ``epochs`` plus the warmup with ``warmup_prefix`` (no cooldown).  With
     ``--sched-on-updates`` and a ``cycle_mul`` other than 1 timm floors a float of the updates, which is
     no formula of ``updates_per_epoch``: no ``run`` is written then."""
-    import math
-
     epochs = int(r.number("epochs", whole=True, positive=True))
     warmup = int(r.number("warmup_epochs", whole=True))
     cooldown = int(r.number("cooldown_epochs", whole=True))
