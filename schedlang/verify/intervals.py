@@ -591,7 +591,7 @@ def rank_of(points: list[sp.Expr], facts: list[Fact]):
     """A function from a threshold to its index in ``points`` (equal thresholds share it)."""
     index = {p: i for i, p in enumerate(points)}
 
-    @functools.lru_cache(maxsize=None)  # every interval asks again of each threshold
+    @functools.cache  # every interval asks again of each threshold
     def rank(b):
         b = sp.expand(b)
         if b in index:
