@@ -22,6 +22,7 @@ from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
+from . import audit as audit_command
 from . import formatting, json_output, show, streams
 from .analysis import summarise
 from .arguments import CommandLine
@@ -183,6 +184,10 @@ def _parser() -> argparse.ArgumentParser:
                                  "import reads")
     sub.add_argument("--was", default=None, metavar="OLD",
                      help="the run's original schedule, where the state does not hold it")
+
+    audit_command.arguments(with_json(with_defines(command(
+        "audit", _audit, "check that a run followed its file: the first update where its logged lr "
+                         "left the schedule, and why"))))
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
@@ -614,6 +619,10 @@ def _resume(args) -> int:
     from .resume import run_command  # lazy: resume reads formats (check loads no format module)
 
     return run_command(args.state, args.new, args.was, defines(args), args.json)
+
+
+def _audit(args) -> int:
+    return audit_command.run_command(args, defines(args))
 
 
 def _export(args) -> int:
