@@ -1,8 +1,10 @@
 """Why a run left its file: the catalogue of SPEC §15, each cause fitted to the whole log.
 
 A cause is a hypothesis that predicts every logged value from the file: stepped ``k`` times per
-update (``logged[u] == planned[k u]``), one update early or late (``planned[u ± 1]``),
-restarted at update ``s`` (``planned[u]`` before ``s``, ``planned[u - s]`` from it on), never
+update (``logged[u] == planned[k u + j]``, ``j`` 0, ``k - 1`` or ``k``: where the loop read the
+lr among the ``k`` steps), one update early or late (``planned[u ± 1]``),
+restarted at update ``s`` (``planned[u]`` before ``s``, ``planned[u - s]`` from it on; at ``s``
+itself either, as a log of the next update's lr was printed before the rebuild), never
 stepped (``planned[0]``), built for another horizon (the file with another value of an ``int``
 parameter, found by bisection at the first deviation, then by multiples), another param
 group's schedule of the same file (``lr__tag``), and last, having a free real parameter, scaled
@@ -16,6 +18,7 @@ listed with it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -49,11 +52,14 @@ class Cause:
     param: str | None = None
     factor: float | None = None
     schedule: str | None = None
+    #: For "stepped": where in its ``k`` steps an update read the lr (``planned[k u + phase]``).
+    phase: int | None = None
     also: tuple[str, ...] = field(default=(), compare=False)
 
     def text(self) -> str:
         return {
-            "stepped": lambda: f"the scheduler stepped {self.k} times per update",
+            "stepped": lambda: f"the scheduler stepped {self.k} times per update" + (
+                f" (update u used the file's lr at {self.k}u + {self.phase})" if self.phase else ""),
             "early": lambda: "one update early: the lr logged for update u is the file's at u + 1",
             "late": lambda: "one update late: the lr logged for update u is the file's at u - 1",
             "restarted": lambda: f"restarted at update {self.step}: from there on the lr is the "
@@ -91,7 +97,7 @@ class Cause:
 
     def to_json(self) -> dict:
         doc = {"kind": self.kind}
-        for key in ("k", "step", "total", "param", "factor", "schedule"):
+        for key in ("k", "phase", "step", "total", "param", "factor", "schedule"):
             if getattr(self, key) is not None:
                 doc[key] = getattr(self, key)
         doc["text"], doc["fix"], doc["also"] = self.text(), self.fix(), list(self.also)
@@ -112,11 +118,14 @@ Aligned = tuple[int, Point]  # (update, the point logged for it)
 
 
 def fits(hypothesis: Hypothesis, update: int, point: Point) -> bool:
+    """Whether the point is what the hypothesis predicts (a prediction may be a tuple of values
+    where the log may show either: the update a scheduler was rebuilt at)."""
     try:
         predicted = hypothesis.predict(update)
     except (SchedlangError, OverflowError, ValueError, ZeroDivisionError):
         return False
-    return matches(point.value, predicted, point.tol + hypothesis.slack * abs(predicted))
+    return any(matches(point.value, value, point.tol + hypothesis.slack * abs(value))
+               for value in (predicted if isinstance(predicted, tuple) else (predicted,)))
 
 
 def diagnose(stream: Callable[[], Iterable[Aligned]], sample: list[Aligned], first: Aligned,
@@ -139,23 +148,27 @@ def diagnose(stream: Callable[[], Iterable[Aligned]], sample: list[Aligned], fir
             return None
     also = tuple(h.cause.text() for h in alive[1:])
     cause = alive[0].cause
-    return Cause(cause.kind, cause.k, cause.step, cause.total, cause.param, cause.factor,
-                 cause.schedule, also)
+    return dataclasses.replace(cause, also=also)
 
 
 def _hypotheses(first: Aligned, last_match: int | None, schedule, program) -> Iterator[Hypothesis]:
     planned = schedule
     u0, p0 = first
     for k in range(2, MAX_K + 1):
-        if k * u0 <= MAX_STEP:
-            yield Hypothesis(Cause("stepped", k=k), lambda u, k=k: planned(k * u))
+        # the lr read before the update's k steps, at its last micro-batch, or after them
+        for phase in (0, k - 1, k):
+            if k * u0 + phase <= MAX_STEP:
+                yield Hypothesis(Cause("stepped", k=k, phase=phase),
+                                 lambda u, k=k, j=phase: planned(k * u + j))
     yield Hypothesis(Cause("early"), lambda u: planned(u + 1))
     yield Hypothesis(Cause("late"), lambda u: planned(max(u - 1, 0)))
-    low = 1 if last_match is None else last_match + 1
+    # s from the last point that matched (a log of the next update's lr, Megatron's, shows the old
+    # scheduler's value at the update it was rebuilt for) to the first deviation
+    low = 1 if last_match is None else last_match
     for s in range(max(low, 1, u0 - MAX_RESTARTS), u0 + 1):
         if _close(planned, u0 - s, p0):  # screened here: the window can be wide
-            yield Hypothesis(Cause("restarted", step=s),
-                             lambda u, s=s: planned(u) if u < s else planned(u - s))
+            yield Hypothesis(Cause("restarted", step=s), lambda u, s=s: planned(u) if u < s else (
+                (planned(0), planned(s)) if u == s else planned(u - s)))
     yield Hypothesis(Cause("never-stepped"), lambda u: planned(0))
     yield from _horizons(first, schedule, program)
     if program is not None:

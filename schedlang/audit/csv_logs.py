@@ -152,7 +152,7 @@ class LightningCsvLog(CsvLog):
     @classmethod
     def claims(cls, path: Path) -> bool:
         if path.is_dir():
-            return (path / "metrics.csv").is_file() and (path / "hparams.yaml").exists()
+            return (path / "metrics.csv").is_file()
         return super().claims(path)
 
     def convention(self, name: str) -> str:

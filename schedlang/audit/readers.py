@@ -1,4 +1,6 @@
-"""The log readers, by name, in the order ``open_log`` asks whether a path is theirs."""
+"""The log readers, by name, in the order ``open_log`` asks whether a path is theirs (a
+Lightning ``version_N`` folder holding both ``metrics.csv`` and TensorBoard events is read
+through its CSV: float64, where the events hold float32)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from .mlflow_run import MlflowRun
 from .tensorboard_events import TensorBoardLog
 
 FORMATS: dict[str, type[Log]] = {reader.format: reader for reader in (
-    TrainerState, MlflowRun, TensorBoardLog, LightningCsvLog, WandbCsvLog, CsvLog, MegatronLog)}
+    TrainerState, MlflowRun, LightningCsvLog, TensorBoardLog, WandbCsvLog, CsvLog, MegatronLog)}
 
 def open_log(path, format: str | None = None) -> Log:  # noqa: A002 - the CLI's --format
     """The ``Log`` for ``path``: ``format`` when given, else the first reader that claims it."""
