@@ -401,3 +401,40 @@ def test_cli_bad_input_is_exit_2_without_traceback(sched_file, tmp_path):
         assert "Traceback" not in result.stderr and "error" in result.stderr
     result = run_cli("audit", sched_file, tmp_path / "l.csv", "--convention", "hff", "--json")
     assert json.loads(result.stdout)["schema"] == "schedlang.error/1"
+
+
+# -- the docs say what the code does -------------------------------------------------------
+
+
+def test_the_convention_and_reader_tables_are_the_codes():
+    from helpers import ROOT
+
+    from schedlang.audit import CONVENTIONS, FORMATS
+    from schedlang.audit.causes import KINDS
+
+    text = (ROOT / "docs" / "audit.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[1].lstrip("-").isdigit():
+            rows[cells[0].strip("`")] = (int(cells[1]), cells[2])
+    assert rows == {c.name: (c.offset, c.what) for c in CONVENTIONS.values()}
+    readers = [line.split("|")[1].strip().strip("`") for line in text.splitlines()
+               if line.startswith("| `") and line.split("|")[1].strip().strip("`") in FORMATS]
+    assert readers == list(FORMATS)  # every reader, in the order they are guessed
+    kinds = [line.split("|")[1].strip().strip("`") for line in text.splitlines()
+             if line.startswith("| `") and line.split("|")[1].strip().strip("`") in KINDS]
+    assert kinds == list(KINDS)  # the catalogue, in the order it is searched
+
+
+def test_every_json_key_is_documented(sched_file, tmp_path):
+    import re
+
+    from helpers import ROOT
+
+    docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = docs[docs.index("**`audit`**"):]
+    documented = set(re.findall(r"`([a-z_]+)`", section))
+    doc = audited(sched_file, write_csv(tmp_path / "log.csv", train("stepped", k=4))).to_json()
+    keys = set(doc) | set(doc["first_deviation"]) | set(doc["cause"])
+    assert keys <= documented, sorted(keys - documented)

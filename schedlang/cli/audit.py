@@ -1,12 +1,12 @@
-"""``schedlang audit FILE LOG``: the report of ``audit.check.audit`` as text or ``--json``."""
+"""``schedlang audit FILE LOG``: the report of ``audit.check.audit`` as text or ``--json``.
+
+The audit stage loads when the command runs, not when the parser is built: ``check`` loads
+no log reader."""
 
 from __future__ import annotations
 
 import math
 
-from ..audit.check import AuditReport, audit
-from ..audit.conventions import CONVENTIONS
-from ..audit.readers import FORMATS
 from ..errors import SchedlangError
 from . import json_output
 from .progress import progress
@@ -25,10 +25,10 @@ def arguments(sub) -> None:
     sub.add_argument("--group", type=_group, default=None, metavar="N",
                      help="torch's 0-based param group (LearningRateMonitor's lr-.../pgN+1)")
     sub.add_argument("--convention", default=None, metavar="NAME",
-                     help="which update a logged value belongs to: " + ", ".join(CONVENTIONS)
-                          + " (default: the logger's own; docs/audit.md)")
+                     help="which update a logged value belongs to, where the logger's own is not the "
+                          "one (e.g. hf-before-4.51 for transformers < 4.51; docs/audit.md lists them)")
     sub.add_argument("--format", default=None, metavar="FORMAT",
-                     help="the log's reader: " + ", ".join(FORMATS) + " (default: guessed)")
+                     help="the log's reader, where guessing is not wanted (docs/audit.md lists them)")
 
 
 def _group(text: str) -> int:
@@ -42,6 +42,8 @@ _group.__name__ = "param group"
 
 def run_command(args, params: dict) -> int:
     """Exit 0 when the run followed the file, 1 when it left it, 2 for bad input (raised)."""
+    from ..audit.check import audit  # lazy: the log readers (check loads none)
+
     label = f"auditing {args.log}"
     try:
         with progress(label) as shown:
@@ -62,7 +64,8 @@ def run_command(args, params: dict) -> int:
     return 0 if report.followed else 1
 
 
-def text_lines(report: AuditReport) -> list[str]:
+def text_lines(report) -> list[str]:
+    """The text report of an ``audit.check.AuditReport``."""
     lines = [f"file:       {report.file} (schedule {report.schedule})",
              f"log:        {report.log} ({report.format}; series {report.series})",
              f"convention: {report.convention.name}: {report.convention.what}",
