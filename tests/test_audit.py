@@ -438,3 +438,37 @@ def test_every_json_key_is_documented(sched_file, tmp_path):
     doc = audited(sched_file, write_csv(tmp_path / "log.csv", train("stepped", k=4))).to_json()
     keys = set(doc) | set(doc["first_deviation"]) | set(doc["cause"])
     assert keys <= documented, sorted(keys - documented)
+
+
+def test_progress_on_a_terminal_counts_points(sched_file, tmp_path):
+    """On a terminal (a pty here) a long audit shows the points read so far on standard error;
+    a pipe gets none (``test_cli_exit_codes_text_and_json`` reads a clean stderr)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    schedule = schedlang.compile(FILE, params={"total": 100_000})["lr"]
+    path = tmp_path / "big.csv"
+    path.write_text("step,lr\n" + "".join(f"{u},{schedule(u)!r}\n" for u in range(100_000)))
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), SCHEDLANG_PROGRESS_DELAY="0")
+    env.pop("SCHEDLANG_NO_PROGRESS", None)
+    process = subprocess.Popen([sys.executable, "-m", "schedlang", "audit", str(sched_file), str(path),
+                                "-D", "total=100000"], stdout=subprocess.PIPE, stderr=follower, env=env)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    process.wait(timeout=120)
+    os.close(leader)
+    assert process.returncode == 0
+    assert b"auditing" in shown and b" points" in shown, shown[-300:]

@@ -189,6 +189,37 @@ def test_accelerate_accumulation_with_the_scheduler_stepped_per_micro_batch(tmp_
     assert update == 8 and (report.cause.kind, report.cause.k) == ("stepped", 4), report.to_json()
 
 
+def test_accelerate_prepared_scheduler_on_eight_processes(tmp_path, monkeypatch):
+    """RuiningLi/particulate#22: a scheduler passed to ``accelerator.prepare`` steps
+    ``num_processes`` times per update.  Accelerate's own ``AcceleratedScheduler.step`` runs;
+    only the world size it reads is 8 (a CPU test cannot launch 8 processes)."""
+    accelerate = pytest.importorskip("accelerate")
+    scheduler_module = pytest.importorskip("accelerate.scheduler")
+    program = schedlang.compile(L_FILE)
+    accelerator = accelerate.Accelerator(cpu=True)
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    model, optimizer, scheduler = accelerator.prepare(model, optimizer,
+                                                      program.scheduler_class("Run")(optimizer))
+
+    class EightProcesses:
+        num_processes = 8
+
+    monkeypatch.setattr(scheduler_module, "AcceleratorState", EightProcesses)
+    rows = ["step,lr"]
+    for update, batch in enumerate(torch.randn(8, 2).split(2)):
+        rows.append(f"{update},{scheduler.get_last_lr()[0]!r}")
+        accelerator.backward(model(batch).pow(2).mean())
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+    log = tmp_path / "lr.csv"
+    log.write_text("\n".join(rows) + "\n")
+    report = schedlang.audit(_sched(tmp_path, L_FILE), log)
+    assert report.first_deviation.step == 1
+    assert (report.cause.kind, report.cause.k, report.cause.phase) == ("stepped", 8, 0)
+
+
 # -- Megatron -------------------------------------------------------------------------------
 
 M_FILE = """\

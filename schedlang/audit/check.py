@@ -18,7 +18,7 @@ from ..program import Program, Schedule, load
 from . import causes
 from .compare import RTOL, difference
 from .conventions import Convention, find_convention
-from .logs import choose_series
+from .logs import choose_series, missing
 from .points import Point
 from .readers import open_log
 
@@ -158,6 +158,10 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
                 tail.append((update, point))
         if on_progress is not None:
             on_progress(count)
+    if count == 0 and tag is not None and not skipped:
+        error = missing(opened, tag)
+        if error is not None:
+            raise error
     if count == 0:
         raise SchedlangError(f"{log}: series '{series}' has no logged point"
                              + (f" at an update >= 0 ({skipped} before it, by the {used.name} "

@@ -103,6 +103,8 @@ class CsvLog(Log):
             for index, (_, _, cells) in enumerate(rows):
                 if index == most:
                     return
+                if name not in self.header:
+                    return
                 number = text_value(cells[self.header.index(name)])
                 if number is not None:
                     yield number[2]
@@ -115,6 +117,8 @@ class CsvLog(Log):
         step_index = column = None
         for lineno, line, cells in rows:
             if column is None:
+                if name not in self.header:
+                    return
                 step_index, column = self._step_index(), self.header.index(name)
             cell = cells[column]
             if not cell or cell.isspace():

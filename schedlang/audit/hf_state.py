@@ -4,23 +4,24 @@ The file is ``json.dumps(asdict(state), indent=2, sort_keys=True)``; a long run'
 ``log_history`` (``logging_steps=1``) is millions of small objects, so the top-level object is
 walked key by key and each entry of ``log_history`` decoded alone (``json.JSONDecoder
 .raw_decode`` over a buffer refilled in chunks): memory is one entry, never the list.  Numbers
-keep their text (``parse_float=str``), so their precision is the digits Python printed.  A
+are Python's ``repr`` of the Trainer's floats, so they are read as float64, exactly.  A
 checkpoint folder (``checkpoint-N/``) is read through its ``trainer_state.json``; an output
 folder holding several, through the last one's (its history includes the earlier ones').
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
 
 from ..errors import SchedlangError
-from .logs import MAX_SERIES, Log
-from .points import MAX_LINE_BYTES, Point, bad_line, text_value, whole_step
+from .logs import MAX_LISTED, MAX_SERIES, Log
+from .points import MAX_LINE_BYTES, Point, bad_line, whole_step
 
 CHUNK = 1 << 16
-_DECODER = json.JSONDecoder(parse_float=str)
+_DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -47,7 +48,7 @@ class TrainerState(Log):
 
     def series(self) -> list[str]:
         names: dict[str, None] = {}
-        for _, entry in self._entries():
+        for _, entry in itertools.islice(self._entries(), MAX_LISTED):
             for key, value in entry.items():
                 if key not in ("step", "epoch") and isinstance(value, (str, int, float)) \
                         and not isinstance(value, bool) and key not in names and len(names) < MAX_SERIES:
@@ -59,9 +60,8 @@ class TrainerState(Log):
             if name not in entry or "step" not in entry:
                 continue
             raw = entry[name]
-            number = text_value(raw) if isinstance(raw, str) else (
-                (float(raw), 0.0, 17)
-                if isinstance(raw, (int, float)) and not isinstance(raw, bool) else None)
+            number = (float(raw), 0.0) if isinstance(raw, (int, float)) and not isinstance(raw, bool) \
+                else None
             if number is None:
                 raise bad_line(str(self.path), lineno, f'"{name}": {json.dumps(raw)[:200]}',
                                f"log_history: {name} is {raw!r}, not a number")
@@ -92,7 +92,9 @@ class _JsonStream:
 
     def __init__(self, handle, filename: str):
         self.handle, self.filename = handle, filename
-        self.buffer, self.pos, self.lines_before, self.done = "", 0, 0, False
+        self.buffer, self.pos, self.done = "", 0, False
+        #: Line breaks before ``counted`` (an offset into ``buffer``): lines are counted once.
+        self.lines_before, self.counted = 0, 0
 
     def _more(self, size: int = CHUNK) -> bool:
         if self.done:
@@ -101,12 +103,17 @@ class _JsonStream:
         if not chunk:
             self.done = True
             return False
-        self.lines_before += self.buffer.count("\n", 0, self.pos)
-        self.buffer, self.pos = self.buffer[self.pos:] + chunk, 0
+        self._line()
+        self.buffer, self.pos, self.counted = self.buffer[self.pos:] + chunk, 0, 0
         return True
 
     def _line(self) -> int:
-        return self.lines_before + self.buffer.count("\n", 0, self.pos) + 1
+        if self.pos >= self.counted:
+            self.lines_before += self.buffer.count("\n", self.counted, self.pos)
+        else:  # an error moved back
+            self.lines_before -= self.buffer.count("\n", self.pos, self.counted)
+        self.counted = self.pos
+        return self.lines_before + 1
 
     def _peek(self) -> str:
         while True:

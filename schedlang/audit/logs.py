@@ -16,6 +16,9 @@ from .points import Point
 
 #: Distinct series names a reader collects while listing a log's series.
 MAX_SERIES = 10_000
+#: Entries (events, log_history entries, lines) a reader looks at to list a log's series: the
+#: lr is logged from the first update, and listing must not cost a pass over a huge log.
+MAX_LISTED = 100_000
 
 
 class Log:
@@ -47,15 +50,12 @@ LR_NAME = re.compile(r"(^|[/_\-. ])(lr|learning[ _-]?rate)($|[/_\-. ])", re.IGNO
 def choose_series(log: Log, tag: str | None, group: int | None = None) -> str:
     """The series ``--tag`` names, else the one whose name says lr (with ``--group N``, the
     one for torch's param group N: LearningRateMonitor's ``/pg{N+1}``)."""
+    if tag is not None:  # checked when it yields no point (``missing``): listing costs a pass
+        return tag
     names = log.series()
     if not names:
         raise SchedlangError(f"{log.path}: no logged series in this {log.format} log",
                              hint="is it the log of a run that has logged at least one step?")
-    if tag is not None:
-        if tag not in names:
-            raise SchedlangError(f"{log.path}: no series '{tag}' in this log",
-                                 hint=did_you_mean(tag, names) or "it has " + _listed(names))
-        return tag
     lr = [name for name in names if LR_NAME.search(name)]
     if group is not None:
         suffix = f"/pg{group + 1}"
@@ -78,3 +78,13 @@ def choose_series(log: Log, tag: str | None, group: int | None = None) -> str:
 def _listed(names: list[str], most: int = 20) -> str:
     shown = ", ".join(names[:most])
     return shown + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def missing(log: Log, tag: str) -> SchedlangError | None:
+    """The error for a ``--tag`` the log does not have (None where it has it)."""
+    names = log.series()
+    if tag in names:
+        return None
+    return SchedlangError(f"{log.path}: no series '{tag}' in this log",
+                          hint=did_you_mean(tag, names) or ("it has " + _listed(names) if names else
+                                                            "it has no series"))

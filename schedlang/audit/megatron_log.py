@@ -10,10 +10,11 @@ learning rate that is not a number is an error at that line.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
-from .logs import Log
+from .logs import MAX_LISTED, Log
 from .points import Point, Precision, bad_line, bounded_lines, text_value, whole_step
 
 ITERATION = re.compile(r"\biteration\s+(\d+)\s*/\s*\d+\s*\|")
@@ -44,7 +45,7 @@ class MegatronLog(Log):
 
     def series(self) -> list[str]:
         names = []
-        for _, _, _, match in self._entries():
+        for _, _, _, match in itertools.islice(self._entries(), MAX_LISTED):
             if match[1] not in names:
                 names.append(match[1])
                 if len(names) == 2:

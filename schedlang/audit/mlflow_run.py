@@ -29,6 +29,8 @@ class MlflowRun(Log):
 
     def points(self, name: str):
         path = self.path / "metrics" / name
+        if not path.is_file():
+            return
         with open(path, encoding="utf-8") as handle:
             for lineno, line in bounded_lines(handle, str(path)):
                 if not line.strip():

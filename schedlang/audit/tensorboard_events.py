@@ -1,13 +1,14 @@
 """TensorBoard event files, and log folders of them, read with TensorBoard's own reader.
 
-``tensorboard.backend.event_processing.event_file_loader.EventFileLoader`` streams one event
-at a time (TensorBoard's ``EventAccumulator`` would keep a reservoir *sample* of each tag, not
-every point, and hold it in memory).  Its read-time migration turns old-style
-``simple_value`` scalars into tensors, so one path reads both; a float32 scalar (what torch's
-``SummaryWriter`` and Lightning's ``TensorBoardLogger`` write) is compared within a float32
-ulp.  A folder's event files are read in name order (their names start with the time they
-were opened); a run in a subfolder prefixes its tags (``version_0/lr-AdamW``).  The
-``tensorboard`` package is the ``audit`` extra and loads only here, only when read.
+``tensorboard.backend.event_processing.event_file_loader.LegacyEventFileLoader`` streams one
+event at a time (TensorBoard's ``EventAccumulator`` would keep a reservoir *sample* of each tag,
+not every point, and hold it in memory; ``EventFileLoader``'s read-time migration of each event
+to the tensor form costs more than the reading). A v1 ``simple_value`` and a v2 scalar tensor
+are both read; a float32 scalar (what torch's ``SummaryWriter`` and Lightning's
+``TensorBoardLogger`` write) is compared within a float32 ulp. A folder's event files are read
+in name order (their names start with the time they were opened); a run in a subfolder prefixes
+its tags (``version_0/lr-AdamW``). The ``tensorboard`` package is the ``audit`` extra and loads
+only here, only when read.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import SchedlangError
-from .logs import MAX_SERIES, Log
+from .logs import MAX_LISTED, MAX_SERIES, Log
 from .points import Point, float32_tol
 
 PATTERN = "*tfevents*"
@@ -39,23 +40,23 @@ class TensorBoardLog(Log):
         return [("" if len(runs) == 1 else p.parent.relative_to(self.path).as_posix() + "/", p)
                 for p in files]
 
-    def _scalars(self):
-        """``(series name, step, value, tol)`` of every scalar in the log, in file order."""
+    def _scalars(self, limit: int | None = None):
+        """``(series name, step, value, tol)`` of every scalar in the log, in file order (the
+        first ``limit`` events only, where given)."""
         loader_class, tensor_util = _tensorboard()
+        events = 0
         for prefix, path in self._files():
             try:
                 for event in loader_class(str(path)).Load():
+                    events += 1
+                    if limit is not None and events > limit:
+                        return
                     if not event.HasField("summary"):
                         continue
                     for value in event.summary.value:
-                        if not value.HasField("tensor"):
-                            continue
-                        array = tensor_util.make_ndarray(value.tensor)
-                        if array.size != 1 or array.dtype.kind not in "fiu":
-                            continue
-                        number = float(array.reshape(()))
-                        tol = float32_tol(number) if array.dtype.itemsize <= 4 else 0.0
-                        yield prefix + value.tag, event.step, number, tol
+                        scalar = _scalar(value, tensor_util)
+                        if scalar is not None:
+                            yield prefix + value.tag, event.step, *scalar
             except SchedlangError:
                 raise
             except Exception as exc:  # noqa: BLE001 - a corrupt file is bad input, not a crash
@@ -65,7 +66,7 @@ class TensorBoardLog(Log):
 
     def series(self) -> list[str]:
         names: dict[str, None] = {}
-        for name, *_ in self._scalars():
+        for name, *_ in self._scalars(MAX_LISTED):
             if name not in names and len(names) < MAX_SERIES:
                 names[name] = None
         return list(names)
@@ -87,13 +88,37 @@ class TensorBoardLog(Log):
         return "step"
 
 
+#: TensorFlow's DataType numbers of the scalar types (``types.proto``) and their float slack.
+_FLOAT32, _FLOAT64 = 1, 2
+
+
+def _scalar(value, tensor_util) -> tuple[float, float] | None:
+    """A summary value as (number, tol), or None where it is not a scalar: a v1
+    ``simple_value`` (float32: torch's and Lightning's writers), or a v2 scalar tensor."""
+    kind = value.WhichOneof("value")
+    if kind == "simple_value":
+        return value.simple_value, float32_tol(value.simple_value)
+    if kind != "tensor":
+        return None
+    tensor = value.tensor
+    if tensor.dtype == _FLOAT32 and len(tensor.float_val) == 1 and not tensor.tensor_shape.dim:
+        return tensor.float_val[0], float32_tol(tensor.float_val[0])
+    if tensor.dtype == _FLOAT64 and len(tensor.double_val) == 1 and not tensor.tensor_shape.dim:
+        return tensor.double_val[0], 0.0
+    array = tensor_util.make_ndarray(tensor)
+    if array.size != 1 or array.dtype.kind not in "fiu":
+        return None
+    number = float(array.reshape(()))
+    return number, float32_tol(number) if array.dtype.itemsize <= 4 else 0.0
+
+
 def _tensorboard():
     try:
         from tensorboard.backend.event_processing.event_file_loader import (  # lazy: tensorboard
-            EventFileLoader,
+            LegacyEventFileLoader,
         )
         from tensorboard.util import tensor_util  # lazy: tensorboard (its numpy and protobuf)
     except ImportError:
         raise SchedlangError("reading TensorBoard events needs the tensorboard package",
                              hint='pip install "schedlang[audit]"') from None
-    return EventFileLoader, tensor_util
+    return LegacyEventFileLoader, tensor_util
