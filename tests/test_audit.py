@@ -166,6 +166,21 @@ def test_tensorboard_events_from_torchs_summary_writer(sched_file, tmp_path):
         assert audited(sched_file, event_file).matched == UPDATES
 
 
+def test_tensorboard_events_from_tensorboards_own_writer(sched_file, tmp_path):
+    """TensorBoard's ``Writer`` writes v2 summaries: a float32 scalar tensor, not a
+    ``simple_value``."""
+    summary = pytest.importorskip("tensorboard.summary")
+    for kind in ("clean", "never"):
+        writer = summary.Writer(str(tmp_path / kind))
+        for step, lr in train(kind):
+            writer.add_scalar("learning_rate", lr, step=step)
+        writer.flush()
+        writer.close()
+        report = audited(sched_file, tmp_path / kind)
+        assert report.matched == UPDATES and report.followed == (kind == "clean")
+        assert kind == "clean" or report.cause.kind == "never-stepped"
+
+
 def test_float32_values_compare_within_a_float32_ulp(sched_file, tmp_path):
     """TensorBoard stores float32: a float64 comparison would call every value a deviation."""
     from torch.utils.tensorboard import SummaryWriter
