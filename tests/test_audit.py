@@ -252,6 +252,32 @@ def test_a_trainer_state_json_streams_its_log_history(sched_file, tmp_path):
     assert older.cause.kind == "late"
 
 
+def test_a_trainer_state_json_read_in_tiny_chunks(sched_file, tmp_path, monkeypatch):
+    """Chunks of 7 characters: a chunk ends inside every kind of token (numbers like
+    ``9.9e-`` included) somewhere in the file, and the reading is the same."""
+    from schedlang.audit import hf_state
+
+    history = [{"learning_rate": lr, "loss": 1.0, "step": u + 1} for u, lr in train("stepped")]
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"global_step": UPDATES, "log_history": history}, indent=2, sort_keys=True))
+    whole = audited(sched_file, path).to_json()
+    monkeypatch.setattr(hf_state, "CHUNK", 7)
+    assert audited(sched_file, path).to_json() == whole
+    assert whole["cause"]["kind"] == "stepped"
+
+    text = '{"log_history": [{"learning_rate": 9.913181543675333e-05, "step": 1}, {"step": 2}]}'
+    for cut in range(1, len(text)):  # a read that ends at every position (once inside "e-")
+
+        class Pieces:
+            parts = [text[:cut], text[cut:]]
+
+            def read(self, size):
+                return self.parts.pop(0) if self.parts else ""
+
+        entries = [entry for _, entry in hf_state._JsonStream(Pieces(), "t.json").log_history()]
+        assert entries == [{"learning_rate": 9.913181543675333e-05, "step": 1}, {"step": 2}], cut
+
+
 # -- choosing the series ------------------------------------------------------------------
 
 

@@ -143,8 +143,9 @@ class _JsonStream:
             try:
                 value, end = _DECODER.raw_decode(self.buffer, self.pos)
             except json.JSONDecodeError as exc:
-                complete = end_of(self.buffer, exc)
-                if len(self.buffer) - self.pos > MAX_LINE_BYTES or complete or not self._more(size):
+                # the value may go on past the buffer (a chunk can end inside a number): read on,
+                # up to MAX_LINE_BYTES, before calling it an error
+                if len(self.buffer) - self.pos > MAX_LINE_BYTES or not self._more(size):
                     self.pos = min(exc.pos, len(self.buffer))
                     raise self._error(f"not JSON: {exc.msg}") from None
                 size *= 2
@@ -193,7 +194,3 @@ class _JsonStream:
             self._expect("]")
             return
 
-
-def end_of(buffer: str, exc: json.JSONDecodeError) -> bool:
-    """Whether the decode failed before the buffer's end (a real error, not a cut value)."""
-    return exc.pos < len(buffer) - 1 and exc.msg not in ("Unterminated string starting at",)
