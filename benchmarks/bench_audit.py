@@ -6,7 +6,7 @@
 Each log holds one lr series of a warmup + cosine schedule, ``--points`` updates long, written
 the way its tool writes it (a ``step,lr`` CSV with ``repr`` values; HF's ``trainer_state.json``
 with ``json.dumps(indent=2, sort_keys=True)``; torch's ``SummaryWriter``).  For each: the audit
-(``schedlang.audit``, CPU seconds and tracemalloc's peak), against reading the same file with
+(``schedlang.audit``, CPU seconds, and tracemalloc's peak in a second run), against reading the same file with
 the library alone and keeping what it read, as a script would (``csv.reader`` into a list,
 ``json.load``, TensorBoard's ``EventAccumulator`` with no sampling).  No time is asserted.
 """
@@ -33,11 +33,15 @@ schedule lr = warmup(linear, 2000) >> cosine(3e-4, 3e-5, total - 2000)
 
 
 def measured(work):
-    tracemalloc.start()
+    """CPU seconds of one run, then tracemalloc's peak (MiB) of another (tracing slows Python
+    several times over, so the two are not measured together)."""
     start = time.process_time()
+    result = work()
+    seconds = time.process_time() - start
+    tracemalloc.start()
     try:
-        result = work()
-        return time.process_time() - start, tracemalloc.get_traced_memory()[1] / 2**20, result
+        work()
+        return seconds, tracemalloc.get_traced_memory()[1] / 2**20, result
     finally:
         tracemalloc.stop()
 
