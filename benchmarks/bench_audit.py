@@ -88,7 +88,8 @@ def main() -> None:
             seconds, peak, report = measured(lambda p=path: schedlang.audit(sched, p, params=params))
             assert report.followed and report.matched == args.points, report.to_json()
             lib_seconds, lib_peak, _ = measured(alone)
-            print(f"{name:<18} {path.stat().st_size / 2**20:8.1f} MiB | {seconds:6.2f} s {peak:7.1f} MiB "
+            size = sum(f.stat().st_size for f in path.rglob("*")) if path.is_dir() else path.stat().st_size
+            print(f"{name:<18} {size / 2**20:8.1f} MiB | {seconds:6.2f} s {peak:7.1f} MiB "
                   f"| {lib_seconds:6.2f} s {lib_peak:7.1f} MiB")
 
 
