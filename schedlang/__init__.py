@@ -13,7 +13,8 @@ from .core.algebra import t
 from .errors import SchedlangError, SchedlangWarning
 from .program import Program, Schedule, compile, load  # noqa: A004 - the API name is compile
 
-__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "branch", "build", "compile",
+__all__ = ["Program", "Schedule", "SchedlangError", "SchedlangWarning", "audit", "branch",
+           "build", "compile",
            "equivalent", "from_python", "load", "resume_check", "t"]
 __version__ = "0.1.0"
 
@@ -26,10 +27,12 @@ def equivalent(a, b, **options):
 
 
 def __getattr__(name: str):
-    """``schedlang.build`` (the language as Python objects) on first use: ``import schedlang``
-    alone stays light (``schedlang check`` imports neither it nor torch)."""
+    """``schedlang.build`` (the language as Python objects) and ``schedlang.audit`` on first use:
+    ``import schedlang`` alone stays light (``schedlang check`` imports neither, nor torch)."""
     if name == "build":
         return _import_module(".build", __name__)  # lazy: build loads every preset (0.1 s)
+    if name == "audit":  # the package, callable: schedlang.audit(file, log, ...) (SPEC §15)
+        return _import_module(".audit", __name__)  # lazy: reads logs (check loads no reader)
     raise AttributeError(f"module 'schedlang' has no attribute '{name}'")
 
 

@@ -33,6 +33,7 @@ def _commands(tmp: Path) -> dict[str, list[str]]:
         "import": ["import", config, "--format", "deepspeed-json"],
         "import --json": ["import", "--json", config, "--format", "deepspeed-json"],
         "resume --json": ["resume", "--json", state, sched],
+        "audit": ["audit", sched, tmp / "lr.csv"], "audit --json": ["audit", "--json", sched, tmp / "lr.csv"],
         "export": ["export", sched],
         "error --json": ["check", "--json", tmp / "missing.sched"],
         "--help": ["--help"], "--version": ["--version"],
@@ -65,6 +66,7 @@ def command_lines(tmp_path_factory):
     (tmp / "b.sched").write_text("schedule lr = linear(1, 0, 200)\n")
     (tmp / "u.sched").write_text("schedule   lr=linear(1,0,100)\n")  # not in the canonical layout
     (tmp / "state.json").write_text("{}")
+    (tmp / "lr.csv").write_text("step,lr\n0,1.0\n50,0.5\n")  # a run that followed a.sched
     (tmp / "c.json").write_text('{"scheduler": {"type": "WarmupLR", "params": {"warmup_num_steps": 10, '
                                 '"warmup_max_lr": 0.1}}}')
     return _commands(tmp)

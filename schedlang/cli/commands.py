@@ -23,6 +23,7 @@ from ..errors import Diagnostic, SchedlangError, SchedlangWarning
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
+from . import audit as audit_command
 from . import json_output, run_report, streams
 from .analysis import summarise
 from .arguments import CommandLine
@@ -213,6 +214,10 @@ def _parser() -> argparse.ArgumentParser:
                           "torchtitan-toml")
     sub.add_argument("--schedule", default=None, metavar="NAME",
                      help="the trunk's schedule to branch (default: lr, or the only one)")
+
+    audit_command.arguments(with_json(with_defines(command(
+        "audit", _audit, "check that a run followed its file: the first update where its logged lr "
+                         "left the schedule, and why"))))
 
     sub = with_defines(command("export", _export, "write a schedule in another system's config format"))
     sub.add_argument("file")
@@ -683,6 +688,10 @@ def _branch(args) -> int:
     from .branch import run_command  # lazy: branch reads formats and the prover
 
     return run_command(args, defines(args), _output_span(args))
+
+
+def _audit(args) -> int:
+    return audit_command.run_command(args, defines(args))
 
 
 def _export(args) -> int:

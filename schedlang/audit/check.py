@@ -1,0 +1,185 @@
+"""``audit(file, log)``: did the run do what the file says? (SPEC §15, ``docs/audit.md``)
+
+One pass over the log puts each logged value at its update (``conventions``), compares it with
+the file's schedule there (``compare``), counts, and keeps the first deviation and a bounded
+sample; only when the run left the file does a second pass fit the causes (``causes``).  Memory
+is the sample, whatever the log's length.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SchedlangError
+from ..program import Program, Schedule, load
+from . import causes
+from .compare import RTOL, difference
+from .conventions import Convention, find_convention
+from .logs import choose_series, missing
+from .points import Point
+from .readers import open_log
+
+#: Points kept for screening causes: the first ones, those after the first deviation, the last.
+SAMPLE_HEAD, SAMPLE_AFTER, SAMPLE_TAIL = 4096, 4096, 256
+#: Points between two calls of ``on_progress``.
+PROGRESS_EVERY = 1 << 16
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """The first update where the run left the file: ``step`` (the update), the logger's own
+    ``logged_step``, the ``line`` of the log (0 where it has none), both values."""
+
+    step: int
+    logged_step: int
+    line: int
+    logged: float
+    planned: float
+
+    def to_json(self) -> dict:
+        return {"step": self.step, "logged": _json_number(self.logged), "planned": self.planned,
+                "logged_step": self.logged_step, "line": self.line or None}
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """What ``schedlang audit`` reports (SPEC §15): ``matched`` (points aligned and compared),
+    ``max_diff`` (their largest relative difference), ``first_deviation`` and ``cause``."""
+
+    file: str
+    log: str
+    format: str
+    series: str
+    schedule: str
+    convention: Convention
+    matched: int
+    deviations: int
+    max_diff: float
+    first_deviation: Deviation | None
+    cause: causes.Cause | None
+    skipped: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def followed(self) -> bool:
+        return self.first_deviation is None
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "log": self.log, "format": self.format, "series": self.series,
+                "schedule": self.schedule, "convention": self.convention.name,
+                "followed": self.followed, "matched": self.matched, "deviations": self.deviations,
+                "max_diff": _json_number(self.max_diff),
+                "first_deviation": self.first_deviation.to_json() if self.first_deviation else None,
+                "cause": (self.cause.to_json() if self.cause else {"kind": "none"})
+                if self.first_deviation else None,
+                "skipped": self.skipped, "notes": list(self.notes)}
+
+
+def _chunks(points, size: int = PROGRESS_EVERY // 16):
+    """``points`` in lists of ``size``: the schedule is evaluated a chunk at a time."""
+    chunk = []
+    for point in points:
+        chunk.append(point)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _json_number(value: float):
+    return value if math.isfinite(value) else repr(value)  # JSON has no nan/inf: "nan", "inf"
+
+
+def audit(file, log, *, schedule: str | None = None, tag: str | None = None, group: int | None = None,
+          params: dict | None = None, convention: str | None = None,
+          format: str | None = None, on_progress=None) -> AuditReport:  # noqa: A002 - --format
+    """Compare the run logged in ``log`` with ``file``'s schedule (``schedule``, else ``lr``,
+    else the only one).  ``file`` is a path or a ``Program``; ``params`` binds its parameters
+    (like ``-D``); ``convention`` names the logger convention where the reader's own is not
+    the one (``conventions.CONVENTIONS``), ``format`` the reader where guessing is not wanted
+    (``readers.FORMATS``).  ``on_progress(points_read)`` is called now and then on a long log."""
+    program = file if isinstance(file, Program) else load(file, params)
+    planned: Schedule = program.main_schedule(schedule, "audit compares one schedule")
+    opened = open_log(Path(log), format)
+    series = choose_series(opened, tag, group)
+    used = find_convention(convention or opened.convention(series))
+
+    def aligned():
+        for point in opened.points(series):
+            update = point.step + used.offset
+            if update >= 0:
+                yield update, point
+
+    head: list = []
+    after: list = []
+    tail = collections.deque(maxlen=SAMPLE_TAIL)
+    count = deviations = skipped = backwards = 0
+    worst = 0.0
+    first: tuple[int, Point] | None = None
+    last_match: int | None = None  # the last matching update before the first deviation
+    previous = -1
+    for chunk in _chunks(opened.points(series)):
+        updates = [point.step + used.offset for point in chunk]
+        if updates[0] < 0 or min(updates) < 0:
+            kept = [(u, p) for u, p in zip(updates, chunk) if u >= 0]
+            skipped += len(chunk) - len(kept)
+            if not kept:
+                continue
+            updates, chunk = [u for u, _ in kept], [p for _, p in kept]
+        values = planned.values(updates)
+        for update, point, value in zip(updates, chunk, values):
+            count += 1
+            if update < previous:
+                backwards += 1
+            previous = update
+            gap = abs(point.value - value)
+            if gap <= point.tol or gap <= RTOL * abs(value):  # matches(), inlined: a hot loop
+                if (first is None or update < first[0]) and (last_match is None or update > last_match):
+                    last_match = update
+            else:
+                worst = max(worst, difference(point.value, value))
+                deviations += 1
+                if first is None or update < first[0]:
+                    first = (update, point)
+                if len(after) < SAMPLE_AFTER:
+                    after.append((update, point))
+                continue
+            if gap:
+                worst = max(worst, difference(point.value, value))
+            if len(head) < SAMPLE_HEAD:
+                head.append((update, point))
+            elif first is not None and len(after) < SAMPLE_AFTER:
+                after.append((update, point))
+            else:
+                tail.append((update, point))
+        if on_progress is not None:
+            on_progress(count)
+    if count == 0 and tag is not None and not skipped:
+        error = missing(opened, tag)
+        if error is not None:
+            raise error
+    if count == 0:
+        raise SchedlangError(f"{log}: series '{series}' has no logged point"
+                             + (f" at an update >= 0 ({skipped} before it, by the {used.name} "
+                                "convention)" if skipped else ""),
+                             hint="is this the log of a run that trained at least one step?")
+    notes = []
+    if backwards:
+        notes.append(f"the log's steps go back {backwards} time(s) (a resumed run logging again?): "
+                     "each point is compared at its own step")
+    if skipped:
+        notes.append(f"{skipped} point(s) before update 0 by the {used.name} convention were left out")
+    cause = deviation = None
+    if first is not None:
+        update, point = first
+        deviation = Deviation(update, point.step, point.line, point.value, planned(update))
+        if last_match is not None and last_match >= update:  # steps went back: no window known
+            last_match = None
+        cause = causes.diagnose(aligned, head + after + list(tail), first, last_match, planned, program)
+    return AuditReport(str(file if not isinstance(file, Program) else file.filename), str(log),
+                       opened.format, series, planned.name, used, count, deviations, worst, deviation,
+                       cause, skipped, tuple(notes))

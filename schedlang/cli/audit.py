@@ -1,0 +1,95 @@
+"""``schedlang audit FILE LOG``: the report of ``audit.check.audit`` as text or ``--json``.
+
+The audit stage loads when the command runs, not when the parser is built: ``check`` loads
+no log reader."""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import SchedlangError
+from . import json_output
+from .progress import progress
+
+
+def arguments(sub) -> None:
+    """``audit``'s own arguments (``-D`` and ``--json`` are the shared ones)."""
+    sub.add_argument("file", help="the .sched file the run should have followed")
+    sub.add_argument("log", help="what the trainer logged: an HF trainer_state.json or checkpoint "
+                                 "folder, TensorBoard events, a Lightning metrics.csv, a W&B "
+                                 "history CSV, an MLflow run folder, Megatron's log, a step,value CSV")
+    sub.add_argument("--schedule", default=None, metavar="NAME",
+                     help="the file's schedule to compare (default: lr, or the only one)")
+    sub.add_argument("--tag", default=None, metavar="NAME",
+                     help="the logged series (default: the one whose name says lr)")
+    sub.add_argument("--group", type=_group, default=None, metavar="N",
+                     help="torch's 0-based param group (LearningRateMonitor's lr-.../pgN+1)")
+    sub.add_argument("--convention", default=None, metavar="NAME",
+                     help="which update a logged value belongs to, where the logger's own is not the "
+                          "one (e.g. hf-before-4.51 for transformers < 4.51; docs/audit.md lists them)")
+    sub.add_argument("--format", default=None, metavar="FORMAT",
+                     help="the log's reader, where guessing is not wanted (docs/audit.md lists them)")
+
+
+def _group(text: str) -> int:
+    if not text.isdigit():
+        raise ValueError(text)  # argparse: "invalid _group value" -> exit 2
+    return int(text)
+
+
+_group.__name__ = "param group"
+
+
+def run_command(args, params: dict) -> int:
+    """Exit 0 when the run followed the file, 1 when it left it, 2 for bad input (raised)."""
+    from ..audit.check import audit  # lazy: the log readers (check loads none)
+
+    label = f"auditing {args.log}"
+    try:
+        with progress(label) as shown:
+            report = audit(args.file, args.log, schedule=args.schedule, tag=args.tag, group=args.group,
+                           params=params, convention=args.convention, format=args.format,
+                           on_progress=lambda count: shown.update(f"{label}: {count:,} points"))
+    except SchedlangError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a crash must not exit 0 or 1
+        raise SchedlangError(f"internal error while auditing {args.log}: {type(exc).__name__}: "
+                             f"{str(exc)[:300]}", hint="this is a bug in schedlang: please report it") \
+            from None
+    if args.json:
+        json_output.emit({"schema": json_output.schema("audit"), **report.to_json()})
+    else:
+        for line in text_lines(report):
+            print(line)
+    return 0 if report.followed else 1
+
+
+def text_lines(report) -> list[str]:
+    """The text report of an ``audit.check.AuditReport``."""
+    lines = [f"file:       {report.file} (schedule {report.schedule})",
+             f"log:        {report.log} ({report.format}; series {report.series})",
+             f"convention: {report.convention.name}: {report.convention.what}",
+             f"compared:   {report.matched} logged point(s); largest relative difference "
+             f"{_shown(report.max_diff)}"]
+    lines += [f"note:       {note}" for note in report.notes]
+    first = report.first_deviation
+    if first is None:
+        lines.append("followed the file at every logged update")
+        return lines
+    where = f"logged at step {first.logged_step}" + (f", line {first.line}" if first.line else "")
+    lines.append(f"left the file at update {first.step} ({where}): logged {_shown(first.logged)}, "
+                 f"planned {first.planned!r}; {report.deviations} point(s) differ")
+    cause = report.cause
+    if cause is None:
+        lines.append("cause:      none of these fits every logged point: stepped k times per "
+                     "update, one update early or late, restarted, never stepped, another horizon, "
+                     "scaled by a factor, another param group's schedule")
+        return lines
+    lines.append(f"cause:      {cause.text()}")
+    lines.append(f"fix:        {cause.fix()}")
+    lines += [f"also fits:  {other}" for other in cause.also]
+    return lines
+
+
+def _shown(value: float) -> str:
+    return repr(value) if math.isfinite(value) else str(value)
