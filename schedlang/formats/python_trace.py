@@ -77,7 +77,7 @@ def traced(module, instance: Instance, span) -> str:
                              f"{exc.node.lineno}), which has no closed form traced with a symbolic step",
                              where, hint="write the schedule with keras.optimizers.schedules classes, or as "
                                          "a .sched formula of t") from None
-    formula = sp.sympify(formula)
+    formula = sp.sympify(formula, strict=True)  # the traced value: a number or a formula, never text
     try:
         finite = bool(formula.subs(t, 0).is_finite)
     except (TypeError, ValueError):  # min(zoo, 0): sympy cannot compare an infinity

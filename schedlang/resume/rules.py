@@ -365,7 +365,7 @@ def _megatron_values(plan, params: dict) -> dict:
         if isinstance(raw, str):
             values[key] = raw
             continue
-        value = sp.sympify(raw)
+        value = sp.sympify(raw, strict=True)  # a number or a formula, never text (str is kept above)
         value = value.subs({s: params[s.name] for s in value.free_symbols if s.name in params})
         if length:
             if scale is None:
