@@ -484,8 +484,6 @@ class _StandInLRScheduler:
                 group["lr"][...] = value  # not copy_: see _set in the torch class
             else:
                 group["lr"] = value.clone()
-        if hasattr(self, "_last_value"):  # the stand-in's get_last_lr()
-            self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
         self._last_value = [group["lr"].clone() for group in self.optimizer.param_groups]
 
     def get_last_lr(self):
