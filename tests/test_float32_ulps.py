@@ -58,6 +58,9 @@ WIDER = {
     'wd_incr_style="cosine"': (6, "a cosine ramp from 0: sin(y)**2 doubles sin's float32 error"),
     'decay_fn="power"': (40, "timm's WSD power decay: (1 - t/T)**p of a non-integer p rounds its base"),
     'stable_fn="power"': (40, "timm's power stage: (1 + t/T)**-p rounds its base"),
+    "olmo_core.LinearWithWarmup(t_max=60": (8, "OLMo-core's linear stage, lr - (lr - eta_min) * x, "
+                                               "ends at a tenth of where it starts: the two rounded "
+                                               "constants cancel near the end, 8x their ulp"),
     "cycle=true": (28, "keras' cyclic PolynomialDecay: the cycle length ceil(t/n)*n as a float"),
 }
 

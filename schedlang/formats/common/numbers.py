@@ -47,6 +47,23 @@ def exact(value) -> sp.Rational | None:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
+def expression(value) -> sp.Basic:
+    """A value that is already a number or a formula (a sympy expression, an int, a float) as a
+    sympy expression, the way ``sympify`` would convert it, with text refused: nothing read from
+    a file or a checkpoint is ever parsed as Python or sympy syntax here."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, bool):
+        return sp.true if value else sp.false
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, float):
+        return sp.Float(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    raise TypeError(f"not a number or a formula: {type(value).__name__}")
+
+
 def yaml_number(value: sp.Expr):
     """A number as a YAML scalar: ``int`` when whole and written without a dot, else a float."""
     if value.is_Integer:
