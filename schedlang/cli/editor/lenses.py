@@ -110,9 +110,12 @@ class Proofs:
         self.waiting = 0
         self._slots: asyncio.Semaphore | None = None
 
-    async def verify(self, text: str, name: str, other: str, filename: str = "A", other_filename: str = "B",
+    async def verify(self, text: str, name: str, other, filename: str = "A", other_filename: str = "B",
                      budget: float = VERIFY_BUDGET) -> dict:
-        """``verify``'s answer, or verdict "timeout" past ``budget`` seconds, or "busy"."""
+        """``verify``'s answer, or verdict "timeout" past ``budget`` seconds, or "busy".  ``other``
+        is the other file's text, or a function giving an awaitable of it (a file read), awaited
+        only once this proof holds its slot: slots go first come, first served, so proofs start
+        in the order they were asked for whatever order their files are read in."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(MAX_PROOFS)
         if self._slots.locked() and self.waiting >= MAX_WAITING:
@@ -124,6 +127,8 @@ class Proofs:
         finally:
             self.waiting -= 1
         try:
+            if callable(other):
+                other = await other()
             return await self._run(json.dumps([text, name, other, filename, other_filename]), budget)
         finally:
             self._slots.release()

@@ -552,12 +552,13 @@ async def verify_command(ls, *arguments):
         if not isinstance(other, str):
             raise ValueError("the file to compare with must be a uri")
         other_doc = server.doc(other)
+        # read once the proof has its place, so proofs start in the order they were asked for
         other_text = other_doc.text if other_doc is not None else \
-            await asyncio.wait_for(asyncio.to_thread(_read, other), server.budget)
+            (lambda: asyncio.wait_for(asyncio.to_thread(_read, other), server.budget))
+        answer = await PROOFS.verify(doc.text, name, other_text, _label(uri), _label(other))
     except ValueError as exc:
         _tell(f"schedlang.verify: {exc}", error=True)
         return {"verdict": "error", "message": str(exc)}
-    answer = await PROOFS.verify(doc.text, name, other_text, _label(uri), _label(other))
     _tell(answer["message"], error=answer["verdict"] in ("error", "timeout", "busy"))
     return answer
 
