@@ -16,11 +16,13 @@ import subprocess
 import sys
 
 import pytest
+import tomllib
 from anchors import reference as R
 from anchors.preset_cases import max_error
 from frameworks.deepspeed_cases import deepspeed_values
 from frameworks.megatron_cases import CLASS_DEFAULTS
 from frameworks.real import real
+from frameworks.torchtitan_cases import titan_values
 
 import schedlang
 from formats.test_hf_args import _get_scheduler_values
@@ -28,6 +30,8 @@ from schedlang.errors import SchedlangError
 from schedlang.formats.export import export
 
 ISSUE = "run = 100000\nschedule lr = warmup(linear, 2000) >> cosine(3e-4, 3e-5, 98000)\n"
+TITAN = ("run = 1000\nschedule lr = warmup(linear, 99, start=1e-5) >> constant(1e-3) for 1 "
+         ">> cosine(1e-3, 1e-4, 900)\n")
 WSD = "warmup(linear, 100) >> constant(1e-3) for 700 >> cooldown(linear, 200, 1e-4)"
 
 #: format, file (equal to one of the framework's presets, written without it), what the export says.
@@ -50,6 +54,9 @@ EQUAL = [
      ["name: cosine_with_warmup", "t_warmup: 100ba", "t_max: 1000ba", "alpha_f: 0.1", "lr: 0.001"]),
     ("composer-yaml", "warmup(linear, 100) >> linear(1e-3, 0, 900)",
      ["name: linear_decay_with_warmup", "t_warmup: 100ba", "t_max: 1000ba"]),
+    # torchtitan's ramp is (t + 1) / W and its decay starts a step after the warmup ends
+    ("torchtitan-toml", TITAN, ["lr = 0.001", "steps = 1000", "warmup_steps = 100", 'decay_type = "cosine"',
+                                "min_lr_factor = 0.1"]),
     ("cerebras-yaml", ISSUE, ["SequentialLR", "LinearLR", "CosineDecayLR"]),  # any chain, by construct
 ]
 
@@ -104,6 +111,9 @@ def _framework_values(fmt: str, exported: str, steps: range) -> list[float]:
         return _get_scheduler_values(fields["lr_scheduler_type"], fields["learning_rate"],
                                      fields.get("warmup_steps", 0), fields["max_steps"],
                                      fields.get("lr_scheduler_kwargs"), len(steps))
+    if fmt == "torchtitan-toml":
+        data = tomllib.loads(exported)
+        return titan_values(data["lr_scheduler"], data["training"]["steps"], data["optimizer"]["lr"], steps)
     if fmt == "deepspeed-json":
         config = json.loads(exported)
         lr = config.get("optimizer", {}).get("params", {}).get("lr", 1.0)
@@ -141,6 +151,8 @@ NONE = [
     ("deepspeed-json", ISSUE, "deepspeed.", 1),
     ("composer-yaml", "warmup(linear, 100) >> poly(1e-3, 1e-4, 900, 3)", "composer.", None),
     ("hf-args", "warmup(linear, 10) >> cosine(1e-3, 0, 90) >> constant(5e-4)", "hf.", 100),
+    ("torchtitan-toml", "run = 1000\nschedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-4, 900)",
+     "torchtitan.lr_scheduler", 0),
 ]
 
 
@@ -214,3 +226,19 @@ def test_a_file_that_differs_only_after_its_decay_is_told_that_a_run_would_do():
     assert "declare it (`run = N`, N <= 100001)" in info.value.hint
     assert '"max_steps": 100000' in export(ISSUE, "lr.sched", format="hf-args")
 
+
+def test_torchtitan_export_into_the_original_job_toml(tmp_path):
+    """--into a job TOML: its [lr_scheduler] table replaced, lr and steps set, its other lines kept;
+    torchtitan's own scheduler, built from the merged file, runs the file's lr at every step."""
+    original = tmp_path / "job.toml"
+    original.write_text("[job]\ndescription = \"llama\"\n\n[optimizer]\nname = \"AdamW\"\nlr = 3e-4\n\n"
+                        "[lr_scheduler]\nwarmup_steps = 20\ndecay_ratio = 0.5\n\n[training]\nsteps = 300\n"
+                        "seq_len = 2048\n")
+    merged = export(TITAN, "lr.sched", format="torchtitan-toml", into=original)
+    data = tomllib.loads(merged)
+    assert data["job"] == {"description": "llama"} and data["training"]["seq_len"] == 2048
+    assert data["optimizer"] == {"name": "AdamW", "lr": 0.001} and "decay_ratio" not in data["lr_scheduler"]
+    steps = range(1000)
+    ours = schedlang.compile(TITAN)["lr"].values(steps)
+    theirs = titan_values(data["lr_scheduler"], data["training"]["steps"], data["optimizer"]["lr"], steps)
+    assert max_error(theirs, ours, 1e-3) <= 1e-12

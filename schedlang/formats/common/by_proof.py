@@ -51,8 +51,8 @@ class Shape:
 
     init: sp.Expr  # the value at step 0
     peak: sp.Expr  # the largest value at the shape's steps
-    warmup: int  # the first step at the peak
-    stable_end: int  # the last step at the peak (a WSD's decay starts after it)
+    warmup: int  # the warmup's length (from where its ramp is 0 to the first step at the peak)
+    stable_end: int  # the last step at the peak, counted as ``warmup`` is (a WSD decays after it)
     end: int | None  # the last breakpoint: the floor is held from here on
     floor: sp.Expr  # the value at ``end`` (the last value)
     steps: tuple[int, ...]  # the steps the candidates are ranked at
