@@ -50,6 +50,11 @@ EQUAL = [
     ("hf-args", ISSUE, ['"lr_scheduler_type": "cosine_with_min_lr"', '"min_lr_rate": 0.1']),
     ("deepspeed-json", "constant(0) for 1 >> warmup(linear, 100) >> linear(1e-3, 0, 900)",
      ['"type": "WarmupDecayLR"', '"total_num_steps": 1000', '"warmup_num_steps": 100']),
+    # DeepSpeed's step t runs its formula at t - 1, and its cosine is one step in at the warmup's end
+    ("deepspeed-json", "constant(0) for 1 >> (1e-3 * t / 100 for 100) "
+                       ">> (1e-4 + 9e-4 * (1 + cos(pi * (t + 1) / 900)) / 2 for 899) >> constant(1e-4)",
+     ['"type": "WarmupCosineLR"', '"total_num_steps": 1000', '"cos_min_ratio": 0.1',
+      '"warmup_type": "linear"']),
     ("composer-yaml", "warmup(linear, 100) >> cosine(1e-3, 1e-4, 900)",
      ["name: cosine_with_warmup", "t_warmup: 100ba", "t_max: 1000ba", "alpha_f: 0.1", "lr: 0.001"]),
     ("composer-yaml", "warmup(linear, 100) >> linear(1e-3, 0, 900)",
@@ -242,3 +247,15 @@ def test_torchtitan_export_into_the_original_job_toml(tmp_path):
     ours = schedlang.compile(TITAN)["lr"].values(steps)
     theirs = titan_values(data["lr_scheduler"], data["training"]["steps"], data["optimizer"]["lr"], steps)
     assert max_error(theirs, ours, 1e-3) <= 1e-12
+
+
+def test_parameters_are_bound_before_the_search():
+    """The search reads the schedule with -D's values (the export writes numbers); a parameter
+    left without one is refused at the schedule, naming it."""
+    source = ("param peak: float = 3e-4\nparam total: int\nlet trunk = warmup(linear, 2000) >> "
+              "cosine(peak, peak / 10, total - 2000)\nschedule lr = trunk\n")
+    flags = export(source, "lr.sched", format="megatron-args", params={"total": 50000})
+    assert "--lr-decay-iters 50000" in flags and "--min-lr 3.0e-05" in flags
+    with pytest.raises(SchedlangError, match="parameter 'total' has no value") as info:
+        export(source, "lr.sched", format="megatron-args")
+    assert info.value.span.line == 4
