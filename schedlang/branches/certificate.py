@@ -32,6 +32,7 @@ import sympy as sp
 
 from ..errors import LINE_BREAK, SchedlangError
 from ..formats import import_file
+from ..formats.common.numbers import decimal_text
 from ..library.stdlib import COOLDOWN_SHAPES, FRAMEWORK_SHAPE_NAMES
 from ..limits import LimitError, decimal, read_source_text
 from ..program import Program, Schedule, compile_declared
@@ -233,23 +234,6 @@ def _number(value) -> Fraction:
     except (ValueError, LimitError):
         raise SchedlangError(f"the cooldown's end value must be a number, not {value!r}",
                              hint="e.g. --to 2.2e-5 or --to 0") from None
-
-
-def decimal_text(value: Fraction) -> str:
-    """An exact number as a literal of the language: a decimal where there is one."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    d, twos, fives = value.denominator, 0, 0
-    while d % 2 == 0:
-        d, twos = d // 2, twos + 1
-    while d % 5 == 0:
-        d, fives = d // 5, fives + 1
-    if d != 1:
-        return f"({value.numerator} / {value.denominator})"
-    digits = max(twos, fives)
-    text = f"{abs(value.numerator) * 10**digits // value.denominator:0{digits + 1}d}"
-    text = (text[:-digits] + "." + text[-digits:]).rstrip("0").rstrip(".")
-    return ("-" if value < 0 else "") + text
 
 
 def _trunk_text(trunk) -> tuple[str, str]:

@@ -50,6 +50,7 @@ from ..library.presets import PRESETS
 from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from ..limits import MAX_STEP
 from ..syntax import ir
+from .common.by_proof import every
 from .common.format import YAML, Format, reader
 from .common.into import Original, document, dumped
 from .common.keys import yaml_keys
@@ -706,7 +707,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
            into=None) -> str:
     """An llm-foundry ``scheduler:`` block (``optimizer: {lr}``, ``max_duration`` when ``dur`` needs it)."""
     call = PresetCall(source, filename, params, "composer-yaml",
-                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)")
+                  "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)",
+                  writes=every("composer"))
     cls = call.name.split(".", 1)[1]
     lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
              "scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]

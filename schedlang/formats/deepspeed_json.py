@@ -29,6 +29,7 @@ from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
+from .common.by_proof import every
 from .common.format import Format, reader
 from .common.into import Original, document, dumped
 from .common.json_source import load
@@ -250,7 +251,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     it the two blocks alone, proven on DeepSpeed's defaults for every other key."""
     call = PresetCall(source, filename, params, "deepspeed-json",
                       "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)",
-                      others=("momentum",) if not schedules or "momentum" in schedules else ())
+                      others=("momentum",) if not schedules or "momentum" in schedules else (),
+                      writes=tuple(n for n in every("deepspeed") if n.count(".") == 1))  # no derived curve
     momentum = call.others.get("momentum")  # what the import writes for OneCycle: derived from its block
     if momentum is not None and not (isinstance(momentum, ir.Call) and call.name == "deepspeed.OneCycle"
                                      and momentum.func.id == "deepspeed.OneCycle.get_mom"):

@@ -35,6 +35,7 @@ from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
 from ..syntax import ir
+from .common.by_proof import every
 from .common.format import YAML, Format, reader
 from .common.into import document, dumped
 from .common.json_source import load as load_json
@@ -312,7 +313,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     left there would change the schedule), proven so; without it the keys alone, proven on
     TrainingArguments' defaults for every other field."""
     call = PresetCall(source, filename, params, "hf-args", "hf.cosine(lr=2e-5, num_warmup_steps=100, "
-                                                           "num_training_steps=1000)")
+                                                           "num_training_steps=1000)", writes=every("hf"))
     kind = call.name.split(".", 1)[1]
     out: dict = {"lr_scheduler_type": kind}
     out["learning_rate"] = json_number(call.number("lr")) if "lr" in call.given else 1

@@ -70,7 +70,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     wanted = ("weight_decay",) if not schedules or "weight_decay" in schedules else ()
     call = PresetCall(source, filename, params, "megatron-args",
                       'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
-                      'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted)
+                      'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted,
+                      writes=("megatron.OptimizerParamScheduler",))
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")

@@ -23,9 +23,12 @@ import tomllib
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..limits import MAX_CONFIG_DEPTH, MAX_DIGITS, check_size
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.numbers import exact
-from .common.source_text import header
+from .common.preset_call import PresetCall, number_text
+from .common.proof import proven
+from .common.source_text import comment_safe, header
 
 FORMULAS = ("current", "2025-03", "2024")
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -250,8 +253,91 @@ def _core(formula: str, values: dict) -> str:
     return " >> ".join([*pieces, _decay_text(lr, floor, p, kind)])
 
 
+# -- the writer (``schedlang export --format torchtitan-toml``) ------------------------------------
+
+#: ``torchtitan.lr_scheduler`` keyword -> the job TOML's (section, key).
+_WRITTEN = {"lr": ("optimizer", "lr"), "training_steps": ("training", "steps"),
+            "warmup_steps": ("lr_scheduler", "warmup_steps"), "decay_ratio": ("lr_scheduler", "decay_ratio"),
+            "decay_type": ("lr_scheduler", "decay_type"), "min_lr_factor": ("lr_scheduler", "min_lr_factor"),
+            "total_steps": ("lr_scheduler", "total_steps")}
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
+    """The job TOML's schedule keys for one ``torchtitan.lr_scheduler`` call (the current formula),
+    or the one proven equal to the file's lr (``common/by_proof``): ``[optimizer] lr``,
+    ``[training] steps`` (the run) and the ``[lr_scheduler]`` table, every key written, since
+    torchtitan's defaults (``lr = 8e-4``, ``steps = 10000``, ``warmup_steps = 200``) are not the
+    preset's.  ``into`` (the job TOML the file came from): that file with its ``[lr_scheduler]``
+    table replaced and its ``lr`` and ``steps`` set, its other lines kept, proven so."""
+    call = PresetCall(source, filename, params, "torchtitan-toml",
+                      'torchtitan.lr_scheduler(lr=8e-4, training_steps=10000, warmup_steps=200, '
+                      'decay_type="cosine")', writes=("torchtitan.lr_scheduler",))
+    if call.name != "torchtitan.lr_scheduler":
+        raise SchedlangError(f"{call.name} is an older torchtitan's formula; the export writes the current "
+                             "one", call.node.span, hint="write the lr as torchtitan.lr_scheduler(...)")
+    values = {"lr": sp.Integer(1), "warmup_steps": sp.Integer(200)}  # the preset's defaults
+    for name in _WRITTEN:
+        node = call.given.get(name)
+        if node is not None:
+            values[name] = node.value if isinstance(node, ir.String) else call.number(name)
+    run = call.run()
+    if "training_steps" not in values:
+        if run is None:
+            raise SchedlangError("torchtitan's [training] steps is the run's length: the file gives none",
+                                 call.node.span, hint="give training_steps=N, or declare `run = N`")
+        values["training_steps"] = sp.Integer(run)
+    written: dict[str, dict[str, str]] = {"optimizer": {}, "training": {}, "lr_scheduler": {}}
+    for name, value in values.items():
+        section, key = _WRITTEN[name]
+        written[section][key] = f'"{value}"' if isinstance(value, str) else number_text(value)
+    text = _merged(into.text, written) if into is not None else _alone(written)
+    head = [f"# torchtitan job TOML keys written by schedlang from {comment_safe(str(filename))}:"]
+    head.append(f"# proved merged into {comment_safe(into.filename)} ([lr_scheduler] replaced, lr and steps "
+                "set)." if into is not None else
+                "# proved alone, every other key at torchtitan's default; put them in your job TOML.")
+    if call.found is not None:
+        head.append(f"# the file's lr is {comment_safe(call.found)}, proven.")
+    text = "\n".join(head) + "\n" + text
+    if verify:
+        proven(call.program, text, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr"], into=into.filename if into is not None else None)
+    return text
+
+
+def _alone(written: dict[str, dict[str, str]]) -> str:
+    return "\n".join(f"[{section}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items())
+                     for section, keys in written.items())
+
+
+def _merged(original: str, written: dict[str, dict[str, str]]) -> str:
+    """``original`` with the keys of ``written`` in place: its ``[lr_scheduler]`` table's keys all
+    removed (the export states the schedule in full), its ``[optimizer] lr`` and ``[training]
+    steps`` lines replaced, the written keys put under each section's header (a missing section
+    added at the end); every other line as it was."""
+    lines, section, placed = [], "", set()
+    for line in original.splitlines(keepends=True):
+        header = re.match(r"\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]", line)
+        if header:
+            section = header.group(1)
+            lines.append(line if line.endswith("\n") else line + "\n")
+            if section in written and section not in placed:
+                placed.add(section)
+                lines += [f"{k} = {v}\n" for k, v in written[section].items()]
+            continue
+        key = re.match(r"\s*([A-Za-z0-9_\-]+)\s*=", line)
+        if key and section in written and (section == "lr_scheduler" or key.group(1) in written[section]):
+            continue
+        lines.append(line)
+    for section, keys in written.items():
+        if section not in placed:
+            lines.append(f"\n[{section}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()))
+    return "".join(lines)
+
+
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 FORMAT = Format("torchtitan-toml", "torchtitan job TOML ([lr_scheduler])", (".toml",),
-                lambda text, suffix: True, reader("torchtitan-toml", None, source, takes_options=True))
+                lambda text, suffix: True, reader("torchtitan-toml", None, source, takes_options=True),
+                writer=export)

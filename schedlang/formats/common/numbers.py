@@ -78,3 +78,20 @@ def yaml_float_text(value: float) -> str:
         mantissa, exponent = text.split("e")
         text = f"{mantissa}.0e{exponent}"
     return text
+
+
+def decimal_text(value: Fraction) -> str:
+    """An exact number as a literal of the language: a decimal where there is one."""
+    if value.denominator == 1:
+        return str(value.numerator)
+    d, twos, fives = value.denominator, 0, 0
+    while d % 2 == 0:
+        d, twos = d // 2, twos + 1
+    while d % 5 == 0:
+        d, fives = d // 5, fives + 1
+    if d != 1:
+        return f"({value.numerator} / {value.denominator})"
+    digits = max(twos, fives)
+    text = f"{abs(value.numerator) * 10**digits // value.denominator:0{digits + 1}d}"
+    text = (text[:-digits] + "." + text[-digits:]).rstrip("0").rstrip(".")
+    return ("-" if value < 0 else "") + text

@@ -2,8 +2,10 @@
 TrainingArguments, DeepSpeed's ``scheduler`` block, Megatron-LM's flags): each writer, next to
 its reader in its format's module, takes a program whose ``lr`` is one call of that library's
 presets (``composer.CosineAnnealingWithWarmupScheduler(...)``, ``hf.cosine(...)``), possibly
-through ``let`` names, and maps every keyword to a key one to one.  Anything else (a ``>>``
-chain, core calls, arithmetic) is refused here at the construct with the reason.  Arguments are
+through ``let`` names, and maps every keyword to a key one to one.  An lr written any other way
+(a ``>>`` chain, core calls) is exported by proof: ``by_proof.proven_call`` finds the preset call
+the prover proves equal to it, which takes its place (``found``), or refuses at the schedule with
+the closest one and its first differing step.  Arguments are
 written as numbers with the program's parameters bound (``PresetCall.number``), except Composer
 time literals (``100ba``, ``0.1dur``, ``2ep``), which stay as written.
 """
@@ -19,6 +21,8 @@ from ...program import Program
 from ...semantics.lower import lower
 from ...syntax import ir
 from ...syntax.parser import parse
+from . import by_proof
+from .into import offset
 from .numbers import yaml_float_text
 
 
@@ -38,7 +42,11 @@ class PresetCall:
     """The ``lr`` schedule's preset call, its keywords and a way to read their bound values."""
 
     def __init__(self, source, filename: str, params: dict | None, library: str, example: str,
-                 others: tuple[str, ...] = ()):
+                 others: tuple[str, ...] = (), writes: tuple[str, ...] | None = None):
+        """``writes``: the presets the writer writes: an lr that is no call of the library is
+        replaced by the call of one of them proven equal to it (``by_proof``).  None: no search,
+        the lr must be one call (what ``resume`` reads a recovered call with)."""
+        self.found = None  # the preset call proven equal to the file's lr, where it was not one
         module = parse(source, filename)
         self.module = module
         lowered = lower(module)
@@ -60,7 +68,15 @@ class PresetCall:
         self.on_samples = on_samples(node) is not None
         if self.on_samples and library == "megatron-args":  # Megatron's class counts samples
             node = _unlet(on_samples(node), lets)
-        if not (isinstance(node, ir.Call) and node.func.id.startswith(library.split("-")[0] + ".")):
+        prefix = library.split("-")[0]
+        direct = isinstance(node, ir.Call) and node.func.id.startswith(prefix + ".")
+        if writes and lr and not direct and not self.on_samples:  # a call of the library: the writer's
+            found = by_proof.proven_call(self.program["lr"], prefix, writes, self.run(), lr[0].value.span)
+            self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
+                          others, writes)
+            self.found = found
+            return
+        if not direct:
             span = node.span if node is not None else None
             raise SchedlangError(f"{library} export needs the lr to be one {library.split('-')[0]}.* preset "
                                  "call", span, hint=f"e.g. schedule lr = {example}: the format names one "
@@ -105,6 +121,13 @@ class PresetCall:
         if value is None or isinstance(value, sp.Basic):
             return value
         return sp.Rational(value)
+
+
+def spliced(source, span, text: str) -> str:
+    """``source`` with the expression at ``span`` (its last column included) replaced by ``text``."""
+    source = source.decode("utf-8") if isinstance(source, bytes) else source
+    start = offset(source, span.line, span.column)
+    return source[:start] + text + source[offset(source, span.end_line, span.end_column) + 1:]
 
 
 def _unlet(node, lets: dict):

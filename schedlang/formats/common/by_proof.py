@@ -1,0 +1,309 @@
+"""Export by proof: the framework's scheduler call that *is* the file's lr, found and proven.
+
+A format that names one scheduler with its keywords (Megatron-LM's flags, HF TrainingArguments,
+DeepSpeed's ``scheduler`` block, Composer's ``scheduler:``) can write any schedule one of its
+presets equals, however the file spells it: ``warmup(linear, 2000) >> cosine(3e-4, 3e-5, 98000)``
+is ``megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000,
+lr_decay_steps=100000, lr_decay_style="cosine")``.  So a writer whose file is not one call of its
+presets asks ``proven_call`` for one, and this module
+
+1. reads the schedule's shape off the file itself (``Shape``: its breakpoints, the values there,
+   so the start, peak, warmup length, stable end, decay end and floor);
+2. builds, for each preset the writer can write (the library's signature table, ``PRESETS``),
+   the call whose arguments are those features, by the argument's name (``ROLES``: one table for
+   every library), trying each choice of a shape option (``lr_decay_style``, ``warmup_type``, ...);
+3. ranks the candidates by how close they come at the shape's steps and proves them equal to the
+   file with the prover ``schedlang verify`` uses (``verify.equivalent``), closest first.
+
+The first candidate proven equal is the answer (the prover is sound: "proven" means equal at every
+step).  When none is, the export is refused at the schedule, naming the closest candidate (the one
+that agrees longest) and the first step where it differs, with both values.  Nothing here is a
+list of accepted spellings: a file is exported when, and because, a preset is proven equal to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy as sp
+
+from ...core.algebra import t
+from ...errors import SchedlangError
+from ...library.presets import PRESETS, Rejected, namespace
+from ...library.stdlib import REQUIRED, Kind
+from ...program import compile as compile_source
+from .numbers import decimal_text, expression
+
+#: The most candidates proven (closest first) before the search gives up: the ranking puts a
+#: preset that fits first, so this bounds the time a file that fits none costs.
+MAX_PROOFS = 8
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a warmup-then-decay schedule is made of, read off the schedule (exact numbers)."""
+
+    init: sp.Expr  # the value at step 0
+    peak: sp.Expr  # the largest value at the shape's steps
+    warmup: int  # the warmup's length (from where its ramp is 0 to the first step at the peak)
+    stable_end: int  # the last step at the peak, counted as ``warmup`` is (a WSD decays after it)
+    end: int | None  # the last breakpoint: the floor is held from here on
+    floor: sp.Expr  # the value at ``end`` (the last value)
+    steps: tuple[int, ...]  # the steps the candidates are ranked at
+
+    def ratio(self, value: sp.Expr) -> sp.Expr | None:
+        return value / self.peak if self.peak != 0 else None
+
+
+def _gap(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a - b
+
+
+#: A preset argument's name -> its value from the shape; None: the argument is left at its
+#: default.  One table for every library: the presets name the same things the same few ways.
+ROLES: dict[str, Callable[[Shape], object]] = {
+    **dict.fromkeys(("lr", "max_lr", "warmup_max_lr", "learning_rate"), lambda s: s.peak),
+    **dict.fromkeys(("min_lr", "lr_end", "decay_min_lr", "lr_min"), lambda s: s.floor),
+    **dict.fromkeys(("init_lr", "warmup_min_lr"), lambda s: s.init),
+    **dict.fromkeys(("alpha_f", "min_lr_rate", "min_lr_ratio", "cos_min_ratio", "min_lr_factor"),
+                    lambda s: s.ratio(s.floor)),
+    **dict.fromkeys(("warmup_min_ratio", "warmup_lr_rate"), lambda s: s.ratio(s.init)),
+    **dict.fromkeys(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", "t_warmup", "warmup_steps"),
+                    lambda s: s.warmup),
+    **dict.fromkeys(("lr_decay_steps", "num_training_steps", "total_num_steps", "t_max", "training_steps"),
+                    lambda s: s.end),
+    **dict.fromkeys(("wsd_decay_steps", "num_decay_steps", "decay_steps"),
+                    lambda s: _gap(s.end, s.stable_end)),
+    "num_stable_steps": lambda s: _gap(s.stable_end, s.warmup),
+}
+#: The option arguments that choose the curve (each of their choices is a candidate).
+SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    call: str  # the preset call, as .sched text
+    distance: float  # the sum of the relative differences at the shape's steps
+
+
+def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span) -> str:
+    """The text of a call of one of ``writes`` (presets of ``library``) proven equal
+    to ``schedule`` (its parameters bound) at every step, or at every step of the run where the
+    file declares one (``run``: SPEC §14, an HF cosine run of N steps is not the curve after N);
+    refused at ``span`` when none is."""
+    from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+    free = sorted(str(s) for s in schedule.expr.free_symbols - {t})
+    if free:
+        raise SchedlangError(f"parameter '{free[0]}' has no value", span,
+                             hint=f"bind it with -D {free[0]}=... (the export writes numbers)")
+    shapes = shapes_of(schedule, run)
+    names = tuple(n for n in writes if not isinstance(PRESETS[n], Rejected))
+    ranked = candidates(schedule, shapes, names)
+    if not ranked:
+        raise SchedlangError(f"no {library} scheduler has the shape of this lr schedule", span,
+                             hint=f"write it as one {library}.* call, or export it to cerebras-yaml "
+                                  "(which writes any chain)")
+    tried = []
+    for candidate in ranked[:MAX_PROOFS]:
+        verdict = equivalent(schedule, _compiled(candidate.call), stop=run)
+        if verdict:
+            return candidate.call
+        tried.append((candidate, verdict))
+    raise _refusal(library, tried, span, shapes[0].end if run is None else None)
+
+
+def shapes_of(schedule, run: int | None) -> list[Shape]:
+    """The schedule's ``Shape`` (two readings of its end where the ramp starts late), from its
+    values at step 0 and around each breakpoint: the warmup ends at the first step at the largest
+    value (its length counted from where the ramp is 0, so a framework that begins its ramp a
+    step late, or a step early, is read as it counts), the peak is the ramp's own value there (a
+    decay that starts at once never shows it), the decay ends at the last breakpoint, whose value
+    is the floor."""
+    breaks = [int(math.ceil(b)) for b in schedule.breakpoints if b >= 0]
+    end = breaks[-1] if breaks else run
+    steps = {0, 1} | ({run - 1, run} if run else set())
+    for b in breaks:
+        steps |= {b - 1, b, b + 1, b + 2}
+    if end is not None:
+        steps |= {end, end + 1, 2 * end}
+        steps |= {(a + b) // 2 for a, b in itertools.pairwise(sorted({0, *breaks, end}))}
+    steps = sorted(s for s in steps if s >= 0)
+    exact = {s: _value(schedule, s) for s in steps}
+    highest = max(float(v) for v in exact.values())
+    top = next(s for s in steps if float(exact[s]) == highest)
+    if end is not None and end <= top:
+        end = run  # no breakpoint ends the decay: a periodic or endless one ends with the run
+    if end is not None and end - 1 in exact and exact[end - 1] == exact[end]:
+        end -= 1  # the floor is reached a step before the branch that holds it begins
+    peak, lag = exact[top], 0
+    if top > 0:
+        ramp = _piece_at(schedule.expr, top - 1)
+        if ramp.subs(t, top).is_Rational and float(ramp.subs(t, top)) >= float(peak):
+            peak = ramp.subs(t, top)
+        lag = _zero(ramp)
+    at_peak = [s for s in steps if top <= s and exact[s] == peak and (end is None or s <= end)] or [top]
+    floor = exact[end] if end is not None else exact[steps[-1]]
+    ranked = tuple(s for s in steps if run is None or s < run)  # a run's steps are all that counts
+    shape = Shape(exact[0], peak, top - lag, at_peak[-1] - lag, end, floor, ranked)
+    if lag > 0 and end is not None:  # a late ramp's framework may count its total from the ramp too
+        return [shape, dataclasses.replace(shape, end=end - lag)]
+    return [shape]
+
+
+def _zero(ramp: sp.Expr) -> int:
+    """Where a linear warmup ramp is 0, when that is a whole step near 0 (DeepSpeed's ramp starts
+    at step 1, torchtitan's ``(t + 1) / W`` at step -1): the step the framework counts it from."""
+    poly = sp.Poly(ramp, t) if ramp.is_polynomial(t) else None
+    if poly is None or poly.degree() != 1:
+        return 0
+    a, b = poly.all_coeffs()
+    zero = -b / a
+    return int(zero) if zero.is_Integer and abs(zero) <= 2 else 0
+
+
+def _piece_at(expr: sp.Expr, step: int) -> sp.Expr:
+    """The branch of a piecewise formula that holds at ``step`` (the formula itself elsewhere)."""
+    while isinstance(expr, sp.Piecewise):
+        expr = next((e for e, c in expr.args if bool(c.subs(t, step))), expr.args[-1][0])
+    return expr
+
+
+def candidates(schedule, shapes: list[Shape], names: tuple[str, ...]) -> list[Candidate]:
+    """Each preset of ``names`` called with each shape's values (each choice of its shape options),
+    each call with the keywords that change nothing left out, closest first; calls that do not
+    compile, and repeats of a closer one's values, left out."""
+    steps = shapes[0].steps
+    want = [float(_value(schedule, s)) for s in steps]
+    found, seen = [], set()
+    for name in names:
+        for shape in shapes:
+            for call in _calls(PRESETS[name], shape):
+                for variant in _variants(name, call, steps):
+                    got = _values(variant, steps)
+                    if got is None or got in seen:
+                        continue
+                    seen.add(got)
+                    found.append(Candidate(_shortest(name, variant, got, steps),
+                                           sum(_relative(a, b) for a, b in zip(want, got))))
+    return sorted(found, key=lambda c: c.distance)
+
+
+def _variants(name: str, call: str, steps):
+    """``call``, or where the preset refuses it (two keywords that say the same thing, as HF's
+    ``min_lr`` and ``min_lr_rate``), the call without each optional keyword in turn."""
+    if _values(call, steps) is not None:
+        yield call
+        return
+    words = _keywords(name, call)
+    for arg in PRESETS[name].args:
+        if arg.name in words and arg.default is not REQUIRED:
+            yield _call_text(name, {k: v for k, v in words.items() if k != arg.name})
+
+
+@functools.lru_cache(maxsize=512)
+def _values(call: str, steps: tuple[int, ...]) -> tuple[float, ...] | None:
+    try:
+        return tuple(_compiled(call).values(steps))
+    except SchedlangError:
+        return None
+
+
+def _shortest(name: str, call: str, got: tuple, steps) -> str:
+    """``call`` without each optional keyword whose absence changes no value at ``steps``
+    (the prover then proves the shorter call: what is written is what was proven)."""
+    words = _keywords(name, call)
+    optional = {a.name for a in PRESETS[name].args if a.default is not REQUIRED}
+    for key in list(words):
+        if key not in optional:
+            continue
+        fewer = {k: v for k, v in words.items() if k != key}
+        if _values(_call_text(name, fewer), steps) == got:
+            words = fewer
+    return _call_text(name, words)
+
+
+def _calls(preset, shape: Shape):
+    """The calls of ``preset`` with the shape's values: one per combination of shape options;
+    none when a required argument has no role or its value cannot be written."""
+    given, options = {}, []
+    for arg in preset.args:
+        if arg.name in SHAPE_OPTIONS and arg.choices:
+            options.append((arg.name, arg.choices))
+            continue
+        role = ROLES.get(arg.name)
+        value = role(shape) if role is not None else None
+        text = _number_text(value) if value is not None else None
+        if text is not None and arg.kind in (Kind.VALUE, Kind.STEPS, Kind.DURATION, Kind.CONST):
+            given[arg.name] = text
+        elif arg.default is REQUIRED:
+            return
+    for choice in itertools.product(*(c for _, c in options)):
+        yield _call_text(preset.name, {**given, **{n: f'"{v}"' for (n, _), v in zip(options, choice)}})
+
+
+def _call_text(name: str, words: dict[str, str]) -> str:
+    return f"{name}({', '.join(f'{k}={v}' for k, v in words.items())})"
+
+
+def _keywords(name: str, call: str) -> dict[str, str]:
+    """The keywords of a call ``_call_text`` wrote (its values hold no ``, `` or ``=``)."""
+    inner = call[len(name) + 1:-1]
+    return dict(part.split("=", 1) for part in inner.split(", ")) if inner else {}
+
+
+def every(library: str) -> tuple[str, ...]:
+    """Every preset of ``library`` (its library's signature table), for a writer that writes any."""
+    return tuple(n for n, p in namespace(library).items() if not isinstance(p, Rejected))
+
+
+def _refusal(library: str, tried, span, end: int | None) -> SchedlangError:
+    """The refusal: the candidate that agrees longest, and its first differing step (and, for a
+    file without ``run`` whose closest candidate differs only after the decay's ``end``, that a
+    run ending by then would be written)."""
+    different = [(c, v) for c, v in tried if v.different]
+    if not different:
+        candidate, verdict = tried[0]
+        return SchedlangError(f"no {library} scheduler is proven equal to this lr schedule: the closest, "
+                              f"{candidate.call}, is undecided ({verdict.reason})", span,
+                              hint=f"write the lr as one {library}.* call")
+    candidate, verdict = max(different, key=lambda cv: cv[1].counterexample.step)
+    ce = verdict.counterexample
+    first = "first differs" if ce.earliest else "differs"
+    hint = (f"write the lr as one {library}.* call, or export it to cerebras-yaml (which writes any "
+            "chain)")
+    if end is not None and ce.earliest and ce.step > end:
+        hint = (f"the two agree at every step before {ce.step}: if the run ends by then, declare it "
+                f"(`run = N`, N <= {ce.step}) and only its steps are compared; or {hint}")
+    return SchedlangError(f"no {library} scheduler equals this lr schedule: the closest, {candidate.call}, "
+                          f"{first} at step {ce.step} ({ce.a!r} here vs {ce.b!r} there)", span, hint=hint)
+
+
+def _compiled(call: str):
+    return compile_source(f"schedule lr = {call}\n")["lr"]
+
+
+def _value(schedule, step: int) -> sp.Expr:
+    return schedule.expr.subs(t, step)
+
+
+def _number_text(value) -> str | None:
+    """A shape value as a literal of the language, or None when it is no exact rational."""
+    if isinstance(value, int):
+        return str(value)
+    value = expression(value)
+    if not value.is_Rational:
+        return None
+    return decimal_text(Fraction(int(value.p), int(value.q)))
+
+
+def _relative(a: float, b: float) -> float:
+    if a == b:
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b))
