@@ -342,3 +342,11 @@ def test_compiled_training_step_with_two_optimizers(program, backend):
     assert compiles[-1] == compiles[9], f"compiled {compiles[-1] - compiles[9]}x after the first 10 steps"
     if backend == "aot_eager":  # graph breaks are Dynamo's, whatever the backend
         assert breaks == _compiled_run(program, "eager", 3, scheduled=False)[3]
+
+
+def test_the_cerebras_class_drives_one_optimizer(program):
+    """cstorch's scheduler takes one optimizer: a dict is refused, saying what to do."""
+    with pytest.raises(schedlang.SchedlangError, match="the Cerebras class drives one optimizer") as caught:
+        schedlang.compile("schedule lr = constant(1e-3)").scheduler_class("C", target="cerebras")(
+            _optimizers(Model()))
+    assert "one Cerebras class per optimizer" in caught.value.hint
