@@ -274,6 +274,9 @@ def test_tagged_scale_per_param_drives_its_groups_as_cstorch():
     optimizer = torch.optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(1))], "tags": "body",
                                   "adjust_learning_rate": 0.5},
                                  {"params": [torch.nn.Parameter(torch.zeros(1))], "lr": 0.25}], lr=1.0)
+    with pytest.raises(schedlang.SchedlangError, match="no schedule drives 'lr' in optimizer param group 1"):
+        program.scheduler_class("Tagged")(optimizer)  # every group is driven, or says it is not
+    optimizer.param_groups[1]["unscheduled"] = True
     scheduler = program.scheduler_class("Tagged")(optimizer)
     for step, values in enumerate(_drive(optimizer, scheduler, 60)):
         assert values[0] == pytest.approx(want[step], rel=1e-6), step

@@ -646,7 +646,8 @@ def test_param_group_tags_import_and_drive_their_groups():
                                           "weight_decay__no_decay", "weight_decay__embedding"}
         params = [torch.nn.Parameter(torch.zeros(1)) for _ in range(4)]
         groups = [{"params": [params[0]], "tags": {"decay"}}, {"params": [params[1]], "tags": ["no_decay"]},
-                  {"params": [params[2]], "tags": "embedding"}, {"params": [params[3]], "lr": 0.123}]
+                  {"params": [params[2]], "tags": "embedding"},
+                  {"params": [params[3]], "lr": 0.123, "unscheduled": True}]
         optimizer = torch.optim.AdamW(groups, lr=3e-4, weight_decay=0.05)
         scheduler = program.scheduler_class("Tagged")(optimizer)
         for step in range(120):
@@ -654,7 +655,7 @@ def test_param_group_tags_import_and_drive_their_groups():
                 assert group["lr"] == pytest.approx(want[tag][step], rel=1e-6, abs=1e-12), (style, tag, step)
                 assert group["weight_decay"] == wd[tag]
             untagged = optimizer.param_groups[3]
-            assert (untagged["lr"], untagged["weight_decay"]) == (0.123, 0.05)  # no schedule drives it
+            assert (untagged["lr"], untagged["weight_decay"]) == (0.123, 0.05)  # "unscheduled": kept
             optimizer.step()
             scheduler.step()
 

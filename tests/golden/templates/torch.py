@@ -111,21 +111,105 @@ def _checked_group_values(params, group_values, groups, where):
     return out
 
 
-def _drivers(schedules, group):
-    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring)."""
+def _tags(group, optimizer_name):
+    """A param group's tags: its ``"tags"`` entry (a string or a collection, Cerebras'
+    convention) and the name its optimizer is given (a dict of optimizers)."""
     tags = group.get("tags") or ()
     tags = {tags} if isinstance(tags, str) else {t for t in tags if t is not None}
-    out = {}
+    return tags if optimizer_name is None else tags | {optimizer_name}
+
+
+def _unscheduled(group):
+    """The keys a group's ``"unscheduled"`` entry leaves alone: True (every key), a key, or a
+    collection of keys."""
+    held = group.get("unscheduled") or ()
+    return held if held is True else {held} if isinstance(held, str) else set(held)
+
+
+def _drivers(schedules, group, optimizer_name=None):
+    """Param-group key -> the schedule that sets it in ``group`` (see the class docstring): of
+    the schedules ``KEY__T1__T2...`` whose tags the group all has, the one with the most tags
+    (``KEY`` alone has none); two with as many refuse."""
+    tags = _tags(group, optimizer_name)
+    held = _unscheduled(group)
+    out, rank = {}, {}
     for name in schedules:
-        key, _, tag = name.partition("__")
-        if tag and tag in tags:
-            if out.get(key, key) != key:
-                raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
-                                 f"{out[key]!r} and {name!r}")
-            out[key] = name
-        elif not tag and key not in out:
-            out[key] = name
+        key, *wanted = name.split("__")
+        if held is True or key in held or not set(wanted) <= tags:
+            continue
+        if rank.get(key) == len(wanted):
+            raise ValueError(f"param group tags {sorted(tags)} pick two schedules for {key!r}: "
+                             f"{out[key]!r} and {name!r}")
+        if rank.get(key, -1) < len(wanted):
+            out[key], rank[key] = name, len(wanted)
     return out
+
+
+def _label(optimizer_name, index):
+    """How errors name a param group."""
+    where = "optimizer" if optimizer_name is None else f"optimizer {optimizer_name!r}"
+    return f"{where} param group {index}"
+
+
+def _named_optimizers(optimizer):
+    """``{name: optimizer}`` from one optimizer (named None) or a dict of named ones."""
+    named = dict(optimizer) if isinstance(optimizer, dict) else {None: optimizer}
+    if not named:
+        raise ValueError("no optimizer to drive: the dict of optimizers is empty")
+    for name, each in named.items():
+        if name is not None and (not isinstance(name, str) or not name.isidentifier() or "__" in name):
+            raise ValueError(f"an optimizer's name is an identifier without '__' (it tags the "
+                             f"optimizer's param groups), not {name!r}")
+        if not isinstance(each, torch.optim.Optimizer):
+            raise TypeError(f"{type(each).__name__} is not an Optimizer")
+    return named
+
+
+def _param_groups(named):
+    """``[(optimizer name, index, group)]``: every param group of every optimizer, in order."""
+    return [(name, index, group) for name, each in named.items()
+            for index, group in enumerate(each.param_groups)]
+
+
+def _check_driven(schedules, groups, drivers):
+    """Every param group driven, every schedule driving: a group no schedule reaches, or one
+    that holds a key the file schedules elsewhere and gets no schedule for it, is refused
+    (unless its ``"unscheduled"`` entry names the key), as is a tagged schedule no group's
+    tags select (checked first: a misspelt name leaves groups undriven too).  ``groups``:
+    ``_param_groups``; ``drivers``: each group's ``_drivers``."""
+    for schedule in schedules:
+        wanted = set(schedule.split("__")[1:])
+        if wanted and not any(wanted <= _tags(group, name) for name, _, group in groups):
+            names = [name for name in dict.fromkeys(name for name, _, _ in groups) if name is not None]
+            raise ValueError(f"schedule {schedule!r} drives no param group: no group has the tags "
+                             f"{sorted(wanted)} (optimizers: {', '.join(names) or 'one, unnamed'})")
+    keys = sorted({name.split("__", 1)[0] for name in schedules}, key=lambda k: (k != "lr", k))
+    for (name, index, group), driven in zip(groups, drivers):
+        held = _unscheduled(group)
+        if held is True:
+            continue
+        for key in keys:
+            if key not in driven and key not in held and (not driven or _has(group, key)):
+                tags = sorted(_tags(group, name))
+                picks = sorted(s for s in schedules if s.split("__", 1)[0] == key)
+                raise ValueError(f"no schedule drives {key!r} in {_label(name, index)} (its tags: "
+                                 f"{', '.join(tags) or 'none'}; the file's {key!r} schedules: "
+                                 f"{', '.join(picks)})")
+
+
+class _Optimizers:
+    """Several named optimizers one scheduler drives on one clock: ``param_groups`` is every
+    optimizer's groups in order (how ``get_last_lr()`` and the class's group lists count)."""
+
+    def __init__(self, named):
+        self.optimizers = named
+
+    @property
+    def param_groups(self):
+        return [group for each in self.optimizers.values() for group in each.param_groups]
+
+    def __repr__(self):
+        return f"_Optimizers({list(self.optimizers)})"
 
 
 def _ceil_div(a, b):
@@ -158,9 +242,14 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
     Values are absolute.  As with any PyTorch scheduler, call ``step()`` after
     ``optimizer.step()``: after k calls a group holds the value at step k.
 
+    The optimizer is one optimizer, or a dict of named ones (``{"muon": m, "adamw": a}``)
+    driven on one clock; then ``optimizer.param_groups`` is every group of theirs, in order.
     A schedule named ``KEY__TAG`` drives ``KEY`` in the groups tagged ``TAG`` (a group's
-    ``"tags"`` entry, Cerebras' ``param_group_tags``); ``KEY`` drives the other groups,
-    and a group that neither drives keeps its value.  A ``group`` parameter takes, in
+    ``"tags"`` entry, Cerebras' ``param_group_tags``, or its optimizer's name);
+    ``KEY__T1__T2`` in those with both tags; the schedule with the most tags a group has
+    wins, ``KEY`` alone has none.  Every group is driven: one that no schedule reaches, or
+    that holds a scheduled key no schedule sets in it, is refused here, unless its
+    ``"unscheduled"`` entry (True, or the keys) says to leave it.  A ``group`` parameter takes, in
     each param group that has an entry of its name, that entry (read once, here in the
     constructor), and the constructor's value in the others.
 
@@ -209,14 +298,19 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         self._host_stale = False
         self._measured = None  # (samples, tokens) once step() is given a measured count
         self._counters = {}
-        self._drivers = [_drivers(self.SCHEDULES, group) for group in optimizer.param_groups]
+        named = _named_optimizers(optimizer)
+        groups = _param_groups(named)
+        self._drivers = [_drivers(self.SCHEDULES, group, name) for name, _, group in groups]
+        _check_driven(self.SCHEDULES, groups, self._drivers)
+        #: The names of the optimizers driven (None: one, passed alone).
+        self._optimizer_names = None if None in named else list(named)
         self._group_values = _checked_group_values(
             self.params, [{name: group[key] for name, key in self.GROUP_PARAMS.items() if key in group}
-                          for group in optimizer.param_groups], len(optimizer.param_groups), "")
-        for index, group in enumerate(optimizer.param_groups):
-            for key in self._drivers[index]:
+                          for _, _, group in groups], len(groups), "")
+        for (name, index, group), drivers in zip(groups, self._drivers):
+            for key in drivers:
                 if not _has(group, key):
-                    raise KeyError(f"optimizer param group {index} has no {key!r} to schedule")
+                    raise KeyError(f"{_label(name, index)} has no {key!r} to schedule")
                 value = _get(group, key)
                 if isinstance(value, torch.Tensor) and value.device not in self._counters:
                     self._counters[value.device] = torch.full((), last_epoch, dtype=torch.int64,
@@ -227,15 +321,14 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         self._cuda = any(device.type == "cuda" for device in self._counters)
         # Not LRScheduler.__init__: it wraps optimizer.step in a function Dynamo refuses to
         # trace, which breaks every compiled training step in two.  The rest is the same.
-        if not isinstance(optimizer, torch.optim.Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        for index, group in enumerate(optimizer.param_groups):
+        # Several optimizers: ``self.optimizer`` is their groups in one list (``_Optimizers``).
+        self.optimizer = optimizer = named[None] if None in named else _Optimizers(named)
+        for name, index, group in groups:
             if last_epoch == -1:
                 lr = group["lr"]
                 group.setdefault("initial_lr", lr.clone() if isinstance(lr, torch.Tensor) else lr)
             elif "initial_lr" not in group:
-                raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] "
+                raise KeyError(f"param 'initial_lr' is not specified in {_label(name, index)} "
                                "when resuming a scheduler with last_epoch >= 0")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
@@ -407,6 +500,14 @@ class WarmupCosine(torch.optim.lr_scheduler.LRScheduler):
         first resumed step runs this class's value: load the optimizer's state first (as HF's
         Trainer and Lightning do), or its saved lr replaces it."""
         state = dict(state_dict)
+        # Which schedule drives which group is the constructor's (this file's, these
+        # optimizers'), as the parameters are: a state saved for other optimizers is refused.
+        state.pop("_drivers", None)
+        names = state.pop("_optimizer_names", None)
+        if names != self._optimizer_names:
+            raise ValueError(f"load_state_dict: the state was saved driving the optimizers "
+                             f"{names or 'one, unnamed'}; this scheduler drives "
+                             f"{self._optimizer_names or 'one, unnamed'}")
         state["params"] = _restored_params(self.params, state_dict, params)
         if "_group_values" in state:
             saved_groups = _checked_group_values(
