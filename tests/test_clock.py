@@ -485,6 +485,53 @@ def test_a_ramp_at_the_stage_limit_compiles():
     assert prog["lr"](0) == pytest.approx(1e-3)
 
 
+RAMP = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(1, 1, {samples}, "
+        "global_batch_size={gbs})\nschedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-4, 1e7tok) "
+        ">> constant(1e-4)\n")
+
+
+def _ramp(n):
+    return schedlang.compile(RAMP.format(samples=n * 10 * (n + 1), gbs=n + 1))
+
+
+def test_a_ramp_is_one_formula_whatever_its_stages():
+    """Issue 39 item 13: the cosine reads the token count T(t), one lookup in the stages, not a
+    branch per stage; the reference's source grows by the table only, and a cold compile of a
+    1,000-stage ramp is far below the seconds a branch per stage cost."""
+    from sympy.core.cache import clear_cache
+
+    small, large = _ramp(10), _ramp(MAX_BATCH_STAGES)
+    assert len(small["lr"].expr.args) == len(large["lr"].expr.args) == 3
+    body = large.python_source()
+    assert body.count("def ") == 2 and body.count("return") == 4  # lr's 3 and _count's
+    clear_cache()
+    start = time.process_time()
+    _ramp(MAX_BATCH_STAGES)["lr"](5)
+    assert time.process_time() - start < 2.0  # 5-6 s with a branch per stage
+
+
+@pytest.mark.parametrize("n", [1, 3, 40])
+def test_the_count_lookup_is_exact_and_the_expanded_form_agrees(n):
+    """T(t) read by the exact evaluator, the reference and the per-stage form the array targets
+    print (``expand_counts``) give one value at every stage boundary and its neighbours."""
+    from schedlang.core.clock import expand_counts
+    from schedlang.core.exact_eval import compile_expr
+
+    prog = _ramp(n)
+    expr = prog["lr"].expr
+    expanded = expand_counts(expr)
+    exact, per_stage = compile_expr(expr), compile_expr(expanded)
+    steps = sorted({max(s.first + d, 0) for s in prog.clock.stages for d in (-1, 0, 1)} | {99, 100, 101})
+    def number(x):
+        return float(x.mid) if hasattr(x, "mid") else float(x)
+
+    for k in steps:
+        assert number(exact(k)) == pytest.approx(prog["lr"](k), rel=1e-15), k
+        assert number(per_stage(k)) == pytest.approx(prog["lr"](k), rel=1e-15), k
+    assert prog["lr"].torch(__import__("torch").tensor(steps)).tolist() == \
+        pytest.approx(prog["lr"].values(steps), rel=1e-15)
+
+
 # -- a segment read after its step (Segment.evaluation == "after": olmo_core.* in tokens) -----
 
 AFTER = """param seq_len: int = 4

@@ -97,3 +97,15 @@ def test_core_text_of_every_example_compiles_back_to_it():
             # the text has them bound.  A lost parenthesis would be far off.
             assert again.values(steps) == pytest.approx(schedule.values(steps), rel=1e-9, abs=1e-300), \
                 (path, schedule.name, written)
+
+
+def test_a_token_clock_segment_is_one_row_reading_the_count():
+    """A cosine in tokens over a 41-stage batch ramp is one row reading T(t), explained under
+    the table (issue 39 item 13: not a row per batch stage)."""
+    prog = schedlang.compile("param seq_len: int = 4\n"
+                             "batch = megatron.rampup_batch_size(1, 1, 16400, global_batch_size=41)\n"
+                             "schedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-4, 1e6tok)"
+                             " >> constant(1e-4)\n")
+    shown = show.text(prog["lr"].expr).splitlines()
+    assert len(shown) == 4 and "T(t)" in shown[1]
+    assert shown[3].startswith("  T(t): the tokens consumed before step t") and "41 batch stages" in shown[3]

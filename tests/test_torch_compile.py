@@ -39,9 +39,16 @@ def _fresh_dynamo():
     torch._dynamo.reset()
 
 
+#: A Megatron batch ramp of 40 stages under a warmup and a cosine in tokens (SPEC §12): the
+#: torch code reads the count with a branch per stage, still one graph.
+RAMP = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(1, 1, 16400, global_batch_size=41)\n"
+        "schedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-4, 1e6tok) >> constant(1e-4)\n")
+
+
 def _schedules():
     found = [(path.name, s) for path in EXAMPLES for s in schedlang.load(path)]
     found += [(source, schedlang.compile(source)["lr"]) for source in SOURCES]
+    found.append(("a 40-stage batch ramp", schedlang.compile(RAMP)["lr"]))
     return found
 
 

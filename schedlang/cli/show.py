@@ -6,7 +6,8 @@ Every finished schedule is one flat ``Piecewise`` whose conditions are canonical
 powers ``b ** x`` as written (not the ``exp(x * logb(b))`` kept inside), the last row
 open-ended.  ``--latex`` writes the same rows as a ``cases`` table.
 A formula that is not such a table (a ``cycle``, whose rows repeat through ``Mod``)
-is one row ``[0, ∞)``; ``restart_index`` is explained under the table where it appears.
+is one row ``[0, ∞)``; ``restart_index`` and a count of tokens or samples (``T(t)``, ``S(t)``) are
+explained under the table where they appear.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sympy as sp
 
 from ..codegen.array import last_step
 from ..core.algebra import strict_bound
+from ..core.clock import UNITS, ClockCountBase
 from ..core.special import as_powers, restart_index
 
 INFINITY = "∞"
@@ -79,7 +81,12 @@ def latex(name: str, expr: sp.Expr) -> str:
 
 
 def _notes(expr: sp.Expr, indent: str) -> list[str]:
-    if not expr.has(restart_index):
-        return []
-    return [f"{indent}restart_index(t, T, m): the cycle holding step t when cycle i lasts T * m**i steps "
-            "(SGDR's growing restarts; the largest i with T * (m**i - 1) / (m - 1) <= t)"]
+    notes = []
+    if expr.has(restart_index):
+        notes.append(f"{indent}restart_index(t, T, m): the cycle holding step t when cycle i lasts T * m**i "
+                     "steps (SGDR's growing restarts; the largest i with T * (m**i - 1) / (m - 1) <= t)")
+    for count in sorted({type(c) for c in expr.atoms(ClockCountBase)}, key=lambda c: c.unit, reverse=True):
+        notes.append(f"{indent}{count.__name__}(t): the {UNITS[count.unit]} consumed before step t, "
+                     f"linear in t within each of the {len(count.firsts)} batch stages "
+                     "(schedlang check lists them)")
+    return notes

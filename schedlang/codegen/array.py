@@ -25,6 +25,7 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.algebra import at, t
+from ..core.clock import expand_counts
 from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..core.special import as_power, restart_index
 from .base import AtomicPrinting, ParamSpec, is_atomic, keyword_params
@@ -340,6 +341,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         """``def name(t, *, p=default, ..., <SIGNATURE_TAIL>)``: values at an integer array of
         steps, the steps' shape; ``helpers`` collects the module helpers the body calls."""
         printer = cls(params)
+        expr = expand_counts(expr)
         if t not in expr.free_symbols and expr.is_number:
             body = printer.constant_body(expr)
         else:

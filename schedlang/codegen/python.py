@@ -14,6 +14,7 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.algebra import at, strict_bound, t
+from ..core.clock import UNITS, ClockCountBase
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power
 from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
@@ -56,13 +57,44 @@ def _exp(x):
         return math.inf
 '''
 
+_COUNT = '''\
+def _count(k, table):
+    """Samples or tokens consumed before step k: table = (first steps, counts before them,
+    counts per step, the step past which the count holds), found by bisection."""
+    firsts, befores, per_step, last = table
+    k = min(k, last)
+    lo, hi = 0, len(firsts) - 1
+    while lo < hi:
+        middle = (lo + hi + 1) // 2
+        if firsts[middle] <= k:
+            lo = middle
+        else:
+            hi = middle - 1
+    return befores[lo] + per_step[lo] * (k - firsts[lo])
+'''
+
 #: Functions a generated module defines when its formulas use them, in a fixed order.
-HELPERS = {"_restart_index": _RESTART_INDEX, "_pow": _POW, "_exp": _EXP}
+HELPERS = {"_restart_index": _RESTART_INDEX, "_pow": _POW, "_exp": _EXP, "_count": _COUNT}
 
 
 def helpers_source(printer, gap: str = "\n") -> str:
-    """The helper functions ``printer`` used, each once (deterministic order), ``gap`` before each."""
-    return "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
+    """The helper functions ``printer`` used, each once (deterministic order), ``gap`` before each,
+    then the batch stages its clock counts read (``_print_ClockCountBase``)."""
+    text = "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
+    for count, name in printer.count_tables.items():
+        text += f"{gap}#: The batch stages a count of {UNITS[count.unit]} reads (see _count).\n" \
+            f"{name} = {_table_literal(count)}\n"
+    return text
+
+
+def _table_literal(count) -> str:
+    """``ClockCountBase`` ``count``'s stages as a literal: whole counts as ints, exact."""
+    def number(value) -> str:
+        return str(value) if isinstance(value, int) or value.denominator == 1 else \
+            f"({value.numerator}/{value.denominator})"
+    rows = [count.firsts, count.befores, count.per_step]
+    return "(" + "".join("(" + ", ".join(map(number, row)) + ",), " for row in rows) + \
+        f"{count.saturation})"
 
 
 class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
@@ -71,6 +103,7 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
     def __init__(self):
         super().__init__({"fully_qualified_modules": True, "standard": "python3"})
         self.helpers: set[str] = set()  # names in HELPERS the printed code calls
+        self.count_tables: dict = {}  # ClockCountBase class -> the name of its table in the module
         self._local_steps: dict[sp.Dummy, str] = {}  # local-step symbols -> their code
 
     def _print_Add(self, expr, order=None):
@@ -82,6 +115,15 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
             return super()._print_Add(expr, order=order)
         numerator, denominator = (self._print(x) for x in ratio)
         return f"({numerator}) / {denominator if is_atomic(denominator) else f'({denominator})'}"
+
+    def _print_Mul(self, expr):
+        # a rational multiple of a count (``T(t)/1000``, a warmup in tokens): one division of
+        # the whole number it multiplies, rounded once, as ``step_ratio`` writes a sum
+        coefficient, whole = expr.as_coeff_Mul()
+        if coefficient.is_Rational and coefficient.q != 1 and whole.has(ClockCountBase) and is_whole(whole):
+            numerator = self._print(coefficient.p * whole)
+            return f"({numerator}) / {coefficient.q}"
+        return super()._print_Mul(expr)
 
     def _print_Pow(self, expr, rational=False):
         base, exponent = expr.args
@@ -159,6 +201,11 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
         else:
             scale_code = f"(math.pi / ({self._print(denominator)}))"
         return f"math.sin({scale_code}*({self._print(whole)}))"
+
+    def _print_ClockCountBase(self, expr):  # noqa: N802 - sympy's printer naming
+        self.helpers.add("_count")
+        name = self.count_tables.setdefault(type(expr), f"_{type(expr).__name__}{len(self.count_tables)}")
+        return f"_count({self._print(expr.args[0])}, {name})"
 
     def _print_restart_index(self, expr):
         self.helpers.add("_restart_index")

@@ -14,6 +14,7 @@ from fractions import Fraction
 import sympy as sp
 from sympy.printing.printer import Printer
 
+from ..core.clock import expand_counts
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power
 from ..errors import SchedlangError
@@ -53,8 +54,10 @@ _RELATIONS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: "
 
 
 def text(expr) -> str:
-    """``expr`` (a sympy expression, or a Python int) as a schedlang expression, no outer parentheses."""
-    return _print(sp.Integer(expr) if isinstance(expr, int) else expr)
+    """``expr`` (a sympy expression, or a Python int) as a schedlang expression, no outer parentheses.
+    The language has no count of tokens or samples: a formula reading one is written with a
+    branch per batch stage (``core.clock.expand_counts``)."""
+    return _print(sp.Integer(expr) if isinstance(expr, int) else expand_counts(expr))
 
 
 def _atom(expr: sp.Basic) -> str:

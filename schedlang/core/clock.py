@@ -28,6 +28,7 @@ before it keep the stages of the run that wrote the checkpoint.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -173,6 +174,12 @@ class Clock:
 
     # -- sympy ---------------------------------------------------------------------
 
+    def count_function(self, unit: str) -> type[ClockCountBase]:
+        """``S_k`` (``unit == "sp"``) or ``T_k`` as one sympy function of the global step:
+        ``count(k)``, a lookup in this clock's stages (``ClockCountBase``), shared by every
+        segment on that clock."""
+        return count_function(self.stages, self.per_sample(unit), unit)
+
     def count_expr(self, step: sp.Symbol, unit: str, first: int = 0, last: int | None = None) -> list:
         """``S`` (or ``T``) at global step ``first + step`` as ``(formula, bound)`` pairs, one
         per stage that meets steps ``first .. last - 1``: the formula holds for local steps
@@ -237,3 +244,139 @@ def threshold_in_samples(amount: Fraction, unit: str, seq_len: int | None) -> in
     if seq_len is None:
         raise ValueError("a threshold in tokens needs `param seq_len`")
     return _ceil_div(amount, seq_len)
+
+
+#: The largest count a formula on the sample or token clock reads: beyond it (2**62 tokens,
+#: 4.6e18, about 10**5 times a frontier run) the count saturates, so every target computes it
+#: in int64.
+SATURATION = 2**62
+
+
+class ClockCountBase(sp.Function):
+    """``S_k`` or ``T_k``, the samples or tokens consumed before global step ``k``: a lookup in
+    the stages of one batch schedule (each subclass, made by ``count_function``, is one clock).
+
+    A segment on the token clock is its formula at ``count(k) - start``, one formula whatever
+    the number of stages: the stages are a table the count reads (the reference code finds
+    ``k``'s stage by bisection), not one branch of the formula per stage.  ``count(k)`` at a
+    whole ``k`` is evaluated exactly, so every exact consumer (end values, the checks, the
+    exact evaluator) reads it as a number.  Past the step where the count would exceed
+    ``SATURATION`` it holds its value there (``saturation``), so int64 holds it at any step.
+    """
+
+    nargs = 1
+    is_real = True
+    is_nonnegative = True
+    #: Set on each subclass: the stages' first steps, counts before them, counts per step
+    #: (in the clock's unit), the step past which the count holds, and the unit's name.
+    firsts: tuple = ()
+    befores: tuple = ()
+    per_step: tuple = ()
+    saturation: int = 0
+    unit: str = "tok"
+    whole: bool = True
+
+    @classmethod
+    def eval(cls, k):
+        if k.is_Integer and k >= 0:
+            value = cls.value(int(k))
+            return sp.Rational(value.numerator, value.denominator) if isinstance(value, Fraction) \
+                else sp.Integer(value)
+        return None
+
+    @classmethod
+    def value(cls, k: int):
+        """The count before step ``k >= 0``, exactly (int, or a ``Fraction`` after a resume
+        that measured tokens in parts of a sample)."""
+        k = min(k, cls.saturation)
+        index = bisect.bisect_right(cls.firsts, k) - 1
+        return cls.befores[index] + cls.per_step[index] * (k - cls.firsts[index])
+
+    def _eval_is_integer(self):
+        return True if self.whole and self.args[0].is_integer else None
+
+    def _eval_is_finite(self):
+        return True
+
+
+_COUNT_FUNCTIONS: dict = {}
+
+
+def count_function(stages: tuple[Stage, ...], per: int, unit: str) -> type[ClockCountBase]:
+    """The ``ClockCountBase`` of ``stages`` (``per`` counts a sample), one class per clock (made
+    once: equal clocks give the same function, so their formulas compare equal)."""
+    key = (stages, per, unit)
+    found = _COUNT_FUNCTIONS.get(key)
+    if found is not None:
+        return found
+    last = stages[-1]
+    saturation = max((SATURATION // per - last.samples) // last.batch + last.first, last.first)
+    befores = tuple(_plain(Fraction(s.samples) * per) for s in stages)
+    found = type("T" if unit == "tok" else "S", (ClockCountBase,), {
+        "firsts": tuple(s.first for s in stages), "befores": befores,
+        "per_step": tuple(s.batch * per for s in stages), "saturation": int(saturation),
+        "unit": unit, "whole": all(isinstance(b, int) for b in befores),
+        "__module__": __name__})
+    if len(_COUNT_FUNCTIONS) >= 256:  # a long-lived editor compiles many clocks: keep the recent
+        del _COUNT_FUNCTIONS[next(iter(_COUNT_FUNCTIONS))]
+    _COUNT_FUNCTIONS[key] = found
+    return found
+
+
+def expand_counts(expr: sp.Expr) -> sp.Expr:
+    """``expr`` (in the public step ``t``) with every count ``T(t + c)`` written out as one
+    branch per batch stage its branch meets, each a whole-coefficient linear formula of the
+    step: the form the array targets print (branch-free ``where`` code whose phases are
+    reduced in integers, as ``codegen/integers.py`` does for any step formula).
+
+    The plain-Python reference and the checks read the count as one lookup; an array target
+    has no cheap lookup that keeps int64 phases exact inside ``torch.compile``, so it gets the
+    stages as branches, only where a schedule reads the count."""
+    from .algebra import at, branches, flatten, piecewise, strict_bound, t
+
+    if not expr.has(ClockCountBase):
+        return expr
+    out = []
+    low = sp.Integer(0)
+    for value, cond in branches(flatten(expr)):
+        high = strict_bound(cond)
+        if value.has(ClockCountBase):
+            out += _expanded_branch(value, low, high, at, t)
+        else:
+            out.append((value, cond))
+        if high is not None:
+            low = high
+    return piecewise(out) if len(out) > 1 or out[0][1] != sp.true else out[0][0]
+
+
+def _expanded_branch(value, low, high, at, t) -> list:
+    """``value``, used for ``low <= t < high`` (``high`` None: no end), as one branch per
+    stretch where every count it reads stays in one stage."""
+    counts = sorted(value.atoms(ClockCountBase), key=sp.default_sort_key)
+    shifts = []
+    for count in counts:
+        shift = count.args[0] - t
+        if shift.free_symbols or not shift.is_Integer:
+            raise ValueError(f"a count at {count.args[0]} is not a shifted step")
+        shifts.append(int(shift))
+    cuts = set()
+    for count, shift in zip(counts, shifts):
+        for first in type(count).firsts[1:]:
+            cut = first - shift
+            if low < cut and (high is None or cut < high):
+                cuts.add(cut)
+    edges = [low, *sorted(cuts)]
+    pairs = []
+    for index, start in enumerate(edges):
+        stop = edges[index + 1] if index + 1 < len(edges) else high
+        formulas = {}
+        for count, shift in zip(counts, shifts):
+            cls = type(count)
+            stage = bisect.bisect_right(cls.firsts, int(start) + shift) - 1
+            step = t + shift
+            if stop is None and stage == len(cls.firsts) - 1:  # the count holds past saturation
+                step = sp.Min(step, cls.saturation)
+            formulas[count] = cls.befores[stage] + cls.per_step[stage] * (step - cls.firsts[stage])
+        formula = at(value.xreplace({c: sp.expand(f) for c, f in formulas.items()}), t)
+        pairs.append((formula, sp.true if stop is None else sp.Lt(t, stop)))
+    return pairs

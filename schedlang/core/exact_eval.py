@@ -23,6 +23,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 
 from .algebra import t
+from .clock import ClockCountBase
 from .functions import FUNCTIONS
 from .special import restart_index, restart_index_int
 
@@ -357,6 +358,18 @@ def _ceiling_node(expr, args):
 def _mod_node(expr, args):
     a, b = args
     return lambda s: _mod(a(s), b(s))
+
+
+@_compiles(ClockCountBase)
+def _clock_count(expr, args):
+    lookup, (step,) = type(expr).value, args
+
+    def count(s):
+        k = step(s)
+        if not (is_exact(k) and k.denominator == 1 and k >= 0):
+            raise Undetermined("a count of samples or tokens at a step that is not whole")
+        return Fraction(lookup(int(k)))
+    return count
 
 
 @_compiles(restart_index)

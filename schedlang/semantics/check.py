@@ -18,13 +18,15 @@ from sympy.functions.elementary.trigonometric import TrigonometricFunction
 from sympy.logic.boolalg import Boolean
 
 from ..core.algebra import t
+from ..core.clock import ClockCountBase
 from ..core.exact_eval import Undetermined, compile_expr
 from ..core.functions import BY_NODE
 from ..core.special import logb, restart_index
 from ..errors import SchedlangError, Span
 
 #: Every function a schedule may use: each has a branch-free torch spelling.
-ALLOWED = (sp.Add, sp.Mul, sp.Pow, *BY_NODE, sp.Piecewise, sp.Mod, restart_index, logb)
+ALLOWED = (sp.Add, sp.Mul, sp.Pow, *BY_NODE, sp.Piecewise, sp.Mod, restart_index, logb,
+           ClockCountBase)
 #: Seconds sympy may spend deciding sampled steps of one condition (see ``_predicate``).
 SYMBOLIC_SAMPLE_SECONDS = 2.0
 _STRUCTURE = (sp.core.containers.Tuple, sp.functions.elementary.piecewise.ExprCondPair,
@@ -211,7 +213,7 @@ def _solvable(hazard) -> bool:
     # ImageSets without end (sqrt(min(cosine(...), linear(...))), fuzz seed 22).
     if trig and hazard.has(sp.Min, sp.Max, sp.Piecewise):
         return False
-    return len(trig) < 2 and not hazard.has(restart_index)
+    return len(trig) < 2 and not hazard.has(restart_index, ClockCountBase)
 
 
 def _first_integer_in(s):

@@ -22,12 +22,15 @@ as the framework does; after it the segment holds its value at its length.  ``on
 is the one place that reads the attribute: ``T_{k+1}`` is ``T_k``'s stage formula at
 ``k + 1`` (the step's own batch added), still linear with whole coefficients.
 
-Because ``T_k`` is linear in ``k`` within each batch stage (``core/clock.py``), the placed
-segment is an ordinary step formula: one branch per stage it meets, each the segment's
-formula at a whole-coefficient linear function of the step.  Every printer, the prover and
-the exact evaluator then read it as they read any schedule, branch-free and exact in
-integers.  Positions are numbers: the batch schedule and every length before a segment on
-the token clock are fixed when the file is compiled (``Lowered.fixed``).
+The placed segment is an ordinary step formula, the segment's formula at ``T(k) - start``:
+``T`` is the clock's count (``core.clock.ClockCountBase``), one lookup in the batch stages
+that every segment on the clock shares, so a ramp of many stages costs one formula, not one
+branch per stage.  The plain-Python reference finds the stage by bisection, the checks and the
+exact evaluator read ``T`` at whole steps exactly, and the array targets and the core text,
+which have no lookup, get one branch per stage the segment meets (``expand_counts``).  A
+segment that meets one stage only (a constant batch) reads ``T`` as that stage's linear
+formula directly.  Positions are numbers: the batch schedule and every length before a segment
+on the token clock are fixed when the file is compiled (``Lowered.fixed``).
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ..core.algebra import Segment, at, before, hold_for, piecewise, tau
-from ..core.clock import UNITS, Clock, threshold_in_samples
+from ..core.algebra import Segment, at, hold_for, tau
+from ..core.clock import SATURATION, UNITS, Clock, threshold_in_samples
 from ..errors import SchedlangError, Span
 
 
@@ -127,25 +130,42 @@ def on_clock(segment: Segment, clock: Clock, start: Fraction, first: int, end: i
     if end is not None and end == first:  # shorter than what the step before it consumed
         value = segment.end_value()
         return Segment(value, sp.Integer(0), (), value)
-    pairs = []
     after = segment.evaluation == "after"
-    for count, stop in clock.count_expr(tau, unit, first=first, last=end):
-        if measured:  # the count measured before the step (and, read after, its planned batch)
-            count = COUNTS[unit] + (sp.expand(at(count, tau + 1) - count) if after else 0)
-        elif stop is None and end is None:  # the last stage of a schedule that never ends
-            count = count.xreplace({tau: sp.Min(tau, _saturation(clock, unit, first))})
-        if after and not measured:  # the count with this step's own batch: its stage's formula one step on
-            count = sp.expand(at(count, tau + 1))
-        local = at(segment.expr, count - offset)
-        pairs.append((local, sp.true if stop is None else before(tau, stop)))
+    count = _one_stage(clock, unit, first, end, after) or clock.count_function(unit)
+    step = tau + first  # the global step of local step tau
+    if measured:  # the count measured before the step (and, read after, its planned batch)
+        reading = COUNTS[unit] + (sp.expand(count(step + 1) - count(step)) if after else 0)
+    else:  # the count with this step's own batch when read after it
+        reading = sp.expand(count(step + 1 if after else step))
+    local = at(segment.expr, reading - offset)
     marks = []
     for mark in segment.marks:
         if mark.step.is_number:
             step = clock.step_at(Fraction(str(mark.step)) + start, unit) - first
             marks.append(replace(mark, step=sp.Integer(step)))
     if end is None:
-        return Segment(piecewise(pairs), None, tuple(marks))
-    return Segment(piecewise(pairs), sp.Integer(end - first), tuple(marks), segment.end_value())
+        return Segment(local, None, tuple(marks))
+    return Segment(local, sp.Integer(end - first), tuple(marks), segment.end_value())
+
+
+def _one_stage(clock: Clock, unit: str, first: int, end: int | None, after: bool):
+    """The count as a linear function of the global step when every step the segment reads it
+    at (``first .. end - 1``, one further when read after the step) lies in one batch stage
+    (a constant batch, say): a formula of the step, no lookup.  Past the step where the count
+    would exceed ``SATURATION`` it holds (``ClockCountBase``); None for several stages."""
+    stage = clock.stage_of_step(first)
+    last = None if end is None else end - 1 + after
+    if (last is None and stage is not clock.stages[-1]) or \
+            (last is not None and clock.stage_of_step(last) is not stage):
+        return None
+    per = clock.per_sample(unit)
+    limit = None if end is not None else \
+        max((SATURATION // per - stage.samples) // stage.batch + stage.first, stage.first)
+
+    def count(step):
+        held = step if limit is None else sp.Min(step, int(limit))
+        return per * (stage.samples + stage.batch * (held - stage.first))
+    return count
 
 
 def _cut_at_count(segment: Segment, first: int, end: int | None) -> Segment:
@@ -159,18 +179,6 @@ def _cut_at_count(segment: Segment, first: int, end: int | None) -> Segment:
     steps = sp.Integer(end - first)
     marks = tuple(m for m in segment.marks if (steps - m.step).is_nonnegative)
     return hold_for(Segment(segment.expr, None, marks), steps)
-
-
-#: The largest count a token-clock formula reads: beyond it (2**62 tokens, 4.6e18, about
-#: 10**5 times a frontier run) the count saturates, so every target computes it in int64.
-SATURATION = 2**62
-
-
-def _saturation(clock: Clock, unit: str, first: int) -> int:
-    """The last local step (from global step ``first``) whose count is at most ``SATURATION``."""
-    stage = clock.stages[-1]
-    per = clock.per_sample(unit)
-    return max((SATURATION // per - stage.samples) // stage.batch + stage.first - first, 0)
 
 
 def resolve_single(segment: Segment, span: Span, clock_of, fix, measured: list | None = None) -> Segment:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ..core.algebra import bind
+from ..core.clock import expand_counts
 from ..core.special import as_powers
 from ..errors import SchedlangError
 from ..program import Program, Schedule, compile_declared
@@ -49,7 +50,9 @@ def _side(x, params: dict) -> _Side:
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos},
                          program.values if program else None)
     bound = {infos[n].symbol: v for n, v in values.items()}
-    expr = as_powers(bind(x.symbolic_expr, bound) if program else x.expr)
+    # the count of a token-clock schedule is written per batch stage, the form the proof
+    # rules read (``core.clock.expand_counts``): a side given as branches compares alike
+    expr = as_powers(expand_counts(bind(x.symbolic_expr, bound) if program else x.expr))
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)
