@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import json
 
+import sympy as sp
+
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.numbers import exact
@@ -310,6 +313,163 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     return "\n".join(head) + "\n" + text
 
 
+# -- the writer (``schedlang export --format olmo-core-json``) ------------------------------------
+
+#: Where a Duration is written in config.json (``as_config_dict`` marks the dataclass).
+DURATION = "olmo_core.train.common.Duration"
+
+
+def export(source, filename="<string>", params=None, verify=True, schedules=None, *, read,
+           into=None) -> str:
+    """config.json keys of one ``olmo_core.*`` preset call and the file's ``run``:
+    ``train_module.scheduler`` (the class's fields, ``_CLASS_`` and ``type``),
+    ``train_module.optim.lr`` and ``trainer.max_duration`` (the trainer's ``t_max``: the preset's
+    ``t_max`` in its units), with ``trainer.hard_stop`` where the run ends before it.  On the token
+    clock the batch is ``data_loader.global_batch_size`` (tokens) and ``dataset.sequence_length``.
+
+    ``into`` (the config.json the file came from): that document with the scheduler replaced
+    whole, the optimizer's lr and the durations set (its ``hard_stop`` removed where the run is
+    the horizon), proven so; its batch must be the file's.  Without it the keys alone."""
+    from .common.preset_call import PresetCall, json_number
+    from .common.proof import proven
+
+    call = PresetCall(source, filename, params, "olmo_core",
+                      "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)")
+    name = call.name.split(".", 1)[1]
+    if name not in CLASSES:
+        raise SchedlangError(f"{call.name} is not written to config.json by this export", call.node.span,
+                             hint="one of " + ", ".join(f"olmo_core.{c}" for c in CLASSES))
+    block: dict = {"lr_field": "lr", "initial_lr_field": "initial_lr", "units": "steps"}
+    t_max = None
+    for key, node in call.given.items():
+        if key == "lr":
+            continue
+        if isinstance(node, ir.String):
+            block[key] = node.value
+        elif isinstance(node, ir.List):
+            block[key] = [json_number(call.value(item, key)) for item in node.items]
+        elif key == "t_max":
+            t_max = int(call.number(key))
+        else:
+            block[key] = json_number(call.number(key))
+    _defaults(block, name, call.given)
+    lr = json_number(call.number("lr")) if "lr" in call.given else 1
+    tokens = block["units"] == "tokens"
+    program = call.program
+    clock = _batch(program, call) if tokens or _run_unit(program) == "tok" else None
+    run = call.run()
+    horizon, stop = _durations(name, t_max, run, program, clock, block, call)
+    block["_CLASS_"] = f"{MODULE}.{name}"
+    block["type"] = next(k for k, v in REGISTERED.items() if v == name)
+    out = {"train_module": {"optim": {"lr": lr}, "scheduler": block},
+           "trainer": {"max_duration": horizon, **({"hard_stop": stop} if stop else {})}}
+    if into is not None:
+        text = _merged(into, out, clock, call)
+    else:
+        if clock is not None:
+            out = {"dataset": {"sequence_length": clock[1]}, "data_loader": {"global_batch_size": clock[0]},
+                   **out}
+        text = json.dumps(out, indent=2) + "\n"
+    if verify:
+        proven(program, text, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr"], into=into.filename if into is not None else None)
+    return text
+
+
+def _defaults(block: dict, name: str, given: dict) -> None:
+    """The class's fields the call leaves at a default that is not None, written as
+    ``as_config_dict`` writes them (a field left out is read as None, by OLMo-core's config.json
+    convention); ``decay_fraction``'s 0.1 is None beside a ``decay``, as OLMo-core requires."""
+    from .common.preset_call import json_number
+
+    for a in PRESETS[f"olmo_core.{name}"].args:
+        if a.name in block or a.name in given or a.name in ("lr", "t_max") or a.default is None:
+            continue
+        if a.name == "decay_fraction" and ({"decay", "decay_steps"} & set(given)):
+            continue
+        if isinstance(a.default, sp.Basic) and a.default.is_number:
+            block[a.name] = json_number(a.default)
+
+
+def _run_unit(program) -> str | None:
+    return program.run_length.unit if program.run_length is not None else None
+
+
+def _batch(program, call) -> tuple[int, int]:
+    """(tokens a step, tokens a sample) of a constant batch; OLMo-core's data loader has one."""
+    clock = program.clock
+    if len(clock.table) != 1 or clock.seq_len is None:
+        raise SchedlangError("OLMo-core's config.json states one batch in tokens: the file needs a constant "
+                             "`batch` and `param seq_len`", call.node.span,
+                             hint="a batch that changes is OLMo-core's BatchSizeSchedulerCallback, which "
+                                  "this export does not write")
+    return clock.table[0][1] * clock.seq_len, clock.seq_len
+
+
+def _duration(value: int, unit: str) -> dict:
+    return {"value": value, "unit": unit, "_CLASS_": DURATION}
+
+
+def _durations(name, t_max, run, program, clock, block, call):
+    """``max_duration`` (the horizon the trainer gives the scheduler as ``t_max``) and the
+    ``hard_stop`` that ends a shorter run, or the reason the run cannot be said.  A run longer
+    than the horizon is said only by the classes with their own ``t_max`` field."""
+    tokens = block["units"] == "tokens"
+    horizon = None if t_max is None else _duration(t_max, "tokens" if tokens else "steps")
+    if run is None:
+        if horizon is None:
+            raise SchedlangError("OLMo-core's trainer needs the run's length (max_duration)", call.node.span,
+                                 hint="add `run = N` (steps, or Ntok) to the file")
+        return horizon, None
+    if _run_unit(program) == "sp":
+        raise SchedlangError("OLMo-core's durations are in steps or tokens, not samples",
+                             program.run_length.span, hint="write the run in steps or tok")
+    if _run_unit(program) == "tok":
+        amount = int(program.run_length.amount.xreplace(program.substitutions))
+        run_duration = _duration(amount, "tokens")
+    else:
+        run_duration = _duration(run, "steps")
+    if horizon is None or name == "WSDS":
+        return run_duration, None
+    horizon_steps = -(-t_max // clock[0]) if tokens else t_max
+    if run <= horizon_steps:
+        return horizon, (None if run == horizon_steps else run_duration)
+    if name in OWN_T_MAX:  # its own t_max field, and the run's length as max_duration
+        block["t_max"] = t_max
+        return run_duration, None
+    raise SchedlangError(f"the run is {run} steps, longer than the horizon t_max gives the trainer "
+                         f"({horizon_steps} steps): OLMo-core's max_duration is both",
+                         call.given["t_max"].span,
+                         hint="make t_max the run's length, or end the run within it")
+
+
+def _merged(into, out: dict, clock, call) -> str:
+    """``out`` merged into the original config.json: the scheduler replaced whole (another class's
+    fields would not fit), the optimizer's lr and the durations set (a ``hard_stop`` the run does
+    not have removed: it would end the run early); its batch must be the file's."""
+    from .common.into import document, dumped
+
+    data = document(into)
+    module = data.get("train_module")
+    trainer = data.get("trainer")
+    if not isinstance(module, dict) or not isinstance(module.get("optim"), dict) \
+            or not isinstance(trainer, dict):
+        raise SchedlangError(f"{into.filename} has no train_module.optim and trainer: it is not an "
+                             "OLMo-core config.json", call.node.span)
+    if clock is not None:
+        loader = data.get("data_loader") if isinstance(data.get("data_loader"), dict) else {}
+        if loader.get("global_batch_size") != clock[0]:
+            raise SchedlangError(f"the file's batch is {clock[0]} tokens a step, {into.filename}'s "
+                                 f"global_batch_size {loader.get('global_batch_size')}", call.node.span,
+                                 hint="the export writes the schedule and the run, not the data: make the "
+                                      "batch the config's")
+    module["optim"] = {**module["optim"], "lr": out["train_module"]["optim"]["lr"]}
+    module["scheduler"] = out["train_module"]["scheduler"]
+    trainer.pop("hard_stop", None)
+    trainer.update(out["trainer"])
+    return dumped(into, data)
+
+
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
@@ -319,4 +479,5 @@ def recognizes(text: str, suffix: str) -> bool:
 
 
 FORMAT = Format("olmo-core-json", "OLMo-core experiment config JSON (config.json: train_module.scheduler, "
-                "trainer.max_duration)", (".json",), recognizes, reader("olmo-core-json", read, source))
+                "trainer.max_duration)", (".json",), recognizes, reader("olmo-core-json", read, source),
+                export)

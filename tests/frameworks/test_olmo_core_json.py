@@ -25,6 +25,7 @@ import pytest
 import schedlang
 from schedlang.errors import SchedlangError
 from schedlang.formats import guess_format, import_file
+from schedlang.formats.export import export
 
 from .olmo_core_cases import PACKAGE, olmo_config
 from .test_run_length import _function
@@ -162,6 +163,83 @@ def test_the_cut_run_warns_on_check(tmp_path):
 def test_config_json_is_recognized():
     text = (CONFIGS / "olmo_core_wsd_steps.json").read_text()
     assert guess_format(Path("config.json"), text) == "olmo-core-json"
+
+
+# -- export: config.json keys written back, merged into the original, run by OLMo-core -------------
+
+
+def _from_json(data: dict):
+    """The scheduler and durations OLMo-core builds from a config.json (a field left out: None)."""
+    n = olmo_config()
+    trainer = data["trainer"]
+    block = data["train_module"].get("scheduler")
+
+    def duration(d):
+        return None if d is None else n.Duration(value=d["value"], unit=n.DurationUnit(d["unit"]))
+
+    return (_real_scheduler(block) if block else None, duration(trainer["max_duration"]),
+            duration(trainer.get("hard_stop")), data["train_module"]["optim"]["lr"])
+
+
+@pytest.mark.parametrize("index", range(len(CASE_IDS)), ids=CASE_IDS)
+def test_export_into_the_original_runs_the_same_in_olmo_core(tmp_path, index):
+    """import, then ``export --format olmo-core-json --into`` the original: OLMo-core built from
+    the merged config trains the same updates with the same lr (and the writer proved the text,
+    read back, equal to the file)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        what, make, duration, hard_stop = _cases()[index]
+        theirs = olmo_lrs(make(), duration, hard_stop)
+        original = tmp_path / "config.json"
+        original.write_text(config_json(make(), duration, hard_stop))
+    source = import_file(original, format="olmo-core-json")
+    merged = json.loads(export(source, "run.sched", format="olmo-core-json", into=original))
+    kept = json.loads(original.read_text())
+    assert (merged["run_name"], merged["dataset"], merged["data_loader"]) == \
+        (kept["run_name"], kept["dataset"], kept["data_loader"])  # the rest of the config kept
+    scheduler, max_duration, stop, lr = _from_json(merged)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert olmo_lrs(scheduler, max_duration, stop, lr=lr) == theirs, what
+
+
+def test_export_alone_writes_the_batch_for_the_token_clock():
+    source = ("param seq_len: int = 8\nbatch = 8\nrun = 12800tok\n"
+              "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=16000, warmup=640, decay=3200)\n")
+    data = json.loads(export(source, "wsd.sched", format="olmo-core-json"))
+    assert data["data_loader"]["global_batch_size"] == 64 and data["dataset"]["sequence_length"] == 8
+    assert data["trainer"]["max_duration"] == {"value": 16000, "unit": "tokens",
+                                               "_CLASS_": "olmo_core.train.common.Duration"}
+    assert data["trainer"]["hard_stop"]["value"] == 12800
+    scheduler, max_duration, stop, lr = _from_json(data)
+    prog = schedlang.compile(source)
+    lrs = olmo_lrs(scheduler, max_duration, stop, lr=lr)
+    assert len(lrs) == prog.run == 200
+    assert all(math.isclose(prog["lr"](k), v, rel_tol=1e-12, abs_tol=1e-18) for k, v in enumerate(lrs))
+
+
+@pytest.mark.parametrize("source, message", [
+    ("run = 1200\nschedule lr = olmo_core.WSD(lr=3e-4, t_max=1000, warmup=10, decay=100)\n",
+     "longer than the horizon"),
+    ("schedule lr = olmo_core.WSDS(lr=3e-4, period_lengths=[100], warmup=10, decay=20)\n",
+     "needs the run's length"),
+    ("run = 100\nschedule lr = warmup(linear, 10) >> constant(3e-4)\n", "one olmo_core.* preset call"),
+    ("param seq_len: int = 8\nbatch = stages(8, [16], [800tok])\nrun = 100\n"
+     "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=16000, warmup=64, decay=320)\n",
+     "constant"),
+])
+def test_export_refuses_what_config_json_cannot_say(source, message):
+    with pytest.raises(SchedlangError, match=message):
+        export(source, "x.sched", format="olmo-core-json")
+
+
+def test_export_into_a_config_of_another_batch_is_refused(tmp_path):
+    source = ("param seq_len: int = 8\nbatch = 4\nrun = 100\n"
+              "schedule lr = olmo_core.CosWithWarmup(lr=3e-4, units=\"tokens\", t_max=3200, warmup=64)\n")
+    with pytest.raises(SchedlangError, match="global_batch_size"):
+        export(source, "x.sched", format="olmo-core-json", into=CONFIGS / "olmo_core_7b_stage1.json")
 
 
 # -- real-shaped fixtures ------------------------------------------------------------------------
