@@ -172,6 +172,42 @@ def test_torchtitan_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
             resumed.step()
 
 
+# -- OLMo-core: the scheduler rebuilt from config.json, the trainer state restored -------------------
+
+
+@pytest.mark.parametrize("shape", ["linear", "cosine"])
+def test_olmo_core_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
+    """The trunk run by OLMo-core's trainer loop (ConstantWithWarmup at PEAK) to its checkpoint at
+    step C; resumed with the branch's config.json keys: the trainer's steps and tokens restored,
+    the optimizer's group loaded and its ``initial_lr`` reset to the config's lr, the scheduler
+    built from the config (OLMo-core saves no scheduler state), stepped to the run's end."""
+    from .olmo_core_cases import olmo_config
+    from .test_olmo_core_json import _from_json, olmo_lrs
+
+    n = olmo_config()
+    b = schedlang.branch(_trunk(tmp_path), C, shape, N, "3e-5", format="olmo-core-json")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    data = json.loads(b.config)
+    assert data["trainer"]["hard_stop"]["value"] == b.run == C + N
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trunk = olmo_lrs(n.scheduler.ConstantWithWarmup(warmup=WARMUP), n.Duration.steps(RUN0),
+                         n.Duration.steps(C), lr=PEAK)  # the trunk, stopped at its checkpoint
+        scheduler, max_duration, stop, lr = _from_json(data)
+        resumed = olmo_lrs(scheduler, max_duration, stop, lr=lr, start=C,
+                           saved={"lr": trunk[-1], "initial_lr": PEAK})
+    assert len(trunk) == C and len(resumed) == b.run - C
+    branch_lr = schedlang.compile(b.source)["lr"]
+    for k, value in zip(range(C, b.run), resumed):
+        _close(k, branch_lr(k), value, f"olmo-core {shape}")
+    assert branch_lr(b.run) == 3e-5 and math.isclose(resumed[-1], branch_lr(b.run - 1), rel_tol=1e-12)
+
+
+def test_olmo_core_has_no_sqrt_cooldown(tmp_path):
+    with pytest.raises(schedlang.SchedlangError, match="olmo-core-json has no cooldown shape 'sqrt'"):
+        schedlang.branch(_trunk(tmp_path), C, "sqrt", N, "3e-5", format="olmo-core-json")
+
+
 # -- Megatron on the sample clock: a token branch under a batch ramp --------------------------------
 
 RAMP_TRUNK = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(2, 2, 200, global_batch_size=8)\n"

@@ -58,8 +58,13 @@ def config_json(scheduler, duration, hard_stop=None, lr=LR, gbs=GBS, seq=SEQ, in
     return json.dumps(config.as_config_dict(), indent=indent)
 
 
-def olmo_lrs(scheduler, duration, hard_stop=None, lr=LR, gbs=GBS) -> list[float]:
-    """The lr of every update of OLMo-core's run (``Trainer.fit``'s loop, the real ``set_lr``)."""
+def olmo_lrs(scheduler, duration, hard_stop=None, lr=LR, gbs=GBS, start=0, saved=None) -> list[float]:
+    """The lr of every update of OLMo-core's run (``Trainer.fit``'s loop, the real ``set_lr``).
+
+    ``start``, ``saved``: a run resumed from a checkpoint at step ``start`` (its trainer state,
+    steps and tokens seen, restored) whose optimizer param group was ``saved``; the optimizer
+    ``OptimConfig.build`` makes resets its fixed field ``initial_lr`` to the config's ``lr`` after
+    loading the state (``reset_fixed_fields``, a ``load_state_dict`` post hook)."""
     n = olmo_config()
     names = {"DurationUnit": n.DurationUnit, "math": math}
     trainer_py = PACKAGE / "train" / "trainer.py"
@@ -76,6 +81,10 @@ def olmo_lrs(scheduler, duration, hard_stop=None, lr=LR, gbs=GBS) -> list[float]
         max_tokens = property(lambda self: self._get_max_tokens(duration))
 
     trainer, group, out = Trainer(), {"lr": lr, "params": []}, []
+    if saved is not None:
+        trainer.global_step, trainer.global_train_tokens_seen = start, start * gbs
+        group = {**saved, "params": []}
+        group["initial_lr"] = lr  # reset_fixed_fields (olmo_core/optim/config.py)
 
     def due(d):
         return d is not None and d.due(step=trainer.global_step, tokens=trainer.global_train_tokens_seen,
