@@ -22,8 +22,10 @@ registered one, its ``type``.  The schedule lives in three places of it, read he
 
 ``data_loader.global_batch_size`` counts tokens; with ``dataset.sequence_length`` (else
 ``train_module.max_sequence_length``) it is the file's ``param seq_len`` and ``batch`` (samples),
-written when the token clock is used.  An ``epochs`` duration (its steps depend on the dataset),
-schedulers of schedulers, a batch-size schedule callback and per-group lrs are refused, located.
+written when the token clock is used; an enabled ``BatchSizeSchedulerCallback`` is the file's
+``batch = olmo_core.batch_size_schedule(...)`` and the lr's ``olmo_core.batch_size_lr_factor``.
+An ``epochs`` duration (its steps depend on the dataset), schedulers of schedulers and per-group
+lrs are refused, located.
 """
 
 from __future__ import annotations
@@ -120,18 +122,34 @@ class _Clock:
                              "train_module.max_sequence_length)", self.root.span,
                              hint="the token clock needs the tokens of a sample")
 
+    def ramp(self, ramp: _Ramp, optimizer: str | None) -> None:
+        """The batch is the callback's schedule (its first batch the data loader's)."""
+        if self.batch(ramp.node.span) != int(ramp.sizes[0]):
+            raise SchedlangError(f"the batch-size schedule starts at {ramp.sizes[0]} tokens, the data loader "
+                                 f"at {self.tokens}: the callback's first change would scale the lr too",
+                                 ramp.node.span, hint="start batch_sizes at data_loader.global_batch_size")
+        if optimizer is not None and "Adam" not in optimizer:
+            raise SchedlangError(f"the batch-size schedule scales the lr of Adam optimizers only "
+                                 f"(OLMo-core raises NotImplementedError for {optimizer})", ramp.node.span)
+        self.schedule = ramp
+
     def lines(self) -> list[str]:
         if self.tokens is None:
             return []
-        return [f"param seq_len: int = {self.seq_len}   # dataset.sequence_length",
-                f"batch = {self.tokens // self.seq_len}   # data_loader.global_batch_size: "
-                f"{self.tokens} tokens a step"]
+        head = [f"param seq_len: int = {self.seq_len}   # dataset.sequence_length"]
+        ramp = getattr(self, "schedule", None)
+        if ramp is not None:
+            return [*head, f"batch = olmo_core.batch_size_schedule(batch_sizes=[{', '.join(ramp.sizes)}], "
+                           f"schedule=[{', '.join(ramp.points)}], units=\"{ramp.unit}\")   "
+                           "# BatchSizeSchedulerCallback"]
+        return [*head, f"batch = {self.tokens // self.seq_len}   # data_loader.global_batch_size: "
+                       f"{self.tokens} tokens a step"]
 
 
 class _Duration:
     """A ``Duration`` ``{"value": N, "unit": ...}`` as the trainer reads it."""
 
-    def __init__(self, node: Node, what: str):
+    def __init__(self, node: Node, what: str, minimum: int = 1):
         if not node.is_mapping or "value" not in node.value:
             raise SchedlangError(f"{what} must be a Duration {{\"value\": N, \"unit\": \"steps\"}}",
                                  node.span)
@@ -145,7 +163,7 @@ class _Duration:
                                  hint="give max_duration in steps or tokens (Duration.steps(N) / "
                                       "Duration.tokens(N))")
         self.unit, self.node, self.what = unit.value, node, what
-        self.value = _whole(node.value["value"], f"{what}'s value", 1)
+        self.value = _whole(node.value["value"], f"{what}'s value", minimum)
 
     def steps(self, clock: _Clock) -> int:
         if self.unit == "steps":
@@ -159,6 +177,44 @@ class _Duration:
 
     def run_text(self) -> str:
         return f"{self.value}tok" if self.unit == "tokens" else str(self.value)
+
+
+class _Ramp:
+    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points."""
+
+    def __init__(self, node: Node):
+        self.node = node
+        sizes, points = node.value.get("batch_sizes"), node.value.get("schedule")
+        if sizes is None or not sizes.is_list or points is None or not points.is_list \
+                or len(sizes.value) != len(points.value) or not sizes.value:
+            raise SchedlangError("the BatchSizeSchedulerCallback needs batch_sizes and a schedule of as many "
+                                 "Durations", node.span)
+        self.sizes = [str(_whole(item, "each batch size (tokens)", 1)) for item in sizes.value]
+        durations = [_Duration(item, "each point of the batch-size schedule", minimum=0)
+                     for item in points.value]
+        units = {d.unit for d in durations}
+        if len(units) > 1:
+            raise SchedlangError("the batch-size schedule's points must share one unit (OLMo-core checks it)",
+                                 points.span)
+        self.unit = units.pop()
+        self.points = [str(d.value) for d in durations]
+
+
+def _batch_callback(trainer: Node) -> _Ramp | None:
+    callbacks = trainer.value.get("callbacks")
+    for callback in (callbacks.value.values() if callbacks is not None and callbacks.is_mapping else ()):
+        named = callback.value.get("_CLASS_") if callback.is_mapping else None
+        enabled = callback.value.get("enabled") if callback.is_mapping else None
+        points = callback.value.get("schedule") if callback.is_mapping else None
+        if named is not None and str(named.value).endswith("BatchSizeSchedulerCallback") and \
+                (enabled is None or enabled.value is not False) and points is not None and points.value:
+            return _Ramp(callback)
+    return None
+
+
+def _optimizer_class(train_module: Node) -> str | None:
+    named = train_module.value["optim"].value.get("_CLASS_")
+    return str(named.value).rsplit(".", 1)[-1] if named is not None else None
 
 
 def _class(block: Node) -> str:
@@ -259,16 +315,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     train_module = _mapping(root, "train_module", "\"train_module\"")
     trainer = _mapping(root, "trainer", "\"trainer\"")
     clock = _Clock(root)
-    callbacks = trainer.value.get("callbacks")
-    for key, callback in (callbacks.value.items() if callbacks is not None and callbacks.is_mapping else ()):
-        named = callback.value.get("_CLASS_") if callback.is_mapping else None
-        enabled = callback.value.get("enabled") if callback.is_mapping else None
-        if named is not None and str(named.value).endswith("BatchSizeSchedulerCallback") and \
-                (enabled is None or enabled.value is not False):
-            raise SchedlangError("a BatchSizeSchedulerCallback changes the batch (and the lr) during the "
-                                 "run, which this import does not read yet", callbacks.key_spans[key],
-                                 hint="write the batch as olmo_core.batch_size_schedule(...) in the "
-                                      ".sched file")
+    ramp = _batch_callback(trainer)
     duration_node = trainer.value.get("max_duration")
     if duration_node is None:
         raise SchedlangError("the trainer has no max_duration (OLMo-core's default is 1 epoch, whose "
@@ -279,7 +326,10 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     run = duration
     if stop is not None and stop.value is not None:
         hard = _Duration(stop, "trainer.hard_stop")
-        if hard.steps(clock) < duration.steps(clock):
+        if ramp is not None and hard.unit != duration.unit:
+            raise SchedlangError("with a batch-size schedule, give hard_stop in max_duration's unit (which "
+                                 "comes first depends on the batch of every step)", stop.span)
+        if (hard.value < duration.value) if ramp is not None else hard.steps(clock) < duration.steps(clock):
             run = hard
     lr = _lr(train_module)
     block = _mapping(train_module, "scheduler", "scheduler", required=False)
@@ -292,11 +342,20 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         args = _fields(block, name)
         units = block.value["units"].value if "units" in block.value else "steps"
         if name != "WSDS" and "t_max" not in args:
+            if ramp is not None and duration.unit != units and name != "ConstantScheduler":
+                raise SchedlangError(f"with a batch-size schedule, {name} in {units} reads the trainer's "
+                                     f"max_{units}, which a max_duration in {duration.unit} changes with "
+                                     "every batch change", duration.node.span,
+                                     hint=f"give max_duration in {units} (OLMo-core refuses most "
+                                          "schedulers so), or the scheduler's own t_max")
             t_max = duration.tokens(clock) if units == "tokens" else duration.steps(clock)
             args = {"t_max": str(t_max), **args}
         if units == "tokens":
             clock.batch(block.value["units"].span)
         call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
+    if ramp is not None:
+        call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
+        clock.ramp(ramp, _optimizer_class(train_module))
     if run.unit == "tokens":
         clock.batch(run.node.span)
     head = [header(origin, "OLMo-core experiment config JSON"),

@@ -174,6 +174,68 @@ def test_config_json_is_recognized():
     assert guess_format(Path("config.json"), text) == "olmo-core-json"
 
 
+# -- a BatchSizeSchedulerCallback: the batch (and the lr's sqrt factor) of every step ---------------
+
+CALLBACK = "olmo_core.train.callbacks.batch_size_scheduler.BatchSizeSchedulerCallback"
+
+
+def _with_callback(text: str, sizes, points, units) -> str:
+    data = json.loads(text)
+    data["train_module"]["optim"]["_CLASS_"] = "olmo_core.optim.adamw.SkipStepAdamWConfig"
+    n = olmo_config()
+    duration = n.Duration.tokens if units == "tokens" else n.Duration.steps
+    data["trainer"]["callbacks"] = {"batchwup": {
+        "batch_sizes": list(sizes), "enabled": True, "_CLASS_": CALLBACK,
+        "schedule": [dataclasses.asdict(duration(p)) | {"_CLASS_": "olmo_core.train.common.Duration"}
+                     for p in points]}}
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("make, duration, sizes, points, units", [
+    (lambda s: s.WSD(units="tokens", warmup=640, decay=6400, decay_fraction=None), ("tokens", 64000),
+     (64, 128, 256), (0, 3200, 12800), "tokens"),
+    (lambda s: s.CosWithWarmup(warmup=20), ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
+], ids=["WSD in tokens", "CosWithWarmup in steps"])
+def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, sizes, points, units):
+    """OLMo-core's real ``BatchSizeSchedulerCallback`` (``test_olmo_core_batch.olmo_run``: it
+    waits for ``batches_processed % ratio == 0`` to grow the batch and scales ``initial_lr`` by
+    ``sqrt(new / old)``): the imported file's batch and lr at every step of the run, and the run."""
+    from .test_olmo_core_batch import olmo_run
+
+    n = olmo_config()
+    unit, value = duration
+    horizon = n.Duration.tokens(value) if unit == "tokens" else n.Duration.steps(value)
+    text = _with_callback(config_json(make(n.scheduler), horizon), sizes, points, units)
+    prog = _imported(tmp_path, text)
+    steps = run = value if unit == "steps" else None
+    if run is None:  # the trainer stops at the first step whose tokens seen reach max_duration
+        seen, run, batches = 0, 0, [b for b, _ in olmo_run(sizes, points, units, value // sizes[0], None)]
+        while seen < value:
+            seen, run = seen + batches[run], run + 1
+        steps = run
+    theirs = olmo_run(sizes, points, units, steps, make(olmo_core_cases_module()), value)
+    assert prog.run == run
+    assert [prog.batch_at(k) * SEQ for k in range(run)] == [b for b, _ in theirs]
+    assert len({b for b, _ in theirs}) == len(set(sizes))
+    for k, (_, value_k) in enumerate(theirs):
+        assert math.isclose(prog["lr"](k), value_k, rel_tol=1e-12, abs_tol=1e-18), k
+
+
+def olmo_core_cases_module():
+    """The scheduler module ``olmo_run``'s callback was loaded with (``olmo_core_cases.olmo``)."""
+    from .olmo_core_cases import olmo
+
+    return olmo()
+
+
+def test_the_callback_with_a_moving_t_max_is_refused(tmp_path):
+    n = olmo_config()
+    text = _with_callback(config_json(n.scheduler.CosWithWarmup(warmup=20), n.Duration.tokens(64000)),
+                          (64, 128), (0, 3200), "tokens")
+    with pytest.raises(SchedlangError, match="changes with every batch change"):
+        _imported(tmp_path, text)
+
+
 # -- export: config.json keys written back, merged into the original, run by OLMo-core -------------
 
 
