@@ -155,6 +155,22 @@ def test_every_update_is_olmo_core_s(tmp_path, index):
                                                                           f"vs OLMo-core {value!r}"
 
 
+@pytest.mark.parametrize("index", range(len(CASE_IDS)), ids=CASE_IDS)
+def test_lower_writes_the_same_run(tmp_path, index):
+    """``import --lower`` (core calls, no preset) is proven equal to the preset import."""
+    import warnings
+
+    from schedlang.verify import equivalent
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, make, duration, hard_stop = _cases()[index]
+        text = config_json(make(), duration, hard_stop)
+    presets, core = _imported(tmp_path, text), _imported(tmp_path, text, style="core")
+    assert core.run == presets.run
+    assert equivalent(presets["lr"], core["lr"], stop=presets.run + 1)
+
+
 def test_the_cut_run_warns_on_check(tmp_path):
     """OLMo#887: a cosine set for 250 steps' tokens, stopped by hard_stop at 200: check names the cut."""
     n = olmo_config()
