@@ -222,10 +222,10 @@ def _class(block: Node) -> str:
     named = block.value.get("_CLASS_")
     kind = block.value.get("type")
     if named is not None:
-        if not isinstance(named.value, str) or not named.value.startswith(MODULE + "."):
+        module, _, name = named.value.rpartition(".") if isinstance(named.value, str) else ("", "", "")
+        if module not in (MODULE, "olmo_core.optim"):  # from_dict imports the module, then the class
             raise SchedlangError(f"the scheduler's _CLASS_ is not a class of {MODULE}", named.span,
                                  hint="e.g. \"_CLASS_\": \"olmo_core.optim.scheduler.CosWithWarmup\"")
-        name = named.value[len(MODULE) + 1:]
         span = named.span
     elif kind is not None and isinstance(kind.value, str):
         name = REGISTERED.get(kind.value) or COMPOSITE.get(kind.value)

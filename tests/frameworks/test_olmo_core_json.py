@@ -185,6 +185,16 @@ def test_the_cut_run_warns_on_check(tmp_path):
     assert done.returncode == 0 and "inside the phase" in done.stderr, done.stderr
 
 
+def test_the_class_as_olmo_core_optim_exports_it():
+    """``from_dict`` imports ``_CLASS_``'s module and takes the class: ``olmo_core.optim.WSD`` is the
+    same class (the package re-exports its schedulers)."""
+    data = _base()
+    data["train_module"]["scheduler"]["_CLASS_"] = "olmo_core.optim.WSD"
+    via_package = schedlang.formats.from_olmo_core_json(json.dumps(data), "config.json")
+    direct = schedlang.formats.from_olmo_core_json(json.dumps(_base()), "config.json")
+    assert via_package == direct
+
+
 def test_config_json_is_recognized():
     text = (CONFIGS / "olmo_core_wsd_steps.json").read_text()
     assert guess_format(Path("config.json"), text) == "olmo-core-json"
