@@ -392,7 +392,9 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     from .common.preset_call import PresetCall, json_number
     from .common.proof import proven
 
-    call = PresetCall(source, filename, params, "olmo_core",
+    text_in = source.decode("utf-8") if isinstance(source, bytes) else source
+    stripped, ramp = _without_factor(text_in, filename)
+    call = PresetCall(stripped, filename, params, "olmo_core",
                       "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)")
     name = call.name.split(".", 1)[1]
     if name not in CLASSES:
@@ -415,13 +417,24 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     lr = json_number(call.number("lr")) if "lr" in call.given else 1
     tokens = block["units"] == "tokens"
     program = call.program
-    clock = _batch(program, call) if tokens or _run_unit(program) == "tok" else None
+    callback = _callback(ramp, call) if ramp is not None else None
+    if callback is not None:
+        clock = (callback["batch_sizes"][0], program.clock.seq_len)
+    else:
+        clock = _batch(program, call) if tokens or _run_unit(program) == "tok" else None
     run = call.run()
-    horizon, stop = _durations(name, t_max, run, program, clock, block, call)
+    horizon, stop = _durations(name, t_max, run, program, clock, block, call, callback is not None)
     block["_CLASS_"] = f"{MODULE}.{name}"
     block["type"] = next(k for k, v in REGISTERED.items() if v == name)
     out = {"train_module": {"optim": {"lr": lr}, "scheduler": block},
            "trainer": {"max_duration": horizon, **({"hard_stop": stop} if stop else {})}}
+    if callback is not None:
+        out["trainer"]["callbacks"] = {"batchwup": callback}
+        out["train_module"]["optim"]["_CLASS_"] = "olmo_core.optim.adamw.AdamWConfig"  # the callback's lr
+    if ramp is not None:
+        from ..program import compile as compile_program  # the file as written, with its lr factor
+
+        program = compile_program(text_in, params, filename)
     if into is not None:
         text = _merged(into, out, clock, call)
     else:
@@ -450,6 +463,56 @@ def _defaults(block: dict, name: str, given: dict) -> None:
             block[a.name] = json_number(a.default)
 
 
+#: ``_CLASS_`` of OLMo-core's batch-size callback, as config.json names it.
+CALLBACK = "olmo_core.train.callbacks.batch_size_scheduler.BatchSizeSchedulerCallback"
+
+
+def _without_factor(text: str, filename: str):
+    """A file whose batch is ``olmo_core.batch_size_schedule(...)`` and whose lr is a preset call
+    times ``olmo_core.batch_size_lr_factor(...)`` is OLMo-core's BatchSizeSchedulerCallback: the
+    text with the factor cut off (the preset call, for ``PresetCall``) and the two calls; any
+    other file as it is, and None."""
+    from ..syntax.parser import parse
+    from .common.into import offset
+
+    module = parse(text, filename)
+    batch = next((s.value for s in module.statements if isinstance(s, ir.BatchDecl)), None)
+    ramp = batch if isinstance(batch, ir.Call) and batch.func.id == "olmo_core.batch_size_schedule" else None
+    decl = next((s for s in module.statements if isinstance(s, ir.ScheduleDecl) and s.name == "lr"), None)
+    value = decl.value if decl is not None else None
+    right = value.right if isinstance(value, ir.BinOp) and value.op == "*" else None
+    factor = right if isinstance(right, ir.Call) and right.func.id == "olmo_core.batch_size_lr_factor" \
+        else None
+    if ramp is None and factor is None:
+        return text, None
+    if ramp is None or factor is None:
+        raise SchedlangError("OLMo-core's BatchSizeSchedulerCallback is both the batch schedule "
+                             "(olmo_core.batch_size_schedule) and the lr's factor "
+                             "(* olmo_core.batch_size_lr_factor(...)): the file has one of them",
+                             (ramp or factor).span, hint="write both, as the import does")
+    start = offset(text, value.left.span.end_line, value.left.span.end_column)
+    end = offset(text, value.span.end_line, value.span.end_column)
+    return text[:start] + text[end:], (ramp, factor)
+
+
+def _callback(ramp, call) -> dict:
+    """The BatchSizeSchedulerCallback block of ``olmo_core.batch_size_schedule(...)``."""
+    from .common.preset_call import json_number
+
+    batch, factor = ramp
+    names = ("batch_sizes", "schedule", "units")
+    given = {**dict(zip(names, batch.args)), **{k.name: k.value for k in batch.keywords}}
+    units = given["units"].value if "units" in given else "tokens"
+    factor_units = next((k.value.value for k in factor.keywords if k.name == "units"),
+                        factor.args[0].value if factor.args else "tokens")
+    if factor_units != units:
+        raise SchedlangError(f"the lr factor counts {factor_units}, the batch schedule {units}", factor.span)
+    sizes = [int(call.value(item, "batch_sizes")) for item in given["batch_sizes"].items]
+    points = [json_number(call.value(item, "schedule")) for item in given["schedule"].items]
+    return {"batch_sizes": sizes, "schedule": [_duration(p, units) for p in points], "enabled": True,
+            "_CLASS_": CALLBACK}
+
+
 def _run_unit(program) -> str | None:
     return program.run_length.unit if program.run_length is not None else None
 
@@ -469,7 +532,7 @@ def _duration(value: int, unit: str) -> dict:
     return {"value": value, "unit": unit, "_CLASS_": DURATION}
 
 
-def _durations(name, t_max, run, program, clock, block, call):
+def _durations(name, t_max, run, program, clock, block, call, ramp=False):
     """``max_duration`` (the horizon the trainer gives the scheduler as ``t_max``) and the
     ``hard_stop`` that ends a shorter run, or the reason the run cannot be said.  A run longer
     than the horizon is said only by the classes with their own ``t_max`` field."""
@@ -490,6 +553,14 @@ def _durations(name, t_max, run, program, clock, block, call):
         run_duration = _duration(run, "steps")
     if horizon is None or name == "WSDS":
         return run_duration, None
+    if ramp:  # the run and the horizon in one unit: their steps depend on every batch
+        if run_duration["unit"] != horizon["unit"]:
+            raise SchedlangError("with a batch-size schedule, give the run in the scheduler's units "
+                                 f"({horizon['unit']})", program.run_length.span)
+        if run_duration["value"] <= t_max:
+            return horizon, (None if run_duration["value"] == t_max else run_duration)
+        raise SchedlangError("the run is longer than t_max, the trainer's max_duration",
+                             program.run_length.span)
     horizon_steps = -(-t_max // clock[0]) if tokens else t_max
     if run <= horizon_steps:
         return horizon, (None if run == horizon_steps else run_duration)
@@ -515,7 +586,7 @@ def _merged(into, out: dict, clock, call) -> str:
             or not isinstance(trainer, dict):
         raise SchedlangError(f"{into.filename} has no train_module.optim and trainer: it is not an "
                              "OLMo-core config.json", call.node.span)
-    if clock is not None:
+    if clock is not None and "callbacks" not in out["trainer"]:
         loader = data.get("data_loader") if isinstance(data.get("data_loader"), dict) else {}
         if loader.get("global_batch_size") != clock[0]:
             raise SchedlangError(f"the file's batch is {clock[0]} tokens a step, {into.filename}'s "
@@ -525,6 +596,18 @@ def _merged(into, out: dict, clock, call) -> str:
     module["optim"] = {**module["optim"], "lr": out["train_module"]["optim"]["lr"]}
     module["scheduler"] = out["train_module"]["scheduler"]
     trainer.pop("hard_stop", None)
+    callbacks = trainer.get("callbacks") if isinstance(trainer.get("callbacks"), dict) else {}
+    ramps = [k for k, v in callbacks.items() if isinstance(v, dict) and str(v.get("_CLASS_", "")).endswith(
+        "BatchSizeSchedulerCallback") and v.get("enabled", True) is not False]
+    added = out["trainer"].pop("callbacks", None)
+    if ramps and added is None:
+        raise SchedlangError(f"{into.filename} changes the batch (its BatchSizeSchedulerCallback), the file "
+                             "does not", call.node.span,
+                             hint="write the file's batch as olmo_core.batch_size_schedule(...), as the "
+                                  "import does")
+    if added is not None:
+        trainer["callbacks"] = {**{k: v for k, v in callbacks.items() if k not in ramps},
+                                (ramps[0] if ramps else "batchwup"): added["batchwup"]}
     trainer.update(out["trainer"])
     return dumped(into, data)
 

@@ -247,6 +247,48 @@ def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, s
         assert math.isclose(prog["lr"](k), value_k, rel_tol=1e-12, abs_tol=1e-18), k
 
 
+@pytest.mark.parametrize("units", ["tokens", "steps"])
+def test_a_callback_config_exports_back_into_itself(tmp_path, units):
+    """import, then export --into: the callback written back (batch sizes, schedule) with the
+    scheduler, and the merged config read back equal (the writer's proof) and run the same by the
+    real callback."""
+    from .test_olmo_core_batch import olmo_run
+
+    n = olmo_config()
+    if units == "tokens":
+        make, horizon, sizes, points = (lambda s: s.WSD(units="tokens", warmup=640, decay=6400,
+                                                        decay_fraction=None)), n.Duration.tokens(64000), \
+            (64, 128, 256), (0, 3200, 12800)
+    else:
+        make, horizon, sizes, points = (lambda s: s.CosWithWarmup(warmup=20)), n.Duration.steps(150), \
+            (64, 128, 64), (0, 41, 90)
+    original = tmp_path / "config.json"
+    original.write_text(_with_callback(config_json(make(n.scheduler), horizon), sizes, points, units))
+    source = import_file(original, format="olmo-core-json")
+    merged = json.loads(export(source, "run.sched", format="olmo-core-json", into=original))
+    [callback] = merged["trainer"]["callbacks"].values()
+    assert callback["batch_sizes"] == list(sizes)
+    assert [p["value"] for p in callback["schedule"]] == list(points)
+    alone = json.loads(export(source, "run.sched", format="olmo-core-json"))
+    assert alone["data_loader"]["global_batch_size"] == sizes[0]
+    steps = 150 if units == "steps" else schedlang.compile(source).run
+    block = merged["train_module"]["scheduler"]
+    fields = {k: v for k, v in block.items() if k not in ("_CLASS_", "type")}
+    scheduler = getattr(olmo_core_cases_module(), block["_CLASS_"].rsplit(".", 1)[1])(**{
+        **{f.name: None for f in dataclasses.fields(getattr(olmo_config().scheduler, block["_CLASS_"].rsplit(
+            ".", 1)[1])) if f.init and f.name not in fields}, **fields})
+    assert olmo_run(sizes, points, units, steps, scheduler, horizon.value) == \
+        olmo_run(sizes, points, units, steps, make(olmo_core_cases_module()), horizon.value)
+
+
+def test_a_ramp_without_its_lr_factor_is_refused():
+    source = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128], "
+              "schedule=[0, 3200], units=\"tokens\")\nrun = 6400tok\n"
+              "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=6400, warmup=64, decay=640)\n")
+    with pytest.raises(SchedlangError, match="has one of them"):
+        export(source, "x.sched", format="olmo-core-json")
+
+
 def olmo_core_cases_module():
     """The scheduler module ``olmo_run``'s callback was loaded with (``olmo_core_cases.olmo``)."""
     from .olmo_core_cases import olmo
