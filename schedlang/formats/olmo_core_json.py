@@ -26,6 +26,12 @@ written when the token clock is used; an enabled ``BatchSizeSchedulerCallback`` 
 ``batch = olmo_core.batch_size_schedule(...)`` and the lr's ``olmo_core.batch_size_lr_factor``.
 An ``epochs`` duration (its steps depend on the dataset), schedulers of schedulers and per-group
 lrs are refused, located.
+
+The writer (``export --format olmo-core-json [--into config.json]``) goes back the same way: one
+``olmo_core.*`` call becomes the scheduler block (every field that is not None, as
+``as_config_dict`` writes it), its ``t_max`` the trainer's ``max_duration`` and a shorter ``run``
+the ``hard_stop``; ``schedlang branch --format olmo-core-json`` writes its resume keys through it
+(``branches/configs.py``).
 """
 
 from __future__ import annotations
