@@ -185,7 +185,7 @@ def test_the_command_lines_formats_are_the_writers():
     parser = _parser()
     sub = parser._subparsers._group_actions[0].choices["branch"]
     choices = next(a.choices for a in sub._actions if a.dest == "format")
-    assert tuple(choices) == FORMATS == ("megatron-args", "hf-args", "torchtitan-toml")
+    assert tuple(choices) == FORMATS == ("megatron-args", "hf-args", "torchtitan-toml", "olmo-core-json")
 
 
 def test_format_refusals_on_the_token_clock():

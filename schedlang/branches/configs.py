@@ -15,13 +15,17 @@ to ``F`` is that branch:
   (the Trainer rebuilds its scheduler from these and loads the saved ``last_epoch``; the
   saved ``base_lrs`` win, so ``a`` must be the trunk's ``learning_rate``: it is, in the stable
   phase of an HF trunk);
+* ``olmo-core-json``: the config.json keys (``export --format olmo-core-json``): ``optim.lr a``,
+  ``WSD(warmup=0, decay=N, decay_min_lr=F)`` (linear) or ``CosWithWarmup(warmup=C+1,
+  alpha_f=F/a)`` (cosine), ``max_duration`` ``C+N+1`` steps and ``hard_stop`` ``C+N``: OLMo-core
+  rebuilds its scheduler from the config on resume, its counter read one step ahead (``_olmo_core``);
 * ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
   ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
   ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
   restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.
 
 Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
-``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``), proven equal to the branch at every
+``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``, ``olmo_core.*``), proven equal to the branch at every
 step from ``C`` to the run's end (torchtitan's is not clamped after it), written by the
 format's exporter (which proves its text equal to the preset; torchtitan's keys are written
 here, the format having no writer), and the text is read back by the format's reader and
@@ -49,7 +53,8 @@ from .certificate import Claim, decimal_text, rewritten
 #: The framework's name of each ``cooldown`` shape it has.
 _STYLES = {"megatron-args": {shape: name for name, shape in MEGATRON_SHAPES.items()},
            "hf-args": {shape: name for name, shape in HF_SHAPES.items()},
-           "torchtitan-toml": {shape: shape for shape in TITAN_SHAPES}}
+           "torchtitan-toml": {shape: shape for shape in TITAN_SHAPES},
+           "olmo-core-json": {"linear": "WSD", "cosine": "CosWithWarmup"}}
 FORMATS = tuple(_STYLES)
 OVERRIDE = "--override-opt_param-scheduler"
 
@@ -63,7 +68,8 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     if format not in _STYLES:
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
                              hint="write the .sched branch (no --format) and `schedlang export` it")
-    samples = _on_samples(format, branch)
+    olmo_tokens = format == "olmo-core-json" and {branch.at.unit, branch.length.unit} != {None}
+    samples = None if olmo_tokens else _on_samples(format, branch)
     style = _STYLES[format].get(branch.shape)
     if style is None:
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
@@ -80,6 +86,10 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
                 f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
                 f"lr_wsd_decay_style=\"{style}\")")
+    elif olmo_tokens:
+        call = _olmo_core_tokens(style, peak, floor, a, branch)
+    elif format == "olmo-core-json":
+        call = _olmo_core(style, peak, floor, a, branch, c, n, end)
     elif format == "torchtitan-toml":
         if a == 0:
             raise SchedlangError("torchtitan writes the floor as a factor of the lr, which is 0 at the "
@@ -94,7 +104,9 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
                 f"min_lr_ratio={decimal_text(branch.to / a)})")
-    if samples is None:
+    if olmo_tokens:  # in the branch's file, on its token clock (the exporter writes the batch)
+        preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
+    elif samples is None:
         preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
     else:  # in the branch's file, on its batch schedule (the exporter writes its batch flags)
         preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: f"on_samples({call})")
@@ -114,6 +126,62 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                         equivalent(back.main_schedule(None, "the configuration read back"), branched,
                                    start=c, stop=end + 1)))
     return text, claims
+
+
+def _olmo_core(style: str, peak: str, floor: str, a: Fraction, branch, c: int, n: int, end: int) -> str:
+    """OLMo-core's scheduler of the branch, rebuilt from the config on resume (its trainer state,
+    ``global_step = C``, restored; each group's ``initial_lr`` reset to ``optim.lr``, a fixed field).
+    Update ``k`` reads ``get_lr(lr, k + 1, t_max)``, so ``t_max`` is one past the run: the trainer's
+    ``max_duration`` ``C + N + 1`` with a ``hard_stop`` at ``C + N`` (the export writes both).
+    ``WSD`` with no warmup decays linearly over its last ``N`` to ``decay_min_lr = F`` (the value
+    at ``C`` is ``lr``); ``CosWithWarmup`` starts its cosine at ``warmup = C + 1`` and ends it at
+    ``alpha_f * lr = F``."""
+    if style == "WSD":
+        return f"olmo_core.WSD(lr={peak}, t_max={end + 1}, warmup=0, decay={n}, decay_min_lr={floor})"
+    return f"olmo_core.CosWithWarmup(lr={peak}, t_max={end + 1}, warmup={c + 1}, alpha_f={_alpha(branch, a)})"
+
+
+def _alpha(branch, a: Fraction) -> str:
+    """CosWithWarmup's ``alpha_f = F / lr``, which config.json must hold exactly (a decimal)."""
+    ratio = decimal_text(branch.to / a) if a else "("
+    if ratio.startswith("("):
+        raise SchedlangError("OLMo-core's CosWithWarmup ends at alpha_f * lr, and F / lr has no exact "
+                             f"decimal here ({branch.to} / {a})",
+                             hint="a linear cooldown (WSD) writes F itself")
+    return ratio
+
+
+def _olmo_core_tokens(style: str, peak: str, floor: str, a: Fraction, branch) -> str:
+    """The same on OLMo-core's token clock (``units="tokens"``, both the branch point and the
+    cooldown in ``tok``): update ``k`` reads the tokens seen through it, ``T_k + B``, so with the
+    branch cut at ``T_c`` (the tokens before the branch step) and a constant batch of ``B`` tokens
+    over the cooldown, ``t_max`` is ``T_c + N + B`` and the decay ``N`` (the cosine's warmup
+    ``T_c + B``), ``N`` a whole number of batches; the export writes ``max_duration`` ``t_max``
+    tokens and ``hard_stop`` the branch's run, ``T_c + N`` tokens."""
+    if {branch.at.unit, branch.length.unit} != {"tok"}:
+        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
+                             "and the cooldown's length in tok)",
+                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
+    clock = branch.program.clock
+    batch = clock.batch_at(branch.step)
+    if any(branch.samples < threshold < branch.run_samples for threshold, _ in clock.table[1:]):
+        raise SchedlangError("the batch changes during the cooldown: OLMo-core's scheduler reads the tokens "
+                             "seen through each update, which is this branch only at one batch",
+                             hint="branch after the last batch change, or in steps")
+    step_tokens = batch * clock.seq_len
+    start, n = branch.tokens, branch.length.amount
+    if n % step_tokens:  # past T_c + N OLMo-core's decay runs on below F: end at a batch boundary
+        shorter, longer = n - n % step_tokens, n - n % step_tokens + step_tokens
+        raise SchedlangError(f"the cooldown's {n} tokens end inside a {step_tokens}-token batch: OLMo-core's "
+                             "scheduler would pass F on the run's last step",
+                             hint=f"a cooldown of whole batches: {shorter}tok or {longer}tok")
+    t_max = start + n + step_tokens
+    if style == "WSD":
+        return (f"olmo_core.WSD(lr={peak}, units=\"tokens\", t_max={t_max}, warmup=0, decay={n}, "
+                f"decay_min_lr={floor})")
+    ratio = _alpha(branch, a)
+    return (f"olmo_core.CosWithWarmup(lr={peak}, units=\"tokens\", t_max={t_max}, "
+            f"warmup={start + step_tokens}, alpha_f={ratio})")
 
 
 def _on_samples(fmt: str, branch) -> tuple[int, int] | None:

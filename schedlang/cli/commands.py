@@ -210,10 +210,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--to", required=True, metavar="F", help="the value the cooldown ends at")
     sub.add_argument("-o", "--output", help="write the branch (or --format's config) here "
                                             "(default: standard output, before the certificate)")
-    sub.add_argument("--format", default=None, choices=("megatron-args", "hf-args", "torchtitan-toml"),
-                     metavar="FMT",
-                     help="write the configuration the framework resumes with: megatron-args, hf-args or "
-                          "torchtitan-toml")
+    sub.add_argument("--format", default=None,
+                     choices=("megatron-args", "hf-args", "torchtitan-toml", "olmo-core-json"), metavar="FMT",
+                     help="write the configuration the framework resumes with: megatron-args, hf-args, "
+                          "torchtitan-toml or olmo-core-json")
     sub.add_argument("--schedule", default=None, metavar="NAME",
                      help="the trunk's schedule to branch (default: lr, or the only one)")
 

@@ -35,7 +35,7 @@ from ..limits import STDIN, input_name, read_source_text
 #: whether they recognise a file (a document's keys are tried in order; a command line must
 #: name one launcher).
 MODULES = ("megatron_args", "cerebras_yaml", "composer_yaml", "timm_args", "hf_args", "mmengine_config",
-           "keras_json", "optax_script", "deepspeed_json", "sambaflow", "torchtitan_toml")
+           "keras_json", "optax_script", "olmo_core_json", "deepspeed_json", "sambaflow", "torchtitan_toml")
 
 
 @functools.cache

@@ -56,7 +56,7 @@ def run(capsys, *argv):
 
 def test_the_table_lists_every_format_for_help_cli_and_docs(capsys):
     names = [f.name for f in TABLE]
-    assert len(names) == len(set(names)) == 11
+    assert len(names) == len(set(names)) == 12
     text = help_text()
     assert all(name in text for name in names)
     with pytest.raises(SystemExit):
@@ -587,12 +587,13 @@ def test_yaml_format_is_guessed_from_the_top_level_keys(path):
 @pytest.mark.parametrize("path", sorted([*CONFIGS.glob("*.json"), *CONFIGS.glob("deepspeed/*.json")]),
                          ids=lambda p: p.name)
 def test_json_format_is_guessed_from_the_keys(path):
-    """A serialized Keras schedule has ``class_name``; a DeepSpeed config ``scheduler`` (or its
-    other top-level sections); anything else is HF ``TrainingArguments``."""
+    """A serialized Keras schedule has ``class_name``; an OLMo-core config.json ``_CLASS_`` marks of
+    ``olmo_core.`` modules; a DeepSpeed config ``scheduler`` (or its other top-level sections);
+    anything else is HF ``TrainingArguments``."""
     from schedlang.formats import guess_format
 
     expected = "deepspeed-json" if path.parent.name == "deepspeed" else \
-        {"hf": "hf-args", "keras": "keras-json"}[path.name.split("_", 1)[0]]
+        {"hf": "hf-args", "keras": "keras-json", "olmo": "olmo-core-json"}[path.name.split("_", 1)[0]]
     assert guess_format(path, path.read_text(encoding="utf-8")) == expected
 
 

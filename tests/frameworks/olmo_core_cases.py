@@ -252,3 +252,66 @@ def batch_size_setter():
     namespace: dict = {}
     exec(compile(ast.Module([setter], []), str(path), "exec"), namespace)  # OLMo-core's own code
     return namespace["global_batch_size"]
+
+
+# -- OLMo-core's config.json, written by its own Config.as_config_dict ---------------------------
+
+_REAL = "_olmo_core_3_0_0_config"
+
+
+def olmo_config():
+    """OLMo-core 3.0.0's real ``olmo_core/config.py`` (``Config.as_config_dict``, the code that
+    writes ``config.json``), its ``optim/scheduler.py`` on that ``Config``, and ``train/common.py``'s
+    ``Duration`` / ``DurationUnit`` (taken from the file with ``ast``), as a namespace.  The two
+    packages ``config.py`` imports and this environment lacks are stubbed: ``cached_path``
+    (unused by ``as_dict``) and ``dataclass_extensions`` (``Registrable``: the registered name
+    ``as_config_dict`` writes as ``type``).  Each class's ``__module__`` is OLMo-core's own, so
+    the ``_CLASS_`` marks are those of a real run."""
+    import ast
+
+    if f"{_REAL}.namespace" in sys.modules:
+        return sys.modules[f"{_REAL}.namespace"]
+    framework_file(PACKAGE / "config.py", WHAT)
+    names: dict[type, str] = {}
+
+    class Registrable:
+        @classmethod
+        def register(cls, name):
+            def record(subclass):
+                names[subclass] = name
+                return subclass
+            return record
+
+        def get_registered_name(self):
+            if type(self) not in names:
+                raise ValueError("not registered")
+            return names[type(self)]
+
+    _module("cached_path", cached_path=lambda path: path)
+    _module("dataclass_extensions", Registrable=Registrable, decode=None)
+    _module(_REAL)
+    _module(f"{_REAL}.distributed")
+    _module(f"{_REAL}.distributed.utils", get_rank=lambda: 0)
+    _module(f"{_REAL}.optim")
+    _module(f"{_REAL}.optim.config", INITIAL_LR_FIELD="initial_lr", LR_FIELD="lr")
+    loaded = {}
+    for name, path in (("aliases", "aliases.py"), ("exceptions", "exceptions.py"), ("config", "config.py"),
+                       ("optim.scheduler", "optim/scheduler.py")):
+        spec = importlib.util.spec_from_file_location(f"{_REAL}.{name}", PACKAGE / path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        loaded[name] = module
+    for value in vars(loaded["optim.scheduler"]).values():
+        if isinstance(value, type) and value.__module__ == f"{_REAL}.optim.scheduler":
+            value.__module__ = "olmo_core.optim.scheduler"
+    tree = ast.parse((PACKAGE / "train" / "common.py").read_text(encoding="utf-8"))
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name in ("DurationUnit", "Duration")]
+    common = _module(f"{_REAL}.train.common", dataclass=__import__("dataclasses").dataclass,
+                     StrEnum=loaded["config"].StrEnum).__dict__
+    exec(compile(ast.Module(classes, []), str(PACKAGE / "train" / "common.py"), "exec"), common)  # noqa: S102
+    common["Duration"].__module__ = "olmo_core.train.common"
+    namespace = types.SimpleNamespace(Config=loaded["config"].Config, scheduler=loaded["optim.scheduler"],
+                                      Duration=common["Duration"], DurationUnit=common["DurationUnit"])
+    sys.modules[f"{_REAL}.namespace"] = namespace
+    return namespace

@@ -172,6 +172,83 @@ def test_torchtitan_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
             resumed.step()
 
 
+# -- OLMo-core: the scheduler rebuilt from config.json, the trainer state restored -------------------
+
+
+@pytest.mark.parametrize("shape", ["linear", "cosine"])
+def test_olmo_core_resumes_the_branch_from_the_checkpoint(tmp_path, shape):
+    """The trunk run by OLMo-core's trainer loop (ConstantWithWarmup at PEAK) to its checkpoint at
+    step C; resumed with the branch's config.json keys: the trainer's steps and tokens restored,
+    the optimizer's group loaded and its ``initial_lr`` reset to the config's lr, the scheduler
+    built from the config (OLMo-core saves no scheduler state), stepped to the run's end."""
+    from .olmo_core_cases import olmo_config
+    from .test_olmo_core_json import _from_json, olmo_lrs
+
+    n = olmo_config()
+    b = schedlang.branch(_trunk(tmp_path), C, shape, N, "3e-5", format="olmo-core-json")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    data = json.loads(b.config)
+    assert data["trainer"]["hard_stop"]["value"] == b.run == C + N
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trunk = olmo_lrs(n.scheduler.ConstantWithWarmup(warmup=WARMUP), n.Duration.steps(RUN0),
+                         n.Duration.steps(C), lr=PEAK)  # the trunk, stopped at its checkpoint
+        scheduler, max_duration, stop, lr = _from_json(data)
+        resumed = olmo_lrs(scheduler, max_duration, stop, lr=lr, start=C,
+                           saved={"lr": trunk[-1], "initial_lr": PEAK})
+    assert len(trunk) == C and len(resumed) == b.run - C
+    branch_lr = schedlang.compile(b.source)["lr"]
+    for k, value in zip(range(C, b.run), resumed):
+        _close(k, branch_lr(k), value, f"olmo-core {shape}")
+    assert branch_lr(b.run) == 3e-5 and math.isclose(resumed[-1], branch_lr(b.run - 1), rel_tol=1e-12)
+
+
+OLMO_TOKENS = ("param seq_len: int = 8\nbatch = 8\nrun = 128000tok\n"
+               "schedule lr = warmup(linear, 100) >> constant(3e-4)\n")
+
+
+@pytest.mark.parametrize("shape", ["linear", "cosine"])
+@pytest.mark.parametrize("at", ["76800tok", "76810tok"])
+def test_olmo_core_resumes_a_token_branch(tmp_path, shape, at):
+    """units="tokens": the trunk (64 tokens a step) run by OLMo-core to the branch step (the first
+    whose tokens seen reach ``at``), resumed with the branch's keys, its tokens seen restored; the
+    cooldown of 300 batches (19200 tokens) read at the tokens seen through each update."""
+    from .olmo_core_cases import olmo_config
+    from .test_olmo_core_json import _from_json, olmo_lrs
+
+    n = olmo_config()
+    path = tmp_path / "trunk.sched"
+    path.write_text(OLMO_TOKENS)
+    b = schedlang.branch(path, at, shape, "19200tok", "3e-5", format="olmo-core-json")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    data = json.loads(b.config)
+    assert data["train_module"]["scheduler"]["units"] == "tokens"
+    assert data["data_loader"]["global_batch_size"] == 64 and b.tokens == 64 * b.step
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trunk = olmo_lrs(n.scheduler.ConstantWithWarmup(units="tokens", warmup=6400),
+                         n.Duration.tokens(128000), n.Duration.steps(b.step), lr=PEAK, gbs=64)
+        scheduler, max_duration, stop, lr = _from_json(data)
+        resumed = olmo_lrs(scheduler, max_duration, stop, lr=lr, gbs=64, start=b.step,
+                           saved={"lr": trunk[-1], "initial_lr": PEAK})
+    assert len(resumed) == b.run - b.step == 300
+    branch_lr = schedlang.compile(b.source)["lr"]
+    for k, value in zip(range(b.step, b.run), resumed):
+        _close(k, branch_lr(k), value, f"olmo-core tokens {shape}")
+
+
+def test_olmo_core_token_cooldown_of_part_of_a_batch_is_refused(tmp_path):
+    path = tmp_path / "trunk.sched"
+    path.write_text(OLMO_TOKENS)
+    with pytest.raises(schedlang.SchedlangError, match="19200tok or 19264tok"):
+        schedlang.branch(path, "76800tok", "linear", "19210tok", "3e-5", format="olmo-core-json")
+
+
+def test_olmo_core_has_no_sqrt_cooldown(tmp_path):
+    with pytest.raises(schedlang.SchedlangError, match="olmo-core-json has no cooldown shape 'sqrt'"):
+        schedlang.branch(_trunk(tmp_path), C, "sqrt", N, "3e-5", format="olmo-core-json")
+
+
 # -- Megatron on the sample clock: a token branch under a batch ramp --------------------------------
 
 RAMP_TRUNK = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(2, 2, 200, global_batch_size=8)\n"

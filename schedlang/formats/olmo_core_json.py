@@ -1,0 +1,378 @@
+"""OLMo-core's experiment config JSON -> ``.sched`` source (``--format olmo-core-json``).
+
+What an OLMo-core user has is the ``config.json`` its ``ConfigSaverCallback`` writes into every
+checkpoint directory: ``ExperimentConfig.as_config_dict()``, i.e. every dataclass field that is not
+``None`` (``exclude_none``), each config marked with its ``_CLASS_`` (``module.Class``) and, for a
+registered one, its ``type``.  The schedule lives in three places of it, read here as OLMo-core
+3.0.0 reads them:
+
+* ``train_module.scheduler``: one ``olmo_core.optim.scheduler`` class with its fields, written as
+  the ``olmo_core.*`` preset of that class (its arguments are the fields, one to one; a field the
+  JSON leaves out is the ``None`` it was, which is the preset's default too);
+* ``train_module.optim.lr``: the optimizer's lr, the ``initial_lr`` the scheduler scales (OLMo-core
+  resets each group's ``initial_lr`` to it after loading a checkpoint: it is a ``fixed_field``);
+* ``trainer.max_duration`` ``{"value": N, "unit": "steps" | "tokens" | "epochs"}`` (and
+  ``trainer.hard_stop``): the run.  ``Trainer.max_steps`` is ``N`` in steps and ``ceil(N /
+  global_batch_size)`` in tokens; ``max_tokens`` is ``N`` in tokens and ``N * global_batch_size``
+  in steps; the scheduler's ``t_max`` is ``max_steps`` (``units="steps"``) or ``max_tokens``
+  (``units="tokens"``), unless ``LinearWithWarmup`` / ``CosWithWarmup`` / ``HalfCosWithWarmup``
+  set their own.  The trainer stops at the first step whose tokens seen reach a token duration,
+  which is what ``run = Ntok`` says; ``hard_stop`` stops it earlier without changing ``t_max``
+  (the run then cuts the schedule, and ``check`` says so).
+
+``data_loader.global_batch_size`` counts tokens; with ``dataset.sequence_length`` (else
+``train_module.max_sequence_length``) it is the file's ``param seq_len`` and ``batch`` (samples),
+written when the token clock is used; an enabled ``BatchSizeSchedulerCallback`` is the file's
+``batch = olmo_core.batch_size_schedule(...)`` and the lr's ``olmo_core.batch_size_lr_factor``.
+An ``epochs`` duration (its steps depend on the dataset), schedulers of schedulers and per-group
+lrs are refused, located.
+
+The writer (``olmo_core_export``: ``export --format olmo-core-json [--into config.json]``) goes
+back the same way: one
+``olmo_core.*`` call becomes the scheduler block (every field that is not None, as
+``as_config_dict`` writes it), its ``t_max`` the trainer's ``max_duration`` and a shorter ``run``
+the ``hard_stop``; ``schedlang branch --format olmo-core-json`` writes its resume keys through it
+(``branches/configs.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import SchedlangError, Span, did_you_mean
+from ..library.presets import PRESETS
+from .common.format import Format, reader
+from .common.json_source import load
+from .common.numbers import exact
+from .common.source_text import header, number, option
+from .common.yaml_source import Node
+from .core_text import lowered
+from .olmo_core_export import CLASSES, COMPOSITE, MODULE, OWN_T_MAX, REGISTERED, export
+
+LISTS = ("period_lengths", "period_lr_multipliers")
+UNITS = ("steps", "tokens")
+
+
+def _at(node: Node, key: str) -> Span:
+    return node.key_spans.get(key, node.span)
+
+
+def _mapping(parent: Node, key: str, what: str, required: bool = True) -> Node | None:
+    node = parent.value.get(key)
+    if node is None or node.value is None:
+        if required:
+            raise SchedlangError(f"the config has no {what}", _at(parent, key) if node else parent.span,
+                                 hint="import the config.json OLMo-core writes into its save folder and "
+                                      "checkpoints (ExperimentConfig.as_config_dict())")
+        return None
+    if not node.is_mapping:
+        raise SchedlangError(f"{what} must be an object", node.span)
+    return node
+
+
+def _whole(node: Node, what: str, minimum: int = 0) -> int:
+    value = exact(node.value) if not isinstance(node.value, str) else None
+    if value is None or not value.is_Integer or value < minimum:
+        raise SchedlangError(f"{what} must be a whole number >= {minimum}, not {json.dumps(node.value)}",
+                             node.span)
+    return int(value)
+
+
+def read(text: str, filename: str) -> Node:
+    root = load(text, filename)
+    if not root.is_mapping:
+        raise SchedlangError("an OLMo-core config is a JSON object", root.span)
+    return root
+
+
+class _Clock:
+    """The run's batch in tokens and its sequence length, read only when the token clock is used."""
+
+    def __init__(self, root: Node):
+        self.root, self.tokens = root, None
+
+    def batch(self, why: Span) -> int:
+        if self.tokens is None:
+            loader = _mapping(self.root, "data_loader", "\"data_loader\" (its global_batch_size counts "
+                                                        "the tokens of a step)")
+            if "global_batch_size" not in loader.value:
+                raise SchedlangError("the data loader has no global_batch_size (tokens per step)",
+                                     loader.span)
+            self.tokens = _whole(loader.value["global_batch_size"], "global_batch_size (tokens)", 1)
+            self.seq_len = self._seq_len()
+            if self.tokens % self.seq_len:
+                raise SchedlangError(f"global_batch_size {self.tokens} is not a whole number of "
+                                     f"{self.seq_len}-token sequences",
+                                     loader.value["global_batch_size"].span)
+        return self.tokens
+
+    def _seq_len(self) -> int:
+        for block, key in (("dataset", "sequence_length"), ("train_module", "max_sequence_length")):
+            node = self.root.value.get(block)
+            if node is not None and node.is_mapping and key in node.value:
+                return _whole(node.value[key], f"{block}.{key}", 1)
+        raise SchedlangError("the config gives no sequence length (dataset.sequence_length or "
+                             "train_module.max_sequence_length)", self.root.span,
+                             hint="the token clock needs the tokens of a sample")
+
+    def ramp(self, ramp: _Ramp, optimizer: str | None) -> None:
+        """The batch is the callback's schedule (its first batch the data loader's)."""
+        if self.batch(ramp.node.span) != int(ramp.sizes[0]):
+            raise SchedlangError(f"the batch-size schedule starts at {ramp.sizes[0]} tokens, the data loader "
+                                 f"at {self.tokens}: the callback's first change would scale the lr too",
+                                 ramp.node.span, hint="start batch_sizes at data_loader.global_batch_size")
+        if optimizer is not None and "Adam" not in optimizer:
+            raise SchedlangError(f"the batch-size schedule scales the lr of Adam optimizers only "
+                                 f"(OLMo-core raises NotImplementedError for {optimizer})", ramp.node.span)
+        self.schedule = ramp
+
+    def lines(self) -> list[str]:
+        if self.tokens is None:
+            return []
+        head = [f"param seq_len: int = {self.seq_len}   # dataset.sequence_length"]
+        ramp = getattr(self, "schedule", None)
+        if ramp is not None:
+            return [*head, f"batch = olmo_core.batch_size_schedule(batch_sizes=[{', '.join(ramp.sizes)}], "
+                           f"schedule=[{', '.join(ramp.points)}], units=\"{ramp.unit}\")   "
+                           "# BatchSizeSchedulerCallback"]
+        return [*head, f"batch = {self.tokens // self.seq_len}   # data_loader.global_batch_size: "
+                       f"{self.tokens} tokens a step"]
+
+
+class _Duration:
+    """A ``Duration`` ``{"value": N, "unit": ...}`` as the trainer reads it."""
+
+    def __init__(self, node: Node, what: str, minimum: int = 1):
+        if not node.is_mapping or "value" not in node.value:
+            raise SchedlangError(f"{what} must be a Duration {{\"value\": N, \"unit\": \"steps\"}}",
+                                 node.span)
+        unit = node.value.get("unit")
+        if unit is None or unit.value not in ("steps", "tokens", "epochs"):
+            raise SchedlangError(f"{what}'s unit must be \"steps\", \"tokens\" or \"epochs\"",
+                                 unit.span if unit is not None else node.span)
+        if unit.value == "epochs":
+            raise SchedlangError(f"{what} is in epochs: the steps of an epoch depend on the dataset, "
+                                 "which the config does not hold", unit.span,
+                                 hint="give max_duration in steps or tokens (Duration.steps(N) / "
+                                      "Duration.tokens(N))")
+        self.unit, self.node, self.what = unit.value, node, what
+        self.value = _whole(node.value["value"], f"{what}'s value", minimum)
+
+    def steps(self, clock: _Clock) -> int:
+        if self.unit == "steps":
+            return self.value
+        return -(-self.value // clock.batch(self.node.span))  # the first step whose tokens reach it
+
+    def tokens(self, clock: _Clock) -> int:
+        if self.unit == "tokens":
+            return self.value
+        return self.value * clock.batch(self.node.span)
+
+    def run_text(self) -> str:
+        return f"{self.value}tok" if self.unit == "tokens" else str(self.value)
+
+
+class _Ramp:
+    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points."""
+
+    def __init__(self, node: Node):
+        self.node = node
+        sizes, points = node.value.get("batch_sizes"), node.value.get("schedule")
+        if sizes is None or not sizes.is_list or points is None or not points.is_list \
+                or len(sizes.value) != len(points.value) or not sizes.value:
+            raise SchedlangError("the BatchSizeSchedulerCallback needs batch_sizes and a schedule of as many "
+                                 "Durations", node.span)
+        self.sizes = [str(_whole(item, "each batch size (tokens)", 1)) for item in sizes.value]
+        durations = [_Duration(item, "each point of the batch-size schedule", minimum=0)
+                     for item in points.value]
+        units = {d.unit for d in durations}
+        if len(units) > 1:
+            raise SchedlangError("the batch-size schedule's points must share one unit (OLMo-core checks it)",
+                                 points.span)
+        self.unit = units.pop()
+        self.points = [str(d.value) for d in durations]
+
+
+def _batch_callback(trainer: Node) -> _Ramp | None:
+    callbacks = trainer.value.get("callbacks")
+    for callback in (callbacks.value.values() if callbacks is not None and callbacks.is_mapping else ()):
+        named = callback.value.get("_CLASS_") if callback.is_mapping else None
+        enabled = callback.value.get("enabled") if callback.is_mapping else None
+        points = callback.value.get("schedule") if callback.is_mapping else None
+        if named is not None and str(named.value).endswith("BatchSizeSchedulerCallback") and \
+                (enabled is None or enabled.value is not False) and points is not None and points.value:
+            return _Ramp(callback)
+    return None
+
+
+def _optimizer_class(train_module: Node) -> str | None:
+    named = train_module.value["optim"].value.get("_CLASS_")
+    return str(named.value).rsplit(".", 1)[-1] if named is not None else None
+
+
+def _class(block: Node) -> str:
+    """The scheduler's class, from ``_CLASS_`` (what ``from_dict`` resolves) or its ``type``."""
+    named = block.value.get("_CLASS_")
+    kind = block.value.get("type")
+    if named is not None:
+        module, _, name = named.value.rpartition(".") if isinstance(named.value, str) else ("", "", "")
+        if module not in (MODULE, "olmo_core.optim"):  # from_dict imports the module, then the class
+            raise SchedlangError(f"the scheduler's _CLASS_ is not a class of {MODULE}", named.span,
+                                 hint="e.g. \"_CLASS_\": \"olmo_core.optim.scheduler.CosWithWarmup\"")
+        span = named.span
+    elif kind is not None and isinstance(kind.value, str):
+        name = REGISTERED.get(kind.value) or COMPOSITE.get(kind.value)
+        span = kind.span
+        if name is None:
+            raise SchedlangError(f"'{kind.value}' is not a registered OLMo-core scheduler", kind.span,
+                                 hint=did_you_mean(kind.value, [*REGISTERED, *COMPOSITE])
+                                 or "one of " + ", ".join(REGISTERED))
+    else:
+        raise SchedlangError("the scheduler has no \"_CLASS_\" (nor \"type\")", block.span,
+                             hint="OLMo-core's config.json marks it: \"_CLASS_\": "
+                                  "\"olmo_core.optim.scheduler.CosWithWarmup\"")
+    if name in COMPOSITE.values():
+        raise SchedlangError(f"{name} (a scheduler of schedulers) is not imported from config.json yet",
+                             span, hint=f"write it as olmo_core.{name}(...) in the .sched file")
+    if name not in CLASSES:
+        raise SchedlangError(f"'{name}' is not an OLMo-core 3.0.0 scheduler", span,
+                             hint=did_you_mean(name, CLASSES) or "one of " + ", ".join(CLASSES))
+    if kind is not None and named is not None and REGISTERED.get(kind.value) not in (None, name):
+        raise SchedlangError(f"\"type\" {kind.value!r} is not the registered name of {name}", kind.span)
+    return name
+
+
+def _lr(train_module: Node) -> str:
+    optim = _mapping(train_module, "optim", "optimizer (train_module.optim)")
+    if "lr" not in optim.value:
+        raise SchedlangError("the optimizer has no lr", optim.span,
+                             hint="OLMo-core's config.json writes the optimizer's lr (train_module.optim.lr)")
+    overrides = optim.value.get("group_overrides")
+    for group in (overrides.value if overrides is not None and overrides.is_list else ()):
+        opts = group.value.get("opts") if group.is_mapping else None
+        if opts is not None and opts.is_mapping and "lr" in opts.value:
+            raise SchedlangError("a param group sets its own lr: the scheduler scales each group's lr, "
+                                 "and this import writes one lr", opts.key_spans["lr"],
+                                 hint="import the config without the group's lr override")
+    node = optim.value["lr"]
+    if isinstance(node.value, str) or exact(node.value) is None or exact(node.value) < 0:
+        raise SchedlangError(f"the optimizer's lr must be a number >= 0, not {json.dumps(node.value)}",
+                             node.span)
+    return number(node.value, node.span, "the optimizer's lr")
+
+
+def _fields(block: Node, name: str) -> dict[str, str]:
+    """The scheduler's fields as the preset's keyword arguments (text), checked at their keys."""
+    accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
+    if name in OWN_T_MAX:
+        accepted.add("t_max")
+    args: dict[str, str] = {}
+    for key, node in block.value.items():
+        if key in ("_CLASS_", "type"):
+            continue
+        if key in ("lr_field", "initial_lr_field"):
+            if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
+                raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
+                                     "the optimizer's lr", node.span)
+            continue
+        if key == "units":
+            args[key] = option(node.value, UNITS, node.span, "units")
+            continue
+        if key not in accepted:
+            raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
+                                 hint=did_you_mean(key, accepted)
+                                 or "its fields: " + ", ".join(sorted(accepted)))
+        if node.value is None:  # None: the field's value was None (as_config_dict leaves it out)
+            continue
+        if key in LISTS:
+            if not node.is_list:
+                raise SchedlangError(f"{key} must be a list of numbers", node.span)
+            items = [number(_plain(item, key), item.span, f"each of {key}") for item in node.value]
+            args[key] = "[" + ", ".join(items) + "]"
+        else:
+            args[key] = number(_plain(node, key), node.span, key)
+    if name == "CosWithWarmupAndLinearDecay" and "t_max" in block.value:
+        raise SchedlangError("CosWithWarmupAndLinearDecay's own t_max moves its cosine but not its decay "
+                             "(which reads the trainer's)", _at(block, "t_max"))
+    return args
+
+
+def _plain(node: Node, key: str):
+    """A JSON number (a string that looks like one is still a string to OLMo-core)."""
+    if isinstance(node.value, (str, bool)) or exact(node.value) is None:
+        raise SchedlangError(f"{key} must be a number, not {json.dumps(node.value)}", node.span)
+    return node.value
+
+
+def source(root: Node, origin: str, style: str = "presets") -> str:
+    train_module = _mapping(root, "train_module", "\"train_module\"")
+    trainer = _mapping(root, "trainer", "\"trainer\"")
+    clock = _Clock(root)
+    ramp = _batch_callback(trainer)
+    duration_node = trainer.value.get("max_duration")
+    if duration_node is None:
+        raise SchedlangError("the trainer has no max_duration (OLMo-core's default is 1 epoch, whose "
+                             "steps depend on the dataset)", trainer.span,
+                             hint="give trainer.max_duration in steps or tokens")
+    duration = _Duration(duration_node, "trainer.max_duration")
+    stop = trainer.value.get("hard_stop")
+    run = duration
+    if stop is not None and stop.value is not None:
+        hard = _Duration(stop, "trainer.hard_stop")
+        if ramp is not None and hard.unit != duration.unit:
+            raise SchedlangError("with a batch-size schedule, give hard_stop in max_duration's unit (which "
+                                 "comes first depends on the batch of every step)", stop.span)
+        if (hard.value < duration.value) if ramp is not None else hard.steps(clock) < duration.steps(clock):
+            run = hard
+    lr = _lr(train_module)
+    block = _mapping(train_module, "scheduler", "scheduler", required=False)
+    notes = []
+    if block is None:
+        call = f"olmo_core.ConstantScheduler(lr={lr})"
+        notes.append("train_module has no scheduler: the optimizer's lr throughout.")
+    else:
+        name = _class(block)
+        args = _fields(block, name)
+        units = block.value["units"].value if "units" in block.value else "steps"
+        if name != "WSDS" and "t_max" not in args:
+            if ramp is not None and duration.unit != units and name != "ConstantScheduler":
+                raise SchedlangError(f"with a batch-size schedule, {name} in {units} reads the trainer's "
+                                     f"max_{units}, which a max_duration in {duration.unit} changes with "
+                                     "every batch change", duration.node.span,
+                                     hint=f"give max_duration in {units} (OLMo-core refuses most "
+                                          "schedulers so), or the scheduler's own t_max")
+            t_max = duration.tokens(clock) if units == "tokens" else duration.steps(clock)
+            args = {"t_max": str(t_max), **args}
+        if units == "tokens":
+            clock.batch(block.value["units"].span)
+        call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
+    if ramp is not None:
+        call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
+        clock.ramp(ramp, _optimizer_class(train_module))
+    if run.unit == "tokens":
+        clock.batch(run.node.span)
+    head = [header(origin, "OLMo-core experiment config JSON"),
+            "# lr(t) is the lr of update t: OLMo-core counts the step (and its tokens) before it sets "
+            "the lr."]
+    head += [f"# note: {n}" for n in notes]
+    where = "trainer.hard_stop" if run is not duration else "trainer.max_duration"
+    body = [*clock.lines(), f"run = {run.run_text()}   # {where}: {run.value} {run.unit}",
+            f"schedule lr = {call}"]
+    text = "\n".join(body) + "\n"
+    if style == "core":
+        kept = [line for line in body if not line.startswith("schedule ")]
+        return "\n".join(head) + "\n" + lowered(text, kept)
+    return "\n".join(head) + "\n" + text
+
+
+# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
+
+
+def recognizes(text: str, suffix: str) -> bool:
+    """OLMo-core's ``_CLASS_`` marks naming its own modules."""
+    return "\"_CLASS_\"" in text and "\"olmo_core." in text
+
+
+FORMAT = Format("olmo-core-json", "OLMo-core experiment config JSON (config.json: train_module.scheduler, "
+                "trainer.max_duration)", (".json",), recognizes, reader("olmo-core-json", read, source),
+                export)
