@@ -56,7 +56,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     text_in = source.decode("utf-8") if isinstance(source, bytes) else source
     stripped, ramp = _without_factor(text_in, filename)
     call = PresetCall(stripped, filename, params, "olmo_core",
-                      "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)")
+                      "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)",
+                      writes=tuple(f"olmo_core.{name}" for name in CLASSES))  # a file no call: by proof
     name = call.name.split(".", 1)[1]
     if name not in CLASSES:
         raise SchedlangError(f"{call.name} is not written to config.json by this export", call.node.span,
