@@ -150,8 +150,11 @@ def params_check_source(spec: ModuleSpec) -> str:
     return "\n".join(lines)
 
 
-def _torch_functions(spec: ModuleSpec) -> list[str]:
-    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params)
+def _torch_functions(spec: ModuleSpec, in_place: bool = False) -> list[str]:
+    """The torch functions; ``in_place``: arithmetic on temporaries in place
+    (``codegen/torch.py``'s ``in_place_source``: eager torch; the Cerebras module keeps every
+    op out of place, as its lazy tensors trace them)."""
+    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params, in_place)
             for s in spec.schedules]
 
 
@@ -171,7 +174,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
                    for s in counted]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
     parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
-    parts += references + _torch_functions(spec)
+    parts += references + _torch_functions(spec, in_place=True)
     parts.append(params_check_source(spec))
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
