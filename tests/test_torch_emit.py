@@ -207,3 +207,30 @@ def test_in_place_rewrites_only_temporaries():
     steps = torch.arange(0, 3000)
     for dtype in (torch.float64, torch.float32):
         assert torch.equal(namespace["f"](steps, _compute=dtype), before["f"](steps, _compute=dtype))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_in_place_gives_the_same_bits(path, monkeypatch):
+    """Every example's torch functions with and without ``in_place_source``: the same bits
+    (NaN where NaN) at float64, float32 and float32 compute, on 1-d and 0-d steps."""
+    torch = pytest.importorskip("torch")
+    import schedlang.codegen.torch as torch_codegen
+
+    program = schedlang.load(path)
+    functions = []
+    for rewrite in (torch_codegen.in_place_source, lambda source: source):
+        monkeypatch.setattr(torch_codegen, "in_place_source", rewrite)
+        namespace = {"__name__": "generated"}
+        exec(compile(module(program, "torch", path.name, bind_all=True).code, path.name, "exec"),  # noqa: S102
+             namespace)
+        functions.append(namespace["SCHEDULES"])
+    steps = torch.cat([torch.arange(0, 40_000), torch.arange(2**31 - 1000, 2**31 + 5),
+                       torch.tensor([10**12, 2**62])])
+    for name, in_place in functions[0].items():
+        plain = functions[1][name]
+        for dtype, compute in ((torch.float64, torch.float64), (torch.float32, torch.float64),
+                               (torch.float32, torch.float32)):
+            for at in (steps, torch.tensor(7)):
+                a, b = in_place(at, _dtype=dtype, _compute=compute), plain(at, _dtype=dtype, _compute=compute)
+                assert a.dtype == b.dtype and torch.equal(a.isnan(), b.isnan()), name
+                assert torch.equal(a.nan_to_num(), b.nan_to_num()), name
