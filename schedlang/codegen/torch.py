@@ -300,49 +300,64 @@ def in_place_source(source: str) -> str:
         if not body or body.startswith(("def ", "#")):
             lines.append(line)
             continue
-        statement = ast.parse(body).body[0]
-        before = ast.dump(statement)
-        rewritten = _InPlace().visit(statement)
-        if ast.dump(rewritten) != before:
+        rewriting = _InPlace()
+        statement = rewriting.visit(ast.parse(body).body[0])
+        if rewriting.changed:
             indent = line[:len(line) - len(line.lstrip())]
-            lines.append(indent + ast.unparse(rewritten) + "\n")
+            lines.append(indent + ast.unparse(statement) + "\n")
         else:
             lines.append(line)
     return "".join(lines)
 
 
 class _InPlace(ast.NodeTransformer):
-    """The rewriting of ``in_place_source``, bottom-up over one statement."""
+    """The rewriting of ``in_place_source``, bottom-up over one statement.  Each expression it
+    returns is marked: ``TENSOR`` (surely a tensor: the step, a ``_v`` name, a torch call or
+    arithmetic with one), ``FRESH`` (a new floating tensor no one else holds)."""
+
+    def __init__(self):
+        self.changed = False
+
+    def visit(self, node):
+        node = super().visit(node)
+        if isinstance(node, ast.expr):
+            node.kind = _kind(node)
+        return node
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
         method = _IN_PLACE_OPS.get(type(node.op))
-        if method is None:
-            return node
-        if _number(node.right) and _fresh_float(node.left):
-            return _method(node.left, method, node.right)
-        if isinstance(node.op, _COMMUTING) and _number(node.left) and _fresh_float(node.right):
-            return _method(node.right, method, node.left)
+        if method is not None and _number(node.right) and _is(node.left, FRESH):
+            return self._method(node.left, method, node.right)
+        if isinstance(node.op, _COMMUTING) and _number(node.left) and _is(node.right, FRESH):
+            return self._method(node.right, method, node.left)
         return node
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
-        if isinstance(node.op, ast.USub) and _fresh_float(node.operand):
-            return _method(node.operand, "neg_")
+        if isinstance(node.op, ast.USub) and _is(node.operand, FRESH):
+            return self._method(node.operand, "neg_")
         return node
 
     def visit_Call(self, node):
         self.generic_visit(node)
         name = _torch_function(node)
         if name in _FLOAT_FUNCTIONS and len(node.args) == 1 and not node.keywords \
-                and _fresh_float(node.args[0]):
-            return _method(node.args[0], name + "_")
+                and _is(node.args[0], FRESH):
+            return self._method(node.args[0], name + "_")
         return node
 
+    def _method(self, tensor, name, *args):
+        self.changed = True
+        return ast.Call(func=ast.Attribute(value=tensor, attr=name, ctx=ast.Load()),
+                        args=list(args), keywords=[])
 
-def _method(tensor, name, *args):
-    return ast.Call(func=ast.Attribute(value=tensor, attr=name, ctx=ast.Load()), args=list(args),
-                    keywords=[])
+
+TENSOR, FRESH = 1, 3  # FRESH implies TENSOR
+
+
+def _is(node, kind) -> bool:
+    return getattr(node, "kind", 0) & kind == kind
 
 
 def _number(node) -> bool:
@@ -365,36 +380,27 @@ def _torch_function(node) -> str | None:
     return None
 
 
-def _tensor(node) -> bool:
-    """Whether ``node`` is surely a tensor: the step, a bound ``_v`` name, a torch call, or
-    arithmetic with one of them."""
+def _kind(node) -> int:
+    """``node``'s mark (see ``_InPlace``), from its children's (already marked)."""
     if isinstance(node, ast.Name):
-        return node.id == "t" or node.id.startswith("_v")
+        return TENSOR if node.id == "t" or node.id.startswith("_v") else 0
     if isinstance(node, ast.Call):
-        return _torch_function(node) is not None or isinstance(node.func, ast.Attribute) \
-            and _tensor(node.func.value)
-    if isinstance(node, ast.BinOp):
-        return _tensor(node.left) or _tensor(node.right)
-    if isinstance(node, ast.UnaryOp):
-        return _tensor(node.operand)
-    return False
-
-
-def _fresh_float(node) -> bool:
-    """Whether ``node`` makes a new floating tensor no one else holds (see ``in_place_source``)."""
-    if isinstance(node, ast.Call):
-        if _torch_function(node) in _FLOAT_FUNCTIONS:
-            return True
         func = node.func
-        return isinstance(func, ast.Attribute) and func.attr in _RESULTS and _fresh_float(func.value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _IN_PLACE_OPS:
+        if _torch_function(node) is not None:
+            return FRESH if func.attr in _FLOAT_FUNCTIONS else TENSOR
+        if isinstance(func, ast.Attribute) and _is(func.value, TENSOR):
+            return FRESH if func.attr in _RESULTS and _is(func.value, FRESH) else TENSOR
+        return 0
+    if isinstance(node, ast.BinOp):
         left, right = node.left, node.right
-        if isinstance(node.op, ast.Div):  # true division: floating whatever its operands
-            return _tensor(left) or _tensor(right)
-        if _float_number(left) or _float_number(right):
-            return _tensor(left) or _tensor(right)
-        return _fresh_float(left) and (_tensor(right) or _number(right)) \
-            or _fresh_float(right) and (_tensor(left) or _number(left))
+        if not (_is(left, TENSOR) or _is(right, TENSOR)):
+            return 0
+        if type(node.op) not in _IN_PLACE_OPS:
+            return TENSOR
+        if isinstance(node.op, ast.Div) or _float_number(left) or _float_number(right) \
+                or _is(left, FRESH) or _is(right, FRESH):
+            return FRESH  # true division, a float operand, a floating tensor: floating
+        return TENSOR
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _fresh_float(node.operand)
-    return False
+        return getattr(node.operand, "kind", 0)
+    return 0
