@@ -155,7 +155,9 @@ def test_check_never_imports_torch():
     path = ROOT / "examples" / "gpt_pretrain.sched"
     script = ("import sys\nfrom schedlang.cli import main\n"
               f"assert main(['check', {str(path)!r}]) == 0\n"
-              "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n")
+              "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n"
+              "printers = {'schedlang.codegen.array', 'schedlang.codegen.torch', 'schedlang.codegen.jax'}\n"
+              "assert not printers & set(sys.modules), 'check loaded the array printers'\n")
     done = _run("-c", script)
     assert done.returncode == 0, done.stderr
 
