@@ -1,6 +1,8 @@
 """Parsing as a table: source text -> the shape of the tree (sqlglot style)."""
 
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -155,3 +157,29 @@ def test_number_with_a_letter_suffix_says_what_to_write(number, written):
     with pytest.raises(SchedlangError) as spaced:  # not adjacent: the ordinary syntax error
         parse("schedule lr = constant(1e-3, 1.2 M)")
     assert "expected" in spaced.value.hint
+
+
+def test_the_shipped_parser_tables_are_current_and_used():
+    """``schedlang/syntax/tables.py`` holds the LALR tables of the grammar (``tools/
+    gen_parser_tables.py``): computing them costs a cold ``schedlang check`` about 0.1 s."""
+    import subprocess
+
+    from schedlang.syntax import parser as parser_module
+    from schedlang.syntax import tables
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "tools" / "gen_parser_tables.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert tables.KEY == parser_module.tables_key(parser_module.grammar_text())
+    assert parser_module._lark().source_path == "<deserialized>"  # loaded, not built
+    assert set(tables.TABLES) == set(parser_module.PARSERS)
+
+
+def test_a_grammar_the_tables_were_not_computed_from_is_built(monkeypatch):
+    from schedlang.syntax import parser as parser_module
+
+    monkeypatch.setattr(parser_module, "grammar_text", lambda: "start: \"a\"\n")
+    built = parser_module.make_parser("parse")
+    assert built.source_path != "<deserialized>"
+    assert built.parse("a") is not None

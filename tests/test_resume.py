@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickle
+import subprocess
+import sys
 import warnings
 import zipfile
+from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
@@ -393,6 +398,55 @@ def test_hostile_pickle_is_refused_and_not_run(tmp_path, capsys):
     with pytest.raises(schedlang.SchedlangError, match="refused"):
         schedlang.resume_check(zipped, new)
     assert not target.exists()
+
+
+DATA_STATES = [
+    {"params": {}, "_measured": None, "_drivers": [{"lr": "lr"}], "_group_values": [{}],
+     "_cuda": False, "base_lrs": [0.001], "_step_count": 101, "last_epoch": 100},
+    {"base_lrs": [0.1, 0.2], "last_epoch": 7, "lr_lambdas": [None], "_last_lr": [1e-300, -0.0],
+     "verbose": False, "big": 2**70, "neg": -(2**40), "text": "é ∞ \U0001f600", "t": (1, (2,)),
+     "shared": [[1]] * 3, "empty": ((), [], {})},
+]
+
+
+@pytest.mark.parametrize("value", DATA_STATES, ids=["class", "mixed"])
+def test_a_state_of_data_alone_is_read_without_torch(tmp_path, value):
+    """A zip checkpoint whose pickle holds only data (no import, no tensor) is read by the
+    plain-data unpickler, not torch (importing torch is most of ``resume``'s time), and gives
+    what ``torch.load(weights_only=True)`` gives."""
+    path = tmp_path / "state.pt"
+    torch.save(value, path)
+    read = resume_state._plain_data(resume_state._pickle_bytes(path, "'state.pt'"))
+    assert read is not resume_state._NOT_PLAIN
+    assert read == torch.load(path, weights_only=True) == value
+    assert resume_state.load(path) == value
+    code = ("import sys; from pathlib import Path; from schedlang.resume.state import load; "
+            f"assert load(Path({str(path)!r})) == {value!r}; print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(schedlang.__file__).parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_a_state_with_an_import_or_a_tensor_is_read_by_torch(tmp_path):
+    """Counter (an import) and a tensor are not data alone: torch reads them, after the scan."""
+    for value in ({"last_epoch": 1, "milestones": Counter({3: 1})},
+                  {"last_epoch": 1, "base_lrs": [torch.tensor(0.5)]}):
+        path = tmp_path / "state.pt"
+        torch.save(value, path)
+        assert resume_state._plain_data(resume_state._pickle_bytes(path, "x")) is resume_state._NOT_PLAIN
+        assert resume_state.load(path) == value
+    # a pickle protocol torch.save does not write (FRAME, MEMOIZE): torch's reading decides
+    path = tmp_path / "p5.pt"
+    torch.save({"last_epoch": 1}, path)
+    with zipfile.ZipFile(path) as archive:
+        entries = {i.filename: archive.read(i) for i in archive.infolist()}
+    data_pkl = next(n for n in entries if n.endswith("/data.pkl"))
+    entries[data_pkl] = pickle.dumps({"last_epoch": 1}, protocol=5)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    assert resume_state._plain_data(entries[data_pkl]) is resume_state._NOT_PLAIN
 
 
 def test_broken_inputs(tmp_path, capsys, monkeypatch):

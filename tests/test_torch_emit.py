@@ -155,7 +155,9 @@ def test_check_never_imports_torch():
     path = ROOT / "examples" / "gpt_pretrain.sched"
     script = ("import sys\nfrom schedlang.cli import main\n"
               f"assert main(['check', {str(path)!r}]) == 0\n"
-              "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n")
+              "assert 'torch' not in sys.modules, 'schedlang check imported torch'\n"
+              "printers = {'schedlang.codegen.array', 'schedlang.codegen.torch', 'schedlang.codegen.jax'}\n"
+              "assert not printers & set(sys.modules), 'check loaded the array printers'\n")
     done = _run("-c", script)
     assert done.returncode == 0, done.stderr
 
@@ -176,3 +178,61 @@ def test_long_plots_use_torch_and_eval_prints_the_reference(monkeypatch, capsys)
     values = arrays.values(lr, steps)  # what plot uses
     assert calls
     assert values == pytest.approx(lr.values(steps), rel=1e-12, abs=1e-18)
+
+
+def test_in_place_rewrites_only_temporaries():
+    """``in_place_source``: arithmetic on a fresh floating temporary with a Python number is
+    done in place; names (shared), ``.to()`` (may return its input), integer arithmetic and a
+    number on the left of ``-`` or ``/`` are left as they are; the values are the same bits."""
+    torch = pytest.importorskip("torch")
+    from schedlang.codegen.torch import in_place_source
+
+    source = ("def f(t, *, _dtype=torch.float64, _compute=torch.float64):\n"
+              "    _dev = t.device\n"
+              "    _v0 = t.to(_compute)\n"
+              "    _v1 = (1000 + (-2)*torch.clamp(t, 0, 499)).to(_compute)\n"
+              "    _v2 = 2.0 - torch.cos(0.5*_v1)\n"
+              "    _v3 = 3*_v0 + 1\n"
+              "    return (torch.where(t < 500, (2e-06)*_v0, (0.0009)*torch.sin(0.0015*_v1)**2 + 0.0001)"
+              " + -torch.exp(_v0/7) + 1/(_v2*2)).to(_dtype)\n")
+    rewritten = in_place_source(source)
+    lines = rewritten.splitlines()
+    assert lines[:4] == source.splitlines()[:4]  # names, .to() and integers untouched
+    assert lines[4] == "    _v2 = 2.0 - (0.5 * _v1).cos_()"
+    assert lines[5] == "    _v3 = 3*_v0 + 1"  # 3*_v0 is new, but not surely floating
+    assert "(0.0015 * _v1).sin_().pow_(2).mul_(0.0009).add_(0.0001)" in lines[6]
+    assert "2e-06 * _v0" in lines[6] and "(_v0 / 7).exp_().neg_()" in lines[6]
+    assert "1 / (_v2 * 2)" in lines[6]
+    namespace, before = {"torch": torch}, {"torch": torch}
+    exec(rewritten, namespace)  # noqa: S102 - the test's own source
+    exec(source, before)  # noqa: S102
+    steps = torch.arange(0, 3000)
+    for dtype in (torch.float64, torch.float32):
+        assert torch.equal(namespace["f"](steps, _compute=dtype), before["f"](steps, _compute=dtype))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_in_place_gives_the_same_bits(path, monkeypatch):
+    """Every example's torch functions with and without ``in_place_source``: the same bits
+    (NaN where NaN) at float64, float32 and float32 compute, on 1-d and 0-d steps."""
+    torch = pytest.importorskip("torch")
+    import schedlang.codegen.torch as torch_codegen
+
+    program = schedlang.load(path)
+    functions = []
+    for rewrite in (torch_codegen.in_place_source, lambda source: source):
+        monkeypatch.setattr(torch_codegen, "in_place_source", rewrite)
+        namespace = {"__name__": "generated"}
+        exec(compile(module(program, "torch", path.name, bind_all=True).code, path.name, "exec"),  # noqa: S102
+             namespace)
+        functions.append(namespace["SCHEDULES"])
+    steps = torch.cat([torch.arange(0, 40_000), torch.arange(2**31 - 1000, 2**31 + 5),
+                       torch.tensor([10**12, 2**62])])
+    for name, in_place in functions[0].items():
+        plain = functions[1][name]
+        for dtype, compute in ((torch.float64, torch.float64), (torch.float32, torch.float64),
+                               (torch.float32, torch.float32)):
+            for at in (steps, torch.tensor(7)):
+                a, b = in_place(at, _dtype=dtype, _compute=compute), plain(at, _dtype=dtype, _compute=compute)
+                assert a.dtype == b.dtype and torch.equal(a.isnan(), b.isnan()), name
+                assert torch.equal(a.nan_to_num(), b.nan_to_num()), name

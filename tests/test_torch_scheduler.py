@@ -108,6 +108,28 @@ def test_resume_is_exact(gpt, lr):
     assert head + tail == straight
 
 
+@pytest.mark.parametrize("replace", ["optimizer.load_state_dict", "group list", "group dict"])
+def test_plain_step_follows_groups_replaced_after_construction(gpt, replace):
+    """The optimizer's groups replaced after the class is built (Accelerate's ``prepare``
+    calls ``optimizer.load_state_dict`` to move the state to the device: new group dicts in a
+    new list) get every later step's value, as the general path gives."""
+    reference = schedlang.load(GPT, params=SMALL)
+    optimizer = _optimizer(groups=2)
+    scheduler = gpt.scheduler_class("GPT")(optimizer, **SMALL)
+    scheduler.step()  # a plain step before the replacement
+    if replace == "optimizer.load_state_dict":
+        optimizer.load_state_dict(copy.deepcopy(optimizer.state_dict()))
+    elif replace == "group list":
+        optimizer.param_groups = [dict(group) for group in optimizer.param_groups]
+    else:
+        optimizer.param_groups[1] = dict(optimizer.param_groups[1])
+    for step in range(2, 60):
+        scheduler.step()
+        for group in optimizer.param_groups:
+            assert group["lr"] == pytest.approx(reference["lr"](step), rel=1e-13, abs=1e-19)
+            assert group["weight_decay"] == pytest.approx(0.1)
+
+
 def test_state_dict_is_plain(gpt):
     optimizer = _optimizer(lr=torch.tensor(1.0))
     scheduler = gpt.scheduler_class("GPT")(optimizer, **SMALL)

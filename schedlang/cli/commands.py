@@ -20,17 +20,15 @@ from .. import __version__, formats
 from ..codegen.emit import TARGETS, emit
 from ..core import exact_eval as ev
 from ..errors import Diagnostic, SchedlangError, SchedlangWarning
-from ..formats import export as export_format
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
 from . import audit as audit_command
-from . import formatting, json_output, run_report, show, streams, verify_run
+from . import json_output, run_report, streams
 from .analysis import summarise
 from .arguments import CommandLine
 from .axis import AXES, default_positions, require_clock, steps_at
 from .output_file import check_output, write_atomically
-from .plot import plot
 from .progress import progress
 from .ranges import EVAL_POINTS, eval_steps, plot_steps
 
@@ -420,6 +418,8 @@ def _axis_span(args):
 
 
 def _plot(args) -> int:
+    from .plot import plot  # lazy: each command imports what only it uses (check stays light)
+
     check_output(args.output, args.files, _output_span(args))
     programs = load_programs(args.files, defines(args))
     for path, program in zip(args.files, programs):
@@ -453,6 +453,8 @@ def load_programs(paths: list[str], params: dict) -> list:
 
 
 def _fmt(args) -> int:
+    from . import formatting  # lazy: fmt's layout engine, only for `schedlang fmt`
+
     return formatting.run(args.files, check=args.check, diff=args.diff)
 
 
@@ -481,6 +483,8 @@ def _compile(args) -> int:
 
 
 def _verify(args) -> int:
+    from . import verify_run  # lazy: the prover's front, only for `schedlang verify`
+
     sides = args.sides or []
     if len(sides) != 2:
         raise SchedlangError(f"verify compares two schedules, got {len(sides)}",
@@ -606,6 +610,8 @@ def _exact_columns(schedules, steps):
 
 
 def _show(args) -> int:
+    from . import show  # lazy: only for `schedlang show`
+
     program = load_program(args)
     run = run_report.describe(program)
     if run is not None:
@@ -689,6 +695,8 @@ def _audit(args) -> int:
 
 
 def _export(args) -> int:
+    from ..formats import export as export_format  # lazy: the writers, only for `schedlang export`
+
     check_output(args.output, [args.file], _output_span(args))
     path = Path(args.file)
     text = export_format.export(read_source(path), str(path), format=args.format, params=defines(args),

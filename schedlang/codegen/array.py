@@ -28,7 +28,7 @@ from ..core.algebra import at, t
 from ..core.clock import expand_counts
 from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..core.special import as_power, restart_index
-from .base import AtomicPrinting, ParamSpec, is_atomic, keyword_params
+from .base import AtomicPrinting, ParamSpec, is_atomic, keyword_params, rounded
 from .integers import integer_mod, integer_ratio, is_whole, rounded_inside, step_ratio
 from .stable import even_power, reduced, stable_sum
 
@@ -112,7 +112,7 @@ def _literal(value: sp.Expr) -> str:
     """
     if value.has(sp.zoo, sp.oo, -sp.oo, sp.nan) or not value.is_finite:
         return "float('nan')"
-    number = float(sp.N(value, 40))
+    number = rounded(value)
     text = repr(number)
     return f"({text})" if number < 0 else text
 
@@ -400,7 +400,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         numbers = [a for a in expr.args if a.is_number]
         if len(numbers) > 1:  # fold pi/500 and friends into one literal
             rest = [a for a in expr.args if not a.is_number]
-            folded = sp.Float(float(sp.N(sp.Mul(*numbers), 40)), 17)
+            folded = sp.Float(rounded(sp.Mul(*numbers)), 17)
             return super()._print_Mul(sp.Mul(folded, *rest, evaluate=False))
         return super()._print_Mul(expr)
 

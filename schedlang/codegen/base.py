@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.core.cache import cacheit
 from sympy.printing.precedence import PRECEDENCE, precedence
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -21,6 +22,15 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # ``self, optimizer, *, <params>, last_epoch``).
 RESERVED = {"math", "torch", "jax", "jnp", "t", "SCHEDULES", "PARAMS", "SOURCE", "self", "optimizer",
             "last_epoch"}
+
+
+@cacheit
+def rounded(value: sp.Expr) -> float:
+    """The float nearest a number (``pi / 616``, ``log(10)``), from 40 significant digits.
+
+    Cached (sympy's cache): each printer rounds the same constants of every piece, and an
+    ``evalf`` costs about a millisecond."""
+    return float(sp.N(value, 40))
 
 
 def mangle(name: str) -> str:

@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError
-from . import jax as jax_codegen
 from . import python as python_codegen
 from . import templates
-from . import torch as torch_codegen
 from .base import ModuleSpec, header, keyword_params, mangle, safe_comment, schedules_table
 
 
@@ -69,6 +67,12 @@ def plain(generate):
     def build(program, spec: ModuleSpec, class_name: str, **_) -> Module:
         return Module(generate(spec).source)
     return build
+
+
+def _jax_generate(spec: ModuleSpec):
+    from . import jax as jax_codegen  # lazy: the array printers load for their targets only
+
+    return jax_codegen.generate(spec)
 
 
 def _torch_target(program, spec: ModuleSpec, class_name: str, *, relative: bool, bind_all: bool = False,
@@ -150,8 +154,13 @@ def params_check_source(spec: ModuleSpec) -> str:
     return "\n".join(lines)
 
 
-def _torch_functions(spec: ModuleSpec) -> list[str]:
-    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params)
+def _torch_functions(spec: ModuleSpec, in_place: bool = False) -> list[str]:
+    """The torch functions; ``in_place``: arithmetic on temporaries in place
+    (``codegen/torch.py``'s ``in_place_source``: eager torch; the Cerebras module keeps every
+    op out of place, as its lazy tensors trace them)."""
+    from . import torch as torch_codegen  # lazy: the array printers load for their targets only
+
+    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params, in_place)
             for s in spec.schedules]
 
 
@@ -171,7 +180,7 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
                    for s in counted]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
     parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
-    parts += references + _torch_functions(spec)
+    parts += references + _torch_functions(spec, in_place=True)
     parts.append(params_check_source(spec))
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
@@ -235,6 +244,6 @@ BUILDERS = {
     "python": Target(plain(python_codegen.generate), frozenset({"math"})),
     "torch": Target(_torch_target, frozenset({"math", "torch"})),
     "cerebras": Target(_cerebras_target, frozenset({"math", "torch", "cerebras.pytorch.optim.lr_scheduler"})),
-    "jax": Target(plain(jax_codegen.generate), frozenset({"jax", "jax.numpy"})),
+    "jax": Target(plain(_jax_generate), frozenset({"jax", "jax.numpy"})),
 }
 TARGETS = tuple(BUILDERS)

@@ -10,6 +10,8 @@ index of cosine restarts is computed with integers.
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
@@ -17,7 +19,15 @@ from ..core.algebra import at, strict_bound, t
 from ..core.clock import UNITS, ClockCountBase
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power
-from .base import AtomicPrinting, GeneratedModule, ModuleSpec, assemble, is_atomic, keyword_params
+from .base import (
+    AtomicPrinting,
+    GeneratedModule,
+    ModuleSpec,
+    assemble,
+    is_atomic,
+    keyword_params,
+    rounded,
+)
 from .integers import (
     ExactIntegerPrinting,
     first_step,
@@ -138,7 +148,7 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
     def _print_logb(self, expr):
         base = expr.args[0]
         if base.is_number:  # log of the exact base, rounded once
-            return repr(float(sp.N(sp.log(base), 40)))
+            return repr(rounded(sp.log(base)))
         return f"math.log({self._print(base)})"
 
     def _print_exp(self, expr):
@@ -197,7 +207,7 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
         whole, denominator = expr.args
         scale = sp.pi / denominator
         if scale.is_number:
-            scale_code = repr(float(sp.N(scale, 40)))
+            scale_code = repr(rounded(scale))
         else:
             scale_code = f"(math.pi / ({self._print(denominator)}))"
         return f"math.sin({scale_code}*({self._print(whole)}))"
@@ -222,7 +232,23 @@ def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter,
     signature = f"def {name}({leading}{', *' + args if args else ''}):"
     renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
                              if p.py_name != p.symbol.name})
-    return signature + "\n" + "".join(f"{line}\n" for line in body_lines(renamed, printer, 1))
+    body, helpers = _printed_body(renamed)
+    printer.helpers |= helpers
+    return signature + "\n" + body
+
+
+@functools.lru_cache(maxsize=64)
+def _printed_body(expr: sp.Expr) -> tuple[str, frozenset[str]]:
+    """The body text of a function returning ``expr`` and the helpers it calls.
+
+    Cached: the same schedule is printed by ``compile`` (the reference module every check
+    loads) and again by the torch target (the class's plain-Python twins); printing a long
+    schedule costs seconds (the stable forms of every piece), its text depends only on the
+    expression (whose symbols carry their assumptions, so equal expressions print alike).
+    """
+    printer = ReferencePrinter()
+    lines = body_lines(expr, printer, 1)
+    return "".join(f"{line}\n" for line in lines), frozenset(printer.helpers)
 
 
 def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) -> list[str]:

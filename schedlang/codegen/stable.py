@@ -40,6 +40,7 @@ for every sum.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.cache import cacheit
 
 from ..core.algebra import periodic, t
 from ..core.functions import BY_NODE
@@ -53,6 +54,7 @@ class sinpi(sp.Function):  # noqa: N801 - sympy function classes are lower case
     nargs = 2
 
 
+@cacheit
 def pi_ratio(arg: sp.Expr):
     """``(N, D)`` with ``arg == pi * N / D``, ``N`` and ``D`` whole-number expressions, when
     ``arg`` is a rational multiple of pi in the step; else None.  ``D`` is a number made
@@ -71,9 +73,10 @@ def pi_ratio(arg: sp.Expr):
     if ratio is None:
         return None
     numerator, denominator = ratio
-    if denominator.is_number and denominator < 0:
-        numerator, denominator = -numerator, -denominator
-    if denominator.is_negative:
+    if denominator.is_number:
+        if denominator < 0:
+            numerator, denominator = -numerator, -denominator
+    elif denominator.is_negative:
         return None  # a period is a duration: positive wherever a checked schedule uses it
     if t not in numerator.free_symbols or t in denominator.free_symbols:
         return None
@@ -117,6 +120,7 @@ def _remainder(numerator: sp.Expr, modulus: sp.Expr, steps=None) -> sp.Expr:
     return remainder(numerator, modulus)
 
 
+@cacheit
 def reduced(expr: sp.Expr, signed: bool = True, steps=None) -> sp.Expr | None:
     """``expr`` (``sin``, ``cos`` or ``tan`` of a rational multiple of pi in the step) with its
     argument reduced in integers (see the module docstring), else None.  ``signed=False``
@@ -160,6 +164,7 @@ def _below_half(u: sp.Expr, d: sp.Expr) -> bool:
     return found is not None and 2 * found[2] < d
 
 
+@cacheit
 def even_power(expr: sp.Expr, steps=None) -> sp.Expr | None:
     """``sin(x)**2k`` / ``cos(x)**2k`` with the base reduced up to its sign, else None."""
     if not isinstance(expr, sp.Pow) or not isinstance(expr.base, (sp.sin, sp.cos)):
@@ -179,8 +184,14 @@ def _one_stepped_term(expr: sp.Expr):
     stepped = [term for term in expr.args if t in term.free_symbols]
     if len(stepped) != 1:
         return None
-    coefficient, factor = stepped[0].as_independent(t, as_Add=False)
-    return expr - stepped[0], coefficient, factor
+    term = stepped[0]
+    # ``term.as_independent(t, as_Add=False)`` without its commutativity queries (every
+    # factor here commutes): the factors free of the step, and the others.
+    args = term.args if term.is_Mul else (term,)
+    coefficient = sp.Mul(*(a for a in args if t not in a.free_symbols))
+    factor = sp.Mul(*(a for a in args if t in a.free_symbols))
+    # the other terms as they stand (already a canonical sum's terms), not ``expr - term``
+    return sp.Add(*(other for other in expr.args if other is not term)), coefficient, factor
 
 
 def half_angle(expr: sp.Expr) -> sp.Expr | None:
@@ -200,6 +211,8 @@ def half_angle(expr: sp.Expr) -> sp.Expr | None:
     low, high = b - a, b + a  # the values at cos(x) = -1 and cos(x) = 1
 
     def same_sign(p, q):
+        if p.is_Rational and q.is_Rational:  # numbers (the common case): no assumptions asked
+            return (p.p >= 0) == (q.p >= 0) or p.p == 0 or q.p == 0
         return (p * q).is_nonnegative is True
 
     if same_sign(low, a):
@@ -226,6 +239,11 @@ def conjugate(expr: sp.Expr) -> sp.Expr | None:
     return sp.Mul(sp.expand(a**2 - c**2 * x), sp.Pow(a - c * root, -1), evaluate=False)
 
 
+@cacheit
 def stable_sum(expr: sp.Expr) -> sp.Expr | None:
-    """A sum rewritten not to cancel (``half_angle``, ``conjugate``), else None."""
+    """A sum rewritten not to cancel (``half_angle``, ``conjugate``), else None.
+
+    ``stable_sum``, ``reduced`` and ``even_power`` are pure functions of sympy expressions,
+    kept in sympy's cache (``cacheit``): the Python, torch and JAX printers ask them of the same
+    pieces, and each costs milliseconds of sympy arithmetic per piece."""
     return half_angle(expr) or conjugate(expr)

@@ -468,6 +468,28 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
         return step
 
     def step(self, epoch=None, *, tokens=None, samples=None):
+        if epoch is None and tokens is None and samples is None and not self._counters \
+                and self._measured is None:
+            # The eager loop's plain step with float entries: the next step, one plain-Python
+            # value per schedule and parameter set, one dict write per group, from a plan
+            # built once (``_plain_plan``); the general path below does the same with every
+            # lookup and check made again.
+            self._step_count += 1
+            self._epoch = step = self._epoch + 1
+            plan = self.__dict__.get("_plan")
+            if plan is None or plan[0] is not self.params or plan[1] is not self._group_values:
+                plan = self._plain_plan()
+            groups = self.optimizer.param_groups  # the groups now: see ``_plain_plan``
+            for function, params, writes in plan[2]:
+                value = float(function(step, **params))
+                for index, key, plain, initial in writes:
+                    group = groups[index]
+                    scaled = value if initial is None else value * group[initial]
+                    if plain and isinstance(group[key], _PLAIN):
+                        group[key] = scaled
+                    else:  # a tuple's entry (``betas``), or a tensor the group holds now
+                        _set(group, key, scaled)
+            return
         measuring = tokens is not None or samples is not None
         if measuring and epoch is not None:
             raise ValueError("step() takes an epoch or a measured count, not both")
@@ -497,6 +519,33 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
             self.last_epoch = epoch
         self._write(on_device)
 
+    def _plain_plan(self):
+        """``[(python function, params, [(group index, key, plain, initial key or None)])]``:
+        what a plain step of float entries computes and writes, as ``values`` and ``_write``
+        decide it (the groups each schedule drives, their ``group`` parameters, relative
+        scaling); ``plain``: the key is the group's own entry, not one inside a tuple
+        (``betas``).  Kept with the parameters and group values it was built for
+        (``load_state_dict`` replaces both, so a plan built before it is built again).  It
+        holds group indexes, never the group dicts: the optimizer's groups can be replaced
+        after this class is built (``optimizer.load_state_dict`` makes new ones, and
+        Accelerate's ``prepare`` calls it), and each step writes the groups it finds."""
+        plan = []
+        for name, (_, python_function) in self.SCHEDULES.items():
+            key = self.KEYS[name]
+            by_params = {{}}
+            for index, (drivers, own) in enumerate(zip(self._drivers, self._group_values)):
+                if drivers.get(key) != name:
+                    continue
+                where = tuple(own.items()) if own else ()
+                if where not in by_params:
+                    params = {{**self.params, **own}} if own else self.params
+                    by_params[where] = (python_function, params, [])
+                by_params[where][2].append((index, key, key not in _ENTRIES,
+                                            "initial_" + key if self.RELATIVE else None))
+            plan += by_params.values()
+        self._plan = (self.params, self._group_values, plan)
+        return self._plan
+
     def _write(self, on_device):
         """Set every scheduled entry of the param groups to its value at the current step."""
         groups = self.optimizer.param_groups
@@ -508,7 +557,7 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
 
     def state_dict(self):
         state = {{key: value for key, value in self.__dict__.items()
-                 if key not in ("optimizer", "_counters", "_epoch", "_host_stale")}}
+                 if key not in ("optimizer", "_counters", "_epoch", "_host_stale", "_plan")}}
         state["last_epoch"] = self.last_epoch
         if self.STAGES:
             state["samples"], state["tokens"] = self.samples, self.tokens

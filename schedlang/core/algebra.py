@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import sympy as sp
+from sympy.core.cache import cacheit
 from sympy.core.relational import Relational
 from sympy.functions.elementary.piecewise import ExprCondPair
 
@@ -299,8 +300,13 @@ def strict_bound(cond) -> sp.Expr | None:
     return None
 
 
+@cacheit
 def at(expr: sp.Expr, step) -> sp.Expr:
-    """The formula at one step (a number or a symbolic offset), conditions kept canonical."""
+    """The formula at one step (a number or a symbolic offset), conditions kept canonical.
+
+    Cached in sympy's cache (``cacheit``, cleared by ``sympy.core.cache.clear_cache``): every
+    printer puts each branch in its local step (``at(value, t + start)``), so the reference
+    module ``compile`` loads and the torch target's functions rebuild the same pieces."""
     return _replace_step(expr, step)
 
 
@@ -396,7 +402,12 @@ def periodic(func, arg: sp.Expr) -> sp.Expr:
 def _plain_pi_multiple(arg: sp.Expr) -> sp.Expr | None:
     """``pi * (a*s + b)`` in sympy's canonical form when ``arg`` is one as ``periodic``
     describes, else None."""
-    if not arg.is_Mul or arg.args.count(sp.pi) != 1 or arg.could_extract_minus_sign():
+    # ``could_extract_minus_sign`` without its ``arg == -arg`` (a second product built) or an
+    # assumptions query on a new number (the facts engine's full closure, most of the cost):
+    # a negative number first is what it looks for.  A float first answers None (sympy).
+    first = arg.args[0] if arg.is_Mul else None
+    if first is None or arg.args.count(sp.pi) != 1 or (
+            first.is_Number and (not first.is_Rational or first.p < 0)):
         return None
     quotient = sp.Mul(*(f for f in arg.args if f is not sp.pi))
     slope = constant = None

@@ -33,7 +33,7 @@ from ..codegen.sched import sched_text
 from ..core.algebra import bind, finish, flatten, shifted
 from ..core.clock import UNITS
 from ..errors import SchedlangError
-from ..formats import READERS, import_file
+from ..formats import by_name, import_file
 from ..formats.common.numbers import exact
 from ..limits import MAX_LIST_ITEMS, MAX_STEP, read_source_text
 from ..program import Schedule, compile_declared
@@ -659,7 +659,7 @@ def _deepspeed_config_source(state: State, where: str) -> tuple[str | None, str 
                       "and the checkpoint's ds_config has no scheduler block")
     try:
         text = json.dumps(config, allow_nan=False, default=str)
-        return READERS["deepspeed-json"](text, f"{where.rstrip(': ')} ds_config", "presets"), None
+        return by_name("deepspeed-json").reader(text, f"{where.rstrip(': ')} ds_config", "presets"), None
     except (SchedlangError, ValueError, TypeError) as exc:
         return None, f"{where}: the checkpoint's ds_config cannot be read as a schedule ({exc})"
 

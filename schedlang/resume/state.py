@@ -7,7 +7,9 @@ none): every import it would make must be one torch's restricted unpickler
 allows (``collections.Counter`` for ``MultiStepLR``'s milestones, tensor
 rebuilders), else the file is refused naming the import and its byte offset.
 Only then is it read with ``torch.load(weights_only=True, map_location="cpu")``,
-torch's own restricted unpickler, so both guards must fail for code to run.
+torch's own restricted unpickler, so both guards must fail for code to run.  A zip
+checkpoint whose pickle is data alone (``_plain_data``: no import, no tensor) is read by
+Python's unpickler with every import refused, without importing torch.
 The pickle itself is bounded by ``limits.MAX_STATE_BYTES``; tensors in a zip
 checkpoint (a Lightning ``.ckpt`` holds the model's weights) are mapped, not read.
 
@@ -18,9 +20,11 @@ file, an HF ``Trainer`` ``checkpoint-N/`` folder, a Lightning ``.ckpt``).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
+import pickle
 import pickletools
 import re
 import stat
@@ -181,6 +185,10 @@ def load(path: Path, shown: str | None = None):
     ``SchedlangError`` naming the file (``shown``: how, default ``'path'``)."""
     shown = shown or _quoted(path)
     pickle_bytes = _pickle_bytes(path, shown)
+    if zipfile.is_zipfile(path):
+        plain = _plain_data(pickle_bytes)
+        if plain is not _NOT_PLAIN:
+            return plain
     import torch  # lazy: torch
 
     _scan(pickle_bytes, shown, allowed_globals() | frozenset(STAND_INS))
@@ -202,6 +210,50 @@ def load(path: Path, shown: str | None = None):
     finally:
         torch.serialization.clear_safe_globals()
         torch.serialization.add_safe_globals(registered)
+
+
+#: The opcodes of a pickle that is data alone (containers, numbers, strings, memo), the ones
+#: ``torch.load(weights_only=True)``'s own unpickler executes apart from imports and tensors
+#: (``torch/_weights_only_unpickler.py``): what ``torch.save`` writes for a state dict that
+#: holds no tensor (every schedlang class's with float entries, HF's ``scheduler.pt``).
+_DATA_OPCODES = frozenset({
+    "PROTO", "STOP", "MARK", "APPEND", "APPENDS", "SETITEM", "SETITEMS", "TUPLE", "TUPLE1",
+    "TUPLE2", "TUPLE3", "NONE", "NEWFALSE", "NEWTRUE", "EMPTY_TUPLE", "EMPTY_LIST", "EMPTY_DICT",
+    "EMPTY_SET", "BININT", "BININT1", "BININT2", "BINFLOAT", "BINUNICODE", "SHORT_BINSTRING",
+    "BINGET", "LONG_BINGET", "BINPUT", "LONG_BINPUT", "LONG1",
+})
+_NOT_PLAIN = object()
+
+
+class _DataUnpickler(pickle.Unpickler):
+    """``pickle``'s unpickler with every import and persistent id refused: only ``_DATA_OPCODES``
+    reach it (``_plain_data`` checks first), and were another opcode to, it could build
+    nothing but containers, numbers and strings (the "restricting globals" of Python's
+    ``pickle`` documentation, with nothing allowed)."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"import of {module}.{name} refused")
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("persistent id refused")
+
+
+def _plain_data(data: bytes):
+    """The object of a pickle made of ``_DATA_OPCODES`` alone, read without torch (importing
+    torch costs about 2 s; ``resume`` of a class state needs none of it), else ``_NOT_PLAIN``:
+    a pickle that imports anything, holds a tensor or is damaged is read by ``torch.load``
+    after the scan, as before, and gets its answer or its refusal there."""
+    try:
+        for opcode, _, _ in pickletools.genops(data):
+            if opcode.name not in _DATA_OPCODES:
+                return _NOT_PLAIN
+            if opcode.name == "STOP":
+                break
+        else:
+            return _NOT_PLAIN
+        return _DataUnpickler(io.BytesIO(data), encoding="utf-8").load()
+    except Exception:  # noqa: BLE001 - torch's reading gives a damaged pickle its message
+        return _NOT_PLAIN
 
 
 def allowed_globals() -> frozenset:

@@ -45,7 +45,7 @@ from lark import Token, Tree
 from ..errors import SchedlangError
 from ..limits import recursion_room
 from . import ir
-from .parser import _BOM, grammar_text, lark_text, parse
+from .parser import _BOM, lark_text, make_parser, parse
 
 WIDTH = 100
 INDENT = 4
@@ -508,8 +508,7 @@ _COMMENTS: list[Token] = []
 
 @functools.lru_cache(maxsize=1)
 def _tree_parser() -> lark.Lark:
-    return lark.Lark(grammar_text(), parser="lalr", keep_all_tokens=True, maybe_placeholders=True,
-                     lexer_callbacks={"COMMENT": _COMMENTS.append})
+    return make_parser("fmt", lexer_callbacks={"COMMENT": _COMMENTS.append})
 
 
 def _tree(text: str) -> tuple[Tree, list[Token]]:

@@ -9,11 +9,11 @@ no recursion and a deeply nested input becomes a clean error instead of a
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import threading
 from decimal import Decimal
 from fractions import Fraction
-from importlib import resources
 from pathlib import Path
 
 import lark
@@ -45,11 +45,13 @@ _TERMINAL_WORDS = {
 
 def grammar_text() -> str:
     """The grammar, from the installed package or, in a source checkout, from grammar/."""
-    packaged = resources.files("schedlang").joinpath("_grammar", "schedlang.lark")
-    if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
-    return (Path(__file__).resolve().parents[2] / "grammar" / "schedlang.lark").read_text(
-        encoding="utf-8")
+    here = Path(__file__).resolve().parents[1]
+    for path in (here / "_grammar" / "schedlang.lark", here.parent / "grammar" / "schedlang.lark"):
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    from importlib import resources  # lazy: a package that is not plain files (a zip)
+
+    return resources.files("schedlang").joinpath("_grammar", "schedlang.lark").read_text(encoding="utf-8")
 
 
 def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
@@ -106,13 +108,45 @@ def _has_code(text: str) -> bool:
     return any(line.split("#", 1)[0].strip() for line in split_lines(text))
 
 
+#: The parsers the package builds from the grammar, by name: the tree builder's (``parse``)
+#: and ``fmt``'s (every token kept).  ``tools/gen_parser_tables.py`` writes their LALR
+#: tables into ``syntax/tables.py``.
+PARSERS = {
+    "parse": {"parser": "lalr", "maybe_placeholders": True},
+    "fmt": {"parser": "lalr", "keep_all_tokens": True, "maybe_placeholders": True},
+}
+
+
+def tables_key(text: str) -> str:
+    """What the shipped tables were computed from: the grammar's text and lark's version (its
+    serialized form is lark's own, and may change between versions)."""
+    return hashlib.sha256(f"{lark.__version__}\n{text}".encode()).hexdigest()
+
+
+def make_parser(name: str, **runtime) -> lark.Lark:
+    """The parser ``PARSERS[name]``, with ``runtime`` options (a transformer, lexer callbacks).
+
+    Building the LALR tables from the grammar costs about 0.1 s of CPU each, most of what a
+    one-line ``schedlang check`` spends beyond importing sympy; the tables are shipped instead,
+    computed ahead (``syntax/tables.py``: plain literals, read as Python code of the package,
+    never unpickled from a shared directory as lark's ``cache=True`` would).  When the grammar
+    or lark's version is not the one they were computed from (an edited grammar, before
+    ``python tools/gen_parser_tables.py`` is run), they are built from the grammar as before.
+    """
+    text = grammar_text()
+    from . import tables  # lazy: 70 kB of literals, only when a parser is built
+
+    entry = tables.TABLES.get(name) if tables.KEY == tables_key(text) else None
+    if entry is not None:
+        return lark.Lark._load_from_dict(entry["data"], entry["memo"], **runtime)
+    return lark.Lark(text, **PARSERS[name], **runtime)
+
+
 @functools.lru_cache(maxsize=1)
 def _lark() -> lark.Lark:
     # lark binds the inline transformer when the parser is built, so one parser and
     # one builder serve every call; the builder is pointed at each new source in turn.
-    # No cache=True: lark would unpickle tables from a predictable file in the shared temp
-    # directory, and building them costs only a quarter of a second.
-    return lark.Lark(grammar_text(), parser="lalr", transformer=_BUILDER, maybe_placeholders=True)
+    return make_parser("parse", transformer=_BUILDER)
 
 
 def _unexpected_character(source: Source, exc) -> SchedlangError:

@@ -596,6 +596,7 @@ def rank_of(points: list[sp.Expr], facts: list[Fact]):
     """A function from a threshold to its index in ``points`` (equal thresholds share it)."""
     index = {p: i for i, p in enumerate(points)}
 
+    @functools.cache  # every interval asks again of each threshold
     def rank(b):
         b = sp.expand(b)
         if b in index:
@@ -609,7 +610,14 @@ def rank_of(points: list[sp.Expr], facts: list[Fact]):
 
 
 def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
-    """``expr`` for ``t`` in ``[points[i], points[i+1])``: each ``t < b`` decided, branches gone."""
+    """``expr`` for ``t`` in ``[points[i], points[i+1])``: each ``t < b`` decided, branches gone.
+
+    A ``Piecewise`` whose conditions up to the first true one are decided is its branch,
+    restricted: the branches after it are never rebuilt.  Rebuilding the whole expression for
+    each interval (``replace``) made a schedule of n pieces cost n**2 sympy nodes (a 96-stage
+    batch ramp: minutes of the prover inside ``export``).  What is left undecided goes
+    through ``replace`` as before, with the same result.
+    """
     def decide(rel):
         threshold = as_threshold(rel)
         if threshold is None:
@@ -618,9 +626,28 @@ def restrict(expr: sp.Expr, i: int, rank) -> sp.Expr:
         below = rank(b) > i  # b >= points[i + 1] > t
         return sp.true if below == is_lt else sp.false
 
-    if not expr.has(Relational):
-        return expr
-    return expr.replace(lambda e: isinstance(e, Relational), decide)
+    def general(node):
+        return node.replace(lambda e: isinstance(e, Relational), decide)
+
+    def walk(node):
+        # A Piecewise first, without ``has``: sympy caches ``has`` by the expression, and the
+        # two schedules' equal (not identical) trees then compare node by node at each lookup.
+        if isinstance(node, sp.Piecewise):
+            for value, cond in node.args:
+                decided = decide(cond) if isinstance(cond, Relational) else cond
+                if decided is sp.true:
+                    return walk(value)
+                if decided is not sp.false:
+                    return general(node)
+            return general(node)
+        if not node.has(Relational):
+            return node
+        if isinstance(node, (Relational, sp.logic.boolalg.Boolean)):
+            return general(node)
+        args = [walk(a) for a in node.args]
+        return node.func(*args) if any(a is not b for a, b in zip(args, node.args)) else node
+
+    return walk(expr)
 
 
 def decide_parameters(expr: sp.Expr, facts: list[Fact]) -> sp.Expr:

@@ -39,7 +39,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _v4 = (((2099594611) + (((-30720)*(_v3))))).to(_compute)
     _v5 = torch.full((), 2.2e-05, dtype=_compute, device=_dev)
     _v6 = torch.full((), 7.3e-06, dtype=_compute, device=_dev)
-    return (torch.where((t < 2000), (1.1e-07)*_v0, torch.where((t < 169273), _v1, torch.where((t < 237620), (0.000198)*torch.sin(7.481374133199879e-10*_v4)**2 + 2.2e-05, torch.where((t < 242913), _v5, _v6))))).to(_dtype)
+    return torch.where(t < 2000, 1.1e-07 * _v0, torch.where(t < 169273, _v1, torch.where(t < 237620, (7.481374133199879e-10 * _v4).sin_().pow_(2).mul_(0.000198).add_(2.2e-05), torch.where(t < 242913, _v5, _v6)))).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

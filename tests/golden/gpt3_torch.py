@@ -29,7 +29,7 @@ def lr(t, *, peak=0.0006, warmup=750, decay=520000, total=600000, _dtype=torch.f
     _v8 = torch.remainder(_v7, ((((-2)*(_v3))) + (((2)*(_v5)))))
     _v9 = (((((-2)*(_v3))) + (((-2)*(_v8))) + (((2)*(_v5))))).to(_compute)
     _v10 = torch.full((), decay, dtype=_compute, device=_dev)
-    return (torch.where((t < _v6), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), (0.45)*_v0*(2.0*torch.sin((3.141592653589793/(4.0*_v10 - 4.0*_v2))*_v9)**2) + (0.1)*_v0, (0.1)*_v0)), (0.1)*_v0)).to(_dtype)
+    return torch.where(t < _v6, torch.where(t < _v3, _v0 * _v1 / _v2, torch.where(t < _v5, 0.45 * _v0 * (3.141592653589793 / (4.0 * _v10 - 4.0 * _v2) * _v9).sin_().pow_(2).mul_(2.0) + 0.1 * _v0, 0.1 * _v0)), 0.1 * _v0).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

@@ -30,7 +30,7 @@ def lr(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.float64, _comp
     _v7 = torch.remainder(_v6, ((((-2)*(_v3))) + (((2)*(_v5)))))
     _v8 = (((((-2)*(_v3))) + (((-2)*(_v7))) + (((2)*(_v5))))).to(_compute)
     _v9 = torch.full((), total, dtype=_compute, device=_dev)
-    return (torch.where((t < _v5), torch.where((t < _v3), _v0*_v1/_v2, (0.45)*_v0*(2.0*torch.sin((3.141592653589793/(4.0*_v9 - 4.0*_v2))*_v8)**2) + (0.1)*_v0), (0.1)*_v0)).to(_dtype)
+    return torch.where(t < _v5, torch.where(t < _v3, _v0 * _v1 / _v2, 0.45 * _v0 * (3.141592653589793 / (4.0 * _v9 - 4.0 * _v2) * _v8).sin_().pow_(2).mul_(2.0) + 0.1 * _v0), 0.1 * _v0).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.0006, warmup=2000, total=100000, _dtype=torch.float64, _compute=torch.float64):

@@ -21,7 +21,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _v2 = torch.clamp(_v1, 0, 1191999)
     _v3 = (((2384000) + (((-2)*(_v2))))).to(_compute)
     _v4 = torch.full((), 8e-07, dtype=_compute, device=_dev)
-    return (torch.where((t < 8000), (1e-08)*_v0, torch.where((t < 1200000), (7.92e-05)*torch.sin(6.588910766757116e-07*_v3)**2 + 8e-07, _v4))).to(_dtype)
+    return torch.where(t < 8000, 1e-08 * _v0, torch.where(t < 1200000, (6.588910766757116e-07 * _v3).sin_().pow_(2).mul_(7.92e-05).add_(8e-07), _v4)).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

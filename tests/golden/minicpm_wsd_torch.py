@@ -40,7 +40,7 @@ def lr(t, *, peak=0.01, warmup=1000, total=100000, _dtype=torch.float64, _comput
     _v8 = torch.full((), total, dtype=_compute, device=_dev)
     _v9 = (_v5).to(_compute)
     _v10 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v4), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), _v0, _v0 - 10.0*_v0*((10.0*_v7 - 9.0*_v8 + 10.0*torch.maximum(_v2, _v9)) / 10.0)/_v8)), _v10)).to(_dtype)
+    return torch.where(t < _v4, torch.where(t < _v3, _v0 * _v1 / _v2, torch.where(t < _v5, _v0, _v0 - 10.0 * _v0 * (10.0 * _v7 - 9.0 * _v8 + 10.0 * torch.maximum(_v2, _v9)).div_(10.0) / _v8)), _v10).to(_dtype)
 
 
 def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000, _dtype=torch.float64, _compute=torch.float64):
@@ -57,7 +57,7 @@ def lr_sqrt(t, *, peak=0.01, warmup=1000, total=100000, _dtype=torch.float64, _c
     _v9 = (_v5).to(_compute)
     _v10 = torch.clamp(torch.clamp(_v7, min=0.0), max=_v8 - torch.maximum(_v2, _v9) + (-1.0))
     _v11 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v4), torch.where((t < _v3), _v0*_v1/_v2, torch.where((t < _v5), _v0, _v0*((-10.0*_v10/_v8 + 10.0 - 10.0*torch.maximum(_v2, _v9)/_v8)/(1.0 + 3.1622776601683795*torch.sqrt((10.0*_v10 - 9.0*_v8 + 10.0*torch.maximum(_v2, _v9)) / 10.0)/torch.sqrt(_v8))))), _v11)).to(_dtype)
+    return torch.where(t < _v4, torch.where(t < _v3, _v0 * _v1 / _v2, torch.where(t < _v5, _v0, _v0 * (((-10.0 * _v10 / _v8).add_(10.0) - 10.0 * torch.maximum(_v2, _v9) / _v8) / ((10.0 * _v10 - 9.0 * _v8 + 10.0 * torch.maximum(_v2, _v9)).div_(10.0).sqrt_().mul_(3.1622776601683795) / torch.sqrt(_v8)).add_(1.0)))), _v11).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

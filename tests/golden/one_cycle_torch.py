@@ -28,7 +28,7 @@ def lr(t, *, total=10000, _dtype=torch.float64, _compute=torch.float64):
     _v8 = torch.remainder(((4) + (((-1)*(_v0))) + (((4)*(_v7))) + (((4)*(_v1)))), ((6)*(_v0)))
     _v9 = (((((-2)*(_v8))) + (((6)*(_v0))))).to(_compute)
     _v10 = torch.full((), 1.2e-08, dtype=_compute, device=_dev)
-    return (torch.where((t < _v0), torch.where((t <= ((-1) + (_v1))), (0.00288)*torch.sin((3.141592653589793/(_v5 + (-4.0)))*torch.minimum(_v4, _v5 - (_v4) + (-4.0)))**2 + 0.00012, (0.002999988)*torch.sin((0.26179938779914946/_v5)*_v9)**2 + 1.2e-08), _v10)).to(_dtype)
+    return torch.where(t < _v0, torch.where(t <= -1 + _v1, (3.141592653589793 / (_v5 + -4.0) * torch.minimum(_v4, _v5 - _v4 + -4.0)).sin_().pow_(2).mul_(0.00288).add_(0.00012), (0.26179938779914946 / _v5 * _v9).sin_().pow_(2).mul_(0.002999988).add_(1.2e-08)), _v10).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

@@ -29,11 +29,11 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _dev = t.device
     _v0 = torch.full((), 2.0, dtype=_compute, device=_dev)
     _v1 = t.to(_compute)
-    _v2 = torch.floor(torch.log((_v1 + 1000.0) / 1000.0) / 0.6931471805599453).to(torch.int64)
+    _v2 = torch.floor((_v1 + 1000.0).div_(1000.0).log_().div_(0.6931471805599453)).to(torch.int64)
     _v3 = torch.full((), 2, dtype=torch.int64, device=_dev)
     _v4 = _v2 - (torch.div((1000)*(torch.pow(_v3, _v2) - 1), (2) - 1, rounding_mode='floor') > (t)).to(torch.int64) + (torch.div((1000)*(torch.pow(_v3, _v2 + 1) - 1), (2) - 1, rounding_mode='floor') <= (t)).to(torch.int64)
     _v5 = (_v4).to(_compute)
-    return ((0.04999)*torch.cos(0.0015707963267948967*torch.pow(_v0, -_v5)*(-1000.0*torch.pow(_v0, _v5) + _v1 + 1000.0))**2 + 1e-05).to(_dtype)
+    return (0.0015707963267948967 * torch.pow(_v0, -_v5) * (-1000.0 * torch.pow(_v0, _v5) + _v1).add_(1000.0)).cos_().pow_(2).mul_(0.04999).add_(1e-05).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

@@ -36,7 +36,7 @@ def momentum(t, *, floor_lr=1e-05, _dtype=torch.float64, _compute=torch.float64)
     _dev = t.device
     _v0 = t.to(_compute)
     _v1 = torch.full((), 0.95, dtype=_compute, device=_dev)
-    return (torch.where((t < 1000), (_v0 + 8500.0) / 10000.0, _v1)).to(_dtype)
+    return torch.where(t < 1000, (_v0 + 8500.0).div_(10000.0), _v1).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

@@ -21,7 +21,7 @@ def lr(t, *, _dtype=torch.float64, _compute=torch.float64):
     _v2 = torch.clamp(_v1, 0, 499)
     _v3 = (((1000) + (((-2)*(_v2))))).to(_compute)
     _v4 = torch.full((), 0.0001, dtype=_compute, device=_dev)
-    return (torch.where((t < 500), (2e-06)*_v0, torch.where((t < 1000), (0.0009)*torch.sin(0.0015707963267948967*_v3)**2 + 0.0001, _v4))).to(_dtype)
+    return torch.where(t < 500, 2e-06 * _v0, torch.where(t < 1000, (0.0015707963267948967 * _v3).sin_().pow_(2).mul_(0.0009).add_(0.0001), _v4)).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).

@@ -33,7 +33,7 @@ def lr(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float
     _v6 = torch.full((), total, dtype=_compute, device=_dev)
     _v7 = (_v3).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v2), torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((t < _v3), _v0, _v0 - 5.0*_v0*((5.0*_v5 - 4.0*_v6 + 5.0*torch.clamp(_v7, min=1000)) / 5.0)/_v6)), _v8)).to(_dtype)
+    return torch.where(t < _v2, torch.where(t < 1000, 0.001 * _v0 * _v1, torch.where(t < _v3, _v0, _v0 - 5.0 * _v0 * (5.0 * _v5 - 4.0 * _v6 + 5.0 * torch.clamp(_v7, min=1000)).div_(5.0) / _v6)), _v8).to(_dtype)
 
 
 def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=torch.float64):
@@ -47,7 +47,7 @@ def weight_decay(t, *, peak=0.001, total=50000, _dtype=torch.float64, _compute=t
     _v6 = torch.full((), total, dtype=_compute, device=_dev)
     _v7 = (_v3).to(_compute)
     _v8 = torch.full((), 0.0, dtype=_compute, device=_dev)
-    return (torch.where((t < _v2), (0.1)*torch.where((t < 1000), (0.001)*_v0*_v1, torch.where((t < _v3), _v0, _v0 - 5.0*_v0*((5.0*_v5 - 4.0*_v6 + 5.0*torch.clamp(_v7, min=1000)) / 5.0)/_v6))/_v0, _v8)).to(_dtype)
+    return torch.where(t < _v2, 0.1 * torch.where(t < 1000, 0.001 * _v0 * _v1, torch.where(t < _v3, _v0, _v0 - 5.0 * _v0 * (5.0 * _v5 - 4.0 * _v6 + 5.0 * torch.clamp(_v7, min=1000)).div_(5.0) / _v6)) / _v0, _v8).to(_dtype)
 
 
 #: Parameter -> 'int' (a whole number >= 0) or 'float' (finite).
