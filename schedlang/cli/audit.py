@@ -17,7 +17,8 @@ def arguments(sub) -> None:
     sub.add_argument("file", help="the .sched file the run should have followed")
     sub.add_argument("log", help="what the trainer logged: an HF trainer_state.json or checkpoint "
                                  "folder, TensorBoard events, a Lightning metrics.csv, a W&B "
-                                 "history CSV, an MLflow run folder, Megatron's log, a step,value CSV")
+                                 "history CSV or offline run, an MLflow run folder, Megatron's log, "
+                                 "a step,value CSV")
     sub.add_argument("--schedule", default=None, metavar="NAME",
                      help="the file's schedule to compare (default: lr, or the only one)")
     series_arguments(sub)
