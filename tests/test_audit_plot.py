@@ -155,6 +155,7 @@ def test_thinned_keeps_a_bounded_even_spread():
     assert 100 <= len(updates) < 200 and updates[0] == 0
     gaps = {b - a for a, b in zip(updates, updates[1:])}
     assert len(gaps) == 1 and updates[-1] > 100_003 - 2 * gaps.pop()
+    assert thin.points() == (*thin.kept, (100_002, 100_002.0))  # the log's end, always
 
 
 # -- the docs' picture: one real bug found end to end --------------------------------------

@@ -30,13 +30,20 @@ PROGRESS_EVERY = 1 << 16
 
 class Thinned:
     """Every ``stride``-th of a stream of (update, value), at most ``2 * most`` of them: when
-    full, every other is dropped and the stride doubles.  What a picture of the log draws
-    (``schedlang plot --logged``): evenly spread over the whole log, bounded, deterministic."""
+    full, every other is dropped and the stride doubles; the last point seen is kept too (a
+    picture reaches the log's end).  What a picture of the log draws (``schedlang plot
+    --logged``): evenly spread over the whole log, bounded, deterministic."""
 
     def __init__(self, most: int):
         self.most, self.stride, self.seen, self.kept = max(1, most), 1, 0, []
+        self.last: tuple[int, float] | None = None
+
+    def points(self) -> tuple[tuple[int, float], ...]:
+        tail = [self.last] if self.last is not None and (self.seen - 1) % self.stride else []
+        return tuple(self.kept + tail)
 
     def add(self, update: int, value: float) -> None:
+        self.last = (update, value)
         if self.seen % self.stride == 0:
             self.kept.append((update, value))
             if len(self.kept) >= 2 * self.most:
@@ -206,4 +213,4 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
         cause = causes.diagnose(aligned, head + after + list(tail), first, last_match, planned, program)
     return AuditReport(str(file if not isinstance(file, Program) else file.filename), str(log),
                        opened.format, series, planned.name, used, count, deviations, worst, deviation,
-                       cause, skipped, tuple(notes), tuple(thin.kept) if thin else ())
+                       cause, skipped, tuple(notes), thin.points() if thin else ())
