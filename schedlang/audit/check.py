@@ -28,6 +28,30 @@ SAMPLE_HEAD, SAMPLE_AFTER, SAMPLE_TAIL = 4096, 4096, 256
 PROGRESS_EVERY = 1 << 16
 
 
+class Thinned:
+    """Every ``stride``-th of a stream of (update, value), at most ``2 * most`` of them: when
+    full, every other is dropped and the stride doubles; the last point seen is kept too (a
+    picture reaches the log's end).  What a picture of the log draws (``schedlang plot
+    --logged``): evenly spread over the whole log, bounded, deterministic."""
+
+    def __init__(self, most: int):
+        self.most, self.stride, self.seen, self.kept = max(1, most), 1, 0, []
+        self.last: tuple[int, float] | None = None
+
+    def points(self) -> tuple[tuple[int, float], ...]:
+        tail = [self.last] if self.last is not None and (self.seen - 1) % self.stride else []
+        return tuple(self.kept + tail)
+
+    def add(self, update: int, value: float) -> None:
+        self.last = (update, value)
+        if self.seen % self.stride == 0:
+            self.kept.append((update, value))
+            if len(self.kept) >= 2 * self.most:
+                self.kept = self.kept[::2]
+                self.stride *= 2
+        self.seen += 1
+
+
 @dataclass(frozen=True)
 class Deviation:
     """The first update where the run left the file: ``step`` (the update), the logger's own
@@ -62,6 +86,8 @@ class AuditReport:
     cause: causes.Cause | None
     skipped: int = 0
     notes: tuple[str, ...] = field(default=())
+    #: (update, logged value) spread over the log, for a picture (``audit(keep=N)``; not in JSON).
+    points: tuple[tuple[int, float], ...] = field(default=(), repr=False)
 
     @property
     def followed(self) -> bool:
@@ -96,12 +122,14 @@ def _json_number(value: float):
 
 def audit(file, log, *, schedule: str | None = None, tag: str | None = None, group: int | None = None,
           params: dict | None = None, convention: str | None = None,
-          format: str | None = None, on_progress=None) -> AuditReport:  # noqa: A002 - --format
+          format: str | None = None, on_progress=None, keep: int = 0) -> AuditReport:  # noqa: A002
     """Compare the run logged in ``log`` with ``file``'s schedule (``schedule``, else ``lr``,
     else the only one).  ``file`` is a path or a ``Program``; ``params`` binds its parameters
     (like ``-D``); ``convention`` names the logger convention where the reader's own is not
     the one (``conventions.CONVENTIONS``), ``format`` the reader where guessing is not wanted
-    (``readers.FORMATS``).  ``on_progress(points_read)`` is called now and then on a long log."""
+    (``readers.FORMATS``).  ``on_progress(points_read)`` is called now and then on a long log.
+    ``keep=N`` keeps about ``N`` to ``2N`` of the aligned points, evenly spread, in ``points``
+    (for ``schedlang plot --logged``)."""
     program = file if isinstance(file, Program) else load(file, params)
     planned: Schedule = program.main_schedule(schedule, "audit compares one schedule")
     opened = open_log(Path(log), format)
@@ -122,6 +150,7 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
     first: tuple[int, Point] | None = None
     last_match: int | None = None  # the last matching update before the first deviation
     previous = -1
+    thin = Thinned(keep) if keep else None
     for chunk in _chunks(opened.points(series)):
         updates = [point.step + used.offset for point in chunk]
         if updates[0] < 0 or min(updates) < 0:
@@ -133,6 +162,8 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
         values = planned.values(updates)
         for update, point, value in zip(updates, chunk, values):
             count += 1
+            if thin is not None:
+                thin.add(update, point.value)
             if update < previous:
                 backwards += 1
             previous = update
@@ -182,4 +213,4 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
         cause = causes.diagnose(aligned, head + after + list(tail), first, last_match, planned, program)
     return AuditReport(str(file if not isinstance(file, Program) else file.filename), str(log),
                        opened.format, series, planned.name, used, count, deviations, worst, deviation,
-                       cause, skipped, tuple(notes))
+                       cause, skipped, tuple(notes), thin.points() if thin else ())

@@ -13,9 +13,10 @@ from .logs import Log
 from .megatron_log import MegatronLog
 from .mlflow_run import MlflowRun
 from .tensorboard_events import TensorBoardLog
+from .wandb_run import WandbRun
 
 FORMATS: dict[str, type[Log]] = {reader.format: reader for reader in (
-    TrainerState, MlflowRun, LightningCsvLog, TensorBoardLog, WandbCsvLog, CsvLog, MegatronLog)}
+    TrainerState, MlflowRun, LightningCsvLog, WandbRun, TensorBoardLog, WandbCsvLog, CsvLog, MegatronLog)}
 
 def open_log(path, format: str | None = None) -> Log:  # noqa: A002 - the CLI's --format
     """The ``Log`` for ``path``: ``format`` when given, else the first reader that claims it."""
@@ -34,4 +35,5 @@ def open_log(path, format: str | None = None) -> Log:  # noqa: A002 - the CLI's 
     raise SchedlangError(f"{path}: not a log schedlang audit reads",
                          hint="an HF trainer_state.json (or its checkpoint folder), TensorBoard "
                               "events, a Lightning metrics.csv, a W&B history CSV, an MLflow run "
-                              "folder, Megatron's training log, or a step,value CSV; --format names one")
+                              "folder, a W&B offline run folder, Megatron's training log, or a "
+                              "step,value CSV; --format names one")

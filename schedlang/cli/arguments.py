@@ -35,6 +35,13 @@ class CommandLine:
         length = len(self.argv[index]) - start if length is None else length
         return Span.at_offset(self.source, self.offsets[index] + start, length)
 
+    def argument_span(self, text: str) -> Span | None:
+        """The span of the first argument that is ``text`` (or an option ``text=...``)."""
+        for i, arg in enumerate(self.argv):
+            if arg == text or (text.startswith("-") and arg.startswith(text + "=")):
+                return self.span(i)
+        return None
+
     def option_value(self, option: str, value: str) -> tuple[int, int] | None:
         """Where ``value`` of ``option`` was typed: (argument index, offset in it), or None."""
         for i, arg in enumerate(self.argv):

@@ -129,6 +129,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_argument("--log", action="store_true",
                      help="logarithmic value axis (steps with values <= 0 are left out, with a note)")
     with_axis(sub)
+    sub.add_argument("--logged", default=None, metavar="LOG",
+                     help="draw what a run logged (any log schedlang audit reads) over one file's "
+                          "schedule, aligned as audit aligns it, the first deviation marked")
+    audit_command.series_arguments(sub)
 
     sub = command("fmt", _fmt, "rewrite .sched files in the canonical layout (comments kept)")
     sub.add_argument("files", nargs="+", metavar="FILE",
@@ -420,7 +424,15 @@ def _axis_span(args):
 def _plot(args) -> int:
     from .plot import plot  # lazy: each command imports what only it uses (check stays light)
 
-    check_output(args.output, args.files, _output_span(args))
+    check_output(args.output, args.files + ([args.logged] if args.logged else []), _output_span(args))
+    if args.logged:
+        return _plot_logged(args)
+    given = [f"--{name}" for name in ("tag", "group", "convention") if getattr(args, name) is not None]
+    if given:
+        option = given[0]
+        raise SchedlangError(f"{option} picks the series of a log: it needs --logged LOG",
+                             args.command_line.argument_span(option) if args.command_line else None,
+                             hint="schedlang plot FILE --logged LOG " + option + " ...")
     programs = load_programs(args.files, defines(args))
     for path, program in zip(args.files, programs):
         require_clock(program, args.axis, path, _axis_span(args))
@@ -436,6 +448,36 @@ def _plot(args) -> int:
         print(f"wrote {out}")
     else:
         print(out)
+    return EXIT_OK
+
+
+def _plot_logged(args) -> int:
+    """``plot FILE --logged LOG``: one file, one schedule, the run's points over it."""
+    if len(args.files) != 1:
+        raise SchedlangError(f"--logged draws one file's schedule under a log; {len(args.files)} files "
+                             "were given", args.command_line.argument_span(args.files[1])
+                             if args.command_line else None, hint="schedlang plot FILE --logged LOG")
+    if args.axis != "steps":
+        raise SchedlangError("--logged draws the log at its updates: --axis steps only",
+                             _axis_span(args), hint="leave out --axis")
+    if args.schedule and len(args.schedule) > 1:
+        raise SchedlangError(f"--logged compares one schedule; --schedule was given {len(args.schedule)} "
+                             "times", args.command_line.value_span("--schedule", args.schedule[1])
+                             if args.command_line else None,
+                             hint=f"e.g. --schedule {args.schedule[0]}")
+    from .plot import OVERLAY_POINTS  # lazy, as in _plot
+
+    (program,) = load_programs(args.files, defines(args))
+    report = audit_command.audited(program, args.logged, args, args.schedule[0] if args.schedule else None,
+                                   OVERLAY_POINTS)
+    steps = None
+    if args.steps is not None:
+        steps = parse_steps(args.steps, program, _steps_locator(args))
+    with progress(f"plotting {args.files[0]} with {args.logged}"):
+        out, notes = audit_command.picture(program, args.files[0], report, args.output, steps, args.log)
+    for note in notes:
+        print(note, file=sys.stderr)
+    print(f"wrote {out}" if args.output else out)
     return EXIT_OK
 
 
