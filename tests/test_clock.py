@@ -585,3 +585,15 @@ def test_a_step_past_int64_counts_is_refused_at_the_batch(batch, seq_len):
         schedlang.compile(f"{head}batch = {batch}\nschedule lr = 1e-3\n")
     assert info.value.span.line == (1 if seq_len is None else 2)
     schedlang.compile(f"param seq_len: int = 4096\nbatch = {2**62 // 4096}\nschedule lr = 1e-3\n")
+
+
+def test_a_ramp_printed_again_still_defines_its_table():
+    """The reference's function bodies are cached by formula (codegen/python.py): a ramp's body
+    printed a second time, by a second compile or by the class's plain-Python twin, must bring
+    its count table along, under a name no other table has."""
+    first, again, other = _ramp(4), _ramp(4), _ramp(6)
+    assert first["lr"](40) == again["lr"](40) > 0 and math.isfinite(other["lr"](40))
+    assert first.python_source() == again.python_source()
+    names = {line.split(" = ")[0] for p in (first, other) for line in p.python_source().splitlines()
+             if line.startswith("_T") or line.startswith("_S")}
+    assert len(names) == 2, names

@@ -11,6 +11,7 @@ index of cosine restarts is computed with integers.
 from __future__ import annotations
 
 import functools
+import hashlib
 
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
@@ -95,6 +96,14 @@ def helpers_source(printer, gap: str = "\n") -> str:
         text += f"{gap}#: The batch stages a count of {UNITS[count.unit]} reads (see _count).\n" \
             f"{name} = {_table_literal(count)}\n"
     return text
+
+
+def table_name(count) -> str:
+    """The module-level name of ``count``'s stage table: its clock's name and a digest of the
+    table, so that bodies printed apart (``_printed_body`` is cached) never give two tables one
+    name, and the same table always the same one."""
+    digest = hashlib.sha1(_table_literal(count).encode("ascii")).hexdigest()[:8]
+    return f"_{count.__name__}_{digest}"
 
 
 def _table_literal(count) -> str:
@@ -214,7 +223,7 @@ class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):
 
     def _print_ClockCountBase(self, expr):  # noqa: N802 - sympy's printer naming
         self.helpers.add("_count")
-        name = self.count_tables.setdefault(type(expr), f"_{type(expr).__name__}{len(self.count_tables)}")
+        name = self.count_tables.setdefault(type(expr), table_name(type(expr)))
         return f"_count({self._print(expr.args[0])}, {name})"
 
     def _print_restart_index(self, expr):
@@ -232,14 +241,16 @@ def function_source(name: str, expr: sp.Expr, params, printer: ReferencePrinter,
     signature = f"def {name}({leading}{', *' + args if args else ''}):"
     renamed = expr.xreplace({p.symbol: sp.Symbol(p.py_name, **p.symbol.assumptions0) for p in params
                              if p.py_name != p.symbol.name})
-    body, helpers = _printed_body(renamed)
+    body, helpers, tables = _printed_body(renamed)
     printer.helpers |= helpers
+    printer.count_tables.update(tables)
     return signature + "\n" + body
 
 
 @functools.lru_cache(maxsize=64)
-def _printed_body(expr: sp.Expr) -> tuple[str, frozenset[str]]:
-    """The body text of a function returning ``expr`` and the helpers it calls.
+def _printed_body(expr: sp.Expr) -> tuple[str, frozenset[str], tuple]:
+    """The body text of a function returning ``expr``, the helpers it calls and the count tables
+    it reads (``(class, name)`` pairs, which the module defines once).
 
     Cached: the same schedule is printed by ``compile`` (the reference module every check
     loads) and again by the torch target (the class's plain-Python twins); printing a long
@@ -248,7 +259,8 @@ def _printed_body(expr: sp.Expr) -> tuple[str, frozenset[str]]:
     """
     printer = ReferencePrinter()
     lines = body_lines(expr, printer, 1)
-    return "".join(f"{line}\n" for line in lines), frozenset(printer.helpers)
+    return "".join(f"{line}\n" for line in lines), frozenset(printer.helpers), \
+        tuple(printer.count_tables.items())
 
 
 def body_lines(expr: sp.Expr, printer: ReferencePrinter, depth: int, start=0) -> list[str]:
