@@ -127,6 +127,20 @@ def test_plot_log_scale_still_works_with_and_without_logged(logs, tmp_path):
     assert "X first deviation (update 0)" in both.stdout
 
 
+def test_plot_log_followed_by_a_log_is_the_overlay_as_the_issue_spells_it(logs, tmp_path):
+    """``plot FILE --log LOG`` (issue 38's spelling) is ``--logged LOG`` on a linear scale when LOG
+    is not a .sched file; two .sched files with ``--log`` stay two files on a log scale."""
+    pytest.importorskip("matplotlib")
+    spelled = run_cli("plot", "run.sched", "--log", "bug.csv", "-o", tmp_path / "a.svg", cwd=logs)
+    assert spelled.returncode == 0, spelled.stderr
+    logged = run_cli("plot", "run.sched", "--logged", "bug.csv", "-o", tmp_path / "b.svg", cwd=logs)
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+    shutil.copy(logs / "run.sched", tmp_path / "other.sched")
+    two = run_cli("plot", "run.sched", str(tmp_path / "other.sched"), "--log", cwd=logs)
+    assert two.returncode == 0 and "(log scale)" in two.stdout, two.stderr
+    assert logged.returncode == 0
+
+
 @pytest.mark.parametrize(("args", "message", "caret"), [
     (["plot", "run.sched", "run.sched", "--logged", "bug.csv"], "--logged draws one file's schedule", True),
     (["plot", "run.sched", "--tag", "lr"], "--tag picks the series of a log: it needs --logged", True),

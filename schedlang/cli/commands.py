@@ -46,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     parser = _parser()
     _Parser.json_errors = "--json" in argv
+    argv = _log_then_a_log(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help(sys.stderr)
@@ -449,6 +450,20 @@ def _plot(args) -> int:
     else:
         print(out)
     return EXIT_OK
+
+
+def _log_then_a_log(argv: list[str]) -> list[str]:
+    """``plot FILE --log LOG``, as issue 38 spells the overlay, is ``plot FILE --logged LOG``:
+    ``--log`` alone is the log-scale switch, so the argument after it is read as the log when it
+    is neither an option nor a ``.sched`` file (a folder, a JSON, CSV or event file); a ``.sched``
+    file there is left to argparse (docs/cli.md)."""
+    if not argv or argv[0] != "plot" or "--logged" in argv or "--log" not in argv:
+        return argv
+    index = argv.index("--log")
+    after = argv[index + 1] if index + 1 < len(argv) else None
+    if after is None or after.startswith("-") or after.endswith(".sched"):
+        return argv
+    return [*argv[:index], "--logged", *argv[index + 1:]]
 
 
 def _plot_logged(args) -> int:
