@@ -34,6 +34,10 @@ ModelZoo can express exactly:
   ``group`` parameter with default 1: ``ScalePerParamLR`` (``*WD``), which
   scales each param group by its own ``adjust_learning_rate``.
 
+The file's ``run = N`` is ModelZoo's loop length (``_loop``): the output is then the
+``trainer: init:`` block with ``schedulers:`` and ``loop: max_steps: N`` (into an original, the
+``num_steps`` / ``max_steps`` keys it has), a run in ``tok``/``sp`` written as the steps it trains.
+
 Anything else is a ``SchedlangError`` at the construct, saying why ModelZoo
 cannot carry it.  The export is then read back and proven equal to the
 original with ``schedlang.equivalent`` before it is returned.
@@ -94,7 +98,7 @@ def _run(root: Node) -> tuple[int, str] | None:
     ``num_steps`` (steps to train), ``max_steps`` (the last global step; from step 0 the same
     count), the smaller of the two when both are given (the loop stops at whichever comes first).
     None without either, or with ``num_epochs`` (its steps are the dataloader's length, which the
-    config does not state)."""
+    config does not state; a ``num_epochs: null`` is ModelZoo's default, no epochs)."""
     loop, where = None, ""
     trainer = root.value.get("trainer")
     if trainer is not None and trainer.is_mapping:
@@ -103,7 +107,8 @@ def _run(root: Node) -> tuple[int, str] | None:
             loop, where = init.value["loop"], "trainer.init.loop"
     if loop is None and "runconfig" in root.value:
         loop, where = root.value["runconfig"], "runconfig"
-    if loop is None or not loop.is_mapping or loop.value.get("num_epochs") is not None:
+    epochs = loop.value.get("num_epochs") if loop is not None and loop.is_mapping else None
+    if loop is None or not loop.is_mapping or (epochs is not None and epochs.value is not None):
         return None
     found = {}
     for key in ("num_steps", "max_steps"):
@@ -492,7 +497,9 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  f"the groups tagged {sched.tags[0]} in ModelZoo (an untagged scheduler "
                                  "drives every group)", untagged[sched.target].span,
                                  hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
-    text = render(scheds, filename, into)
+    run = program.run_length
+    note = "the file's run" if run is None or run.unit is None else f"run = {run.text}: the steps it trains"
+    text = render(scheds, filename, into, _loop(program, into), note)
     if verify:
         _verify(program, text, filename, schedules, read, into)
     return text
@@ -500,13 +507,16 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
 
 def _merged(into, text: str) -> str:
     """The original ModelZoo config with its ``trainer.init.schedulers`` (or top-level
-    ``schedulers:``) replaced by the written list; a legacy ``optimizer.learning_rate`` config is
-    refused (the list belongs to the 2.x trainer layout)."""
+    ``schedulers:``) replaced by the written list, and the written loop keys (the run, ``_loop``)
+    set in its ``trainer.init.loop`` (or legacy ``runconfig``); a legacy ``optimizer.learning_rate``
+    config is refused (the list belongs to the 2.x trainer layout)."""
 
     import yaml  # lazy: PyYAML (the read-back needs it anyway)
 
     data = copy.deepcopy(document(into))
-    written = yaml.safe_load(text)["schedulers"]
+    written = yaml.safe_load(text)
+    init = written.get("trainer", {}).get("init", {})
+    schedulers, loop = init.get("schedulers", written.get("schedulers")), init.get("loop")
     optimizer = data.get("optimizer")
     if isinstance(optimizer, dict) and "learning_rate" in optimizer:
         raise SchedlangError(f"{into.filename} is a legacy ModelZoo config (optimizer.learning_rate), "
@@ -514,10 +524,59 @@ def _merged(into, text: str) -> str:
                                                                      "form, or without --into")
     trainer = data.get("trainer")
     if isinstance(trainer, dict) and isinstance(trainer.get("init"), dict):
-        trainer["init"]["schedulers"] = written
+        trainer["init"]["schedulers"] = schedulers
+        if loop is not None:
+            if "loop" not in trainer["init"] and isinstance(data.get("runconfig"), dict):
+                data["runconfig"].update(loop)
+            else:
+                if not isinstance(trainer["init"].get("loop"), dict):
+                    trainer["init"]["loop"] = {}
+                trainer["init"]["loop"].update(loop)
     else:
-        data["schedulers"] = written
+        data["schedulers"] = schedulers
+        if loop is not None:
+            data["runconfig"].update(loop)  # `_loop` refused an original with no loop to hold the run
     return dumped(into, data)
+
+
+def _loop(program: Program, into) -> dict | None:
+    """The loop keys that state the file's ``run`` (None without one): ModelZoo's loop counts
+    steps, so a run in ``tok``/``sp`` is written as the steps it trains on the file's batch.  Into
+    an original, the keys it gives (``num_steps`` and/or ``max_steps``: from global step 0 both
+    count the steps trained), ``max_steps`` where it gives neither; a loop in ``num_epochs`` is
+    refused (its steps are the dataloader's length, which no key of the config states)."""
+    if program.run_length is None:
+        return None
+    run = program.run
+    if into is None:
+        return {"max_steps": run}
+    root = load_yaml(into.text, into.filename)
+    loop = None
+    if root.is_mapping:
+        trainer = root.value.get("trainer")
+        init = trainer.value.get("init") if trainer is not None and trainer.is_mapping else None
+        if init is not None and init.is_mapping:
+            loop = init.value.get("loop")
+        if loop is None:
+            loop = root.value.get("runconfig")
+        if loop is None and (init is None or not init.is_mapping):
+            raise SchedlangError(f"the run is {run} steps, but {into.filename} has no trainer.init (nor "
+                                 "runconfig) whose loop could state it", program.run_length.span,
+                                 hint="export without --into (it writes trainer.init.loop), add "
+                                      "`trainer: {init: {loop: {max_steps: N}}}` to the original, "
+                                      "or drop `run = ...`")
+    if loop is None or not loop.is_mapping:
+        return {"max_steps": run}
+    epochs = loop.value.get("num_epochs")
+    if epochs is not None and epochs.value is not None:
+        raise SchedlangError(f"{into.filename} trains num_epochs, which ModelZoo counts in passes over "
+                             f"the dataloader, not in steps, so it cannot state the run of {run} steps",
+                             loop.key_spans["num_epochs"],
+                             hint=f"replace `num_epochs` by `max_steps: {run}` in the original, or drop "
+                                  "`run = ...` to export the schedulers alone")
+    keys = [k for k in ("num_steps", "max_steps") if loop.value.get(k) is not None
+            and loop.value[k].value is not None]
+    return {key: run for key in keys or ["max_steps"]}
 
 
 def _source(config: tuple[list[Sched], tuple[int, str] | None], origin: str,
@@ -537,12 +596,9 @@ def _verify(program: Program, text: str, filename: str, schedules, read, into=No
     # a group's own factor, not only its default: proven again with another value bound
     rebind = {cm.SCALE_PARAM: sp.Rational(3, 7)} if cm.SCALE_PARAM in program.params else None
     merged = text if into is None else _merged(into, text)  # dumped: the `# ~` marks are in `text`
-    if program.run_length is not None:
-        warn("the run's length is not written: the export writes the schedulers, and ModelZoo's loop "
-             "length (trainer.init.loop num_steps / max_steps) stays the config's", program.run_length.span)
     proven(program, merged, read, into.filename if into is not None else filename, schedules=schedules,
            style="core", rtol=_RTOL if _inexact(text) else 0, rebind=rebind, strict=False,
-           into=into.filename if into is not None else None, runs=False)
+           into=into.filename if into is not None else None)
 
 
 _RTOL = sp.Rational(1, 10**12)
@@ -804,15 +860,29 @@ def _construct(node: ir.Node) -> str:
 # -- YAML text ---------------------------------------------------------------------------
 
 
-def render(scheds: list[Sched], origin: str, into=None) -> str:
-    lines = [f"# Exported by `schedlang export` from {comment_safe(str(origin))} "
-             "(ModelZoo trainer.init.schedulers)."]
-    if into is not None:
+def render(scheds: list[Sched], origin: str, into=None, loop: dict | None = None,
+           note: str = "the file's run") -> str:
+    """The ``schedulers:`` list; with the file's run (``loop``, from ``_loop``) the list and the
+    loop keys under ``trainer: init:``, the layout of a ModelZoo 2.x config, ``note`` on each."""
+    where = "trainer.init.schedulers" + (" and trainer.init.loop" if loop else "")
+    lines = [f"# Exported by `schedlang export` from {comment_safe(str(origin))} (ModelZoo {where})."]
+    if into is not None and loop is None:
         lines += [f"# Proved merged into {comment_safe(into.filename)}: this list takes the place of its",
                   "# trainer.init.schedulers (or top-level schedulers:); its other keys are kept."]
-    lines.append("schedulers:")
+    elif into is not None:
+        lines += [f"# Proved merged into {comment_safe(into.filename)}: these take the place of its",
+                  f"# trainer.init.schedulers and its loop's {' / '.join(loop)}; its other keys are kept."]
+    if loop is None:
+        lines.append("schedulers:")
+        for sched in scheds:
+            lines.extend(_render(sched, 0))
+        return "\n".join(lines) + "\n"
+    lines += ["trainer:", "  init:", "    schedulers:"]
     for sched in scheds:
-        lines.extend(_render(sched, 0))
+        lines.extend(_render(sched, 3))
+    lines.append("    loop:")
+    lines += [f"      {key}: {steps}  # {note} (ModelZoo's loop counts steps)"
+              for key, steps in loop.items()]
     return "\n".join(lines) + "\n"
 
 

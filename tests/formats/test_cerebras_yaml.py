@@ -697,7 +697,10 @@ def test_export_into_the_original_config_runs_in_cstorch_as_the_original(path):
     assert "# Proved merged into" in exported
     original = yaml.safe_load(path.read_text())
     merged = yaml.safe_load(path.read_text())
-    merged["trainer"]["init"]["schedulers"] = yaml.safe_load(exported)["schedulers"]
+    written = yaml.safe_load(exported)
+    init = written.get("trainer", {}).get("init", {})
+    merged["trainer"]["init"]["schedulers"] = init.get("schedulers", written.get("schedulers"))
+    assert init.get("loop", {}).items() <= original["trainer"]["init"].get("loop", {}).items()
     steps = range(1100)
     try:
         expected = R.cerebras_values(*_cstorch_entry(original["trainer"]["init"]["schedulers"][0]), steps)
@@ -711,3 +714,149 @@ def test_export_into_a_legacy_config_is_refused_with_the_reason():
     path = CONFIGS / "cerebras_legacy_repeats.yaml"
     with pytest.raises(schedlang.SchedlangError, match="legacy ModelZoo config"):
         export("schedule lr = linear(1e-3, 1e-4, 100)\n", "x.sched", into=path)
+
+
+# -- the run's length: `run = N` is ModelZoo's loop (SPEC §14, issue 37) ---------------------------------
+
+RUN_SOURCE = "run = 900\nschedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-5, 900)\n"
+RUN_SCHEDULERS = """\
+- SequentialLR:
+    schedulers:
+    - LinearLR: {initial_learning_rate: 0.0, end_learning_rate: 0.001, total_iters: 100}
+    - CosineDecayLR: {initial_learning_rate: 0.001, end_learning_rate: 1.0e-05, total_iters: 900}
+"""
+
+
+def test_export_writes_the_run_as_trainer_init_loop_max_steps():
+    """Without --into the output is the trainer.init block a ModelZoo 2.x config has: the list and
+    the loop's max_steps; read back, the run and the schedule are the file's, and cstorch 2.10's
+    schedulers from the written block give the file's values."""
+    text = export(RUN_SOURCE, "lr.sched", format="cerebras-yaml")
+    assert text == """\
+# Exported by `schedlang export` from lr.sched (ModelZoo trainer.init.schedulers and trainer.init.loop).
+trainer:
+  init:
+    schedulers:
+      - SequentialLR:
+          schedulers:
+          - LinearLR:
+              initial_learning_rate: 0
+              end_learning_rate: 0.001
+              total_iters: 100
+          - CosineDecayLR:
+              initial_learning_rate: 0.001
+              end_learning_rate: 1.0e-05
+              total_iters: 900
+    loop:
+      max_steps: 900  # the file's run (ModelZoo's loop counts steps)
+"""
+    again, original = back(text), schedlang.compile(RUN_SOURCE)
+    assert again.run == original.run == 900
+    assert schedlang.equivalent(original["lr"], again["lr"])
+    block = yaml.safe_load(text)["trainer"]["init"]["schedulers"][0]
+    try:
+        expected = R.cerebras_values(*_cstorch_entry(block), range(1001))
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"anchor unavailable: {exc}")
+    assert original["lr"].values(range(1001)) == pytest.approx(expected, rel=2e-6, abs=1e-9)
+
+
+def test_export_without_a_run_is_the_schedulers_list_alone():
+    text = export("schedule lr = cosine(1e-3, 1e-5, 900)\n", "lr.sched", format="cerebras-yaml")
+    assert text.splitlines()[1] == "schedulers:" and "loop" not in text and back(text).run is None
+
+
+def test_a_run_in_tokens_is_written_as_the_steps_it_trains():
+    """ModelZoo's loop counts steps: `run = 5e12tok` on 1024 x 4096-token batches trains the
+    1192093 steps whose consumed-before count is below it (SPEC §12), and that is what is written."""
+    source = ("param seq_len: int = 4096\nbatch = stages(1024, [], [])\nrun = 5e12tok\n"
+              "schedule lr = warmup(linear, 2000) >> constant(3e-4)\n")
+    text = export(source, "o.sched", format="cerebras-yaml")
+    assert ("      max_steps: 1192093  # run = 5000000000000tok: the steps it trains (ModelZoo's loop counts "
+            "steps)\n") in text
+    assert back(text).run == schedlang.compile(source).run == 1192093
+
+
+def _trainer_with(loop: str) -> str:
+    body = "".join(f"      {line}\n" for line in RUN_SCHEDULERS.splitlines())
+    return f"trainer:\n  init:\n    optimizer:\n      AdamW: {{lr: 1.0e-3}}\n    schedulers:\n{body}{loop}"
+
+
+#: the original's loop, the loop keys the merged config has (the run is 900 steps).
+INTO_LOOPS = [
+    ("    loop:\n      max_steps: 2400\n      eval_frequency: 100\n",
+     {"max_steps": 900, "eval_frequency": 100}),
+    ("    loop:\n      num_steps: 300\n      max_steps: 2400\n", {"num_steps": 900, "max_steps": 900}),
+    ("    loop:\n      num_steps: 300\n", {"num_steps": 900}),
+    ("    loop:\n      num_epochs: null\n      num_steps: 300\n", {"num_epochs": None, "num_steps": 900}),
+    ("    loop:\n      eval_steps: 10\n", {"eval_steps": 10, "max_steps": 900}),
+    ("", {"max_steps": 900}),
+]
+
+
+@pytest.mark.parametrize("loop, expected", INTO_LOOPS,
+                         ids=["max_steps", "both", "num_steps", "null_epochs", "neither", "no_loop"])
+def test_export_into_sets_the_originals_loop_keys_and_reads_back_the_run(tmp_path, loop, expected):
+    from schedlang.formats.cerebras_yaml import _merged
+    from schedlang.formats.common.into import original
+
+    path = tmp_path / "config.yaml"
+    path.write_text(_trainer_with(loop))
+    text = export(RUN_SOURCE, "lr.sched", format="cerebras-yaml", into=path)
+    written = yaml.safe_load(text)["trainer"]["init"]["loop"]
+    assert written == {k: v for k, v in expected.items() if k in ("num_steps", "max_steps")}
+    merged = tmp_path / "merged.yaml"
+    merged.write_text(_merged(original(path), text))
+    data = yaml.safe_load(merged.read_text())
+    assert data["trainer"]["init"]["loop"] == expected
+    assert data["trainer"]["init"]["optimizer"] == {"AdamW": {"lr": 1.0e-3}}
+    again = schedlang.compile(import_file(merged, "cerebras-yaml", style="core"))
+    assert again.run == 900
+    assert schedlang.equivalent(schedlang.compile(RUN_SOURCE)["lr"], again["lr"])
+
+
+def test_export_into_a_runconfig_sets_its_max_steps(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text("schedulers:\n" + RUN_SCHEDULERS + "runconfig:\n  max_steps: 50\n  log_steps: 5\n")
+    from schedlang.formats.cerebras_yaml import _merged
+    from schedlang.formats.common.into import original
+
+    merged = yaml.safe_load(_merged(original(path), export(RUN_SOURCE, "lr.sched", format="cerebras-yaml",
+                                                            into=path)))
+    assert merged["runconfig"] == {"max_steps": 900, "log_steps": 5} and "trainer" not in merged
+
+
+#: the original, the message, the line and column it points at (in the original, or at `run`), the hint.
+INTO_REFUSED = [
+    (_trainer_with("    loop:\n      num_epochs: 3\n"), "trains num_epochs", 11, 7,
+     "replace `num_epochs` by"),
+    ("schedulers:\n" + RUN_SCHEDULERS, "has no trainer.init", 1, 1, "export without --into"),
+]
+
+
+@pytest.mark.parametrize("text, message, line, column, hint", INTO_REFUSED, ids=["num_epochs", "no_trainer"])
+def test_export_into_refuses_a_loop_that_cannot_state_the_run(tmp_path, text, message, line, column, hint):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(schedlang.SchedlangError, match=message) as info:
+        export(RUN_SOURCE, "lr.sched", format="cerebras-yaml", into=path)
+    assert (info.value.line, info.value.column) == (line, column) and hint in info.value.hint
+
+
+def test_cli_export_into_an_epochs_loop_exits_2_with_a_caret(tmp_path):
+    path, sched = tmp_path / "config.yaml", tmp_path / "lr.sched"
+    path.write_text(_trainer_with("    loop:\n      num_epochs: 3\n"))
+    sched.write_text(RUN_SOURCE)
+    result = run_cli("export", sched, "--format", "cerebras-yaml", "--into", path)
+    assert result.returncode == 2 and "trains num_epochs" in result.stderr and "^" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_proof_sees_the_run(monkeypatch):
+    """The read-back proof compares the run: a writer that wrote another loop length is caught."""
+    from schedlang.formats import cerebras_yaml
+
+    monkeypatch.setattr(cerebras_yaml, "_loop", lambda program, into: {"max_steps": 800})
+    with pytest.raises(schedlang.SchedlangError, match="the run is 900 steps, but the written configuration "
+                                                       "trains 800"):
+        export(RUN_SOURCE, "lr.sched", format="cerebras-yaml")

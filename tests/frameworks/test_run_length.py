@@ -415,13 +415,23 @@ def _train_cfg(path: Path) -> dict:
 def test_cerebras_run_is_the_loops_steps(tmp_path, loop, run):
     """ModelZoo's loop from global step 0 (``compute_num_steps``: num_steps steps, up to the global
     step max_steps); cerebras_pytorch's data utilities are not installed here, so this is the
-    documented rule, not the real code."""
+    documented rule, not the real code.  A run exported into the config sets the keys it has
+    (max_steps where it has neither), and the merged config reads back that run."""
     schedulers = "- LinearLR: {initial_learning_rate: 0.0, end_learning_rate: 0.001, total_iters: 1000}\n"
     if loop.startswith("trainer"):
         text = loop + "    schedulers:\n" + "".join(f"      {line}\n" for line in schedulers.splitlines())
     else:
         text = loop + "trainer:\n  init:\n    schedulers:\n      " + schedulers
     assert _imported(tmp_path, "run.yaml", text, "cerebras-yaml").run == run
+    if run is None:
+        return
+    from schedlang.formats.cerebras_yaml import _merged
+
+    original = Original(text, str(tmp_path / "run.yaml"))
+    shorter = f"run = {run - 100}\nschedule lr = linear(0, 0.001, 1000)\n"
+    merged = tmp_path / "merged.yaml"
+    merged.write_text(_merged(original, export(shorter, "lr.sched", format="cerebras-yaml", into=original)))
+    assert _imported(tmp_path, "merged.yaml", merged.read_text(), "cerebras-yaml").run == run - 100
 
 
 def test_composer_export_refuses_a_run_other_than_the_max_duration_dur_counts_against():
@@ -433,11 +443,9 @@ def test_composer_export_refuses_a_run_other_than_the_max_duration_dur_counts_ag
 
 
 def test_writers_without_a_run_length_say_so():
-    """DeepSpeed's config and ModelZoo's schedulers list state no run: the export warns at `run`."""
+    """DeepSpeed's config states no run: the export warns at `run`."""
     from schedlang.errors import SchedlangWarning
 
     deepspeed = "run = 900\nschedule lr = deepspeed.WarmupDecayLR(total_num_steps=1000, warmup_max_lr=3e-4)\n"
-    cerebras = "run = 900\nschedule lr = linear(0.001, 0, 1000)\n"
-    for text, fmt in ((deepspeed, "deepspeed-json"), (cerebras, "cerebras-yaml")):
-        with pytest.warns(SchedlangWarning, match="the run's length is not written"):
-            export(text, "lr.sched", format=fmt)
+    with pytest.warns(SchedlangWarning, match="the run's length is not written"):
+        export(deepspeed, "lr.sched", format="deepspeed-json")
