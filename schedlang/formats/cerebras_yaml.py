@@ -559,7 +559,7 @@ def _loop(program: Program, into) -> dict | None:
             loop = init.value.get("loop")
         if loop is None:
             loop = root.value.get("runconfig")
-        if loop is None and (init is None or not init.is_mapping):
+        if (loop is None or not loop.is_mapping) and (init is None or not init.is_mapping):
             raise SchedlangError(f"the run is {run} steps, but {into.filename} has no trainer.init (nor "
                                  "runconfig) whose loop could state it", program.run_length.span,
                                  hint="export without --into (it writes trainer.init.loop), add "

@@ -831,10 +831,12 @@ INTO_REFUSED = [
     (_trainer_with("    loop:\n      num_epochs: 3\n"), "trains num_epochs", 11, 7,
      "replace `num_epochs` by"),
     ("schedulers:\n" + RUN_SCHEDULERS, "has no trainer.init", 1, 1, "export without --into"),
+    ("schedulers:\n" + RUN_SCHEDULERS + "runconfig: null\n", "has no trainer.init", 1, 1, "export without"),
 ]
 
 
-@pytest.mark.parametrize("text, message, line, column, hint", INTO_REFUSED, ids=["num_epochs", "no_trainer"])
+@pytest.mark.parametrize("text, message, line, column, hint", INTO_REFUSED,
+                         ids=["num_epochs", "no_trainer", "null_runconfig"])
 def test_export_into_refuses_a_loop_that_cannot_state_the_run(tmp_path, text, message, line, column, hint):
     path = tmp_path / "config.yaml"
     path.write_text(text)
