@@ -18,6 +18,7 @@ from anchors import reference as R
 import schedlang
 
 from . import composer_cases as C
+from . import deepspeed_cases as D
 from . import hf_cases as H
 from . import keras_cases as K
 from . import megatron_cases as M
@@ -90,6 +91,71 @@ def test_composer_table_is_whole():
     assert len(C.CASES) == 46
     assert {c[2] for c in C.CASES} == {0.01, 0.2, 0.5, 1.0, 2.0, 4.0}
     assert not any(math.isnan(v) for c in C.CASES for v in c[4])
+
+
+# ---------------------------------------------------------------------------------- DeepSpeed
+
+_DS_TAKES_LR = ("WarmupLR", "WarmupCosineLR")  # the presets whose value reads the optimizer's lr
+
+
+def deepspeed_source(case: dict) -> str:
+    from frameworks.render import sched_args
+
+    kwargs = {**case["kwargs"], **({"lr": case["lr"]} if case["cls"] in _DS_TAKES_LR else {})}
+    read = ".get_mom" if case["read"] == "momentum" else ""
+    return f"deepspeed.{case['cls']}{read}({sched_args(kwargs)})"
+
+
+def _shape_holds(kind: str, values: list) -> bool:
+    """DeepSpeed's _verify_continuous_increase / _decrease / _staircase_increase."""
+    pairs = list(zip(values, values[1:]))
+    if kind == "increase":
+        return all(a < b for a, b in pairs)
+    if kind == "decrease":
+        return all(a > b for a, b in pairs)
+    size = int(kind.split(":")[1])
+    return all(v == values[i] for i in range(0, len(values), size) for v in values[i:i + size])
+
+
+def _deepspeed_param(case: dict):
+    """A row schedlang gets wrong (``D.WRONG``) is a strict xfail that names the difference."""
+    wrong = D.WRONG.get(case["name"])
+    marks = [pytest.mark.xfail(reason=wrong, strict=True)] if wrong else []
+    return pytest.param(case, id=case["name"], marks=marks)
+
+
+@pytest.mark.parametrize("case", [_deepspeed_param(c) for c in D.CASES])
+def test_deepspeed(case):
+    from frameworks.deepspeed_cases import deepspeed_values
+    from frameworks.real import real
+
+    lr = schedlang.compile(deepspeed_source(case))["lr"]
+    ours = lr.values(range(case["steps"]))
+    for t, expected, tol in case["points"]:
+        if case["read"] == "momentum" and t == 0 and expected == case["kwargs"]["cycle_max_mom"]:
+            continue  # D.MOM_T0: the test reads get_mom(), not the group; checked on the real scheduler below
+        bound = (pytest.approx(expected) if tol == "approx" else
+                 pytest.approx(expected, abs=tol) if tol else pytest.approx(expected, rel=1e-15, abs=1e-18))
+        assert ours[t] == bound, t
+    for kind, start, stop in case["shapes"]:
+        assert _shape_holds(kind, ours[start:stop]), (kind, start, stop)
+    real_values = deepspeed_values(case["cls"], case["kwargs"], case["steps"], lr=case["lr"],
+                                   read=case["read"])
+    assert ours == pytest.approx(real_values, rel=1e-12, abs=1e-15)
+    if case["read"] == "momentum" and case["points"][0][1] == case["kwargs"].get("cycle_max_mom"):
+        import torch
+
+        optimizer = torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))], lr=case["lr"])
+        scheduler = real("deepspeed.runtime.lr_schedules").OneCycle(optimizer, **case["kwargs"])
+        assert scheduler.get_mom()[0][0] == case["points"][0][1]  # what the test reads at t = 0
+        assert ours[0] == optimizer.param_groups[0]["betas"][0] == case["kwargs"]["cycle_min_mom"]
+
+
+@pytest.mark.parametrize("name, source, message", D.REFUSALS, ids=[r[0] for r in D.REFUSALS])
+def test_deepspeed_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
 
 
 # ---------------------------------------------------------------------------------- OLMo-core
