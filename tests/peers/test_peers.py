@@ -24,6 +24,7 @@ from . import keras_cases as K
 from . import megatron_cases as M
 from . import olmo_core_cases as O
 from . import optax_cases as X
+from . import timm_cases as Y
 from . import torch_cases as T
 
 # ----------------------------------------------------------------------------------- Composer
@@ -117,14 +118,13 @@ def _shape_holds(kind: str, values: list) -> bool:
     return all(v == values[i] for i in range(0, len(values), size) for v in values[i:i + size])
 
 
-def _deepspeed_param(case: dict):
-    """A row schedlang gets wrong (``D.WRONG``) is a strict xfail that names the difference."""
-    wrong = D.WRONG.get(case["name"])
-    marks = [pytest.mark.xfail(reason=wrong, strict=True)] if wrong else []
-    return pytest.param(case, id=case["name"], marks=marks)
+def _marked(name: str, wrong: dict, *values):
+    """A row schedlang gets wrong (the table's ``WRONG``) is a strict xfail that names the difference."""
+    marks = [pytest.mark.xfail(reason=wrong[name], strict=True)] if name in wrong else []
+    return pytest.param(*values, id=name, marks=marks)
 
 
-@pytest.mark.parametrize("case", [_deepspeed_param(c) for c in D.CASES])
+@pytest.mark.parametrize("case", [_marked(c["name"], D.WRONG, c) for c in D.CASES])
 def test_deepspeed(case):
     from frameworks.deepspeed_cases import deepspeed_values
     from frameworks.real import real
@@ -295,6 +295,54 @@ def test_torch(name, source, real, lr, epochs, targets):
 
 @pytest.mark.parametrize("name, source, message", T.REFUSALS, ids=[r[0] for r in T.REFUSALS])
 def test_torch_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
+
+
+# --------------------------------------------------------------------------------------- timm
+
+
+def timm_source(case: dict) -> str:
+    from frameworks.timm_cases import _sched
+
+    words = ", ".join(f"{k}={_sched(v)}" for k, v in case["kwargs"].items())
+    return f"timm.{case['cls']}(lr={case['lr']!r}, {words})"
+
+
+_TIMM_RELATIONS = {"le": lambda a, b: b <= a, "lt": lambda a, b: b < a, "ne": lambda a, b: b != a,
+                   "increase": None}
+
+
+def _timm_values(case: dict) -> list:
+    return schedlang.compile(timm_source(case))["lr"].values(range(case["steps"]))
+
+
+@pytest.mark.parametrize("case", [_marked(c["name"], Y.WRONG, c) for c in Y.CASES])
+def test_timm(case):
+    from frameworks import timm_cases
+
+    ours = _timm_values(case)
+    for t, expected, rel in case["points"]:
+        assert ours[t] < expected if rel == "below" else ours[t] == pytest.approx(expected, rel=rel), t
+    for kind, start, stop in case["shapes"]:
+        if kind == "increase":
+            assert all(a < b for a, b in zip(ours[start:stop], ours[start + 1:stop])), (start, stop)
+        else:
+            assert _TIMM_RELATIONS[kind](ours[start], ours[stop]), (kind, start, stop)
+    real = timm_cases.values(case["cls"], case["kwargs"], range(case["steps"]), lr=case["lr"])
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("first, second", Y.K_DECAY_PAIRS)
+def test_timm_k_decay_changes_the_midpoint(first, second):
+    """TestKDecay: ``lrs_k1[50] != lrs_k2[50]``."""
+    rows = {c["name"]: c for c in Y.CASES}
+    assert _timm_values(rows[first])[50] != _timm_values(rows[second])[50]
+
+
+@pytest.mark.parametrize("name, source, message", [_marked(r[0], Y.WRONG, *r) for r in Y.REFUSALS])
+def test_timm_refusals(name, source, message):
     with pytest.raises(schedlang.SchedlangError) as info:
         schedlang.compile(source)
     assert message in str(info.value)
