@@ -348,6 +348,26 @@ def test_timm_refusals(name, source, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize("name, source, real, key, run, targets", T.CYCLE_CASES,
+                         ids=[c[0] for c in T.CYCLE_CASES])
+def test_torch_cycles(name, source, real, key, run, targets):
+    lr = schedlang.compile(source)["lr"]
+    assert lr.values(range(len(targets))) == pytest.approx(targets, rel=0, abs=T.CYCLE_ATOL)
+    try:
+        anchor = R.torch_values(real[0], real[1], range(run), optimizer_kwargs={"momentum": 0.9}, key=key)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"torch is not installed: {exc}")
+    assert lr.values(range(run)) == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name, source, message",
+                         [_marked(r[0], T.CYCLE_WRONG, *r) for r in T.CYCLE_REFUSALS])
+def test_torch_cycle_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
+
+
 # -------------------------------------------------------------------------------------- Keras
 
 
