@@ -18,11 +18,13 @@ from anchors import reference as R
 import schedlang
 
 from . import composer_cases as C
+from . import deepspeed_cases as D
 from . import hf_cases as H
 from . import keras_cases as K
 from . import megatron_cases as M
 from . import olmo_core_cases as O
 from . import optax_cases as X
+from . import timm_cases as Y
 from . import torch_cases as T
 
 # ----------------------------------------------------------------------------------- Composer
@@ -90,6 +92,70 @@ def test_composer_table_is_whole():
     assert len(C.CASES) == 46
     assert {c[2] for c in C.CASES} == {0.01, 0.2, 0.5, 1.0, 2.0, 4.0}
     assert not any(math.isnan(v) for c in C.CASES for v in c[4])
+
+
+# ---------------------------------------------------------------------------------- DeepSpeed
+
+_DS_TAKES_LR = ("WarmupLR", "WarmupCosineLR")  # the presets whose value reads the optimizer's lr
+
+
+def deepspeed_source(case: dict) -> str:
+    from frameworks.render import sched_args
+
+    kwargs = {**case["kwargs"], **({"lr": case["lr"]} if case["cls"] in _DS_TAKES_LR else {})}
+    read = ".get_mom" if case["read"] == "momentum" else ""
+    return f"deepspeed.{case['cls']}{read}({sched_args(kwargs)})"
+
+
+def _shape_holds(kind: str, values: list) -> bool:
+    """DeepSpeed's _verify_continuous_increase / _decrease / _staircase_increase."""
+    pairs = list(zip(values, values[1:]))
+    if kind == "increase":
+        return all(a < b for a, b in pairs)
+    if kind == "decrease":
+        return all(a > b for a, b in pairs)
+    size = int(kind.split(":")[1])
+    return all(v == values[i] for i in range(0, len(values), size) for v in values[i:i + size])
+
+
+def _marked(name: str, wrong: dict, *values):
+    """A row schedlang gets wrong (the table's ``WRONG``) is a strict xfail that names the difference."""
+    marks = [pytest.mark.xfail(reason=wrong[name], strict=True)] if name in wrong else []
+    return pytest.param(*values, id=name, marks=marks)
+
+
+@pytest.mark.parametrize("case", [_marked(c["name"], D.WRONG, c) for c in D.CASES])
+def test_deepspeed(case):
+    from frameworks.deepspeed_cases import deepspeed_values
+    from frameworks.real import real
+
+    lr = schedlang.compile(deepspeed_source(case))["lr"]
+    ours = lr.values(range(case["steps"]))
+    for t, expected, tol in case["points"]:
+        if case["read"] == "momentum" and t == 0 and expected == case["kwargs"]["cycle_max_mom"]:
+            continue  # D.MOM_T0: the test reads get_mom(), not the group; checked on the real scheduler below
+        bound = (pytest.approx(expected) if tol == "approx" else
+                 pytest.approx(expected, abs=tol) if tol else pytest.approx(expected, rel=1e-15, abs=1e-18))
+        assert ours[t] == bound, t
+    for kind, start, stop in case["shapes"]:
+        assert _shape_holds(kind, ours[start:stop]), (kind, start, stop)
+    real_values = deepspeed_values(case["cls"], case["kwargs"], case["steps"], lr=case["lr"],
+                                   read=case["read"])
+    assert ours == pytest.approx(real_values, rel=1e-12, abs=1e-15)
+    if case["read"] == "momentum" and case["points"][0][1] == case["kwargs"].get("cycle_max_mom"):
+        import torch
+
+        optimizer = torch.optim.Adam([torch.nn.Parameter(torch.zeros(1))], lr=case["lr"])
+        scheduler = real("deepspeed.runtime.lr_schedules").OneCycle(optimizer, **case["kwargs"])
+        assert scheduler.get_mom()[0][0] == case["points"][0][1]  # what the test reads at t = 0
+        assert ours[0] == optimizer.param_groups[0]["betas"][0] == case["kwargs"]["cycle_min_mom"]
+
+
+@pytest.mark.parametrize("name, source, message", D.REFUSALS, ids=[r[0] for r in D.REFUSALS])
+def test_deepspeed_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
 
 
 # ---------------------------------------------------------------------------------- OLMo-core
@@ -234,6 +300,74 @@ def test_torch_refusals(name, source, message):
     assert message in str(info.value)
 
 
+# --------------------------------------------------------------------------------------- timm
+
+
+def timm_source(case: dict) -> str:
+    from frameworks.timm_cases import _sched
+
+    words = ", ".join(f"{k}={_sched(v)}" for k, v in case["kwargs"].items())
+    return f"timm.{case['cls']}(lr={case['lr']!r}, {words})"
+
+
+_TIMM_RELATIONS = {"le": lambda a, b: b <= a, "lt": lambda a, b: b < a, "ne": lambda a, b: b != a,
+                   "increase": None}
+
+
+def _timm_values(case: dict) -> list:
+    return schedlang.compile(timm_source(case))["lr"].values(range(case["steps"]))
+
+
+@pytest.mark.parametrize("case", [_marked(c["name"], Y.WRONG, c) for c in Y.CASES])
+def test_timm(case):
+    from frameworks import timm_cases
+
+    ours = _timm_values(case)
+    for t, expected, rel in case["points"]:
+        assert ours[t] < expected if rel == "below" else ours[t] == pytest.approx(expected, rel=rel), t
+    for kind, start, stop in case["shapes"]:
+        if kind == "increase":
+            assert all(a < b for a, b in zip(ours[start:stop], ours[start + 1:stop])), (start, stop)
+        else:
+            assert _TIMM_RELATIONS[kind](ours[start], ours[stop]), (kind, start, stop)
+    real = timm_cases.values(case["cls"], case["kwargs"], range(case["steps"]), lr=case["lr"])
+    assert ours == pytest.approx(real, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("first, second", Y.K_DECAY_PAIRS)
+def test_timm_k_decay_changes_the_midpoint(first, second):
+    """TestKDecay: ``lrs_k1[50] != lrs_k2[50]``."""
+    rows = {c["name"]: c for c in Y.CASES}
+    assert _timm_values(rows[first])[50] != _timm_values(rows[second])[50]
+
+
+@pytest.mark.parametrize("name, source, message", [_marked(r[0], Y.WRONG, *r) for r in Y.REFUSALS])
+def test_timm_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("name, source, real, key, run, targets", T.CYCLE_CASES,
+                         ids=[c[0] for c in T.CYCLE_CASES])
+def test_torch_cycles(name, source, real, key, run, targets):
+    lr = schedlang.compile(source)["lr"]
+    assert lr.values(range(len(targets))) == pytest.approx(targets, rel=0, abs=T.CYCLE_ATOL)
+    try:
+        anchor = R.torch_values(real[0], real[1], range(run), optimizer_kwargs={"momentum": 0.9}, key=key)
+    except R.AnchorUnavailable as exc:
+        pytest.skip(f"torch is not installed: {exc}")
+    assert lr.values(range(run)) == pytest.approx(anchor, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("name, source, message",
+                         [_marked(r[0], T.CYCLE_WRONG, *r) for r in T.CYCLE_REFUSALS])
+def test_torch_cycle_refusals(name, source, message):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        schedlang.compile(source)
+    assert message in str(info.value)
+
+
 # -------------------------------------------------------------------------------------- Keras
 
 
@@ -281,3 +415,15 @@ def test_composer_ssr_as_a_scheduler_argument_says_how_to_write_it(keyword):
         schedlang.compile(f"composer.StepScheduler(step_size=10ba, {keyword}=0.5)")
     assert info.value.hint == ("Composer's scale_schedule_ratio is the Trainer's, written "
                                "scale(composer.StepScheduler(...), 0.5)")
+
+
+def test_deepspeed_timm_and_torch_cycle_tables_are_whole():
+    """Every case of the three files is a row, a refusal or a named strict xfail (issue 41)."""
+    assert (len(D.CASES), len(D.REFUSALS), len(D.WRONG)) == (69, 11, 1)
+    assert (len(Y.CASES), len(Y.REFUSALS), len(Y.WRONG)) == (36, 7, 5)
+    assert (len(T.CYCLE_CASES), len(T.CYCLE_REFUSALS), len(T.CYCLE_WRONG)) == (38, 5, 1)
+    named = {c["name"] for c in D.CASES} | {r[0] for r in D.REFUSALS}
+    assert set(D.WRONG) <= named and len(named) == len(D.CASES) + len(D.REFUSALS)
+    named = {c["name"] for c in Y.CASES} | {r[0] for r in Y.REFUSALS}
+    assert set(Y.WRONG) <= named and len(named) == len(Y.CASES) + len(Y.REFUSALS)
+    assert set(T.CYCLE_WRONG) <= {r[0] for r in T.CYCLE_REFUSALS}
