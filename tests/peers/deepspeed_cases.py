@@ -155,6 +155,15 @@ for _test, _first_stairs, _steps, _first, _second, _second_stairs, _points in [
 CASES.append(_row("test_one_cycle_allows_zero_second_step_size", "OneCycle",
                   dict(cycle_min_lr=0.001, cycle_max_lr=0.1, cycle_first_step_size=100, cycle_second_step_size=0), 110,
                   lr=0.1, points=[(0, 0.001, "approx")], shapes=[("increase", 0, 4)]))
+# The same with a decay after the cycle, and its momentum (not in DeepSpeed's test: the lead's rows,
+# against DeepSpeed's code at every step; the peak is never reached, x wraps to 0 at t = 100).
+CASES.append(_row("test_one_cycle_allows_zero_second_step_size[decay]", "OneCycle",
+                  dict(cycle_min_lr=0.001, cycle_max_lr=0.1, cycle_first_step_size=100, cycle_second_step_size=0,
+                       decay_lr_rate=0.1, decay_step_size=10), 140, lr=0.1))
+CASES.append(_row("test_one_cycle_allows_zero_second_step_size[momentum]", "OneCycle",
+                  dict(cycle_min_lr=0.001, cycle_max_lr=0.1, cycle_first_step_size=100, cycle_second_step_size=0,
+                       cycle_min_mom=0.8, cycle_max_mom=0.9),
+                  110, lr=0.1, read="momentum", points=[(0, 0.8, "approx"), (100, 0.9, "approx")]))
 
 # test_one_cycle_accepts_per_group_lr_and_momentum_lists, group by group: t = 0, step(4) (t = 5), step(9) (t = 10).
 for _g, (_lo, _hi, _mlo, _mhi) in enumerate([(0.001, 0.01, 0.8, 0.9), (0.002, 0.02, 0.85, 0.95)]):
@@ -191,12 +200,7 @@ REFUSALS = [
 ]
 
 #: Rows whose schedlang value differs from DeepSpeed's (reported to the lead; strict xfails).
-WRONG = {
-    "test_one_cycle_allows_zero_second_step_size":
-        "cycle_second_step_size=0: at t = cycle_first_step_size (100) and after, deepspeed.OneCycle gives "
-        "cycle_max_lr (0.1, held past the preset's end) where DeepSpeed gives cycle_min_lr (0.001): its "
-        "_get_scale_factor wraps x to 0 at batch_iteration = total_size, so the peak is never reached",
-}
+WRONG: dict[str, str] = {}
 
 #: No spelling, and no SPEC rule against one (reported to the lead as gaps):
 #: test_warmup_schedulers_reject_invalid_warmup_num_steps[None-*] (schedlang has no None value: a

@@ -130,6 +130,10 @@ def _cycle(first, second, first_stairs, second_stairs):
         up = sp.floor(tau * first_stairs / first) / first_stairs
     if _stairs(second_stairs, "cycle_second_stair_count") and not (_known(second) and second == 0):
         down = sp.floor((total - tau) * second_stairs / second) / second_stairs
+    if _known(second) and second == 0:
+        # DeepSpeed's x = frac(t / N) wraps to 0 at t = N: with no second half the peak is never
+        # reached, the step that would hold it reads scale 0 (the cycle's minimum)
+        return total, sp.Piecewise((up, sp.Lt(tau, first)), (sp.Integer(0), True))
     return total, sp.Piecewise((up, sp.Le(tau, first)), (down, True))
 
 
