@@ -183,10 +183,7 @@ CYCLE_REFUSALS = [
 ]
 
 #: Refusals schedlang does not make (reported to the lead; strict xfails).
-CYCLE_WRONG = {
-    "test_onecycle_lr_invalid_pct_start": "torch raises ValueError for pct_start=1.1 (it must be in [0, 1]); "
-                                          "torch.OneCycleLR(pct_start=1.1) compiles",
-}
+CYCLE_WRONG: dict[str, str] = {}
 # Not transcribed: test_cosine_then_cyclic (two schedulers stepped by hand on one optimizer, CyclicLR's
 # constructor resetting the lr; it asserts lr <= max_lr at the end), test_cycle_lr_cycle_momentum_fail_with_
 # momentumless_optimizer (a property of the optimizer), and the state-dict / pickling / weakref tests.

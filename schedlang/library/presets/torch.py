@@ -183,7 +183,7 @@ def one_cycle_lr(max_lr, total_steps, epochs, steps_per_epoch, pct_start, anneal
     total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
     initial = max_lr / div_factor
     expr = onecycle_phases(initial, max_lr, initial / final_div_factor, total_steps,
-                            pct_start, anneal_strategy, three_phase)
+                            _pct_start(pct_start), anneal_strategy, three_phase)
     return _torch(expr, total_steps, lr=lr, label="OneCycleLR")
 
 
@@ -209,7 +209,7 @@ def one_cycle_momentum(max_lr, total_steps, epochs, steps_per_epoch, pct_start, 
     _needs_cycle_momentum(cycle_momentum, "OneCycleLR")
     total_steps = _one_cycle_steps(total_steps, epochs, steps_per_epoch)
     expr = onecycle_phases(max_momentum, base_momentum, max_momentum, total_steps,
-                           pct_start, anneal_strategy, three_phase)
+                           _pct_start(pct_start), anneal_strategy, three_phase)
     return PresetSegment(expr, total_steps, label="OneCycleLR.momentum")
 
 
@@ -217,6 +217,14 @@ def _needs_cycle_momentum(cycle_momentum, name):
     if not cycle_momentum:
         raise ArgumentError("cycle_momentum", f"with cycle_momentum=false {name} leaves the "
                                               "momentum alone; there is no momentum schedule")
+
+
+def _pct_start(pct_start):
+    """torch's OneCycleLR refuses a ``pct_start`` outside [0, 1] (ValueError); so does the preset."""
+    if isinstance(pct_start, sp.Basic) and pct_start.is_number and not (0 <= pct_start <= 1):
+        raise ArgumentError("pct_start", f"pct_start must be in [0, 1], not {pct_start} (torch's "
+                                         "OneCycleLR raises ValueError)")
+    return pct_start
 
 
 def _one_cycle_steps(total_steps, epochs, steps_per_epoch):
