@@ -6,6 +6,7 @@ no log reader."""
 from __future__ import annotations
 
 import math
+import sys
 
 from ..errors import SchedlangError
 from . import json_output
@@ -76,8 +77,8 @@ def audited(program, log: str, args, schedule: str | None, keep: int = 0):
 def picture(program, file_label: str, report, output: str | None, steps=None, log: bool = False):
     """The overlay of ``report`` (``plot.plot_overlay``) over ``steps`` (default: the file's plot
     range, to the last logged update): (the file written or the terminal picture, notes)."""
-    from .plot import overlay_steps, plot_overlay
-    from .ranges import plot_steps
+    from .plot import overlay_steps, plot_overlay  # lazy: the picture loads only when one is drawn
+    from .ranges import plot_steps  # lazy: as the picture
 
     if steps is None:
         steps = overlay_steps(program, report, plot_steps(program))
@@ -86,11 +87,9 @@ def picture(program, file_label: str, report, output: str | None, steps=None, lo
 
 def run_command(args, params: dict) -> int:
     """Exit 0 when the run followed the file, 1 when it left it, 2 for bad input (raised)."""
-    import sys
-
-    from ..program import load
-    from .output_file import check_output
-    from .plot import OVERLAY_POINTS
+    from ..program import load  # lazy: commands.py imports this module to build argparse
+    from .output_file import check_output  # lazy: as load
+    from .plot import OVERLAY_POINTS  # lazy: as load
 
     check_output(args.plot, [args.file, args.log], _plot_span(args))
     program = load(args.file, params)

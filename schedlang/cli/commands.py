@@ -480,7 +480,7 @@ def _plot_logged(args) -> int:
                              "times", args.command_line.value_span("--schedule", args.schedule[1])
                              if args.command_line else None,
                              hint=f"e.g. --schedule {args.schedule[0]}")
-    from .plot import OVERLAY_POINTS  # lazy, as in _plot
+    from .plot import OVERLAY_POINTS  # lazy: as in _plot (check stays light)
 
     (program,) = load_programs(args.files, defines(args))
     report = audit_command.audited(program, args.logged, args, args.schedule[0] if args.schedule else None,

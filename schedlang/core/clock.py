@@ -35,6 +35,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from .algebra import at, branches, flatten, piecewise, strict_bound, t
+
 #: What a clock unit counts, for messages.
 UNITS = {"sp": "samples", "tok": "tokens"}
 
@@ -332,8 +334,6 @@ def expand_counts(expr: sp.Expr) -> sp.Expr:
     The plain-Python reference and the checks read the count as one lookup; an array target
     has no cheap lookup that keeps int64 phases exact inside ``torch.compile``, so it gets the
     stages as branches, only where a schedule reads the count."""
-    from .algebra import at, branches, flatten, piecewise, strict_bound, t
-
     if not expr.has(ClockCountBase):
         return expr
     out = []

@@ -19,7 +19,12 @@ import sympy as sp
 
 from ..errors import SchedlangError
 from ..library.presets import PRESETS
+from ..program import compile as compile_program
 from ..syntax import ir
+from ..syntax.parser import parse
+from .common.into import document, dumped, offset
+from .common.preset_call import PresetCall, json_number
+from .common.proof import proven
 
 MODULE = "olmo_core.optim.scheduler"
 #: OLMo-core 3.0.0's schedulers with a preset of the same name, and their registered names.
@@ -50,8 +55,6 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     ``into`` (the config.json the file came from): that document with the scheduler replaced
     whole, the optimizer's lr and the durations set (its ``hard_stop`` removed where the run is
     the horizon), proven so; its batch must be the file's.  Without it the keys alone."""
-    from .common.preset_call import PresetCall, json_number
-    from .common.proof import proven
 
     text_in = source.decode("utf-8") if isinstance(source, bytes) else source
     stripped, ramp = _without_factor(text_in, filename)
@@ -94,7 +97,6 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         out["trainer"]["callbacks"] = {"batchwup": callback}
         out["train_module"]["optim"]["_CLASS_"] = "olmo_core.optim.adamw.AdamWConfig"  # the callback's lr
     if ramp is not None:
-        from ..program import compile as compile_program  # the file as written, with its lr factor
 
         program = compile_program(text_in, params, filename)
     if into is not None:
@@ -114,7 +116,6 @@ def _defaults(block: dict, name: str, given: dict) -> None:
     """The class's fields the call leaves at a default that is not None, written as
     ``as_config_dict`` writes them (a field left out is read as None, by OLMo-core's config.json
     convention); ``decay_fraction``'s 0.1 is None beside a ``decay``, as OLMo-core requires."""
-    from .common.preset_call import json_number
 
     for a in PRESETS[f"olmo_core.{name}"].args:
         if a.name in block or a.name in given or a.name in ("lr", "t_max") or a.default is None:
@@ -134,8 +135,6 @@ def _without_factor(text: str, filename: str):
     times ``olmo_core.batch_size_lr_factor(...)`` is OLMo-core's BatchSizeSchedulerCallback: the
     text with the factor cut off (the preset call, for ``PresetCall``) and the two calls; any
     other file as it is, and None."""
-    from ..syntax.parser import parse
-    from .common.into import offset
 
     module = parse(text, filename)
     batch = next((s.value for s in module.statements if isinstance(s, ir.BatchDecl)), None)
@@ -159,7 +158,6 @@ def _without_factor(text: str, filename: str):
 
 def _callback(ramp, call) -> dict:
     """The BatchSizeSchedulerCallback block of ``olmo_core.batch_size_schedule(...)``."""
-    from .common.preset_call import json_number
 
     batch, factor = ramp
     names = ("batch_sizes", "schedule", "units")
@@ -239,7 +237,6 @@ def _merged(into, out: dict, clock, call) -> str:
     """``out`` merged into the original config.json: the scheduler replaced whole (another class's
     fields would not fit), the optimizer's lr and the durations set (a ``hard_stop`` the run does
     not have removed: it would end the run early); its batch must be the file's."""
-    from .common.into import document, dumped
 
     data = document(into)
     module = data.get("train_module")

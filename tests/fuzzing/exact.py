@@ -38,6 +38,8 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 
+from schedlang.core.clock import expand_counts
+
 DPS = 50
 U = 2.0**-53  # the unit roundoff of float64
 MAX_BITS = 20_000  # beyond this an exact power is computed with mpmath instead
@@ -92,7 +94,9 @@ class Evaluator:
         """``values``: exact numbers for the parameter symbols of a symbolic formula (walked
         as written, as the generated modules compute it: binding with ``xreplace`` would let
         sympy fold ``sin(617*pi*t)`` to 0 and hide what the float evaluation costs)."""
-        self.expr = expr
+        # a count of the token or sample clock (``T(t + c)``, one lookup in the reference) read
+        # as the per-stage linear branches the array targets print: the same exact numbers
+        self.expr = expr = expand_counts(expr)
         if any(not isinstance(value, sp.Rational) for value in (values or {}).values()):
             raise NotSupported("a parameter value that is not an exact rational")
         self.values_of = {symbol: Fraction(int(v.p), int(v.q)) for symbol, v in (values or {}).items()}
