@@ -364,7 +364,8 @@ def test_export_alone_writes_the_batch_for_the_token_clock():
      "longer than the horizon"),
     ("schedule lr = olmo_core.WSDS(lr=3e-4, period_lengths=[100], warmup=10, decay=20)\n",
      "needs the run's length"),
-    ("run = 100\nschedule lr = warmup(linear, 10) >> constant(3e-4)\n", "no olmo_core scheduler equals this lr schedule"),
+    ("run = 100\nschedule lr = warmup(linear, 10) >> constant(3e-4)\n",
+     "no olmo_core scheduler equals this lr schedule"),
     ("param seq_len: int = 8\nbatch = stages(8, [16], [800tok])\nrun = 100\n"
      "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=16000, warmup=64, decay=320)\n",
      "constant"),
