@@ -26,12 +26,14 @@ class _Progress:
         self.label, self.stream = label, stream
         self.start = time.monotonic()
         self.stop = threading.Event()
+        self.changed = threading.Event()  # a new label: drawn at once, not at the next tick
         self.shown = False
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def update(self, label: str) -> None:
         """Say what is being done now (e.g. which file)."""
         self.label = label
+        self.changed.set()
 
     def _run(self) -> None:
         delay = _delay()
@@ -43,7 +45,8 @@ class _Progress:
             self._write(f"\r{SPINNER[turn % len(SPINNER)]} {self.label} ... {elapsed:.0f}s\033[K")
             self.shown = True
             turn += 1
-            self.stop.wait(INTERVAL)
+            self.changed.wait(INTERVAL)
+            self.changed.clear()
 
     def _write(self, text: str) -> None:
         try:
@@ -54,6 +57,7 @@ class _Progress:
 
     def close(self) -> None:
         self.stop.set()
+        self.changed.set()
         self.thread.join()
         if self.shown:
             self._write("\r\033[K")
