@@ -29,7 +29,7 @@ import sympy as sp
 from ..codegen.sched import text
 from ..core.algebra import t
 from ..errors import SchedlangError
-from .common.numbers import exact, expression
+from .common.numbers import as_sympy, exact
 from .python_values import Imported, Instance, Item, Namespace, Unread
 
 #: The framework namespaces whose math functions a trace reads (after ``import ... as``).
@@ -77,7 +77,7 @@ def traced(module, instance: Instance, span) -> str:
                              f"{exc.node.lineno}), which has no closed form traced with a symbolic step",
                              where, hint="write the schedule with keras.optimizers.schedules classes, or as "
                                          "a .sched formula of t") from None
-    formula = expression(formula)  # the traced value: a number or a formula, never text
+    formula = as_sympy(formula)  # the traced value: a number or a formula, never text
     try:
         finite = bool(formula.subs(t, 0).is_finite)
     except (TypeError, ValueError):  # min(zoo, 0): sympy cannot compare an infinity

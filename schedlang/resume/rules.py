@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ..errors import SchedlangError
-from ..formats.common.numbers import exact, expression
+from ..formats.common.numbers import as_sympy, exact
 from .state import State
 
 #: What the restored run is: NEW's schedule, the saved one (recovered from the state), a mix
@@ -365,7 +365,7 @@ def _megatron_values(plan, params: dict) -> dict:
         if isinstance(raw, str):
             values[key] = raw
             continue
-        value = expression(raw)  # a number or a formula, never text (str is kept above)
+        value = as_sympy(raw)  # a number or a formula, never text (str is kept above)
         value = value.subs({s: params[s.name] for s in value.free_symbols if s.name in params})
         if length:
             if scale is None:

@@ -38,7 +38,7 @@ from ...errors import SchedlangError
 from ...library.presets import PRESETS, Rejected, namespace
 from ...library.stdlib import REQUIRED, Kind
 from ...program import compile as compile_source
-from .numbers import decimal_text, expression
+from .numbers import as_sympy, decimal_text
 
 #: The most candidates proven (closest first) before the search gives up: the ranking puts a
 #: preset that fits first, so this bounds the time a file that fits none costs.
@@ -297,7 +297,7 @@ def _number_text(value) -> str | None:
     """A shape value as a literal of the language, or None when it is no exact rational."""
     if isinstance(value, int):
         return str(value)
-    value = expression(value)
+    value = as_sympy(value)
     if not value.is_Rational:
         return None
     return decimal_text(Fraction(int(value.p), int(value.q)))

@@ -47,7 +47,7 @@ def exact(value) -> sp.Rational | None:
     return sp.Rational(fraction.numerator, fraction.denominator)
 
 
-def expression(value) -> sp.Basic:
+def as_sympy(value) -> sp.Basic:
     """A value that is already a number or a formula (a sympy expression, an int, a float) as a
     sympy expression, the way ``sympify`` would convert it, with text refused: nothing read from
     a file or a checkpoint is ever parsed as Python or sympy syntax here."""
