@@ -176,7 +176,7 @@ def guess_format(path: Path, text: str | None = None) -> str:
         return fitting[0].name
     read = text
     if suffix == ".py":  # a script is guessed by what it calls, in its own modules too
-        from .python_syntax import with_modules  # lazy: formats load on use (check loads none)
+        from .common.pyconfig.syntax import with_modules  # lazy: formats load on use (check loads none)
 
         read = with_modules(path, text)
     found = [f for f in fitting if f.recognizes(read, suffix)]

@@ -37,11 +37,11 @@ from .common.keys import json_keys
 from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
+from .common.pyconfig.literal import Item, Module, Unread, _bindings, _unfollowed, ended_before, to_node
 from .common.source_text import PARAMETERS, choices_of, comment_safe, declarations, expression, header, option
 from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .core_text import lowered
-from .python_literal import Item, Module, Unread, _bindings, _unfollowed, ended_before, to_node
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).

@@ -1,6 +1,6 @@
 """HF ``TrainingArguments(...)`` called in a training script, followed over ``ast``, never run.
 
-The script is read by the one Python reader (``python_literal.Module``, a training script:
+The script is read by the one Python reader (``pyconfig.literal.Module``, a training script:
 ``main()`` followed, argparse defaults as parameters, ``@dataclass`` options read by attribute).
 What it finds is the mapping of fields ``hf_args.imported`` reads from a JSON or YAML file, so
 the fields mean the same in all three (one place: ``hf_args``):
@@ -29,8 +29,8 @@ import ast
 import re
 
 from ..errors import SchedlangError, Span
+from .common.pyconfig.literal import Call, Imported, Item, Module, Unread, _unfollowed, ended_before, to_node
 from .common.yaml_source import Node
-from .python_literal import Call, Imported, Item, Module, Unread, _unfollowed, ended_before, to_node
 
 #: The argument classes read, and the defaults of theirs that differ from TrainingArguments'.
 ARGUMENTS = {"TrainingArguments": {}, "Seq2SeqTrainingArguments": {}, "SFTConfig": {"learning_rate": 2e-5}}

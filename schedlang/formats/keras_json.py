@@ -9,7 +9,7 @@ Accepted, as ``keras.optimizers.schedules.deserialize`` accepts them:
 - a serialized optimizer (``keras.optimizers.serialize(opt)``) whose ``learning_rate`` is one
   of the above: its schedule is imported;
 - in a ``.py`` script, the schedule call (``keras_schedule``) or an instance of a
-  ``LearningRateSchedule`` subclass of the script, its ``__call__`` traced (``python_trace``).
+  ``LearningRateSchedule`` subclass of the script, its ``__call__`` traced (``pyconfig.trace``).
 
 JSON is read with the YAML reader (JSON is YAML; the safe loader keeps every value's
 line and column for diagnostics).  ``config`` keys are the constructor's keywords, so
@@ -29,11 +29,11 @@ from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
+from .common.pyconfig.literal import Instance, Module, Unread, _unfollowed, ended_before, to_node
+from .common.pyconfig.trace import traced
 from .common.source_text import PARAMETERS, declarations, expression, header
 from .common.yaml_source import Node
 from .core_text import core_source
-from .python_literal import Instance, Module, Unread, _unfollowed, ended_before, to_node
-from .python_trace import traced
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -69,7 +69,7 @@ _KERAS_CLOCK = "# t is optimizer.iterations: update t uses schedule(t).  Keras c
 
 @dataclass(frozen=True)
 class Traced:
-    """A script's ``LearningRateSchedule`` subclass read as its formula (``python_trace``)."""
+    """A script's ``LearningRateSchedule`` subclass read as its formula (``pyconfig.trace``)."""
 
     formula: str
     name: str

@@ -1,6 +1,6 @@
 """OpenMMLab Python config files -> ``.sched``: ``param_scheduler`` as Python builds it.
 
-Nothing in the file is executed.  ``python_literal.Module`` follows its statements in order
+Nothing in the file is executed.  ``pyconfig.literal.Module`` follows its statements in order
 as Python would run them (reassignment, ``x[k] = v``, ``.append``/``.update``, ``+=``,
 ``if``, arithmetic, names assigned earlier); the names the schedule needs
 (``param_scheduler``, ``train_cfg``, ``optim_wrapper`` or the older ``optimizer``) are read
@@ -39,8 +39,8 @@ from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
 from .common.format import Format, reader
 from .common.numbers import exact
+from .common.pyconfig.literal import Imported, Item, Module, Unread, script_schedule
 from .common.source_text import choices_of, header, option
-from .python_literal import Imported, Item, Module, Unread, script_schedule
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -49,7 +49,7 @@ BASE_KEY = {"LR": "lr", "Momentum": "momentum", "ParamScheduler": "value", "Weig
 
 class _Reader:
     def __init__(self, text: str, filename: str, chain: tuple[Path, ...] = (), counted: list | None = None):
-        self.module = Module(text, filename)  # followed statement by statement (python_literal)
+        self.module = Module(text, filename)  # followed statement by statement (pyconfig.literal)
         self.source, self.tree = self.module.source, self.module.tree
         self.bases: list[_Reader] = []
         for stmt in self.tree.body:
@@ -373,7 +373,7 @@ def recognizes(text: str, suffix: str) -> bool:
 
 def unrecognized(text: str, filename: str) -> None:
     """A ``.py`` file no format recognizes: a training script building its scheduler with a
-    framework's own call is refused at that call (``python_literal.script_schedule``)."""
+    framework's own call is refused at that call (``pyconfig.literal.script_schedule``)."""
     script_schedule(Module(text, filename, script=True))
 
 

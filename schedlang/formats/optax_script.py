@@ -5,7 +5,7 @@ optax has no configuration file: a JAX training script builds its schedule as a 
 (``optax.adamw(learning_rate=schedule)``), inside ``optax.chain(...)`` or
 ``optax.inject_hyperparams(optax.adamw)(learning_rate=schedule)``, often in a helper
 (``def make_optimizer(config): ...``).  The script is followed by the one Python reader
-(``python_literal.Module``: ``main()`` and helpers followed, argparse defaults as parameters,
+(``pyconfig.literal.Module``: ``main()`` and helpers followed, argparse defaults as parameters,
 ``@dataclass`` and ``SimpleNamespace`` configs), never run.  What is imported:
 
 * the schedule an optimizer of optax is given as its ``learning_rate`` (keyword or first
@@ -30,9 +30,9 @@ from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import Kind
 from .common.format import Format, reader
+from .common.pyconfig.literal import Call, Item, Module, Unread, _unfollowed, ended_before
 from .common.source_text import PARAMETERS, declarations, expression, flag, header, option
 from .core_text import core_source
-from .python_literal import Call, Item, Module, Unread, _unfollowed, ended_before
 
 #: The schedule functions: the presets' names (optax 0.2.8, ``library/presets/optax.py``).
 SCHEDULES = tuple(name.split(".", 1)[1] for name in PRESETS if name.startswith("optax."))

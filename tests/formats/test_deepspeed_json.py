@@ -93,7 +93,7 @@ def test_deepspeed_refusals(tmp_path, config, message):
     assert message in str(info.value)
 
 
-# -- a DeepSpeed dict in a Python file (formats/python_literal.py) --------------------------------
+# -- a DeepSpeed dict in a Python file (formats/common/pyconfig/literal.py) ------------------------
 
 
 def test_deepspeed_dict_in_a_python_file():

@@ -95,7 +95,7 @@ def test_keras_restarts_without_amplitude_decay_have_a_core_form():
                      1e-3) <= 1e-12
 
 
-# -- Keras schedules built in Python scripts (formats/python_literal.py) ---------------------------
+# -- Keras schedules built in Python scripts (formats/common/pyconfig/literal.py) ------------------
 
 
 @pytest.mark.parametrize("name", ["keras_script.py", "keras_inline.py"])

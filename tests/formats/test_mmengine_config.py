@@ -6,7 +6,7 @@ mmengine's own schedulers built from the same config by ``mmengine.config.Config
 import is proven equal to the core-style one; mmpretrain's weight-decay schedule against
 mmpretrain's registry.
 
-Python configuration files read with Python's meaning (``formats/python_literal.py``): configs
+Python configuration files read with Python's meaning (``formats/common/pyconfig/literal.py``): configs
 written with statements are compared at every step with what *Python* makes of the same file
 (``Config.fromfile`` runs it).  Then the hostile cases: each refusal is a located error at the
 statement, never a traceback, a hang or a silently dropped statement, and nothing in the file runs.
@@ -167,7 +167,7 @@ def test_mmpretrain_weight_decay_schedule_matches_mmpretrain(tmp_path, weight_de
     assert (max(anchor["weight_decay"]) == 0.0) == (weight_decay == 0.0)
 
 
-# -- configs written with Python statements (formats/python_literal.py) ---------------------------
+# -- configs written with Python statements (formats/common/pyconfig/literal.py) -------------------
 
 
 @pytest.mark.parametrize(("name", "epoch_length", "steps"), [

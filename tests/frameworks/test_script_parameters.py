@@ -231,7 +231,7 @@ def test_hostile_flag_names_reach_the_file_only_as_checked_names_and_comments():
 def test_a_config_file_keeps_its_values():
     """An OpenMMLab config is data, not a script run with options: its argparse defaults (rare)
     stay values, as before."""
-    from schedlang.formats.python_literal import Module
+    from schedlang.formats.common.pyconfig.literal import Module
 
     module = Module('import argparse\np = argparse.ArgumentParser()\np.add_argument("--lr", default=0.1)\n'
                     'lr = p.parse_args().lr * 2\n', "cfg.py")

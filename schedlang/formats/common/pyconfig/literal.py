@@ -33,7 +33,7 @@ attribute.  ``import m`` / ``from m import *`` of a module file ``m.py`` beside 
 read by this reader too (as Python finds it first, never run); a name after ``from m import *``
 of a library that the file never assigns is unknown.  A class of the file whose base a format
 reads (a Keras ``LearningRateSchedule``) is a ``Subclass``: its instances are built by following
-its ``__init__``, and the format traces the rest (``python_trace``).
+its ``__init__``, and the format traces the rest (``trace``).
 
 Everything else (loops, ``with``, calls to other functions, attributes of
 objects) is *not followed*, and is allowed only where it cannot change what is imported:
@@ -62,14 +62,14 @@ import ast
 import builtins
 from pathlib import Path
 
-from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_CONFIG_BASES, MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, read_source_text
-from .common.numbers import PythonString
-from .common.symbols import Symbols
-from .common.yaml_source import Node
-from .python_builtins import EXITS, _option, _parameters
-from .python_eval import Evaluator
-from .python_syntax import (
+from ....errors import SchedlangError, Source, Span
+from ....limits import MAX_CONFIG_BASES, MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_VALUES, read_source_text
+from ..numbers import PythonString
+from ..symbols import Symbols
+from ..yaml_source import Node
+from .calls import EXITS, _option, _parameters
+from .evaluator import Evaluator
+from .syntax import (
     _SCOPES,
     ASSIGNED,
     MAX_CALL_DEPTH,
@@ -80,7 +80,7 @@ from .python_syntax import (
     _root,
     _scope_names,
 )
-from .python_values import (
+from .values import (
     _HINT,
     _KINDS,
     DYNAMIC,

@@ -1,6 +1,6 @@
 """The evaluator of a Python file's expressions: one ``visit_<Node>`` per expression followed
 (``Constant``, ``Name``, ``Dict``, ``BinOp``, ``Call``, ...), the containers' operations as
-Python does them, and the budget.  ``python_literal.Module`` adds the statements."""
+Python does them, and the budget.  ``literal.Module`` adds the statements."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import builtins
 import math
 import operator
 
-from ..errors import SchedlangError, Span
-from ..limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_YAML_VALUES
-from .common import symbols
-from .common.symbols import Symbol
-from .python_builtins import _BUILTINS, _METHODS, EXITS, _option, instance
-from .python_values import (
+from ....errors import SchedlangError, Span
+from ....limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_YAML_VALUES
+from .. import symbols
+from ..symbols import Symbol
+from .calls import _BUILTINS, _METHODS, EXITS, _option, instance
+from .values import (
     _ARITH,
     _COMPARE,
     _EXPRESSIONS,

@@ -1,4 +1,4 @@
-"""The builtins, methods and library calls ``python_literal`` follows in a Python file, each
+"""The builtins, methods and library calls ``literal`` follows in a Python file, each
 computed as Python computes it (``dict(...)``, ``min``, ``list.append``, ``dict.update``, ...),
 ``argparse`` read as data (``parse_args()`` gives the defaults), and the binding of a call's
 arguments to a function of the file."""
@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import SchedlangError
-from ..limits import MAX_DIGITS
-from .common import symbols
-from .common.symbols import Symbol
-from .python_values import (
+from ....errors import SchedlangError
+from ....limits import MAX_DIGITS
+from .. import symbols
+from ..symbols import Symbol
+from .values import (
     Call,
     DataClass,
     Function,

@@ -3,7 +3,7 @@
 ``tracer.from_python`` traces a *live* function with a symbolic step; a script is never run, so
 a ``LearningRateSchedule`` subclass of a script (the Transformer tutorials' ``CustomSchedule``)
 is traced here the same way on its syntax: ``step`` is the symbol ``t``, the instance's
-attributes are the values its ``__init__`` gave them (followed by ``python_literal``), and
+attributes are the values its ``__init__`` gave them (followed by ``literal``), and
 each statement of ``__call__`` is computed on sympy expressions:
 
 * assignments to names, ``return``, a docstring;
@@ -26,11 +26,11 @@ import math
 
 import sympy as sp
 
-from ..codegen.sched import text
-from ..core.algebra import t
-from ..errors import SchedlangError
-from .common.numbers import as_sympy, exact
-from .python_values import Imported, Instance, Item, Namespace, Unread
+from ....codegen.sched import text
+from ....core.algebra import t
+from ....errors import SchedlangError
+from ..numbers import as_sympy, exact
+from .values import Imported, Instance, Item, Namespace, Unread
 
 #: The framework namespaces whose math functions a trace reads (after ``import ... as``).
 _ROOTS = ("tensorflow", "keras", "math", "numpy", "jax", "builtins", "torch")

@@ -1,4 +1,4 @@
-"""The values a Python configuration file builds, as ``python_literal`` follows it.
+"""The values a Python configuration file builds, as ``literal`` follows it.
 
 An ``Item`` is a value with the span that built it; ``Unread`` one that was not followed
 (reading it is its error); ``Imported`` a name an import binds; ``Call`` a call to a class a
@@ -12,9 +12,9 @@ from __future__ import annotations
 import ast
 import operator
 
-from ..errors import SchedlangError, Span
-from ..limits import MAX_YAML_VALUES
-from .common.symbols import Symbol
+from ....errors import SchedlangError, Span
+from ....limits import MAX_YAML_VALUES
+from ..symbols import Symbol
 
 #: Names that let a file change any variable behind the statements' backs.
 DYNAMIC = ("exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__", "__builtins__",
@@ -187,7 +187,7 @@ class Instance:
 class DataClass:
     """A ``@dataclass`` of the file: the ``__init__`` it generates (a ``Function`` whose parameters
     are the fields in order, with their defaults: an ``Unread`` for a ``default_factory``), bound
-    as any function of the file is (``python_builtins._parameters``)."""
+    as any function of the file is (``calls._parameters``)."""
 
     def __init__(self, name: str, fields: dict[str, Item | None], frozen: bool):
         arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=f) for f in fields], vararg=None,

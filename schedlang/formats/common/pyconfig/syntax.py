@@ -11,8 +11,8 @@ import re
 import tokenize
 from pathlib import Path
 
-from ..errors import SchedlangError, Source, Span
-from ..limits import MAX_CONFIG_BASES, MAX_NESTING, read_source_text
+from ....errors import SchedlangError, Source, Span
+from ....limits import MAX_CONFIG_BASES, MAX_NESTING, read_source_text
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Calls to the file's own functions followed one inside another, at most.
