@@ -14,18 +14,18 @@ from ..symbols import Symbol
 from .values import (
     Call,
     DataClass,
+    Exit,
     Function,
     Imported,
     Item,
     Namespace,
+    NotFollowedError,
     Parser,
     Unread,
-    _Exit,
-    _is_int,
-    _is_number,
-    _NotFollowedError,
-    _short,
-    _type,
+    is_int,
+    is_number,
+    short,
+    type_name,
 )
 
 #: The calls that end the program (``sys.exit``, ``exit()``, ``quit()``, ``os._exit``).
@@ -69,8 +69,9 @@ def _b_number(kind):
         value = args[0].value if args else 0
         if isinstance(value, str) and len(value) > MAX_DIGITS + 10:
             raise SchedlangError(f"this number has more than {MAX_DIGITS} digits", module.span(node))
-        if not (_is_number(value) or isinstance(value, str)):
-            raise module._python_error(f"{kind.__name__}() of {_type(value)} (Python raises TypeError)", node)
+        if not (is_number(value) or isinstance(value, str)):
+            raise module._python_error(f"{kind.__name__}() of {type_name(value)} (Python raises TypeError)",
+                                       node)
         try:
             return Item(kind(value), module.span(node))
         except (ValueError, OverflowError) as exc:
@@ -89,7 +90,7 @@ def _b_reduce(function):
             result = function(defaults)
             return Item(symbols.extreme(function, raws, result, node.lineno) or result, module.span(node))
         numbers = [v.value for v in values]
-        if not numbers or not all(_is_number(n) for n in numbers):
+        if not numbers or not all(is_number(n) for n in numbers):
             raise module._python_error(f"{function.__name__}() of these values is not followed", node)
         return Item(function(numbers), module.span(node))
     return build
@@ -102,7 +103,7 @@ def _b_print(module, node, args, kwargs, keys):
 
 def _b_abs(module, node, args, kwargs, keys):
     _no_args(module, node, args, kwargs, "abs", 1)
-    if len(args) != 1 or not _is_number(args[0].value):
+    if len(args) != 1 or not is_number(args[0].value):
         raise module._python_error("abs() takes one number", node)
     return Item(abs(args[0].value), module.span(node))
 
@@ -110,7 +111,7 @@ def _b_abs(module, node, args, kwargs, keys):
 def _b_round(module, node, args, kwargs, keys):
     _no_args(module, node, args, kwargs, "round", 2)
     digits = args[1].value if len(args) == 2 else 0
-    if not args or not all(_is_number(a.value) for a in args) or not _is_int(digits):
+    if not args or not all(is_number(a.value) for a in args) or not is_int(digits):
         raise module._python_error("round() takes a number and a whole number of digits", node)
     return Item(round(*(a.value for a in args)), module.span(node))
 
@@ -118,7 +119,7 @@ def _b_round(module, node, args, kwargs, keys):
 def _b_len(module, node, args, kwargs, keys):
     _no_args(module, node, args, kwargs, "len", 1)
     if len(args) == 1 and isinstance(args[0].value, (Imported, Call)):  # len(sys.argv): not known here
-        module._not(node, f"len() of {_type(args[0].value)}")
+        module._not(node, f"len() of {type_name(args[0].value)}")
     if len(args) != 1 or not isinstance(args[0].value, (list, dict, str)):
         raise module._python_error("len() takes a list, a dict or a string here", node)
     return Item(len(args[0].value), module.span(node))
@@ -157,7 +158,7 @@ def _b_namespace(module, node, args, kwargs, keys):
 def instance(module, made: DataClass, node, args: list[Item], kwargs: dict[str, Item]) -> Item:
     """``TrainConfig(lr=1e-3)``: an instance of a dataclass of the file, its fields bound by the
     ``__init__`` the dataclass generates (Python's ``TypeError``s), the rest at their defaults."""
-    names = _parameters(module, made.init, node, args, kwargs)
+    names = bind_arguments(module, made.init, node, args, kwargs)
     module._spend(len(names), node)
     fields = {a.arg: names[a.arg] for a in made.init.node.args.args}
     return Item(Namespace(fields, kind=made.name, frozen=made.frozen), module.span(node))
@@ -175,7 +176,7 @@ def _b_cast(module, node, args, kwargs, keys):
 CASTS = ("tensorflow.cast", "keras.ops.cast", "keras.ops.convert_to_tensor", "tensorflow.convert_to_tensor",
          "keras.src.ops.cast")
 
-_BUILTINS = {
+BUILTINS = {
     **{path: _b_cast for path in CASTS},
     "builtins.dict": _b_dict, "builtins.list": _b_sequence(False), "builtins.tuple": _b_sequence(True),
     "builtins.int": _b_number(int), "builtins.float": _b_number(float), "builtins.abs": _b_abs,
@@ -192,7 +193,7 @@ def _b_exit(module, node):
     """``sys.exit(...)``, ``exit()``, ``quit()``, ``os._exit(n)``: the program ends here, its
     arguments computed first (``sys.exit(main())`` runs ``main()``, which may build what is
     imported); nothing after it runs."""
-    raise _Exit(SchedlangError(f"the script ends here: {_short(module._path(node.func))}() stops it, and "
+    raise Exit(SchedlangError(f"the script ends here: {short(module._path(node.func))}() stops it, and "
                                "Python runs nothing after it", module.span(node)))
 
 
@@ -331,7 +332,7 @@ def _m_parse_args(module, target, args, kwargs, keys, node):
     if args or kwargs:
         module._not(node, "parse_args() of a given list")  # the defaults are read for no option given
     if id(target.value) in module.tainted:
-        raise _NotFollowedError(module.tainted[id(target.value)][1])
+        raise NotFollowedError(module.tainted[id(target.value)][1])
     return Item(Namespace(dict(target.value.values)), module.span(node))
 
 
@@ -362,7 +363,7 @@ def _m_extend(module, target, args, kwargs, keys, node):
 
 
 def _m_insert(module, target, args, kwargs, keys, node):
-    if len(args) != 2 or kwargs or not _is_int(args[0].value):
+    if len(args) != 2 or kwargs or not is_int(args[0].value):
         raise module._python_error("insert() takes an index and a value", node)
     module._no_cycle(target, args[1], node)
     module._spend(1, node)
@@ -399,7 +400,7 @@ def _m_pop(module, target, args, kwargs, keys, node):
         target.keys.pop(key, None)
         return value.pop(key)
     index = args[0].value if args else -1
-    if not _is_int(index):
+    if not is_int(index):
         raise module._python_error("list indices must be integers", node)
     if not value or not -len(value) <= index < len(value):
         raise module._python_error("pop index out of range (Python raises IndexError)", node)
@@ -439,7 +440,7 @@ def _m_copy(module, target, args, kwargs, keys, node):
     return target
 
 
-_METHODS = {("list", "append"): _m_append, ("list", "extend"): _m_extend, ("list", "insert"): _m_insert,
+METHODS = {("list", "append"): _m_append, ("list", "extend"): _m_extend, ("list", "insert"): _m_insert,
             ("list", "pop"): _m_pop, ("list", "copy"): _m_copy, ("dict", "update"): _m_update,
             ("dict", "pop"): _m_pop, ("dict", "get"): _m_get, ("dict", "setdefault"): _m_setdefault,
             ("dict", "copy"): _m_copy, ("parser", "add_argument"): _m_add_argument,
@@ -448,7 +449,7 @@ _METHODS = {("list", "append"): _m_append, ("list", "extend"): _m_extend, ("list
             ("parser", "set_defaults"): _m_set_defaults, ("parser", "parse_args"): _m_parse_args,
             ("parser", "parse_known_args"): _m_parse_known_args}
 
-def _parameters(module, function: Function, node: ast.Call, args: list[Item],
+def bind_arguments(module, function: Function, node: ast.Call, args: list[Item],
                 kwargs: dict[str, Item]) -> dict[str, Item]:
     """The names a call binds in the function, as Python binds them (its ``TypeError``s)."""
     arguments, name, span = function.node.args, function.name, module.span(node)
@@ -489,7 +490,7 @@ def _keywords(module, function, node: ast.Call, names: dict[str, Item], kwargs: 
         names[arguments.kwarg.arg] = Item(rest, module.span(node))
 
 
-def _option(module, namespace: Item, node: ast.Attribute) -> Item:
+def namespace_attribute(module, namespace: Item, node: ast.Attribute) -> Item:
     """``args.lr``: the default of ``--lr``, or why it has none."""
     values = namespace.value.values
     if node.attr not in values:
@@ -499,7 +500,7 @@ def _option(module, namespace: Item, node: ast.Attribute) -> Item:
         module._not(node, f"args.{node.attr}: no add_argument followed here gives it")
     item = values[node.attr]
     if isinstance(item, Unread):
-        raise _NotFollowedError(item.error)
+        raise NotFollowedError(item.error)
     return item
 
 

@@ -13,13 +13,13 @@ from ....errors import SchedlangError, Span
 from ....limits import MAX_DIGITS, MAX_FILE_BYTES, MAX_YAML_VALUES
 from .. import symbols
 from ..symbols import Symbol
-from .calls import _BUILTINS, _METHODS, EXITS, _option, instance
+from .calls import BUILTINS, EXITS, METHODS, instance, namespace_attribute
 from .values import (
-    _ARITH,
-    _COMPARE,
-    _EXPRESSIONS,
-    _HINT,
-    _OPS,
+    ARITH,
+    COMPARE,
+    EXPRESSIONS,
+    HINT,
+    OPS,
     Call,
     DataClass,
     Function,
@@ -27,16 +27,16 @@ from .values import (
     Instance,
     Item,
     Namespace,
+    NotFollowedError,
     Parser,
     Subclass,
     Unread,
-    _comparable,
-    _is_int,
-    _is_number,
-    _NotFollowedError,
-    _short,
-    _truth,
-    _type,
+    comparable,
+    is_int,
+    is_number,
+    short,
+    truth,
+    type_name,
 )
 
 
@@ -48,7 +48,7 @@ class Evaluator(ast.NodeVisitor):
     def _value_or_unread(self, node: ast.expr) -> Item:
         try:
             return self._eval(node)
-        except _NotFollowedError as exc:
+        except NotFollowedError as exc:
             self._partial = True
             return Unread(exc.error)
 
@@ -56,7 +56,7 @@ class Evaluator(ast.NodeVisitor):
         return self.visit(node)  # one visit_<Expression> below; the rest is generic_visit
 
     def generic_visit(self, node: ast.AST):
-        self._not(node, _EXPRESSIONS.get(type(node), type(node).__name__))
+        self._not(node, EXPRESSIONS.get(type(node), type(node).__name__))
 
     def visit_Constant(self, node: ast.Constant) -> Item:
         span = self.span(node)
@@ -100,12 +100,12 @@ class Evaluator(ast.NodeVisitor):
         result = None
         for value in node.values:
             result = self._eval(value)
-            if _truth(result, value, self) == isinstance(node.op, ast.Or):
+            if truth(result, value, self) == isinstance(node.op, ast.Or):
                 break
         return result.view(self.span(node))
 
     def visit_IfExp(self, node: ast.IfExp) -> Item:
-        return (self._eval(node.body) if _truth(self._eval(node.test), node.test, self)
+        return (self._eval(node.body) if truth(self._eval(node.test), node.test, self)
                 else self._eval(node.orelse)).view(self.span(node))
 
     def visit_Subscript(self, node: ast.Subscript) -> Item:
@@ -121,7 +121,7 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(base.value, Instance):  # self.warmup_steps
             base = Item(base.value.namespace, base.span)
         if isinstance(base.value, Namespace):
-            return _option(self, base, node).view(self.span(node))
+            return namespace_attribute(self, base, node).view(self.span(node))
         self._not(node, f"the attribute .{node.attr}")
         raise AssertionError  # unreachable
 
@@ -134,8 +134,8 @@ class Evaluator(ast.NodeVisitor):
         return self._value_or_unread(node)
 
     def _not(self, node: ast.AST, what: str) -> None:
-        raise _NotFollowedError(SchedlangError(f"{what} is not followed (the file is read, never run)",
-                                          self.span(node), hint=_HINT))
+        raise NotFollowedError(SchedlangError(f"{what} is not followed (the file is read, never run)",
+                                          self.span(node), hint=HINT))
 
     def visit_Name(self, node: ast.Name) -> Item:
         item = self.lookup(node.id)
@@ -157,7 +157,7 @@ class Evaluator(ast.NodeVisitor):
                 return Item(Imported(f"builtins.{node.id}"), self.span(node))
             star = next(((m, line) for m, line in self._star_imports if line < node.lineno), None)
             if star is not None:  # Python finds it there (or raises NameError): unknown here
-                raise _NotFollowedError(SchedlangError(
+                raise NotFollowedError(SchedlangError(
                     f"the value of '{node.id}' is unknown: it is not assigned in this file, and "
                     f"`from {star[0]} import *` (line {star[1]}) may bind it", self.span(node),
                     hint=f"write its value in this file, or import it by name from {star[0]} (a "
@@ -165,7 +165,7 @@ class Evaluator(ast.NodeVisitor):
             raise self._python_error(f"'{node.id}' is not assigned in this file (Python raises NameError)",
                                      node)
         if isinstance(item, Unread):
-            raise _NotFollowedError(item.error)
+            raise NotFollowedError(item.error)
         return item.view(self.span(node))
 
     def visit_Call(self, node: ast.Call) -> Item:
@@ -187,10 +187,10 @@ class Evaluator(ast.NodeVisitor):
         if self.records(path):
             try:
                 return self._record(node, path, span)
-            except _NotFollowedError as exc:
+            except NotFollowedError as exc:
                 self._recorded(node, Unread(exc.error), path)
                 raise
-        builtin = _BUILTINS.get(path)
+        builtin = BUILTINS.get(path)
         # a call not followed still has its arguments computed first, as Python does (a function of
         # the file called there, ``config=ds_config(args)``, is followed); each one not followed is
         # kept as such
@@ -202,7 +202,7 @@ class Evaluator(ast.NodeVisitor):
             self._not(node, "a call with *args")
         kwargs, keys = self._keywords(node, lazy=lazy)
         if builtin is None:
-            self._not(node, f"the call {_short(path)}(...)")
+            self._not(node, f"the call {short(path)}(...)")
         return builtin(self, node, args, kwargs, keys)
 
     def _instance(self, cls: Subclass, node: ast.Call, span: Span) -> Item:
@@ -255,7 +255,8 @@ class Evaluator(ast.NodeVisitor):
                 given = self._eval(keyword.value)
                 if not isinstance(given.value, dict):
                     raise self._python_error(f"argument after ** must be a mapping, not "
-                                             f"{_type(given.value)} (Python raises TypeError)", keyword.value)
+                                             f"{type_name(given.value)} (Python raises TypeError)",
+                                             keyword.value)
                 pairs = [(str(k), v, given.keys.get(k, given.span)) for k, v in given.value.items()]
                 self._spend(len(pairs), keyword.value)
             else:
@@ -294,7 +295,7 @@ class Evaluator(ast.NodeVisitor):
         try:
             target = self._eval(func.value)
             value = target.value
-        except _NotFollowedError:  # model.compile(optimizer=make_optimizer(model)): model not known
+        except NotFollowedError:  # model.compile(optimizer=make_optimizer(model)): model not known
             self._arguments_first(node)
             raise
         if isinstance(value, Namespace) and func.attr in value.values:  # config.make_schedule(...)
@@ -304,7 +305,7 @@ class Evaluator(ast.NodeVisitor):
         kind = "dict" if isinstance(value, dict) else \
             "list" if isinstance(value, list) and not target.frozen else \
             "parser" if isinstance(value, Parser) else None
-        method = _METHODS.get((kind, func.attr))
+        method = METHODS.get((kind, func.attr))
         if method is None:
             what = {dict: "a dict", list: "a tuple" if target.frozen else "a list"}.get(
                 type(value), repr(value) if isinstance(value, (Parser, Namespace)) else type(value).__name__)
@@ -326,9 +327,9 @@ class Evaluator(ast.NodeVisitor):
             return Item(symbols.negative(operand.raw, result, node.lineno) or result, span)
         value = operand.value
         if isinstance(node.op, ast.Not):
-            return Item(not _truth(operand, node.operand, self), span)
-        if not _is_number(value):
-            self._not(node, f"unary {_OPS[type(node.op)]} on {_type(value)}")
+            return Item(not truth(operand, node.operand, self), span)
+        if not is_number(value):
+            self._not(node, f"unary {OPS[type(node.op)]} on {type_name(value)}")
         if isinstance(node.op, ast.Invert) and isinstance(value, float):
             raise self._python_error("bad operand for unary ~: float (Python raises TypeError)", node)
         op = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}[type(node.op)]
@@ -341,8 +342,8 @@ class Evaluator(ast.NodeVisitor):
             made = symbols.binary(op, left.raw, right.raw, result, node.lineno)
             return Item(made or result, self.span(node))
         a, b, span = left.value, right.value, self.span(node)
-        symbol = _OPS[type(op)]
-        if _is_number(a) and _is_number(b):
+        symbol = OPS[type(op)]
+        if is_number(a) and is_number(b):
             return Item(self._arith(op, a, b, node), span)
         if isinstance(op, ast.Add) and isinstance(a, str) and isinstance(b, str):
             if len(a) + len(b) > MAX_FILE_BYTES:
@@ -370,18 +371,18 @@ class Evaluator(ast.NodeVisitor):
             return Item(out, span, keys)
         # anything else ('%s' % x, a list repeated with *, an object's operator) is not followed:
         # only numbers, str + str, list / tuple + and dict | are
-        self._not(node, f"{symbol} on {_type(a)} and {_type(b)}")
+        self._not(node, f"{symbol} on {type_name(a)} and {type_name(b)}")
         raise AssertionError  # unreachable
 
     def _arith(self, op: ast.operator, a, b, node: ast.AST):
-        if isinstance(op, ast.Pow) and _is_int(a) and _is_int(b) and b > 0 and abs(a) > 1 \
+        if isinstance(op, ast.Pow) and is_int(a) and is_int(b) and b > 0 and abs(a) > 1 \
                 and b * math.log10(abs(a)) > MAX_DIGITS:
             raise SchedlangError(f"this power has more than {MAX_DIGITS} digits", self.span(node))
-        if isinstance(op, (ast.LShift, ast.RShift)) and _is_int(b) and b > 4 * MAX_DIGITS:
+        if isinstance(op, (ast.LShift, ast.RShift)) and is_int(b) and b > 4 * MAX_DIGITS:
             raise SchedlangError(f"this shift has more than {MAX_DIGITS} digits", self.span(node))
-        function = _ARITH.get(type(op))
+        function = ARITH.get(type(op))
         if function is None:
-            self._not(node, f"the operator {_OPS.get(type(op), '@')}")
+            self._not(node, f"the operator {OPS.get(type(op), '@')}")
         try:
             result = function(a, b)
         except ZeroDivisionError:
@@ -393,7 +394,7 @@ class Evaluator(ast.NodeVisitor):
             raise self._python_error(f"{exc} (Python raises {type(exc).__name__})", node) from None
         if isinstance(result, complex):
             raise self._python_error("the result is a complex number", node)
-        if _is_int(result) and abs(result).bit_length() > 4 * MAX_DIGITS:
+        if is_int(result) and abs(result).bit_length() > 4 * MAX_DIGITS:
             raise SchedlangError(f"this number has more than {MAX_DIGITS} digits", self.span(node))
         return result
 
@@ -401,7 +402,7 @@ class Evaluator(ast.NodeVisitor):
         left = self._eval(node.left)
         for op, right_node in zip(node.ops, node.comparators):
             right = self._eval(right_node)
-            a, b = _comparable(left, self), _comparable(right, self)
+            a, b = comparable(left, self), comparable(right, self)
             try:
                 if isinstance(op, (ast.In, ast.NotIn)):
                     holder = right.value
@@ -412,7 +413,7 @@ class Evaluator(ast.NodeVisitor):
                         self._not(node, "'is' between values other than None, True and False")
                     ok = (a is b) == isinstance(op, ast.Is)
                 else:
-                    ok = _COMPARE[type(op)](a, b)
+                    ok = COMPARE[type(op)](a, b)
             except TypeError as exc:
                 raise self._python_error(f"{exc} (Python raises TypeError)", node) from None
             if not ok:
@@ -426,7 +427,8 @@ class Evaluator(ast.NodeVisitor):
         value = item.value
         if isinstance(value, (str, int, float, bool, type(None))):
             return value
-        raise self._python_error(f"a dict key must be a string or a number here, not {_type(value)}", node)
+        raise self._python_error(f"a dict key must be a string or a number here, not {type_name(value)}",
+                                 node)
 
     def _index(self, node: ast.Subscript):
         return self._key(self._eval(node.slice), node.slice)
@@ -438,25 +440,25 @@ class Evaluator(ast.NodeVisitor):
                 raise self._python_error(f"no key {key!r} (Python raises KeyError)", node)
             return value[key]
         if isinstance(value, (list, str)):
-            if not _is_int(key):
-                raise self._python_error(f"{_type(value)} indices must be integers (Python raises TypeError)",
-                                         node)
+            if not is_int(key):
+                raise self._python_error(f"{type_name(value)} indices must be integers (Python raises "
+                                         "TypeError)", node)
             if not -len(value) <= key < len(value):
                 raise self._python_error(f"index {key} out of range (Python raises IndexError)", node)
             return value[key] if isinstance(value, list) else Item(value[key], self.span(node))
-        self._not(node, f"indexing {_type(value)}")
+        self._not(node, f"indexing {type_name(value)}")
         raise AssertionError  # unreachable
 
     def _slice(self, container: Item, node: ast.Subscript) -> Item:
         bounds = []
         for part in (node.slice.lower, node.slice.upper, node.slice.step):
             bound = None if part is None else self._eval(part).value
-            if bound is not None and not _is_int(bound):
+            if bound is not None and not is_int(bound):
                 raise self._python_error("slice indices must be integers (Python raises TypeError)", part)
             bounds.append(bound)
         value = container.value
         if not isinstance(value, (list, str)):
-            self._not(node, f"slicing {_type(value)}")
+            self._not(node, f"slicing {type_name(value)}")
         try:
             part = value[slice(*bounds)]
         except ValueError as exc:
@@ -478,7 +480,7 @@ class Evaluator(ast.NodeVisitor):
             self._no_cycle(container, value, node)
             target[key] = value
             return
-        raise self._python_error(f"{_type(target)} does not support item assignment (Python raises "
+        raise self._python_error(f"{type_name(target)} does not support item assignment (Python raises "
                                  "TypeError)", node)
 
     def _delete_item(self, container: Item, key, node: ast.AST) -> None:
@@ -490,12 +492,12 @@ class Evaluator(ast.NodeVisitor):
         elif isinstance(target, list) and not container.frozen:
             del target[key]
         else:
-            raise self._python_error(f"{_type(target)} does not support item deletion", node)
+            raise self._python_error(f"{type_name(target)} does not support item deletion", node)
 
     def _update(self, out: dict, keys: dict, other: Item, node: ast.AST) -> None:
         value = other.value
         if not isinstance(value, dict):
-            raise self._python_error(f"{_type(value)} is not a mapping (Python raises TypeError)", node)
+            raise self._python_error(f"{type_name(value)} is not a mapping (Python raises TypeError)", node)
         for key, item in list(value.items()):
             out[key] = item
             keys[key] = other.keys.get(key, other.span)
@@ -510,7 +512,7 @@ class Evaluator(ast.NodeVisitor):
         if isinstance(value, str):
             self._spend(len(value), node)
             return [Item(c, item.span) for c in value]
-        raise self._python_error(f"{_type(value)} is not iterable (Python raises TypeError)", node)
+        raise self._python_error(f"{type_name(value)} is not iterable (Python raises TypeError)", node)
 
     def _no_cycle(self, container: Item, value: Item, node: ast.AST) -> None:
         """A dict or list that would hold itself (``a.append(a)``) is refused: every value the

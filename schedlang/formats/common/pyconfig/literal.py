@@ -67,40 +67,40 @@ from ....limits import MAX_CONFIG_BASES, MAX_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAM
 from ..numbers import PythonString
 from ..symbols import Symbols
 from ..yaml_source import Node
-from .calls import EXITS, _option, _parameters
+from .calls import EXITS, bind_arguments, namespace_attribute
 from .evaluator import Evaluator
 from .syntax import (
-    _SCOPES,
     ASSIGNED,
     MAX_CALL_DEPTH,
     PASSED,
-    _check_nesting,
-    _effects,
-    _own_nodes,
-    _root,
-    _scope_names,
+    SCOPES,
+    check_nesting,
+    effects,
+    own_nodes,
+    root_name,
+    scope_names,
 )
 from .values import (
-    _HINT,
-    _KINDS,
     DYNAMIC,
+    HINT,
+    KINDS,
     Call,
     DataClass,
+    Exit,
     Function,
     Imported,
     Instance,
     Item,
+    MayExit,
     Namespace,
+    NotFollowedError,
     Parser,
+    Returned,
     Subclass,
     Unread,
-    _children,
-    _Exit,
-    _MayExit,
-    _NotFollowedError,
-    _Return,
-    _short,
-    _truth,
+    contents,
+    short,
+    truth,
 )
 
 
@@ -119,7 +119,7 @@ class Module(Evaluator):
         self.lazy_calls = lazy_calls
         if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
             raise SchedlangError(f"this file is over {MAX_FILE_BYTES} bytes", self._span_at(1, 1))
-        _check_nesting(self.source)
+        check_nesting(self.source)
         try:
             self.tree = ast.parse(text, filename)
         except SyntaxError as exc:
@@ -161,9 +161,9 @@ class Module(Evaluator):
         self._scan()
         try:
             self._run(self.tree.body)
-        except _MayExit as exc:  # what follows is marked unknown, an error where it is read
+        except MayExit as exc:  # what follows is marked unknown, an error where it is read
             self.ended, self.ended_surely = exc.error, False
-        except _Exit as exc:
+        except Exit as exc:
             if not script:  # a config that raises when it is loaded gives nothing
                 raise SchedlangError("loading this config stops here (Python runs nothing after this "
                                      "statement), so it gives no values", exc.error.span,
@@ -182,7 +182,7 @@ class Module(Evaluator):
             return None
         if name in self.late:
             raise SchedlangError(f"a function or class defined here mentions '{name}', and may change it "
-                                 "when it runs; schedlang does not run it", self.late[name], hint=_HINT)
+                                 "when it runs; schedlang does not run it", self.late[name], hint=HINT)
         if isinstance(item, Unread):
             raise item.error
         self.check_untainted(item)
@@ -207,7 +207,7 @@ class Module(Evaluator):
                 seen.add(id(value))
                 if id(value) in self.tainted:
                     raise self.tainted[id(value)][1]
-                stack.extend((child, depth + 1) for child in _children(value))
+                stack.extend((child, depth + 1) for child in contents(value))
 
     # -- statements -----------------------------------------------------------------------
 
@@ -215,7 +215,7 @@ class Module(Evaluator):
         for index, stmt in enumerate(body):
             try:
                 self._follow(stmt)
-            except _MayExit as exc:  # what follows may not run: it is not known either
+            except MayExit as exc:  # what follows may not run: it is not known either
                 for rest in body[index + 1:]:
                     self._unknown_after(rest, exc.error)
                 raise
@@ -225,20 +225,20 @@ class Module(Evaluator):
         self._partial = False
         try:
             self._statement(stmt)
-        except _NotFollowedError as exc:
+        except NotFollowedError as exc:
             self._not_followed(stmt, exc.error)
             self._record_inside(stmt)
             exit_node = self._exit_inside(stmt)
             if exit_node is not None:
                 where = exc.error if exc.error.span is not None and exc.error.span.line == stmt.lineno \
                     else self._not_followed_error(stmt, exc.error.message)
-                raise _MayExit(SchedlangError(
+                raise MayExit(SchedlangError(
                     f"{where.message}; it may end the script ({_exit_text(exit_node)} at line "
                     f"{exit_node.lineno}), so what follows it is not known here", where.span,
                     hint="decide it in the file (a value the file computes), or move the exit after "
                          "the schedule is built")) from None
-            if self.locals is not None and any(isinstance(n, ast.Return) for n in _own_nodes(stmt)):
-                raise _Return(Unread(SchedlangError(  # what the function returns is not known
+            if self.locals is not None and any(isinstance(n, ast.Return) for n in own_nodes(stmt)):
+                raise Returned(Unread(SchedlangError(  # what the function returns is not known
                     f"{exc.error.message}; it may return or raise, so what the function returns "
                     "is not known here", exc.error.span, hint=exc.error.hint))) from None
             return
@@ -254,14 +254,14 @@ class Module(Evaluator):
         may reach (a function it defines runs later, not here), or None."""
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        found = [n for n in _own_nodes(stmt) if isinstance(n, (ast.Raise, ast.Assert))
+        found = [n for n in own_nodes(stmt) if isinstance(n, (ast.Raise, ast.Assert))
                  or isinstance(n, ast.Call) and self._path(n.func) in EXITS]
         return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
 
     def _unknown_after(self, stmt: ast.stmt, error: SchedlangError) -> None:
         """A statement after a possible end of the program: every name it may bind, every dict or
         list it may change and every format call in it reads as ``error``, at that end."""
-        bound, _, _ = _effects(stmt, self._path)
+        bound, _, _ = effects(stmt, self._path)
         for name in bound:
             self._bind(name, Unread(error))
         self._changes(stmt, error)
@@ -293,11 +293,11 @@ class Module(Evaluator):
     def visit_If(self, stmt: ast.If) -> None:
         try:
             test = self._eval(stmt.test)
-        except _NotFollowedError as exc:
-            raise _NotFollowedError(SchedlangError(
+        except NotFollowedError as exc:
+            raise NotFollowedError(SchedlangError(
                 f"this if is not followed: its test is not computed here ({exc.error.message})",
-                self.span(stmt), hint=_HINT)) from None
-        self._run(stmt.body if _truth(test, stmt.test, self) else stmt.orelse)
+                self.span(stmt), hint=HINT)) from None
+        self._run(stmt.body if truth(test, stmt.test, self) else stmt.orelse)
         self._partial = False  # its statements were each handled
 
     def visit_Import(self, stmt: ast.Import) -> None:
@@ -319,7 +319,7 @@ class Module(Evaluator):
                 continue
             if alias.name == "*":
                 self._star_imports.append((module, stmt.lineno))
-                raise _NotFollowedError(self._not_followed_error(stmt, "a * import may bind any name"))
+                raise NotFollowedError(self._not_followed_error(stmt, "a * import may bind any name"))
             self._bind(alias.asname or alias.name, Item(Imported(f"{module}.{alias.name}"),
                                                         self.span(stmt)))
 
@@ -373,11 +373,11 @@ class Module(Evaluator):
                 if late in own.env:
                     own.env[late] = Unread(SchedlangError(
                         f"a function or class defined in {name} mentions '{late}', and may change it when "
-                        "it runs; schedlang does not run it", span, hint=_HINT))
+                        "it runs; schedlang does not run it", span, hint=HINT))
             if own.ended is not None:  # the script ends (or may end) while importing it
                 error = SchedlangError(f"importing {name} ends the script: {own.ended.message}",
                                        own.ended.span, hint=own.ended.hint)
-                raise (_Exit if own.ended_surely else _MayExit)(error)
+                raise (Exit if own.ended_surely else MayExit)(error)
         return self.modules[path]
 
     def visit_Delete(self, stmt: ast.Delete) -> None:
@@ -393,7 +393,7 @@ class Module(Evaluator):
                 container, key = self._eval(target.value), self._index(target)
                 self._delete_item(container, key, target)
             else:
-                raise _NotFollowedError(self._not_followed_error(stmt, "it deletes an attribute"))
+                raise NotFollowedError(self._not_followed_error(stmt, "it deletes an attribute"))
 
     def visit_FunctionDef(self, stmt: ast.FunctionDef) -> None:
         self._define(stmt)
@@ -417,7 +417,7 @@ class Module(Evaluator):
                     and not item.decorator_list:
                 continue  # a method: called only through the instance, which is not followed
             if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and item.simple):
-                raise _NotFollowedError(self._not_followed_error(
+                raise NotFollowedError(self._not_followed_error(
                     stmt, "a dataclass is followed when its body is annotated fields with defaults and "
                           "methods (no __init__ or __post_init__)"))
             if "ClassVar" in ast.unparse(item.annotation):
@@ -438,7 +438,7 @@ class Module(Evaluator):
             method = isinstance(item, ast.FunctionDef) and not item.decorator_list
             if not (method or isinstance(item, ast.Pass)
                     or isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant)):
-                raise _NotFollowedError(self._not_followed_error(
+                raise NotFollowedError(self._not_followed_error(
                     stmt, f"a {base.rsplit('.', 1)[-1]} subclass is read when its body is methods"))
         init = next((f for f in stmt.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
         function = None
@@ -464,14 +464,14 @@ class Module(Evaluator):
         target = call.func if call is not None else decorator
         if target is None or self._path(target) != "dataclasses.dataclass" or stmt.bases or stmt.keywords \
                 or call is not None and call.args:
-            raise _NotFollowedError(self._not_followed_error(stmt))
+            raise NotFollowedError(self._not_followed_error(stmt))
         frozen = False
         for keyword in call.keywords if call is not None else ():
             value = self._eval(keyword.value).value
             if keyword.arg == "frozen":
                 frozen = bool(value)
             elif keyword.arg in ("init", "kw_only") and value is not (keyword.arg == "init"):
-                raise _NotFollowedError(self._not_followed_error(stmt, f"@dataclass({keyword.arg}={value})"))
+                raise NotFollowedError(self._not_followed_error(stmt, f"@dataclass({keyword.arg}={value})"))
         return frozen
 
     def _field(self, node: ast.expr) -> Item:
@@ -497,13 +497,13 @@ class Module(Evaluator):
         if self.locals is None:  # ast.parse takes it; Python's compiler refuses the file
             raise self._python_error("'return' outside function: Python refuses to run this file "
                                      "(SyntaxError)", stmt)
-        raise _Return(Item(None, self.span(stmt)) if stmt.value is None
+        raise Returned(Item(None, self.span(stmt)) if stmt.value is None
                       else self._value_or_unread(stmt.value))
 
     def visit_Raise(self, stmt: ast.Raise) -> None:
         """``raise``: the program stops here (a ``try`` around it is not followed, so nothing
         catches it); nothing after it runs."""
-        raise _Exit(SchedlangError("the script ends here: this raise stops it, and Python runs nothing "
+        raise Exit(SchedlangError("the script ends here: this raise stops it, and Python runs nothing "
                                    "after it", self.span(stmt)))
 
     def visit_Assert(self, stmt: ast.Assert) -> None:
@@ -511,16 +511,16 @@ class Module(Evaluator):
         asserts; a training script is read as ``python`` runs it)."""
         try:
             test = self._eval(stmt.test)
-        except _NotFollowedError as exc:
-            raise _NotFollowedError(SchedlangError(
+        except NotFollowedError as exc:
+            raise NotFollowedError(SchedlangError(
                 f"this assert is not followed: its test is not computed here ({exc.error.message})",
-                self.span(stmt), hint=_HINT)) from None
-        if not _truth(test, stmt.test, self):
-            raise _Exit(SchedlangError("the script ends here: this assert fails (AssertionError), and "
+                self.span(stmt), hint=HINT)) from None
+        if not truth(test, stmt.test, self):
+            raise Exit(SchedlangError("the script ends here: this assert fails (AssertionError), and "
                                        "Python runs nothing after it", self.span(stmt)))
 
     def visit_Nonlocal(self, stmt: ast.Nonlocal) -> None:
-        raise _NotFollowedError(self._not_followed_error(stmt, "a nonlocal name"))
+        raise NotFollowedError(self._not_followed_error(stmt, "a nonlocal name"))
 
     def visit_Pass(self, stmt: ast.Pass) -> None:
         pass
@@ -530,7 +530,7 @@ class Module(Evaluator):
 
     def generic_visit(self, node: ast.AST):
         if isinstance(node, ast.stmt):
-            raise _NotFollowedError(self._not_followed_error(node))
+            raise NotFollowedError(self._not_followed_error(node))
         return super().generic_visit(node)  # an expression: Evaluator's
 
     # -- functions of the file ------------------------------------------------------------------
@@ -540,9 +540,9 @@ class Module(Evaluator):
         followed when the file calls it.  The names its body may change are noted as a
         function's are (it may also run from where schedlang does not follow it)."""
         if stmt.decorator_list:
-            raise _NotFollowedError(self._not_followed_error(stmt, "a decorator may replace the function"))
-        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(stmt)):
-            raise _NotFollowedError(self._not_followed_error(stmt, "a generator"))
+            raise NotFollowedError(self._not_followed_error(stmt, "a decorator may replace the function"))
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(stmt)):
+            raise NotFollowedError(self._not_followed_error(stmt, "a generator"))
         arguments = stmt.args
         defaults: dict[str, Item] = {}
         positional = [*arguments.posonlyargs, *arguments.args]
@@ -551,7 +551,7 @@ class Module(Evaluator):
         for argument, default in pairs:
             try:
                 defaults[argument.arg] = self._eval(default)
-            except _NotFollowedError as exc:
+            except NotFollowedError as exc:
                 defaults[argument.arg] = Unread(exc.error)
         function = Function(stmt, defaults)
         function.enclosing = ([self.locals, *self._enclosing] if self.locals is not None else [])
@@ -562,7 +562,7 @@ class Module(Evaluator):
     def _note_late(self, stmt: ast.FunctionDef | ast.ClassDef) -> None:
         """The names a function's or a class's body may change when it runs (later, from where
         schedlang may not follow it): each reads as that error (``get``)."""
-        _, _, late = _effects(stmt, self._path)
+        _, _, late = effects(stmt, self._path)
         for name, node in late.items():
             self.late.setdefault(name, self.span(node))
 
@@ -571,7 +571,7 @@ class Module(Evaluator):
         Python binds them, its statements followed, the value it returns."""
         if self._depth >= MAX_CALL_DEPTH:
             self._not(node, f"a call nested more than {MAX_CALL_DEPTH} deep")
-        names = _parameters(self, function, node, args, kwargs)
+        names = bind_arguments(self, function, node, args, kwargs)
         saved = (self.locals, self._local_names, self._global_names, self._enclosing, self._partial,
                  self._invocation)
         home = getattr(function, "home", self)  # a function of a module of the script: its names
@@ -580,12 +580,12 @@ class Module(Evaluator):
             home.env, home.source, home._assigned_at, home._star_imports)
         self._calls_made += 1
         self.locals, self._enclosing, self._invocation = names, function.enclosing, self._calls_made
-        self._local_names, self._global_names = _scope_names(function.node)
+        self._local_names, self._global_names = scope_names(function.node)
         self._depth += 1
         result = Item(None, self.span(node))
         try:
             self._run(function.node.body)
-        except _Return as done:
+        except Returned as done:
             result = done.item
         finally:
             self._depth -= 1
@@ -596,16 +596,16 @@ class Module(Evaluator):
         return result if isinstance(result, Unread) else result.view(self.span(node))
 
     def _not_followed_error(self, stmt: ast.stmt, why: str = "") -> SchedlangError:
-        kind = _KINDS.get(type(stmt), "statement")
+        kind = KINDS.get(type(stmt), "statement")
         return SchedlangError(f"this {kind} is not followed (the file is read, never run)"
-                              + (f": {why}" if why else ""), self.span(stmt), hint=_HINT)
+                              + (f": {why}" if why else ""), self.span(stmt), hint=HINT)
 
     def _not_followed(self, stmt: ast.stmt, error: SchedlangError) -> None:
         """A statement not followed: every name it may bind reads as its error, and so does
         every dict or list it may change."""
         where = error if error.span is not None and error.span.line == stmt.lineno \
             else self._not_followed_error(stmt, error.message)
-        bound, _, _ = _effects(stmt, self._path)
+        bound, _, _ = effects(stmt, self._path)
         for name in bound:
             self._bind(name, Unread(SchedlangError(f"{where.message}, and it may change '{name}'",
                                                    where.span, hint=where.hint)))
@@ -616,7 +616,7 @@ class Module(Evaluator):
         calls a method of or passes to a function of this file (a library's function is taken
         to receive the value, not to change it), and the names a def / class / lambda in it
         may change when it runs."""
-        _, changed, late = _effects(stmt, self._path)
+        _, changed, late = effects(stmt, self._path)
         for name, how in changed.items():
             item = self.lookup(name)
             if item is None or isinstance(item, Unread):
@@ -643,7 +643,7 @@ class Module(Evaluator):
             value = current.raw
             if isinstance(value, kinds) and id(value) not in self.tainted:
                 self.tainted[id(value)] = (value, error)
-                stack.extend(_children(value))
+                stack.extend(contents(value))
 
     def _bind(self, name: str, item: Item) -> None:
         if self.locals is not None and name not in self._global_names:
@@ -685,7 +685,7 @@ class Module(Evaluator):
                 self._assignable(base.value, target)
                 base.value.values[target.attr] = self._named(target.attr, value)
                 return
-        raise _NotFollowedError(self._not_followed_error(stmt, "it assigns an attribute"))
+        raise NotFollowedError(self._not_followed_error(stmt, "it assigns an attribute"))
 
     def _assignable(self, namespace: Namespace, target: ast.Attribute) -> None:
         if namespace.frozen:
@@ -695,7 +695,7 @@ class Module(Evaluator):
     def _unpack(self, target: ast.Tuple | ast.List, value: Item, stmt: ast.stmt) -> None:
         """``a, b = ...``: one value to each name, as many as Python requires."""
         if any(isinstance(e, ast.Starred) for e in target.elts):
-            raise _NotFollowedError(self._not_followed_error(stmt, "a starred target"))
+            raise NotFollowedError(self._not_followed_error(stmt, "a starred target"))
         if isinstance(value, Unread):
             for element in target.elts:
                 self._assign(element, value, stmt)
@@ -724,12 +724,12 @@ class Module(Evaluator):
         if isinstance(target, ast.Attribute):
             base = self._eval(target.value)
             if isinstance(base.value, Namespace):  # args.lr *= 2
-                current = _option(self, base, target)
+                current = namespace_attribute(self, base, target)
                 self._assignable(base.value, target)
                 base.value.values[target.attr] = self._named(target.attr, self._binop(
                     stmt.op, current, self._eval(stmt.value), stmt, inplace=True))
                 return
-        raise _NotFollowedError(self._not_followed_error(stmt, "it changes an attribute"))
+        raise NotFollowedError(self._not_followed_error(stmt, "it changes an attribute"))
 
     def _recorded(self, node: ast.Call, item: Item, path: str) -> None:
         key = (id(node), self._invocation)  # a function called twice builds twice
@@ -752,7 +752,7 @@ class Module(Evaluator):
                 self._recorded(node, self._value_or_unread(node), path)
             else:
                 self._recorded(node, path=path, item=Unread(SchedlangError(
-                    f"{_short(path)}(...) is built inside a {_KINDS.get(type(stmt), 'statement')}, which is "
+                    f"{short(path)}(...) is built inside a {KINDS.get(type(stmt), 'statement')}, which is "
                     "not followed (the file is read, never run)", self.span(node),
                     hint="build it at the top level of the file, from names assigned before")))
 
@@ -841,7 +841,7 @@ def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
         return
     node = min(nodes, key=lambda n: (n.lineno, n.col_offset))
     called = {id(function.node) for function, _, _ in module.frames}
-    around = [f for f in ast.walk(module.tree) if isinstance(f, (*_SCOPES[:2], ast.ClassDef, ast.Lambda))
+    around = [f for f in ast.walk(module.tree) if isinstance(f, (*SCOPES[:2], ast.ClassDef, ast.Lambda))
               and f.lineno <= node.lineno <= (f.end_lineno or f.lineno) and f is not node
               and any(n is node for n in ast.walk(f))]
     uncalled = [f for f in around if isinstance(f, ast.FunctionDef) and id(f) not in called]
@@ -877,7 +877,7 @@ def script_schedule(module: Module) -> None:
             for alias in statement.names:
                 origin = (statement.module or "") if isinstance(statement, ast.ImportFrom) else alias.name
                 bound = alias.asname or alias.name
-                if origin in _SCRIPT_SCHEDULERS and (bound == name or bound == _root(node.func)) \
+                if origin in _SCRIPT_SCHEDULERS and (bound == name or bound == root_name(node.func)) \
                         and ("sched" in name.lower() or name.endswith("LR")):
                     raise SchedlangError(f"this script builds its schedule by calling {origin}'s {name}(), "
                                          "which schedlang does not follow into that library",

@@ -1,5 +1,5 @@
 """What a Python file's syntax says before anything is followed: what a statement not followed
-may change (``_effects``), a function's local and ``global`` names, the nodes a statement owns
+may change (``effects``), a function's local and ``global`` names, the nodes a statement owns
 outside the functions it defines, and the token scan that refuses deep nesting before
 ``ast.parse`` sees it."""
 
@@ -14,31 +14,31 @@ from pathlib import Path
 from ....errors import SchedlangError, Source, Span
 from ....limits import MAX_CONFIG_BASES, MAX_NESTING, read_source_text
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 #: Calls to the file's own functions followed one inside another, at most.
 MAX_CALL_DEPTH = 16
 
 
-def _own_nodes(stmt: ast.AST):
+def own_nodes(stmt: ast.AST):
     """The nodes of ``stmt`` outside the functions and classes it defines (its body's own)."""
-    stack = list(ast.iter_child_nodes(stmt)) if isinstance(stmt, _SCOPES) else [stmt]
+    stack = list(ast.iter_child_nodes(stmt)) if isinstance(stmt, SCOPES) else [stmt]
     while stack:
         node = stack.pop()
         yield node
-        if not isinstance(node, _SCOPES):
+        if not isinstance(node, SCOPES):
             stack.extend(ast.iter_child_nodes(node))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             stack.extend(node.decorator_list)
 
 
-def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
+def scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
     """A function's local names (its parameters and every name its body binds) and its
     ``global`` names, as Python decides them before the body runs."""
     arguments = function.args
     local = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
     local.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
     declared: set[str] = set()
-    for node in _own_nodes(function):
+    for node in own_nodes(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             local.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not function:
@@ -50,7 +50,7 @@ def _scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
     return local - declared, declared
 
 
-def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
+def effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
     """What a statement not followed may do to module-level names, read from its syntax:
     the names it (re)binds; the names whose object it may change (-> ``ASSIGNED`` when assigned
     into, ``METHOD`` when a method of it is called, ``PASSED`` when passed to a call that is not a
@@ -63,7 +63,7 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
     late: dict[str, ast.AST] = {}
 
     def visit(node: ast.AST, scope: ast.AST | None) -> None:
-        if isinstance(node, _SCOPES) and node is not scope:
+        if isinstance(node, SCOPES) and node is not scope:
             if not isinstance(node, ast.Lambda):
                 (late_names if scope is not None else bound).add(node.name)
             inner: set[str] = set()
@@ -80,7 +80,7 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             (bound if scope is None else local).add(node.id)
         elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            root = _root(node)
+            root = root_name(node)
             if root:
                 _add(target, root, ASSIGNED)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -90,9 +90,10 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             (bound if scope is None else late_names).update(node.names)
             declared.update(node.names)
-        elif isinstance(node, ast.Call) and path_of(node.func) is None and _root(node.func) not in imported:
-            if isinstance(node.func, ast.Attribute) and _root(node.func.value):
-                _add(target, _root(node.func.value), METHOD)
+        elif isinstance(node, ast.Call) and path_of(node.func) is None \
+                and root_name(node.func) not in imported:
+            if isinstance(node.func, ast.Attribute) and root_name(node.func.value):
+                _add(target, root_name(node.func.value), METHOD)
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 for inner in ast.walk(argument):
                     if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
@@ -116,7 +117,7 @@ def _effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast
     return bound, changed, late
 
 
-#: How a statement not followed may change a name's object (``_effects``), the strongest kept:
+#: How a statement not followed may change a name's object (``effects``), the strongest kept:
 #: passed to a function of the file or read by a loop, a method of it called, assigned into.
 PASSED, METHOD, ASSIGNED = 0, 1, 2
 
@@ -137,7 +138,7 @@ def _loads(node: ast.AST) -> set[str]:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, _SCOPES):
+        if isinstance(current, SCOPES):
             continue
         if isinstance(current, ast.Name) and isinstance(current.ctx, ast.Load):
             names.add(current.id)
@@ -145,7 +146,7 @@ def _loads(node: ast.AST) -> set[str]:
     return names
 
 
-def _root(node: ast.AST) -> str | None:
+def root_name(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
@@ -158,7 +159,7 @@ _NESTING_WORDS = {"not", "and", "or", "if", "else", "lambda", "in", "is", "for",
 _RESET = {",", ":", "=", ";", ":="}
 
 
-def _check_nesting(source: Source) -> None:
+def check_nesting(source: Source) -> None:
     """Refuse, at the token, an expression nesting deeper than ``MAX_NESTING``: brackets,
     operators, attribute dots and keywords each count one level in their bracket, and the
     count of a bracket restarts at each ``,``, ``:`` and ``=`` (a new item).  ``ast.parse`` of

@@ -19,7 +19,7 @@ from ..symbols import Symbol
 #: Names that let a file change any variable behind the statements' backs.
 DYNAMIC = ("exec", "eval", "globals", "locals", "vars", "setattr", "delattr", "__import__", "__builtins__",
            "compile", "__dict__")
-_HINT = ("schedlang follows assignments, x[...] = ..., x += ..., .append/.update, if/else on values it "
+HINT = ("schedlang follows assignments, x[...] = ..., x += ..., .append/.update, if/else on values it "
          "computes, arithmetic and names assigned earlier; write the value out that way")
 
 
@@ -187,7 +187,7 @@ class Instance:
 class DataClass:
     """A ``@dataclass`` of the file: the ``__init__`` it generates (a ``Function`` whose parameters
     are the fields in order, with their defaults: an ``Unread`` for a ``default_factory``), bound
-    as any function of the file is (``calls._parameters``)."""
+    as any function of the file is (``calls.bind_arguments``)."""
 
     def __init__(self, name: str, fields: dict[str, Item | None], frozen: bool):
         arguments = ast.arguments(posonlyargs=[], args=[ast.arg(arg=f) for f in fields], vararg=None,
@@ -200,13 +200,13 @@ class DataClass:
         return f"the dataclass {self.name}"
 
 
-class _Return(Exception):  # noqa: N818 - the control flow of `return`, not an error
+class Returned(Exception):  # noqa: N818 - the control flow of `return`, not an error
     def __init__(self, item: Item):
         super().__init__("return")
         self.item = item
 
 
-class _Exit(Exception):  # noqa: N818 - the control flow of a program that ends, not an error
+class Exit(Exception):  # noqa: N818 - the control flow of a program that ends, not an error
     """The program ends here (``raise``, ``sys.exit()``, ``assert`` of a false value): nothing
     after it runs.  ``error`` says where, for what is then never built."""
 
@@ -215,38 +215,38 @@ class _Exit(Exception):  # noqa: N818 - the control flow of a program that ends,
         self.error = error
 
 
-class _MayExit(_Exit):  # noqa: N818
+class MayExit(Exit):  # noqa: N818
     """A statement not followed may end the program here (``if flag: sys.exit()`` on a value not
     known): what follows it may or may not run, so it is not known either."""
 
 
-class _NotFollowedError(Exception):
+class NotFollowedError(Exception):
     def __init__(self, error: SchedlangError):
         super().__init__(error.message)
         self.error = error
 
 
-_ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+ARITH = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
           ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
           ast.BitOr: operator.or_, ast.BitXor: operator.xor}
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
         ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
         ast.MatMult: "@", ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
-_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
-_KINDS = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "while loop", ast.With: "with block",
+KINDS = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "while loop", ast.With: "with block",
           ast.AsyncWith: "with block", ast.Try: "try block", ast.FunctionDef: "function definition",
           ast.AsyncFunctionDef: "function definition", ast.ClassDef: "class definition", ast.If: "if",
           ast.Assign: "assignment", ast.AugAssign: "assignment", ast.AnnAssign: "assignment",
           ast.Expr: "statement", ast.Global: "global statement", ast.Raise: "raise", ast.Assert: "assert",
           ast.ImportFrom: "import", ast.Delete: "del", ast.Match: "match"}
-_EXPRESSIONS = {ast.ListComp: "a comprehension", ast.DictComp: "a comprehension", ast.SetComp: "a set",
+EXPRESSIONS = {ast.ListComp: "a comprehension", ast.DictComp: "a comprehension", ast.SetComp: "a set",
                 ast.GeneratorExp: "a generator", ast.Lambda: "a lambda", ast.Set: "a set",
                 ast.NamedExpr: "an assignment expression", ast.Await: "await", ast.Starred: "a starred value"}
 
 
-def _children(value) -> list:
+def contents(value) -> list:
     """The items a container holds: a dict's or a namespace's values, a list's items, a call's
     arguments."""
     if isinstance(value, dict):
@@ -258,18 +258,18 @@ def _children(value) -> list:
     return [*value.args, *value.kwargs.values()]
 
 
-def _truth(item: Item, node: ast.AST, module) -> bool:
+def truth(item: Item, node: ast.AST, module) -> bool:
     value = item.value
     if isinstance(value, (Imported, Call)):
         return True
     return bool(value)
 
 
-def _comparable(item: Item, module):
+def comparable(item: Item, module):
     value = item.value
     if isinstance(value, (Imported, Call)):
-        raise _NotFollowedError(SchedlangError("comparing an imported object is not followed", item.span,
-                                               hint=_HINT))
+        raise NotFollowedError(SchedlangError("comparing an imported object is not followed", item.span,
+                                               hint=HINT))
     if isinstance(value, (dict, list)):
         module.check_untainted(item)
         plain = item.plain()
@@ -280,21 +280,21 @@ def _comparable(item: Item, module):
     return value
 
 
-def _is_number(value) -> bool:
+def is_number(value) -> bool:
     return isinstance(value, (int, float))  # bool too: Python computes True + 1
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     return isinstance(value, int)
 
 
-def _type(value) -> str:
+def type_name(value) -> str:
     if isinstance(value, Imported):
         return value.path
     return {dict: "dict", list: "list"}.get(type(value), type(value).__name__)
 
 
-def _short(path: str) -> str:
+def short(path: str) -> str:
     return path.removeprefix("builtins.")
 
 
