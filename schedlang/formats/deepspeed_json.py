@@ -108,6 +108,9 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         if key not in accepted or key == "lr":
             raise SchedlangError(f"{name}() has no parameter '{key}' (DeepSpeed raises TypeError)", key_span,
                                  hint=did_you_mean(key, accepted - {"lr"}) or entry.signature())
+        if node.value is None:  # JSON null: Python's None, passed as the keyword
+            _null(key, node, entry, name)
+            continue  # None is the keyword's default: as if the key were left out
         args[key] = _value(key, node, decls, notes, name, preset)
     if "lr" in accepted and (name != "WarmupLR" or "warmup_max_lr" not in args):
         if lr is None:
@@ -160,6 +163,23 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
     if not isinstance(node.value, Symbol) and exact(node.value) is None:
         raise SchedlangError("the optimizer's lr must be a number", node.span)
     return expression(node.value, node.span, "the optimizer's lr")
+
+
+def _null(key: str, node: Node, entry, name: str) -> None:
+    """A ``null`` value is what DeepSpeed passes on: None.  Where None is the keyword's own default
+    (``warmup_max_lr``: the optimizer's lr; ``cycle_second_step_size``: the first's) it means that;
+    anywhere else DeepSpeed refuses it (``warmup_num_steps``: ``ValueError``) or fails on it."""
+    arg = next(a for a in entry.args if a.name == key)
+    if arg.default is None:
+        return
+    if key == "warmup_num_steps":
+        raise SchedlangError(f"warmup_num_steps is null: DeepSpeed's {name} raises ValueError (it must be a "
+                             "positive integer, got None)", node.span,
+                             hint=f"leave the key out for DeepSpeed's default ({arg.default}), or give a "
+                                  "whole number of steps > 0")
+    raise SchedlangError(f"{key} is null: DeepSpeed passes None to {name}(), which computes with it "
+                         "(a TypeError)", node.span,
+                         hint=f"leave the key out for its default ({arg.default})")
 
 
 def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: str) -> str:
