@@ -1577,7 +1577,7 @@ class _optax:
 optax: _optax
 
 class _timm:
-    def CosineLRScheduler(self, lr: Value, t_initial: int | Expr, lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ..., k_decay: Value = ...) -> Expr:
+    def CosineLRScheduler(self, lr: Value, t_initial: int | Expr, lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ..., k_decay: Value = ...) -> Expr:
         """timm.CosineLRScheduler(lr, t_initial, lr_min=0, cycle_mul=1, cycle_decay=1, cycle_limit=1, warmup_t=0, warmup_lr_init=0, warmup_prefix=false, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42, k_decay=1)
 
         timm's CosineLRScheduler: in cycle ``i`` (``u`` steps in, ``T_i`` long)
@@ -1595,13 +1595,13 @@ class _timm:
             warmup_lr_init: a number or a schedule
             warmup_prefix: True or False
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t
             k_decay: a number constant in t
         """
-    def MultiStepLRScheduler(self, lr: Value, decay_t: list[Value], decay_rate: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
+    def MultiStepLRScheduler(self, lr: Value, decay_t: list[Value], decay_rate: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
         """timm.MultiStepLRScheduler(lr, decay_t, decay_rate=1, warmup_t=0, warmup_lr_init=0, warmup_prefix=true, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42)
 
         timm's MultiStepLRScheduler: ``lr * decay_rate ** k``, ``k`` the number of milestones
@@ -1616,14 +1616,14 @@ class _timm:
             warmup_lr_init: a number or a schedule
             warmup_prefix: True or False
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t
         """
     def PlateauLRScheduler(self, **kwargs: Any) -> Expr:
         """timm.PlateauLRScheduler: refused, not a closed-form schedule. PlateauLRScheduler wraps torch's ReduceLROnPlateau: it lowers the lr when an evaluation metric stops improving, so its value depends on training, not on the epoch alone (it is also deprecated in timm 1.0.31); use a fixed decay such as timm.StepLRScheduler or timm.CosineLRScheduler"""
-    def PolyLRScheduler(self, lr: Value, t_initial: int | Expr, power: Value = ..., lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ..., k_decay: Value = ...) -> Expr:
+    def PolyLRScheduler(self, lr: Value, t_initial: int | Expr, power: Value = ..., lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ..., k_decay: Value = ...) -> Expr:
         """timm.PolyLRScheduler(lr, t_initial, power=0.5, lr_min=0, cycle_mul=1, cycle_decay=1, cycle_limit=1, warmup_t=0, warmup_lr_init=0, warmup_prefix=false, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42, k_decay=1)
 
         timm's PolyLRScheduler: in cycle ``i``
@@ -1641,13 +1641,13 @@ class _timm:
             warmup_lr_init: a number or a schedule
             warmup_prefix: True or False
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t
             k_decay: a number constant in t
         """
-    def StepLRScheduler(self, lr: Value, decay_t: Value, decay_rate: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
+    def StepLRScheduler(self, lr: Value, decay_t: Value, decay_rate: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
         """timm.StepLRScheduler(lr, decay_t, decay_rate=1, warmup_t=0, warmup_lr_init=0, warmup_prefix=true, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42)
 
         timm's StepLRScheduler: ``lr * decay_rate ** floor(u / decay_t)`` (``decay_t`` may be
@@ -1661,12 +1661,12 @@ class _timm:
             warmup_lr_init: a number or a schedule
             warmup_prefix: True or False
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t
         """
-    def TanhLRScheduler(self, lr: Value, t_initial: int | Expr, lb: Value = ..., ub: Value = ..., lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
+    def TanhLRScheduler(self, lr: Value, t_initial: int | Expr, lb: Value = ..., ub: Value = ..., lr_min: Value = ..., cycle_mul: Value = ..., cycle_decay: Value = ..., cycle_limit: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., warmup_prefix: bool = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
         """timm.TanhLRScheduler(lr, t_initial, lb=-7, ub=3, lr_min=0, cycle_mul=1, cycle_decay=1, cycle_limit=1, warmup_t=0, warmup_lr_init=0, warmup_prefix=false, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42)
 
         timm's TanhLRScheduler: in cycle ``i`` with ``r = u / T_i``
@@ -1687,12 +1687,12 @@ class _timm:
             warmup_lr_init: a number or a schedule
             warmup_prefix: True or False
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t
         """
-    def WSDLRScheduler(self, lr: Value, t_initial: int | Expr, decay_t: Value, lr_min: Value = ..., stable_fn: Literal['constant', 'rsqrt', 'power'] = ..., stable_timescale: Value = ..., stable_power: Value = ..., decay_fn: Literal['linear', '1-sqrt', 'cosine', 'power', 'exp'] = ..., decay_power: Value = ..., decay_ratio: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., t_in_epochs: bool = ..., noise_range_t: Value = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
+    def WSDLRScheduler(self, lr: Value, t_initial: int | Expr, decay_t: Value, lr_min: Value = ..., stable_fn: Literal['constant', 'rsqrt', 'power'] = ..., stable_timescale: Value = ..., stable_power: Value = ..., decay_fn: Literal['linear', '1-sqrt', 'cosine', 'power', 'exp'] = ..., decay_power: Value = ..., decay_ratio: Value = ..., warmup_t: Value = ..., warmup_lr_init: Value = ..., t_in_epochs: bool = ..., noise_range_t: Any = ..., noise_pct: Value = ..., noise_std: Value = ..., noise_seed: Value = ...) -> Expr:
         """timm.WSDLRScheduler(lr, t_initial, decay_t, lr_min=0, stable_fn="constant", stable_timescale=none, stable_power=0.5, decay_fn="1-sqrt", decay_power=0.5, decay_ratio=0.1, warmup_t=0, warmup_lr_init=0, t_in_epochs=true, noise_range_t=none, noise_pct=0.67, noise_std=1, noise_seed=42)
 
         timm's WSDLRScheduler: warmup (always a prefix), then with ``s = t - warmup_t``
@@ -1718,7 +1718,7 @@ class _timm:
             warmup_t: a number constant in t
             warmup_lr_init: a number or a schedule
             t_in_epochs: True or False
-            noise_range_t: a number or a schedule
+            noise_range_t: a number or a list (refused when given: see the preset)
             noise_pct: a number constant in t
             noise_std: a number constant in t
             noise_seed: a number constant in t

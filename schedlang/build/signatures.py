@@ -42,6 +42,7 @@ _KINDS = {
     stdlib.Kind.FLAG: ("bool", "True or False"),
     stdlib.Kind.SCHEDULES: ("list[Expr]", "a list of schedules"),
     stdlib.Kind.PAIRS: ("list[tuple[float, float]]", "a list of [a, b] pairs"),
+    stdlib.Kind.ANY: ("object", "a number or a list (refused when given: see the preset)"),
 }
 
 

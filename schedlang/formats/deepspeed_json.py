@@ -35,7 +35,7 @@ from .common.into import Original, document, dumped
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
-from .common.preset_call import PresetCall, json_number
+from .common.preset_call import PerGroup, PresetCall, json_number
 from .common.proof import proven
 from .common.pyconfig.literal import Item, Module, Unread, _bindings, _unfollowed, ended_before, to_node
 from .common.source_text import PARAMETERS, choices_of, comment_safe, declarations, expression, header, option
@@ -108,6 +108,9 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         if key not in accepted or key == "lr":
             raise SchedlangError(f"{name}() has no parameter '{key}' (DeepSpeed raises TypeError)", key_span,
                                  hint=did_you_mean(key, accepted - {"lr"}) or entry.signature())
+        if node.value is None:  # JSON null: Python's None, passed as the keyword
+            _null(key, node, entry, name)
+            continue  # None is the keyword's default: as if the key were left out
         args[key] = _value(key, node, decls, notes, name, preset)
     if "lr" in accepted and (name != "WarmupLR" or "warmup_max_lr" not in args):
         if lr is None:
@@ -119,6 +122,18 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
             args["lr"] = lr
     call = f"{preset}({', '.join(f'{k}={v}' for k, v in args.items())})"
     schedules = [f"schedule lr = {call}"]
+    halves = _muon_lrs(optimizer, decls)
+    if halves is not None and "lr" in args:  # the scheduler scales each half's own lr
+        schedules = []
+        for half, own in halves.items():
+            words = ", ".join(f"{k}={v}" for k, v in {**args, "lr": own}.items())
+            schedules.append(f"schedule lr__{half} = {preset}({words})")
+        notes.append("Muon: DeepSpeed splits each param group into a Muon half (lr__muon, at muon_lr) and "
+                     f"an Adam half (lr__adam, at adam_lr); {name} scales each half's own lr.")
+    elif halves is not None:
+        notes.append(f"Muon: the scheduler block sets every param group's lr ({name} has an lr of its own), "
+                     "so muon_lr and adam_lr are overwritten from the first step (DeepSpeed #7713): both "
+                     "halves run this one schedule.")
     if name == "OneCycle" and args.get("cycle_momentum", "true") == "true":
         opt_type = _optimizer_type(optimizer)
         if opt_type is None or opt_type.replace("_", "").lower() in WITH_BETAS:
@@ -146,6 +161,30 @@ def _optimizer_type(optimizer: Node | None) -> str | None:
     return str(optimizer.value["type"].value)
 
 
+#: The halves of DeepSpeed's Muon param groups (``DeepSpeedEngine._muon_param_groups``): the tag
+#: of each (``lr__muon``, ``lr__adam``) and the optimizer key of its own lr.
+MUON_HALVES = {"muon": "muon_lr", "adam": "adam_lr"}
+
+
+def _muon_lrs(optimizer: Node | None, decls: dict) -> dict[str, str] | None:
+    """Each half's lr where the optimizer is DeepSpeed's Muon and its halves' lrs differ
+    (``muon_lr`` / ``adam_lr``, each else the shared ``lr``); None otherwise."""
+    if (_optimizer_type(optimizer) or "").lower() != "muon":
+        return None
+    params = optimizer.value.get("params")
+    if params is None or not params.is_mapping:
+        return None
+    found = {}
+    for half, key in MUON_HALVES.items():
+        node = params.value.get(key, params.value.get("lr"))
+        if node is None:
+            return None
+        if not isinstance(node.value, Symbol) and exact(node.value) is None:
+            raise SchedlangError(f"the optimizer's {key} must be a number", node.span)
+        found[half] = expression(node.value, node.span, f"the optimizer's {key}")
+    return found if len(set(found.values())) > 1 else None
+
+
 def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
     if optimizer is None or not optimizer.is_mapping:
         return None
@@ -160,6 +199,23 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
     if not isinstance(node.value, Symbol) and exact(node.value) is None:
         raise SchedlangError("the optimizer's lr must be a number", node.span)
     return expression(node.value, node.span, "the optimizer's lr")
+
+
+def _null(key: str, node: Node, entry, name: str) -> None:
+    """A ``null`` value is what DeepSpeed passes on: None.  Where None is the keyword's own default
+    (``warmup_max_lr``: the optimizer's lr; ``cycle_second_step_size``: the first's) it means that;
+    anywhere else DeepSpeed refuses it (``warmup_num_steps``: ``ValueError``) or fails on it."""
+    arg = next(a for a in entry.args if a.name == key)
+    if arg.default is None:
+        return
+    if key == "warmup_num_steps":
+        raise SchedlangError(f"warmup_num_steps is null: DeepSpeed's {name} raises ValueError (it must be a "
+                             "positive integer, got None)", node.span,
+                             hint=f"leave the key out for DeepSpeed's default ({arg.default}), or give a "
+                                  "whole number of steps > 0")
+    raise SchedlangError(f"{key} is null: DeepSpeed passes None to {name}(), which computes with it "
+                         "(a TypeError)", node.span,
+                         hint=f"leave the key out for its default ({arg.default})")
 
 
 def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: str) -> str:
@@ -249,10 +305,13 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     block replaced whole (another type's params would be a TypeError) and, where the lr is given,
     its own optimizer's ``params.lr`` set (its type and other params kept), proven so; without
     it the two blocks alone, proven on DeepSpeed's defaults for every other key."""
+    writes = tuple(n for n in every("deepspeed") if n.count(".") == 1)  # no derived curve
+    if _muon_file(source, filename):
+        return _export_muon(source, filename, params, verify, read, into, writes)
     call = PresetCall(source, filename, params, "deepspeed-json",
                       "deepspeed.WarmupDecayLR(total_num_steps=10000, warmup_max_lr=3e-4)",
                       others=("momentum",) if not schedules or "momentum" in schedules else (),
-                      writes=tuple(n for n in every("deepspeed") if n.count(".") == 1))  # no derived curve
+                      writes=writes, groups=PerGroup((), _MUON_LACKS))
     momentum = call.others.get("momentum")  # what the import writes for OneCycle: derived from its block
     if momentum is not None and not (isinstance(momentum, ir.Call) and call.name == "deepspeed.OneCycle"
                                      and momentum.func.id == "deepspeed.OneCycle.get_mom"):
@@ -284,6 +343,113 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         proven(call.program, text, read, into.filename if into is not None else filename, params=params,
                schedules=["lr", *call.others], into=into.filename if into is not None else None, runs=False)
     return text
+
+
+_MUON_LACKS = ("DeepSpeed's config gives a param group an lr of its own only as a half of its Muon "
+               "optimizer: muon_lr for the Muon half (schedule lr__muon), adam_lr for the auxiliary Adam "
+               "(schedule lr__adam), one scheduler block driving both")
+#: The schedulers that scale each param group's own lr (WarmupLR without warmup_max_lr); the others
+#: set one lr curve for every group (a per-group list needs one value per group of the optimizer
+#: built, which the config cannot know).
+_PER_GROUP = ("deepspeed.WarmupCosineLR", "deepspeed.WarmupLR")
+
+
+def _muon_file(source, filename: str) -> bool:
+    """Whether the file schedules an ``lr__TAG``: the two halves of DeepSpeed's Muon."""
+    from ..syntax.parser import parse
+    from .common.preset_call import split_tag
+
+    return any(isinstance(s, ir.ScheduleDecl) and split_tag(s.name)[0] == "lr" and split_tag(s.name)[1]
+               for s in parse(source, filename).statements)
+
+
+def _export_muon(source, filename, params, verify, read, into, writes) -> str:
+    """``lr__muon`` and ``lr__adam`` as DeepSpeed's Muon optimizer (``muon_lr``, ``adam_lr``) under
+    one scheduler that scales each half's own lr: the Muon half's scheduler (found by proof where
+    the file does not call it), and the Adam half's lr proven to be that scheduler at its own lr."""
+    from ..syntax.parser import parse
+    from .common.preset_call import refuse_group, split_tag
+
+    decls = {s.name: s for s in parse(source, filename).statements if isinstance(s, ir.ScheduleDecl)}
+    halves = PerGroup(tuple(MUON_HALVES), _MUON_LACKS)
+    for name, decl in decls.items():
+        key, tag = split_tag(name)
+        if tag is not None and (key != "lr" or tag not in MUON_HALVES):
+            refuse_group("deepspeed-json", decl, key, tag, halves)
+        if tag is None:
+            raise SchedlangError(f"'{name}' beside lr__muon / lr__adam: DeepSpeed's Muon optimizer has two "
+                                 "halves, each with its own lr schedule, and nothing else is scheduled",
+                                 decl.span,
+                                 hint="schedule lr__muon and lr__adam (the Muon half and the auxiliary Adam)")
+    for half in MUON_HALVES:
+        if f"lr__{half}" not in decls:
+            other = decls[next(f"lr__{h}" for h in MUON_HALVES if f"lr__{h}" in decls)]
+            raise SchedlangError(f"DeepSpeed's Muon optimizer splits every param group into a Muon and an "
+                                 f"Adam half, and the file schedules only '{other.name}'", other.span,
+                                 hint=f"add schedule lr__{half} (one scheduler block drives both halves)")
+    call = PresetCall(source, filename, params, "deepspeed-json", "deepspeed.WarmupCosineLR(total_num_steps="
+                      "10000, warmup_num_steps=100, lr=0.02)", writes=writes,
+                      groups=PerGroup(("adam",), _MUON_LACKS), primary="lr__muon")
+    if call.name not in _PER_GROUP or "lr" not in call.given or "warmup_max_lr" in call.given:
+        raise SchedlangError(f"lr__muon is {call.found or call.name + '(...)'}, which sets one lr curve for "
+                             "every param group: DeepSpeed's config then overwrites muon_lr and adam_lr "
+                             "(DeepSpeed #7713); a per-group list needs one value per param group of the "
+                             "optimizer DeepSpeed builds, which the config cannot know",
+                             decls["lr__muon"].value.span,
+                             hint="WarmupCosineLR, or WarmupLR without warmup_max_lr, scale each half's own "
+                                  "lr: give both halves such a schedule")
+    adam = call.group_values("adam", {"lr": lambda s: s.peak},
+                             "one scheduler block drives both halves, each at its own lr")["lr"]
+    spec = {a.name: a for a in call.builtin.args}
+    scheduler_params = {}
+    for name, node in call.given.items():
+        if name == "lr":
+            continue
+        if isinstance(node, ir.String):
+            scheduler_params[name] = node.value
+        elif spec[name].kind == Kind.FLAG:
+            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
+        else:
+            scheduler_params[name] = json_number(call.number(name))
+    out = {"optimizer": {"type": "Muon", "params": {"muon_lr": json_number(call.number("lr")),
+                                                    "adam_lr": json_number(adam)}},
+           "scheduler": {"type": call.name.split(".", 1)[1], "params": scheduler_params}}
+    text = json.dumps(out, indent=2) + "\n" if into is None else _merged_muon(call, into, out)
+    if call.program.run_length is not None:
+        warn("the run's length is not written: a DeepSpeed config does not state it (the training "
+             "loop around deepspeed.initialize decides how many steps it runs)", call.program.run_length.span)
+    if verify:
+        label = into.filename if into is not None else filename
+        names = [f"lr__{half}" for half in MUON_HALVES]
+        back = read(text, label, "presets")
+        missing = [n for n in names if f"schedule {n} =" not in back]
+        if missing:
+            raise SchedlangError(f"internal error: the export does not read back as '{missing[0]}'",
+                                 hint="please report this with the file")
+        proven(call.program, text, read, label, params=params, schedules=names,
+               into=into.filename if into is not None else None, runs=False)
+    return text
+
+
+def _merged_muon(call: PresetCall, into: Original, out: dict) -> str:
+    """``out`` put into the original config: its scheduler block replaced, its Muon optimizer's
+    ``muon_lr`` and ``adam_lr`` set (its other params kept)."""
+    if into.filename.endswith(".py"):
+        raise SchedlangError(f"{into.filename} keeps its DeepSpeed config in Python, which an export "
+                             "does not rewrite", hint="export --into the JSON config, or without --into "
+                                                      "and copy the blocks into the dict")
+    data = copy.deepcopy(document(into))
+    optimizer = data.get("optimizer")
+    kind = optimizer.get("type") if isinstance(optimizer, dict) else None
+    if not isinstance(kind, str) or kind.lower() != "muon":
+        raise SchedlangError(f"{into.filename} does not optimize with DeepSpeed's Muon (its optimizer is "
+                             f"{kind!r}): lr__muon and lr__adam are the lrs of Muon's two halves",
+                             call.module.statements[0].span,
+                             hint="set \"optimizer\": {\"type\": \"Muon\", ...}")
+    data["scheduler"] = out["scheduler"]
+    params = optimizer.get("params")
+    optimizer["params"] = {**(params if isinstance(params, dict) else {}), **out["optimizer"]["params"]}
+    return dumped(into, data)
 
 
 def _merged(call: PresetCall, into: Original, out: dict) -> str:

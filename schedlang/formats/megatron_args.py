@@ -54,7 +54,7 @@ from .common.numbers import exact
 from .common.source_text import comment_safe, exact_number, header
 from .common.yaml_source import load
 from .core_text import lowered
-from .megatron_export import export
+from .megatron_export import DECOUPLED, export
 
 # flag (underscores) -> kind: "float", "int" (a count), or the choices of a style
 FLAGS = {
@@ -65,7 +65,8 @@ FLAGS = {
     "train_iters": "int", "train_samples": "int", "global_batch_size": "int",
     "weight_decay": "float", "start_weight_decay": "float", "end_weight_decay": "float",
     "weight_decay_incr_style": WD_STYLES, "rampup_batch_size": "list", "warmup": "removed",
-    "decoupled_lr": "ignored", "decoupled_min_lr": "ignored",
+    # the embedding and output layers' own max and min lr (megatron-core's ParamGroupOverride)
+    "decoupled_lr": "float", "decoupled_min_lr": "float",
     # the batch-size flags that change how many samples an iteration consumes (Megatron-LM main)
     "step_batch_size_schedule": "text", "decrease_batch_size_if_needed": "switch",
     # tokens per sample: Megatron-LM passes it to the step schedule (thresholds in tokens)
@@ -535,6 +536,9 @@ class Plan:
     #: ``run = ...`` (the iterations Megatron-LM trains, ``update_train_iters``) and its comment;
     #: None where the file's t counts samples (no iteration count to state)
     run: tuple[str, str] | None = None
+    #: ``--decoupled-lr``: the class's arguments for the embedding and output layers
+    #: (``schedule lr__decoupled``), or None
+    decoupled: dict | None = None
 
 
 def plan(args: Args, version: str | None = None) -> Plan:
@@ -577,19 +581,33 @@ def plan(args: Args, version: str | None = None) -> Plan:
         kwargs["wsd_decay_steps"] = lengths["wsd_decay_steps"]
         kwargs["lr_wsd_decay_style"] = v.choice("lr_wsd_decay_style")
     wd = _weight_decay(v, lengths["wd_incr_steps"])
-    for key in ("decoupled_lr", "decoupled_min_lr"):
-        if v.given(key):
-            notes.append(f"--{key.replace('_', '-')} gives the embedding and output layers their own lr: "
-                         "not imported (this file is the schedule of the other param groups)")
-    used = {s.name for value in (*kwargs.values(), *wd.values()) if isinstance(value, sp.Basic)
-            for s in value.free_symbols}
+    decoupled = _decoupled(v, kwargs)
+    used = {s.name for value in (*kwargs.values(), *wd.values(), *(decoupled or {}).values())
+            if isinstance(value, sp.Basic) for s in value.free_symbols}
     params = {name: decl for name, decl in v.params.items() if name in used}
     if batch_line is not None:  # the lengths place the schedule on the batch clock: fixed values
         _refuse_unset(v, params)
     class_scale = batch if exact_per_iteration else 1  # None: per iteration, no --global-batch-size
     return Plan(kwargs, wd, exact_per_iteration, notes, params, batch_line, seq_len,
                 _origins(v, unit, wd["wd_incr_style"]), class_scale,
-                _run(v, mode, exact_per_iteration, batch, batch_line))
+                _run(v, mode, exact_per_iteration, batch, batch_line), decoupled)
+
+
+def _decoupled(v: _Values, kwargs: dict) -> dict | None:
+    """The class's arguments for the embedding and output layers under ``--decoupled-lr``:
+    megatron-core's ``get_standard_config_overrides`` gives their param group a
+    ``ParamGroupOverride`` of ``max_lr`` (and ``min_lr`` with ``--decoupled-min-lr``); the
+    warmup's start, the lengths and the style are the class's, shared by every group."""
+    if not v.given("decoupled_lr"):
+        if v.given("decoupled_min_lr"):
+            _refuse(v, "decoupled_min_lr", "--decoupled-min-lr without --decoupled-lr changes nothing: "
+                                           "megatron-core reads it only with --decoupled-lr",
+                    hint="add --decoupled-lr, or drop --decoupled-min-lr")
+        return None
+    group = {**kwargs, "max_lr": v.number("decoupled_lr")}
+    if v.given("decoupled_min_lr"):
+        group["min_lr"] = v.number("decoupled_min_lr")
+    return group
 
 
 def switched_on(args: Args, key: str) -> bool:
@@ -746,6 +764,9 @@ def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
         head += ["# t counts samples, as Megatron's OptimizerParamScheduler does: iteration i runs at",
                  "# t = i * global batch size."]
     head += ["# Weight decay: Megatron multiplies it by each param group's wd_mult (0 for biases and norms)."]
+    if p.decoupled is not None:
+        head += [f"# lr__{DECOUPLED}: the embedding and output layers (--decoupled-lr): their param",
+                 "# group's own max_lr and min_lr (megatron-core's ParamGroupOverride), the rest shared."]
     head += [f"# note: {comment_safe(n)}" for n in p.notes]
     params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
     clock = []
@@ -755,7 +776,13 @@ def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
         clock.append(f"batch = {p.batch}")
     lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
     wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
-    lines = [*params, f"schedule lr = {lr_call}", f"schedule weight_decay = {wd_call}"]
+    lines = [*params, f"schedule lr = {lr_call}"]
+    if p.decoupled is not None:  # Megatron's get_lr reads max_lr and min_lr from each group
+        own = (("max_lr", "decoupled_lr"), ("min_lr", "decoupled_min_lr"))
+        spans = {**p.spans, **{arg: args.flags[flag].span for arg, flag in own if flag in args.flags}}
+        lines.append(f"schedule lr__{DECOUPLED} = megatron.OptimizerParamScheduler"
+                     f"({_kwargs(p.decoupled, core, spans)})")
+    lines.append(f"schedule weight_decay = {wd_call}")
     preset_text = "\n".join(lines) + "\n"
     body = preset_text if style == "presets" else lowered(preset_text, params)
     if p.run is not None:  # after the parameters it may name, before the schedules

@@ -14,7 +14,7 @@ from ..library.presets import PRESETS
 from ..syntax import ir
 from .common.into import Original, blanked, offset, original, where
 from .common.numbers import exact
-from .common.preset_call import PresetCall, number_text, on_samples
+from .common.preset_call import PerGroup, PresetCall, number_text, on_samples
 from .common.proof import proven
 from .common.source_text import comment_safe
 
@@ -28,7 +28,17 @@ _MEGATRON_FLAGS = {"max_lr": "--lr", "min_lr": "--min-lr", "init_lr": "--lr-warm
 #: of them that the export does not write is removed by the merge (Megatron's default applies).
 _LR_KEYS = ("lr", "min_lr", "lr_warmup_init", "lr_warmup_fraction", "lr_warmup_iters", "lr_warmup_samples",
             "lr_decay_iters", "lr_decay_samples", "lr_decay_style", "lr_wsd_decay_iters",
-            "lr_wsd_decay_samples", "lr_wsd_decay_style")
+            "lr_wsd_decay_samples", "lr_wsd_decay_style", "decoupled_lr", "decoupled_min_lr")
+#: The tag of the param groups ``--decoupled-lr`` gives their own lr (``schedule lr__decoupled``):
+#: the embedding and output layers (megatron-core's ``is_embedding_or_output_parameter``).
+DECOUPLED = "decoupled"
+_GROUPS = PerGroup((DECOUPLED,), "Megatron-LM's flags give a param group an lr of its own only for the "
+                   "embedding and output layers (--decoupled-lr, --decoupled-min-lr: schedule "
+                   "lr__decoupled); --optimizer muon runs Muon and its Adam on the one --lr schedule, and "
+                   "megatron-core's other ParamGroupOverrides are set in Python (the config_overrides of "
+                   "get_megatron_optimizer), never by a flag")
+_SHARED = ("megatron-core's ParamGroupOverride gives a group its own max_lr and min_lr, and every group "
+           "shares the warmup (from --lr-warmup-init), the lengths and the decay style")
 _WD_KEYS = ("weight_decay", "start_weight_decay", "end_weight_decay", "weight_decay_incr_style")
 _BATCH_KEYS = ("global_batch_size", "rampup_batch_size", "step_batch_size_schedule",
                "decrease_batch_size_if_needed")
@@ -71,7 +81,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     call = PresetCall(source, filename, params, "megatron-args",
                       'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
                       'lr_decay_steps=100000, lr_decay_style="cosine")', others=wanted,
-                      writes=("megatron.OptimizerParamScheduler",))
+                      writes=("megatron.OptimizerParamScheduler",), groups=_GROUPS)
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
@@ -93,6 +103,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             flags[flag] = _length(call, name, node, run)
         else:
             flags[flag] = number_text(call.number(name))
+    flags = _decoupled(call, flags)
     train = _train(call, run)
     if train is not None:
         flags[f"--train-{run.unit}"] = train
@@ -121,12 +132,35 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     _check_clock(call, run, merged if run.original is not None else text, understand)
     if verify:
         proven(call.program, merged if run.original is not None else text, read,
-               filename, params=params, schedules=["lr", *call.others],
+               filename, params=params, schedules=["lr", *call.others, *(f"lr__{t}" for t in call.groups)],
                into=run.original.filename if run.original is not None else None)
     return text
 
 
 _UNIT_WORDS = {"iters": "iterations", "samples": "samples"}
+
+
+def _decoupled(call: PresetCall, flags: dict) -> dict:
+    """``flags`` with ``--decoupled-lr`` (and ``--decoupled-min-lr`` where it is not ``--min-lr``)
+    after ``--lr`` / ``--min-lr``, for a file with ``schedule lr__decoupled``: the lr's class with
+    its own max and min lr, proven equal to that schedule (``PresetCall.group_values``)."""
+    if DECOUPLED not in call.groups:
+        return flags
+    style = call.given.get("lr_decay_style")
+    changed = {"max_lr": lambda s: s.peak}
+    if not (isinstance(style, ir.String) and style.value == "constant"):  # constant never reads min_lr
+        changed["min_lr"] = lambda s: s.floor
+    values = call.group_values(DECOUPLED, changed, _SHARED)
+    group = {"--decoupled-lr": number_text(values["max_lr"])}
+    if "min_lr" in values and number_text(values["min_lr"]) != flags.get("--min-lr", "0"):
+        group["--decoupled-min-lr"] = number_text(values["min_lr"])
+    after = "--min-lr" if "--min-lr" in flags else "--lr"
+    out = {}
+    for flag, value in flags.items():
+        out[flag] = value
+        if flag == after:
+            out.update(group)
+    return out
 
 
 def _why(run: _Run) -> str:

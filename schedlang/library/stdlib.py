@@ -57,6 +57,8 @@ class Kind(enum.StrEnum):
     FLAG = "flag"            #: true or false
     SCHEDULES = "schedules"  #: a non-empty list of schedules (SequentialLR, ChainedScheduler)
     PAIRS = "pairs"          #: a list of [number, number] pairs, maybe empty (optax's boundaries_and_scales)
+    ANY = "any"              #: a number or a list, unconverted: an argument the preset refuses whenever it
+                             #: is given, for what it does, not for its type (timm's noise_range_t)
 
 
 @dataclass(frozen=True)

@@ -282,6 +282,9 @@ class CallLowering:
     def _pairs_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> list:
         return self.pairs(node, what)
 
+    def _any_argument(self, arg: stdlib.Arg, node: ir.Node, what: str):
+        return self.value(node)
+
     def _schedule_argument(self, arg: stdlib.Arg, node: ir.Node, what: str) -> Segment:
         segment = self.schedule_value(self.value(node), node, "a schedule")
         self.refuse_clock(segment, node.span, what)

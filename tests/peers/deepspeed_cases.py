@@ -202,10 +202,17 @@ REFUSALS = [
 #: Rows whose schedlang value differs from DeepSpeed's (reported to the lead; strict xfails).
 WRONG: dict[str, str] = {}
 
-#: No spelling, and no SPEC rule against one (reported to the lead as gaps):
-#: test_warmup_schedulers_reject_invalid_warmup_num_steps[None-*] (schedlang has no None value: a
-#: missing warmup_num_steps is the default 1000; ``warmup_num_steps=none`` reads "unknown name 'none'")
-#: and the unknown warmup_type that DeepSpeed warns about and runs as "log" (schedlang refuses it:
+#: test_warmup_schedulers_reject_invalid_warmup_num_steps[None-*]: a .sched file has no None (a missing
+#: warmup_num_steps is the default 1000), but a DeepSpeed config does (JSON ``null``, which DeepSpeed
+#: passes on as None): the deepspeed-json import refuses it at the key, with DeepSpeed's ValueError.
+#: ``(test, scheduler type, params)``: each config is also run through the real scheduler, which raises.
+NULL_REFUSALS = [(f"test_warmup_schedulers_reject_invalid_warmup_num_steps[None-{cls}]", cls,
+                  {"warmup_num_steps": None, **({"total_num_steps": 100} if cls != "WarmupLR" else {})})
+                 for cls in ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR")]
+NULL_MESSAGE = "raises ValueError (it must be a positive integer, got None)"
+
+#: No spelling, and no SPEC rule against one (reported to the lead as a gap): the unknown warmup_type
+#: that DeepSpeed warns about and runs as "log" (schedlang refuses it:
 #: '"not_a_warmup_type" is not a valid warmup_type').
 UNKNOWN_WARMUP_TYPE = ('deepspeed.WarmupCosineLR(total_num_steps=100, warmup_num_steps=10, warmup_type="not_a_warmup_type", lr=0.001)',
                        '"not_a_warmup_type" is not a valid warmup_type')

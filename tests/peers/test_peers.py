@@ -158,6 +158,28 @@ def test_deepspeed_refusals(name, source, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize("name, cls, params", D.NULL_REFUSALS, ids=[r[0] for r in D.NULL_REFUSALS])
+def test_deepspeed_null_refusals(name, cls, params, tmp_path):
+    """A JSON ``null`` reaches DeepSpeed as None: its real scheduler raises, and the import refuses
+    at the key."""
+    import json
+
+    import torch
+    from frameworks.real import real
+
+    from schedlang.importers import import_file
+
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.001)
+    with pytest.raises(ValueError, match="positive integer, got None"):
+        getattr(real("deepspeed.runtime.lr_schedules"), cls)(optimizer, **params)
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps({"optimizer": {"type": "AdamW", "params": {"lr": 0.001}},
+                                "scheduler": {"type": cls, "params": params}}))
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, format="deepspeed-json")
+    assert D.NULL_MESSAGE in info.value.message and info.value.span.line == 1
+
+
 # ---------------------------------------------------------------------------------- OLMo-core
 
 
@@ -419,8 +441,8 @@ def test_composer_ssr_as_a_scheduler_argument_says_how_to_write_it(keyword):
 
 def test_deepspeed_timm_and_torch_cycle_tables_are_whole():
     """Every case of the three files is a row, a refusal or a named strict xfail (issue 41)."""
-    assert (len(D.CASES), len(D.REFUSALS), len(D.WRONG)) == (71, 11, 0)
-    assert (len(Y.CASES), len(Y.REFUSALS), len(Y.WRONG)) == (36, 7, 5)
+    assert (len(D.CASES), len(D.REFUSALS), len(D.NULL_REFUSALS), len(D.WRONG)) == (71, 11, 3, 0)
+    assert (len(Y.CASES), len(Y.REFUSALS), len(Y.WRONG)) == (36, 7, 1)
     assert (len(T.CYCLE_CASES), len(T.CYCLE_REFUSALS), len(T.CYCLE_WRONG)) == (38, 5, 0)
     named = {c["name"] for c in D.CASES} | {r[0] for r in D.REFUSALS}
     assert set(D.WRONG) <= named and len(named) == len(D.CASES) + len(D.REFUSALS)

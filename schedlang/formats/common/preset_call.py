@@ -12,9 +12,12 @@ time literals (``100ba``, ``0.1dur``, ``2ep``), which stay as written.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from fractions import Fraction
+
 import sympy as sp
 
-from ...core.algebra import bind
+from ...core.algebra import bind, t
 from ...errors import SchedlangError
 from ...library.presets import PRESETS
 from ...program import Program
@@ -23,7 +26,7 @@ from ...syntax import ir
 from ...syntax.parser import parse
 from . import by_proof
 from .into import offset
-from .numbers import yaml_float_text
+from .numbers import decimal_text, yaml_float_text
 
 
 def number_text(value: sp.Expr) -> str:
@@ -42,11 +45,16 @@ class PresetCall:
     """The ``lr`` schedule's preset call, its keywords and a way to read their bound values."""
 
     def __init__(self, source, filename: str, params: dict | None, library: str, example: str,
-                 others: tuple[str, ...] = (), writes: tuple[str, ...] | None = None):
+                 others: tuple[str, ...] = (), writes: tuple[str, ...] | None = None,
+                 groups: PerGroup | None = None, primary: str = "lr"):
         """``writes``: the presets the writer writes: an lr that is no call of the library is
         replaced by the call of one of them proven equal to it (``by_proof``).  None: no search,
-        the lr must be one call (what ``resume`` reads a recovered call with)."""
+        the lr must be one call (what ``resume`` reads a recovered call with).  ``groups``: the
+        param groups the format gives an lr of their own (``lr__TAG`` schedules, kept in
+        ``self.groups``); any other ``KEY__TAG`` is refused naming its group and what the
+        format lacks.  ``primary``: the schedule that names the scheduler (``lr``, or one group's)."""
         self.found = None  # the preset call proven equal to the file's lr, where it was not one
+        self.source, self.params, self.filename = source, params or {}, filename
         module = parse(source, filename)
         self.module = module
         lowered = lower(module)
@@ -56,14 +64,23 @@ class PresetCall:
         lets = {s.name: s.value for s in module.statements if isinstance(s, ir.Let)}
         decls = [s for s in module.statements if isinstance(s, ir.ScheduleDecl)]
         self.others = {}  # name -> the node of a schedule the format also carries (``others``)
+        self.groups = {}  # tag -> the declaration of ``lr__TAG``, a group the format gives its own lr
+        self.written = self.groups  # the same in the file as written (the lr found by proof spliced in)
         for decl in decls:
             if decl.name in others:
                 self.others[decl.name] = _unlet(decl.value, lets)
                 continue
-            if decl.name != "lr":
-                raise SchedlangError(f"{library} schedules only the lr, not '{decl.name}'", decl.span,
-                                     hint="export the lr schedule alone (--schedule lr)")
-        lr = [d for d in decls if d.name == "lr"]
+            if decl.name == primary:
+                continue
+            key, tag = split_tag(decl.name)
+            if tag is not None:
+                if groups is None or key != "lr" or tag not in groups.tags:
+                    refuse_group(library, decl, key, tag, groups)
+                self.groups[tag] = decl
+                continue
+            raise SchedlangError(f"{library} schedules only the lr, not '{decl.name}'", decl.span,
+                                 hint="export the lr schedule alone (--schedule lr)")
+        lr = [d for d in decls if d.name == primary]
         node = _unlet(lr[0].value, lets) if lr else None
         self.on_samples = on_samples(node) is not None
         if self.on_samples and library == "megatron-args":  # Megatron's class counts samples
@@ -71,9 +88,11 @@ class PresetCall:
         prefix = library.split("-")[0]
         direct = isinstance(node, ir.Call) and node.func.id.startswith(prefix + ".")
         if writes and lr and not direct and not self.on_samples:  # a call of the library: the writer's
-            found = by_proof.proven_call(self.program["lr"], prefix, writes, self.run(), lr[0].value.span)
+            found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(), lr[0].value.span)
+            written = self.groups  # their declarations in the file as written, for the messages
             self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
-                          others, writes)
+                          others, writes, groups, primary)
+            self.written = written
             self.found = found
             return
         if not direct:
@@ -116,6 +135,48 @@ class PresetCall:
             return None
         return self.program.run  # an unbound parameter is an error at `run` (semantics/run.py)
 
+    def group_values(self, tag: str, changed: dict, shares: str) -> dict[str, sp.Expr]:
+        """The keywords ``changed`` names (keyword -> its value read off a ``by_proof.Shape``)
+        for the group ``tag``'s lr, which the format writes per group while the rest of the
+        scheduler is shared: this call with them is proven equal to ``lr__TAG`` at every step
+        (of the run, where the file has one), or the file is refused at that schedule, saying
+        what the groups share (``shares``) and the first step where the closest call differs."""
+        from ...program import compile as compile_source
+        from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+        decl, at = self.groups[tag], self.written[tag].value.span
+        schedule = self.program[decl.name]
+        free = sorted(str(s) for s in schedule.expr.free_symbols - {t})
+        if free:
+            raise SchedlangError(f"parameter '{free[0]}' has no value", at,
+                                 hint=f"bind it with -D {free[0]}=... (the export writes numbers)")
+        shape = by_proof.shapes_of(schedule, self.run())[0]
+        values = {name: sp.nsimplify(role(shape)) for name, role in changed.items()}
+        words = {name: self._text(node) for name, node in self.given.items()}
+        for name, value in values.items():
+            if not value.is_Rational:
+                raise SchedlangError(f"'{decl.name}' has no exact {name} to write ({value})", at)
+            words[name] = _literal(value)
+        text = f"{self.name}({', '.join(f'{k}={v}' for k, v in words.items())})"
+        text = f"on_samples({text})" if self.on_samples else text
+        candidate = compile_source(spliced(self.source, decl.value.span, text), self.params, self.filename)
+        verdict = equivalent(schedule, candidate[decl.name], stop=self.run())
+        if verdict:
+            return values
+        head = f"'{decl.name}' is not {self.name} with its own {' and '.join(changed)}: {shares}"
+        if not verdict.different:
+            raise SchedlangError(f"{head}; the closest, {text}, is undecided ({verdict.reason})", at)
+        ce = verdict.counterexample
+        raise SchedlangError(f"{head}; the closest, {text}, {'first ' if ce.earliest else ''}differs at step "
+                             f"{ce.step} ({ce.a!r} here vs {ce.b!r} there)", at,
+                             hint=f"give '{decl.name}' the same shape as the lr schedule, at other values")
+
+    def _text(self, node: ir.Node) -> str:
+        """``node`` as written in the source (its span's end is exclusive)."""
+        source = self.source.decode("utf-8") if isinstance(self.source, bytes) else self.source
+        at = node.span
+        return source[offset(source, at.line, at.column):offset(source, at.end_line, at.end_column)]
+
     def param(self, name: str):
         value = self.program.values.get(name)
         if value is None or isinstance(value, sp.Basic):
@@ -123,11 +184,47 @@ class PresetCall:
         return sp.Rational(value)
 
 
+@dataclass(frozen=True)
+class PerGroup:
+    """What a format can say per param group: the tags of the groups it gives their own lr
+    (``lr__TAG``), and, for a refusal of any other, what it has instead."""
+
+    tags: tuple[str, ...]
+    lacks: str
+
+
+def split_tag(name: str) -> tuple[str, str | None]:
+    """``lr__muon`` -> ``("lr", "muon")``; a name without a tag -> ``(name, None)``."""
+    key, sep, tag = name.partition("__")
+    return (key, tag) if sep and key and tag else (name, None)
+
+
+def refuse_group(library: str, decl, key: str, tag: str, groups: PerGroup | None):
+    """A ``KEY__TAG`` schedule the format cannot write: named, with its group and what the format
+    has instead (``groups.lacks``), never the ``--schedule lr`` of an unknown schedule."""
+    what = f"'{decl.name}' gives the param groups tagged '{tag}' their own {key}"
+    if groups is None:
+        raise SchedlangError(f"{what}, and {library} has one {key} schedule for every param group",
+                             decl.span, hint="export a file whose schedules drive every group alike "
+                                             "(megatron-args writes an lr of the embedding and output "
+                                             "layers, deepspeed-json Muon's two lrs)")
+    apart = ", ".join(f"schedule lr__{t}" for t in groups.tags)
+    raise SchedlangError(f"{what}: {groups.lacks}", decl.span,
+                         hint=f"the groups it can schedule apart: {apart}" if apart else
+                         "export a file whose schedules drive every group alike")
+
+
+def _literal(value: sp.Rational) -> str:
+    """An exact rational as .sched text: a decimal where it has one, else ``(p / q)``."""
+    return decimal_text(Fraction(int(value.p), int(value.q)))
+
+
 def spliced(source, span, text: str) -> str:
-    """``source`` with the expression at ``span`` (its last column included) replaced by ``text``."""
+    """``source`` with the expression at ``span`` (its end exclusive, as every span's) replaced by
+    ``text``; what follows it (the newline before the next statement) is kept."""
     source = source.decode("utf-8") if isinstance(source, bytes) else source
     start = offset(source, span.line, span.column)
-    return source[:start] + text + source[offset(source, span.end_line, span.end_column) + 1:]
+    return source[:start] + text + source[offset(source, span.end_line, span.end_column):]
 
 
 def _unlet(node, lets: dict):

@@ -44,7 +44,7 @@ from ...core.algebra import (
 )
 from ...core.special import geometric
 from ...limits import MAX_STEP
-from ..stdlib import ArgumentError
+from ..stdlib import ArgumentError, Kind
 from ._common import (
     FLAG,
     OPTION,
@@ -301,7 +301,7 @@ def wsd_lr_scheduler(lr, t_initial, decay_t, lr_min, stable_fn, stable_timescale
 
 
 LR = arg("lr", V)
-NOISE = (arg("noise_range_t", V, None), arg("noise_pct", C, frac("0.67")), arg("noise_std", C, 1),
+NOISE = (arg("noise_range_t", Kind.ANY, None), arg("noise_pct", C, frac("0.67")), arg("noise_std", C, 1),
          arg("noise_seed", C, 42))
 
 
