@@ -24,12 +24,16 @@ registered one, its ``type``.  The schedule lives in three places of it, read he
 ``train_module.max_sequence_length``) it is the file's ``param seq_len`` and ``batch`` (samples),
 written when the token clock is used; an enabled ``BatchSizeSchedulerCallback`` is the file's
 ``batch = olmo_core.batch_size_schedule(...)`` and the lr's ``olmo_core.batch_size_lr_factor``.
-An ``epochs`` duration (its steps depend on the dataset), schedulers of schedulers and per-group
-lrs are refused, located.
+``SequentialScheduler`` and ``ComposableScheduler`` (schedulers of schedulers, with their
+``override_decay``) are the presets of the same names, their nested configs (each child
+scheduler, ``ComposableSchedulerStage`` and ``OverrideDecay`` with its ``_CLASS_``) the preset
+calls they nest; a child's ``units`` and lr are not read (the sequence passes its own).  An
+``epochs`` duration (its steps depend on the dataset, which config.json does not size), a
+sequence inside a sequence and per-group lrs are refused, located.
 
 The writer (``olmo_core_export``: ``export --format olmo-core-json [--into config.json]``) goes
-back the same way: one
-``olmo_core.*`` call becomes the scheduler block (every field that is not None, as
+back the same way: one ``olmo_core.*`` call (a composite with its nested calls) becomes the
+scheduler block (every field that is not None, as
 ``as_config_dict`` writes it), its ``t_max`` the trainer's ``max_duration`` and a shorter ``run``
 the ``hard_stop``; ``schedlang branch --format olmo-core-json`` writes its resume keys through it
 (``branches/configs.py``).
@@ -210,8 +214,9 @@ def _optimizer_class(train_module: Node) -> str | None:
     return str(named.value).rsplit(".", 1)[-1] if named is not None else None
 
 
-def _class(block: Node) -> str:
-    """The scheduler's class, from ``_CLASS_`` (what ``from_dict`` resolves) or its ``type``."""
+def _class(block: Node, child: bool = False) -> str:
+    """The scheduler's class, from ``_CLASS_`` (what ``from_dict`` resolves) or its ``type``; a
+    ``child`` of a SequentialScheduler is one of the plain classes."""
     named = block.value.get("_CLASS_")
     kind = block.value.get("type")
     if named is not None:
@@ -231,13 +236,16 @@ def _class(block: Node) -> str:
         raise SchedlangError("the scheduler has no \"_CLASS_\" (nor \"type\")", block.span,
                              hint="OLMo-core's config.json marks it: \"_CLASS_\": "
                                   "\"olmo_core.optim.scheduler.CosWithWarmup\"")
-    if name in COMPOSITE.values():
-        raise SchedlangError(f"{name} (a scheduler of schedulers) is not imported from config.json yet",
-                             span, hint=f"write it as olmo_core.{name}(...) in the .sched file")
-    if name not in CLASSES:
+    if child and name in COMPOSITE.values():
+        raise SchedlangError(f"a {name} inside a SequentialScheduler: the schedlang preset takes the "
+                             "plain schedulers as children", span,
+                             hint="one of " + ", ".join(CLASSES))
+    known = (*CLASSES, *COMPOSITE.values())
+    if name not in known:
         raise SchedlangError(f"'{name}' is not an OLMo-core 3.0.0 scheduler", span,
-                             hint=did_you_mean(name, CLASSES) or "one of " + ", ".join(CLASSES))
-    if kind is not None and named is not None and REGISTERED.get(kind.value) not in (None, name):
+                             hint=did_you_mean(name, known) or "one of " + ", ".join(known))
+    registered = {**REGISTERED, **COMPOSITE}
+    if kind is not None and named is not None and registered.get(kind.value) not in (None, name):
         raise SchedlangError(f"\"type\" {kind.value!r} is not the registered name of {name}", kind.span)
     return name
 
@@ -261,6 +269,20 @@ def _lr(train_module: Node) -> str:
     return number(node.value, node.span, "the optimizer's lr")
 
 
+#: The fields every scheduler has (``Scheduler``'s own).
+COMMON = ("lr_field", "initial_lr_field", "units")
+
+
+def _common(key: str, node: Node) -> dict[str, str]:
+    """``units`` as the preset's keyword; the lr fields must name the optimizer's lr."""
+    if key == "units":
+        return {key: option(node.value, UNITS, node.span, "units")}
+    if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
+        raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
+                             "the optimizer's lr", node.span)
+    return {}
+
+
 def _fields(block: Node, name: str) -> dict[str, str]:
     """The scheduler's fields as the preset's keyword arguments (text), checked at their keys."""
     accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
@@ -270,13 +292,8 @@ def _fields(block: Node, name: str) -> dict[str, str]:
     for key, node in block.value.items():
         if key in ("_CLASS_", "type"):
             continue
-        if key in ("lr_field", "initial_lr_field"):
-            if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
-                raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
-                                     "the optimizer's lr", node.span)
-            continue
-        if key == "units":
-            args[key] = option(node.value, UNITS, node.span, "units")
+        if key in COMMON:
+            args.update(_common(key, node))
             continue
         if key not in accepted:
             raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
@@ -295,6 +312,80 @@ def _fields(block: Node, name: str) -> dict[str, str]:
         raise SchedlangError("CosWithWarmupAndLinearDecay's own t_max moves its cosine but not its decay "
                              "(which reads the trainer's)", _at(block, "t_max"))
     return args
+
+
+def _composite(block: Node, name: str) -> dict[str, str]:
+    """A SequentialScheduler's or ComposableScheduler's fields as the preset's keyword arguments:
+    its children (each a plain scheduler, written without the ``lr`` and ``units`` OLMo-core does
+    not read of a child: ``SequentialScheduler`` calls their ``get_lr`` with its own), its maxima,
+    its stages and its ``override_decay``, each record checked at its keys."""
+    accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
+    args: dict[str, str] = {}
+    for key, node in block.value.items():
+        if key in ("_CLASS_", "type") or node.value is None:
+            continue
+        if key in COMMON:
+            args.update(_common(key, node))
+            continue
+        if key not in accepted:
+            raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
+                                 hint=did_you_mean(key, accepted)
+                                 or "its fields: " + ", ".join(sorted(accepted)))
+        if key == "override_decay":
+            args[key] = _record(node, "OverrideDecay", key)
+            continue
+        if not node.is_list:
+            raise SchedlangError(f"{key} must be a list", node.span)
+        if not node.value and key in ("stages", "schedulers"):
+            raise SchedlangError(f"{name}'s {key} is empty (OLMo-core requires at least one)", node.span)
+        if not node.value:  # one scheduler: the maxima of all but the last, none (any value is ignored)
+            args[key] = "[0]"
+            continue
+        if key == "stages":
+            items = [_record(item, "ComposableSchedulerStage", f"each of {key}") for item in node.value]
+        elif key == "schedulers":
+            items = [_child(item) for item in node.value]
+        else:  # schedulers_max (and the deprecated schedulers_max_steps): counts
+            items = [str(_whole(item, f"each of {key}", 0)) for item in node.value]
+        args[key] = "[" + ", ".join(items) + "]"
+    return args
+
+
+def _child(node: Node) -> str:
+    """One scheduler of a SequentialScheduler's ``schedulers`` as its preset call."""
+    if not node.is_mapping:
+        raise SchedlangError("each of schedulers must be a scheduler config (an object)", node.span)
+    name = _class(node, child=True)
+    args = _fields(node, name)
+    args.pop("units", None)  # a child's units are not read: the sequence's set_lr counts
+    return f"olmo_core.{name}({', '.join(f'{k}={v}' for k, v in args.items())})"
+
+
+#: The shapes of a stage and of an override (ComposableSchedulerStageType).
+SHAPES = ("linear", "cosine")
+
+
+def _record(node: Node, kind: str, what: str) -> str:
+    """A ``ComposableSchedulerStage`` or ``OverrideDecay`` config as its preset call."""
+    if not node.is_mapping:
+        raise SchedlangError(f"{what} must be an olmo_core.optim.scheduler.{kind} config (an object)",
+                             node.span)
+    named = node.value.get("_CLASS_")
+    if named is not None and named.value not in (f"{MODULE}.{kind}", f"olmo_core.optim.{kind}"):
+        raise SchedlangError(f"{what} must be an {kind}, not {json.dumps(named.value)}", named.span,
+                             hint=f"\"_CLASS_\": \"{MODULE}.{kind}\"")
+    accepted = [a.name for a in PRESETS[f"olmo_core.{kind}"].args]
+    args = []
+    for key, item in node.value.items():
+        if key == "_CLASS_" or item.value is None:
+            continue
+        if key not in accepted:
+            raise SchedlangError(f"{kind} has no field '{key}'", _at(node, key),
+                                 hint=did_you_mean(key, accepted) or "its fields: " + ", ".join(accepted))
+        text = option(item.value, SHAPES, item.span, "shape") if key == "shape" else \
+            number(_plain(item, key), item.span, key)
+        args.append(f"{key}={text}")
+    return f"olmo_core.{kind}({', '.join(args)})"
 
 
 def _plain(node: Node, key: str):
@@ -332,7 +423,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         notes.append("train_module has no scheduler: the optimizer's lr throughout.")
     else:
         name = _class(block)
-        args = _fields(block, name)
+        args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
         units = block.value["units"].value if "units" in block.value else "steps"
         if name != "WSDS" and "t_max" not in args:
             if ramp is not None and duration.unit != units and name != "ConstantScheduler":

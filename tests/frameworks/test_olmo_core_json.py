@@ -129,13 +129,44 @@ def _cases():
                                 period_lr_multipliers=[1.0, 0.7, 0.5]), d.steps(240), None),
         ("ConstantScheduler", lambda: s.ConstantScheduler(), d.steps(30), None),
         ("no scheduler", lambda: None, d.steps(30), None),
+        # schedulers of schedulers (issue 41 item 2): every child's end, the override's start and
+        # end, and the run's end passed
+        ("SequentialScheduler", lambda: s.SequentialScheduler(
+            schedulers=[s.InvSqrtWithWarmup(alpha_f=0.5, warmup=20), s.CosWithWarmup(warmup=0),
+                        s.LinearWithWarmup(t_max=60, warmup=0)], schedulers_max=[50, 80]),
+         d.steps(300), None),
+        ("SequentialScheduler, OverrideDecay", lambda: s.SequentialScheduler(
+            schedulers=[s.ConstantWithWarmup(warmup=30), s.CosWithWarmup(warmup=0, alpha_f=0.1)],
+            schedulers_max=[100], override_decay=s.OverrideDecay(
+                start=250, duration=80, shape=s.ComposableSchedulerStageType.cosine, end_lr_fraction=0.05)),
+         d.steps(400), None),
+        ("SequentialScheduler tokens, cut by hard_stop", lambda: s.SequentialScheduler(
+            units="tokens", schedulers=[s.ConstantWithWarmup(warmup=10 * tok), s.WSD(warmup=0, decay=40 * tok,
+                                                                                      decay_fraction=None)],
+            schedulers_max=[60 * tok + 5]), d.tokens(200 * tok), d.tokens(180 * tok)),
+        ("ComposableScheduler, OverrideDecay", lambda: s.ComposableScheduler(
+            stages=[s.ComposableSchedulerStage(duration=40, start_lr_fraction=0.0, end_lr_fraction=1.0),
+                    s.ComposableSchedulerStage(duration=200, end_lr_fraction=0.1,
+                                               shape=s.ComposableSchedulerStageType.cosine),
+                    s.ComposableSchedulerStage(duration=60, start_lr=0.0002, end_lr=0.0)],
+            override_decay=s.OverrideDecay(start=150, duration=50, end_lr=0.0001)), d.steps(350), None),
+        ("ComposableScheduler tokens, run past the stages", lambda: s.ComposableScheduler(
+            units="tokens", stages=[s.ComposableSchedulerStage(duration=20 * tok, start_lr=0.0, end_lr=3e-4),
+                                    s.ComposableSchedulerStage(duration=100 * tok + 7, end_lr_fraction=0.1,
+                                                               shape=s.ComposableSchedulerStageType.cosine)]),
+         d.tokens(150 * tok), None),
+        ("SequentialScheduler of one", lambda: s.SequentialScheduler(schedulers=[s.CosWithWarmup(warmup=10)],
+                                                                     schedulers_max=[]), d.steps(60), None),
     ]
 
 
 CASE_IDS = ["CosWithWarmup", "WSD steps, run in tokens", "WSD tokens", "WSD tokens, run in steps",
             "LinearWithWarmup own t_max", "CosWithWarmup cut by hard_stop (OLMo#887)", "ConstantWithWarmup",
             "PowerLR", "InvSqrtWithWarmup", "HalfCosWithWarmup", "CosWithWarmupAndLinearDecay",
-            "ExponentialScheduler", "WSDS", "ConstantScheduler", "no scheduler"]
+            "ExponentialScheduler", "WSDS", "ConstantScheduler", "no scheduler", "SequentialScheduler",
+            "SequentialScheduler, OverrideDecay", "SequentialScheduler tokens, cut by hard_stop",
+            "ComposableScheduler, OverrideDecay", "ComposableScheduler tokens, run past the stages",
+            "SequentialScheduler of one"]
 
 
 @pytest.mark.parametrize("index", range(len(CASE_IDS)), ids=CASE_IDS)
@@ -359,6 +390,36 @@ def test_export_alone_writes_the_batch_for_the_token_clock():
     assert all(math.isclose(prog["lr"](k), v, rel_tol=1e-12, abs_tol=1e-18) for k, v in enumerate(lrs))
 
 
+@pytest.mark.parametrize("source", [
+    ("run = 120\nschedule lr = olmo_core.SequentialScheduler(lr=3e-4, t_max=120, schedulers=["
+     "olmo_core.ConstantWithWarmup(warmup=10), olmo_core.CosWithWarmup(warmup=0, alpha_f=0.1)], "
+     "schedulers_max_steps=[50, 7], override_decay=olmo_core.OverrideDecay(start=80, duration=20, "
+     "shape=\"cosine\", end_lr_fraction=0.05))\n"),
+    ("param seq_len: int = 8\nbatch = 8\nrun = 6400tok\nschedule lr = olmo_core.ComposableScheduler(lr=3e-4, "
+     "units=\"tokens\", stages=[olmo_core.ComposableSchedulerStage(duration=640, start_lr=0, "
+     "end_lr_fraction=1), olmo_core.ComposableSchedulerStage(duration=5000, "
+     "shape=\"cosine\", end_lr=1e-5)])\n"),
+], ids=["SequentialScheduler", "ComposableScheduler"])
+def test_export_alone_writes_a_scheduler_of_schedulers(source):
+    """A hand-written composite exported alone: OLMo-core built from the keys (children, stages and
+    override as config.json nests them) trains the file's run with its lr at every step."""
+    import warnings
+
+    data = json.loads(export(source, "x.sched", format="olmo-core-json"))
+    block = data["train_module"]["scheduler"]
+    if "schedulers" in block:  # the last scheduler's maximum dropped, as __post_init__ drops it
+        assert block["schedulers_max"] == [50] and "schedulers_max_steps" not in block
+    scheduler, max_duration, stop, lr = _from_json(data)
+    prog = schedlang.compile(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lrs = olmo_lrs(scheduler, max_duration, stop, lr=lr, gbs=data.get("data_loader", {}).get(
+            "global_batch_size", GBS))
+    assert len(lrs) == prog.run
+    for k, value in enumerate(lrs):
+        assert math.isclose(prog["lr"](k), value, rel_tol=1e-12, abs_tol=1e-18), k
+
+
 @pytest.mark.parametrize("source, message", [
     ("run = 1200\nschedule lr = olmo_core.WSD(lr=3e-4, t_max=1000, warmup=10, decay=100)\n",
      "longer than the horizon"),
@@ -392,7 +453,14 @@ def _real_scheduler(block: dict):
 
     cls = getattr(olmo_config().scheduler, block["_CLASS_"].rsplit(".", 1)[1])
     fields = {k: v for k, v in block.items() if k not in ("_CLASS_", "type")}
+    for key in ("schedulers", "stages"):  # a scheduler of schedulers: its children built so too
+        if key in fields:
+            fields[key] = [_real_scheduler(child) for child in fields[key]]
+    if "override_decay" in fields:
+        fields["override_decay"] = _real_scheduler(fields["override_decay"])
     fields.update({f.name: None for f in dataclasses.fields(cls) if f.init and f.name not in fields})
+    if cls.__name__ in ("ComposableSchedulerStage", "OverrideDecay"):
+        fields["shape"] = olmo_config().scheduler.ComposableSchedulerStageType(fields["shape"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return cls(**fields)
@@ -476,9 +544,32 @@ HOSTILE = [
     ("a zero decay", lambda d: d["train_module"]["scheduler"].update({"decay": 0}), "a decay of 0", "0"),
     ("a negative warmup", lambda d: d["train_module"]["scheduler"].update({"warmup": -1}), "whole number",
      "-1"),
-    ("a composite", lambda d: d["train_module"].update({"scheduler": {
-        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers": []}}),
-     "scheduler of schedulers", "\"olmo_core.optim.scheduler.SequentialScheduler\""),
+    ("an empty sequence", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers": [], "schedulers_max": []}}),
+     "schedulers is empty", "[]"),
+    ("a sequence in a sequence", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers_max": [10],
+        "schedulers": [{"_CLASS_": "olmo_core.optim.scheduler.ConstantScheduler"},
+                       {"_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler"}]}}),
+     "inside a SequentialScheduler", "\"olmo_core.optim.scheduler.SequentialScheduler\""),
+    ("a stage's unknown field", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0, "warmup": 3}]}}),
+     "ComposableSchedulerStage has no field 'warmup'", "\"warmup\""),
+    ("a stage's shape", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0, "shape": "sqrt"}]}}), "shape must be one of", "\"sqrt\""),
+    ("an override of another class", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0}],
+        "override_decay": {"_CLASS_": "olmo_core.optim.scheduler.ComposableSchedulerStage", "start": 3,
+                           "duration": 2, "end_lr": 0.0}}}), "must be an OverrideDecay",
+     "\"olmo_core.optim.scheduler.ComposableSchedulerStage\""),
+    ("an override without its end", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers_max": [],
+        "schedulers": [{"_CLASS_": "olmo_core.optim.scheduler.ConstantScheduler"}],
+        "override_decay": {"start": 3, "duration": 2}}}), "exactly one of 'end_lr' or 'end_lr_fraction'",
+     "3"),  # the override's first value
 ]
 
 
