@@ -4,12 +4,13 @@
 It goes back the way ``olmo_core_json`` reads: one ``olmo_core.*`` preset call becomes
 ``train_module.scheduler`` (every field that is not None, with its ``_CLASS_`` and ``type``, as
 ``Config.as_config_dict`` writes it; a ``SequentialScheduler``'s children and a
-``ComposableScheduler``'s stages, and either's ``override_decay``, nested so), its lr ``train_module.optim.lr``, its ``t_max`` the
-trainer's ``trainer.max_duration`` and a shorter ``run`` the ``trainer.hard_stop``; a file whose
-batch is ``olmo_core.batch_size_schedule(...)`` (with the lr's ``batch_size_lr_factor``) becomes
-the ``BatchSizeSchedulerCallback``.  Each text is proven by reading it back with the reader it is
-handed (``common/proof.py``), merged into the original with ``--into``.  The writer imports no
-reader (the reader imports this module for the names and the writer, as ``megatron_args`` does).
+``ComposableScheduler``'s stages, and either's ``override_decay``, nested so), its lr
+``train_module.optim.lr``, its ``t_max`` the trainer's ``trainer.max_duration`` and a shorter
+``run`` the ``trainer.hard_stop``; a file whose batch is ``olmo_core.batch_size_schedule(...)``
+(with the lr's ``batch_size_lr_factor``) becomes the ``BatchSizeSchedulerCallback``.  Each text
+is proven by reading it back with the reader it is handed (``common/proof.py``), merged into the
+original with ``--into``.  The writer imports no reader (the reader imports this module for the
+names and the writer, as ``megatron_args`` does).
 """
 
 from __future__ import annotations

@@ -143,6 +143,11 @@ class _Clock:
                        f"{self.tokens} tokens a step"]
 
 
+#: What to write instead of a run in epochs.
+EPOCHS = ("give the run's length in steps or tokens (Duration.steps(N) / Duration.tokens(N)), or write "
+          "`run = N` in the .sched file, N the steps OLMo-core logs (\"Training for N steps\")")
+
+
 class _Duration:
     """A ``Duration`` ``{"value": N, "unit": ...}`` as the trainer reads it."""
 
@@ -155,10 +160,9 @@ class _Duration:
             raise SchedlangError(f"{what}'s unit must be \"steps\", \"tokens\" or \"epochs\"",
                                  unit.span if unit is not None else node.span)
         if unit.value == "epochs":
-            raise SchedlangError(f"{what} is in epochs: the steps of an epoch depend on the dataset, "
-                                 "which the config does not hold", unit.span,
-                                 hint="give max_duration in steps or tokens (Duration.steps(N) / "
-                                      "Duration.tokens(N))")
+            raise SchedlangError(f"{what} is in epochs: OLMo-core's steps of an epoch are the data loader's "
+                                 "total_batches (the dataset's instances // the sequences of a batch), "
+                                 "and config.json does not size the dataset", unit.span, hint=EPOCHS)
         self.unit, self.node, self.what = unit.value, node, what
         self.value = _whole(node.value["value"], f"{what}'s value", minimum)
 
@@ -403,8 +407,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     duration_node = trainer.value.get("max_duration")
     if duration_node is None:
         raise SchedlangError("the trainer has no max_duration (OLMo-core's default is 1 epoch, whose "
-                             "steps depend on the dataset)", trainer.span,
-                             hint="give trainer.max_duration in steps or tokens")
+                             "steps depend on the dataset)", trainer.span, hint=EPOCHS)
     duration = _Duration(duration_node, "trainer.max_duration")
     stop = trainer.value.get("hard_stop")
     run = duration

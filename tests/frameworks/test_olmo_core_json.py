@@ -592,3 +592,22 @@ def test_cli_exit_2_with_caret(tmp_path):
                           text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{path}:" in done.stderr and "^" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("where", ["max_duration", "hard_stop"])
+def test_a_run_in_epochs_is_refused_at_its_unit_saying_what_to_write(tmp_path, where):
+    """OLMo-core's steps of an epoch are ``data_loader.total_batches``, from the dataset's size,
+    which config.json (ConfigSaverCallback's) does not hold: refused at the unit, exit 2, the hint
+    naming ``run = N`` and the trainer's own log line of N."""
+    def change(data):
+        data["trainer"][where] = {"value": 2, "unit": "epochs", "_CLASS_": "olmo_core.train.common.Duration"}
+
+    path = tmp_path / "config.json"
+    path.write_text(_broken(change))
+    done = subprocess.run([sys.executable, "-m", "schedlang", "import", str(path), "--format",
+                           "olmo-core-json"], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "is in epochs" in done.stderr and "`run = N`" in done.stderr
+    assert "Training for N steps" in done.stderr
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if '"epochs"' in text)
+    assert f"{path}:{line}:" in done.stderr and "^" in done.stderr, done.stderr
