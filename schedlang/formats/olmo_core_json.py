@@ -392,6 +392,28 @@ def _record(node: Node, kind: str, what: str) -> str:
     return f"olmo_core.{kind}({', '.join(args)})"
 
 
+#: The fields that are an lr of their own, not a fraction of the initial lr the callback scales.
+ABSOLUTE = ("warmup_min_lr", "decay_min_lr", "lr_min", "start_lr", "end_lr")
+
+
+def _proportional(block: Node) -> None:
+    """The callback multiplies each group's initial lr by ``sqrt(new / old)`` at a batch change,
+    and the import writes the scheduler times that factor: exact for a scheduler proportional to
+    its initial lr.  A field that is an lr of its own (a floor, a stage's absolute end) does not
+    scale, so the lr OLMo-core sets is not the product: refused at that field."""
+    for key, node in block.value.items():
+        if key in ABSOLUTE and not isinstance(node.value, (str, bool)) and exact(node.value) not in (None, 0):
+            raise SchedlangError(f"{key} {json.dumps(node.value)} with a BatchSizeSchedulerCallback: "
+                                 "OLMo-core scales the initial lr by sqrt(new / old) at each batch "
+                                 f"change, and an lr of its own ({key}) does not scale, so the lr is not "
+                                 "the scheduler times that factor", node.span,
+                                 hint="a floor as a fraction of the lr (alpha_f, end_lr_fraction), or 0")
+        items = node.value if node.is_list else [node] if node.is_mapping else []
+        for item in items:
+            if item.is_mapping:
+                _proportional(item)
+
+
 def _plain(node: Node, key: str):
     """A JSON number (a string that looks like one is still a string to OLMo-core)."""
     if isinstance(node.value, (str, bool)) or exact(node.value) is None:
@@ -441,6 +463,8 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
             clock.batch(block.value["units"].span)
         call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
     if ramp is not None:
+        if block is not None and len(set(ramp.sizes)) > 1:
+            _proportional(block)
         call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
         clock.ramp(ramp, _optimizer_class(train_module))
     if run.unit == "tokens":

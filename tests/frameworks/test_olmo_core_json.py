@@ -17,6 +17,7 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -252,7 +253,12 @@ def _with_callback(text: str, sizes, points, units) -> str:
     (lambda s: s.WSD(units="tokens", warmup=640, decay=6400, decay_fraction=None), ("tokens", 64000),
      (64, 128, 256), (0, 3200, 12800), "tokens"),
     (lambda s: s.CosWithWarmup(warmup=20), ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
-], ids=["WSD in tokens", "CosWithWarmup in steps"])
+    (lambda s: s.ComposableScheduler(stages=[
+        s.ComposableSchedulerStage(duration=20, start_lr_fraction=0.0, end_lr_fraction=1.0),
+        s.ComposableSchedulerStage(duration=100, shape=s.ComposableSchedulerStageType.cosine,
+                                   end_lr_fraction=0.1)]),
+     ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
+], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps"])
 def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, sizes, points, units):
     """OLMo-core's real ``BatchSizeSchedulerCallback`` (``test_olmo_core_batch.olmo_run``: it
     waits for ``batches_processed % ratio == 0`` to grow the batch and scales ``initial_lr`` by
@@ -310,6 +316,38 @@ def test_a_callback_config_exports_back_into_itself(tmp_path, units):
             ".", 1)[1])) if f.init and f.name not in fields}, **fields})
     assert olmo_run(sizes, points, units, steps, scheduler, horizon.value) == \
         olmo_run(sizes, points, units, steps, make(olmo_core_cases_module()), horizon.value)
+
+
+@pytest.mark.parametrize("make, key", [
+    (lambda s: s.WSD(units="tokens", warmup=640, decay=6400, decay_fraction=None, decay_min_lr=1e-4),
+     "decay_min_lr"),
+    (lambda s: s.ComposableScheduler(units="tokens", stages=[
+        s.ComposableSchedulerStage(duration=640, start_lr_fraction=0.0, end_lr_fraction=1.0),
+        s.ComposableSchedulerStage(duration=6400, end_lr=1e-5)]), "end_lr"),
+    (lambda s: s.ExponentialScheduler(units="tokens", lr_min=1e-6), "lr_min"),
+], ids=["WSD floor", "ComposableScheduler absolute end", "ExponentialScheduler"])
+def test_a_callback_with_an_lr_that_does_not_scale_is_refused(tmp_path, make, key):
+    """OLMo-core's callback scales the initial lr by sqrt(new / old); an absolute floor does not
+    scale, so the real run is not the scheduler times the factor (the callback's own loop differs
+    from the product at the decay's end): refused at the field."""
+    from .test_olmo_core_batch import olmo_run
+
+    n = olmo_config()
+    sizes, points = (64, 128, 256), (0, 3200, 12800)
+    text = _with_callback(config_json(make(n.scheduler), n.Duration.tokens(64000)), sizes, points, "tokens")
+    with pytest.raises(SchedlangError) as caught:
+        _imported(tmp_path, text)
+    assert caught.value.message.startswith(key) and "does not scale" in caught.value.message
+    line = text.splitlines()[caught.value.span.line - 1]
+    assert line[:caught.value.span.column - 1].endswith(f'"{key}": ')
+    if key == "decay_min_lr":  # the product the import would have written, against the real loop
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            real = olmo_run(sizes, points, "tokens", 324, make(olmo_core_cases_module()), 64000)
+        scheduler = make(olmo_core_cases_module())
+        product = [scheduler.get_lr(LR, sum(b for b, _ in real[:k + 1]), 64000) * math.sqrt(real[k][0] / 64)
+                   for k in range(324)]
+        assert not math.isclose(product[-1], real[-1][1], rel_tol=1e-6)
 
 
 def test_a_ramp_without_its_lr_factor_is_refused():
