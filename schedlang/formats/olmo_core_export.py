@@ -3,12 +3,14 @@
 
 It goes back the way ``olmo_core_json`` reads: one ``olmo_core.*`` preset call becomes
 ``train_module.scheduler`` (every field that is not None, with its ``_CLASS_`` and ``type``, as
-``Config.as_config_dict`` writes it), its lr ``train_module.optim.lr``, its ``t_max`` the
-trainer's ``trainer.max_duration`` and a shorter ``run`` the ``trainer.hard_stop``; a file whose
-batch is ``olmo_core.batch_size_schedule(...)`` (with the lr's ``batch_size_lr_factor``) becomes
-the ``BatchSizeSchedulerCallback``.  Each text is proven by reading it back with the reader it is
-handed (``common/proof.py``), merged into the original with ``--into``.  The writer imports no
-reader (the reader imports this module for the names and the writer, as ``megatron_args`` does).
+``Config.as_config_dict`` writes it; a ``SequentialScheduler``'s children and a
+``ComposableScheduler``'s stages, and either's ``override_decay``, nested so), its lr
+``train_module.optim.lr``, its ``t_max`` the trainer's ``trainer.max_duration`` and a shorter
+``run`` the ``trainer.hard_stop``; a file whose batch is ``olmo_core.batch_size_schedule(...)``
+(with the lr's ``batch_size_lr_factor``) becomes the ``BatchSizeSchedulerCallback``.  Each text
+is proven by reading it back with the reader it is handed (``common/proof.py``), merged into the
+original with ``--into``.  The writer imports no reader (the reader imports this module for the
+names and the writer, as ``megatron_args`` does).
 """
 
 from __future__ import annotations
@@ -62,15 +64,18 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
                       "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)",
                       writes=tuple(f"olmo_core.{name}" for name in CLASSES))  # a file no call: by proof
     name = call.name.split(".", 1)[1]
-    if name not in CLASSES:
+    if name not in CLASSES and name not in COMPOSITE.values():
+        written = (*CLASSES, *COMPOSITE.values())
         raise SchedlangError(f"{call.name} is not written to config.json by this export", call.node.span,
-                             hint="one of " + ", ".join(f"olmo_core.{c}" for c in CLASSES))
+                             hint="one of " + ", ".join(f"olmo_core.{c}" for c in written))
     block: dict = {"lr_field": "lr", "initial_lr_field": "initial_lr", "units": "steps"}
     t_max = None
     for key, node in call.given.items():
         if key == "lr":
             continue
-        if isinstance(node, ir.String):
+        if key in ("schedulers", "stages", "override_decay", "schedulers_max", "schedulers_max_steps"):
+            _composite_field(block, key, node, call)
+        elif isinstance(node, ir.String):
             block[key] = node.value
         elif isinstance(node, ir.List):
             block[key] = [json_number(call.value(item, key)) for item in node.items]
@@ -90,7 +95,9 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     run = call.run()
     horizon, stop = _durations(name, t_max, run, program, clock, block, call, callback is not None)
     block["_CLASS_"] = f"{MODULE}.{name}"
-    block["type"] = next(k for k, v in REGISTERED.items() if v == name)
+    block["type"] = next(k for k, v in {**REGISTERED, **COMPOSITE}.items() if v == name)
+    for child in block.get("schedulers", ()):  # OLMo-core reads the sequence's units, not a child's
+        child["units"] = block["units"]
     out = {"train_module": {"optim": {"lr": lr}, "scheduler": block},
            "trainer": {"max_duration": horizon, **({"hard_stop": stop} if stop else {})}}
     if callback is not None:
@@ -124,6 +131,68 @@ def _defaults(block: dict, name: str, given: dict) -> None:
             continue
         if isinstance(a.default, sp.Basic) and a.default.is_number:
             block[a.name] = json_number(a.default)
+
+
+def _composite_field(block: dict, key: str, node, call) -> None:
+    """A SequentialScheduler's or ComposableScheduler's field as ``as_config_dict`` writes it:
+    each child scheduler a block of its own (``_CLASS_``, ``type``, its fields), each stage and the
+    override a record with its ``_CLASS_``, ``schedulers_max`` without the last scheduler's maximum
+    (which ``__post_init__`` drops), the deprecated ``schedulers_max_steps`` as the
+    ``schedulers_max`` it is moved to."""
+    if key == "override_decay":
+        block[key] = _record(node, call, "OverrideDecay")
+    elif key == "stages":
+        block[key] = [_record(item, call, "ComposableSchedulerStage") for item in node.items]
+    elif key == "schedulers":
+        block[key] = [_child(item, call) for item in node.items]
+    else:
+        maxima = [int(call.value(item, key)) for item in node.items]
+        count = len(call.given["schedulers"].items)
+        block["schedulers_max"] = maxima[:count - 1] if len(maxima) == count else maxima
+
+
+def _arguments(node, name: str) -> dict:
+    if not isinstance(node, ir.Call) or node.func.id != name:
+        raise SchedlangError(f"config.json writes a {name}(...) here", node.span)
+    given = {a.name: arg for a, arg in zip(PRESETS[name].args, node.args)}
+    given.update({kw.name: kw.value for kw in node.keywords})
+    return given
+
+
+def _record(node, call, kind: str) -> dict:
+    """A ``ComposableSchedulerStage`` or ``OverrideDecay`` call as its config (the shape's
+    default written, as ``as_config_dict`` writes every field that is not None)."""
+    given = _arguments(node, f"olmo_core.{kind}")
+    out: dict = {}
+    for a in PRESETS[f"olmo_core.{kind}"].args:  # in the dataclass's order, as it writes them
+        value = given.get(a.name)
+        if a.name == "shape":
+            out[a.name] = value.value if value is not None else "linear"
+        elif value is not None:
+            out[a.name] = json_number(call.value(value, a.name))
+    return {**out, "_CLASS_": f"{MODULE}.{kind}"}
+
+
+def _child(node, call) -> dict:
+    """One scheduler of a SequentialScheduler as its block (its units set to the sequence's)."""
+    name = node.func.id.split(".", 1)[1] if isinstance(node, ir.Call) else ""
+    if name not in CLASSES:
+        raise SchedlangError("each of schedulers is written to config.json as one of OLMo-core's plain "
+                             "schedulers", node.span,
+                             hint="one of " + ", ".join(f"olmo_core.{c}" for c in CLASSES))
+    given = _arguments(node, node.func.id)
+    out: dict = {"lr_field": "lr", "initial_lr_field": "initial_lr", "units": "steps"}  # the sequence's
+    for key, value in given.items():
+        if key in ("lr", "units"):
+            continue  # not read of a child: the sequence passes its lr and counts in its units
+        if isinstance(value, ir.String):
+            out[key] = value.value
+        elif isinstance(value, ir.List):
+            out[key] = [json_number(call.value(item, key)) for item in value.items]
+        else:
+            out[key] = json_number(call.value(value, key))
+    _defaults(out, name, given)
+    return {**out, "_CLASS_": f"{MODULE}.{name}", "type": next(k for k, v in REGISTERED.items() if v == name)}
 
 
 #: ``_CLASS_`` of OLMo-core's batch-size callback, as config.json names it.

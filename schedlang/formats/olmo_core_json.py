@@ -24,12 +24,16 @@ registered one, its ``type``.  The schedule lives in three places of it, read he
 ``train_module.max_sequence_length``) it is the file's ``param seq_len`` and ``batch`` (samples),
 written when the token clock is used; an enabled ``BatchSizeSchedulerCallback`` is the file's
 ``batch = olmo_core.batch_size_schedule(...)`` and the lr's ``olmo_core.batch_size_lr_factor``.
-An ``epochs`` duration (its steps depend on the dataset), schedulers of schedulers and per-group
-lrs are refused, located.
+``SequentialScheduler`` and ``ComposableScheduler`` (schedulers of schedulers, with their
+``override_decay``) are the presets of the same names, their nested configs (each child
+scheduler, ``ComposableSchedulerStage`` and ``OverrideDecay`` with its ``_CLASS_``) the preset
+calls they nest; a child's ``units`` and lr are not read (the sequence passes its own).  An
+``epochs`` duration (its steps depend on the dataset, which config.json does not size), a
+sequence inside a sequence and per-group lrs are refused, located.
 
 The writer (``olmo_core_export``: ``export --format olmo-core-json [--into config.json]``) goes
-back the same way: one
-``olmo_core.*`` call becomes the scheduler block (every field that is not None, as
+back the same way: one ``olmo_core.*`` call (a composite with its nested calls) becomes the
+scheduler block (every field that is not None, as
 ``as_config_dict`` writes it), its ``t_max`` the trainer's ``max_duration`` and a shorter ``run``
 the ``hard_stop``; ``schedlang branch --format olmo-core-json`` writes its resume keys through it
 (``branches/configs.py``).
@@ -139,6 +143,11 @@ class _Clock:
                        f"{self.tokens} tokens a step"]
 
 
+#: What to write instead of a run in epochs.
+EPOCHS = ("give the run's length in steps or tokens (Duration.steps(N) / Duration.tokens(N)), or write "
+          "`run = N` in the .sched file, N the steps OLMo-core logs (\"Training for N steps\")")
+
+
 class _Duration:
     """A ``Duration`` ``{"value": N, "unit": ...}`` as the trainer reads it."""
 
@@ -151,10 +160,9 @@ class _Duration:
             raise SchedlangError(f"{what}'s unit must be \"steps\", \"tokens\" or \"epochs\"",
                                  unit.span if unit is not None else node.span)
         if unit.value == "epochs":
-            raise SchedlangError(f"{what} is in epochs: the steps of an epoch depend on the dataset, "
-                                 "which the config does not hold", unit.span,
-                                 hint="give max_duration in steps or tokens (Duration.steps(N) / "
-                                      "Duration.tokens(N))")
+            raise SchedlangError(f"{what} is in epochs: OLMo-core's steps of an epoch are the data loader's "
+                                 "total_batches (the dataset's instances // the sequences of a batch), "
+                                 "and config.json does not size the dataset", unit.span, hint=EPOCHS)
         self.unit, self.node, self.what = unit.value, node, what
         self.value = _whole(node.value["value"], f"{what}'s value", minimum)
 
@@ -210,8 +218,9 @@ def _optimizer_class(train_module: Node) -> str | None:
     return str(named.value).rsplit(".", 1)[-1] if named is not None else None
 
 
-def _class(block: Node) -> str:
-    """The scheduler's class, from ``_CLASS_`` (what ``from_dict`` resolves) or its ``type``."""
+def _class(block: Node, child: bool = False) -> str:
+    """The scheduler's class, from ``_CLASS_`` (what ``from_dict`` resolves) or its ``type``; a
+    ``child`` of a SequentialScheduler is one of the plain classes."""
     named = block.value.get("_CLASS_")
     kind = block.value.get("type")
     if named is not None:
@@ -231,13 +240,16 @@ def _class(block: Node) -> str:
         raise SchedlangError("the scheduler has no \"_CLASS_\" (nor \"type\")", block.span,
                              hint="OLMo-core's config.json marks it: \"_CLASS_\": "
                                   "\"olmo_core.optim.scheduler.CosWithWarmup\"")
-    if name in COMPOSITE.values():
-        raise SchedlangError(f"{name} (a scheduler of schedulers) is not imported from config.json yet",
-                             span, hint=f"write it as olmo_core.{name}(...) in the .sched file")
-    if name not in CLASSES:
+    if child and name in COMPOSITE.values():
+        raise SchedlangError(f"a {name} inside a SequentialScheduler: the schedlang preset takes the "
+                             "plain schedulers as children", span,
+                             hint="one of " + ", ".join(CLASSES))
+    known = (*CLASSES, *COMPOSITE.values())
+    if name not in known:
         raise SchedlangError(f"'{name}' is not an OLMo-core 3.0.0 scheduler", span,
-                             hint=did_you_mean(name, CLASSES) or "one of " + ", ".join(CLASSES))
-    if kind is not None and named is not None and REGISTERED.get(kind.value) not in (None, name):
+                             hint=did_you_mean(name, known) or "one of " + ", ".join(known))
+    registered = {**REGISTERED, **COMPOSITE}
+    if kind is not None and named is not None and registered.get(kind.value) not in (None, name):
         raise SchedlangError(f"\"type\" {kind.value!r} is not the registered name of {name}", kind.span)
     return name
 
@@ -261,6 +273,20 @@ def _lr(train_module: Node) -> str:
     return number(node.value, node.span, "the optimizer's lr")
 
 
+#: The fields every scheduler has (``Scheduler``'s own).
+COMMON = ("lr_field", "initial_lr_field", "units")
+
+
+def _common(key: str, node: Node) -> dict[str, str]:
+    """``units`` as the preset's keyword; the lr fields must name the optimizer's lr."""
+    if key == "units":
+        return {key: option(node.value, UNITS, node.span, "units")}
+    if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
+        raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
+                             "the optimizer's lr", node.span)
+    return {}
+
+
 def _fields(block: Node, name: str) -> dict[str, str]:
     """The scheduler's fields as the preset's keyword arguments (text), checked at their keys."""
     accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
@@ -270,13 +296,8 @@ def _fields(block: Node, name: str) -> dict[str, str]:
     for key, node in block.value.items():
         if key in ("_CLASS_", "type"):
             continue
-        if key in ("lr_field", "initial_lr_field"):
-            if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
-                raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
-                                     "the optimizer's lr", node.span)
-            continue
-        if key == "units":
-            args[key] = option(node.value, UNITS, node.span, "units")
+        if key in COMMON:
+            args.update(_common(key, node))
             continue
         if key not in accepted:
             raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
@@ -297,6 +318,102 @@ def _fields(block: Node, name: str) -> dict[str, str]:
     return args
 
 
+def _composite(block: Node, name: str) -> dict[str, str]:
+    """A SequentialScheduler's or ComposableScheduler's fields as the preset's keyword arguments:
+    its children (each a plain scheduler, written without the ``lr`` and ``units`` OLMo-core does
+    not read of a child: ``SequentialScheduler`` calls their ``get_lr`` with its own), its maxima,
+    its stages and its ``override_decay``, each record checked at its keys."""
+    accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
+    args: dict[str, str] = {}
+    for key, node in block.value.items():
+        if key in ("_CLASS_", "type") or node.value is None:
+            continue
+        if key in COMMON:
+            args.update(_common(key, node))
+            continue
+        if key not in accepted:
+            raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
+                                 hint=did_you_mean(key, accepted)
+                                 or "its fields: " + ", ".join(sorted(accepted)))
+        if key == "override_decay":
+            args[key] = _record(node, "OverrideDecay", key)
+            continue
+        if not node.is_list:
+            raise SchedlangError(f"{key} must be a list", node.span)
+        if not node.value and key in ("stages", "schedulers"):
+            raise SchedlangError(f"{name}'s {key} is empty (OLMo-core requires at least one)", node.span)
+        if not node.value:  # one scheduler: the maxima of all but the last, none (any value is ignored)
+            args[key] = "[0]"
+            continue
+        if key == "stages":
+            items = [_record(item, "ComposableSchedulerStage", f"each of {key}") for item in node.value]
+        elif key == "schedulers":
+            items = [_child(item) for item in node.value]
+        else:  # schedulers_max (and the deprecated schedulers_max_steps): counts
+            items = [str(_whole(item, f"each of {key}", 0)) for item in node.value]
+        args[key] = "[" + ", ".join(items) + "]"
+    return args
+
+
+def _child(node: Node) -> str:
+    """One scheduler of a SequentialScheduler's ``schedulers`` as its preset call."""
+    if not node.is_mapping:
+        raise SchedlangError("each of schedulers must be a scheduler config (an object)", node.span)
+    name = _class(node, child=True)
+    args = _fields(node, name)
+    args.pop("units", None)  # a child's units are not read: the sequence's set_lr counts
+    return f"olmo_core.{name}({', '.join(f'{k}={v}' for k, v in args.items())})"
+
+
+#: The shapes of a stage and of an override (ComposableSchedulerStageType).
+SHAPES = ("linear", "cosine")
+
+
+def _record(node: Node, kind: str, what: str) -> str:
+    """A ``ComposableSchedulerStage`` or ``OverrideDecay`` config as its preset call."""
+    if not node.is_mapping:
+        raise SchedlangError(f"{what} must be an olmo_core.optim.scheduler.{kind} config (an object)",
+                             node.span)
+    named = node.value.get("_CLASS_")
+    if named is not None and named.value not in (f"{MODULE}.{kind}", f"olmo_core.optim.{kind}"):
+        raise SchedlangError(f"{what} must be an {kind}, not {json.dumps(named.value)}", named.span,
+                             hint=f"\"_CLASS_\": \"{MODULE}.{kind}\"")
+    accepted = [a.name for a in PRESETS[f"olmo_core.{kind}"].args]
+    args = []
+    for key, item in node.value.items():
+        if key == "_CLASS_" or item.value is None:
+            continue
+        if key not in accepted:
+            raise SchedlangError(f"{kind} has no field '{key}'", _at(node, key),
+                                 hint=did_you_mean(key, accepted) or "its fields: " + ", ".join(accepted))
+        text = option(item.value, SHAPES, item.span, "shape") if key == "shape" else \
+            number(_plain(item, key), item.span, key)
+        args.append(f"{key}={text}")
+    return f"olmo_core.{kind}({', '.join(args)})"
+
+
+#: The fields that are an lr of their own, not a fraction of the initial lr the callback scales.
+ABSOLUTE = ("warmup_min_lr", "decay_min_lr", "lr_min", "start_lr", "end_lr")
+
+
+def _proportional(block: Node) -> None:
+    """The callback multiplies each group's initial lr by ``sqrt(new / old)`` at a batch change,
+    and the import writes the scheduler times that factor: exact for a scheduler proportional to
+    its initial lr.  A field that is an lr of its own (a floor, a stage's absolute end) does not
+    scale, so the lr OLMo-core sets is not the product: refused at that field."""
+    for key, node in block.value.items():
+        if key in ABSOLUTE and not isinstance(node.value, (str, bool)) and exact(node.value) not in (None, 0):
+            raise SchedlangError(f"{key} {json.dumps(node.value)} with a BatchSizeSchedulerCallback: "
+                                 "OLMo-core scales the initial lr by sqrt(new / old) at each batch "
+                                 f"change, and an lr of its own ({key}) does not scale, so the lr is not "
+                                 "the scheduler times that factor", node.span,
+                                 hint="a floor as a fraction of the lr (alpha_f, end_lr_fraction), or 0")
+        items = node.value if node.is_list else [node] if node.is_mapping else []
+        for item in items:
+            if item.is_mapping:
+                _proportional(item)
+
+
 def _plain(node: Node, key: str):
     """A JSON number (a string that looks like one is still a string to OLMo-core)."""
     if isinstance(node.value, (str, bool)) or exact(node.value) is None:
@@ -312,8 +429,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     duration_node = trainer.value.get("max_duration")
     if duration_node is None:
         raise SchedlangError("the trainer has no max_duration (OLMo-core's default is 1 epoch, whose "
-                             "steps depend on the dataset)", trainer.span,
-                             hint="give trainer.max_duration in steps or tokens")
+                             "steps depend on the dataset)", trainer.span, hint=EPOCHS)
     duration = _Duration(duration_node, "trainer.max_duration")
     stop = trainer.value.get("hard_stop")
     run = duration
@@ -332,7 +448,7 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         notes.append("train_module has no scheduler: the optimizer's lr throughout.")
     else:
         name = _class(block)
-        args = _fields(block, name)
+        args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
         units = block.value["units"].value if "units" in block.value else "steps"
         if name != "WSDS" and "t_max" not in args:
             if ramp is not None and duration.unit != units and name != "ConstantScheduler":
@@ -347,6 +463,8 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
             clock.batch(block.value["units"].span)
         call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
     if ramp is not None:
+        if block is not None and len(set(ramp.sizes)) > 1:
+            _proportional(block)
         call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
         clock.ramp(ramp, _optimizer_class(train_module))
     if run.unit == "tokens":

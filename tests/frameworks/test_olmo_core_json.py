@@ -17,6 +17,7 @@ import json
 import math
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -129,13 +130,44 @@ def _cases():
                                 period_lr_multipliers=[1.0, 0.7, 0.5]), d.steps(240), None),
         ("ConstantScheduler", lambda: s.ConstantScheduler(), d.steps(30), None),
         ("no scheduler", lambda: None, d.steps(30), None),
+        # schedulers of schedulers (issue 41 item 2): every child's end, the override's start and
+        # end, and the run's end passed
+        ("SequentialScheduler", lambda: s.SequentialScheduler(
+            schedulers=[s.InvSqrtWithWarmup(alpha_f=0.5, warmup=20), s.CosWithWarmup(warmup=0),
+                        s.LinearWithWarmup(t_max=60, warmup=0)], schedulers_max=[50, 80]),
+         d.steps(300), None),
+        ("SequentialScheduler, OverrideDecay", lambda: s.SequentialScheduler(
+            schedulers=[s.ConstantWithWarmup(warmup=30), s.CosWithWarmup(warmup=0, alpha_f=0.1)],
+            schedulers_max=[100], override_decay=s.OverrideDecay(
+                start=250, duration=80, shape=s.ComposableSchedulerStageType.cosine, end_lr_fraction=0.05)),
+         d.steps(400), None),
+        ("SequentialScheduler tokens, cut by hard_stop", lambda: s.SequentialScheduler(
+            units="tokens", schedulers=[s.ConstantWithWarmup(warmup=10 * tok), s.WSD(warmup=0, decay=40 * tok,
+                                                                                      decay_fraction=None)],
+            schedulers_max=[60 * tok + 5]), d.tokens(200 * tok), d.tokens(180 * tok)),
+        ("ComposableScheduler, OverrideDecay", lambda: s.ComposableScheduler(
+            stages=[s.ComposableSchedulerStage(duration=40, start_lr_fraction=0.0, end_lr_fraction=1.0),
+                    s.ComposableSchedulerStage(duration=200, end_lr_fraction=0.1,
+                                               shape=s.ComposableSchedulerStageType.cosine),
+                    s.ComposableSchedulerStage(duration=60, start_lr=0.0002, end_lr=0.0)],
+            override_decay=s.OverrideDecay(start=150, duration=50, end_lr=0.0001)), d.steps(350), None),
+        ("ComposableScheduler tokens, run past the stages", lambda: s.ComposableScheduler(
+            units="tokens", stages=[s.ComposableSchedulerStage(duration=20 * tok, start_lr=0.0, end_lr=3e-4),
+                                    s.ComposableSchedulerStage(duration=100 * tok + 7, end_lr_fraction=0.1,
+                                                               shape=s.ComposableSchedulerStageType.cosine)]),
+         d.tokens(150 * tok), None),
+        ("SequentialScheduler of one", lambda: s.SequentialScheduler(schedulers=[s.CosWithWarmup(warmup=10)],
+                                                                     schedulers_max=[]), d.steps(60), None),
     ]
 
 
 CASE_IDS = ["CosWithWarmup", "WSD steps, run in tokens", "WSD tokens", "WSD tokens, run in steps",
             "LinearWithWarmup own t_max", "CosWithWarmup cut by hard_stop (OLMo#887)", "ConstantWithWarmup",
             "PowerLR", "InvSqrtWithWarmup", "HalfCosWithWarmup", "CosWithWarmupAndLinearDecay",
-            "ExponentialScheduler", "WSDS", "ConstantScheduler", "no scheduler"]
+            "ExponentialScheduler", "WSDS", "ConstantScheduler", "no scheduler", "SequentialScheduler",
+            "SequentialScheduler, OverrideDecay", "SequentialScheduler tokens, cut by hard_stop",
+            "ComposableScheduler, OverrideDecay", "ComposableScheduler tokens, run past the stages",
+            "SequentialScheduler of one"]
 
 
 @pytest.mark.parametrize("index", range(len(CASE_IDS)), ids=CASE_IDS)
@@ -221,7 +253,12 @@ def _with_callback(text: str, sizes, points, units) -> str:
     (lambda s: s.WSD(units="tokens", warmup=640, decay=6400, decay_fraction=None), ("tokens", 64000),
      (64, 128, 256), (0, 3200, 12800), "tokens"),
     (lambda s: s.CosWithWarmup(warmup=20), ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
-], ids=["WSD in tokens", "CosWithWarmup in steps"])
+    (lambda s: s.ComposableScheduler(stages=[
+        s.ComposableSchedulerStage(duration=20, start_lr_fraction=0.0, end_lr_fraction=1.0),
+        s.ComposableSchedulerStage(duration=100, shape=s.ComposableSchedulerStageType.cosine,
+                                   end_lr_fraction=0.1)]),
+     ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
+], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps"])
 def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, sizes, points, units):
     """OLMo-core's real ``BatchSizeSchedulerCallback`` (``test_olmo_core_batch.olmo_run``: it
     waits for ``batches_processed % ratio == 0`` to grow the batch and scales ``initial_lr`` by
@@ -279,6 +316,38 @@ def test_a_callback_config_exports_back_into_itself(tmp_path, units):
             ".", 1)[1])) if f.init and f.name not in fields}, **fields})
     assert olmo_run(sizes, points, units, steps, scheduler, horizon.value) == \
         olmo_run(sizes, points, units, steps, make(olmo_core_cases_module()), horizon.value)
+
+
+@pytest.mark.parametrize("make, key", [
+    (lambda s: s.WSD(units="tokens", warmup=640, decay=6400, decay_fraction=None, decay_min_lr=1e-4),
+     "decay_min_lr"),
+    (lambda s: s.ComposableScheduler(units="tokens", stages=[
+        s.ComposableSchedulerStage(duration=640, start_lr_fraction=0.0, end_lr_fraction=1.0),
+        s.ComposableSchedulerStage(duration=6400, end_lr=1e-5)]), "end_lr"),
+    (lambda s: s.ExponentialScheduler(units="tokens", lr_min=1e-6), "lr_min"),
+], ids=["WSD floor", "ComposableScheduler absolute end", "ExponentialScheduler"])
+def test_a_callback_with_an_lr_that_does_not_scale_is_refused(tmp_path, make, key):
+    """OLMo-core's callback scales the initial lr by sqrt(new / old); an absolute floor does not
+    scale, so the real run is not the scheduler times the factor (the callback's own loop differs
+    from the product at the decay's end): refused at the field."""
+    from .test_olmo_core_batch import olmo_run
+
+    n = olmo_config()
+    sizes, points = (64, 128, 256), (0, 3200, 12800)
+    text = _with_callback(config_json(make(n.scheduler), n.Duration.tokens(64000)), sizes, points, "tokens")
+    with pytest.raises(SchedlangError) as caught:
+        _imported(tmp_path, text)
+    assert caught.value.message.startswith(key) and "does not scale" in caught.value.message
+    line = text.splitlines()[caught.value.span.line - 1]
+    assert line[:caught.value.span.column - 1].endswith(f'"{key}": ')
+    if key == "decay_min_lr":  # the product the import would have written, against the real loop
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            real = olmo_run(sizes, points, "tokens", 324, make(olmo_core_cases_module()), 64000)
+        scheduler = make(olmo_core_cases_module())
+        product = [scheduler.get_lr(LR, sum(b for b, _ in real[:k + 1]), 64000) * math.sqrt(real[k][0] / 64)
+                   for k in range(324)]
+        assert not math.isclose(product[-1], real[-1][1], rel_tol=1e-6)
 
 
 def test_a_ramp_without_its_lr_factor_is_refused():
@@ -359,6 +428,36 @@ def test_export_alone_writes_the_batch_for_the_token_clock():
     assert all(math.isclose(prog["lr"](k), v, rel_tol=1e-12, abs_tol=1e-18) for k, v in enumerate(lrs))
 
 
+@pytest.mark.parametrize("source", [
+    ("run = 120\nschedule lr = olmo_core.SequentialScheduler(lr=3e-4, t_max=120, schedulers=["
+     "olmo_core.ConstantWithWarmup(warmup=10), olmo_core.CosWithWarmup(warmup=0, alpha_f=0.1)], "
+     "schedulers_max_steps=[50, 7], override_decay=olmo_core.OverrideDecay(start=80, duration=20, "
+     "shape=\"cosine\", end_lr_fraction=0.05))\n"),
+    ("param seq_len: int = 8\nbatch = 8\nrun = 6400tok\nschedule lr = olmo_core.ComposableScheduler(lr=3e-4, "
+     "units=\"tokens\", stages=[olmo_core.ComposableSchedulerStage(duration=640, start_lr=0, "
+     "end_lr_fraction=1), olmo_core.ComposableSchedulerStage(duration=5000, "
+     "shape=\"cosine\", end_lr=1e-5)])\n"),
+], ids=["SequentialScheduler", "ComposableScheduler"])
+def test_export_alone_writes_a_scheduler_of_schedulers(source):
+    """A hand-written composite exported alone: OLMo-core built from the keys (children, stages and
+    override as config.json nests them) trains the file's run with its lr at every step."""
+    import warnings
+
+    data = json.loads(export(source, "x.sched", format="olmo-core-json"))
+    block = data["train_module"]["scheduler"]
+    if "schedulers" in block:  # the last scheduler's maximum dropped, as __post_init__ drops it
+        assert block["schedulers_max"] == [50] and "schedulers_max_steps" not in block
+    scheduler, max_duration, stop, lr = _from_json(data)
+    prog = schedlang.compile(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lrs = olmo_lrs(scheduler, max_duration, stop, lr=lr, gbs=data.get("data_loader", {}).get(
+            "global_batch_size", GBS))
+    assert len(lrs) == prog.run
+    for k, value in enumerate(lrs):
+        assert math.isclose(prog["lr"](k), value, rel_tol=1e-12, abs_tol=1e-18), k
+
+
 @pytest.mark.parametrize("source, message", [
     ("run = 1200\nschedule lr = olmo_core.WSD(lr=3e-4, t_max=1000, warmup=10, decay=100)\n",
      "longer than the horizon"),
@@ -392,7 +491,14 @@ def _real_scheduler(block: dict):
 
     cls = getattr(olmo_config().scheduler, block["_CLASS_"].rsplit(".", 1)[1])
     fields = {k: v for k, v in block.items() if k not in ("_CLASS_", "type")}
+    for key in ("schedulers", "stages"):  # a scheduler of schedulers: its children built so too
+        if key in fields:
+            fields[key] = [_real_scheduler(child) for child in fields[key]]
+    if "override_decay" in fields:
+        fields["override_decay"] = _real_scheduler(fields["override_decay"])
     fields.update({f.name: None for f in dataclasses.fields(cls) if f.init and f.name not in fields})
+    if cls.__name__ in ("ComposableSchedulerStage", "OverrideDecay"):
+        fields["shape"] = olmo_config().scheduler.ComposableSchedulerStageType(fields["shape"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return cls(**fields)
@@ -476,9 +582,32 @@ HOSTILE = [
     ("a zero decay", lambda d: d["train_module"]["scheduler"].update({"decay": 0}), "a decay of 0", "0"),
     ("a negative warmup", lambda d: d["train_module"]["scheduler"].update({"warmup": -1}), "whole number",
      "-1"),
-    ("a composite", lambda d: d["train_module"].update({"scheduler": {
-        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers": []}}),
-     "scheduler of schedulers", "\"olmo_core.optim.scheduler.SequentialScheduler\""),
+    ("an empty sequence", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers": [], "schedulers_max": []}}),
+     "schedulers is empty", "[]"),
+    ("a sequence in a sequence", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers_max": [10],
+        "schedulers": [{"_CLASS_": "olmo_core.optim.scheduler.ConstantScheduler"},
+                       {"_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler"}]}}),
+     "inside a SequentialScheduler", "\"olmo_core.optim.scheduler.SequentialScheduler\""),
+    ("a stage's unknown field", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0, "warmup": 3}]}}),
+     "ComposableSchedulerStage has no field 'warmup'", "\"warmup\""),
+    ("a stage's shape", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0, "shape": "sqrt"}]}}), "shape must be one of", "\"sqrt\""),
+    ("an override of another class", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.ComposableScheduler",
+        "stages": [{"duration": 10, "end_lr": 0.0}],
+        "override_decay": {"_CLASS_": "olmo_core.optim.scheduler.ComposableSchedulerStage", "start": 3,
+                           "duration": 2, "end_lr": 0.0}}}), "must be an OverrideDecay",
+     "\"olmo_core.optim.scheduler.ComposableSchedulerStage\""),
+    ("an override without its end", lambda d: d["train_module"].update({"scheduler": {
+        "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers_max": [],
+        "schedulers": [{"_CLASS_": "olmo_core.optim.scheduler.ConstantScheduler"}],
+        "override_decay": {"start": 3, "duration": 2}}}), "exactly one of 'end_lr' or 'end_lr_fraction'",
+     "3"),  # the override's first value
 ]
 
 
@@ -501,3 +630,22 @@ def test_cli_exit_2_with_caret(tmp_path):
                           text=True)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{path}:" in done.stderr and "^" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("where", ["max_duration", "hard_stop"])
+def test_a_run_in_epochs_is_refused_at_its_unit_saying_what_to_write(tmp_path, where):
+    """OLMo-core's steps of an epoch are ``data_loader.total_batches``, from the dataset's size,
+    which config.json (ConfigSaverCallback's) does not hold: refused at the unit, exit 2, the hint
+    naming ``run = N`` and the trainer's own log line of N."""
+    def change(data):
+        data["trainer"][where] = {"value": 2, "unit": "epochs", "_CLASS_": "olmo_core.train.common.Duration"}
+
+    path = tmp_path / "config.json"
+    path.write_text(_broken(change))
+    done = subprocess.run([sys.executable, "-m", "schedlang", "import", str(path), "--format",
+                           "olmo-core-json"], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "is in epochs" in done.stderr and "`run = N`" in done.stderr
+    assert "Training for N steps" in done.stderr
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if '"epochs"' in text)
+    assert f"{path}:{line}:" in done.stderr and "^" in done.stderr, done.stderr
