@@ -223,3 +223,22 @@ def test_a_crossing_of_a_power_whose_base_starts_negative_is_solved():
     assert schedlang.equivalent(hf, same).method == "symbolic"
     verdict = schedlang.equivalent(hf, other)
     assert verdict.different and verdict.counterexample.step == 151
+
+
+def test_the_same_formula_needs_no_rule(monkeypatch):
+    """Two sides that are one formula (an export read back as written) are equivalent before any
+    proof rule reads them (issue 39 item 17: a 96-stage token clock's sides were expanded per
+    stage and normalised); one number apart, the rules still run and refute them."""
+    import schedlang.verify.prover as prover
+
+    ramp = ("param seq_len: int = 4096\nbatch = megatron.rampup_batch_size(32, 32, 2000000, "
+            "global_batch_size=3104)\nschedule lr = on_samples(megatron.OptimizerParamScheduler("
+            "init_lr=0, max_lr={peak}, min_lr=3e-05, lr_warmup_steps=100000, lr_decay_steps=10000000, "
+            'lr_decay_style="cosine"))\n')
+    calls = []
+    real = prover.normalise
+    monkeypatch.setattr(prover, "normalise", lambda e: calls.append(e) or real(e))
+    verdict = equivalent(ramp.format(peak="0.0003"), ramp.format(peak="0.0003"))
+    assert verdict and verdict.method == "symbolic" and not calls
+    assert not equivalent("constant(1, 10) >> linear(1, 0, 5)", "constant(1, 10) >> linear(1, 0.5, 5)")
+    assert calls  # a different pair still goes through the rules

@@ -39,29 +39,47 @@ MODULES = ("megatron_args", "cerebras_yaml", "composer_yaml", "timm_args", "hf_a
 
 
 @functools.cache
-def table() -> tuple:
-    """Every format's declaration (``Format``), from its module, in ``MODULES`` order; a listed
-    module that declares none, or a name declared twice, is a mistake of whoever added it."""
+def _declared(module: str):
+    """The ``Format`` that ``module`` declares (loading it); one that declares none is a mistake of
+    whoever listed it."""
     from .common.format import Format  # lazy: formats load on use (check loads none)
 
+    declared = getattr(import_module(f".{module}", __name__), "FORMAT", None)
+    if not isinstance(declared, Format):
+        raise TypeError(f"schedlang/formats/{module}.py is listed in MODULES but declares no "
+                        "FORMAT = Format(...) (docs/import_export.md, 'Adding a format')")
+    return declared
+
+
+@functools.cache
+def table() -> tuple:
+    """Every format's declaration (``Format``), from its module, in ``MODULES`` order; a name
+    declared twice is a mistake of whoever added it."""
     formats = []
     for module in MODULES:
-        declared = getattr(import_module(f".{module}", __name__), "FORMAT", None)
-        if not isinstance(declared, Format):
-            raise TypeError(f"schedlang/formats/{module}.py is listed in MODULES but declares no "
-                            "FORMAT = Format(...) (docs/import_export.md, 'Adding a format')")
+        declared = _declared(module)
         if any(f.name == declared.name for f in formats):
             raise TypeError(f"two modules declare the format '{declared.name}'")
         formats.append(declared)
     return tuple(formats)
 
 
+def find(name: str):
+    """The format called ``name`` (None if none is), loading the modules in ``MODULES`` order only
+    up to its own: an export in the first listed format loads one format module, not all."""
+    for module in MODULES:
+        declared = _declared(module)
+        if declared.name == name:
+            return declared
+    return None
+
+
 def by_name(name: str):
     """The format called ``name``; an unknown name is an error naming the formats."""
-    for f in table():
-        if f.name == name:
-            return f
-    raise SchedlangError(f"unknown import format '{name}'", hint="one of " + ", ".join(NAMES))
+    found = find(name)
+    if found is None:
+        raise SchedlangError(f"unknown import format '{name}'", hint="one of " + ", ".join(NAMES))
+    return found
 
 
 class _Names(Sequence):
@@ -76,6 +94,10 @@ class _Names(Sequence):
 
     def __getitem__(self, index):
         return self._names()[index]
+
+    def __contains__(self, name) -> bool:  # argparse's check of a choice: load up to its module
+        found = find(name) if isinstance(name, str) else None
+        return found is not None and (bool(found.writer) or not self.writers)
 
     def __len__(self) -> int:
         return len(self._names())

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import SchedlangError
 from ..limits import check_size
-from . import table
+from . import find, table
 
 
 def export(source: str | bytes, filename: str = "<string>", *, format: str = "cerebras-yaml",  # noqa: A002
@@ -23,11 +23,11 @@ def export(source: str | bytes, filename: str = "<string>", *, format: str = "ce
     into, usually the one the file was imported from: the writer writes for that run (Megatron's
     lengths in its unit) and proves its text merged into it.  Without it the proof merges into the
     format's defaults, and the output says so (docs/import_export.md, "Export")."""
-    writers = {f.name: f for f in table() if f.writer}
-    if format not in writers:
+    f = find(format) if isinstance(format, str) else None
+    if f is None or not f.writer:
+        writers = [f.name for f in table() if f.writer]
         raise SchedlangError(f"unknown export format '{format}'", hint="one of " + ", ".join(writers))
     check_size(source, filename)
     from .common.into import original  # lazy: `schedlang check` loads this module, not the formats
 
-    f = writers[format]
     return f.writer(source, filename, params, verify, schedules, read=f.reader, into=original(into))

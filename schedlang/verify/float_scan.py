@@ -13,6 +13,8 @@ The sympy tree is turned into nested closures over arrays (no ``eval``/``exec``/
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 from sympy.core.relational import Relational
 
@@ -20,10 +22,23 @@ from ..core.algebra import t
 from ..core.functions import BY_NODE
 from ..core.special import restart_index
 
-try:
-    import numpy as np
-except ImportError:  # schedlang needs only lark and sympy (the playground's Pyodide has no numpy):
-    np = None  # without numpy there are no candidates, and the exact scan does all the work
+np = None  # numpy, once ``_numpy`` has loaded it: a proof that never scans (an export read back
+# as written, a resume) does not pay its import
+
+
+@functools.cache
+def _numpy():
+    """numpy, imported on the first scan; None without it: schedlang needs only lark and sympy
+    (the playground's Pyodide has no numpy), and then there are no candidates and the exact scan
+    does all the work."""
+    global np  # noqa: PLW0603 - the closures of ``_compile`` read the module's name
+    try:
+        import numpy  # lazy: ~0.1 s, only for a scan
+    except ImportError:
+        return None
+    np = numpy
+    return np
+
 
 BLOCK = 1 << 18  # steps computed at once
 RELATIVE = 1e-9  # a larger relative difference is a candidate
@@ -116,7 +131,7 @@ def compile_array(expr: sp.Expr):
 def candidates(ra: sp.Expr, rb: sp.Expr, start: int, stop: int, limit: int = 5):
     """Up to ``limit`` steps of ``[start, stop)``, in order, where float64 says the two differ
     (none without numpy: this stage only saves time)."""
-    if np is None:
+    if _numpy() is None:
         return []
     try:
         fa, fb = compile_array(ra), compile_array(rb)

@@ -41,7 +41,10 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     return x
 
 
-def _side(x, params: dict) -> _Side:
+def _side(x, params: dict, expand: bool = True) -> _Side:
+    """``x``'s formula with ``params`` bound; ``expand``: in the form the proof rules read
+    (``prepared``), else as compiled (what two sides are compared by first: identical formulas
+    need no proof rule)."""
     x = pick_schedule(x, params)
     program = x.program
     infos = program.params if program else {}
@@ -50,12 +53,26 @@ def _side(x, params: dict) -> _Side:
     values = bind_params(infos, {n: v for n, v in params.items() if n in infos},
                          program.values if program else None)
     bound = {infos[n].symbol: v for n, v in values.items()}
-    # the count of a token-clock schedule is written per batch stage, the form the proof
-    # rules read (``core.clock.expand_counts``): a side given as branches compares alike
-    expr = as_powers(expand_counts(bind(x.symbolic_expr, bound) if program else x.expr))
+    expr = bind(x.symbolic_expr, bound) if program else x.expr
+    if expand:
+        expr = prepared(expr)
     conditions = [c.xreplace(bound) for c in (program.constraints if program else [])]
     symbols = {name: info.symbol for name, info in infos.items()}
     return _Side(expr, conditions, symbols)
+
+
+def prepared(expr: sp.Expr) -> sp.Expr:
+    """``expr`` in the form the proof rules read: the count of a token-clock schedule written per
+    batch stage (``core.clock.expand_counts``: a side given as branches compares alike), powers
+    as ``as_powers`` writes them."""
+    return as_powers(expand_counts(expr))
+
+
+def identical(a: sp.Expr, b: sp.Expr) -> bool:
+    """Whether ``a`` and ``b`` are the same formula (in the same symbols), one with a value at
+    every step: then they are equal at every step and for every parameter value, with no proof
+    rule (an export read back as the file was written, a schedule against itself)."""
+    return a == b and not a.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
 
 
 def _merge_symbols(a: _Side, b: _Side) -> None:
