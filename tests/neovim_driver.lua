@@ -17,7 +17,7 @@ local function record(method, into)
   end
 end
 record("window/showMessage", out.messages)
-record("window/showDocument", out.shown)  -- 0.8 and later show documents
+record("window/showDocument", out.shown)  -- 0.9 and later show documents
 
 local function clients()
   local found = {}
