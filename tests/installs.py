@@ -16,6 +16,7 @@ import pytest
 
 FRAMEWORKS = "bash tools/install_frameworks.sh"
 PLAYGROUND = "python tools/build_playground.py"
+NEOVIM = "apt-get install neovim"  # a real editor client (tests/test_lsp_neovim.py)
 DEV = "pip install -c constraints.txt -e '.[dev]'"
 #: How every such skip reason ends; ``conftest.py`` finds the skipped tests by it.
 MARK = "; install it with: "

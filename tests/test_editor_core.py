@@ -402,3 +402,26 @@ def test_a_question_about_an_unchanged_line_reads_the_compiled_version():
     assert second.settled(1) is first            # line 1 reads the same: no second parse
     assert second.settled(len(second.lines)) is second  # the changed line: this version's own
     assert second.module is not None and second.settled(1) is second  # once parsed, its own
+
+
+def test_a_completion_on_a_long_file_lists_the_last_compiled_names_instead_of_parsing_again(monkeypatch):
+    """Issue 39 item 12: a completion sent while a long file is checked answers from the last
+    compiled version (its names a keystroke old) instead of parsing the new one beside the
+    check or waiting for it; a file that parses quickly is parsed for its own names."""
+    from schedlang.cli.editor import document
+
+    def names(doc):
+        return {i.label for i in completion.complete(doc, len(doc.lines), 1) if i.kind == "variable"}
+
+    first = Document(GPT)
+    assert first.program is not None
+    second = first.next_version(GPT + "let fresh = 1\n")
+    assert first.parse_seconds < document.SLOW_PARSE  # a short file: its own parse, its own names
+    assert "fresh" in names(second) and "parsed" in second._cache
+
+    monkeypatch.setattr(document, "SLOW_PARSE", 0.0)  # as if GPT took long to parse
+    third = second.next_version(GPT + "let fresh = 1\nlet newer = 2\n")
+    assert third.before is first  # the second was parsed, never compiled
+    found = names(third)
+    assert "parsed" not in third._cache and "decay" in found and not {"fresh", "newer"} & found
+    assert third.module is not None and "newer" in names(third)  # once parsed, its own names

@@ -241,3 +241,23 @@ async def test_code_lenses_plot_summarise_and_verify(client: LanguageClient, tmp
     missing = await _execute(client, "schedlang.summary", "file:///nowhere.sched", "lr")
     assert "not open" in missing["error"]
     assert not [m for m in client.log_messages if m.type == lsp.MessageType.Error]
+
+
+# issue 39 item 11: the statement's range and its text in the hover stopped one short of the `)`
+DECAY = ("param peak: float = 1e-3\nparam total: int = 1000\n"
+         "let decay = cosine(peak, 0.1 * peak, total - 500)\nschedule lr = decay\n")
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_statement_ending_in_a_call_is_ranged_to_its_bracket(client: LanguageClient):
+    _open(client, DECAY)
+    doc = lsp.TextDocumentIdentifier(URI)
+    let = DECAY.splitlines()[2]
+    hover = await client.text_document_hover_async(lsp.HoverParams(doc, lsp.Position(3, 16)))
+    assert f"```schedlang\n{let}\n```" in hover.contents.value
+    assert hover.range == lsp.Range(lsp.Position(3, 14), lsp.Position(3, 19))
+    found = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(doc))
+    outline = {s.name: s for s in found}
+    assert outline["decay"].range == lsp.Range(lsp.Position(2, let.index("decay")), lsp.Position(2, len(let)))
+    assert outline["decay"].selection_range == lsp.Range(lsp.Position(2, 4), lsp.Position(2, 9))
+    assert outline["lr"].range.end == lsp.Position(3, len(DECAY.splitlines()[3]))

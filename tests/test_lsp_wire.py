@@ -297,19 +297,21 @@ def _recorded(client: str) -> dict:
     return LanguageClient().protocol._converter.unstructure(client_capabilities(client))
 
 
-@pytest.mark.parametrize("support", [False, True], ids=["neovim-0.7", "declined"])
-def test_a_client_that_shows_no_document_is_told_where_the_plot_is(tmp_path, support):
+@pytest.mark.parametrize("reply", [None, {"result": {"success": False}},
+                                   {"error": {"code": -32603, "message": "no viewer for svg"}}],
+                         ids=["neovim-0.7", "declined", "failed"])
+def test_a_client_that_shows_no_document_is_told_where_the_plot_is(tmp_path, reply):
     """Neovim 0.7 says ``showDocument.support = false``; another client may answer ``success:
-    false``: either way the user is told the SVG's path in a message."""
+    false`` or an error: either way the user is told the SVG's path in a message."""
     capabilities = _recorded("neovim@v0.7.0")
     assert capabilities["window"]["showDocument"] == {"support": False}
-    capabilities["window"]["showDocument"]["support"] = support
+    capabilities["window"]["showDocument"]["support"] = support = reply is not None
     fresh = Server(capabilities=capabilities)
     try:
         id_ = _plot(fresh, tmp_path)
         if support:
             asked = fresh.wait(lambda m: m.get("method") == "window/showDocument")
-            fresh.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": {"success": False}}))
+            fresh.send(frame({"jsonrpc": "2.0", "id": asked["id"], **reply}))
         uri = fresh.answer(id_)["result"]["uri"]
         told = fresh.wait(lambda m: m.get("method") == "window/showMessage")
         assert uri.removeprefix("file://") in told["params"]["message"]
@@ -318,9 +320,26 @@ def test_a_client_that_shows_no_document_is_told_where_the_plot_is(tmp_path, sup
         fresh.kill()
 
 
+def test_a_shown_plot_needs_no_message(tmp_path):
+    capabilities = _recorded("neovim@v0.7.0")
+    capabilities["window"]["showDocument"]["support"] = True
+    fresh = Server(capabilities=capabilities)
+    try:
+        id_ = _plot(fresh, tmp_path)
+        asked = fresh.wait(lambda m: m.get("method") == "window/showDocument")
+        assert asked["params"]["external"] is True and asked["params"]["uri"].endswith("/a-lr.svg")
+        fresh.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": {"success": True}}))
+        assert fresh.answer(id_)["result"]["uri"] == asked["params"]["uri"]
+        # the message would have come before the answer, on the same stream
+        assert not [m for m in fresh.seen if m.get("method") == "window/showMessage"]
+    finally:
+        fresh.kill()
+
+
 def test_editor_lock_files_are_not_offered_to_verify_against(server, tmp_path):
     (tmp_path / "b.sched").write_text("schedule lr = linear(1, 0, 10)\n")
     (tmp_path / ".#b.sched").symlink_to("user@host.1234:1700000000")  # Emacs' lock file: a dangling link
+    (tmp_path / ".#a.sched").write_text("user@host.1234:1700000000")  # ... or a file, where links cannot be
     (tmp_path / "c.sched").mkdir()
     _open(server, tmp_path / "a.sched", "schedule lr = linear(1, 0, 10)\n")
     here = (tmp_path / "a.sched").as_uri()
@@ -330,3 +349,28 @@ def test_editor_lock_files_are_not_offered_to_verify_against(server, tmp_path):
     assert [a["title"] for a in asked["params"]["actions"]] == ["b.sched"]
     server.send(frame({"jsonrpc": "2.0", "id": asked["id"], "result": {"title": "b.sched"}}))
     assert server.answer(id_)["result"]["verdict"] == "equivalent"
+
+
+@pytest.mark.parametrize("offered, encoding", [(None, "utf-16"), (["utf-32", "utf-8", "utf-16"], "utf-32")],
+                         ids=["eglot-1.9-emacs-28", "emacs-29"])
+def test_eglot_columns_are_the_encoding_it_negotiates(tmp_path, offered, encoding):
+    """eglot 1.9 (Emacs 28) offers no position encoding, so the protocol's default holds, UTF-16
+    (docs/editors.md); Emacs 29's offers UTF-32 first and gets it."""
+    capabilities = _recorded("emacs")
+    capabilities.get("general", {}).pop("positionEncodings", None)
+    if offered:
+        capabilities.setdefault("general", {})["positionEncodings"] = offered
+    fresh = Server(initialize=False)
+    try:
+        answer = fresh.call("initialize", {"processId": None, "capabilities": capabilities})
+        assert answer["result"]["capabilities"].get("positionEncoding", "utf-16") == encoding
+        fresh.notify("initialized", {})
+        text = 'schedule lr = cyclic(0, 1, 10, mode="😀😀")\n'
+        _open(fresh, tmp_path / "a.sched", text)
+        published = fresh.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                               and any(d.get("code") == "invalid-option" for d in m["params"]["diagnostics"]))
+        [found] = published["params"]["diagnostics"]
+        width = {"utf-16": 4, "utf-32": 2}[encoding]  # "😀😀": 4 UTF-16 units, 2 code points
+        assert (found["range"]["start"]["character"], found["range"]["end"]["character"]) == (36, 38 + width)
+    finally:
+        fresh.kill()

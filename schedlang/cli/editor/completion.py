@@ -70,7 +70,7 @@ def _presets(library: str) -> list[Item]:
 
 
 def _names(doc: Document) -> list[Item]:
-    items = [Item(d.name, "variable", f"{d.kind} {d.name}") for d in symbols.definitions(doc)
+    items = [Item(d.name, "variable", f"{d.kind} {d.name}") for d in symbols.definitions(doc.outlined())
              if d.name_span is not None]
     items += [Item(b.name, "function", b.signature(), builtin_text(b)) for b in stdlib.SCHEDULES.values()]
     items += [Item(f.name, "function", "math function") for f in FUNCTIONS

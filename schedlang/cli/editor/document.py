@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 
 from ...errors import SchedlangError, Source, Span, split_lines
@@ -20,6 +21,9 @@ from ...syntax import ir
 from ...syntax.parser import parse
 
 FILENAME = "<editor>"
+#: A parse this slow (seconds, a file of about 200 lines) is not repeated for a completion's
+#: names while the version before it has them (``Document.outlined``).
+SLOW_PARSE = 0.05
 _BOM = "\ufeff"
 #: What the tokenizer sees: strings (possibly unclosed), comments, dotted names, numbers, the rest.
 TOKEN = re.compile(r'(?P<string>"[^"\n\r]*"?)|(?P<comment>#[^\n\r]*)|'
@@ -72,6 +76,7 @@ class Document:
     before: Document | None = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
     _locks: dict = field(default_factory=dict, repr=False)
+    parse_seconds: float = field(default=0.0, repr=False)  # how long ``parsed`` took
 
     @_Once
     def source(self) -> Source:
@@ -87,10 +92,13 @@ class Document:
     @_Once
     def parsed(self) -> ir.Module | SchedlangError:
         """The syntax tree, or the error that stopped the parser."""
+        started = time.perf_counter()
         try:
             return parse(self.source.text, self.filename)
         except SchedlangError as exc:
             return exc
+        finally:
+            self.parse_seconds = time.perf_counter() - started
 
     @property
     def module(self) -> ir.Module | None:
@@ -128,6 +136,15 @@ class Document:
         long file is checked answers at once instead of parsing it again beside the compile)."""
         last = self.latest()
         if last is self or "parsed" in self._cache or last.line(line) != self.line(line):
+            return self
+        return last
+
+    def outlined(self) -> Document:
+        """The version whose statements a completion lists: this one once it is parsed, or when
+        parsing is quick; else the last compiled one (a long file's names a few keystrokes old,
+        at once, instead of a second parse of it beside the check's, or a wait for that one)."""
+        last = self.latest()
+        if last is self or "parsed" in self._cache or last.parse_seconds < SLOW_PARSE:
             return self
         return last
 
