@@ -63,7 +63,36 @@ EQUAL = [
     ("torchtitan-toml", TITAN, ["lr = 0.001", "steps = 1000", "warmup_steps = 100", 'decay_type = "cosine"',
                                 "min_lr_factor = 0.1"]),
     ("cerebras-yaml", ISSUE, ["SequentialLR", "LinearLR", "CosineDecayLR"]),  # any chain, by construct
+    # step shapes: the drops read off the file (milestones, period, factor)
+    ("composer-yaml", "step(1e-3, 0.5, 100)", ["name: step", "step_size: 100ba", "gamma: 0.5"]),
+    ("composer-yaml", "constant(1e-3) for 300 >> constant(1e-4) for 300 >> constant(1e-5)",
+     ["name: multistep", "milestones: [300ba, 600ba]"]),
+    ("composer-yaml", "warmup(linear, 100) >> multistep(1e-3, 0.1, [200, 500])",
+     ["name: multistep_with_warmup", "t_warmup: 100ba", "milestones: [300ba, 600ba]"]),
+    # DeepSpeed: a ramp from a floor (warmup_min_ratio), a log ramp, a one-cycle, read on its clock
+    ("deepspeed-json", "constant(0) for 1 >> (1e-4 + 9e-4 * t / 100 for 100) "
+                       ">> (1e-4 + 9e-4 * (1 + cos(pi * (t + 1) / 900)) / 2 for 899) >> constant(1e-4)",
+     ['"type": "WarmupCosineLR"', '"total_num_steps": 1000', '"warmup_min_ratio": 0.1']),
+    ("deepspeed-json", "constant(0) for 1 >> (1e-3 * log(t + 1) / log(100) for 100) >> linear(1e-3, 0, 900)",
+     ['"type": "WarmupDecayLR"', '"total_num_steps": 1000', '"warmup_num_steps": 100']),
+    ("deepspeed-json", "linear(1e-4, 1e-3, 100) >> linear(1e-3, 1e-4, 100) >> constant(1e-4)",
+     ['"type": "OneCycle"', '"cycle_first_step_size": 100']),
 ]
+
+#: OLMo-core sets update t's lr at t + 1: the file read a step on is its scheduler
+OLMO_EQUAL = [
+    ("run = 1000\nschedule lr = warmup(linear, 99, start=3e-6) >> cosine(3e-4, 3e-5, 900)\n",
+     ["olmo_core.optim.scheduler.CosWithWarmup", '"warmup_steps": 100', '"alpha_f": 0.1']),
+    ("run = 2000\nschedule lr = warmup(linear, 199, start=5e-6) >> linear(1e-3, 1e-4, 1800)\n",
+     ["olmo_core.optim.scheduler.WSD", '"warmup_steps": 200', '"decay_steps": 1800']),
+]
+
+
+@pytest.mark.parametrize("text, says", OLMO_EQUAL)
+def test_a_file_equal_to_an_olmo_core_scheduler_is_written_as_it(text, says):
+    exported = export(text, "lr.sched", format="olmo-core-json")  # read back and proven inside
+    for fragment in says:
+        assert fragment in exported, exported
 
 
 def _source(text: str) -> str:
@@ -153,14 +182,15 @@ NONE = [
     ("megatron-args", "warmup(linear, 100) >> poly(1e-3, 1e-4, 900, 2)", "megatron.OptimizerParamScheduler",
      101),
     ("hf-args", "warmup(linear, 100) >> exp(1e-3, 0.99, 1)", "hf.", None),
-    ("deepspeed-json", ISSUE, "deepspeed.", 1),
+    ("deepspeed-json", ISSUE, "deepspeed.", 2001),
     ("composer-yaml", "warmup(linear, 100) >> poly(1e-3, 1e-4, 900, 3)", "composer.", None),
-    ("hf-args", "warmup(linear, 10) >> cosine(1e-3, 0, 90) >> constant(5e-4)", "hf.", 100),
+    ("hf-args", "warmup(linear, 10) >> cosine(1e-3, 0, 90) >> constant(5e-4)", "hf.", None),
     ("torchtitan-toml", "run = 1000\nschedule lr = warmup(linear, 100) >> cosine(1e-3, 1e-4, 900)",
      "torchtitan.lr_scheduler", 0),
     # OLMo-core sets update t's lr at t + 1: a warmup from 0 at update 0 is no OLMo-core scheduler
     ("olmo-core-json", "run = 1000\nschedule lr = warmup(linear, 100) >> cosine(3e-4, 3e-5, 900)",
-     "olmo_core.", 0),
+     "olmo_core.", None),
+    ("composer-yaml", "constant(1e-3) for 100 >> constant(5e-4) for 100 >> constant(1e-4)", "composer.", 200),
 ]
 
 

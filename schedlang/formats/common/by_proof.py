@@ -34,10 +34,14 @@ from fractions import Fraction
 import sympy as sp
 
 from ...core.algebra import t
+from ...core.special import as_power, folded, logb
 from ...errors import SchedlangError
 from ...library.presets import PRESETS, Rejected, namespace
 from ...library.stdlib import REQUIRED, Kind
+from ...program import Schedule
 from ...program import compile as compile_source
+from ...semantics.lower import lower
+from ...syntax.parser import parse
 from .numbers import as_sympy, decimal_text
 
 #: The most candidates proven (closest first) before the search gives up: the ranking puts a
@@ -47,7 +51,8 @@ MAX_PROOFS = 8
 
 @dataclass(frozen=True)
 class Shape:
-    """What a warmup-then-decay schedule is made of, read off the schedule (exact numbers)."""
+    """What a warmup-then-decay or step-decay schedule is made of, read off the schedule (exact
+    numbers)."""
 
     init: sp.Expr  # the value at step 0
     peak: sp.Expr  # the largest value at the shape's steps
@@ -56,6 +61,9 @@ class Shape:
     end: int | None  # the last breakpoint: the floor is held from here on
     floor: sp.Expr  # the value at ``end`` (the last value)
     steps: tuple[int, ...]  # the steps the candidates are ranked at
+    drops: tuple[int, ...] = ()  # the steps where the value falls from a held level (milestones)
+    period: int | None = None  # the steps between drops, where the formula repeats them
+    gamma: sp.Expr | None = None  # the factor of the first drop
 
     def ratio(self, value: sp.Expr) -> sp.Expr | None:
         return value / self.peak if self.peak != 0 else None
@@ -68,19 +76,22 @@ def _gap(a: int | None, b: int | None) -> int | None:
 #: A preset argument's name -> its value from the shape; None: the argument is left at its
 #: default.  One table for every library: the presets name the same things the same few ways.
 ROLES: dict[str, Callable[[Shape], object]] = {
-    **dict.fromkeys(("lr", "max_lr", "warmup_max_lr", "learning_rate"), lambda s: s.peak),
+    **dict.fromkeys(("lr", "max_lr", "warmup_max_lr", "learning_rate", "cycle_max_lr"), lambda s: s.peak),
     **dict.fromkeys(("min_lr", "lr_end", "decay_min_lr", "lr_min"), lambda s: s.floor),
-    **dict.fromkeys(("init_lr", "warmup_min_lr"), lambda s: s.init),
+    **dict.fromkeys(("init_lr", "warmup_min_lr", "cycle_min_lr"), lambda s: s.init),
     **dict.fromkeys(("alpha_f", "min_lr_rate", "min_lr_ratio", "cos_min_ratio", "min_lr_factor"),
                     lambda s: s.ratio(s.floor)),
     **dict.fromkeys(("warmup_min_ratio", "warmup_lr_rate"), lambda s: s.ratio(s.init)),
-    **dict.fromkeys(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", "t_warmup", "warmup_steps"),
-                    lambda s: s.warmup),
+    **dict.fromkeys(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", "t_warmup", "warmup_steps",
+                     "cycle_first_step_size"), lambda s: s.warmup),
     **dict.fromkeys(("lr_decay_steps", "num_training_steps", "total_num_steps", "t_max", "training_steps"),
                     lambda s: s.end),
-    **dict.fromkeys(("wsd_decay_steps", "num_decay_steps", "decay_steps"),
+    **dict.fromkeys(("wsd_decay_steps", "num_decay_steps", "decay_steps", "cycle_second_step_size"),
                     lambda s: _gap(s.end, s.stable_end)),
     "num_stable_steps": lambda s: _gap(s.stable_end, s.warmup),
+    "milestones": lambda s: s.drops or None,
+    **dict.fromkeys(("step_size", "t_0"), lambda s: s.period),
+    "gamma": lambda s: s.gamma,
 }
 #: The option arguments that choose the curve (each of their choices is a candidate).
 SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type")
@@ -112,7 +123,11 @@ def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None
                                   "(which writes any chain)")
     tried = []
     for candidate in ranked[:MAX_PROOFS]:
-        verdict = equivalent(schedule, _compiled(candidate.call), stop=run)
+        try:
+            other = _compiled(candidate.call)
+        except SchedlangError:  # refused by a check the ranking skips (``_values``)
+            continue
+        verdict = equivalent(schedule, other, stop=run)
         if verdict:
             return candidate.call
         tried.append((candidate, verdict))
@@ -120,22 +135,54 @@ def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None
 
 
 def shapes_of(schedule, run: int | None) -> list[Shape]:
-    """The schedule's ``Shape`` (two readings of its end where the ramp starts late), from its
-    values at step 0 and around each breakpoint: the warmup ends at the first step at the largest
-    value (its length counted from where the ramp is 0, so a framework that begins its ramp a
-    step late, or a step early, is read as it counts), the peak is the ramp's own value there (a
-    decay that starts at once never shows it), the decay ends at the last breakpoint, whose value
-    is the floor."""
+    """The schedule's ``Shape`` on each clock a framework's formula may count (``CLOCKS``: the
+    file read at step ``t - c``, so that a framework whose update t runs its formula at ``t + 1``,
+    as OLMo-core does, is called with its own warmup, total and start), and two readings of its
+    end where the ramp starts late.  The first is the file's own clock: its steps rank them."""
     breaks = [int(math.ceil(b)) for b in schedule.breakpoints if b >= 0]
+    shapes: list[Shape] = []
+    for c in CLOCKS:
+        try:
+            read = _read(schedule.expr.subs(t, t - c) if c else schedule.expr,
+                         [b + c for b in breaks], None if run is None else run + c)
+        except (TypeError, ValueError, ZeroDivisionError):  # not finite where the file has no step
+            continue
+        first = shapes[0].steps if shapes else read[0].steps
+        shapes += [r for r in (dataclasses.replace(r, steps=first) for r in read) if r not in shapes]
+    if not shapes:
+        return _read(schedule.expr, breaks, run)
+    # a framework may count its warmup on one clock and its total on another (DeepSpeed's
+    # linear ramp reaches its peak a step after the file's, its log ramp at the file's step)
+    mixed = [dataclasses.replace(a, end=b.end, floor=b.floor) for a in shapes for b in shapes]
+    return shapes + [m for i, m in enumerate(mixed) if m not in shapes and m not in mixed[:i]]
+
+
+#: The clocks tried: the file's own, and the framework's formula at ``t + 1`` or ``t - 1`` (the
+#: shape read of the file at ``t - 1``, or ``t + 1``).  A ramp that is 0 a step off is read as its
+#: framework counts it anyway (``_zero``); these are for shapes that show no such ramp.
+CLOCKS = (0, 1, -1)
+
+
+def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
+    """The shape of the formula ``expr`` (breakpoints ``breaks``) from its values at step 0 and
+    around each breakpoint: the warmup ends at the first step at the largest value (its length
+    counted from where the ramp is 0, so a framework that begins its ramp a step late, or a step
+    early, is read as it counts), the peak is the ramp's own value there (a decay that starts at
+    once never shows it), the decay ends at the last breakpoint, whose value is the floor; the
+    value's drops (``_drops``) give its milestones, period and factor."""
+    breaks = [b for b in breaks if b >= 0]
     end = breaks[-1] if breaks else run
+    period = _period(expr)
     steps = {0, 1} | ({run - 1, run} if run else set())
     for b in breaks:
         steps |= {b - 1, b, b + 1, b + 2}
+    if period is not None:
+        steps |= {k * period + d for k in range(1, 4) for d in (-1, 0)}
     if end is not None:
         steps |= {end, end + 1, 2 * end}
         steps |= {(a + b) // 2 for a, b in itertools.pairwise(sorted({0, *breaks, end}))}
     steps = sorted(s for s in steps if s >= 0)
-    exact = {s: _value(schedule, s) for s in steps}
+    exact = {s: _value(expr, s) for s in steps}
     highest = max(float(v) for v in exact.values())
     top = next(s for s in steps if float(exact[s]) == highest)
     if end is not None and end <= top:
@@ -144,17 +191,58 @@ def shapes_of(schedule, run: int | None) -> list[Shape]:
         end -= 1  # the floor is reached a step before the branch that holds it begins
     peak, lag = exact[top], 0
     if top > 0:
-        ramp = _piece_at(schedule.expr, top - 1)
+        ramp = _piece_at(expr, top - 1)
         if ramp.subs(t, top).is_Rational and float(ramp.subs(t, top)) >= float(peak):
             peak = ramp.subs(t, top)
         lag = _zero(ramp)
     at_peak = [s for s in steps if top <= s and exact[s] == peak and (end is None or s <= end)] or [top]
     floor = exact[end] if end is not None else exact[steps[-1]]
+    drops = _drops(expr, breaks, exact)
+    gamma = None
+    if drops and drops[0] - 1 in exact and exact[drops[0] - 1] != 0:
+        gamma = exact[drops[0]] / exact[drops[0] - 1]
     ranked = tuple(s for s in steps if run is None or s < run)  # a run's steps are all that counts
-    shape = Shape(exact[0], peak, top - lag, at_peak[-1] - lag, end, floor, ranked)
-    if lag > 0 and end is not None:  # a late ramp's framework may count its total from the ramp too
+    shape = Shape(exact[0], peak, top - lag, at_peak[-1] - lag, end, floor, ranked,
+                  tuple(drops), period, gamma)
+    if lag != 0 and end is not None:  # a late ramp's framework may count its total from the ramp too
         return [shape, dataclasses.replace(shape, end=end - lag)]
     return [shape]
+
+
+def _period(expr: sp.Expr) -> int | None:
+    """The period of a value that changes every N steps (``floor(t / N)``, ``Mod(t, N)``), when
+    one N is read off its formula."""
+    periods = set()
+    for node in expr.atoms(sp.floor, sp.Mod):
+        arg = node.args[0]
+        if isinstance(node, sp.Mod):
+            periods.add(node.args[1] if arg == t else None)
+            continue
+        poly = sp.Poly(arg, t) if arg.is_polynomial(t) else None
+        if poly is None or poly.degree() != 1:
+            periods.add(None)
+            continue
+        periods.add(1 / poly.all_coeffs()[0])
+    if len(periods) != 1:
+        return None
+    period = periods.pop()
+    return int(period) if period is not None and period.is_Integer and period > 0 else None
+
+
+def _drops(expr: sp.Expr, breaks: list[int], exact: dict) -> list[int]:
+    """The steps where the value jumps from a level held the step before (a multistep's
+    milestones, a step decay's multiples of its period)."""
+    period = _period(expr)
+    if period is not None:
+        return [k * period for k in range(1, 4)]
+    found = []
+    for b in breaks:
+        if b < 2:
+            continue
+        before, held, at = (exact.get(s, _value(expr, s)) for s in (b - 2, b - 1, b))
+        if before == held and at != held and _piece_at(expr, b - 1).is_constant():
+            found.append(b)
+    return found
 
 
 def _zero(ramp: sp.Expr) -> int:
@@ -192,7 +280,13 @@ def candidates(schedule, shapes: list[Shape], names: tuple[str, ...]) -> list[Ca
                     seen.add(got)
                     found.append(Candidate(_shortest(name, variant, got, steps),
                                            sum(_relative(a, b) for a, b in zip(want, got))))
-    return sorted(found, key=lambda c: c.distance)
+    found.sort(key=lambda c: c.distance)
+    # those equal at the steps first, then the closest of each preset before the next of any:
+    # a refusal's proofs see every preset that comes near, not one preset's near copies
+    rank = {}
+    order = {id(c): (c.distance > 0, rank.setdefault(c.call.split("(")[0], itertools.count()).__next__())
+             for c in found}
+    return sorted(found, key=lambda c: order[id(c)])
 
 
 def _variants(name: str, call: str, steps):
@@ -209,10 +303,16 @@ def _variants(name: str, call: str, steps):
 
 @functools.lru_cache(maxsize=512)
 def _values(call: str, steps: tuple[int, ...]) -> tuple[float, ...] | None:
+    """The call's values at ``steps``, to rank it: lowered, without the checks of a compile
+    (a third of its time), which the call proven (``_compiled``) goes through; None where it does
+    not lower or is not finite there."""
     try:
-        return tuple(_compiled(call).values(steps))
-    except SchedlangError:
+        segment, span = lower(parse(f"schedule lr = {call}\n")).schedules["lr"]
+        expr = Schedule("lr", segment, None, span).expr
+        values = tuple(float(_value(expr, s)) for s in steps)
+    except (SchedlangError, ArithmeticError, TypeError, ValueError):
         return None
+    return values if all(math.isfinite(v) for v in values) else None
 
 
 def _shortest(name: str, call: str, got: tuple, steps) -> str:
@@ -239,8 +339,12 @@ def _calls(preset, shape: Shape):
             continue
         role = ROLES.get(arg.name)
         value = role(shape) if role is not None else None
-        text = _number_text(value) if value is not None else None
-        if text is not None and arg.kind in (Kind.VALUE, Kind.STEPS, Kind.DURATION, Kind.CONST):
+        if isinstance(value, tuple):  # a list, without ", " (``_keywords`` splits at it)
+            text = "[" + ",".join(_number_text(v) for v in value) + "]" if arg.kind is Kind.VALUES else None
+        else:
+            text = _number_text(value) if value is not None else None
+        if text is not None and arg.kind in (Kind.VALUE, Kind.VALUES, Kind.STEPS, Kind.DURATION,
+                                             Kind.CONST):
             given[arg.name] = text
         elif arg.default is REQUIRED:
             return
@@ -289,8 +393,11 @@ def _compiled(call: str):
     return compile_source(f"schedule lr = {call}\n")["lr"]
 
 
-def _value(schedule, step: int) -> sp.Expr:
-    return schedule.expr.subs(t, step)
+def _value(formula, step: int) -> sp.Expr:
+    """The exact value at ``step`` of a schedule or a formula in ``t`` (a power of the step's
+    decay that became a small whole one, ``0.5 ** floor(t / 100)``, as the number it is)."""
+    value = getattr(formula, "expr", formula).subs(t, step)
+    return value.replace(lambda e: as_power(e) is not None, folded) if value.has(logb) else value
 
 
 def _number_text(value) -> str | None:
