@@ -136,6 +136,14 @@ def test_scopes_of_hand_written_lines(engine):
              if statements[a:b] in ("run", "batch")]
     assert found == ["variable.other.schedlang", "keyword.control.schedlang", "keyword.control.schedlang",
                      "variable.other.schedlang", "variable.other.schedlang"]
+    # the calls of the run's clock are library rows like the built-ins and presets (issue 40)
+    clock = ("param seq_len: int = 4\nbatch = megatron.step_batch_size_schedule(\"0:16 2.4B:320\")\n"
+             "schedule a = on_tokens(linear(1, 0, 8)) >> on_samples(constant(0)) >> stages(1, [], [])\n")
+    assert {w: scopes(clock, engine)[w] for w in ("megatron.step_batch_size_schedule", "on_tokens",
+                                                   "on_samples", "stages")} == {
+        "megatron.step_batch_size_schedule": "support.function.preset.schedlang",
+        "on_tokens": "support.function.builtin.schedlang", "on_samples": "support.function.builtin.schedlang",
+        "stages": "support.function.builtin.schedlang"}
     # `x.linear`: a field of x, not the built-in (the token after `.` is a plain name).
     tokens = [(text[a:b], s) for a, b, s in textmate.tokenize(rules(engine), text)]
     assert tokens[tokens.index((".", "punctuation.schedlang")) + 1] == ("linear", "variable.other.schedlang")

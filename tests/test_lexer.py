@@ -84,3 +84,13 @@ def test_check_does_not_import_pygments():
             "sys.exit(1 if 'pygments' in sys.modules else 0)")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_calls_of_the_clock_are_builtins():
+    """``on_tokens``, ``stages`` and the dotted batch presets are rows of ``library/clock_calls``:
+    highlighted as the calls they are, not as plain names (issue 40)."""
+    from schedlang.library.clock_calls import CLOCK_CALLS
+
+    text = "".join(f"let x{i} = {name}(1)\n" for i, name in enumerate(CLOCK_CALLS))
+    kinds = {v: k for k, v in tokens(text) if v.strip()}
+    assert {name: kinds[name] in Name.Builtin for name in CLOCK_CALLS} == dict.fromkeys(CLOCK_CALLS, True)

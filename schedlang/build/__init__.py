@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from ..errors import did_you_mean as _did_you_mean
 from ..library import stdlib as _stdlib
+from ..library.clock_calls import Role as _Role
+from ..library.clock_calls import of_role as _of_role
 from ..library.presets import LIBRARIES as _LIBRARIES
-from ..semantics.lower_clock import ON_CLOCK as _ON_CLOCK
 from ..syntax import ir as _ir
 from ..syntax.parser import parse as _parse
 from . import site as _site
@@ -42,7 +43,7 @@ from .times import time
 #: Names that stand for a value rather than a function; each use is a fresh piece at its own line.
 _VALUES = ("t", *_stdlib.CONSTANTS)
 
-_FUNCTIONS = {name: Function(name) for name in (*_stdlib.SCHEDULES, *_stdlib.MATH, *_ON_CLOCK)}
+_FUNCTIONS = {name: Function(name) for name in (*_stdlib.SCHEDULES, *_stdlib.MATH, *_of_role(_Role.ON_CLOCK))}
 #: The shapes that are not also a function's name (``sb.megatron_exponential``).
 _SHAPES = {name: Shape(name) for name in _stdlib.COOLDOWN_SHAPES if name not in _FUNCTIONS}
 _NAMESPACES = {library: Namespace(library) for library in _LIBRARIES}

@@ -401,9 +401,9 @@ def clamp(x: Value, y: Value, z: Value, /) -> Expr:
 def on_samples(schedule: Expr) -> Expr:
     """on_samples(schedule)
 
-    ``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
-    tokens (samples) consumed before the step: a framework's schedule whose counter is the
-    samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock.
+    ``schedule`` with its ``t`` and its length counting the samples consumed before the step:
+    a framework's schedule whose counter is the samples consumed (Megatron's ``num_steps``),
+    placed on the run's clock; the file needs a batch schedule.
 
     Arguments:
         schedule: a schedule
@@ -412,9 +412,8 @@ def on_samples(schedule: Expr) -> Expr:
 def on_tokens(schedule: Expr) -> Expr:
     """on_tokens(schedule)
 
-    ``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
-    tokens (samples) consumed before the step: a framework's schedule whose counter is the
-    samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock.
+    ``schedule`` with its ``t`` and its length counting the tokens consumed before the step,
+    placed on the run's clock; the file needs a batch schedule (and ``param seq_len``).
 
     Arguments:
         schedule: a schedule

@@ -11,9 +11,9 @@ from fractions import Fraction
 
 from ..errors import SchedlangError, Source, Span
 from ..library import stdlib
+from ..library.clock_calls import Role, of_role
 from ..limits import MAX_SEGMENTS, recursion_room
 from ..semantics.lower import lower_piece
-from ..semantics.lower_clock import ON_CLOCK
 from ..semantics.lower_expressions import TIME_UNITS, Known
 from ..syntax import ir
 from . import site as sites
@@ -21,6 +21,8 @@ from . import text as texts
 from .declarations import _ORDER, ParamDecl, _merge
 from .signatures import _builtin
 
+#: The calls that put a schedule on the run's clock (``on_samples``, ``on_tokens``).
+_ON_CLOCK = frozenset(of_role(Role.ON_CLOCK))
 _LATER = object()  # a chain's value, lowered when first needed (Expr._known)
 
 
@@ -89,7 +91,7 @@ def _clock_params(node: ir.Node, children: tuple) -> frozenset[str]:
         elif isinstance(item, ir.Duration):
             if item.unit in ("sp", "tok"):
                 found.add(TIME_UNITS[item.unit][0])
-        elif isinstance(item, ir.Call) and isinstance(item.func, ir.Name) and item.func.id in ON_CLOCK:
+        elif isinstance(item, ir.Call) and isinstance(item.func, ir.Name) and item.func.id in _ON_CLOCK:
             found.add(TIME_UNITS["sp"][0])  # on_samples(...) needs the run's clock: a stand-in here
             stack.extend(item.args)
         elif isinstance(item, ir.Node):

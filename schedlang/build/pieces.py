@@ -26,7 +26,6 @@ from ..library import stdlib
 from ..limits import MAX_LIST_ITEMS, MAX_NESTING, recursion_room
 from ..program import Program, Schedule
 from ..semantics.lower import lower
-from ..semantics.lower_batch import BATCH_CALLS
 from ..semantics.lower_expressions import Known
 from ..semantics.params import to_number
 from ..syntax import ir
@@ -45,7 +44,7 @@ from .checks import (
 )
 from .declarations import _NAME, ParamDecl, _merge
 from .literals import _literal
-from .signatures import _builtin, _children, _doc, _presets, _signature
+from .signatures import _builtin, _children, _doc, _presets, _signature, is_batch
 from .source import _source
 
 
@@ -402,7 +401,7 @@ def _preset_attribute(prefix: str, attr: str) -> Function:
 def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
     builtin = _builtin(name)
     # a batch preset, like sb.stages, takes the program's tokens per sample as seq_len=, no argument
-    seq_len = kwargs.pop("seq_len", None) if name in BATCH_CALLS else None
+    seq_len = kwargs.pop("seq_len", None) if is_batch(name) else None
     plain = isinstance(builtin, stdlib.Builtin) and not builtin.variadic
     names = [a.name for a in builtin.args] if plain else []
     if any(a is None for a in args) and len(args) <= len(names):  # None: "not given", as in Python
@@ -418,7 +417,7 @@ def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
     parts = (*positional, *(v for _, v in keywords))
     params = _merge(site, *(p.params for p in parts), *_seq_len_params(seq_len, site))
     # a batch schedule is checked where it goes, in sb.program(batch=...)
-    return Expr(node, params, parts, check=name not in BATCH_CALLS)
+    return Expr(node, params, parts, check=not is_batch(name))
 
 
 # -- programs ------------------------------------------------------------------------------

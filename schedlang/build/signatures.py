@@ -1,5 +1,5 @@
 """Signatures and docstrings of ``schedlang.build``'s functions, from the one table of built-ins
-(``stdlib``, the presets, the dotted calls lowering knows): ``inspect.signature(sb.cosine)``,
+(``stdlib``, the presets, the calls of the run's clock, ``clock_calls``): ``inspect.signature(sb.cosine)``,
 ``help(sb.torch.StepLR)`` and the editor stub (``stub``) all read them here, so a row added
 to the table is a documented Python function with nothing else to write."""
 
@@ -8,13 +8,13 @@ from __future__ import annotations
 import inspect
 
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS, Role
 from ..library.presets import PRESETS, Rejected
-from ..semantics.lower_batch import BATCH_CALLS, CALL_SIGNATURES
 
 
 def _presets() -> dict:
-    """The presets, and the dotted calls lowering knows by name (``megatron.rampup_batch_size``)."""
-    return {**PRESETS, **{n: b for n, b in CALL_SIGNATURES.items() if "." in n}}
+    """The presets, and the dotted calls of the run's clock (``megatron.rampup_batch_size``)."""
+    return {**PRESETS, **{n: b for n, b in CLOCK_CALLS.items() if "." in n}}
 
 
 def _children(prefix: str) -> list[str]:
@@ -25,7 +25,7 @@ def _children(prefix: str) -> list[str]:
 
 def _builtin(name: str):
     """The table entry of a name: a stdlib ``Builtin``, a preset ``Builtin`` / ``Rejected``, or None."""
-    return stdlib.SCHEDULES.get(name) or _presets().get(name) or CALL_SIGNATURES.get(name)
+    return stdlib.SCHEDULES.get(name) or _presets().get(name) or CLOCK_CALLS.get(name)
 
 
 #: What each kind of argument takes, for the signature (annotation) and the docstring.
@@ -83,10 +83,16 @@ def _signature(name: str) -> inspect.Signature:
             _default_text(arg.default))
         params.append(inspect.Parameter(arg.name, kind, default=default, annotation=annotation))
         kind = params[-1].kind
-    if name in BATCH_CALLS:  # the program's tokens per sample, as sb.stages takes it
+    if is_batch(name):  # the program's tokens per sample, as sb.stages takes it
         params.append(inspect.Parameter("seq_len", inspect.Parameter.KEYWORD_ONLY, default=None,
                                         annotation="Param | None"))
     return inspect.Signature(params, return_annotation="Expr")
+
+
+def is_batch(name: str) -> bool:
+    """Whether ``name`` is a batch schedule's call (``stages``, ``megatron.rampup_batch_size``):
+    built for ``sb.program(batch=...)``, with the program's ``seq_len=`` beside its arguments."""
+    return name in CLOCK_CALLS and CLOCK_CALLS[name].role is Role.BATCH
 
 
 def _default_text(default) -> str:

@@ -14,8 +14,8 @@ import keyword
 from pathlib import Path
 
 from ..library import stdlib
+from ..library.clock_calls import Role, of_role
 from ..library.presets import LIBRARIES
-from ..semantics.lower_clock import ON_CLOCK
 from .signatures import _doc, _presets, _signature
 
 STUB = Path(__file__).with_name("__init__.pyi")
@@ -214,7 +214,7 @@ def render() -> str:
     for name in stdlib.MATH:
         if name not in stdlib.SCHEDULES:
             out.append(_function(name, name))
-    for name in ON_CLOCK:
+    for name in of_role(Role.ON_CLOCK):
         out.append(_function(name, name))
     for name in stdlib.COOLDOWN_SHAPES:
         if name not in stdlib.SCHEDULES and name not in stdlib.MATH:

@@ -14,12 +14,14 @@ import keyword
 import threading
 from fractions import Fraction
 
-from ..semantics.lower_batch import BATCH_CALLS
+from ..library.clock_calls import Role, of_role
 from ..semantics.lower_expressions import TIME_UNITS
 from ..syntax import ir
 
 SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
 _BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
+#: The batch schedules' calls: each takes the program's ``seq_len`` (``sb.stages(..., seq_len)``).
+_BATCH_CALLS = frozenset(of_role(Role.BATCH))
 
 
 def text(node: ir.Node, names: dict[int, str] | None = None) -> str:
@@ -263,7 +265,7 @@ def _py_shown(node: ir.Node, names: dict) -> tuple[str, int]:  # noqa: C901 - on
                   else f'**{{"{k.name}": {_py(k.value, names, _P_COMPARE)}}}' for k in node.keywords]
         if node.func.id == "stages" and "seq_len" in names:  # its token thresholds count with it
             parts.append(names["seq_len"])
-        elif node.func.id in BATCH_CALLS and "seq_len" in names:  # a preset's: the same, by keyword
+        elif node.func.id in _BATCH_CALLS and "seq_len" in names:  # a preset's: the same, by keyword
             parts.append(f"seq_len={names['seq_len']}")
         return f"{callee}({', '.join(parts)})", _P_ATOM
     if isinstance(node, ir.BinOp):

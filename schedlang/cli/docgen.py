@@ -3,7 +3,8 @@
 ``docs/stdlib.md`` is ``stdlib_markdown()``; a test regenerates it and fails
 when the committed file differs (run ``python -m schedlang.cli.docgen`` to update).
 The built-ins come from ``stdlib.SCHEDULES``, the math functions from the rows of
-``core.functions.FUNCTIONS`` and the constants from ``stdlib.CONSTANTS``.
+``core.functions.FUNCTIONS``, the constants from ``stdlib.CONSTANTS`` and the calls of the run's
+clock from ``clock_calls.CLOCK_CALLS``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from ..core.functions import FUNCTIONS
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS, Role
 
 INTRO = """\
 # The standard library
@@ -46,6 +48,22 @@ DURATIONS = {
 }
 
 
+CLOCK_INTRO = """
+## The run's clock
+
+The calls of the run's batch schedule and of the sample and token clocks (SPEC §12,
+[tokens.md](tokens.md)); their names are the language's (no `param`, `let`, `def` or
+`schedule` takes one).
+
+| call | where it goes | meaning |
+|---|---|---|
+"""
+
+#: Where a call of each role goes.
+CLOCK_PLACES = {Role.ON_CLOCK: "a schedule", Role.BATCH: "`batch = ...`",
+                Role.FROM_BATCH: "a schedule (with that batch schedule)"}
+
+
 PICTURES_INTRO = """
 ## Pictures
 
@@ -61,7 +79,10 @@ def stdlib_markdown() -> str:
         doc = " ".join(builtin.doc.split()).replace("``", "`")
         rows.append(f"| `{builtin.signature()}` | {DURATIONS.get(name, '')} | {doc} |")
         pictures.append(f"### `{name}`\n\n![{name}](img/stdlib-{name}.png)\n")
-    return INTRO + "\n".join(rows) + "\n" + MATH_INTRO + PICTURES_INTRO + "\n" + "\n".join(pictures)
+    clock = [f"| `{call.signature()}` | {CLOCK_PLACES[call.role]} | "
+             f"{' '.join(call.doc.split()).replace('``', '`')} |" for call in CLOCK_CALLS.values()]
+    return (INTRO + "\n".join(rows) + "\n" + MATH_INTRO + CLOCK_INTRO + "\n".join(clock) + "\n"
+            + PICTURES_INTRO + "\n" + "\n".join(pictures))
 
 
 def main(argv: list[str]) -> int:

@@ -7,7 +7,8 @@ site, ``pygmentize``) and the TextMate grammar of the editors
 they cannot disagree about what a word or a number is.  Nothing here is retyped either:
 the words come from the parser (``RESERVED``), the parameter types from lowering
 (``PARAM_TYPES``), the names from the standard library (``SCHEDULES``, ``MATH``,
-``CONSTANTS``) and the preset table (``PRESETS``), the number, duration and string
+``CONSTANTS``), the calls of the run's clock (``CLOCK_CALLS``: ``on_tokens``, ``stages``, the
+dotted batch presets) and the preset table (``PRESETS``), the number, duration and string
 patterns from the grammar's own terminals.
 
 The rules are tried in order *at the current position* and the first that matches wins
@@ -25,6 +26,7 @@ import re
 from typing import NamedTuple
 
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS
 from ..library.presets import PRESETS
 from ..semantics.params import PARAM_TYPES
 from ..syntax.parser import RESERVED, STATEMENT_WORDS, _lark
@@ -35,6 +37,9 @@ LITERALS = ("true", "false")
 KEYWORDS = tuple(sorted(RESERVED - set(WORD_OPERATORS) - set(LITERALS)))
 #: The names that are values, not calls: the math constants and the step ``t``.
 PSEUDO_NAMES = (*stdlib.CONSTANTS, "t")
+#: The calls of the run's clock: dotted ones are shown as presets, the others as built-ins.
+CLOCK_PRESETS = tuple(name for name in CLOCK_CALLS if "." in name)
+CLOCK_BUILTINS = tuple(name for name in CLOCK_CALLS if "." not in name)
 
 
 class Rule(NamedTuple):
@@ -73,8 +78,9 @@ RULES: tuple[Rule, ...] = (
     Rule("word_operator", words(WORD_OPERATORS)),
     Rule("literal", words(LITERALS)),
     Rule("type", words(PARAM_TYPES)),
-    Rule("preset", words(PRESETS, suffix=_NOT_DOTTED)),
-    Rule("builtin", words([*stdlib.SCHEDULES, *stdlib.MATH], prefix=_ALONE, suffix=_NOT_DOTTED)),
+    Rule("preset", words([*PRESETS, *CLOCK_PRESETS], suffix=_NOT_DOTTED)),
+    Rule("builtin", words([*stdlib.SCHEDULES, *stdlib.MATH, *CLOCK_BUILTINS], prefix=_ALONE,
+                          suffix=_NOT_DOTTED)),
     Rule("pseudo", words(PSEUDO_NAMES, prefix=_ALONE, suffix=_NOT_DOTTED)),
     Rule("name", r"[A-Za-z_][A-Za-z0-9_]*"),
     Rule("operator", r">>|\*\*|<=|>=|==|!=|[-+*/<>=]"),

@@ -32,11 +32,13 @@ HALF = sp.Rational(1, 2)
 
 
 class ArgumentError(Exception):
-    """Raised by a builtin about one of its arguments; lowering adds the argument's span."""
+    """Raised by a builtin about one of its arguments (``item``: one item of a list argument;
+    ``argument`` None: the call as a whole); lowering adds the span."""
 
-    def __init__(self, argument: str, message: str, hint: str | None = None):
+    def __init__(self, argument: str | None, message: str, hint: str | None = None,
+                 item: int | None = None):
         super().__init__(message)
-        self.argument, self.message, self.hint = argument, message, hint
+        self.argument, self.message, self.hint, self.item = argument, message, hint, item
 
 class Kind(enum.StrEnum):
     """What an argument of a built-in or preset must be; lowering checks and converts by it.

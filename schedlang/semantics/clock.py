@@ -41,8 +41,8 @@ from fractions import Fraction
 import sympy as sp
 
 from ..core.algebra import Segment, at, hold_for, tau
-from ..core.clock import SATURATION, UNITS, Clock, threshold_in_samples
-from ..errors import SchedlangError, Span
+from ..core.clock import SATURATION, UNITS, Clock
+from ..errors import Span
 
 
 @dataclass(frozen=True)
@@ -51,28 +51,6 @@ class BatchValue:
 
     table: tuple[tuple[int, int], ...]
     span: Span | None = None
-
-
-def stages_table(first: int, batches: list[int], thresholds: list[tuple[Fraction, str, Span]],
-                 seq_len: int | None, span: Span) -> tuple[tuple[int, int], ...]:
-    """``stages(b0, [b1, ...], [th1, ...])`` as a batch table: each threshold, in ``sp`` or
-    ``tok``, becomes the least sample count at which it is reached (``core.clock``)."""
-    if len(batches) != len(thresholds):
-        raise SchedlangError(f"stages() has {len(batches)} batch sizes after the first but "
-                             f"{len(thresholds)} thresholds", span,
-                             hint="one threshold per later batch: stages(b0, [b1, b2], [th1, th2])")
-    table = [(0, first)]
-    for batch, (amount, unit, where) in zip(batches, thresholds):
-        if unit == "tok" and seq_len is None:
-            raise SchedlangError("a threshold in tokens needs the tokens per sample", where,
-                                 hint="declare `param seq_len: int = 4096`")
-        samples = threshold_in_samples(amount, unit, seq_len)
-        if samples <= table[-1][0]:
-            shown = "0" if len(table) == 1 else "the threshold before it"
-            raise SchedlangError(f"this threshold is {samples} samples, not above {shown}", where,
-                                 hint="thresholds increase strictly, each above 0 samples")
-        table.append((samples, batch))
-    return tuple(table)
 
 
 #: The counts a scheduler class measures (``step(samples=n)``, ``step(tokens=n)``): in a

@@ -26,6 +26,7 @@ from ..core.algebra import Segment
 from ..core.clock import Clock
 from ..errors import SchedlangError, Span
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS
 from ..library.stdlib import Builtin
 from ..syntax import ir
 from .clock import resolve_single
@@ -123,6 +124,7 @@ def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None
     lowerer.place_clocks = False
     for stmt in module.statements:
         if isinstance(stmt, ir.Param):
+            _refuse_clock_name(stmt)
             lowerer._param(stmt)
     value = lowerer.value(node)
     return Known(node, value, tuple(lowerer.durations),
@@ -185,6 +187,7 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
                                      hint=f"first defined at {self.defined_at[stmt.name].location}")
             if stmt.name == "t":
                 raise SchedlangError("'t' is the step and cannot be redefined", stmt.span)
+            _refuse_clock_name(stmt)
             if isinstance(stmt, ir.Param):
                 self._param(stmt)
             elif isinstance(stmt, ir.Let):
@@ -258,6 +261,16 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         params = [s for s in self.module.statements if isinstance(s, ir.Param)]
         return frozenset(s.name for s in params if s.type == "int" or (
             s.where is not None and _says_positive(s.where, s.name, frozenset())))
+
+
+def _refuse_clock_name(stmt: ir.Node) -> None:
+    """A name the run's clock calls (``on_samples``, ``stages``; ``library/clock_calls``) is
+    not a program's: a ``def`` of it would hide the call, a ``param`` of it reads as one."""
+    if stmt.name in CLOCK_CALLS:
+        what = type(stmt).__name__.removesuffix("Decl").lower()
+        raise SchedlangError(f"'{stmt.name}' is the language's {stmt.name}(...), a call of the run's "
+                             f"clock, and cannot name a {what}", stmt.span,
+                             hint=f"name it otherwise, e.g. '{stmt.name}_'")
 
 
 def _says_positive(node: ir.Node, name: str, nonnegative: frozenset[str]) -> bool:

@@ -1,40 +1,53 @@
-"""The calls whose value is a batch schedule (``stages(...)``, Megatron's and OLMo-core's batch
-presets) or is read off one (OLMo-core's lr factor), and the signatures of the calls lowering
-knows by name.
+"""The calls of the batch schedule (``library/clock_calls``' rows of role ``batch``:
+``stages(...)``, Megatron's and OLMo-core's batch presets) and those read off it (role
+``from_batch``: OLMo-core's lr factor).
 
-A batch schedule is a table the run's clock is built from (``lower_clock.clock_at``).  The
-frameworks' own rules are pure functions in ``library/presets/megatron_batch.py`` and
-``olmo_core_batch.py``; this module reads their arguments and puts their errors at the call.
+A batch schedule is a table the run's clock is built from (``lower_clock.clock_at``).  Each row's
+arguments are read by its ``_read_<name>`` method here (dots as underscores) and handed to the
+row's pure function, whose errors this module puts at the call.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-import sympy as sp
-
-from ..core.algebra import Segment, tau
+from ..core.algebra import Segment
 from ..errors import SchedlangError, Span
-from ..library import stdlib
-from ..library.stdlib import REQUIRED, Builtin, Kind
-from ..limits import MAX_BATCH_STAGES
+from ..library.clock_calls import ClockCall
+from ..library.stdlib import REQUIRED, ArgumentError, Builtin
 from ..syntax import ir
-from .clock import BatchValue, stages_table
-from .lower_clock import ON_CLOCK, ClockLowering
+from .clock import BatchValue
 
 
 class BatchCallLowering:
     """The part of the ``Lowerer`` (``lower.py``) that lowers the batch schedule calls (see
     ``ExpressionLowering`` for why the ``Lowerer`` is split into parts it inherits)."""
 
-    def call_batch(self, node: ir.Call) -> BatchValue:
+    def call_batch(self, call: ClockCall, node: ir.Call) -> BatchValue:
         """``stages(b0, [b1, ...], [th1, ...])`` or a framework's batch schedule preset."""
         if not self._lowering_batch:
             raise SchedlangError(f"{node.func.id}() is a batch schedule: it goes in `batch = ...`",
                                  node.span)
-        return BatchValue(BATCH_CALLS[node.func.id](self, node), node.span)
+        return BatchValue(self._reader(call)(call, node), node.span)
 
-    def _stages(self, node: ir.Call):
+    def call_from_batch(self, call: ClockCall, node: ir.Call) -> Segment:
+        """A schedule read off the file's batch schedule (OLMo-core's lr factor)."""
+        return self._reader(call)(call, node)
+
+    def _reader(self, call: ClockCall):
+        return getattr(self, "_read_" + call.name.replace(".", "_"))
+
+    def _built(self, call: ClockCall, node: ir.Call, given: dict, *args, at: Span | None = None, **kwargs):
+        """``call``'s function on the values read: its ``ArgumentError`` at the argument (or the
+        item of a list) it names, a ``ValueError`` (a framework's refusal) at ``at`` or the call."""
+        try:
+            return call.build(*args, **kwargs)
+        except ArgumentError as exc:
+            raise self.argument_error(exc, given, node) from None
+        except ValueError as exc:
+            raise SchedlangError(str(exc), at or node.span) from None
+
+    def _read_stages(self, call: ClockCall, node: ir.Call):
         if node.keywords or len(node.args) != 3:
             raise SchedlangError("stages() takes 3 arguments: the first batch, the later batches "
                                  "and their thresholds", node.span,
@@ -50,8 +63,9 @@ class BatchCallLowering:
                 raise SchedlangError("a threshold counts samples or tokens", item.span,
                                      hint="e.g. 100e9tok or 2_000_000sp")
             count = self.fix_whole(amount.expr, item.span, "a threshold")
-            found.append((Fraction(count), amount.clock, item.span))
-        return stages_table(sizes[0], sizes[1:], found, self.seq_len(node.span), node.span)
+            found.append((Fraction(count), amount.clock))
+        given = {"thresholds": thresholds}
+        return self._built(call, node, given, sizes[0], sizes[1:], found, self.seq_len(node.span))
 
     def batch_arguments(self, signature: Builtin, node: ir.Call) -> dict:
         """The argument nodes of a batch preset call, by name, bound as any call's are
@@ -64,13 +78,8 @@ class BatchCallLowering:
                                  hint=f"signature: {signature.signature()}")
         return given
 
-    def _megatron_step_schedule(self, node: ir.Call):
-        """``megatron.step_batch_size_schedule("0:16 2.4B:320", seq_length=...)``: Megatron-LM
-        main's ``--step-batch-size-schedule`` (megatron-core >= 0.18), exact to its parser;
-        ``seq_length`` defaults to the file's ``seq_len`` (Megatron-LM passes its ``--seq-length``)."""
-        from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
-
-        given = self.batch_arguments(MEGATRON_STEP_SCHEDULE, node)
+    def _read_megatron_step_batch_size_schedule(self, call: ClockCall, node: ir.Call):
+        given = self.batch_arguments(call, node)
         text = given["schedule"]
         if not isinstance(text, ir.String):
             raise SchedlangError("the schedule is a double-quoted string of THRESHOLD:BATCH entries",
@@ -85,117 +94,43 @@ class BatchCallLowering:
                                      "seq_length, which defaults to seq_len")
         else:
             length = seq_len
-        return self._located(megatron_batch.step_batch_size_schedule, text.span, text.value, length)
+        return self._built(call, node, given, text.value, length, at=text.span)
 
-    def _megatron_rampup(self, node: ir.Call):
-        """``megatron.rampup_batch_size(start, increment, samples, global_batch_size=...)``:
-        megatron-core <= 0.17's ``--rampup-batch-size``, its float division included
-        (0.18 and later ignore the flag)."""
-        from ..library.presets import megatron_batch  # lazy: only files with a Megatron batch
-
-        given = self.batch_arguments(MEGATRON_RAMPUP, node)
+    def _read_megatron_rampup_batch_size(self, call: ClockCall, node: ir.Call):
+        given = self.batch_arguments(call, node)
         values = {name: self.fix_whole(self.constant(n, name), n.span, name) for name, n in given.items()}
-        return self._located(megatron_batch.rampup_batch_size, node.span, values.pop("start"),
-                              values.pop("increment"), values.pop("samples"),
-                              values.pop("global_batch_size"), **values, limit=MAX_BATCH_STAGES)
+        return self._built(call, node, given, **values)
 
-    @staticmethod
-    def _located(function, span: Span, *args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except ValueError as exc:
-            raise SchedlangError(str(exc), span) from None
-
-    def _olmo_batch_schedule(self, node: ir.Call):
-        """``olmo_core.batch_size_schedule(batch_sizes=[...], schedule=[...], units="tokens")``:
-        OLMo-core's ``BatchSizeSchedulerCallback``, batch sizes in tokens, an increase waiting
-        for a whole number of the new batches (``library/presets/olmo_core_batch.py``)."""
-        from ..library.presets import olmo_core_batch  # lazy: only files with an OLMo-core batch
-
-        units, sizes, points = self._olmo_batch_arguments(node)
+    def _read_olmo_core_batch_size_schedule(self, call: ClockCall, node: ir.Call):
+        given = self.batch_arguments(call, node)
+        spec = {a.name: a for a in call.args}
+        units = self.argument(call, spec["units"], given["units"]) if "units" in given else "tokens"
+        lists = []
+        for name, what in (("batch_sizes", "a batch size in tokens"), ("schedule", f"a point in {units}")):
+            lists.append([self.fix_whole(self.constant(item, what), item.span, what)
+                          for item in _list_items(given[name], f"the {name}")])
+        sizes, points = lists
         seq_len = self.seq_len(node.span)
         if seq_len is None:
             raise SchedlangError("OLMo-core's batch sizes count tokens: the file needs the tokens "
                                  "per sample", node.span, hint="declare `param seq_len: int = 4096`")
         self._olmo_batches = (sizes, points, units)
-        return self._located(olmo_core_batch.batch_size_schedule, node.span, sizes, points, seq_len, units)
+        return self._built(call, node, given, sizes, points, units, seq_len=seq_len)
 
-    def _olmo_batch_arguments(self, node: ir.Call) -> tuple[str, list[int], list[int]]:
-        given = self.batch_arguments(OLMO_BATCH_SCHEDULE, node)
-        spec = {a.name: a for a in OLMO_BATCH_SCHEDULE.args}
-        units = self.argument(OLMO_BATCH_SCHEDULE, spec["units"], given["units"]) if "units" in given \
-            else "tokens"
-        lists = []
-        for name, what in (("batch_sizes", "a batch size in tokens"), ("schedule", f"a point in {units}")):
-            lists.append([self.fix_whole(self.constant(item, what), item.span, what)
-                          for item in _list_items(given[name], f"the {name}")])
-        return units, *lists
-
-    def _olmo_lr_factor(self, node: ir.Call) -> Segment:
-        """``olmo_core.batch_size_lr_factor(units=...)``: the ``sqrt(new / old)`` by which
-        OLMo-core's batch-size callback multiplies the base lr at each change, from the step
-        whose batch changed on; ``units`` as the scheduler's it multiplies (``"tokens"``: on the
-        token clock read after the step, ``"steps"``: on the step clock)."""
-        from ..library.presets import olmo_core_batch  # lazy: only files with an OLMo-core batch
-
-        given = self.bind_arguments(OLMO_LR_FACTOR, node)
-        units = self.argument(OLMO_LR_FACTOR, OLMO_LR_FACTOR.args[0], given["units"]) if "units" in given \
-            else "tokens"
+    def _read_olmo_core_batch_size_lr_factor(self, call: ClockCall, node: ir.Call) -> Segment:
+        given = self.bind_arguments(call, node)
+        units = self.argument(call, call.args[0], given["units"]) if "units" in given else "tokens"
         if self.batches:
             self.clock_at(node.span)
         if self._olmo_batches is None:
-            raise SchedlangError(f"{OLMO_LR_FACTOR.name}() follows the batch of "
+            raise SchedlangError(f"{call.name}() follows the batch of "
                                  "olmo_core.batch_size_schedule(...), and the file's batch is not one",
                                  node.span, hint="declare `batch = olmo_core.batch_size_schedule("
                                                  "batch_sizes=[...], schedule=[...])`")
-        stages = olmo_core_batch.switches(*self._olmo_batches)  # (step, tokens before, batch)
-        factors = [sp.sqrt(sp.Rational(batch, stages[0][2])) for _, _, batch in stages]
-        # the factor of a switch at step s holds from step s on; read after the step, update k
-        # counts T_{k+1} = T_k + its batch, so from T_s + b_s tokens on
-        ends = [step if units == "steps" else tokens + batch for step, tokens, batch in stages[1:]]
-        pieces = [(factor, sp.Lt(tau, end)) for factor, end in zip(factors, ends)]
-        expr = sp.Piecewise(*pieces, (factors[-1], True)) if pieces else factors[-1]
-        return Segment(expr) if units == "steps" else Segment(expr, clock="tok", evaluation="after")
+        return self._built(call, node, given, units, batches=self._olmo_batches)
 
 
 def _list_items(node: ir.Node, what: str) -> tuple:
     if not isinstance(node, ir.List):
         raise SchedlangError(f"{what} must be a list like [6144, 15360]", node.span)
     return node.items
-
-
-#: The signatures of the Megatron batch presets (``bind_arguments`` reads them; their values are
-#: converted by ``_megatron_step_schedule`` / ``_megatron_rampup``, not by ``argument``).
-#: (``build`` is the method that lowers the call: its docstring is the call's documentation.)
-MEGATRON_STEP_SCHEDULE = Builtin("megatron.step_batch_size_schedule", (
-    stdlib.Arg("schedule", Kind.OPTION), stdlib.Arg("seq_length", Kind.CONST, None)),
-    build=BatchCallLowering._megatron_step_schedule)
-MEGATRON_RAMPUP = Builtin("megatron.rampup_batch_size", (
-    *(stdlib.Arg(name, Kind.CONST) for name in ("start", "increment", "samples", "global_batch_size")),
-    *(stdlib.Arg(name, Kind.CONST, None) for name in ("micro_batch_size", "data_parallel_size"))),
-    build=BatchCallLowering._megatron_rampup)
-
-#: OLMo-core's batch-size callback: its batch schedule and the lr factor it applies.
-OLMO_BATCH_SCHEDULE = Builtin("olmo_core.batch_size_schedule", (
-    stdlib.Arg("batch_sizes", Kind.VALUES), stdlib.Arg("schedule", Kind.VALUES),
-    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps"))),
-    build=BatchCallLowering._olmo_batch_schedule)
-OLMO_LR_FACTOR = Builtin("olmo_core.batch_size_lr_factor", (
-    stdlib.Arg("units", Kind.OPTION, "tokens", ("tokens", "steps")),),
-    build=BatchCallLowering._olmo_lr_factor)
-
-#: The signatures of the calls lowering knows by name (the batch presets, ``on_samples`` /
-#: ``on_tokens``): what the builder and the editor offer for them.
-CALL_SIGNATURES = {b.name: b for b in (MEGATRON_STEP_SCHEDULE, MEGATRON_RAMPUP, OLMO_BATCH_SCHEDULE,
-                                       OLMO_LR_FACTOR)}
-CALL_SIGNATURES.update({name: Builtin(name, (stdlib.Arg("schedule", Kind.SCHEDULE),),
-                                      build=ClockLowering.call_on_clock) for name in ON_CLOCK})
-
-#: Calls whose value is a batch schedule (``batch = ...`` only).
-BATCH_CALLS = {"stages": BatchCallLowering._stages,
-               "megatron.step_batch_size_schedule": BatchCallLowering._megatron_step_schedule,
-               "megatron.rampup_batch_size": BatchCallLowering._megatron_rampup,
-               "olmo_core.batch_size_schedule": BatchCallLowering._olmo_batch_schedule}
-
-#: Calls whose value is a schedule read off the file's batch schedule.
-BATCH_SCHEDULES = {"olmo_core.batch_size_lr_factor": BatchCallLowering._olmo_lr_factor}

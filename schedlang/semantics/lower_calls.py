@@ -1,8 +1,9 @@
 """Calls: which function a call names, its arguments bound and converted, and its value.
 
 A call is of a user ``def`` (its body lowered with the arguments in scope, never recursively),
-a math function, ``scale()``, a batch schedule or a schedule read off one (``lower_batch``),
-``on_samples`` / ``on_tokens`` (``lower_clock``), a built-in schedule or a preset.  A built-in's
+a math function, ``scale()``, a call of the run's clock (a row of ``library/clock_calls``,
+lowered by ``call_<role>``: ``on_samples`` / ``on_tokens`` in ``lower_clock``, a batch schedule or
+a schedule read off one in ``lower_batch``), a built-in schedule or a preset.  A built-in's
 arguments are bound by place or name (``bind_arguments``) and converted by one method per
 ``stdlib.Kind`` (``_<kind>_argument``); the units of its lengths decide its clock.
 """
@@ -18,11 +19,10 @@ from ..core.algebra import Segment, combine, pointwise
 from ..core.clock import UNITS
 from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS
 from ..library.stdlib import REQUIRED, Builtin, Kind
 from ..limits import MAX_DEF_EXPANSION
 from ..syntax import ir
-from .lower_batch import BATCH_CALLS, BATCH_SCHEDULES
-from .lower_clock import ON_CLOCK
 from .lower_expressions import Cond, Function, ListValue, has_time_unit, list_nodes, signature_of
 from .steps import refuse_huge_step, zero_length_call
 
@@ -56,12 +56,9 @@ class CallLowering:
             return self.call_math(node)
         if name == "scale":
             return self.call_scale(node)
-        if name in BATCH_CALLS:
-            return self.call_batch(node)
-        if name in ON_CLOCK:
-            return self.call_on_clock(node)
-        if name in BATCH_SCHEDULES:
-            return BATCH_SCHEDULES[name](self, node)
+        if name in CLOCK_CALLS:
+            call = CLOCK_CALLS[name]
+            return getattr(self, f"call_{call.role.value}")(call, node)
         if name in stdlib.SCHEDULES:
             return self.call_builtin(stdlib.SCHEDULES[name], node)
         if "." in name:
@@ -172,12 +169,19 @@ class CallLowering:
         try:
             built = zero_length_call(builtin, kwargs)
         except stdlib.ArgumentError as exc:
-            node_of = given.get(exc.argument)
-            raise SchedlangError(exc.message, node_of.span if node_of else node.span,
-                                 hint=exc.hint) from None
+            raise self.argument_error(exc, given, node) from None
         if steps_only:
             self.preset_clock(builtin, units, built.clock)
         return built if clock is None else replace(built, clock=clock)
+
+    @staticmethod
+    def argument_error(exc: stdlib.ArgumentError, given: dict[str, ir.Node], node: ir.Call) -> SchedlangError:
+        """A built-in's ``ArgumentError`` at the argument it names (the item of a list argument,
+        when it names one), or at the call."""
+        where = given.get(exc.argument) if exc.argument is not None else None
+        if where is not None and exc.item is not None and isinstance(where, ir.List):
+            where = where.items[exc.item]
+        return SchedlangError(exc.message, (where or node).span, hint=exc.hint)
 
     def _builtin_arguments(self, builtin: Builtin, node: ir.Call, given: dict, kwargs: dict) -> None:
         for arg in builtin.args:

@@ -3,9 +3,10 @@ it is computed with, and which clock each value counts.
 
 ``clock_at`` lowers ``batch = ...`` on first use; ``fix_whole`` binds the parameters it names,
 which are fixed when the file is compiled (``Lowered.fixed``).  ``common_clock``, ``call_clock``
-and ``preset_clock`` keep each value on one clock; ``on_samples`` / ``on_tokens`` put a schedule
-counted in steps on the run's clock.  Placing segments on the batch schedule is
-``semantics/clock.py``; the calls whose value is a batch schedule are ``lower_batch``.
+and ``preset_clock`` keep each value on one clock; ``on_samples`` / ``on_tokens`` (the rows of
+role ``on_clock`` in ``library/clock_calls``) put a schedule counted in steps on the run's clock.
+Placing segments on the batch schedule is ``semantics/clock.py``; the calls whose value is a
+batch schedule are ``lower_batch``.
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ import sympy as sp
 from ..core.algebra import Mark, Segment
 from ..core.clock import UNITS, Clock
 from ..errors import SchedlangError, Span
+from ..library.clock_calls import ClockCall
 from ..library.stdlib import Builtin
 from ..limits import MAX_BATCH_STAGES, MAX_STEP
 from ..syntax import ir
 from .clock import BatchValue
 from .params import to_number
-
-#: Calls that put a schedule counted in steps on the sample or token clock, as written.
-ON_CLOCK = {"on_samples": "sp", "on_tokens": "tok"}
 
 
 class ClockLowering:
@@ -120,11 +119,10 @@ class ClockLowering:
         self.fixed[name] = value
         return value
 
-    def call_on_clock(self, node: ir.Call) -> Segment:
-        """``on_tokens(s)`` / ``on_samples(s)``: ``s`` with its ``t`` and its length counting the
-        tokens (samples) consumed before the step: a framework's schedule whose counter is the
-        samples or tokens consumed (Megatron's ``num_steps``), placed on the run's clock."""
-        name, unit = node.func.id, ON_CLOCK[node.func.id]
+    def call_on_clock(self, call: ClockCall, node: ir.Call) -> Segment:
+        """``on_tokens(s)`` / ``on_samples(s)``: ``s``, a schedule counted in steps, on the clock
+        of ``call.unit`` (the row's function says what that means)."""
+        name, unit = call.name, call.unit
         if node.keywords or len(node.args) != 1:
             raise SchedlangError(f"{name}() takes one schedule", node.span,
                                  hint=f"e.g. {name}(linear(1e-3, 0, 10e9{unit}))")
@@ -137,7 +135,7 @@ class ClockLowering:
             raise SchedlangError(f"this schedule already counts {UNITS[segment.clock]}",
                                  node.args[0].span, hint=f"drop {name}()")
         self.refuse_amount(segment, node.args[0].span)
-        return replace(segment, clock=unit)
+        return call.build(segment)
 
     def common_clock(self, operands: list[tuple[Segment, ir.Node]]) -> dict:
         """The clock (and its evaluation point) of a value computed from ``operands``, as

@@ -22,12 +22,11 @@ from ..core.clock import UNITS
 from ..core.special import geometric
 from ..errors import SchedlangError, Span, suggest
 from ..library import stdlib
+from ..library.clock_calls import CLOCK_CALLS
 from ..library.stdlib import Cooldown, Warmup
 from ..limits import MAX_SEGMENTS
 from ..syntax import ir
 from .clock import place
-from .lower_batch import BATCH_CALLS, BATCH_SCHEDULES
-from .lower_clock import ON_CLOCK
 from .steps import check_steps
 
 #: Time units (Composer style) and the parameter each one needs to become steps.
@@ -218,10 +217,10 @@ class ExpressionLowering:
         if "." in node.id:
             from ..library.presets import PRESETS  # lazy: presets (0.1 s), on first use
 
-            known = [*PRESETS.keys(), *BATCH_CALLS, *BATCH_SCHEDULES]
+            known = [*PRESETS.keys(), *(n for n in CLOCK_CALLS if "." in n)]
         else:
-            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t", *ON_CLOCK, "stages",
-                     *(k for s in self.scopes for k in s)]
+            known = [*self.env, *stdlib.SCHEDULES, *stdlib.MATH, *stdlib.CONSTANTS, "t",
+                     *(n for n in CLOCK_CALLS if "." not in n), *(k for s in self.scopes for k in s)]
         hint, fix = suggest(node.id, known, node.span)
         if hint is None and "." not in node.id:
             hint = "schedules may use t, parameters, let-names and the standard library"

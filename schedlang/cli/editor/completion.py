@@ -4,9 +4,9 @@ Both read the tokens before the cursor (``Document.call_at``), never the parse: 
 half-typed while they run.  After ``torch.`` come that library's presets; inside a call its
 argument names (``mode=``) and, for an option argument, its choices (``"triangular"``); after
 ``warmup(`` the ramp shapes; anywhere else the file's own names, the built-ins, the math
-functions and constants, the preset libraries and the keywords.  Everything comes from the
-tables lowering reads (``stdlib``, ``presets``, ``core.functions``), so completion offers
-exactly the names a compile accepts.
+functions and constants, the calls of the run's clock, the preset libraries and the keywords.
+Everything comes from the tables lowering reads (``stdlib``, ``clock_calls``, ``presets``,
+``core.functions``), so completion offers exactly the names a compile accepts.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ...core.functions import FUNCTIONS
 from ...library import stdlib
-from ...semantics.lower_batch import BATCH_CALLS, BATCH_SCHEDULES
+from ...library.clock_calls import CLOCK_CALLS, Role
 from ...syntax.parser import STATEMENT_WORDS
 from . import symbols
 from .document import Document
@@ -24,7 +24,9 @@ from .hover import arg_text, builtin_text, lookup
 
 STATEMENTS = ("param", "let", "def", "schedule")
 EXPRESSION_WORDS = ("if", "then", "else", "for", "jump", "and", "or", "not", "true", "false", "where")
-CLOCK_CALLS = ("on_samples", "on_tokens", "stages")
+#: What each role of a call of the run's clock is, beside its signature.
+ROLE_DETAIL = {Role.ON_CLOCK: "a schedule counted on the batch schedule", Role.BATCH: "batch = ... only",
+               Role.FROM_BATCH: "a factor read off the batch schedule"}
 
 
 @dataclass(frozen=True)
@@ -60,13 +62,14 @@ def _presets(library: str) -> list[Item]:
             items.append(Item(short, "function", entry.signature(), builtin_text(entry)))
         else:
             items.append(Item(short, "function", "no closed form", entry.reason))
-    for name in BATCH_CALLS:
+    for name, call in CLOCK_CALLS.items():
         if name.startswith(f"{library}."):
-            items.append(Item(name.split(".", 1)[1], "function", "batch = ... only"))
-    for name in BATCH_SCHEDULES:
-        if name.startswith(f"{library}."):
-            items.append(Item(name.split(".", 1)[1], "function", "a factor read off the batch schedule"))
+            items.append(_clock_item(name.split(".", 1)[1], call))
     return items
+
+
+def _clock_item(label: str, call) -> Item:
+    return Item(label, "function", f"{call.signature()}: {ROLE_DETAIL[call.role]}", builtin_text(call))
 
 
 def _names(doc: Document) -> list[Item]:
@@ -77,7 +80,7 @@ def _names(doc: Document) -> list[Item]:
               if f.name not in stdlib.SCHEDULES]
     items += [Item(c, "constant", f"{float(v):.6g}") for c, v in stdlib.CONSTANTS.items()]
     items += [Item("t", "variable", "the step")]
-    items += [Item(n, "function", "a length counted on the batch schedule") for n in CLOCK_CALLS]
+    items += [_clock_item(n, c) for n, c in CLOCK_CALLS.items() if "." not in n]
     items += [Item(lib, "module", "presets") for lib in _libraries()]
     items += [Item(w, "keyword") for w in EXPRESSION_WORDS]
     return items

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ...core.functions import FUNCTIONS
 from ...errors import SchedlangError, Span
 from ...library import stdlib
+from ...library.clock_calls import CLOCK_CALLS
 from ...syntax.parser import RESERVED, STATEMENT_WORDS
 from ..analysis import summarise_schedule
 from . import symbols
@@ -71,6 +72,8 @@ def lookup(name: str):
     """The ``Builtin`` (or preset ``Rejected``) a callee name stands for, or None."""
     if name in stdlib.SCHEDULES:
         return stdlib.SCHEDULES[name]
+    if name in CLOCK_CALLS:
+        return CLOCK_CALLS[name]
     if "." in name:
         from ...library.presets import PRESETS  # lazy: presets (0.1 s), on first dotted name
 

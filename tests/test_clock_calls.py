@@ -1,0 +1,131 @@
+"""The calls of the run's clock are ``library/`` rows (issue 40, item 2): ``on_samples``,
+``on_tokens``, ``stages``, the frameworks' batch presets and OLMo-core's lr factor, each a
+``clock_calls.ClockCall`` that lowering, ``semantics.names``, completion, hover, the builder and
+the highlighters (``test_lexer``, ``test_editors``) read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from helpers import ROOT
+
+import schedlang
+from schedlang import build as sb
+from schedlang.cli.editor import completion, hover
+from schedlang.cli.editor.document import Document
+from schedlang.errors import SchedlangError
+from schedlang.library.clock_calls import CLOCK_CALLS, ClockCall, Role
+from schedlang.semantics import lower
+from schedlang.semantics.names import LANGUAGE_NAMES
+
+UNDOTTED = [name for name in CLOCK_CALLS if "." not in name]
+
+
+def test_every_row_is_lowered_by_its_role():
+    """Lowering dispatches on the row's role (``call_<role>``); a batch schedule's or a
+    schedule read off one has its argument reader (``_read_<name>``), and its function its docs."""
+    assert {r.value for r in Role if not hasattr(lower.Lowerer, f"call_{r.value}")} == set()
+    readers = [c.name for c in CLOCK_CALLS.values() if c.role is not Role.ON_CLOCK
+               and not hasattr(lower.Lowerer, "_read_" + c.name.replace(".", "_"))]
+    assert readers == []
+    assert [c.name for c in CLOCK_CALLS.values() if not c.doc] == []
+    assert all(isinstance(c, ClockCall) for c in CLOCK_CALLS.values())
+    assert {n for n, c in CLOCK_CALLS.items() if c.role is Role.ON_CLOCK} == {"on_samples", "on_tokens"}
+
+
+def test_the_lowering_parts_share_no_table():
+    """The five files of lowering import one another's classes only: the calls they dispatch
+    are ``library/``'s rows (no ``ON_CLOCK`` / ``BATCH_CALLS`` table is imported across them)."""
+    parts = sorted((ROOT / "schedlang" / "semantics").glob("lower*.py"))
+    assert len(parts) == 5
+    crossing = []
+    for path in parts:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lower"):
+                crossing += [f"{path.name}: {a.name}" for a in node.names if a.name.isupper()]
+    assert crossing == []
+    tables = {"ON_CLOCK", "BATCH_CALLS", "BATCH_SCHEDULES", "CALL_SIGNATURES"}
+    imported = [f"{p.relative_to(ROOT)}: {a.name}" for p in (ROOT / "schedlang").rglob("*.py")
+                for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) for a in node.names if a.name in tables]
+    assert imported == []
+
+
+def test_names_holds_every_call_of_the_clock():
+    """Generated text (``to_source``, the importers' parameters) never takes one of their names."""
+    assert [n for n in UNDOTTED if n not in LANGUAGE_NAMES] == []
+    assert {"megatron", "olmo_core"} <= LANGUAGE_NAMES
+
+
+def test_a_megatron_import_never_writes_param_on_samples():
+    from schedlang.formats import from_megatron_args
+
+    text = from_megatron_args("ON_SAMPLES=1000\npython pretrain_gpt.py --lr 1e-3 --train-iters $ON_SAMPLES "
+                              "--lr-decay-style cosine --min-lr 1e-5")
+    assert "param on_samples_: int = 1000" in text and "param on_samples:" not in text
+    assert schedlang.compile(text)["lr"](1000) == pytest.approx(1e-5)
+
+
+@pytest.mark.parametrize("name", UNDOTTED)
+@pytest.mark.parametrize("statement, column", [("param {}: int = 10", 7), ("let {} = 3", 5),
+                                               ("def {}(x) = x", 5), ("schedule {} = 1", 10)])
+def test_a_statement_named_after_a_call_of_the_clock_is_refused_at_it(name, statement, column):
+    source = f"param n: int = 10\n{statement.format(name)}\nschedule lr = linear(1, 0, n)\n"
+    with pytest.raises(SchedlangError, match=f"'{name}' is the language's {name}\\(\\.\\.\\.\\)") as info:
+        schedlang.compile(source, filename="clock.sched")
+    assert (info.value.span.line, info.value.span.column) == (2, column)
+    assert f"{name}_" in info.value.hint
+
+
+def test_the_builder_refuses_the_name_too():
+    with pytest.raises(SchedlangError, match="'on_samples' is the language's on_samples") as info:
+        sb.linear(1, 0, sb.param("on_samples", int, default=10))
+    assert Path(info.value.span.source.filename).name == Path(__file__).name
+
+
+def test_completion_offers_each_row_with_its_signature_and_docs():
+    items = {i.label: i for i in completion.complete(Document("schedule lr = "), 1, 15)}
+    for name in UNDOTTED:
+        assert items[name].detail.startswith(CLOCK_CALLS[name].signature()), name
+        assert CLOCK_CALLS[name].signature() in items[name].documentation
+    dotted = {i.label: i for i in completion.complete(Document("batch = megatron."), 1, 18)}
+    assert "rampup_batch_size" in dotted and "batch = ... only" in dotted["rampup_batch_size"].detail
+    assert dotted["rampup_batch_size"].documentation.startswith("```schedlang\nmegatron.rampup_batch_size(")
+
+
+@pytest.mark.parametrize("name", list(CLOCK_CALLS))
+def test_hover_and_signature_help_read_the_row(name):
+    text = f"let x = {name}("
+    found = hover.hover(Document(text), 1, len(text) - 1)  # on the name's last letter
+    assert found is not None and CLOCK_CALLS[name].signature() in found.markdown
+    signature = completion.signature(Document(text), 1, len(text) + 1)
+    assert signature is not None and signature.label == CLOCK_CALLS[name].signature()
+
+
+def test_an_item_of_stages_is_where_its_error_is():
+    """``stages``' function raises about one threshold; lowering puts it at that item."""
+    source = ("param seq_len: int = 4\nbatch = stages(8, [16, 32], [100tok, 50tok])\n"
+              "schedule lr = constant(1, 1000tok)\n")
+    with pytest.raises(SchedlangError, match="not above the threshold before it") as info:
+        schedlang.compile(source)
+    assert (info.value.span.line, info.value.span.column) == (2, 38)
+    with pytest.raises(SchedlangError, match="2 batch sizes after the first but 1 thresholds") as info:
+        schedlang.compile(source.replace(", 50tok", ""))
+    assert (info.value.span.line, info.value.span.column) == (2, 9)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 40 item 4: the token clock is placed while lowering, "
+                                       "so a new seq_len lowers the file again (Program.__init__)")
+def test_rebind_seq_len_lowers_once(monkeypatch):
+    """Segments are placed on the clock after binding: ``rebind(seq_len=...)`` reuses the
+    lowering (issue 40, item 4).  Counted on ``Lowerer.run``, the one walk of a file."""
+    runs = []
+    original = lower.Lowerer.run
+    monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or original(self))
+    program = schedlang.compile("param seq_len: int = 4\nbatch = stages(8, [16], [400tok])\n"
+                                "schedule lr = linear(1, 0, 100) >> cosine(1, 0, 1000tok)\n")
+    again = program.rebind({"seq_len": 8})
+    assert again.clock.seq_len == 8 and again["lr"](100) == 1
+    assert len(runs) == 1
