@@ -124,7 +124,10 @@ def _compile(expr: sp.Basic):  # noqa: C901 - one branch per node type
 
 
 def compile_array(expr: sp.Expr):
-    """``steps (float64 array) -> values`` for a bound expression in ``t``; ``Unsupported``."""
+    """``steps (float64 array) -> values`` for a bound expression in ``t``; ``Unsupported``
+    (also without numpy, which the closures need)."""
+    if _numpy() is None:
+        raise Unsupported("numpy is not installed")
     return _compile(expr)
 
 
