@@ -356,8 +356,8 @@ _PER_GROUP = ("deepspeed.WarmupCosineLR", "deepspeed.WarmupLR")
 
 def _muon_file(source, filename: str) -> bool:
     """Whether the file schedules an ``lr__TAG``: the two halves of DeepSpeed's Muon."""
-    from ..syntax.parser import parse
-    from .common.preset_call import split_tag
+    from ..syntax.parser import parse  # lazy: only an export with per-group lrs parses its file
+    from .common.preset_call import split_tag  # lazy: with the parse above
 
     return any(isinstance(s, ir.ScheduleDecl) and split_tag(s.name)[0] == "lr" and split_tag(s.name)[1]
                for s in parse(source, filename).statements)
@@ -367,8 +367,8 @@ def _export_muon(source, filename, params, verify, read, into, writes) -> str:
     """``lr__muon`` and ``lr__adam`` as DeepSpeed's Muon optimizer (``muon_lr``, ``adam_lr``) under
     one scheduler that scales each half's own lr: the Muon half's scheduler (found by proof where
     the file does not call it), and the Adam half's lr proven to be that scheduler at its own lr."""
-    from ..syntax.parser import parse
-    from .common.preset_call import refuse_group, split_tag
+    from ..syntax.parser import parse  # lazy: only an export with per-group lrs parses its file
+    from .common.preset_call import refuse_group, split_tag  # lazy: only a per-group export
 
     decls = {s.name: s for s in parse(source, filename).statements if isinstance(s, ir.ScheduleDecl)}
     halves = PerGroup(tuple(MUON_HALVES), _MUON_LACKS)

@@ -141,7 +141,7 @@ class PresetCall:
         scheduler is shared: this call with them is proven equal to ``lr__TAG`` at every step
         (of the run, where the file has one), or the file is refused at that schedule, saying
         what the groups share (``shares``) and the first step where the closest call differs."""
-        from ...program import compile as compile_source
+        from ...program import compile as compile_source  # lazy: program imports formats
         from ...verify import equivalent  # lazy: numpy (verify.float_scan)
 
         decl, at = self.groups[tag], self.written[tag].value.span
