@@ -322,19 +322,10 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         raise SchedlangError(f"{call.name} is a curve DeepSpeed derives from its scheduler, not one "
                              "it can be configured with", call.node.span,
                              hint="export the lr schedule (deepspeed.OneCycle(...)) instead")
-    spec = {a.name: a for a in call.builtin.args}
     out: dict = {}
-    scheduler_params: dict = {}
-    for name, node in call.given.items():
-        if name == "lr":
-            out["optimizer"] = {"type": "AdamW", "params": {"lr": json_number(call.number(name))}}
-        elif isinstance(node, ir.String):
-            scheduler_params[name] = node.value
-        elif spec[name].kind == Kind.FLAG:
-            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
-        else:
-            scheduler_params[name] = json_number(call.number(name))
-    out["scheduler"] = {"type": kind, "params": scheduler_params}
+    if "lr" in call.given:
+        out["optimizer"] = {"type": "AdamW", "params": {"lr": json_number(call.number("lr"))}}
+    out["scheduler"] = {"type": kind, "params": _scheduler_params(call)}
     text = json.dumps(out, indent=2) + "\n" if into is None else _merged(call, into, out)
     if call.program.run_length is not None:
         warn("the run's length is not written: a DeepSpeed config does not state it (the training "
@@ -352,6 +343,23 @@ _MUON_LACKS = ("DeepSpeed's config gives a param group an lr of its own only as 
 #: set one lr curve for every group (a per-group list needs one value per group of the optimizer
 #: built, which the config cannot know).
 _PER_GROUP = ("deepspeed.WarmupCosineLR", "deepspeed.WarmupLR")
+
+
+def _scheduler_params(call) -> dict:
+    """The scheduler block's ``params``: every argument of the preset call but the lr (which
+    the optimizer block holds), strings as written, flags as booleans, numbers as JSON."""
+    spec = {a.name: a for a in call.builtin.args}
+    params: dict = {}
+    for name, node in call.given.items():
+        if name == "lr":
+            continue
+        if isinstance(node, ir.String):
+            params[name] = node.value
+        elif spec[name].kind == Kind.FLAG:
+            params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
+        else:
+            params[name] = json_number(call.number(name))
+    return params
 
 
 def _muon_file(source, filename: str) -> bool:
@@ -400,17 +408,7 @@ def _export_muon(source, filename, params, verify, read, into, writes) -> str:
                                   "lr: give both halves such a schedule")
     adam = call.group_values("adam", {"lr": lambda s: s.peak},
                              "one scheduler block drives both halves, each at its own lr")["lr"]
-    spec = {a.name: a for a in call.builtin.args}
-    scheduler_params = {}
-    for name, node in call.given.items():
-        if name == "lr":
-            continue
-        if isinstance(node, ir.String):
-            scheduler_params[name] = node.value
-        elif spec[name].kind == Kind.FLAG:
-            scheduler_params[name] = bool(call.lowered.argument(call.builtin, spec[name], node))
-        else:
-            scheduler_params[name] = json_number(call.number(name))
+    scheduler_params = _scheduler_params(call)
     out = {"optimizer": {"type": "Muon", "params": {"muon_lr": json_number(call.number("lr")),
                                                     "adam_lr": json_number(adam)}},
            "scheduler": {"type": call.name.split(".", 1)[1], "params": scheduler_params}}
