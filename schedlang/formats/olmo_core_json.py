@@ -287,6 +287,12 @@ def _common(key: str, node: Node) -> dict[str, str]:
     return {}
 
 
+def _no_field(block: Node, name: str, key: str, accepted: set[str]) -> SchedlangError:
+    """The error of a scheduler block's unknown ``key``, at the key, with the closest field."""
+    return SchedlangError(f"{name} has no field '{key}'", _at(block, key),
+                          hint=did_you_mean(key, accepted) or "its fields: " + ", ".join(sorted(accepted)))
+
+
 def _fields(block: Node, name: str) -> dict[str, str]:
     """The scheduler's fields as the preset's keyword arguments (text), checked at their keys."""
     accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
@@ -300,9 +306,7 @@ def _fields(block: Node, name: str) -> dict[str, str]:
             args.update(_common(key, node))
             continue
         if key not in accepted:
-            raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
-                                 hint=did_you_mean(key, accepted)
-                                 or "its fields: " + ", ".join(sorted(accepted)))
+            raise _no_field(block, name, key, accepted)
         if node.value is None:  # None: the field's value was None (as_config_dict leaves it out)
             continue
         if key in LISTS:
@@ -332,9 +336,7 @@ def _composite(block: Node, name: str) -> dict[str, str]:
             args.update(_common(key, node))
             continue
         if key not in accepted:
-            raise SchedlangError(f"{name} has no field '{key}'", _at(block, key),
-                                 hint=did_you_mean(key, accepted)
-                                 or "its fields: " + ", ".join(sorted(accepted)))
+            raise _no_field(block, name, key, accepted)
         if key == "override_decay":
             args[key] = _record(node, "OverrideDecay", key)
             continue

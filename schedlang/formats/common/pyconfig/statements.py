@@ -109,14 +109,18 @@ class Statements(FileState):
             return  # a docstring
         self._eval(stmt.value)
 
-    def visit_If(self, stmt: ast.If) -> None:
+    def _test(self, stmt: ast.If | ast.Assert, keyword: str) -> bool:
+        """The truth of an ``if``'s or ``assert``'s test; not followed when it is not computed."""
         try:
             test = self._eval(stmt.test)
         except NotFollowedError as exc:
             raise NotFollowedError(SchedlangError(
-                f"this if is not followed: its test is not computed here ({exc.error.message})",
+                f"this {keyword} is not followed: its test is not computed here ({exc.error.message})",
                 self.span(stmt), hint=HINT)) from None
-        self._run(stmt.body if truth(test, stmt.test, self) else stmt.orelse)
+        return truth(test, stmt.test, self)
+
+    def visit_If(self, stmt: ast.If) -> None:
+        self._run(stmt.body if self._test(stmt, "if") else stmt.orelse)
         self._partial = False  # its statements were each handled
 
     def visit_Delete(self, stmt: ast.Delete) -> None:
@@ -150,13 +154,7 @@ class Statements(FileState):
     def visit_Assert(self, stmt: ast.Assert) -> None:
         """``assert test``: the program stops here when ``test`` is false (``python -O`` skips
         asserts; a training script is read as ``python`` runs it)."""
-        try:
-            test = self._eval(stmt.test)
-        except NotFollowedError as exc:
-            raise NotFollowedError(SchedlangError(
-                f"this assert is not followed: its test is not computed here ({exc.error.message})",
-                self.span(stmt), hint=HINT)) from None
-        if not truth(test, stmt.test, self):
+        if not self._test(stmt, "assert"):
             raise Exit(SchedlangError("the script ends here: this assert fails (AssertionError), and "
                                        "Python runs nothing after it", self.span(stmt)))
 
