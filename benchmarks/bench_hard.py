@@ -1,4 +1,4 @@
-"""The prover on the project's hardest pairs: CPU seconds per verdict, median, p95 and max.
+"""The prover on the project's hardest pairs: CPU seconds per verdict, p50, p95 and max.
 
     python benchmarks/bench_hard.py [--json OUT] [--only SUBSTRING]
 
@@ -69,7 +69,7 @@ def summary(rows: list[dict], label: str) -> str:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     slowest = max(rows, key=lambda r: r["seconds"])
     return (f"{label}: {len(rows)} pairs ({', '.join(f'{v} {k}' for k, v in sorted(statuses.items()))}): "
-            f"median {pct(times, 0.5):.3f} s, p95 {pct(times, 0.95):.3f} s, max {slowest['seconds']:.3f} s "
+            f"p50 {pct(times, 0.5):.3f} s, p95 {pct(times, 0.95):.3f} s, max {slowest['seconds']:.3f} s "
             f"({slowest['name']}); over 1 s: {sum(x > 1 for x in times)}")
 
 

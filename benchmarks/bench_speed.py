@@ -5,9 +5,11 @@
 The machine this project is measured on is shared (2 cores, several sessions), so every
 figure is a ratio or a difference of numbers measured in the same run, interleaved round by
 round, and the load average is printed with them.  Processes are timed in CPU seconds of the
-child (``getrusage``), not wall time.  ``--against DIR`` measures a second checkout (the code
-before a change: ``git archive <commit> schedlang grammar | tar -x -C DIR``) in the same
-rounds, so before and after share the machine's state.  The recorded runs are in
+child (``getrusage``), not wall time, with the ``.pyc`` files of every tree measured written
+first (an installed package has them; ``import sympy`` reads site-packages' own).
+``--against DIR`` measures a second checkout (the code before a change: ``git archive
+<commit> schedlang grammar | tar -x -C DIR``) in the same rounds, so before and after share
+the machine's state.  The recorded runs are in
 ``benchmarks/SPEED.md``.
 
 1. ``check``: a one-line ``schedlang check`` in a fresh process against ``python -c "import
@@ -32,6 +34,7 @@ assertion on time anywhere.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import platform
 import resource
@@ -154,6 +157,12 @@ def main() -> None:
     args = parser.parse_args()
     wanted = args.only.split(",")
     trees = {"this": ROOT} | ({"against": args.against.resolve()} if args.against else {})
+    for path in trees.values():
+        # as an installed package is: with its .pyc files (this container sets
+        # PYTHONDONTWRITEBYTECODE=1, so without this every child compiles schedlang anew,
+        # about 0.25 s of a one-line check that `import sympy`, read from site-packages' .pyc,
+        # never pays)
+        compileall.compile_dir(path / "schedlang", quiet=1)
     python = [sys.executable, "-m", "schedlang"]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)  # the working directory too: ``-m schedlang`` must not see a checkout

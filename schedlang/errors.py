@@ -8,7 +8,6 @@ stage (parser, lowering, checks, CLI) reports errors the same way.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import linecache
 import re
@@ -221,6 +220,8 @@ def closest(name: str, known, cutoff: float = 0.6) -> str | None:
     lowered = {k.lower(): k for k in candidates}
     if name.lower() in lowered and name not in candidates:
         return lowered[name.lower()]
+    import difflib  # lazy: only a misspelt name's suggestion needs it (2 ms of every check)
+
     matcher = difflib.SequenceMatcher(b=name)
     scored = []
     for candidate in candidates:

@@ -183,3 +183,18 @@ def test_a_grammar_the_tables_were_not_computed_from_is_built(monkeypatch):
     built = parser_module.make_parser("parse")
     assert built.source_path != "<deserialized>"
     assert built.parse("a") is not None
+
+
+def test_lark_loads_without_regex_and_regex_stays_importable():
+    """``syntax/__init__`` hides the ``regex`` module while lark loads (10-18 ms of a cold check,
+    issue 39 item 17): lark then lexes with ``re``, and a later ``import regex`` gets the module."""
+    import subprocess
+
+    pytest.importorskip("regex")
+    code = ("import sys; import schedlang.syntax.parser as p; import lark.utils;"
+            "assert 'regex' not in sys.modules and not lark.utils._has_regex;"
+            "p.parse('schedule lr = cosine(1e-3, 1e-4, 1000)');"
+            "import regex; assert regex.compile('a+').match('aa')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr

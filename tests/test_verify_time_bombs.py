@@ -111,3 +111,39 @@ def test_a_flattened_nest_has_the_nest_s_values():
         flat = normalise(expr)
         for step in (0, 1, 5, 30, 99, 150, 299, 1000, 1201):
             assert flat.subs(t, step) == expr.subs(t, step), (text, expr, flat, step)
+
+
+DEEPSPEED_PAIR = (
+    "param peak: float where peak > 0\nparam warm: int where warm > 0\n"
+    "param total: int where total > warm\n",
+    "schedule lr = warmup(linear, warm) >> cosine(peak, 0, total - warm)",
+    'schedule lr = deepspeed.WarmupCosineLR(lr=peak, total_num_steps=total, warmup_num_steps=warm, '
+    'warmup_type="linear", cos_min_ratio=0.0)',
+)
+
+
+def test_a_max_of_parameters_is_searched_before_its_normal_form(monkeypatch):
+    """DeepSpeed's ``max(2, warmup_num_steps)``: its Piecewise normal form for every value took
+    2 s (the slowest of the held pairs, issue 39 item 16); the first values of the search go
+    first, and the difference they find is checked against both programs' values."""
+    from schedlang.verify import prover
+
+    symbolic = []
+    real = prover.normalise
+
+    def normalise_seen(e):
+        if e.free_symbols - {t}:
+            symbolic.append(e)
+        return real(e)
+
+    monkeypatch.setattr(prover, "normalise", normalise_seen)
+    params, ours, theirs = DEEPSPEED_PAIR
+    start = time.process_time()
+    verdict = schedlang.equivalent(params + ours, params + theirs)
+    spent = time.process_time() - start
+    assert verdict.different and verdict.method == "search", verdict
+    assert not symbolic, "the normal form of a side with free parameters was computed"
+    assert spent < SECONDS, f"{spent:.1f} s"
+    ce = verdict.counterexample
+    values = [schedlang.compile(params + side, params=ce.params)["lr"](ce.step) for side in (ours, theirs)]
+    assert values[0] != values[1] and (ce.a, ce.b) == tuple(values)

@@ -42,7 +42,7 @@ from .bound import _decide_bound
 from .eliminate import eliminate
 from .inputs import _merge_symbols, _side, identical, prepared
 from .intervals import facts_from, normalise
-from .search import _search
+from .search import QUICK_COMBOS, _search
 from .symbolic import _FAILURE, _PROOF_DEADLINE, MAX_CASE_SPLITS, MAX_PROOF_SECONDS, _failed, _prove
 from .verdict import EQUIVALENT, UNKNOWN, Verdict
 
@@ -84,7 +84,35 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
         return Verdict(UNKNOWN, reason="the `where` clauses admit no parameter values")
     if same:
         return Verdict(EQUIVALENT, "symbolic")
-    na, nb = normalise(elim.apply(sa.expr)), normalise(elim.apply(sb.expr))
+    raw = elim.apply(sa.expr), elim.apply(sb.expr)
+
+    def admissible(values: dict) -> bool:
+        """Whether both programs accept these values (compiling checks more than the clauses:
+        ``linear(1, 0, n - w)`` divides by ``n - w``)."""
+        try:
+            _side(a, {**params, **values})
+            _side(b, {**params, **values})
+        except SchedlangError:
+            return False
+        return True
+
+    def searched(na, nb, new_free, why=None, first=None) -> Verdict:
+        # every new symbol is searched, also one the schedules lost (``n - w`` is all that
+        # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
+        for value in list(elim.mapping.values()) + elim.conditions:
+            new_free |= value.free_symbols - {t}
+        return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol, why, raw,
+                       admissible, first)
+
+    if any(_costly_form(e) for e in raw):
+        # a min/max of parameters (DeepSpeed's ``max(2, warmup_num_steps)``) becomes a Piecewise
+        # whose conditions hold Piecewises: seconds of sympy for the normal form and the proof.
+        # The search's first few values, cheap once bound, go first: a difference they find is
+        # proven at a step (``_decide_bound``) and is the one the full search would report.
+        quick = searched(*raw, (raw[0].free_symbols | raw[1].free_symbols) - {t}, first=QUICK_COMBOS)
+        if quick.different:
+            return quick
+    na, nb = normalise(raw[0]), normalise(raw[1])
     new_free = (na.free_symbols | nb.free_symbols) - {t}
     if not new_free:
         return _decide_bound(na, nb, rtol)
@@ -101,24 +129,14 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
     finally:
         _FAILURE.reset(token)
         _PROOF_DEADLINE.reset(deadline)
-    # every new symbol is searched, also one the schedules lost (``n - w`` is all that
-    # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
-    for value in list(elim.mapping.values()) + elim.conditions:
-        new_free |= value.free_symbols - {t}
-    raw = elim.apply(sa.expr), elim.apply(sb.expr)
+    return searched(na, nb, new_free, notes[0] if notes else None)
 
-    def admissible(values: dict) -> bool:
-        """Whether both programs accept these values (compiling checks more than the clauses:
-        ``linear(1, 0, n - w)`` divides by ``n - w``)."""
-        try:
-            _side(a, {**params, **values})
-            _side(b, {**params, **values})
-        except SchedlangError:
-            return False
-        return True
 
-    return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol,
-                   notes[0] if notes else None, raw, admissible)
+def _costly_form(expr: sp.Expr) -> bool:
+    """Whether ``expr`` holds a min, max or abs of parameters alone (not of the step), which
+    ``normalise`` rewrites as a Piecewise with conditions on the parameters, nested in the
+    conditions of the branches that use it (a min of the step becomes thresholds, cheaply)."""
+    return any(m.free_symbols and t not in m.free_symbols for m in expr.atoms(sp.Min, sp.Max, sp.Abs))
 
 
 def _within(expr: sp.Expr, start: int, stop: int | None) -> sp.Expr:

@@ -25,6 +25,8 @@ SEARCH_STEPS = 3_000
 INT_VALUES = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 13, 16, 24, 30, 60, 100, 120, 360, 1000)
 REAL_VALUES = (1, sp.Rational(1, 2), 3, sp.Rational(1, 10), 2, sp.Rational(3, 2), 10, sp.Rational(1, 1000))
 SEARCH_SECONDS = 3.0
+QUICK_COMBOS = 4  # the quick search before a costly normal form: the first combinations only
+QUICK_SECONDS = 0.5
 
 
 def _candidates(symbol: sp.Symbol, constants: list[int]) -> list[sp.Expr]:
@@ -64,18 +66,24 @@ def _combos(pools, rng):
 
 
 def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None,
-            raw=None, admissible=None) -> Verdict:
-    """No proof: try admissible parameter values in search of a step where they differ."""
+            raw=None, admissible=None, first: int | None = None) -> Verdict:
+    """No proof: try admissible parameter values in search of a step where they differ.
+
+    ``first``: only the first ``first`` combinations (every parameter small, the ones the
+    full search tries first, in its order), within ``QUICK_SECONDS``: the quick search the
+    prover runs before a costly normal form (``prover.equivalent``)."""
     constants = _constants(na, nb)
     pools = [_candidates(s, constants) for s in free]
     rng = random.Random(0)
     tried = set()
-    deadline = time.process_time() + SEARCH_SECONDS
+    deadline = time.process_time() + (SEARCH_SECONDS if first is None else QUICK_SECONDS)
     count = 0
     for combo in _combos(pools, rng):
         if combo in tried:
             continue
         tried.add(combo)
+        if first is not None and len(tried) > first:
+            break
         if count >= 3 * SEARCH_CANDIDATES or time.process_time() > deadline:
             break
         binding = dict(zip(free, combo))
