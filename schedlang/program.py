@@ -66,8 +66,9 @@ class Program:
         self._lowered = lowered
         self.values: dict[str, sp.Expr] = self._bind(given)
         if any(self.values.get(name) != value for name, value in lowered.fixed.items()):
-            # the batch schedule, or a place on it, was computed with other values: again
-            lowered = self._lowered = lower(lowered.module, given=self.values)
+            # the batch schedule, or a place on it, was computed with other values: placed
+            # again with these, the file not lowered again (Lowered.placed)
+            lowered = self._lowered = lowered.placed(self.values)
         self.schedules: dict[str, Schedule] = {
             name: Schedule(name, segment, self, span)
             for name, (segment, span) in lowered.schedules.items()
@@ -95,7 +96,8 @@ class Program:
     @property
     def fixed(self) -> dict[str, sp.Expr]:
         """Parameters the batch schedule, or a segment's place on it, was computed with: fixed
-        when the file is compiled (not a scheduler constructor's keyword; SPEC §12)."""
+        when the file is compiled (not a scheduler constructor's keyword; SPEC §12); ``rebind``
+        with other values places the file again, without lowering it again."""
         return self._lowered.fixed
 
     # -- the run's time in samples and tokens (SPEC §12) --------------------------------
@@ -256,7 +258,7 @@ class Program:
         if self._lowered.module is None:
             raise SchedlangError("this program was not compiled from source, so it cannot be placed "
                                  "on another batch schedule")
-        return Program(lower(self._lowered.module, given=self.values, clock=clock), self.values)
+        return Program(self._lowered.placed(self.values, clock=clock), self.values)
 
     def rebind(self, params: dict) -> Program:
         """The same program with ``params`` over the values it was compiled with, checked like
@@ -326,7 +328,7 @@ class Program:
         if self._lowered.clock is None or self._lowered.module is None:
             return {}, ()
         ends: list = []
-        lowered = lower(self._lowered.module, given=self.values, measured=ends)
+        lowered = self._lowered.placed(self.values, measured=ends)
         counts = set(COUNTS.values())
         out = {}
         for name, (segment, _) in lowered.schedules.items():

@@ -15,8 +15,10 @@ import schedlang
 from schedlang import build as sb
 from schedlang.cli.editor import completion, hover
 from schedlang.cli.editor.document import Document
+from schedlang.core.clock import Clock
 from schedlang.errors import SchedlangError
 from schedlang.library.clock_calls import CLOCK_CALLS, ClockCall, Role
+from schedlang.program import Program
 from schedlang.semantics import lower
 from schedlang.semantics.names import LANGUAGE_NAMES
 
@@ -116,8 +118,6 @@ def test_an_item_of_stages_is_where_its_error_is():
     assert (info.value.span.line, info.value.span.column) == (2, 9)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 40 item 4: the token clock is placed while lowering, "
-                                       "so a new seq_len lowers the file again (Program.__init__)")
 def test_rebind_seq_len_lowers_once(monkeypatch):
     """Segments are placed on the clock after binding: ``rebind(seq_len=...)`` reuses the
     lowering (issue 40, item 4).  Counted on ``Lowerer.run``, the one walk of a file."""
@@ -129,3 +129,29 @@ def test_rebind_seq_len_lowers_once(monkeypatch):
     again = program.rebind({"seq_len": 8})
     assert again.clock.seq_len == 8 and again["lr"](100) == 1
     assert len(runs) == 1
+
+
+def test_placing_again_is_what_compiling_with_the_values_gives(monkeypatch):
+    """``rebind``, ``on_clock`` (``resume``, ``verify --axis tokens``) and the measured form place
+    the walk of the file again (``Lowered.placed``), never lower it; what they give is what
+    compiling with those values, or on that clock, gives."""
+    source = ("param seq_len: int = 4\nbatch = stages(8, [16], [400tok])\n"
+              "schedule lr = linear(1, 0, 100) >> cosine(1, 0, 1000tok)\n"
+              "schedule wd = constant(0.1, 300tok) >> linear(0.1, 0, 50)\n")
+    program = schedlang.compile(source)
+    runs = []
+    original = lower.Lowerer.run
+    monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or original(self))
+    again = program.rebind({"seq_len": 8})
+    other = Clock(((0, 3), (20, 5)), 4)
+    placed = program.on_clock(other)
+    forms, ends = program.measured_forms()
+    assert not runs
+    fresh = schedlang.compile(source, params={"seq_len": 8})
+    assert [s.expr for s in again] == [s.expr for s in fresh]
+    assert again.clock.table == fresh.clock.table and again.clock.table != program.clock.table
+    assert placed.clock is other and placed["lr"].expr != program["lr"].expr
+    assert forms and ends
+    monkeypatch.undo()
+    walked = Program(lower.lower(program._lowered.module, clock=other), {})  # the walk on that clock
+    assert [s.expr for s in placed] == [s.expr for s in walked]

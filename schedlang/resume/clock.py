@@ -5,7 +5,8 @@ A step-by-step comparison would call such a resume different: with a larger batc
 later step consumes more tokens, so a phase given in tokens ends at another step.  What must
 hold instead is that the new run sets, at each of its steps, the lr the original schedule
 gives at the tokens consumed by then.  That is a comparison of two step functions again,
-once both texts are placed on the run that resumes (``lower(..., clock=resumed)``): its
+once both texts are placed on the run that resumes (``Program.on_clock(resumed)``, the
+placement every program gets once its parameters are bound, on another batch schedule): its
 segments given in tokens keep their places on the token axis and land on the resumed run's
 steps, its segments counted in steps keep their steps.  The prover then compares the two
 from the checkpoint's step on.

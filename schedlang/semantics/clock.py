@@ -30,7 +30,10 @@ exact evaluator read ``T`` at whole steps exactly, and the array targets and the
 which have no lookup, get one branch per stage the segment meets (``expand_counts``).  A
 segment that meets one stage only (a constant batch) reads ``T`` as that stage's linear
 formula directly.  Positions are numbers: the batch schedule and every length before a segment
-on the token clock are fixed when the file is compiled (``Lowered.fixed``).
+on the token clock are fixed when the file is compiled (``Lowered.fixed``).  Placing comes after
+the parameters are bound: the walk of a file leaves each ``schedule`` on these clocks
+``Unplaced`` (``lower_clock``) and ``Lowered.placed`` places it, so other values (``rebind``),
+another run's batch schedule (``Program.on_clock``) or the measured form place the same walk.
 """
 
 from __future__ import annotations

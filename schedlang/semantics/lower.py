@@ -16,6 +16,7 @@ schedule calls).
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -29,10 +30,9 @@ from ..library import stdlib
 from ..library.clock_calls import CLOCK_CALLS
 from ..library.stdlib import Builtin
 from ..syntax import ir
-from .clock import resolve_single
 from .lower_batch import BatchCallLowering
 from .lower_calls import CallLowering, TimeScale
-from .lower_clock import ClockLowering
+from .lower_clock import ClockLowering, Unplaced
 from .lower_expressions import ExpressionLowering, Function, Known
 from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol
 from .run import RunLength
@@ -57,13 +57,27 @@ class Lowered:
     #: The run's batch schedule (``batch = ...``, SPEC §12), None when the file declares none.
     clock: Clock | None = None
     #: Parameters whose values the batch schedule or a segment's place on it was computed
-    #: with: fixed when the file is compiled (a new value lowers the file again).
+    #: with: fixed when the file is compiled (a new value places the file again, ``placed``).
     fixed: dict[str, sp.Expr] = field(default_factory=dict)
     #: The run's length (``run = ...``, SPEC §14) as written, None when the file declares none.
     run: RunLength | None = None
     #: The syntax tree lowering read (None for a program built from sympy or traced Python).
     module: ir.Module | None = field(default=None, repr=False, compare=False)
     _lowerer: Lowerer | None = field(default=None, repr=False, compare=False)
+    #: The walk of the file every placement of it starts from (``placed``).
+    _walker: Lowerer | None = field(default=None, repr=False, compare=False)
+
+    def placed(self, given: dict, clock: Clock | None = None, measured: list | None = None) -> Lowered:
+        """The same file placed on the batch schedule with ``given`` (bound values, SPEC §12):
+        the batch schedule built with them and every ``schedule`` with parts on the sample or
+        token clock placed on it, without lowering the file again.  ``clock`` replaces the
+        file's own batch schedule (another run's, ``Program.on_clock``); ``measured``: the
+        measured form (``semantics.clock.place``).  Only where the walk of the file itself read
+        the values or the clock (a schedule on the clock inside an expression, a ``let`` or a
+        ``def``, placed where it is read) is the file lowered again."""
+        if self._walker is None:
+            return self
+        return self._walker.placed(given, clock, measured)
 
     def value(self, node: ir.Node):
         """The value of ``node``, an expression of ``module`` outside any ``def`` body, as lowering
@@ -108,11 +122,9 @@ def lower(module: ir.Module, known: dict[int, Known] | None = None, given: dict 
     if any(isinstance(s, ir.BatchDecl) for s in module.statements):
         known = None  # pieces built from Python were checked off the run's clock (lower_piece)
     lowerer = Lowerer(module, known, given)
-    lowerer._clock = clock
+    lowerer._clock = lowerer.clock_given = clock
     lowerer.measured = measured
-    lowered = lowerer.run()
-    lowered.module, lowered._lowerer = module, lowerer
-    return lowered
+    return lowerer.run()
 
 
 def lower_piece(module: ir.Module, node: ir.Node, known: dict[int, Known] | None = None) -> Known:
@@ -144,6 +156,10 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         self.batches = [s for s in module.statements if isinstance(s, ir.BatchDecl)]
         self.run_length: RunLength | None = None
         self._clock: Clock | None = None
+        self.clock_given: Clock | None = None  # lower(clock=...): another run's batch schedule
+        self.clock_read = False  # whether the clock was read (by the walk: Lowerer.placed)
+        self.deferring: ir.Node | None = None  # the value of the `schedule` being walked
+        self.run_span: Span | None = None  # the value of `run = ...` in tokens (its check)
         self._lowering_batch = False
         self._olmo_batches = None  # (batch sizes, schedule, units) of olmo_core.batch_size_schedule
         self.place_clocks = True
@@ -170,14 +186,20 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
     # -- statements ------------------------------------------------------------------
 
     def run(self) -> Lowered:
+        """The walk of the file, once: every statement lowered, symbolic in the parameters; the
+        batch schedule and the ``schedule``s on the sample or token clock are then placed with
+        this lowering's values (``place_on``), and again with others by ``Lowered.placed``."""
+        self.walk()
+        return self.place_on(self.given, self.clock_given, self.measured)
+
+    def walk(self) -> None:
         statements = self.module.statements
         for stmt in statements:
             if isinstance(stmt, ir.BatchDecl):
                 if stmt is not self.batches[0]:
                     raise SchedlangError("the file declares `batch` twice", stmt.span,
                                          hint=f"first declared at {self.batches[0].span.location}")
-                self.clock_at(stmt.span)
-                continue
+                continue  # built when the file is placed (place_on), with the bound values
             if isinstance(stmt, ir.RunDecl):
                 self._run(stmt)
                 continue
@@ -195,23 +217,65 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
             elif isinstance(stmt, ir.Def):
                 self.env[stmt.name] = Function(stmt)
             else:
-                value = self.value(stmt.value)
-                segment = self.schedule_value(value, stmt.value, "a schedule")
-                self.refuse_amount(segment, stmt.value.span)
-                if not isinstance(stmt.value, ir.Seq):
-                    segment = self.step_counted(segment, stmt.value.span)
-                segment = resolve_single(segment, stmt.value.span, self.clock_at, self.fix_whole,
-                                         self.measured)
-                self.schedules[stmt.name] = (segment, stmt.span)
-                self.env[stmt.name] = segment
+                self.deferring = stmt.value  # a chain on the clock is placed after binding
+                try:
+                    value = self.value(stmt.value)
+                finally:
+                    self.deferring = None
+                if not isinstance(value, Unplaced):
+                    segment = self.schedule_value(value, stmt.value, "a schedule")
+                    self.refuse_amount(segment, stmt.value.span)
+                    if not isinstance(stmt.value, ir.Seq):
+                        segment = self.step_counted(segment, stmt.value.span)
+                    value = segment
+                    if segment.clock is not None:
+                        self.deferring = stmt.value
+                        value = self.place_later(stmt.value, "resolve", segment, stmt.value.span)
+                        self.deferring = None
+                self.schedules[stmt.name] = (value, stmt.span)
+                self.env[stmt.name] = value
             self.defined_at[stmt.name] = stmt.span
         self.defining = None
         self._where_clauses()
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
-        return Lowered(self.params, self.schedules, self.durations, self._clock, self.fixed,
-                       self.run_length)
+
+    # -- placing on the batch schedule (SPEC §12) -------------------------------------
+
+    def placed(self, given: dict, clock: Clock | None, measured: list | None) -> Lowered:
+        """``Lowered.placed``: this walk placed with ``given``; lowered again only where the walk
+        read values that differ, or read the clock and another one (or the measured form) is
+        asked for."""
+        differ = any(given.get(name) != value for name, value in self.fixed.items())
+        if differ or (self.clock_read and (clock is not None or measured is not None
+                                           or self.clock_given is not None or self.measured is not None)):
+            return lower(self.module, given=given, clock=clock, measured=measured)
+        return self.place_on(given, clock, measured)
+
+    def place_on(self, given: dict | None, clock: Clock | None, measured: list | None) -> Lowered:
+        """The walk's result placed with ``given`` by a copy of this ``Lowerer`` (which then
+        answers ``Lowered.value`` with those values): the batch schedule built (or ``clock``),
+        then every ``Unplaced`` schedule placed on it."""
+        placer = copy.copy(self)
+        placer.given = given or {}
+        placer.fixed = dict(self.fixed)
+        # the walk's own clock was built with these values (``placed`` checked them)
+        placer._clock = clock if clock is not None else self._clock if self.clock_given is None else None
+        placer.measured = measured
+        placer.durations = list(self.durations)
+        placer.length_units = []
+        return placer.place_statements(self)
+
+    def place_statements(self, walker: Lowerer) -> Lowered:
+        if self.batches:
+            self.clock_at(self.batches[0].span)  # its errors before any placement's
+        if self.run_span is not None and self.clock_at(self.run_span).seq_len is None:
+            raise SchedlangError("a run counted in tokens needs the tokens per sample", self.run_span,
+                                 hint="declare `param seq_len: int = 4096`, or give the run in sp or steps")
+        schedules = {name: (self.placed_value(value), span) for name, (value, span) in self.schedules.items()}
+        return Lowered(self.params, schedules, self.durations, self._clock, self.fixed, self.run_length,
+                       self.module, self, walker)
 
     def _run(self, stmt: ir.RunDecl) -> None:
         """``run = N``: a number of steps, or an amount on the run's clock (``4e12tok``)."""
@@ -223,9 +287,10 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
             raise SchedlangError("the run's length is a number of steps (or of tokens or samples), "
                                  "not a schedule", stmt.value.span,
                                  hint="e.g. run = 10_000, run = total, or run = 4e12tok")
-        if segment.clock == "tok" and self.clock_at(stmt.value.span).seq_len is None:
-            raise SchedlangError("a run counted in tokens needs the tokens per sample", stmt.value.span,
-                                 hint="declare `param seq_len: int = 4096`, or give the run in sp or steps")
+        if segment.clock == "tok":  # its tokens per sample are checked once the file is placed
+            if not self.batches and self._clock is None:
+                self.clock_at(stmt.value.span)  # raises: the file declares no batch schedule
+            self.run_span = stmt.value.span
         self.run_length = RunLength(segment.expr, segment.clock, stmt.span)
 
     def _where_clauses(self) -> None:

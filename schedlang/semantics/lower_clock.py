@@ -2,16 +2,20 @@
 it is computed with, and which clock each value counts.
 
 ``clock_at`` lowers ``batch = ...`` on first use; ``fix_whole`` binds the parameters it names,
-which are fixed when the file is compiled (``Lowered.fixed``).  ``common_clock``, ``call_clock``
-and ``preset_clock`` keep each value on one clock; ``on_samples`` / ``on_tokens`` (the rows of
-role ``on_clock`` in ``library/clock_calls``) put a schedule counted in steps on the run's clock.
+which are fixed when the file is compiled (``Lowered.fixed``).  The value of a ``schedule``
+with parts on those clocks is left ``Unplaced`` by the walk of the file (``place_later``):
+it is placed on the batch schedule once the parameters are bound (``Lowered.placed``), so a
+new value of ``seq_len`` or a batch places the file again without lowering it again.
+``common_clock``, ``call_clock`` and ``preset_clock`` keep each value on one clock;
+``on_samples`` / ``on_tokens`` (the rows of role ``on_clock`` in ``library/clock_calls``) put a
+schedule counted in steps on the run's clock.
 Placing segments on the batch schedule is ``semantics/clock.py``; the calls whose value is a
 batch schedule are ``lower_batch``.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -22,16 +26,49 @@ from ..library.clock_calls import ClockCall
 from ..library.stdlib import Builtin
 from ..limits import MAX_BATCH_STAGES, MAX_STEP
 from ..syntax import ir
-from .clock import BatchValue
+from .clock import BatchValue, resolve_single
 from .params import to_number
+
+
+@dataclass(frozen=True)
+class Unplaced:
+    """The value of a ``schedule`` statement whose parts count samples or tokens, before it is
+    placed on the batch schedule: the ``Lowerer``'s method that places it (``join_placed``,
+    ``resolve``) and its arguments, all lowered already.  Placing reads the bound values and
+    the clock only (``placed_value``)."""
+
+    method: str
+    args: tuple
 
 
 class ClockLowering:
     """The part of the ``Lowerer`` (``lower.py``) that knows the sample and token clocks (see
     ``ExpressionLowering`` for why the ``Lowerer`` is split into parts it inherits)."""
 
+    def place_later(self, node: ir.Node, method: str, *args):
+        """``method(*args)``, a value placed on the batch schedule, or, where ``node`` is the
+        whole value of the ``schedule`` statement being lowered (``deferring``), the same left
+        ``Unplaced``: placed once the parameters are bound, with their values."""
+        if node is not self.deferring:
+            return getattr(self, method)(*args)
+        if not self.batches and self._clock is None:
+            self.clock_at(node.span)  # raises: the file declares no batch schedule
+        return Unplaced(method, args)
+
+    def placed_value(self, value):
+        """``value`` placed on the batch schedule with this lowering's values if it is
+        ``Unplaced``; any other value as it is."""
+        if isinstance(value, Unplaced):
+            return getattr(self, value.method)(*value.args)
+        return value
+
+    def resolve(self, segment: Segment, span: Span) -> Segment:
+        """A whole schedule on the sample or token clock placed from step 0 (``resolve_single``)."""
+        return resolve_single(segment, span, self.clock_at, self.fix_whole, self.measured)
+
     def clock_at(self, span: Span) -> Clock:
         """The run's batch schedule, lowered from ``batch = ...`` on first use."""
+        self.clock_read = True  # the values it is built with are read, and it is (Lowerer.placed)
         if self._clock is not None:
             return self._clock
         if not self.batches:

@@ -187,7 +187,7 @@ class ExpressionLowering:
             if isinstance(found, Function):
                 raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
                                      hint=f"{node.id}({', '.join(found.node.params)})")
-            return found
+            return self.placed_value(found)  # a schedule read by name is placed where it is read
         if node.id in stdlib.CONSTANTS:
             return Segment(stdlib.CONSTANTS[node.id])
         if node.id in stdlib.SCHEDULES or node.id in stdlib.MATH:
@@ -363,16 +363,22 @@ class ExpressionLowering:
                 self.refuse_amount(segment, part.span)
         segments = [(self.step_counted(s, p.span) if isinstance(s, Segment) and not _in_batches(p) else s, p)
                     for s, p in segments]
-        if self.place_clocks and any(segment.clock for segment, _ in segments):
-            placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole,
-                           self.measured)
-            segments = [(s, p) for s, (_, p) in zip(placed, segments)]
         # a join into a cooldown is continuous on the cooldown's clock by construction; on the
         # token clock its first step reads the curve at the tokens consumed before that step,
         # a little past its start (a sqrt falls steeply there): no jump for `check` to report
         cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
+        jumps = _jumps(node, len(parts)) | cooldowns
+        if self.place_clocks and any(segment.clock for segment, _ in segments):
+            return self.place_later(node, "join_placed", node, tuple(segments), jumps)
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],
-                        jumps=_jumps(node, len(parts)) | cooldowns)
+                        jumps=jumps)
+
+    def join_placed(self, node: ir.Seq, segments: tuple[tuple[Segment, ir.Node], ...], jumps) -> Segment:
+        """``a >> b >> ...`` with its parts on the sample or token clock placed on the batch
+        schedule (``semantics/clock.place``), with this lowering's values."""
+        placed = place([(s, p.span) for s, p in segments], self.clock_at(node.span), self.fix_whole,
+                       self.measured)
+        return sequence(*placed, spans=[part.span for _, part in segments], jumps=jumps)
 
     def deferred_cooldown(self, cool: Cooldown, before_node: ir.Node, node: ir.Node):
         """A cooldown after a schedule counted in steps and cut at a token (sample) count: the
