@@ -185,5 +185,18 @@ class RunDecl(Node):
 
 
 @dataclass(frozen=True)
+class Comment:
+    """A ``#`` comment kept for ``unparse`` (the parser reads none into the tree; ``fmt`` keeps a
+    file's own from its text): ``text`` is what follows ``# ``, one line, written on a line of its
+    own before statement ``before`` (``len(statements)``: after the last), or at the end of that
+    statement's line when ``trailing``.  Not a ``Node``: ``walk`` and lowering never see it."""
+
+    text: str
+    before: int
+    trailing: bool = False
+
+
+@dataclass(frozen=True)
 class Module(Node):
     statements: tuple[Node, ...]
+    comments: tuple[Comment, ...] = ()  # an imported file's notes (``unparse.module`` writes them)
