@@ -40,3 +40,21 @@ def test_a_comment_cannot_end_its_line(bad):
     tree = parse("run = 10\n")
     with pytest.raises(ValueError):
         unparse.module(ir.Module(tree.span, tree.statements, (ir.Comment(bad, 0),)))
+
+
+def test_parentheses_as_written_are_kept_and_mean_nothing():
+    text = "schedule lr = (0.1 * (t + 1) / 101 for 100) >> ((0.1))\n"
+    tree = parse(text)
+    assert unparse.module(tree) == text
+    plain = parse("schedule lr = 0.1 * (t + 1) / 101 for 100 >> 0.1\n")
+    assert _shape(tree) == _shape(plain)
+    assert unparse.module(plain) == "schedule lr = 0.1 * (t + 1) / 101 for 100 >> 0.1\n"
+
+
+def _shape(tree) -> list:
+    """Each node's type and plain fields, spans and parentheses left out."""
+    out = []
+    for node in ir.walk(tree):
+        values = [getattr(node, f) for f in node.__dataclass_fields__ if f not in ("span", "parens")]
+        out.append((type(node).__name__, *(v for v in values if not isinstance(v, (ir.Node, tuple)))))
+    return out

@@ -7,7 +7,7 @@ into sympy once, reporting errors at these spans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import Span
@@ -16,6 +16,9 @@ from ..errors import Span
 @dataclass(frozen=True)
 class Node:
     span: Span
+    #: How many pairs of parentheses the text wrapped this node in: they add no meaning (equal trees
+    #: stay equal), but ``unparse`` writes them back, so printed text keeps what its writer wrote.
+    parens: int = field(default=0, kw_only=True, compare=False)
 
 
 def walk(node):

@@ -41,6 +41,8 @@ def _print(node: ir.Node, need: int) -> str:
     if names and id(node) in names:
         return names[id(node)]
     shown, level = _shown(node)
+    if node.parens:  # as the text it was parsed from wrote it
+        return "(" * node.parens + shown + ")" * node.parens
     return _wrap(shown, level, need)
 
 
