@@ -139,6 +139,13 @@ MAX_FILE_LINES = 800
 #: megatron_args's size is after the per-group import (--decoupled-lr), merged the same day.
 OVER_FILE_LINES = {"formats/cerebras_yaml.py": 946, "formats/composer_yaml.py": 869,
                    "formats/megatron_args.py": 881, "syntax/tables.py": 1667}  # tables: generated
+#: The modules of formats/ that still write ``.sched`` statements as text (issue 40): how many
+#: templates each holds.  A format builds ``ir`` statements (``formats/common/statements.py``) and
+#: ``syntax/unparse`` prints them; this list may only shrink (none added, no count raised).
+STATEMENT_TEMPLATES = {"formats/cerebras_to_sched.py": 3, "formats/cerebras_yaml.py": 1,
+                       "formats/common/by_proof.py": 2, "formats/composer_yaml.py": 10,
+                       "formats/deepspeed_json.py": 7, "formats/megatron_args.py": 8,
+                       "formats/olmo_core_json.py": 6}
 #: Modules at the top of formats/ that are no format and no format's own helper (<framework>_*).
 FORMATS_SHARED = {"__init__", "__main__", "export", "core_text"}
 #: ``from x import _name`` across modules, as it stands: each to be made public or moved; none added.
@@ -229,3 +236,44 @@ def test_private_names_are_imported_only_where_listed():
         + "\n".join(new)
     stale = {(f, m, n) for (f, m), names in PRIVATE_IMPORTS.items() for n in names} - set(found)
     assert not stale, f"PRIVATE_IMPORTS lists imports that are gone; remove them: {sorted(stale)}"
+
+
+#: What a ``.sched`` statement written as text starts with (an f-string's values read as ``{}``).
+_STATEMENT = re.compile(r"(schedule [\w{}]+ *=|schedule \{|schedule $|param [\w{}]+ *:|param \{|param $"
+                        r"|let [\w{}]+ *=|let \{|let $|batch *=|run *=)")
+
+
+def _statement_templates(tree: ast.AST) -> list[int]:
+    """The lines of the string constants and f-strings of ``tree`` that start a ``.sched`` statement."""
+    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inner:
+            text = node.value
+        else:
+            continue
+        if _STATEMENT.match(text):
+            found.append(node.lineno)
+    return found
+
+
+def test_formats_build_statements_as_trees_not_text():
+    found = {}
+    for path in sorted((PACKAGE / "formats").rglob("*.py")):
+        lines = _statement_templates(ast.parse(path.read_text(encoding="utf-8")))
+        if lines:
+            found[path.relative_to(PACKAGE).as_posix()] = lines
+    more = [f"{name}: {len(lines)} (lines {', '.join(map(str, lines))})" for name, lines in found.items()
+            if len(lines) > STATEMENT_TEMPLATES.get(name, 0)]
+    assert not more, ("these modules write .sched statements as text: build them with "
+                      "formats/common/statements.py (schedule_stmt, param_stmt, ...):\n" + "\n".join(more))
+    gone = sorted(set(STATEMENT_TEMPLATES) - set(found))
+    assert not gone, f"STATEMENT_TEMPLATES lists modules that write none now; remove them: {gone}"
+
+
+def test_the_statement_scan_finds_templates():
+    tree = ast.parse('a = f"schedule {n} = {b}"\nb = "run = 5"\nc = f"param {p}: int"\n'
+                     'd = "schedule lr needs a value"\ne = f"let x = {v}"\nf = "a param group"\n')
+    assert _statement_templates(tree) == [1, 2, 3, 5]

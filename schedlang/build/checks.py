@@ -15,9 +15,8 @@ from ..library.clock_calls import Role, of_role
 from ..limits import MAX_SEGMENTS, recursion_room
 from ..semantics.lower import lower_piece
 from ..semantics.lower_expressions import TIME_UNITS, Known
-from ..syntax import ir
+from ..syntax import ir, unparse
 from . import site as sites
-from . import text as texts
 from .declarations import _ORDER, ParamDecl, _merge
 from .signatures import _builtin
 
@@ -68,7 +67,7 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple,
     except SchedlangError as exc:  # the message points at the user's line: drop lowering's frames
         span = exc.span
         if span is not None and not span.source.text:  # python -c, the plain REPL: show the piece
-            shown = texts.text(node)
+            shown = unparse.expression(node)
             source = Source("\n" * (span.line - 1) + shown, span.source.filename)
             exc.span = Span(source, span.line, 1, span.line, len(shown) + 1)
         raise exc.with_traceback(None) from None

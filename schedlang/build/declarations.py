@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass
 
 from ..errors import SchedlangError
-from ..syntax import ir
+from ..syntax import ir, unparse
 from . import site as sites
-from . import text as texts
 
 #: What a parameter, schedule or ``let`` may be named.
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -36,7 +35,7 @@ class ParamDecl:
         """Two declarations of one name agree when they would print the same statement; an
         implicit one agrees with any (the user's own declaration of that name wins)."""
         return (self is other or self.implicit or other.implicit
-                or texts.statement(self.stmt) == texts.statement(other.stmt))
+                or unparse.statement(self.stmt) == unparse.statement(other.stmt))
 
 
 def _merge(site: sites.Site, *groups: dict[str, ParamDecl]) -> dict[str, ParamDecl]:

@@ -28,10 +28,9 @@ from ..program import Program, Schedule
 from ..semantics.lower import lower
 from ..semantics.lower_expressions import Known
 from ..semantics.params import to_number
-from ..syntax import ir
+from ..syntax import ir, unparse
 from ..syntax.parser import RESERVED
 from . import site as sites
-from . import text as texts
 from .checks import (
     _LATER,
     _chain_pieces,
@@ -243,7 +242,7 @@ class Expr:
         return _source([*params, ir.ScheduleDecl(self.node.span, "lr", self.node)], bare=True)
 
     def __repr__(self) -> str:
-        shown = texts.text(self.node)
+        shown = unparse.expression(self.node)
         return f"<schedlang.build {shown if len(shown) <= 120 else shown[:117] + '...'}>"
 
     def __iter__(self):  # a piece is not a sequence (and `in` would call __eq__)
@@ -318,7 +317,7 @@ class Jump:
         self.piece, self.span = piece, span
 
     def __repr__(self) -> str:
-        return f"<schedlang.build jump {texts.text(self.piece.node)}>"
+        return f"<schedlang.build jump {unparse.expression(self.piece.node)}>"
 
 
 def jump(piece) -> Jump:

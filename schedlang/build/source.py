@@ -5,11 +5,11 @@ it was built with, and never a ``let`` named like a word of the language."""
 from __future__ import annotations
 
 from ..semantics.names import LANGUAGE_NAMES
-from ..syntax import ir
+from ..syntax import ir, unparse
 from ..syntax.fmt import format_source
 from . import site as sites
-from . import text as texts
 from .declarations import _NAME
+from .text import lets
 
 
 def _source(statements: list[ir.Node], bare: bool = False) -> str:
@@ -19,23 +19,18 @@ def _source(statements: list[ir.Node], bare: bool = False) -> str:
     with no parameter and no ``let`` is written as a bare expression."""
     values = [s.value for s in statements if isinstance(s, (ir.ScheduleDecl, ir.BatchDecl, ir.RunDecl))]
     taken = LANGUAGE_NAMES | {s.name for s in statements if hasattr(s, "name")}
-    found = texts.lets(values, _assigned_name, taken)
+    found = lets(values, _assigned_name, taken)
     params = [s for s in statements if isinstance(s, ir.Param)]
     if bare and not params and not found:
-        return _formatted(texts.text(values[0]))
+        return _formatted(unparse.expression(values[0]))
     names = {id(node): name for name, node in found}
-    lines = [*map(texts.statement, params)]
-    lines += [f"let {name} = {texts.text(node, {k: v for k, v in names.items() if k != id(node)})}"
-              for name, node in found]
+    lines = [*map(unparse.statement, params)]
+    lines += [unparse.statement(ir.Let(node.span, name, node), names) for name, node in found]
     for stmt in statements:
-        if isinstance(stmt, ir.BatchDecl):
-            lines.append(f"batch = {texts.text(stmt.value, names)}")
-        elif isinstance(stmt, ir.RunDecl):
-            lines.append(f"run = {texts.text(stmt.value, names)}")
-        elif isinstance(stmt, ir.ScheduleDecl):
-            lines.append(f"schedule {stmt.name} = {texts.text(stmt.value, names)}")
-            if not isinstance(stmt.value, ir.Name):  # a later schedule built on it names it
-                names.setdefault(id(stmt.value), stmt.name)
+        if isinstance(stmt, (ir.BatchDecl, ir.RunDecl, ir.ScheduleDecl)):
+            lines.append(unparse.statement(stmt, names))
+        if isinstance(stmt, ir.ScheduleDecl) and not isinstance(stmt.value, ir.Name):
+            names.setdefault(id(stmt.value), stmt.name)  # a later schedule built on it names it
     return _formatted("\n".join(lines))
 
 

@@ -1,55 +1,20 @@
-"""An ``ir`` tree written as ``.sched`` text that parses back to the same tree.
-
-``schedlang.build`` makes the parser's tree directly, so ``to_source`` needs the
-inverse of the parser: each node printed with the parentheses the grammar needs
-(``grammar/schedlang.lark``'s precedence, lowest first: ``>>``, ``for``,
-``if``, ``or``, ``and``, ``not``, comparisons, ``+ -``, ``* /``, unary, ``**``).
-The layout is then ``fmt``'s (``format_source``), which also checks that the text
-parses to the same tree.
+"""What ``to_source()`` and ``to_python()`` need beyond the tree's printer (``syntax/unparse``): the
+pieces the user's Python named, kept as ``let`` statements (``lets``), and the same tree written as
+``schedlang.build`` code (``python_text``).
 """
 
 from __future__ import annotations
 
 import keyword
-import threading
 from fractions import Fraction
 
 from ..library.clock_calls import Role, of_role
 from ..semantics.lower_expressions import TIME_UNITS
 from ..syntax import ir
+from ..syntax.unparse import expression
 
-SEQ, FOR, IF, OR, AND, NOT, COMPARE, SUM, PRODUCT, UNARY, POWER, ATOM = range(12)
-_BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
 #: The batch schedules' calls: each takes the program's ``seq_len`` (``sb.stages(..., seq_len)``).
 _BATCH_CALLS = frozenset(of_role(Role.BATCH))
-
-
-def text(node: ir.Node, names: dict[int, str] | None = None) -> str:
-    """``node`` as an expression (no outer parentheses); a node in ``names`` (by identity) is
-    written as that name (a ``let`` printed before it)."""
-    saved = getattr(_PRINTING, "names", {})
-    _PRINTING.names = names or {}
-    try:
-        return _print(node, SEQ)
-    finally:
-        _PRINTING.names = saved
-
-
-_PRINTING = threading.local()  # ``names``: the lets of the text being printed (``text``'s)
-
-
-def _wrap(shown: str, level: int, need: int) -> str:
-    return f"({shown})" if level < need else shown
-
-
-def _print(node: ir.Node, need: int) -> str:
-    names = getattr(_PRINTING, "names", None)
-    if names and id(node) in names:
-        return names[id(node)]
-    shown, level = _shown(node)
-    return _wrap(shown, level, need)
-
-
 _ATOMS = (ir.Number, ir.Duration, ir.String, ir.Bool, ir.Name, ir.Unary, ir.Keyword)
 
 
@@ -104,75 +69,6 @@ def _children(node: ir.Node) -> list[ir.Node]:
     return out
 
 
-def _shown(node: ir.Node) -> tuple[str, int]:  # noqa: C901 - one case per node type
-    if isinstance(node, ir.Number):
-        return node.text, ATOM
-    if isinstance(node, ir.Duration):
-        return node.text, ATOM
-    if isinstance(node, ir.String):
-        return f'"{node.value}"', ATOM
-    if isinstance(node, ir.Bool):
-        return ("true" if node.value else "false"), ATOM
-    if isinstance(node, ir.Name):
-        return node.id, ATOM
-    if isinstance(node, ir.List):
-        return "[" + ", ".join(_print(i, SEQ) for i in node.items) + "]", ATOM
-    if isinstance(node, ir.Call):
-        parts = [_print(a, SEQ) for a in node.args]
-        parts += [f"{k.name}={_print(k.value, SEQ)}" for k in node.keywords]
-        return f"{node.func.id}({', '.join(parts)})", ATOM
-    if isinstance(node, ir.BinOp):
-        if node.op == "**":  # atom ** unary: right-associative through the unary level
-            return f"{_print(node.left, ATOM)} ** {_print(node.right, UNARY)}", POWER
-        level = _BINARY[node.op]
-        return f"{_print(node.left, level)} {node.op} {_print(node.right, level + 1)}", level
-    if isinstance(node, ir.Unary):
-        return f"{node.op}{_print(node.operand, UNARY)}", UNARY
-    if isinstance(node, ir.Compare):
-        parts = [_print(node.operands[0], SUM)]
-        for op, operand in zip(node.ops, node.operands[1:]):
-            parts.append(f"{op} {_print(operand, SUM)}")
-        return " ".join(parts), COMPARE
-    if isinstance(node, ir.BoolOp):
-        level = OR if node.op == "or" else AND
-        return f"{_print(node.left, level)} {node.op} {_print(node.right, level + 1)}", level
-    if isinstance(node, ir.Not):
-        return f"not {_print(node.operand, NOT)}", NOT
-    if isinstance(node, ir.If):
-        # `if c then a else b` followed by `for` or `>>` must be parenthesised (the parser
-        # refuses a bare one): IF is below FOR's body level, so _print adds them.
-        return (f"if {_print(node.cond, SEQ)} then {_print(node.then, SEQ)} "
-                f"else {_print(node.other, IF)}"), IF
-    if isinstance(node, ir.For):
-        return f"{_print(node.body, IF + 1)} for {_print(node.steps, OR)}", FOR
-    if isinstance(node, ir.Seq):
-        parts = []
-        while isinstance(node, ir.Seq):  # a long chain without recursion
-            parts.append(("jump " if node.jump else "") + _print(node.then, FOR))
-            node = node.first
-        parts.append(_print(node, FOR))
-        return " >> ".join(reversed(parts)), SEQ
-    raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
-
-
-def statement(node: ir.Node) -> str:
-    """A ``param`` or ``schedule`` statement."""
-    if isinstance(node, ir.Param):
-        parts = [f"param {node.name}: {node.type}"]
-        if node.default is not None:
-            parts.append(f" = {text(node.default)}")
-        if node.where is not None:
-            parts.append(f" where {text(node.where)}")
-        return "".join(parts)
-    if isinstance(node, ir.ScheduleDecl):
-        return f"schedule {node.name} = {text(node.value)}"
-    if isinstance(node, ir.BatchDecl):
-        return f"batch = {text(node.value)}"
-    if isinstance(node, ir.RunDecl):
-        return f"run = {text(node.value)}"
-    raise TypeError(f"cannot print {type(node).__name__}")  # pragma: no cover
-
-
 # -- the same tree as schedlang.build code ----------------------------------------------------
 # Python's precedence, lowest first (``and``/``or``/``not`` are spelt ``& | ~``, which bind
 # tighter than comparisons, so every operand of them that is not an atom is parenthesised).
@@ -201,7 +97,7 @@ def python_text(module: ir.Module) -> str:
             if stmt.default is not None:
                 args.append(_py(stmt.default, names, _P_COMPARE))
             if stmt.where is not None:
-                clause = text(stmt.where)
+                clause = expression(stmt.where)
                 args.append(f"where='{clause}'" if '"' in clause else f'where="{clause}"')
             lines.append(f"{name} = sb.param({', '.join(args)})")
         elif isinstance(stmt, ir.Def):

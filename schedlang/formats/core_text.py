@@ -13,19 +13,24 @@ from __future__ import annotations
 
 from ..codegen.sched import text
 from ..semantics.lower import lower
+from ..syntax import ir, unparse
 from ..syntax.parser import parse
-from .common.source_text import GENERATED
+from .common.statements import GENERATED, module, schedule_stmt
+
+
+def lowered_schedules(preset: ir.Module | str) -> list[ir.ScheduleDecl]:
+    """Each schedule of a preset-style file (a tree, or text) lowered and written back as core syntax."""
+    found = lower(parse(preset if isinstance(preset, str) else unparse.module(preset), GENERATED))
+    return [schedule_stmt(name, text(segment.held())) for name, (segment, _) in found.schedules.items()]
 
 
 def lowered(preset_text: str, params: list[str]) -> str:
-    """The core-style form of a preset-style file: each schedule lowered and written back."""
-    found = lower(parse(preset_text, GENERATED))
-    lines = list(params)
-    for name, (segment, _) in found.schedules.items():
-        lines.append(f"schedule {name} = {text(segment.held())}")
-    return "\n".join(lines) + "\n"
+    """The core-style form of a preset-style file as text: its ``params`` lines, then each
+    schedule lowered (for the formats that still write text)."""
+    return "\n".join([*params, *map(unparse.statement, lowered_schedules(preset_text))]) + "\n"
 
 
-def core_source(preset_source: str, head: list[str], params: list[str]) -> str:
-    """``head`` comments, then :func:`lowered` of ``preset_source`` with its ``params`` lines."""
-    return "\n".join([*head, lowered(preset_source, params).rstrip("\n")]) + "\n"
+def core_module(preset: ir.Module, head: list, kept: list) -> ir.Module:
+    """``head`` comments and the ``kept`` statements (``statements.module`` items), then each
+    schedule of ``preset`` lowered."""
+    return module(head, kept, lowered_schedules(preset))

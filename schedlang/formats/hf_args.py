@@ -43,11 +43,12 @@ from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
-from .common.source_text import PARAMETERS, declarations, expression, header
+from .common.source_text import PARAMETERS, declared, expression, header
+from .common.statements import let_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
 from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
-from .core_text import core_source
+from .core_text import core_module
 from .hf_script import recognizes as script_recognizes
 from .hf_script import training_arguments
 
@@ -207,39 +208,38 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
 # -- .sched text ------------------------------------------------------------------------
 
 
-def source(found: Imported, origin: str, style: str = "presets") -> str:
+def source(found: Imported, origin: str, style: str = "presets") -> ir.Module:
     what = "HF TrainingArguments built in a Python script, followed, never run" if origin.endswith(".py") \
         else "HF TrainingArguments"
-    lines = [header(origin, what),
+    items = [header(origin, what),
              "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
     lr_text = _lr(found)  # before the declarations: it records the parameters it reads
-    params, decls = declarations()
+    params, decls = declared()
     if params:
-        lines.append(PARAMETERS)
-    lines.extend(decls)
+        items.append(PARAMETERS)
+    items.extend(decls)
     if found.total is None:
-        lines.append("param steps_per_epoch: int where steps_per_epoch > 0   "
-                     "# ceil(len(train_dataloader) / gradient_accumulation_steps)")
-        lines.append(f"let num_training_steps = ceil({sched_text(found.epochs)} * steps_per_epoch)"
-                     f"   # num_train_epochs: {sched_text(found.epochs)}")
+        items.append(noted(param_stmt("steps_per_epoch", "int", where="steps_per_epoch > 0"),
+                           "ceil(len(train_dataloader) / gradient_accumulation_steps)"))
+        epochs = sched_text(found.epochs)
+        items.append(noted(let_stmt("num_training_steps", f"ceil({epochs} * steps_per_epoch)"),
+                           f"num_train_epochs: {epochs}"))
         total = "num_training_steps"
     else:
         total = sched_text(found.total)
-    lines.append(f"run = {total}   # the Trainer's optimizer updates: "
-                 + ("max_steps" if found.total is not None else "ceil(num_train_epochs * steps_per_epoch)"))
+    counted = "max_steps" if found.total is not None else "ceil(num_train_epochs * steps_per_epoch)"
+    items.append(noted(run_stmt(total), f"the Trainer's optimizer updates: {counted}"))
     if found.warmup_ratio is not None:
         if found.total is not None:
-            lines.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
+            items.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
                          "computes it (in float64)")
     if style != "presets" and (found.kind not in _CORE_KINDS or decls):
         # No standard-library spelling: the preset's own formula, written by the one core printer.
-        lines.append(f"schedule lr = {_preset(found, total, lr_text)}")
-        head = [line for line in lines if line.startswith("#")]
-        return core_source("\n".join(lines) + "\n", head, [line for line in lines if not line.startswith(
-            ("#", "schedule "))])
+        preset = module(items, schedule_stmt("lr", _preset(found, total, lr_text), found.span))
+        return core_module(preset, [i for i in items if isinstance(i, str)],
+                           [i for i in items if not isinstance(i, str)])
     body = _preset(found, total, lr_text) if style == "presets" else _core(found, total)
-    lines.append(f"schedule lr = {body}")
-    return "\n".join(lines) + "\n"
+    return module(items, schedule_stmt("lr", body, found.span))
 
 
 def _lr(found: Imported) -> str:

@@ -25,15 +25,17 @@ from dataclasses import dataclass
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
 from .common.pyconfig.literal import Instance, Module, Unread, _unfollowed, ended_before, to_node
 from .common.pyconfig.trace import traced
-from .common.source_text import PARAMETERS, declarations, expression, header
+from .common.source_text import PARAMETERS, declared, expression, header
+from .common.statements import module, schedule_stmt
 from .common.yaml_source import Node
-from .core_text import core_source
+from .core_text import core_module
 
 MODULES = ("keras.optimizers.schedules", "keras.src.optimizers.schedules.learning_rate_schedule", None)
 CLASSES = ("ExponentialDecay", "PiecewiseConstantDecay", "PolynomialDecay", "InverseTimeDecay",
@@ -76,11 +78,11 @@ class Traced:
     span: Span
 
 
-def source(root: Node | Traced, origin: str, style: str = "presets") -> str:
+def source(root: Node | Traced, origin: str, style: str = "presets") -> ir.Module:
     if isinstance(root, Traced):
-        return "\n".join([header(origin, f"the Keras LearningRateSchedule {root.name} of a Python script, "
-                                          "its __call__ traced with a symbolic step, never run"),
-                           _KERAS_CLOCK, f"schedule lr = {root.formula}"]) + "\n"
+        return module(header(origin, f"the Keras LearningRateSchedule {root.name} of a Python script, "
+                                     "its __call__ traced with a symbolic step, never run"),
+                      _KERAS_CLOCK, schedule_stmt("lr", root.formula, root.span))
     if "class_name" not in root.value:
         raise SchedlangError("no class_name: which LearningRateSchedule is this?", root.span,
                              hint="keras.optimizers.schedules.serialize(schedule) writes class_name and "
@@ -91,18 +93,18 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> str:
         hint = did_you_mean(str(name), CLASSES) or "one of " + ", ".join(CLASSES)
         raise SchedlangError(f"'{name}' is not one of Keras' built-in LearningRateSchedules", name_node.span,
                              hint=hint + " (a custom schedule's formula is in its Python code)")
-    module = root.value.get("module")
-    if module is not None and module.value not in MODULES:
-        raise SchedlangError(f"module '{module.value}' is not keras.optimizers.schedules", module.span)
+    named = root.value.get("module")
+    if named is not None and named.value not in MODULES:
+        raise SchedlangError(f"module '{named.value}' is not keras.optimizers.schedules", named.span)
     config = root.value.get("config")
     if config is None or not config.is_mapping:
         raise SchedlangError(f"{name} needs its config: the mapping get_config() returns",
                              (config or name_node).span)
-    preset = PRESETS[f"keras.{name}"]
-    known = [a.name for a in preset.args]
+    preset_entry = PRESETS[f"keras.{name}"]
+    known = [a.name for a in preset_entry.args]
     parts, numbers = [], {}
     for key, node in config.value.items():
-        if key == "name" or (node.value is None and _default(preset, key) is None):
+        if key == "name" or (node.value is None and _default(preset_entry, key) is None):
             continue  # the op name, or a keyword left at its default None
         if key not in known:
             raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
@@ -111,17 +113,17 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> str:
         numbers[key] = exact(node.value)
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
-    params, decls = declarations()
+    params, decls = declared()
     head = [header(origin, what), _KERAS_CLOCK,
             *([PARAMETERS] if params else [])]
-    preset_text = "\n".join([*head, *decls, f"schedule lr = keras.{name}({', '.join(parts)})"]) + "\n"
+    preset = module(head, decls, schedule_stmt("lr", f"keras.{name}({', '.join(parts)})", root.span))
     if style == "presets":
-        return preset_text
+        return preset
     core_head = [*head, "# Core style: the same schedule written without presets."]
-    restarts = _cosine_restarts(preset, numbers) if name == "CosineDecayRestarts" and not decls else None
+    restarts = None if name != "CosineDecayRestarts" or decls else _cosine_restarts(preset_entry, numbers)
     if restarts is not None:
-        return "\n".join([*core_head, f"schedule lr = {restarts}"]) + "\n"
-    return core_source(preset_text, core_head, params)
+        return module(core_head, schedule_stmt("lr", restarts, root.span))
+    return core_module(preset, core_head, params)
 
 
 def _cosine_restarts(preset, given: dict) -> str | None:

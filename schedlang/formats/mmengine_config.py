@@ -37,10 +37,12 @@ from ..library.presets import PRESETS
 from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
 from ..program import compile as compile_program
+from ..syntax import ir, unparse
 from .common.format import Format, reader
 from .common.numbers import exact
 from .common.pyconfig.literal import Imported, Item, Module, Unread, script_schedule
 from .common.source_text import choices_of, header, option
+from .common.statements import Noted, module, param_stmt, run_stmt, schedule_stmt
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -203,7 +205,7 @@ def _arg_text(item: Item, name: str, choices: tuple[str, ...] = ()) -> str:
     return _number_text(item, name)
 
 
-def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
+def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> ir.Module:
     if options:
         raise SchedlangError(f"mmengine-config has no option '{next(iter(options))}'")
     reader = _Reader(text, filename)
@@ -275,8 +277,8 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     else:
         head.append("# t counts iterations; epoch_length is len(train_dataloader).")
     run = _run(loop_cfg, loop_type, by_epoch_loop, all_epoch)
-    declared = needs_length or (run is not None and "epoch_length" in run)
-    decls = ["param epoch_length: int where epoch_length > 0"] if declared else []
+    declared = needs_length or (run is not None and "epoch_length" in unparse.statement(run.statement))
+    decls = [param_stmt("epoch_length", "int", where="epoch_length > 0")] if declared else []
     if run is not None:
         decls.append(run)
     body = []
@@ -286,8 +288,9 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             expr = calls[0]
         else:
             expr = "mmengine.param_scheduler(schedulers=[\n    " + ",\n    ".join(calls) + f"]{tail})"
-        body.append(f"schedule {param} = {expr}")
-    text_out = "\n".join([*head, *decls, *body]) + "\n"
+        body.append(schedule_stmt(param, expr, schedulers.span))
+    tree = module(head, decls, body)
+    text_out = unparse.module(tree)
 
     try:  # what the presets refuse (overlapping windows, bad arguments) is reported in the config
         compile_program(text_out, filename="<import>")
@@ -295,10 +298,10 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         raise SchedlangError(exc.message, schedulers.span, hint=exc.hint) from None
     if style == "core":
         return _lower(text_out, head, decls, list(lines))
-    return text_out
+    return tree
 
 
-def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> str | None:
+def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> Noted | None:
     """``run = ...`` from ``train_cfg``, in the file's ``t``: ``EpochBasedTrainLoop`` trains
     ``max_epochs`` epochs of ``len(train_dataloader)`` iterations (its ``max_iters`` is their
     product), ``IterBasedTrainLoop`` ``max_iters`` iterations.  None when the loop states no
@@ -310,11 +313,12 @@ def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> str
             return None
         epochs = _number_text(loop_cfg["max_epochs"], "max_epochs")
         if all_epoch:
-            return f"run = {epochs}   # train_cfg max_epochs; t counts epochs"
-        return f"run = {epochs} * epoch_length   # train_cfg max_epochs of len(train_dataloader) iterations"
+            return Noted(run_stmt(epochs), "train_cfg max_epochs; t counts epochs")
+        return Noted(run_stmt(f"{epochs} * epoch_length"),
+                     "train_cfg max_epochs of len(train_dataloader) iterations")
     if "max_iters" not in loop_cfg:
         return None
-    return f"run = {_number_text(loop_cfg['max_iters'], 'max_iters')}   # train_cfg max_iters"
+    return Noted(run_stmt(_number_text(loop_cfg["max_iters"], "max_iters")), "train_cfg max_iters")
 
 
 def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:
@@ -351,11 +355,10 @@ def _bases(reader: _Reader) -> dict[str, str]:
     return found
 
 
-def _lower(text: str, head: list[str], decls: list[str], names: list[str]) -> str:
+def _lower(text: str, head: list[str], decls: list, names: list[str]) -> ir.Module:
     """Core style: each schedule's closed form written out (``core_text``)."""
     program = compile_program(text)
-    body = [f"schedule {name} = {expr_text(program[name].symbolic_expr)}" for name in names]
-    return "\n".join([*head, *decls, *body]) + "\n"
+    return module(head, decls, [schedule_stmt(n, expr_text(program[n].symbolic_expr)) for n in names])
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -29,10 +29,12 @@ import re
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import Kind
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.pyconfig.literal import Call, Item, Module, Unread, _unfollowed, ended_before
-from .common.source_text import PARAMETERS, declarations, expression, flag, header, option
-from .core_text import core_source
+from .common.source_text import PARAMETERS, declared, expression, flag, header, option
+from .common.statements import module, schedule_stmt
+from .core_text import core_module
 
 #: The schedule functions: the presets' names (optax 0.2.8, ``library/presets/optax.py``).
 SCHEDULES = tuple(name.split(".", 1)[1] for name in PRESETS if name.startswith("optax."))
@@ -120,17 +122,16 @@ def _inside(call: Call):
 # -- .sched text ------------------------------------------------------------------------------
 
 
-def source(chosen: Item, origin: str, style: str = "presets") -> str:
+def source(chosen: Item, origin: str, style: str = "presets") -> ir.Module:
     body = _call(chosen)
-    params, decls = declarations()
+    params, decls = declared()
     head = [header(origin, "an optax schedule built in a Python script, followed, never run"),
             "# t is the optimizer's count: update t uses schedule(t).  optax computes in float32 unless "
             "jax_enable_x64.", *([PARAMETERS] if params else [])]
-    preset_text = "\n".join([*head, *decls, f"schedule lr = {body}"]) + "\n"
+    preset = module(head, decls, schedule_stmt("lr", body, chosen.span))
     if style == "presets":
-        return preset_text
-    core_head = [*head, "# Core style: the same schedule written without presets."]
-    return core_source(preset_text, core_head, params)
+        return preset
+    return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)
 
 
 def _call(item: Item) -> str:

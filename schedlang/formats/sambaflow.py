@@ -20,9 +20,11 @@ import sympy as sp
 
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..syntax import ir
 from .common.format import SHELL, Format, check_style, checked, importing
 from .common.numbers import exact
 from .common.source_text import header
+from .common.statements import module, schedule_stmt
 
 SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
 FLAGS = ("lr_schedule", "learning_rate", "warmup_steps", "max_steps", "end_lr_ratio")
@@ -133,7 +135,7 @@ def _number(flags: Flags, name: str, whole: bool = False):
     return value
 
 
-def source(flags: Flags, origin: str, style: str = "presets") -> str:
+def source(flags: Flags, origin: str, style: str = "presets") -> ir.Module:
     if "lr_schedule" not in flags.values:
         raise SchedlangError("no --lr_schedule flag found",
                              Span(flags.source, 1, 1, 1, 2) if flags.source and flags.source.text else None,
@@ -150,7 +152,7 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
     if name == "fixed_lr":
         body = f"sambaflow.fixed_lr(learning_rate={sched_text(lr)})" if style == "presets" \
             else f"constant({sched_text(lr)})"
-        return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+        return module(head, schedule_stmt("lr", body, flags.spans.get("lr_schedule")))
     if "max_steps" not in flags.values:
         raise SchedlangError(f"{name} needs --max_steps", flags.spans.get("lr_schedule"))
     warm = _number(flags, "warmup_steps", whole=True) if "warmup_steps" in flags.values else sp.Integer(0)
@@ -171,7 +173,7 @@ def source(flags: Flags, origin: str, style: str = "presets") -> str:
         body = f"{shape}({sched_text(lr)}, {sched_text(lr * ratio)}, {sched_text(total - warm)})"
         if warm:
             body = f"warmup(linear, {sched_text(warm)}) >> {body}"
-    return "\n".join([*head, f"schedule lr = {body}"]) + "\n"
+    return module(head, schedule_stmt("lr", body, flags.spans.get("lr_schedule")))
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -39,12 +39,14 @@ import sympy as sp
 
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
+from ..syntax import ir
 from .common.format import SHELL, YAML, Format, reader
 from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.source_text import choices_of, comment_safe, header, option
+from .common.statements import module, noted, param_stmt, run_stmt, schedule_stmt
 from .common.yaml_source import load
-from .core_text import core_source
+from .core_text import core_module
 
 #: train.py's defaults (timm 1.0.31) for every argument the schedule depends on.
 TRAIN_DEFAULTS = {
@@ -179,7 +181,7 @@ class _Reader:
         return out
 
 
-def source(args: Args, origin: str, style: str = "presets") -> str:
+def source(args: Args, origin: str, style: str = "presets") -> ir.Module:
     r = _Reader(args)
     sched = r.text("sched") or "cosine"
     if sched not in SCHEDS:
@@ -194,14 +196,14 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
                              "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
                              hint="remove lr_noise; the schedule without noise is what timm adds noise to")
     head = [header(origin, f"timm {args.origin}; create_scheduler_v2")]
-    params: list[str] = []
+    params: list = []  # statements.module items
     scale = ""
     if r.raw("layer_decay") is not None and sched != "none":
         r.number("layer_decay")
         shown = comment_safe(str(r.raw("layer_decay")))
         head.append(f"# Values are absolute. layer_decay {shown}: timm's optimizer gives each "
                     "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
-        params.append("param lr_scale: group = 1")
+        params.append(param_stmt("lr_scale", "group", "1", span=r.span("layer_decay")))
         scale = "lr_scale * "
     else:
         head.append("# Values are absolute (timm's optimizer sets no param group lr_scale without "
@@ -210,7 +212,8 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
     if on_updates:
         head.append("# --sched-on-updates: t counts optimizer updates (step_update); every epoch count is "
                     "multiplied by updates_per_epoch = ceil(len(loader) / grad_accum_steps).")
-        params.append("param updates_per_epoch: int where updates_per_epoch > 0")
+        params.append(param_stmt("updates_per_epoch", "int", where="updates_per_epoch > 0",
+                                 span=r.span("sched_on_updates")))
         per = sp.Symbol("updates_per_epoch", integer=True, positive=True)
     else:
         head.append("# t counts epochs: train.py calls step(epoch + 1) after each epoch; "
@@ -225,18 +228,16 @@ def source(args: Args, origin: str, style: str = "presets") -> str:
     if run is not None:
         params.append(run)
     if sched == "none":
-        body = f"constant({lr})"
-        return "\n".join([*head, *params, f"schedule lr = {body}"]) + "\n"
+        return module(head, params, schedule_stmt("lr", f"constant({lr})", r.span("sched")))
     keywords = _keywords(r, sched, per, on_updates, lr)
     call = f"timm.{CLASSES[sched]}({', '.join(f'{k}={v}' for k, v in keywords)})"
-    preset_text = "\n".join([*head, *params, f"schedule lr = {scale}{call}"]) + "\n"
+    preset = module(head, params, schedule_stmt("lr", f"{scale}{call}", r.span("sched")))
     if style == "presets":
-        return preset_text
-    core_head = [*head, "# Core style: the same schedule written without presets."]
-    return core_source(preset_text, core_head, params)
+        return preset
+    return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)
 
 
-def _run(r: _Reader, sched: str, on_updates: bool) -> str | None:
+def _run(r: _Reader, sched: str, on_updates: bool):
     """``run = ...``: the epochs ``train.py`` trains, the ``num_epochs`` ``create_scheduler_v2``
     returns (``for epoch in range(start_epoch, num_epochs)``), in the file's ``t``: epochs, or with
     ``--sched-on-updates`` those epochs times ``updates_per_epoch``.  The cycle schedulers (cosine,
@@ -266,13 +267,14 @@ def _run(r: _Reader, sched: str, on_updates: bool) -> str | None:
         total = warmup + (epochs if prefix else epochs - warmup) + cooldown
     else:
         total = epochs + (warmup if prefix else 0)
-    comment = "   # the num_epochs train.py trains (create_scheduler_v2)"
+    comment = "the num_epochs train.py trains (create_scheduler_v2)"
     if on_updates:
-        return f"run = {total} * updates_per_epoch{comment}, of updates_per_epoch updates"
-    return f"run = {total}{comment}; t counts epochs"
+        return noted(run_stmt(f"{total} * updates_per_epoch", r.span("epochs")),
+                     f"{comment}, of updates_per_epoch updates")
+    return noted(run_stmt(str(total), r.span("epochs")), f"{comment}; t counts epochs")
 
 
-def _learning_rate(r: _Reader, head: list[str], params: list[str]) -> str:
+def _learning_rate(r: _Reader, head: list[str], params: list) -> str:
     given = r.raw("lr")
     if given is not None and exact(given) is None:
         raise SchedlangError(f"lr must be a number, not {given!r}", r.span("lr"))
@@ -284,7 +286,7 @@ def _learning_rate(r: _Reader, head: list[str], params: list[str]) -> str:
     scale = r.text("lr_base_scale") or ""
     if not scale:
         scale = "sqrt" if any(o in (r.text("opt") or "").lower() for o in ("ada", "lamb")) else "linear"
-    params.append("param world_size: int where world_size > 0")
+    params.append(param_stmt("world_size", "int", where="world_size > 0", span=r.span("lr_base")))
     ratio = f"{sched_text(batch)} * world_size / {sched_text(size)}"
     root = "sqrt of " if scale == "sqrt" else ""
     head.append(f"# lr not given: train.py sets lr = lr_base * ({root}global batch / lr_base_size), "

@@ -29,6 +29,7 @@ from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text
 from .common.proof import proven
 from .common.source_text import comment_safe, header
+from .common.statements import module, noted, run_stmt, schedule_stmt
 
 FORMULAS = ("current", "2025-03", "2024")
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -138,7 +139,7 @@ def _number(data, where: _Locator, section, key, default, whole=False):
     return number
 
 
-def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> str:
+def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> ir.Module:
     data, where = read(text, filename)
     options = dict(options or {})
     formula = options.pop("formula", None)
@@ -201,8 +202,9 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
                     "import with formula=2025-03 for an older torchtitan.")
     body = _preset(formula, values) if style == "presets" else _core(formula, values)
-    run = f"run = {sched_text(steps)}   # [training] steps: the train loop's optimizer steps"
-    return "\n".join([*head, run, f"schedule lr = {body}"]) + "\n"
+    steps_at = where.value("training", "steps") if "steps" in data.get("training", {}) else None
+    run = noted(run_stmt(sched_text(steps), steps_at), "[training] steps: the train loop's optimizer steps")
+    return module(head, run, schedule_stmt("lr", body, where.sections.get("lr_scheduler")))
 
 
 def _preset(formula: str, values: dict) -> str:

@@ -7,7 +7,7 @@ into sympy once, reporting errors at these spans.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..errors import Span
@@ -16,6 +16,9 @@ from ..errors import Span
 @dataclass(frozen=True)
 class Node:
     span: Span
+    #: How many pairs of parentheses the text wrapped this node in: they add no meaning (equal trees
+    #: stay equal), but ``unparse`` writes them back, so printed text keeps what its writer wrote.
+    parens: int = field(default=0, kw_only=True, compare=False)
 
 
 def walk(node):
@@ -185,5 +188,18 @@ class RunDecl(Node):
 
 
 @dataclass(frozen=True)
+class Comment:
+    """A ``#`` comment kept for ``unparse`` (the parser reads none into the tree; ``fmt`` keeps a
+    file's own from its text): ``text`` is what follows ``# ``, one line, written on a line of its
+    own before statement ``before`` (``len(statements)``: after the last), or at the end of that
+    statement's line when ``trailing``.  Not a ``Node``: ``walk`` and lowering never see it."""
+
+    text: str
+    before: int
+    trailing: bool = False
+
+
+@dataclass(frozen=True)
 class Module(Node):
     statements: tuple[Node, ...]
+    comments: tuple[Comment, ...] = ()  # an imported file's notes (``unparse.module`` writes them)

@@ -12,6 +12,7 @@ import functools
 import hashlib
 import re
 import threading
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -303,7 +304,6 @@ class _Builder(Transformer):
     def reset(self, source: Source) -> None:
         self.source = source
         self.depth: dict[int, int] = {}
-        self.parenthesized: set[int] = set()  # ids of nodes written inside ( )
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -352,14 +352,16 @@ class _Builder(Transformer):
         # Parentheses add no node, but they do count towards the nesting limit.
         wrapper = ir.Number(self._span(lpar), 0, "(")  # a throwaway key for the depth table
         self._made(wrapper, expr)
-        self.depth[id(expr)] = self.depth.pop(id(wrapper))
-        self.parenthesized.add(id(expr))
+        depth = self.depth.pop(id(wrapper))
+        self.depth.pop(id(expr), None)  # the node is replaced: no entry may outlive it
+        expr = replace(expr, parens=expr.parens + 1)  # kept for ``unparse``, which writes them back
+        self.depth[id(expr)] = depth
         return expr
 
     def _no_bare_if(self, node, op: str, rest) -> None:
         """``if c then a else b for n`` reads as if ``for n`` belonged to ``b``, but it applies to
         the whole ``if`` (and so does ``>> x``): the parentheses must say which is meant."""
-        if isinstance(node, ir.If) and id(node) not in self.parenthesized:
+        if isinstance(node, ir.If) and not node.parens:
             other = _text(self.source, node.other.span)
             raise SchedlangError(f"`{op}` after `if ... else ...` would apply to the whole `if`",
                                  self._span(node, rest),

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ...errors import SchedlangError
 from ...limits import check_size
+from ...syntax import ir, unparse
 from ...syntax.fmt import format_source
 from .source_text import GENERATED, located, recording
 from .source_text import checked as compiles
@@ -96,10 +97,13 @@ def importing(text: str, filename: str):
             raise located(exc, filename) from None
 
 
-def checked(generated: str, filename: str) -> str:
-    """What every import returns: generated text that compiles (``source_text.checked``), in the
+def checked(generated: ir.Module | str, filename: str) -> str:
+    """What every import returns: generated text (a format's tree printed by ``unparse``; the
+    formats not yet building one return text) that compiles (``source_text.checked``), in the
     canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard output or ``-o``,
     passes ``fmt --check`` as written."""
+    if isinstance(generated, ir.Module):
+        generated = unparse.module(generated)
     return format_source(compiles(generated, filename), GENERATED)
 
 

@@ -23,12 +23,11 @@ from ...errors import SchedlangError, Source, Span, split_lines
 from ...library.presets import PRESETS
 from ...limits import decimal
 from ...program import compile as compile_source
+from ...syntax import ir, unparse
 from .numbers import PythonString, exact
+from .statements import GENERATED, noted
 from .symbols import MADE, Symbol
 
-#: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
-#: moved to the configuration, ``located``).
-GENERATED = "<import>"
 #: The values written in the current import: (their ``.sched`` text, their span in the config).
 _WRITTEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("written", default=None)
 #: The script parameters written in the current import (``symbols.Symbol``), for their declarations.
@@ -136,21 +135,36 @@ PARAMETERS = ("# The script's argparse defaults are parameters: -D NAME=VALUE ru
               "given.")
 
 
-def declarations() -> tuple[list[str], list[str]]:
-    """The lines declaring what ``expression`` wrote: (the ``param`` lines; every line, the
-    ``let``s after them), each with its comment made safe."""
+def declared() -> tuple[list, list]:
+    """The statements declaring what ``expression`` wrote, as ``statements.module`` items: (the
+    ``param``s; every statement, the ``let``s after them), each with its comment made safe (a
+    comment alone is a line of its own)."""
     used = _SYMBOLS.get() or []
     owners = [used[0].owner] if used else MADE.get() or []
     if not owners:
         return [], []
     params, lines = owners[-1].declarations(used)
-    return [_declared(*p) for p in params], [_declared(*p) for p in lines]
+    return [_item(*p) for p in params], [_item(*p) for p in lines]
 
 
-def _declared(text: str, comment: str | None) -> str:
-    if not text:
+def _item(statement, comment: str | None):
+    if statement is None:
         return f"# {comment_safe(comment)}"
-    return text if comment is None else f"{text}  # {comment_safe(comment)}"
+    return noted(statement, None if comment is None else comment_safe(comment))
+
+
+def declarations() -> tuple[list[str], list[str]]:
+    """``declared()`` as lines of text, for the formats that still write text."""
+    params, lines = declared()
+    return [_line(i) for i in params], [_line(i) for i in lines]
+
+
+def _line(item) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, ir.Node):
+        return unparse.statement(item)
+    return f"{unparse.statement(item.statement)}  # {item.comment}"
 
 
 def _key_in_config(line: str, start: int, end: int):

@@ -30,6 +30,7 @@ from ...codegen.sched import sched_text
 from ...limits import MAX_DIGITS
 from ...semantics.names import LANGUAGE_NAMES
 from .numbers import exact
+from .statements import def_stmt, let_stmt, param_stmt
 
 #: Names a script's ``param`` or ``let`` never takes: the language's (``semantics.names``) and the
 #: other schedules an import writes, and the file's ``trunc``.
@@ -39,7 +40,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 ATOM, POWER, UNARY, PRODUCT, SUM = 5, 4, 3, 2, 1
 #: ``int(x)`` truncates toward zero: ``floor`` above zero, ``ceil`` below (no ``if``, so the
 #: core style prints it too).
-TRUNC = ("def trunc(x) = floor(max(x, 0)) + ceil(min(x, 0))", "Python's int(x), toward zero")
+TRUNC = ("floor(max(x, 0)) + ceil(min(x, 0))", "Python's int(x), toward zero")  # def trunc(x): its body
 _MAX_EXPONENT = 64
 #: The longest expression a value carries (a ``let`` per variable keeps real scripts far below).
 MAX_TEXT = 2000
@@ -124,9 +125,9 @@ class Symbols:
             self.frozen.setdefault(name, why)
 
     def declarations(self, used: list[Symbol]) -> tuple[list[tuple], list[tuple]]:
-        """The lines the imported file needs for the symbols it writes, each a (text, comment or
-        None): the ``param`` lines, which a core-style file keeps too, and every line: params,
-        frozen flags, ``trunc`` and ``let``s in order."""
+        """The statements the imported file needs for the symbols it writes, each a (statement or
+        None for a comment alone, comment or None): the ``param``s, which a core-style file keeps
+        too, and every statement: params, frozen flags, ``trunc`` and ``let``s in order."""
         params, lets = set(), set()
         for symbol in used:
             more_params, more_lets = self.reach(symbol, lets)
@@ -138,17 +139,17 @@ class Symbols:
             p = self.params[name]
             value = sched_text(exact(p.default))
             if name in self.frozen:
-                frozen_lines.append((f"let {name} = {value}", f"{p.flag} (line {p.line}), taken at its "
+                frozen_lines.append((let_stmt(name, value), f"{p.flag} (line {p.line}), taken at its "
                                      f"default: {self.frozen[name]}"))
             else:
-                param_lines.append((f"param {name}: {p.kind} = {value}", f"{p.flag}, argparse default "
+                param_lines.append((param_stmt(name, p.kind, value), f"{p.flag}, argparse default "
                                     f"(line {p.line})"))
         needs_trunc = any("trunc(" in s.text for s in [*used, *(self.lets[n] for n in lets)])
-        let_lines = [(f"let {n} = {self.lets[n].text}", None) for n in self.lets if n in lets]
-        note = [("", f"{p.flag} (line {p.line}) is taken at its default {p.default!r}: "
-                     f"{self.frozen[p.name]}")
+        let_lines = [(let_stmt(n, self.lets[n].text), None) for n in self.lets if n in lets]
+        note = [(None, f"{p.flag} (line {p.line}) is taken at its default {p.default!r}: "
+                       f"{self.frozen[p.name]}")
                 for p in self.params.values() if p.name in self.frozen and p.name not in params]
-        trunc = [TRUNC] if needs_trunc else []
+        trunc = [(def_stmt("trunc", ("x",), TRUNC[0]), TRUNC[1])] if needs_trunc else []
         return param_lines, [*note, *param_lines, *frozen_lines, *trunc, *let_lines]
 
 

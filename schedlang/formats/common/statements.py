@@ -1,0 +1,108 @@
+"""The statements an importer writes, as ``ir`` nodes: what a format's ``source`` returns
+(``module``), printed by ``syntax/unparse`` and laid out by ``fmt`` (``format.checked``).
+
+A format builds its file from these functions, never from a statement written as text: each
+takes the configuration's span of what it states (the key, flag or call it was read from), so the
+tree can say where each statement came from.  An expression not yet built as nodes (a preset call
+or a core formula a format writes, numbers through ``source_text``) is given as ``.sched`` text
+and parsed here; its top node takes the span given.  Comments are the file's notes: a string
+item of ``module`` is a line of its own (written ``# ...``), ``noted`` puts one at the end of a
+statement's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ...errors import SchedlangError, Source, Span
+from ...syntax import ir
+from ...syntax.parser import parse
+
+#: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
+#: moved to the configuration, ``source_text.located``).
+GENERATED = "<import>"
+#: The span of what no configuration span is given for.
+_NOWHERE = Span(Source("", GENERATED), 1, 1, 1, 1)
+
+
+def expression(value: ir.Node | str, span: Span | None = None) -> ir.Node:
+    """``value`` as a node: a node as it is, ``.sched`` text parsed (its top node at ``span``)."""
+    if isinstance(value, ir.Node):
+        return value if span is None else replace(value, span=span)
+    tree = parse(value, GENERATED)
+    stmt = tree.statements[0] if len(tree.statements) == 1 else None
+    if not isinstance(stmt, ir.ScheduleDecl) or stmt.span != stmt.value.span:  # pragma: no cover
+        raise SchedlangError(f"not one expression: {value!r}")  # the formats write only expressions
+    return stmt.value if span is None else replace(stmt.value, span=span)
+
+
+def schedule_stmt(name: str, value: ir.Node | str, span: Span | None = None) -> ir.ScheduleDecl:
+    return ir.ScheduleDecl(span or _NOWHERE, name, expression(value))
+
+
+def param_stmt(name: str, type_: str, default: ir.Node | str | None = None,
+               where: ir.Node | str | None = None, span: Span | None = None) -> ir.Param:
+    """``param NAME: TYPE [= DEFAULT] [where CONDITION]``."""
+    at = span or _NOWHERE
+    return ir.Param(at, name, type_, at, None if default is None else expression(default),
+                    None if where is None else expression(where))
+
+
+def let_stmt(name: str, value: ir.Node | str, span: Span | None = None) -> ir.Let:
+    return ir.Let(span or _NOWHERE, name, expression(value))
+
+
+def def_stmt(name: str, params: tuple[str, ...], body: ir.Node | str, span: Span | None = None) -> ir.Def:
+    """``def NAME(PARAMS) = BODY``."""
+    return ir.Def(span or _NOWHERE, name, tuple(params), expression(body))
+
+
+def run_stmt(value: ir.Node | str, span: Span | None = None) -> ir.RunDecl:
+    """``run = N``: the run's length (SPEC §14)."""
+    return ir.RunDecl(span or _NOWHERE, expression(value))
+
+
+def batch_stmt(value: ir.Node | str, span: Span | None = None) -> ir.BatchDecl:
+    """``batch = ...``: the run's batch schedule (SPEC §12)."""
+    return ir.BatchDecl(span or _NOWHERE, expression(value))
+
+
+@dataclass(frozen=True)
+class Noted:
+    """A statement with a comment at the end of its line (``module``'s item)."""
+
+    statement: ir.Node
+    comment: str
+
+
+def noted(statement: ir.Node, comment: str | None) -> ir.Node | Noted:
+    """``statement`` with ``comment`` (its text after ``# ``) at the end of its line; None: none."""
+    return statement if comment is None else Noted(statement, comment)
+
+
+def module(*items) -> ir.Module:
+    """The file of ``items`` in order: statements, ``noted`` statements, comment lines (strings
+    written ``# ...``, as ``source_text.header`` makes them), or lists of these."""
+    statements: list[ir.Node] = []
+    comments: list[ir.Comment] = []
+    pending = list(reversed(items))
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
+        elif isinstance(item, str):
+            comments.append(ir.Comment(_comment_text(item), len(statements)))
+        elif isinstance(item, Noted):
+            comments.append(ir.Comment(item.comment, len(statements), trailing=True))
+            statements.append(item.statement)
+        else:
+            statements.append(item)
+    return ir.Module(statements[0].span if statements else _NOWHERE, tuple(statements), tuple(comments))
+
+
+def _comment_text(line: str) -> str:
+    if line == "#":
+        return ""
+    if not line.startswith("# "):  # pragma: no cover - the formats write only these
+        raise ValueError(f"a comment line is written '# ...': {line!r}")
+    return line[2:]

@@ -1,0 +1,47 @@
+"""``formats/common/statements``: the statements a format's ``source`` returns, as ``ir`` nodes
+with the configuration's spans, printed by ``syntax/unparse``."""
+
+from __future__ import annotations
+
+from schedlang.errors import Source, Span
+from schedlang.formats.common.statements import (
+    def_stmt,
+    let_stmt,
+    module,
+    noted,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+)
+from schedlang.program import compile as compile_source
+from schedlang.syntax import ir, unparse
+
+CONFIG = Source('{"lr": 0.1, "steps": 100}', "config.json")
+LR, STEPS = Span(CONFIG, 1, 8, 1, 11), Span(CONFIG, 1, 22, 1, 25)
+
+
+def test_a_module_prints_its_statements_and_notes_in_order():
+    tree = module(["# Imported by hand.", "# Two notes."],
+                  param_stmt("total", "int", "100", where="total > 0", span=STEPS),
+                  noted(run_stmt("total", STEPS), "the steps"),
+                  def_stmt("half", ("x",), "x / 2"),
+                  let_stmt("peak", "half(0.2)", LR),
+                  noted(schedule_stmt("lr", "(constant(peak) for 10) >> cosine(peak, 0, total - 10)"), None))
+    text = unparse.module(tree)
+    assert text == ("# Imported by hand.\n# Two notes.\nparam total: int = 100 where total > 0\n"
+                    "run = total  # the steps\ndef half(x) = x / 2\nlet peak = half(0.2)\n"
+                    "schedule lr = (constant(peak) for 10) >> cosine(peak, 0, total - 10)\n")
+    assert compile_source(text)["lr"](0) == 0.1
+
+
+def test_each_statement_carries_the_span_of_what_it_was_read_from():
+    stmt = schedule_stmt("lr", "constant(0.1)", LR)
+    assert stmt.span == LR and isinstance(stmt.value, ir.Call)
+    assert run_stmt("100", STEPS).span == STEPS
+    assert schedule_stmt("lr", ir.Name(LR, "t")).value == ir.Name(LR, "t")  # a node as it is
+
+
+def test_notes_after_the_last_statement_stay_there():
+    tree = module(run_stmt("5"), "# the end")
+    assert tree.comments == (ir.Comment("the end", 1),)
+    assert unparse.module(tree) == "run = 5\n# the end\n"
