@@ -14,7 +14,16 @@ from pathlib import Path
 import sympy as sp
 
 from .codegen import python as python_codegen
-from .codegen.base import ModuleSpec, ParamSpec, ScheduleSpec, number_literal, number_value, unique_names
+from .codegen.base import (
+    ModuleSpec,
+    ParamSpec,
+    ScheduleSpec,
+    main_schedule_name,
+    no_schedule,
+    number_literal,
+    number_value,
+    unique_names,
+)
 from .core.algebra import Segment, bind, finish, flatten, t
 from .core.clock import Clock
 from .errors import SchedlangError, Span, did_you_mean
@@ -100,7 +109,29 @@ class Program:
         with other values places the file again, without lowering it again."""
         return self._lowered.fixed
 
+    @property
+    def from_source(self) -> bool:
+        """Whether it was compiled from a file's text (not ``Schedule.from_sympy``), so it can be
+        lowered again (``on_clock``, ``measured_forms``)."""
+        return self._lowered.module is not None
+
+    @property
+    def durations(self) -> list[tuple[sp.Expr, Span | None, bool]]:
+        """Every length the file writes: ``(steps, span, zero_ok)``, in the parameters."""
+        return self._lowered.durations
+
+    def value_of(self, node):
+        """The value lowering gives a node of the file's tree (``semantics.lower.Lowered.value``),
+        its errors at the node."""
+        return self._lowered.value(node)
+
     # -- the run's time in samples and tokens (SPEC §12) --------------------------------
+
+    @property
+    def batch_schedule(self) -> Clock | None:
+        """The batch schedule the file declares (``batch = ...``) or was placed on
+        (``on_clock``); None without one (``clock`` then reads ``param batch_size``)."""
+        return self._lowered.clock
 
     @property
     def clock(self) -> Clock:
@@ -246,9 +277,7 @@ class Program:
         try:
             return self.schedules[name]
         except KeyError:
-            raise SchedlangError(f"no schedule named '{name}'",
-                                 hint=did_you_mean(name, self.schedules) or
-                                 "the file defines " + ", ".join(self.schedules)) from None
+            raise no_schedule(name, self.schedules) from None
 
     def on_clock(self, clock: Clock) -> Program:
         """The same text placed on another run's batch schedule (``clock``): its lengths in
@@ -270,17 +299,10 @@ class Program:
         """The schedule meant when one is needed: ``name``, else ``lr``, else the only one.
 
         ``purpose`` says why one is needed, for the error when the file has several and none
-        is named ``lr``.
+        is named ``lr`` (the rule is ``codegen.base.main_schedule_name``, which the Cerebras
+        class reads too).
         """
-        if name is not None:
-            return self[name]
-        if "lr" in self.schedules:
-            return self.schedules["lr"]
-        if len(self.schedules) == 1:
-            return next(iter(self.schedules.values()))
-        raise SchedlangError(f"{purpose or 'one schedule is needed'}; the file has "
-                             + ", ".join(self.schedules) + " and none is named 'lr'",
-                             hint="name one, e.g. prog['" + next(iter(self.schedules)) + "']")
+        return self.schedules[main_schedule_name(self.schedules, name, purpose)]
 
     def __iter__(self):
         return iter(self.schedules.values())
@@ -289,13 +311,27 @@ class Program:
         return len(self.schedules)
 
     def module_spec(self, source_name: str | None = None, bind_all: bool = False,
-                    with_values: bool = True) -> ModuleSpec:
-        """The checked input of every code generator: schedules symbolic in the parameters.
+                    with_values: bool = True, *, measured: bool = False) -> ModuleSpec:
+        """The checked input of every code generator (``codegen.base.ModuleSpec``, all codegen
+        reads): schedules symbolic in the parameters, built once per set of options.
 
         Bound values become the parameters' defaults; ``bind_all`` substitutes them instead;
         ``with_values=False`` leaves every parameter a required keyword (the in-process
-        reference: its text then depends on the file alone, not on the values bound).
+        reference: its text then depends on the file alone, not on the values bound);
+        ``measured`` adds the measured forms (``measured_forms``; the torch class reads them),
+        which lower the file again where it has a batch schedule.
         """
+        key = (source_name or self.filename, bind_all, with_values, measured)
+        spec = self._module_specs.get(key)
+        if spec is None:
+            spec = self._module_specs[key] = self._module_spec(*key)
+        return spec
+
+    @functools.cached_property
+    def _module_specs(self) -> dict[tuple, ModuleSpec]:
+        return {}
+
+    def _module_spec(self, source_name: str, bind_all: bool, with_values: bool, measured: bool) -> ModuleSpec:
         py_names = self.py_names
         params = []
         if not bind_all:
@@ -306,15 +342,18 @@ class Program:
                 params.append(ParamSpec(name, py_names[name], info.symbol,
                                         None if value is None or not with_values else number_literal(value),
                                         group=info.per_group, kind="int" if info.type == "int" else "float",
-                                        where=info.where))
+                                        where=info.where, span=info.span))
+        forms, ends = self.measured_forms(bind_all) if measured else ({}, ())
         schedules = []
         for schedule in self.schedules.values():
             expr = schedule.expr if bind_all else schedule.symbolic_expr
-            schedules.append(ScheduleSpec(schedule.name, py_names[schedule.name], expr))
-        clock = self._lowered.clock
+            schedules.append(ScheduleSpec(schedule.name, py_names[schedule.name], expr,
+                                          schedule.segment.duration, forms.get(schedule.name)))
+        clock = self.batch_schedule
         stages = () if clock is None else tuple((s.first, s.samples, s.batch) for s in clock.stages)
-        return ModuleSpec(tuple(schedules), tuple(params), source_name or self.filename, stages,
-                          None if clock is None else clock.seq_len, () if clock is None else clock.table)
+        return ModuleSpec(tuple(schedules), tuple(params), source_name, stages,
+                          None if clock is None else clock.seq_len, () if clock is None else clock.table,
+                          measured, ends)
 
     def measured_forms(self, bind_all: bool = False) -> tuple[dict[str, sp.Expr], tuple]:
         """Each schedule's *measured form*, where it has one, and the counts where its parts on

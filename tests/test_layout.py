@@ -277,3 +277,35 @@ def test_the_statement_scan_finds_templates():
     tree = ast.parse('a = f"schedule {n} = {b}"\nb = "run = 5"\nc = f"param {p}: int"\n'
                      'd = "schedule lr needs a value"\ne = f"let x = {v}"\nf = "a param group"\n')
     assert _statement_templates(tree) == [1, 2, 3, 5]
+
+
+# -- codegen reads a ModuleSpec, not a Program (issue 40 item 3) ---------------------------------
+
+def test_codegen_is_given_a_module_spec_and_nothing_else():
+    """codegen/ builds every target from ``codegen.base.ModuleSpec``: it imports nothing from
+    program.py and names no ``Program`` (in code, docstrings or comments, as ``grep`` reads it)."""
+    found = []
+    for path in sorted((PACKAGE / "codegen").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(ROOT)}:{n}: names Program" for n, line in
+                  enumerate(text.splitlines(), 1) if "Program" in line]
+        found += [f"{path.relative_to(ROOT)}:{line}: imports {module}" for line, module in _imports(path)
+                  if _part(module) == "program"]
+    assert not found, "codegen/ reads a Program:\n" + "\n".join(found)
+
+
+def test_only_program_py_reads_a_programs_lowered_file():
+    """``Program._lowered`` is program.py's own; every other module reads a program through its
+    public properties (``batch_schedule``, ``durations``, ``from_source``, ``value_of``, ...),
+    and nothing keeps state in a program's ``__dict__``."""
+    found = []
+    for path in _sources():
+        if path == PACKAGE / "program.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "_lowered":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: ._lowered")
+            elif (isinstance(node, ast.Attribute) and node.attr == "__dict__"
+                  and isinstance(node.value, ast.Name) and node.value.id in ("program", "schedule")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value.id}.__dict__")
+    assert not found, "reads of a Program's private state outside program.py:\n" + "\n".join(found)

@@ -32,7 +32,7 @@ def _count(n: int) -> str:
 
 
 def report(program) -> ClockReport:
-    clock = program._lowered.clock
+    clock = program.batch_schedule
     out = ClockReport()
     if clock is None:
         return out

@@ -52,7 +52,7 @@ def load_sides(sources: list[tuple[str, str]], params: dict, axis: str) -> list:
     if unit is None:
         return programs
     for label, program in zip("AB", programs):
-        clock = program._lowered.clock
+        clock = program.batch_schedule
         if clock is None:
             raise SchedlangError(f"--axis {axis}: {label} declares no batch schedule, so it has no "
                                  f"{axis} to compare on", hint="declare the run's batch (`batch = ...`, "
@@ -60,7 +60,7 @@ def load_sides(sources: list[tuple[str, str]], params: dict, axis: str) -> list:
         if unit == "tok" and clock.seq_len is None:
             raise SchedlangError(f"--axis tokens: {label} does not say how many tokens a sample holds",
                                  hint="declare `param seq_len: int = 4096`, or use --axis samples")
-    return [programs[0].on_clock(programs[1]._lowered.clock), programs[1]]
+    return [programs[0].on_clock(programs[1].batch_schedule), programs[1]]
 
 
 def pick(program, name: str | None):

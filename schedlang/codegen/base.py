@@ -1,5 +1,9 @@
 """What every code generator shares: the module spec, identifier mangling, the header.
 
+``ModuleSpec`` is all a generator is given: built once per program by ``program.py``
+(``module_spec``), frozen, and read by every target's printer and class; codegen never
+sees the compiled file itself.
+
 Nothing from the user's file reaches generated code except identifiers that
 match ``[A-Za-z_][A-Za-z0-9_]*`` (mangled away from Python keywords,
 builtins and our own names) and numbers printed from sympy.  The source
@@ -12,10 +16,13 @@ import builtins
 import keyword
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 import sympy as sp
 from sympy.core.cache import cacheit
 from sympy.printing.precedence import PRECEDENCE, precedence
+
+from ..errors import SchedlangError, Span, did_you_mean
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Names generated modules use for themselves (scheduler constructors take
@@ -127,6 +134,8 @@ class ParamSpec:
     kind: str = "float"
     #: The ``where`` clause (sympy, in the parameters' plain symbols), or None.
     where: object = None
+    #: Where the file declares it (an error about the parameter points there); None: no file.
+    span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -134,11 +143,19 @@ class ScheduleSpec:
     name: str
     py_name: str
     expr: sp.Expr
+    #: Its length in steps as the file writes it (sympy, in the parameters), None: forever.
+    duration: sp.Expr | None = None
+    #: Its measured form (in the step and ``semantics.clock.COUNTS``), where it has one and
+    #: the spec was built with ``measured=True``: what a class given measured counts evaluates.
+    measured: sp.Expr | None = None
 
 
 @dataclass(frozen=True)
 class ModuleSpec:
-    """Everything a generator needs, already checked: schedules, parameters, provenance."""
+    """Everything a generator needs, already checked: schedules (their formulas, lengths and
+    measured forms), parameters (their identifiers, defaults, kinds, clauses and spans),
+    provenance and the run's clock tables.  Built once per program and options by
+    ``program.py``'s ``module_spec``; the only thing codegen reads of a compiled file."""
 
     schedules: tuple[ScheduleSpec, ...]
     params: tuple[ParamSpec, ...]
@@ -150,6 +167,44 @@ class ModuleSpec:
     #: The batch table ``((samples threshold, batch), ...)``: the batch as a function of the
     #: samples consumed, which a class given measured counts advances by (SPEC §12).
     batches: tuple[tuple[int, int], ...] = ()
+    #: Whether the measured forms were computed (``ScheduleSpec.measured``, ``count_ends``):
+    #: the torch class evaluates them, the other targets do not read them.
+    measured: bool = False
+    #: ``((unit, count), ...)``: where the schedules' parts on the sample or token clock end,
+    #: in whole counts, sorted (with ``measured``).
+    count_ends: tuple[tuple[str, int], ...] = ()
+
+
+class SpecSource(Protocol):
+    """What ``emit.emit`` and ``emit.module`` take instead of a ``ModuleSpec``: an object that
+    builds one (the compiled file of ``program.py``).  Nothing else of it is read."""
+
+    def module_spec(self, source_name: str | None = None, bind_all: bool = False, *,
+                    measured: bool = False) -> ModuleSpec: ...
+
+
+def no_schedule(name: str, names) -> SchedlangError:
+    """The error for a schedule the file does not define."""
+    names = list(names)
+    return SchedlangError(f"no schedule named '{name}'",
+                          hint=did_you_mean(name, names) or "the file defines " + ", ".join(names))
+
+
+def main_schedule_name(names, name: str | None = None, purpose: str = "") -> str:
+    """The schedule meant when one is needed: ``name``, else ``lr``, else the only one (the
+    one rule: the API's ``main_schedule`` and the Cerebras class read it).  ``purpose`` says
+    why one is needed, for the error when there are several and none is named ``lr``."""
+    names = list(names)
+    if name is not None:
+        if name not in names:
+            raise no_schedule(name, names)
+        return name
+    if "lr" in names:
+        return "lr"
+    if len(names) == 1:
+        return names[0]
+    raise SchedlangError(f"{purpose or 'one schedule is needed'}; the file has " + ", ".join(names)
+                         + " and none is named 'lr'", hint="name one, e.g. prog['" + names[0] + "']")
 
 
 @dataclass(frozen=True)

@@ -693,6 +693,6 @@ class {class_name}(_CerebrasLRScheduler):
 '''
 
 
-#: The class templates ``emit.Module`` fills, by name (the Cerebras base has no fields: its
+#: The class templates ``classes.Module`` fills, by name (the Cerebras base has no fields: its
 #: braces are doubled, so it is formatted together with the class).
 MODULE_TEMPLATES = {"torch": TORCH_CLASS, "cerebras": CEREBRAS_BASE + CEREBRAS_CLASS}

@@ -28,7 +28,7 @@ function body of straight-line torch code:
   graph capture, unlike ``torch.tensor`` (a host-to-device copy).
 
 The module around these functions (their plain-Python twins, the parameter checks, the
-scheduler class) is ``codegen/emit.py``'s ``torch_module``: what ``compile --target torch``
+scheduler class) is ``class_module`` at the end of this file: what ``compile --target torch``
 prints and, with the bound values folded in, what ``Schedule.torch`` loads.
 """
 
@@ -38,8 +38,11 @@ import ast
 
 import sympy as sp
 
+from . import python as python_codegen
+from . import templates
 from .array import ArrayPrinter, _literal
-from .base import ParamSpec
+from .base import ModuleSpec, ParamSpec, header, keyword_params, schedules_table
+from .classes import Module, check_class_name, class_params, params_check_source, source_phrase
 from .integers import is_whole, whole_argument, whole_bound, whole_mods
 
 
@@ -404,3 +407,44 @@ def _kind(node) -> int:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return getattr(node.operand, "kind", 0)
     return 0
+
+
+# -- the module: functions, their plain-Python twins and the scheduler class -------------------
+
+def functions_source(spec: ModuleSpec, in_place: bool = False) -> list[str]:
+    """The torch function of every schedule; ``in_place``: arithmetic on temporaries in place
+    (``in_place_source``: eager torch; the Cerebras module keeps every op out of place, as its
+    lazy tensors trace them)."""
+    return ["\n\n" + function_source(s.py_name, s.expr, spec.params, in_place) for s in spec.schedules]
+
+
+def class_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> Module:
+    """Torch functions, plain-Python twins (for float param groups), the measured forms
+    (``ScheduleSpec.measured``: what the class evaluates once it is given measured counts,
+    eagerly, in Python) and the scheduler class."""
+    if not spec.measured:
+        raise ValueError("the torch class evaluates the measured forms: build its spec with measured=True")
+    class_name = check_class_name(class_name, spec)
+    printer = python_codegen.ReferencePrinter()
+    references = ["\n\n" + python_codegen.function_source(f"_reference_{s.py_name}", s.expr,
+                                                          spec.params, printer)
+                  for s in spec.schedules]
+    counted = [s for s in spec.schedules if s.measured is not None]
+    references += ["\n\n" + python_codegen.function_source(f"_measured_{s.py_name}", s.measured,
+                                                           spec.params, printer, "t, _samples, _tokens")
+                   for s in counted]
+    parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
+    parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
+    parts += references + functions_source(spec, in_place=True)
+    parts.append(params_check_source(spec))
+    parts.append(schedules_table(spec))
+    keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
+    return Module("".join(parts), "torch", dict(
+        class_name=class_name, keys=keys, source=source_phrase(spec),
+        mode="multiples of each group's initial value (relative)" if relative else "absolute",
+        table=", ".join(f"{s.name!r}: ({s.py_name}, _reference_{s.py_name})" for s in spec.schedules),
+        relative=bool(relative), signature=keyword_params(spec.params), params=class_params(spec),
+        group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
+        entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len),
+        measured="{" + ", ".join(f"{s.name!r}: _measured_{s.py_name}" for s in counted) + "}",
+        count_ends=repr(spec.count_ends), batches=repr(spec.batches)))

@@ -526,7 +526,7 @@ def _follows(rule: Restored, fresh: _Resolved, tail_new, step: int, params: dict
         return (REFUSED if rule.run == REFUSED else None), None, None
     if rule.source is not None:
         run = _schedule(rule.source, params if rule.run == MIXED else {}, "<the restored run>")
-        if place is not None and run.program is not None and run.program._lowered.clock is not None:
+        if place is not None and run.program is not None and run.program.batch_schedule is not None:
             run = dataclasses.replace(run, expr=place(run))
     elif rule.scale is not None:
         run = dataclasses.replace(fresh, expr=fresh.expr * rule.scale)
@@ -614,7 +614,7 @@ def _check_counts(state: State, step: int, old: _Resolved) -> None:
     """``resume.clock.checked_counts`` on the checkpoint's counts, with the original's tokens
     per sample where it declares them; against the lower of the scheduler's and the trainer's
     step (the counts were kept beside the trainer's)."""
-    clock = old.program._lowered.clock if old.program is not None else None
+    clock = old.program.batch_schedule if old.program is not None else None
     seq_len = clock.seq_len if clock is not None else None
     at = step if state.step is None else min(step, state.step)
     checked_counts(state.samples, state.tokens, at, seq_len,

@@ -48,11 +48,11 @@ def on_new_clock(old: Program | None, new: Program | None, step: int, samples: i
                  tokens: int | None, where: str) -> TokenClock | None:
     """The token-clock comparison's inputs, or None where the step clock decides: the new
     file declares no batch schedule, or the original declares none (it counts steps only)."""
-    table = new._lowered.clock if new is not None else None
-    if table is None or old is None or old._lowered.clock is None or old._lowered.module is None \
-            or new._lowered.module is None:
+    table = new.batch_schedule if new is not None else None
+    if table is None or old is None or old.batch_schedule is None or not old.from_source \
+            or not new.from_source:
         return None
-    history = old._lowered.clock
+    history = old.batch_schedule
     unit = "tok" if table.seq_len is not None and history.seq_len is not None else "sp"
     if unit == "tok" and tokens is not None:
         count, counted_by = tokens, "the checkpoint"

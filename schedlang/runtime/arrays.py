@@ -6,7 +6,8 @@ for torch the part before the class template), with every bound value folded int
 formulas (``bind_all``): constants are exact numbers rounded once, which float32 results
 need (``tests/test_float32_ulps.py``; computed from parameter values at run time, a
 difference like ``max_duration - t`` loses 20 ulps).  It is loaded through the one
-audited loader, once per text.  What differs per library is a row of ``LIBRARIES``: how
+audited loader, once per text, and kept per program (``_MODULES``, as long as the program
+lives).  What differs per library is a row of ``LIBRARIES``: how
 steps become an integer array, and how the generated function is wrapped (JAX: under
 ``jax.jit``, the result dtype static).
 
@@ -20,37 +21,46 @@ are imported only inside the functions that need them (``schedlang check`` loads
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..codegen.base import GeneratedModule
+from ..codegen.emit import BUILDERS
 from ..codegen.emit import module as build_module
 from ..codegen.load import load as load_generated
 from ..errors import SchedlangError
 
+#: program -> {target: its loaded module}; schedule -> {target: its wrapped function}.  Weak:
+#: an entry goes with its program or schedule.
+_MODULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 
 def generated_module(program, target: str):
     """The loaded module of ``target`` for ``program``, its bound values folded in (see above)."""
-    cache = program.__dict__.setdefault("_schedlang_array_modules", {})
+    cache = _MODULES.setdefault(program, {})
     loaded = cache.get(target)
     if loaded is None:
-        class_name, taken = "Scheduler", set(program.py_names.values())
+        spec = program.module_spec(bind_all=True, measured=BUILDERS[target].measured)
+        class_name = "Scheduler"
+        taken = {s.py_name for s in spec.schedules} | {p.py_name for p in spec.params}
         while class_name in taken:  # the class is not used here, but its name must be free
             class_name += "_"
-        code = build_module(program, target, program.filename, class_name, bind_all=True).code
+        code = build_module(spec, target, class_name=class_name).code
         loaded = cache[target] = load_generated(GeneratedModule(code, {}), f"schedlang_{target}")
     return loaded
 
 
 def function(schedule, target: str):
     """The generated ``target`` function of a bound schedule, ``f(steps, _dtype=...)`` (torch
-    also takes ``_compute``), cached on the ``Schedule``."""
-    key = f"_schedlang_{target}_function"
-    cached = schedule.__dict__.get(key)
+    also takes ``_compute``), kept per schedule."""
+    cache = _FUNCTIONS.setdefault(schedule, {})
+    cached = cache.get(target)
     if cached is None:
         schedule._require_bound()
         generated = generated_module(schedule.program, target).SCHEDULES[schedule.name]
-        cached = schedule.__dict__[key] = LIBRARIES[target].wrap(generated)
+        cached = cache[target] = LIBRARIES[target].wrap(generated)
     return cached
 
 

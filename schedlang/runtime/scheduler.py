@@ -13,7 +13,8 @@ from __future__ import annotations
 import inspect
 
 from ..codegen.base import GeneratedModule
-from ..codegen.emit import check_class_name, emit, pick_schedule
+from ..codegen.classes import check_class_name
+from ..codegen.emit import BUILDERS, emit
 from ..codegen.load import load as load_generated
 from ..codegen.templates import ENTRIES
 from ..errors import SchedlangError, SchedlangWarning
@@ -39,10 +40,9 @@ def scheduler_class(program, name: str = "Scheduler", target: str = "torch", rel
     """
     if target not in ("torch", "cerebras"):
         raise SchedlangError(f"scheduler classes target 'torch' or 'cerebras', not {target!r}")
-    spec = program.module_spec()
+    spec = program.module_spec(measured=BUILDERS[target].measured)
     check_class_name(name, spec)
-    key = pick_schedule(program, schedule) if target == "cerebras" else None
-    source = emit(program, target, program.filename, name, relative=relative, schedule=key)
+    source = emit(spec, target, class_name=name, relative=relative, schedule=schedule)
     module = load_generated(GeneratedModule(source, {}), f"schedlang_{target}_scheduler")
     module._SchedlangWarning = SchedlangWarning  # what its classes warn with, in-process
     base = getattr(module, name)

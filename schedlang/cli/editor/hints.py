@@ -55,7 +55,7 @@ def hints(doc: Document) -> list[Hint]:
                   "the step where this segment starts")
              for (line, column), steps in sorted(starts.items())]
     seen = set()
-    for steps, span, _ in program._lowered.durations:
+    for steps, span, _ in program.durations:
         if span is None or span.source.text != doc.source.text:
             continue
         text = _text(doc, span)

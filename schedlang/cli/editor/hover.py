@@ -139,7 +139,7 @@ def _declared(doc: Document, declared: symbols.Definition) -> str:
         text += f"\n\n{summary}" if summary else ""
     elif declared.kind == "let" and program is not None and doc.latest() is doc:  # a node of this parse
         try:
-            segment = program._lowered.value(declared.node.value)
+            segment = program.value_of(declared.node.value)
         except SchedlangError:
             return text
         duration = getattr(segment, "duration", None)
