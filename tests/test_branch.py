@@ -224,3 +224,27 @@ def test_a_branch_at_step_0_and_at_the_trunks_end():
     b = schedlang.branch("examples/wsd_trunk.sched", 0, "linear", 10, "0")
     assert b.proven and b.claims[0].verdict.method == "no step before 0" and b.run == 10
     assert schedlang.branch("examples/wsd_trunk.sched", 200_000, "linear", 10, "0").proven
+
+
+OLMO_CALLBACK = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128, 256], "
+                 "schedule=[0, 3200, 12800], units=\"tokens\")\nrun = 64000tok\n"
+                 "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=64000, warmup=640, "
+                 "decay=6400) * olmo_core.batch_size_lr_factor(units=\"tokens\")\n")
+
+
+def test_olmo_core_refusals_under_its_batch_callback_are_located(tmp_path, capsys):
+    """What OLMo-core cannot resume under its batch-size callback is refused at the trunk's line,
+    exit 2, each hint a branch that is written (tests/frameworks/test_branch_configs.py runs them)."""
+    path = _write(tmp_path, "ramp.sched", OLMO_CALLBACK)
+    code, _, err = _run(capsys, "branch", path, "--at", "1000tok", "--cooldown", "cosine:19200tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")
+    assert code == 2 and f"{path}:2:9: error: a cosine cooldown across a batch change" in err and "^" in err
+    assert "--at 13056tok (step 126) or later" in err
+    code, _, err = _run(capsys, "branch", path, "--at", "6400tok", "--cooldown", "linear:19200tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")
+    assert code == 2 and f"{path}:4:15: error: the lr at the branch point is 3*sqrt(2)/10000" in err
+    assert "square ratios" in err
+    for at, shape in (("1000tok", "linear"), ("13056tok", "cosine"), ("25600tok", "linear")):
+        b = schedlang.branch(path, at, shape, "19200tok", "3e-5", format="olmo-core-json")
+        callback = json.loads(b.config)["trainer"]["callbacks"]["batchwup"]
+        assert b.proven and callback["batch_sizes"] == [64, 128, 256]

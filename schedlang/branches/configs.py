@@ -19,6 +19,8 @@ to ``F`` is that branch:
   ``WSD(warmup=0, decay=N, decay_min_lr=F)`` (linear) or ``CosWithWarmup(warmup=C+1,
   alpha_f=F/a)`` (cosine), ``max_duration`` ``C+N+1`` steps and ``hard_stop`` ``C+N``: OLMo-core
   rebuilds its scheduler from the config on resume, its counter read one step ahead (``_olmo_core``);
+  from a trunk whose batch is OLMo-core's BatchSizeSchedulerCallback, a ``ComposableScheduler`` of
+  stages with their own lr, which the callback's factor does not touch (``olmo_core``);
 * ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
   ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
   ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
@@ -48,6 +50,9 @@ from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
 from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
 from ..library.presets.torchtitan import DECAY_TYPES as TITAN_SHAPES
 from ..program import compile_declared
+from ..syntax import ir
+from ..syntax.parser import parse
+from . import olmo_core
 from .certificate import Claim, decimal_text, rewritten
 
 #: The framework's name of each ``cooldown`` shape it has.
@@ -69,12 +74,17 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
                              hint="write the .sched branch (no --format) and `schedlang export` it")
     olmo_tokens = format == "olmo-core-json" and {branch.at.unit, branch.length.unit} != {None}
+    if olmo_tokens and {branch.at.unit, branch.length.unit} != {"tok"}:
+        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
+                             "and the cooldown's length in tok)",
+                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
+    callback = _olmo_callback(branch, olmo_tokens) if format == "olmo-core-json" else None
     samples = None if olmo_tokens else _on_samples(format, branch)
     style = _STYLES[format].get(branch.shape)
     if style is None:
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
                              hint="its shapes: " + ", ".join(_STYLES[format]))
-    a = _exact_value(branched, branch.step)
+    a = _exact_value(branched, branch.step, branch, callback)
     peak, floor = decimal_text(a), decimal_text(branch.to)
     c, n, end = branch.step, branch.length.amount, branch.run
     if samples is not None:  # Megatron's counter is the samples consumed before the step
@@ -86,6 +96,11 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
                 f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
                 f"lr_wsd_decay_style=\"{style}\")")
+    elif callback is not None:  # stages of their own lr: the callback's sqrt factor leaves them be
+        olmo_core.check_resume(callback, branch)
+        stages = olmo_core.token_stages(branch.shape, a, branch.to, branch, callback) if olmo_tokens else \
+            olmo_core.step_stages(branch.shape, a, branch.to, c, n)
+        call = olmo_core.composable(peak, "tokens" if olmo_tokens else "steps", stages, branch)
     elif olmo_tokens:
         call = _olmo_core_tokens(style, peak, floor, a, branch)
     elif format == "olmo-core-json":
@@ -104,7 +119,7 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
                 f"min_lr_ratio={decimal_text(branch.to / a)})")
-    if olmo_tokens:  # in the branch's file, on its token clock (the exporter writes the batch)
+    if olmo_tokens or callback is not None:  # in the branch's file, on its clock (exported with the batch)
         preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
     elif samples is None:
         preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
@@ -158,16 +173,8 @@ def _olmo_core_tokens(style: str, peak: str, floor: str, a: Fraction, branch) ->
     over the cooldown, ``t_max`` is ``T_c + N + B`` and the decay ``N`` (the cosine's warmup
     ``T_c + B``), ``N`` a whole number of batches; the export writes ``max_duration`` ``t_max``
     tokens and ``hard_stop`` the branch's run, ``T_c + N`` tokens."""
-    if {branch.at.unit, branch.length.unit} != {"tok"}:
-        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
-                             "and the cooldown's length in tok)",
-                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
     clock = branch.program.clock
     batch = clock.batch_at(branch.step)
-    if any(branch.samples < threshold < branch.run_samples for threshold, _ in clock.table[1:]):
-        raise SchedlangError("the batch changes during the cooldown: OLMo-core's scheduler reads the tokens "
-                             "seen through each update, which is this branch only at one batch",
-                             hint="branch after the last batch change, or in steps")
     step_tokens = batch * clock.seq_len
     start, n = branch.tokens, branch.length.amount
     if n % step_tokens:  # past T_c + N OLMo-core's decay runs on below F: end at a batch boundary
@@ -182,6 +189,23 @@ def _olmo_core_tokens(style: str, peak: str, floor: str, a: Fraction, branch) ->
     ratio = _alpha(branch, a)
     return (f"olmo_core.CosWithWarmup(lr={peak}, units=\"tokens\", t_max={t_max}, "
             f"warmup={start + step_tokens}, alpha_f={ratio})")
+
+
+def _olmo_callback(branch, tokens: bool):
+    """The trunk's ``olmo_core.batch_size_schedule`` (OLMo-core's BatchSizeSchedulerCallback), or
+    None for a constant batch; a batch that changes otherwise is not one OLMo-core can train."""
+    callback = olmo_core.callback_of(branch.trunk_text, branch.trunk)
+    table = branch.program.clock.table if tokens else ()
+    if callback is None and len(table) > 1:
+        decl = olmo_core.batch_decl(branch.trunk_text, branch.trunk)
+        raise SchedlangError("OLMo-core changes the batch only with its BatchSizeSchedulerCallback, and this "
+                             "batch is not one: config.json cannot say the tokens of the branch's steps",
+                             decl.span if decl is not None else None,
+                             hint="write the trunk's batch as olmo_core.batch_size_schedule(batch_sizes="
+                                  "[...], schedule=[...]) (what `schedlang import` writes for a config.json "
+                                  "with the callback), or branch in steps (a trunk whose schedule counts "
+                                  "steps)")
+    return callback
 
 
 def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
@@ -237,12 +261,19 @@ def _titan_toml(branch, lr: str, ratio: str, decay_type: str, floor: str) -> str
             f"min_lr_factor = {floor}\n")
 
 
-def _exact_value(schedule, step: int) -> Fraction:
+def _exact_value(schedule, step: int, branch=None, callback=None) -> Fraction:
     """The branch's value at its branch point as an exact rational, which a config can write."""
     value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
     if not isinstance(value, sp.Rational):
+        decl = None if branch is None else next(
+            (s for s in parse(branch.trunk_text, branch.trunk).statements
+             if isinstance(s, ir.ScheduleDecl) and s.name == branch.schedule), None)
+        hint = ("OLMo-core's batch-size factor sqrt(batch / first batch) is rational at square ratios only "
+                "(4x, 9x, 16x, ...): branch where the batch is such a multiple of the first" if callback else
+                "branch where the trunk's lr is a rational number (a decimal)")
         raise SchedlangError(f"the lr at the branch point is {value}, not a rational number a "
-                             "framework's configuration can write exactly")
+                             "framework's configuration can write exactly",
+                             decl.value.span if decl is not None else None, hint=hint)
     return Fraction(int(value.p), int(value.q))
 
 

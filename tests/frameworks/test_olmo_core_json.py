@@ -258,7 +258,14 @@ def _with_callback(text: str, sizes, points, units) -> str:
         s.ComposableSchedulerStage(duration=100, shape=s.ComposableSchedulerStageType.cosine,
                                    end_lr_fraction=0.1)]),
      ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
-], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps"])
+    # stages of their own lr: the callback's factor scales the initial lr, which they never read
+    (lambda s: s.ComposableScheduler(units="tokens", stages=[
+        s.ComposableSchedulerStage(duration=640, start_lr=0.0, end_lr=3e-4),
+        s.ComposableSchedulerStage(duration=30000, end_lr=3e-5, shape=s.ComposableSchedulerStageType.cosine),
+        s.ComposableSchedulerStage(duration=6400, end_lr_fraction=0.0)]),
+     ("tokens", 64000), (64, 128, 256), (0, 3200, 12800), "tokens"),
+], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps",
+        "ComposableScheduler of its own lr"])
 def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, sizes, points, units):
     """OLMo-core's real ``BatchSizeSchedulerCallback`` (``test_olmo_core_batch.olmo_run``: it
     waits for ``batches_processed % ratio == 0`` to grow the batch and scales ``initial_lr`` by
@@ -354,8 +361,14 @@ def test_a_ramp_without_its_lr_factor_is_refused():
     source = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128], "
               "schedule=[0, 3200], units=\"tokens\")\nrun = 6400tok\n"
               "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=6400, warmup=64, decay=640)\n")
-    with pytest.raises(SchedlangError, match="has one of them"):
+    with pytest.raises(SchedlangError, match="not multiplied by that factor") as caught:
         export(source, "x.sched", format="olmo-core-json")
+    assert caught.value.span.line == 2 and "ComposableScheduler whose every stage" in caught.value.hint
+    factor_alone = ("param seq_len: int = 8\nbatch = 8\nrun = 6400tok\nschedule lr = olmo_core.WSD("
+                    "lr=3e-4, units=\"tokens\", t_max=6400, warmup=64, decay=640) * "
+                    "olmo_core.batch_size_lr_factor()\n")
+    with pytest.raises(SchedlangError, match="batch_size_schedule"):
+        export(factor_alone, "x.sched", format="olmo-core-json")
 
 
 def olmo_core_cases_module():
