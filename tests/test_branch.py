@@ -244,6 +244,12 @@ def test_olmo_core_refusals_under_its_batch_callback_are_located(tmp_path, capsy
                         "3e-5", "--format", "olmo-core-json")
     assert code == 2 and f"{path}:4:15: error: the lr at the branch point is 3*sqrt(2)/10000" in err
     assert "square ratios" in err
+    code, _, err = _run(capsys, "branch", path, "--at", "1000tok", "--cooldown", "linear:64576tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")  # 64576 = 64 * 1009: no grid of decimals
+    assert code == 2 and f"{path}:2:9: error: the linear cooldown's values" in err
+    assert "64000tok or 65536tok" in err
+    for n in ("64000tok", "65536tok"):
+        assert schedlang.branch(path, "1000tok", "linear", n, "3e-5", format="olmo-core-json").proven
     for at, shape in (("1000tok", "linear"), ("13056tok", "cosine"), ("25600tok", "linear")):
         b = schedlang.branch(path, at, shape, "19200tok", "3e-5", format="olmo-core-json")
         callback = json.loads(b.config)["trainer"]["callbacks"]["batchwup"]

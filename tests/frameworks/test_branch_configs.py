@@ -443,15 +443,18 @@ OLMO_RAMP_STEPS = OLMO_RAMP.replace(
 RAMP_SIZES, RAMP_POINTS = (64, 128, 256), (0, 3200, 12800)
 
 
-@pytest.mark.parametrize("at, shape, n", [
-    ("1000tok", "linear", "19200tok"),  # 64 -> 128 -> 256 tokens a step during the cooldown
-    ("1000tok", "linear", "19250tok"),  # ending inside a batch
-    ("25600tok", "linear", "19200tok"),  # after the ramp: one batch, the lr scaled by 2 in the trunk
-    ("25600tok", "cosine", "19200tok"),
-    ("30", "linear", "200"),  # in steps, the batch ramping under it
-    ("30", "cosine", "200"),
+@pytest.mark.parametrize("at, shape, n, to", [
+    ("1000tok", "linear", "19200tok", "3e-5"),  # 64 -> 128 -> 256 tokens a step during the cooldown
+    ("1000tok", "linear", "19250tok", "3e-5"),  # ending inside a batch
+    # (F - lr) / N with a 3 in its denominator: the stage ends on the grid of exact decimals
+    ("1000tok", "linear", "19200tok", "1e-5"),
+    ("1000tok", "linear", "62500tok", "3e-5"),  # the last batch change far inside the cooldown
+    ("25600tok", "linear", "19200tok", "3e-5"),  # after the ramp: one batch, the lr scaled by 2 in the trunk
+    ("25600tok", "cosine", "19200tok", "3e-5"),
+    ("30", "linear", "200", "3e-5"),  # in steps, the batch ramping under it
+    ("30", "cosine", "200", "3e-5"),
 ])
-def test_olmo_core_resumes_a_branch_under_its_batch_size_callback(tmp_path, at, shape, n):
+def test_olmo_core_resumes_a_branch_under_its_batch_size_callback(tmp_path, at, shape, n, to):
     """A trunk whose batch is OLMo-core's BatchSizeSchedulerCallback (its lr the scheduler times the
     callback's sqrt factor): the branch is a ComposableScheduler of absolute stages, which the
     factor does not touch; OLMo-core resumed with it trains the branch's batch and lr at every
@@ -461,7 +464,7 @@ def test_olmo_core_resumes_a_branch_under_its_batch_size_callback(tmp_path, at, 
     tokens = at.endswith("tok")
     path = tmp_path / "ramp.sched"
     path.write_text(OLMO_RAMP if tokens else OLMO_RAMP_STEPS)
-    b = schedlang.branch(path, at, shape, n, "3e-5", format="olmo-core-json")
+    b = schedlang.branch(path, at, shape, n, to, format="olmo-core-json")
     assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
     block = json.loads(b.config)["train_module"]["scheduler"]
     unit = "tokens" if tokens else "steps"
@@ -482,7 +485,7 @@ def test_olmo_core_resumes_a_branch_under_its_batch_size_callback(tmp_path, at, 
         assert {batch for batch, _ in resumed} == {64, 128, 256}
     for k, (batch, value) in zip(range(b.step, b.run), resumed):
         assert batch == prog.batch_at(k) * 8, k
-        _close(k, lr(k), value, f"olmo-core callback {at} {shape}")
+        _close(k, lr(k), value, f"olmo-core callback {at} {shape} {n} {to}")
     if at == "25600tok":  # the trunk's lr at the branch point is the WSD's 3e-4 times sqrt(256 / 64)
         assert lr(b.step) == 6e-4
 
