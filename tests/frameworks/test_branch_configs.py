@@ -568,3 +568,59 @@ def test_olmo_core_a_token_branch_of_a_batch_it_cannot_train_is_refused_at_the_b
     assert "only with its BatchSizeSchedulerCallback" in error.message and error.span.line == 2
     assert "olmo_core.batch_size_schedule" in error.hint
     assert schedlang.branch(path, 300, "linear", 200, "3e-5", format="olmo-core-json").proven  # in steps
+
+
+STEP_TRUNK = ('param seq_len: int = 4\nbatch = megatron.step_batch_size_schedule("0:2 200:8", seq_length=4)\n'
+              "schedule lr = on_samples(megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=0, "
+              'lr_warmup_steps=20, lr_decay_steps=100000, lr_decay_style="constant"))\n')
+
+
+@pytest.mark.parametrize("at, n", [("1000tok", "800tok"), ("400tok", "1600tok")])
+def test_megatron_resumes_a_token_branch_under_a_step_batch_size_schedule(tmp_path, at, n):
+    """megatron-core 0.19.2's StepBatchsizeNumMicroBatchesCalculator: the trunk trained to the branch
+    step; resumed, the calculator is built from the written ``--step-batch-size-schedule`` and
+    ``--seq-length`` (the consumed samples restored from the checkpoint), the scheduler from the
+    flags, both stepped as Megatron-LM steps them to ``--train-samples`` (the second branch's
+    cooldown passes the batch change at 200 samples)."""
+    module = real("megatron.core.optimizer_param_scheduler")
+    from .test_megatron_batch import Loop, step_calculator
+
+    path = tmp_path / "step.sched"
+    path.write_text(STEP_TRUNK)
+    b = schedlang.branch(path, at, "linear", n, "3e-5", format="megatron-args")
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    flags = _flags(b.config)
+
+    def scheduler(optimizer, override, **kw):
+        return module.OptimizerParamScheduler(
+            optimizer, init_lr=0.0, start_wd=0.0, end_wd=0.0, wd_incr_steps=1, wd_incr_style="constant",
+            override_opt_param_scheduler=override, use_checkpoint_opt_param_scheduler=False, **kw)
+
+    loop = Loop(step_calculator("0:2 200:8", 4))
+    optimizer = SimpleNamespace(param_groups=[{}])
+    trunk = scheduler(optimizer, False, max_lr=3e-4, min_lr=0.0, lr_warmup_steps=20, lr_decay_steps=100000,
+                      lr_decay_style="constant")
+    for _ in range(b.step):
+        trunk.step(loop.step()[1])
+    state, consumed = trunk.state_dict(), loop.consumed
+    assert consumed == b.samples
+    loop = Loop(step_calculator(flags["--step-batch-size-schedule"], int(flags["--seq-length"])),
+                consumed=consumed, iteration=b.step)
+    optimizer = SimpleNamespace(param_groups=[{}])
+    resumed = scheduler(optimizer, True, max_lr=float(flags["--lr"]), min_lr=float(flags["--min-lr"]),
+                        lr_warmup_steps=int(flags["--lr-warmup-samples"]),
+                        lr_decay_steps=int(flags["--lr-decay-samples"]),
+                        lr_decay_style=flags["--lr-decay-style"],
+                        wsd_decay_steps=int(flags["--lr-wsd-decay-samples"]),
+                        lr_wsd_decay_style=flags["--lr-wsd-decay-style"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.load_state_dict(state)
+    lr, prog, k = schedlang.compile(b.source)["lr"], schedlang.compile(b.source), b.step
+    while loop.consumed < int(flags["--train-samples"]):  # Megatron-LM's loop condition in samples
+        _close(k, lr(k), float(optimizer.param_groups[0]["lr"]), "megatron step schedule")
+        before, batch = loop.step()
+        assert (before, batch) == (prog.samples_at(k), prog.batch_at(k)), k
+        resumed.step(batch)
+        k += 1
+    assert k == b.run and lr(b.run) == 3e-5
