@@ -189,8 +189,13 @@ def test_the_command_lines_formats_are_the_writers():
 
 
 def test_format_refusals_on_the_token_clock():
-    with pytest.raises(schedlang.SchedlangError, match="hf-args writes branches in steps"):
-        schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0", format="hf-args")
+    trunk = "examples/olmo2_trunk.sched"
+    with pytest.raises(schedlang.SchedlangError, match="inside a batch of 4194304tok: hf-args counts") as err:
+        schedlang.branch(trunk, "4e12tok", "linear", "50e9tok", "0", format="hf-args")
+    assert "49996103680tok or 50000297984tok" in err.value.hint
+    assert schedlang.branch(trunk, "4e12tok", "linear", "49996103680tok", "0", format="hf-args").proven
+    with pytest.raises(schedlang.SchedlangError, match="the cooldown's length in tok"):
+        schedlang.branch(trunk, "4e12tok", "linear", "500", "0", format="torchtitan-toml")
     with pytest.raises(schedlang.SchedlangError, match="not a whole number of 4096-token samples"):
         schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0",
                          format="megatron-args")

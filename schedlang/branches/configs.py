@@ -24,7 +24,9 @@ to ``F`` is that branch:
 * ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
   ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
   ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
-  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.
+  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.  HF and torchtitan count
+  steps: a token (or sample) branch is written in its steps, at one batch over the cooldown
+  (``_in_steps``).
 
 Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
 ``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``, ``olmo_core.*``), proven equal to the branch at every
@@ -79,7 +81,8 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                              "and the cooldown's length in tok)",
                              hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
     callback = _olmo_callback(branch, olmo_tokens) if format == "olmo-core-json" else None
-    samples = None if olmo_tokens else _on_samples(format, branch)
+    counted = format in ("hf-args", "torchtitan-toml") and {branch.at.unit, branch.length.unit} != {None}
+    samples = None if olmo_tokens or counted else _on_samples(format, branch)
     style = _STYLES[format].get(branch.shape)
     if style is None:
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
@@ -87,6 +90,8 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     a = _exact_value(branched, branch.step, branch, callback)
     peak, floor = decimal_text(a), decimal_text(branch.to)
     c, n, end = branch.step, branch.length.amount, branch.run
+    if counted:  # a framework that counts steps: the cooldown's steps at the batch it trains at
+        n = _in_steps(format, branch)
     if samples is not None:  # Megatron's counter is the samples consumed before the step
         at, n = samples
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
@@ -208,19 +213,43 @@ def _olmo_callback(branch, tokens: bool):
     return callback
 
 
+def _in_steps(fmt: str, branch) -> int:
+    """A branch on the token or sample clock for a framework that counts steps (HF, torchtitan):
+    its steps restored from the checkpoint, its cooldown the steps from the branch point to the
+    run's end, which is the branch only at one batch over them, ending at a batch boundary."""
+    units = {branch.at.unit, branch.length.unit}
+    if len(units) > 1:
+        raise SchedlangError(f"{fmt} writes a branch in steps, or with both the branch point and the "
+                             "cooldown's length in tok (or both in sp)", hint="give both on one clock")
+    clock, unit = branch.program.clock, branch.length.unit
+    per = clock.seq_len if unit == "tok" else 1
+    batches = {clock.batch_at(branch.step)}
+    batches |= {s.batch for s in clock.stages if branch.step < s.first < branch.run}
+    if len(batches) > 1:
+        raise SchedlangError(f"the batch changes during the cooldown: {fmt} counts steps, which is this "
+                             "cooldown only at one batch", hint="branch where the batch no longer changes, "
+                                                                "or give the branch in steps")
+    size = batches.pop() * per
+    n = branch.length.amount
+    if n % size:
+        shorter = n - n % size
+        unit_name = unit or ""
+        raise SchedlangError(f"the cooldown's {n}{unit_name} ends inside a batch of {size}{unit_name}: {fmt} "
+                             "counts steps", hint=f"a cooldown of whole batches: {shorter}{unit_name} or "
+                                                  f"{shorter + size}{unit_name}")
+    return n // size
+
+
 def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
     """A branch on the sample or token clock as Megatron counts it, in samples: the samples
     consumed before the branch point and the cooldown's length; None for a step branch."""
     units = {branch.at.unit, branch.length.unit}
     if units == {None}:
         return None
-    if fmt != "megatron-args" or None in units:
-        raise SchedlangError(f"{fmt} writes branches in steps" if fmt != "megatron-args" else
-                             "megatron-args writes a branch in steps, or in samples and tokens (both the "
+    if None in units:  # (the other formats' token branches are written before: _in_steps, olmo-core's)
+        raise SchedlangError("megatron-args writes a branch in steps, or in samples and tokens (both the "
                              "branch point and the cooldown's length on that clock)",
-                             hint="give --at and the cooldown's length in steps"
-                             + (" (megatron-args also takes both in tok or sp)" if fmt != "megatron-args"
-                                else ", or both in tok / sp"))
+                             hint="give --at and the cooldown's length in steps, or both in tok / sp")
     n = branch.length.amount
     if branch.length.unit == "tok":
         seq_len = branch.program.clock.seq_len

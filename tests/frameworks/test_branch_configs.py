@@ -624,3 +624,55 @@ def test_megatron_resumes_a_token_branch_under_a_step_batch_size_schedule(tmp_pa
         resumed.step(batch)
         k += 1
     assert k == b.run and lr(b.run) == 3e-5
+
+
+# -- HF and torchtitan count steps: a token branch at one batch, in the steps it trains --------------
+
+TOKEN_TRUNK = ("param seq_len: int = 8\nbatch = 8\nrun = 128000tok\n"
+               "schedule lr = warmup(linear, 100) >> constant(3e-4)\n")
+
+
+@pytest.mark.parametrize("fmt", ["hf-args", "torchtitan-toml"])
+@pytest.mark.parametrize("at", ["76800tok", "76810tok"])
+def test_a_token_branch_resumes_in_the_steps_hf_and_torchtitan_count(tmp_path, fmt, at):
+    """The trunk (64 tokens a step) at the first step reaching ``at``; the cooldown of 19200 tokens is
+    300 steps; HF's ``get_scheduler("warmup_stable_decay")`` / torchtitan's ``LRSchedulersContainer``
+    built from the written configuration, the trunk's saved states loaded, stepped to the end."""
+    torch = real("torch")
+    path = tmp_path / "tokens.sched"
+    path.write_text(TOKEN_TRUNK)
+    b = schedlang.branch(path, at, "cosine", "19200tok", "3e-5", format=fmt)
+    assert b.proven, [str(c.verdict) for c in b.claims + b.config_claims]
+    assert b.run - b.step == 300 and b.tokens == 64 * b.step
+    lr = schedlang.compile(b.source)["lr"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))], lr=PEAK)
+        trunk = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: min(1.0, k / 100))  # the trunk's lr
+        for k in range(b.step):
+            _close(k, lr(k), float(opt.param_groups[0]["lr"]), "trunk")
+            opt.step()
+            trunk.step()
+        saved_opt, saved = opt.state_dict(), trunk.state_dict()
+        def sgd(lr):
+            return torch.optim.SGD([torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))], lr=lr)
+
+        if fmt == "hf-args":
+            transformers = real("transformers")
+            args = json.loads(b.config)
+            opt = sgd(args["learning_rate"])
+            resumed = transformers.get_scheduler(args["lr_scheduler_type"], opt, num_warmup_steps=0,
+                                                 num_training_steps=args["max_steps"],
+                                                 scheduler_specific_kwargs=args["lr_scheduler_kwargs"])
+        else:
+            module = real("torchtitan.components.optimizer.lr_scheduler")
+            job = tomllib.loads(b.config)
+            opt = sgd(job["optimizer"]["lr"])
+            resumed = module.LRSchedulersContainer.Config(**job["lr_scheduler"]).build(
+                optimizers=[opt], training_steps=job["training"]["steps"]).schedulers[0]  # one optimizer's
+        opt.load_state_dict(saved_opt)
+        resumed.load_state_dict(saved)
+        for k in range(b.step, b.run):
+            _close(k, lr(k), float(opt.param_groups[0]["lr"]), f"{fmt} token branch")
+            opt.step()
+            resumed.step()
