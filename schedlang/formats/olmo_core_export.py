@@ -279,8 +279,9 @@ def _batch(program, call) -> tuple[int, int]:
     if len(clock.table) != 1 or clock.seq_len is None:
         raise SchedlangError("OLMo-core's config.json states one batch in tokens: the file needs a constant "
                              "`batch` and `param seq_len`", call.node.span,
-                             hint="a batch that changes is OLMo-core's BatchSizeSchedulerCallback, which "
-                                  "this export does not write")
+                             hint="a batch that changes is OLMo-core's BatchSizeSchedulerCallback: write it "
+                                  "as olmo_core.batch_size_schedule(...), which the export writes as the "
+                                  "callback")
     return clock.table[0][1] * clock.seq_len, clock.seq_len
 
 

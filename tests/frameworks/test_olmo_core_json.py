@@ -487,6 +487,15 @@ def test_export_refuses_what_config_json_cannot_say(source, message):
         export(source, "x.sched", format="olmo-core-json")
 
 
+def test_a_batch_that_is_not_the_callback_s_says_how_to_write_it():
+    source = ("param seq_len: int = 8\nbatch = stages(8, [16], [800tok])\nrun = 100\n"
+              "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=16000, warmup=64, decay=320)\n")
+    with pytest.raises(SchedlangError, match="constant") as caught:
+        export(source, "x.sched", format="olmo-core-json")
+    assert "olmo_core.batch_size_schedule" in caught.value.hint and "does not write" not in caught.value.hint
+    assert caught.value.span is not None
+
+
 def test_export_into_a_config_of_another_batch_is_refused(tmp_path):
     source = ("param seq_len: int = 8\nbatch = 4\nrun = 100\n"
               "schedule lr = olmo_core.CosWithWarmup(lr=3e-4, units=\"tokens\", t_max=3200, warmup=64)\n")
