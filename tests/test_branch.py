@@ -189,8 +189,13 @@ def test_the_command_lines_formats_are_the_writers():
 
 
 def test_format_refusals_on_the_token_clock():
-    with pytest.raises(schedlang.SchedlangError, match="hf-args writes branches in steps"):
-        schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0", format="hf-args")
+    trunk = "examples/olmo2_trunk.sched"
+    with pytest.raises(schedlang.SchedlangError, match="inside a batch of 4194304tok: hf-args counts") as err:
+        schedlang.branch(trunk, "4e12tok", "linear", "50e9tok", "0", format="hf-args")
+    assert "49996103680tok or 50000297984tok" in err.value.hint
+    assert schedlang.branch(trunk, "4e12tok", "linear", "49996103680tok", "0", format="hf-args").proven
+    with pytest.raises(schedlang.SchedlangError, match="the cooldown's length in tok"):
+        schedlang.branch(trunk, "4e12tok", "linear", "500", "0", format="torchtitan-toml")
     with pytest.raises(schedlang.SchedlangError, match="not a whole number of 4096-token samples"):
         schedlang.branch("examples/olmo2_trunk.sched", "4e12tok", "linear", "50e9tok", "0",
                          format="megatron-args")
@@ -224,3 +229,33 @@ def test_a_branch_at_step_0_and_at_the_trunks_end():
     b = schedlang.branch("examples/wsd_trunk.sched", 0, "linear", 10, "0")
     assert b.proven and b.claims[0].verdict.method == "no step before 0" and b.run == 10
     assert schedlang.branch("examples/wsd_trunk.sched", 200_000, "linear", 10, "0").proven
+
+
+OLMO_CALLBACK = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128, 256], "
+                 "schedule=[0, 3200, 12800], units=\"tokens\")\nrun = 64000tok\n"
+                 "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=64000, warmup=640, "
+                 "decay=6400) * olmo_core.batch_size_lr_factor(units=\"tokens\")\n")
+
+
+def test_olmo_core_refusals_under_its_batch_callback_are_located(tmp_path, capsys):
+    """What OLMo-core cannot resume under its batch-size callback is refused at the trunk's line,
+    exit 2, each hint a branch that is written (tests/frameworks/test_branch_configs.py runs them)."""
+    path = _write(tmp_path, "ramp.sched", OLMO_CALLBACK)
+    code, _, err = _run(capsys, "branch", path, "--at", "1000tok", "--cooldown", "cosine:19200tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")
+    assert code == 2 and f"{path}:2:9: error: a cosine cooldown across a batch change" in err and "^" in err
+    assert "--at 13056tok (step 126) or later" in err
+    code, _, err = _run(capsys, "branch", path, "--at", "6400tok", "--cooldown", "linear:19200tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")
+    assert code == 2 and f"{path}:4:15: error: the lr at the branch point is 3*sqrt(2)/10000" in err
+    assert "square ratios" in err
+    code, _, err = _run(capsys, "branch", path, "--at", "1000tok", "--cooldown", "linear:64576tok", "--to",
+                        "3e-5", "--format", "olmo-core-json")  # 64576 = 64 * 1009: no grid of decimals
+    assert code == 2 and f"{path}:2:9: error: the linear cooldown's values" in err
+    assert "64000tok or 65536tok" in err
+    for n in ("64000tok", "65536tok"):
+        assert schedlang.branch(path, "1000tok", "linear", n, "3e-5", format="olmo-core-json").proven
+    for at, shape in (("1000tok", "linear"), ("13056tok", "cosine"), ("25600tok", "linear")):
+        b = schedlang.branch(path, at, shape, "19200tok", "3e-5", format="olmo-core-json")
+        callback = json.loads(b.config)["trainer"]["callbacks"]["batchwup"]
+        assert b.proven and callback["batch_sizes"] == [64, 128, 256]

@@ -98,6 +98,7 @@ class Branch:
     config_claims: list[Claim] = field(default_factory=list)
     run_start_text: str = ""  # ``run = ...`` as the branch writes it
     params: dict = field(default_factory=dict)  # the values the trunk's parameters were given
+    trunk_text: str = ""  # the trunk's .sched text (a config: as `schedlang import` reads it)
 
     @property
     def proven(self) -> bool:
@@ -146,7 +147,7 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
     end = program.run
     value = trunk_schedule(step)
     result = Branch(filename, trunk_schedule.name, source, at_length, n_length, shape, to_value, step, end,
-                    value, program=program, run_start_text=run.literal, params=params)
+                    value, program=program, run_start_text=run.literal, params=params, trunk_text=text)
     clock = _clock(program)
     if clock is not None:
         result.samples, result.run_samples = clock.samples_at(step), clock.samples_at(end)

@@ -19,10 +19,14 @@ to ``F`` is that branch:
   ``WSD(warmup=0, decay=N, decay_min_lr=F)`` (linear) or ``CosWithWarmup(warmup=C+1,
   alpha_f=F/a)`` (cosine), ``max_duration`` ``C+N+1`` steps and ``hard_stop`` ``C+N``: OLMo-core
   rebuilds its scheduler from the config on resume, its counter read one step ahead (``_olmo_core``);
+  from a trunk whose batch is OLMo-core's BatchSizeSchedulerCallback, a ``ComposableScheduler`` of
+  stages with their own lr, which the callback's factor does not touch (``olmo_core``);
 * ``torchtitan-toml``: ``[training] steps = C+N``, ``[optimizer] lr = a`` and the
   ``[lr_scheduler]`` of the current formula (``warmup_steps = 0``, a ``decay_ratio`` whose
   ``round((C+N) * ratio)`` is ``N``, ``decay_type``, ``min_lr_factor = F / a``); torchtitan
-  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.
+  restores the ``LambdaLR`` state (step and ``base_lrs``) likewise.  HF and torchtitan count
+  steps: a token (or sample) branch is written in its steps, at one batch over the cooldown
+  (``_in_steps``).
 
 Each is written in the language as the framework's preset (``megatron.OptimizerParamScheduler``,
 ``hf.warmup_stable_decay``, ``torchtitan.lr_scheduler``, ``olmo_core.*``), proven equal to the branch at every
@@ -48,6 +52,9 @@ from ..library.presets.hf import COOLDOWN_SHAPE as HF_SHAPES
 from ..library.presets.megatron import COOLDOWN_SHAPE as MEGATRON_SHAPES
 from ..library.presets.torchtitan import DECAY_TYPES as TITAN_SHAPES
 from ..program import compile_declared
+from ..syntax import ir
+from ..syntax.parser import parse
+from . import olmo_core
 from .certificate import Claim, decimal_text, rewritten
 
 #: The framework's name of each ``cooldown`` shape it has.
@@ -69,14 +76,22 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
                              hint="write the .sched branch (no --format) and `schedlang export` it")
     olmo_tokens = format == "olmo-core-json" and {branch.at.unit, branch.length.unit} != {None}
-    samples = None if olmo_tokens else _on_samples(format, branch)
+    if olmo_tokens and {branch.at.unit, branch.length.unit} != {"tok"}:
+        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
+                             "and the cooldown's length in tok)",
+                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
+    callback = _olmo_callback(branch, olmo_tokens) if format == "olmo-core-json" else None
+    counted = format in ("hf-args", "torchtitan-toml") and {branch.at.unit, branch.length.unit} != {None}
+    samples = None if olmo_tokens or counted else _on_samples(format, branch)
     style = _STYLES[format].get(branch.shape)
     if style is None:
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
                              hint="its shapes: " + ", ".join(_STYLES[format]))
-    a = _exact_value(branched, branch.step)
+    a = _exact_value(branched, branch.step, branch, callback)
     peak, floor = decimal_text(a), decimal_text(branch.to)
     c, n, end = branch.step, branch.length.amount, branch.run
+    if counted:  # a framework that counts steps: the cooldown's steps at the batch it trains at
+        n = _in_steps(format, branch)
     if samples is not None:  # Megatron's counter is the samples consumed before the step
         at, n = samples
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
@@ -86,6 +101,11 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
                 f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
                 f"lr_wsd_decay_style=\"{style}\")")
+    elif callback is not None:  # stages of their own lr: the callback's sqrt factor leaves them be
+        olmo_core.check_resume(callback, branch)
+        stages = olmo_core.token_stages(branch.shape, a, branch.to, branch, callback) if olmo_tokens else \
+            olmo_core.step_stages(branch.shape, a, branch.to, c, n)
+        call = olmo_core.composable(peak, "tokens" if olmo_tokens else "steps", stages, branch)
     elif olmo_tokens:
         call = _olmo_core_tokens(style, peak, floor, a, branch)
     elif format == "olmo-core-json":
@@ -104,7 +124,7 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
                 f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
                 f"min_lr_ratio={decimal_text(branch.to / a)})")
-    if olmo_tokens:  # in the branch's file, on its token clock (the exporter writes the batch)
+    if olmo_tokens or callback is not None:  # in the branch's file, on its clock (exported with the batch)
         preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
     elif samples is None:
         preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
@@ -158,16 +178,8 @@ def _olmo_core_tokens(style: str, peak: str, floor: str, a: Fraction, branch) ->
     over the cooldown, ``t_max`` is ``T_c + N + B`` and the decay ``N`` (the cosine's warmup
     ``T_c + B``), ``N`` a whole number of batches; the export writes ``max_duration`` ``t_max``
     tokens and ``hard_stop`` the branch's run, ``T_c + N`` tokens."""
-    if {branch.at.unit, branch.length.unit} != {"tok"}:
-        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
-                             "and the cooldown's length in tok)",
-                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
     clock = branch.program.clock
     batch = clock.batch_at(branch.step)
-    if any(branch.samples < threshold < branch.run_samples for threshold, _ in clock.table[1:]):
-        raise SchedlangError("the batch changes during the cooldown: OLMo-core's scheduler reads the tokens "
-                             "seen through each update, which is this branch only at one batch",
-                             hint="branch after the last batch change, or in steps")
     step_tokens = batch * clock.seq_len
     start, n = branch.tokens, branch.length.amount
     if n % step_tokens:  # past T_c + N OLMo-core's decay runs on below F: end at a batch boundary
@@ -184,19 +196,60 @@ def _olmo_core_tokens(style: str, peak: str, floor: str, a: Fraction, branch) ->
             f"warmup={start + step_tokens}, alpha_f={ratio})")
 
 
+def _olmo_callback(branch, tokens: bool):
+    """The trunk's ``olmo_core.batch_size_schedule`` (OLMo-core's BatchSizeSchedulerCallback), or
+    None for a constant batch; a batch that changes otherwise is not one OLMo-core can train."""
+    callback = olmo_core.callback_of(branch.trunk_text, branch.trunk)
+    table = branch.program.clock.table if tokens else ()
+    if callback is None and len(table) > 1:
+        decl = olmo_core.batch_decl(branch.trunk_text, branch.trunk)
+        raise SchedlangError("OLMo-core changes the batch only with its BatchSizeSchedulerCallback, and this "
+                             "batch is not one: config.json cannot say the tokens of the branch's steps",
+                             decl.span if decl is not None else None,
+                             hint="write the trunk's batch as olmo_core.batch_size_schedule(batch_sizes="
+                                  "[...], schedule=[...]) (what `schedlang import` writes for a config.json "
+                                  "with the callback), or branch in steps (a trunk whose schedule counts "
+                                  "steps)")
+    return callback
+
+
+def _in_steps(fmt: str, branch) -> int:
+    """A branch on the token or sample clock for a framework that counts steps (HF, torchtitan):
+    its steps restored from the checkpoint, its cooldown the steps from the branch point to the
+    run's end, which is the branch only at one batch over them, ending at a batch boundary."""
+    units = {branch.at.unit, branch.length.unit}
+    if len(units) > 1:
+        raise SchedlangError(f"{fmt} writes a branch in steps, or with both the branch point and the "
+                             "cooldown's length in tok (or both in sp)", hint="give both on one clock")
+    clock, unit = branch.program.clock, branch.length.unit
+    per = clock.seq_len if unit == "tok" else 1
+    batches = {clock.batch_at(branch.step)}
+    batches |= {s.batch for s in clock.stages if branch.step < s.first < branch.run}
+    if len(batches) > 1:
+        raise SchedlangError(f"the batch changes during the cooldown: {fmt} counts steps, which is this "
+                             "cooldown only at one batch", hint="branch where the batch no longer changes, "
+                                                                "or give the branch in steps")
+    size = batches.pop() * per
+    n = branch.length.amount
+    if n % size:
+        shorter = n - n % size
+        unit_name = unit or ""
+        raise SchedlangError(f"the cooldown's {n}{unit_name} ends inside a batch of {size}{unit_name}: {fmt} "
+                             "counts steps", hint=f"a cooldown of whole batches: {shorter}{unit_name} or "
+                                                  f"{shorter + size}{unit_name}")
+    return n // size
+
+
 def _on_samples(fmt: str, branch) -> tuple[int, int] | None:
     """A branch on the sample or token clock as Megatron counts it, in samples: the samples
     consumed before the branch point and the cooldown's length; None for a step branch."""
     units = {branch.at.unit, branch.length.unit}
     if units == {None}:
         return None
-    if fmt != "megatron-args" or None in units:
-        raise SchedlangError(f"{fmt} writes branches in steps" if fmt != "megatron-args" else
-                             "megatron-args writes a branch in steps, or in samples and tokens (both the "
+    if None in units:  # (the other formats' token branches are written before: _in_steps, olmo-core's)
+        raise SchedlangError("megatron-args writes a branch in steps, or in samples and tokens (both the "
                              "branch point and the cooldown's length on that clock)",
-                             hint="give --at and the cooldown's length in steps"
-                             + (" (megatron-args also takes both in tok or sp)" if fmt != "megatron-args"
-                                else ", or both in tok / sp"))
+                             hint="give --at and the cooldown's length in steps, or both in tok / sp")
     n = branch.length.amount
     if branch.length.unit == "tok":
         seq_len = branch.program.clock.seq_len
@@ -237,12 +290,19 @@ def _titan_toml(branch, lr: str, ratio: str, decay_type: str, floor: str) -> str
             f"min_lr_factor = {floor}\n")
 
 
-def _exact_value(schedule, step: int) -> Fraction:
+def _exact_value(schedule, step: int, branch=None, callback=None) -> Fraction:
     """The branch's value at its branch point as an exact rational, which a config can write."""
     value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
     if not isinstance(value, sp.Rational):
+        decl = None if branch is None else next(
+            (s for s in parse(branch.trunk_text, branch.trunk).statements
+             if isinstance(s, ir.ScheduleDecl) and s.name == branch.schedule), None)
+        hint = ("OLMo-core's batch-size factor sqrt(batch / first batch) is rational at square ratios only "
+                "(4x, 9x, 16x, ...): branch where the batch is such a multiple of the first" if callback else
+                "branch where the trunk's lr is a rational number (a decimal)")
         raise SchedlangError(f"the lr at the branch point is {value}, not a rational number a "
-                             "framework's configuration can write exactly")
+                             "framework's configuration can write exactly",
+                             decl.value.span if decl is not None else None, hint=hint)
     return Fraction(int(value.p), int(value.q))
 
 

@@ -64,6 +64,13 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
                       "olmo_core.CosWithWarmup(lr=3e-4, t_max=10000, warmup=2000)",
                       writes=tuple(f"olmo_core.{name}" for name in CLASSES))  # a file no call: by proof
     name = call.name.split(".", 1)[1]
+    if ramp is not None and ramp[1] is None and not own_lr(call):
+        raise SchedlangError("OLMo-core's BatchSizeSchedulerCallback scales the initial lr by sqrt(new / "
+                             "old) at each batch change, and this lr is not multiplied by that factor",
+                             ramp[0].span,
+                             hint="write the lr as the scheduler * olmo_core.batch_size_lr_factor(...), as "
+                                  "the import does, or as an olmo_core.ComposableScheduler whose every stage "
+                                  "gives start_lr (the first) and end_lr: it never reads the initial lr")
     if name not in CLASSES and name not in COMPOSITE.values():
         written = (*CLASSES, *COMPOSITE.values())
         raise SchedlangError(f"{call.name} is not written to config.json by this export", call.node.span,
@@ -215,14 +222,33 @@ def _without_factor(text: str, filename: str):
         else None
     if ramp is None and factor is None:
         return text, None
-    if ramp is None or factor is None:
-        raise SchedlangError("OLMo-core's BatchSizeSchedulerCallback is both the batch schedule "
-                             "(olmo_core.batch_size_schedule) and the lr's factor "
-                             "(* olmo_core.batch_size_lr_factor(...)): the file has one of them",
-                             (ramp or factor).span, hint="write both, as the import does")
+    if ramp is None:
+        raise SchedlangError("the lr's olmo_core.batch_size_lr_factor(...) is OLMo-core's "
+                             "BatchSizeSchedulerCallback's, and the file's batch is not its schedule",
+                             factor.span, hint="declare `batch = olmo_core.batch_size_schedule(batch_sizes="
+                                               "[...], schedule=[...])`, as the import does")
+    if factor is None:  # an lr of its own stages (checked on the call): the callback's factor leaves it be
+        return text, (ramp, None)
     start = offset(text, value.left.span.end_line, value.left.span.end_column)
     end = offset(text, value.span.end_line, value.span.end_column)
     return text[:start] + text[end:], (ramp, factor)
+
+
+def own_lr(call) -> bool:
+    """Whether a ``ComposableScheduler`` call never reads the initial lr: the first stage's
+    ``start_lr`` and every stage's (and the override's) ``end_lr`` absolute, no fraction but 0."""
+    if call.name != "olmo_core.ComposableScheduler" or "stages" not in call.given:
+        return False
+    records = [_arguments(item, "olmo_core.ComposableSchedulerStage") for item in call.given["stages"].items]
+    if "override_decay" in call.given:
+        records.append(_arguments(call.given["override_decay"], "olmo_core.OverrideDecay"))
+
+    def fraction(given, key) -> bool:
+        return key in given and call.value(given[key], key) != 0
+
+    first = records[0] if records else {}
+    return bool(records) and ("start_lr" in first or "start_lr_fraction" in first) and not any(
+        fraction(r, "start_lr_fraction") or fraction(r, "end_lr_fraction") for r in records)
 
 
 def _callback(ramp, call) -> dict:
@@ -232,8 +258,9 @@ def _callback(ramp, call) -> dict:
     names = ("batch_sizes", "schedule", "units")
     given = {**dict(zip(names, batch.args)), **{k.name: k.value for k in batch.keywords}}
     units = given["units"].value if "units" in given else "tokens"
-    factor_units = next((k.value.value for k in factor.keywords if k.name == "units"),
-                        factor.args[0].value if factor.args else "tokens")
+    factor_units = units if factor is None else next(
+        (k.value.value for k in factor.keywords if k.name == "units"), factor.args[0].value if factor.args
+        else "tokens")
     if factor_units != units:
         raise SchedlangError(f"the lr factor counts {factor_units}, the batch schedule {units}", factor.span)
     sizes = [int(call.value(item, "batch_sizes")) for item in given["batch_sizes"].items]
@@ -252,8 +279,9 @@ def _batch(program, call) -> tuple[int, int]:
     if len(clock.table) != 1 or clock.seq_len is None:
         raise SchedlangError("OLMo-core's config.json states one batch in tokens: the file needs a constant "
                              "`batch` and `param seq_len`", call.node.span,
-                             hint="a batch that changes is OLMo-core's BatchSizeSchedulerCallback, which "
-                                  "this export does not write")
+                             hint="a batch that changes is OLMo-core's BatchSizeSchedulerCallback: write it "
+                                  "as olmo_core.batch_size_schedule(...), which the export writes as the "
+                                  "callback")
     return clock.table[0][1] * clock.seq_len, clock.seq_len
 
 

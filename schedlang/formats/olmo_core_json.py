@@ -416,6 +416,27 @@ def _proportional(block: Node) -> None:
                 _proportional(item)
 
 
+def _own_lr(block: Node) -> bool:
+    """A ComposableScheduler that never reads the initial lr: its first stage's ``start_lr`` and
+    every ``end_lr`` (the override's too) absolute, no fraction but 0 (``olmo_core_export.own_lr``)."""
+    name = block.value.get("_CLASS_") or block.value.get("type")
+    stages = block.value.get("stages")
+    if name is None or str(name.value).rsplit(".", 1)[-1] not in ("ComposableScheduler", "composable") \
+            or stages is None or not stages.is_list or not stages.value:
+        return False
+    records = [*stages.value, *([block.value["override_decay"]] if "override_decay" in block.value else [])]
+
+    def given(record: Node, key: str) -> bool:
+        item = record.value.get(key) if record.is_mapping else None
+        return item is not None and item.value is not None
+
+    def fraction(record: Node, key: str) -> bool:
+        return given(record, key) and exact(record.value[key].value) != 0
+
+    return (given(stages.value[0], "start_lr") or given(stages.value[0], "start_lr_fraction")) and not any(
+        fraction(r, "start_lr_fraction") or fraction(r, "end_lr_fraction") for r in records)
+
+
 def _plain(node: Node, key: str):
     """A JSON number (a string that looks like one is still a string to OLMo-core)."""
     if isinstance(node.value, (str, bool)) or exact(node.value) is None:
@@ -453,7 +474,8 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
         units = block.value["units"].value if "units" in block.value else "steps"
         if name != "WSDS" and "t_max" not in args:
-            if ramp is not None and duration.unit != units and name != "ConstantScheduler":
+            if ramp is not None and duration.unit != units and name not in ("ConstantScheduler",
+                                                                               "ComposableScheduler"):
                 raise SchedlangError(f"with a batch-size schedule, {name} in {units} reads the trainer's "
                                      f"max_{units}, which a max_duration in {duration.unit} changes with "
                                      "every batch change", duration.node.span,
@@ -465,9 +487,13 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
             clock.batch(block.value["units"].span)
         call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
     if ramp is not None:
-        if block is not None and len(set(ramp.sizes)) > 1:
-            _proportional(block)
-        call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
+        if block is not None and _own_lr(block):
+            notes.append("the scheduler's stages give their own lr: the batch-size callback's sqrt(new / "
+                         "old) factor scales the initial lr, which they do not read.")
+        else:
+            if block is not None and len(set(ramp.sizes)) > 1:
+                _proportional(block)
+            call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
         clock.ramp(ramp, _optimizer_class(train_module))
     if run.unit == "tokens":
         clock.batch(run.node.span)

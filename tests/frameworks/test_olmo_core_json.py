@@ -258,7 +258,14 @@ def _with_callback(text: str, sizes, points, units) -> str:
         s.ComposableSchedulerStage(duration=100, shape=s.ComposableSchedulerStageType.cosine,
                                    end_lr_fraction=0.1)]),
      ("steps", 150), (64, 128, 64), (0, 41, 90), "steps"),
-], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps"])
+    # stages of their own lr: the callback's factor scales the initial lr, which they never read
+    (lambda s: s.ComposableScheduler(units="tokens", stages=[
+        s.ComposableSchedulerStage(duration=640, start_lr=0.0, end_lr=3e-4),
+        s.ComposableSchedulerStage(duration=30000, end_lr=3e-5, shape=s.ComposableSchedulerStageType.cosine),
+        s.ComposableSchedulerStage(duration=6400, end_lr_fraction=0.0)]),
+     ("tokens", 64000), (64, 128, 256), (0, 3200, 12800), "tokens"),
+], ids=["WSD in tokens", "CosWithWarmup in steps", "ComposableScheduler in steps",
+        "ComposableScheduler of its own lr"])
 def test_the_batch_size_schedule_callback_every_step(tmp_path, make, duration, sizes, points, units):
     """OLMo-core's real ``BatchSizeSchedulerCallback`` (``test_olmo_core_batch.olmo_run``: it
     waits for ``batches_processed % ratio == 0`` to grow the batch and scales ``initial_lr`` by
@@ -354,8 +361,14 @@ def test_a_ramp_without_its_lr_factor_is_refused():
     source = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128], "
               "schedule=[0, 3200], units=\"tokens\")\nrun = 6400tok\n"
               "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=6400, warmup=64, decay=640)\n")
-    with pytest.raises(SchedlangError, match="has one of them"):
+    with pytest.raises(SchedlangError, match="not multiplied by that factor") as caught:
         export(source, "x.sched", format="olmo-core-json")
+    assert caught.value.span.line == 2 and "ComposableScheduler whose every stage" in caught.value.hint
+    factor_alone = ("param seq_len: int = 8\nbatch = 8\nrun = 6400tok\nschedule lr = olmo_core.WSD("
+                    "lr=3e-4, units=\"tokens\", t_max=6400, warmup=64, decay=640) * "
+                    "olmo_core.batch_size_lr_factor()\n")
+    with pytest.raises(SchedlangError, match="batch_size_schedule"):
+        export(factor_alone, "x.sched", format="olmo-core-json")
 
 
 def olmo_core_cases_module():
@@ -472,6 +485,15 @@ def test_export_alone_writes_a_scheduler_of_schedulers(source):
 def test_export_refuses_what_config_json_cannot_say(source, message):
     with pytest.raises(SchedlangError, match=message):
         export(source, "x.sched", format="olmo-core-json")
+
+
+def test_a_batch_that_is_not_the_callback_s_says_how_to_write_it():
+    source = ("param seq_len: int = 8\nbatch = stages(8, [16], [800tok])\nrun = 100\n"
+              "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=16000, warmup=64, decay=320)\n")
+    with pytest.raises(SchedlangError, match="constant") as caught:
+        export(source, "x.sched", format="olmo-core-json")
+    assert "olmo_core.batch_size_schedule" in caught.value.hint and "does not write" not in caught.value.hint
+    assert caught.value.span is not None
 
 
 def test_export_into_a_config_of_another_batch_is_refused(tmp_path):
