@@ -42,7 +42,7 @@ from ...program import Schedule
 from ...program import compile as compile_source
 from ...semantics.lower import lower
 from ...syntax.parser import parse
-from .numbers import as_sympy, decimal_text
+from .numbers import as_sympy, decimal_text, writable
 
 #: The most candidates proven (closest first) before the search gives up: the ranking puts a
 #: preset that fits first, so this bounds the time a file that fits none costs.
@@ -101,6 +101,7 @@ SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_t
 class Candidate:
     call: str  # the preset call, as .sched text
     distance: float  # the sum of the relative differences at the shape's steps
+    exact: bool = True  # every number in it is written exactly as a float's text (``writable``)
 
 
 def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span) -> str:
@@ -278,13 +279,17 @@ def candidates(schedule, shapes: list[Shape], names: tuple[str, ...]) -> list[Ca
                     if got is None or got in seen:
                         continue
                     seen.add(got)
-                    found.append(Candidate(_shortest(name, variant, got, steps),
-                                           sum(_relative(a, b) for a, b in zip(want, got))))
+                    shortest = _shortest(name, variant, got, steps)
+                    found.append(Candidate(shortest, sum(_relative(a, b) for a, b in zip(want, got)),
+                                           _exact(name, shortest)))
     found.sort(key=lambda c: c.distance)
-    # those equal at the steps first, then the closest of each preset before the next of any:
-    # a refusal's proofs see every preset that comes near, not one preset's near copies
+    # those equal at the steps first, those the writer writes exactly first of them (a float's
+    # text, not the float64 of 1111/1110000: ``PresetCall._rounded``), then the closest of each
+    # preset before the next of any: a refusal's proofs see every preset that comes near, not one
+    # preset's near copies
     rank = {}
-    order = {id(c): (c.distance > 0, rank.setdefault(c.call.split("(")[0], itertools.count()).__next__())
+    order = {id(c): (c.distance > 0, not c.exact,
+                     rank.setdefault(c.call.split("(")[0], itertools.count()).__next__())
              for c in found}
     return sorted(found, key=lambda c: order[id(c)])
 
@@ -350,6 +355,17 @@ def _calls(preset, shape: Shape):
             return
     for choice in itertools.product(*(c for _, c in options)):
         yield _call_text(preset.name, {**given, **{n: f'"{v}"' for (n, _), v in zip(options, choice)}})
+
+
+def _exact(name: str, call: str) -> bool:
+    """Whether every number of ``call`` (as ``_number_text`` wrote them) is a float's text."""
+    for text in _keywords(name, call).values():
+        for item in text.strip("[]").split(","):
+            if item.startswith("("):  # (p / q): no decimal at all
+                return False
+            if item and not item.startswith('"') and not writable(Fraction(item)):
+                return False
+    return True
 
 
 def _call_text(name: str, words: dict[str, str]) -> str:

@@ -18,15 +18,16 @@ from fractions import Fraction
 import sympy as sp
 
 from ...core.algebra import bind, t
-from ...errors import SchedlangError
+from ...errors import SchedlangError, warn
 from ...library.presets import PRESETS
+from ...library.stdlib import Kind
 from ...program import Program
 from ...semantics.lower import lower
 from ...syntax import ir
 from ...syntax.parser import parse
 from . import by_proof
 from .into import offset
-from .numbers import decimal_text, yaml_float_text
+from .numbers import FLOAT64_RTOL, decimal_text, float64_of, writable, yaml_float_text
 
 
 def number_text(value: sp.Expr) -> str:
@@ -46,14 +47,18 @@ class PresetCall:
 
     def __init__(self, source, filename: str, params: dict | None, library: str, example: str,
                  others: tuple[str, ...] = (), writes: tuple[str, ...] | None = None,
-                 groups: PerGroup | None = None, primary: str = "lr"):
+                 groups: PerGroup | None = None, primary: str = "lr", exact: bool = False):
         """``writes``: the presets the writer writes: an lr that is no call of the library is
         replaced by the call of one of them proven equal to it (``by_proof``).  None: no search,
         the lr must be one call (what ``resume`` reads a recovered call with).  ``groups``: the
         param groups the format gives an lr of their own (``lr__TAG`` schedules, kept in
         ``self.groups``); any other ``KEY__TAG`` is refused naming its group and what the
-        format lacks.  ``primary``: the schedule that names the scheduler (``lr``, or one group's)."""
+        format lacks.  ``primary``: the schedule that names the scheduler (``lr``, or one group's).
+        A writer (``writes`` given) writes numbers as floats: an argument that has no float's text
+        (``1/3``) is replaced by its float64 (``_rounded``); ``exact``: that was done."""
         self.found = None  # the preset call proven equal to the file's lr, where it was not one
+        self._setup = {"library": library, "example": example, "others": others, "writes": writes,
+                       "groups": groups, "primary": primary}
         self.source, self.params, self.filename = source, params or {}, filename
         module = parse(source, filename)
         self.module = module
@@ -91,9 +96,10 @@ class PresetCall:
             found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(), lr[0].value.span)
             written = self.groups  # their declarations in the file as written, for the messages
             self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
-                          others, writes, groups, primary)
+                          others, writes, groups, primary, exact=True)
             self.written = written
             self.found = found
+            self._rounded(lr[0].value.span, library)
             return
         if not direct:
             span = node.span if node is not None else None
@@ -106,6 +112,53 @@ class PresetCall:
         self.builtin = builtin
         self.given = {a.name: arg for a, arg in zip(builtin.args, node.args)}
         self.given.update({kw.name: kw.value for kw in node.keywords})
+        if writes is not None and not exact:
+            self._rounded(lr[0].value.span, library)
+
+    def _rounded(self, at, library: str) -> None:
+        """Each number argument that a float's text cannot write (``1/3``, the ``1111/1110000`` a
+        proof may find) replaced by the float64 the writer writes (``numbers.float64_of``): the
+        call with them is proven within ``FLOAT64_RTOL`` of the file at every step (of the run),
+        said in a warning at ``at`` (the file's lr), and is what the writer writes and proves its
+        text exactly equal to; refused at ``at`` where the rounding moves the lr further."""
+        from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+        inexact = {}
+        for arg in self.builtin.args:
+            node = self.given.get(arg.name)
+            if node is None or arg.kind not in (Kind.VALUE, Kind.CONST):
+                continue
+            try:
+                value = self.number(arg.name)
+            except SchedlangError:  # a schedule, or a parameter without a value: the writer says so
+                continue
+            exact = Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+            if exact is not None and not writable(exact):
+                inexact[arg.name] = (node, exact, float64_of(exact))
+        if not inexact:
+            return
+        text = self.source.decode("utf-8") if isinstance(self.source, bytes) else self.source
+        for node, _, rounded in sorted(inexact.values(), key=lambda n: (n[0].span.line, n[0].span.column),
+                                       reverse=True):  # the last first: the earlier spans stay put
+            text = spliced(text, node.span, decimal_text(rounded))
+        primary = self._setup["primary"]
+        original = self.program[primary]
+        found, written = self.found, self.written
+        self.__init__(text, self.filename, self.params, **self._setup, exact=True)
+        self.found, self.written = found, written
+        words = ", ".join(f"{name}={value} as {decimal_text(rounded)}"
+                          for name, (_, value, rounded) in inexact.items())
+        verdict = equivalent(original, self.program[primary], rtol=FLOAT64_RTOL, stop=self.run())
+        rtol = f"{float(FLOAT64_RTOL):g}"
+        if verdict.different:
+            raise SchedlangError(f"{library} writes numbers as floats, and the float64 of {words} moves the "
+                                 f"lr by more than a relative {rtol} at step {verdict.counterexample.step}",
+                                 at, hint="give the schedule numbers with an exact decimal")
+        # undecided: the scan found no step further off (a cosine of a rounded length, say), and
+        # each written number is within 2**-53 of the file's
+        how = "at every step (proven)" if verdict else f"where checked ({verdict.reason})"
+        warn(f"{library} writes numbers as floats: {words} (its float64); the export equals the file "
+             f"within a relative {rtol} {how}, and its text reads back as exactly that call", at)
 
     def number(self, name: str) -> sp.Expr:
         node = self.given[name]
@@ -154,8 +207,10 @@ class PresetCall:
         values = {name: sp.nsimplify(role(shape)) for name, role in changed.items()}
         words = {name: self._text(node) for name, node in self.given.items()}
         for name, value in values.items():
-            if not value.is_Rational:
-                raise SchedlangError(f"'{decl.name}' has no exact {name} to write ({value})", at)
+            if not value.is_Rational or not writable(Fraction(int(value.p), int(value.q))):
+                # the group's schedule is proven as written: its float64 would read back another
+                raise SchedlangError(f"'{decl.name}' has no {name} a float's text writes exactly ({value})",
+                                     at, hint=f"give '{decl.name}' numbers with an exact decimal")
             words[name] = _literal(value)
         text = f"{self.name}({', '.join(f'{k}={v}' for k, v in words.items())})"
         text = f"on_samples({text})" if self.on_samples else text
