@@ -87,13 +87,19 @@ class PresetCall:
                                  hint="export the lr schedule alone (--schedule lr)")
         lr = [d for d in decls if d.name == primary]
         node = _unlet(lr[0].value, lets) if lr else None
+        written_node = node  # on_samples(...) included: the clock it counts (``clock_of``)
         self.on_samples = on_samples(node) is not None
         if self.on_samples and library == "megatron-args":  # Megatron's class counts samples
             node = _unlet(on_samples(node), lets)
         prefix = library.split("-")[0]
         direct = isinstance(node, ir.Call) and node.func.id.startswith(prefix + ".")
-        if writes and lr and not direct and not self.on_samples:  # a call of the library: the writer's
+        clock = clock_of(self.program, module, written_node) if writes and lr and not direct else None
+        if writes and lr and not direct and (not self.on_samples or clock):  # no call of the library
+            if clock is not None and clock[0] not in ON_CLOCKS.get(library, ()):
+                refuse_clock(library, clock, lr[0].value.span)
             found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(), lr[0].value.span)
+            if clock is not None:
+                found = self._on_clock(found, library, clock, lr[0].value.span)
             written = self.groups  # their declarations in the file as written, for the messages
             self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
                           others, writes, groups, primary, exact=True)
@@ -115,6 +121,32 @@ class PresetCall:
         if writes is not None and not exact:
             self._rounded(lr[0].value.span, library)
 
+    def _on_clock(self, call: str, library: str, clock: tuple[str, int, int | None], at) -> str:
+        """``call`` (found on the step clock) on the file's sample or token clock (``clock_of``),
+        as the framework counts it: Megatron's class counts samples (``on_samples(...)``, its
+        lengths in samples), Composer's times ``Nsp`` / ``Ntok``, OLMo-core ``units="tokens"``;
+        proven equal to the file at every step of the run; refused at ``at`` by a framework whose
+        scheduler counts optimizer steps only."""
+        from ...program import compile as compile_source  # lazy: program imports formats
+        from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+        unit, batch, seq_len = clock
+        if library == "megatron-args":
+            text = f"on_samples({by_proof.on_axis(call, batch)})"
+        elif library == "composer-yaml":
+            text = by_proof.on_axis(call, batch * (seq_len if unit == "tokens" else 1),
+                                    "tok" if unit == "tokens" else "sp")
+        else:  # OLMo-core's tokens (``ON_CLOCKS``)
+            text = by_proof.on_axis(call, batch * seq_len, units='"tokens"')
+        program = compile_source(spliced(self.source, at, text), self.params, self.filename)
+        primary = self._setup["primary"]
+        verdict = equivalent(self.program[primary], program[primary], stop=self.run())
+        if not verdict:
+            raise SchedlangError(f"{call} is this lr schedule on the step clock, but {text} on the {unit} "
+                                 f"clock is not proven equal to it ({verdict})", at,
+                                 hint="write its lengths in steps to export it in steps")
+        return text
+
     def _rounded(self, at, library: str) -> None:
         """Each number argument that a float's text cannot write (``1/3``, the ``1111/1110000`` a
         proof may find) replaced by the float64 the writer writes (``numbers.float64_of``): the
@@ -126,8 +158,8 @@ class PresetCall:
         inexact = {}
         for arg in self.builtin.args:
             node = self.given.get(arg.name)
-            if node is None or arg.kind not in (Kind.VALUE, Kind.CONST):
-                continue
+            if node is None or arg.kind not in (Kind.VALUE, Kind.CONST) or arg.name in by_proof.LENGTHS:
+                continue  # a length is the writer's to convert (Megatron's warmup of 125/12 iterations)
             try:
                 value = self.number(arg.name)
             except SchedlangError:  # a schedule, or a parameter without a value: the writer says so
@@ -278,14 +310,53 @@ def spliced(source, span, text: str) -> str:
     """``source`` with the expression at ``span`` (its end exclusive, as every span's) replaced by
     ``text``; what follows it (the newline before the next statement) is kept."""
     source = source.decode("utf-8") if isinstance(source, bytes) else source
-    start = offset(source, span.line, span.column)
-    return source[:start] + text + source[offset(source, span.end_line, span.end_column):]
+    start, end = offset(source, span.line, span.column), offset(source, span.end_line, span.end_column)
+    # a span may end inside the parentheses that close the expression (`a >> (b / (1 + t))`):
+    # the ones it leaves open are its own
+    while source.count("(", start, end) > source.count(")", start, end) \
+            and source[end:].lstrip(" ")[:1] == ")":
+        end = source.index(")", end) + 1
+    return source[:start] + text + source[end:]
 
 
 def _unlet(node, lets: dict):
     while isinstance(node, ir.Name) and node.id in lets:
         node = lets[node.id]
     return node
+
+
+#: The clocks each writer's framework counts besides the step (``PresetCall._on_clock``).
+ON_CLOCKS = {"megatron-args": ("samples", "tokens"), "composer-yaml": ("samples", "tokens"),
+             "olmo_core": ("tokens",)}
+
+
+def refuse_clock(library: str, clock: tuple[str, int, int | None], at) -> None:
+    """A file on the sample or token clock, for a framework whose scheduler does not count it."""
+    counts = "steps or tokens, not samples" if library == "olmo_core" else "optimizer steps only"
+    raise SchedlangError(f"this lr schedule counts {clock[0]} (at the constant batch of {clock[1]}), and "
+                         f"{library}'s scheduler counts {counts}", at,
+                         hint="write its lengths in steps (the same run at this batch) to export it in "
+                              "steps, or export it to megatron-args (samples), composer-yaml (sp, tok) or "
+                              "olmo-core-json (tokens)")
+
+
+def clock_of(program: Program, module: ir.Module, node) -> tuple[str, int, int | None] | None:
+    """``("samples" | "tokens", batch, seq_len)`` where the file declares a constant ``batch``
+    and its lr counts samples or tokens (``on_samples(...)`` / ``on_tokens(...)``, lengths in
+    ``sp`` / ``tok``): the clock a writer whose framework counts them writes it on.  None on the
+    step clock, and under a changing batch (no framework's scheduler of one call says that)."""
+    decl = next((s for s in module.statements if isinstance(s, ir.BatchDecl)), None)
+    if decl is None or node is None or len(program.clock.stages) != 1:
+        return None
+    found = set()
+    for item in ir.walk(node):
+        if isinstance(item, ir.Duration) and item.unit in ("sp", "tok"):
+            found.add("tokens" if item.unit == "tok" else "samples")
+        elif isinstance(item, ir.Call) and item.func.id in ("on_samples", "on_tokens"):
+            found.add(item.func.id[3:])
+    if not found:
+        return None
+    return "tokens" if "tokens" in found else "samples", program.clock.stages[0].batch, program.clock.seq_len
 
 
 def on_samples(node):
