@@ -686,10 +686,15 @@ def _show(args) -> int:
 
 def _import(args) -> int:
     """Import a configuration; what the importer tolerated (``SchedlangWarning``) goes to stderr."""
+    return _warning_on_stderr(_import_quietly, args)
+
+
+def _warning_on_stderr(command, args) -> int:
+    """``command(args)``, each ``SchedlangWarning`` it gave printed on stderr as errors are."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SchedlangWarning)
         try:
-            return _import_quietly(args)
+            return command(args)
         finally:
             for warning in caught:
                 if issubclass(warning.category, SchedlangWarning):
@@ -752,6 +757,11 @@ def _audit(args) -> int:
 
 
 def _export(args) -> int:
+    """Export a file; what the writer says of its numbers (``SchedlangWarning``) goes to stderr."""
+    return _warning_on_stderr(_export_quietly, args)
+
+
+def _export_quietly(args) -> int:
     from ..formats import export as export_format  # lazy: the writers, only for `schedlang export`
 
     check_output(args.output, [args.file], _output_span(args))

@@ -12,7 +12,7 @@ Hugging Face's Trainer fills ``"auto"`` values from its own arguments; here
 each becomes a required parameter of the file (``-D warmup_num_steps=...``).
 A parameter DeepSpeed would reject (``TypeError``) is refused at its key; an
 unknown ``warmup_type`` is what DeepSpeed warns about and replaces by ``log``:
-the import does the same and says so in a comment naming the line.
+the import does the same, warns at the key, and says so in a comment naming the line.
 
 The file is read with the safe YAML loader (JSON is YAML), so every error
 points at the line and column of the offending key or value.
@@ -230,6 +230,9 @@ def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: st
         if key == "warmup_type" and value not in ("log", "linear"):
             notes.append(f"{node.span.location}: warmup_type {value!r} is neither 'log' nor 'linear'; "
                          "DeepSpeed warns and uses 'log', and so does this file.")
+            warn(f"warmup_type {value!r} is neither 'log' nor 'linear': DeepSpeed warns and uses 'log' "
+                 "(lr_schedules.py), and so does the imported file", node.span,
+                 hint='write "warmup_type": "log" (or "linear") to say which')
             value = "log"
         return option(value, choices_of(preset, key), node.span, key)
     if node.is_list:

@@ -184,3 +184,21 @@ def test_export_into_a_config_without_an_optimizer_is_refused_at_the_lr(tmp_path
         export("schedule lr = deepspeed.WarmupCosineLR(total_num_steps=100, lr=1e-3)\n", "ds.sched",
                format="deepspeed-json", into=path)
     assert "ds.sched:1:64:" in str(info.value) and "no optimizer block" in str(info.value)
+
+
+@pytest.mark.parametrize("kind, kwargs", [
+    ("WarmupLR", dict(warmup_max_lr=1e-3, warmup_num_steps=40)),
+    ("WarmupDecayLR", dict(warmup_max_lr=1e-3, warmup_num_steps=40, total_num_steps=120)),
+    ("WarmupCosineLR", dict(warmup_num_steps=40, total_num_steps=120, cos_min_ratio=0.1)),
+])
+def test_an_unknown_warmup_type_warns_and_runs_log_as_deepspeed(tmp_path, kind, kwargs):
+    """DeepSpeed's constructors warn on a warmup_type that is neither 'log' nor 'linear' and use
+    'log' (lr_schedules.py); the import does the same, warns at the key, and notes it in the file."""
+    path = tmp_path / "ds.json"
+    path.write_text(json.dumps({"scheduler": {"type": kind, "params": {**kwargs, "warmup_type": "cosine"}}}))
+    with pytest.warns(schedlang.SchedlangWarning, match="warmup_type 'cosine' is neither") as caught:
+        text = import_file(path, "deepspeed-json")
+    assert caught[0].message.span.line == 1 and 'warmup_type="log"' in text and "# note:" in text
+    expected = deepspeed_values(kind, {**kwargs, "warmup_type": "cosine"}, 150, lr=1e-3)
+    program = schedlang.compile(text, params={"optimizer_lr": 1e-3} if "optimizer_lr" in text else None)
+    assert program["lr"].values(range(150)) == pytest.approx(expected, rel=1e-12, abs=1e-18)

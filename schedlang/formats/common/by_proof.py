@@ -42,7 +42,7 @@ from ...program import Schedule
 from ...program import compile as compile_source
 from ...semantics.lower import lower
 from ...syntax.parser import parse
-from .numbers import as_sympy, decimal_text
+from .numbers import as_sympy, decimal_text, writable
 
 #: The most candidates proven (closest first) before the search gives up: the ranking puts a
 #: preset that fits first, so this bounds the time a file that fits none costs.
@@ -64,6 +64,9 @@ class Shape:
     drops: tuple[int, ...] = ()  # the steps where the value falls from a held level (milestones)
     period: int | None = None  # the steps between drops, where the formula repeats them
     gamma: sp.Expr | None = None  # the factor of the first drop
+    base: tuple[sp.Expr, int] | None = None  # (g, n) of a smooth exponential, ``g ** (t / n)``
+    growth: sp.Expr | None = None  # the value's relative rise over one period (or step) from step 0
+    decay_rate: sp.Expr | None = None  # after the end, ``floor / (1 + r * d)``: r (DeepSpeed OneCycle's)
 
     def ratio(self, value: sp.Expr) -> sp.Expr | None:
         return value / self.peak if self.peak != 0 else None
@@ -91,8 +94,22 @@ ROLES: dict[str, Callable[[Shape], object]] = {
     "num_stable_steps": lambda s: _gap(s.stable_end, s.warmup),
     "milestones": lambda s: s.drops or None,
     **dict.fromkeys(("step_size", "t_0"), lambda s: s.period),
-    "gamma": lambda s: s.gamma,
+    "gamma": lambda s: s.gamma if s.gamma is not None else s.base and s.base[0],
+    "decay_period": lambda s: s.base and s.base[1],
+    "lr_range_test_min_lr": lambda s: s.init,
+    "lr_range_test_step_size": lambda s: s.period or 1,
+    "lr_range_test_step_rate": lambda s: s.growth,
+    "decay_lr_rate": lambda s: s.decay_rate,
+    "decay_step_size": lambda s: 1 if s.decay_rate else None,
 }
+#: The ``ROLES`` arguments that are lengths in steps: what a file on the sample or token clock
+#: writes in samples or tokens (``on_axis``), with the arguments the preset's kinds call lengths.
+LENGTHS = frozenset(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", "t_warmup", "warmup_steps",
+                     "cycle_first_step_size", "lr_decay_steps", "num_training_steps", "total_num_steps",
+                     "t_max", "training_steps", "wsd_decay_steps", "num_decay_steps", "decay_steps",
+                     "cycle_second_step_size", "num_stable_steps", "milestones", "step_size", "t_0",
+                     "warmup", "decay", "total_steps", "decay_period", "lr_range_test_step_size",
+                     "decay_step_size", "period_lengths"))
 #: The option arguments that choose the curve (each of their choices is a candidate).
 SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type")
 
@@ -101,6 +118,7 @@ SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_t
 class Candidate:
     call: str  # the preset call, as .sched text
     distance: float  # the sum of the relative differences at the shape's steps
+    exact: bool = True  # every number in it is written exactly as a float's text (``writable``)
 
 
 def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span) -> str:
@@ -178,6 +196,8 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
         steps |= {b - 1, b, b + 1, b + 2}
     if period is not None:
         steps |= {k * period + d for k in range(1, 4) for d in (-1, 0)}
+    if end is None and period is None:  # no breakpoint: a curve that never ends, told apart further on
+        steps |= {2, 3, 10, 100, 1000}
     if end is not None:
         steps |= {end, end + 1, 2 * end}
         steps |= {(a + b) // 2 for a, b in itertools.pairwise(sorted({0, *breaks, end}))}
@@ -202,11 +222,39 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
     if drops and drops[0] - 1 in exact and exact[drops[0] - 1] != 0:
         gamma = exact[drops[0]] / exact[drops[0] - 1]
     ranked = tuple(s for s in steps if run is None or s < run)  # a run's steps are all that counts
+    after = _value(expr, end + 1) if end is not None else None
     shape = Shape(exact[0], peak, top - lag, at_peak[-1] - lag, end, floor, ranked,
-                  tuple(drops), period, gamma)
+                  tuple(drops), period, gamma, _base(expr), _growth(expr, period, exact[0]),
+                  floor / after - 1 if after not in (None, 0, floor) and floor.is_Rational else None)
     if lag != 0 and end is not None:  # a late ramp's framework may count its total from the ramp too
         return [shape, dataclasses.replace(shape, end=end - lag)]
+    if period is not None and end is None:  # a cosine restarted each period never shows its floor:
+        # its midpoint is halfway to it (Composer's CosineAnnealingWarmRestartsScheduler's alpha_f)
+        return [shape, dataclasses.replace(shape, floor=2 * _value(expr, sp.Rational(period, 2)) - peak)]
     return [shape]
+
+
+def _base(expr: sp.Expr) -> tuple[sp.Expr, int] | None:
+    """``(g, n)`` of a value ``c * g ** (t / n)`` (``exp(t * log(g) / n)``), n a whole number."""
+    found = set()
+    for node in expr.atoms(sp.exp):
+        arg = node.args[0]
+        poly = sp.Poly(arg, t) if arg.is_polynomial(t) else None
+        if poly is None or poly.degree() != 1 or poly.all_coeffs()[1] != 0:
+            return None
+        k, rest = poly.all_coeffs()[0].as_coeff_Mul()
+        if not isinstance(rest, (sp.log, logb)) or k == 0 or not (1 / abs(k)).is_Integer:
+            return None
+        found.add((rest.args[0] ** (1 if k > 0 else -1), int(1 / abs(k))))
+    return found.pop() if len(found) == 1 else None
+
+
+def _growth(expr: sp.Expr, period: int | None, first: sp.Expr) -> sp.Expr | None:
+    """The relative rise from step 0 to the end of its first period (or to step 1)."""
+    if first == 0:
+        return None
+    rise = _value(expr, period or 1) / first - 1
+    return rise if rise.is_Rational and rise > 0 else None
 
 
 def _period(expr: sp.Expr) -> int | None:
@@ -275,16 +323,20 @@ def candidates(schedule, shapes: list[Shape], names: tuple[str, ...]) -> list[Ca
             for call in _calls(PRESETS[name], shape):
                 for variant in _variants(name, call, steps):
                     got = _values(variant, steps)
-                    if got is None or got in seen:
-                        continue
-                    seen.add(got)
-                    found.append(Candidate(_shortest(name, variant, got, steps),
-                                           sum(_relative(a, b) for a, b in zip(want, got))))
+                    if got is None or (name, got) in seen:  # another preset's equal values stay: the
+                        continue  # steps may not tell them apart (a rise that never ends)
+                    seen.add((name, got))
+                    shortest = _shortest(name, variant, got, steps)
+                    found.append(Candidate(shortest, sum(_relative(a, b) for a, b in zip(want, got)),
+                                           _exact(name, shortest)))
     found.sort(key=lambda c: c.distance)
-    # those equal at the steps first, then the closest of each preset before the next of any:
-    # a refusal's proofs see every preset that comes near, not one preset's near copies
+    # those equal at the steps first, those the writer writes exactly first of them (a float's
+    # text, not the float64 of 1111/1110000: ``PresetCall._rounded``), then the closest of each
+    # preset before the next of any: a refusal's proofs see every preset that comes near, not one
+    # preset's near copies
     rank = {}
-    order = {id(c): (c.distance > 0, rank.setdefault(c.call.split("(")[0], itertools.count()).__next__())
+    order = {id(c): (c.distance > 0, not c.exact,
+                     rank.setdefault(c.call.split("(")[0], itertools.count()).__next__())
              for c in found}
     return sorted(found, key=lambda c: order[id(c)])
 
@@ -352,6 +404,17 @@ def _calls(preset, shape: Shape):
         yield _call_text(preset.name, {**given, **{n: f'"{v}"' for (n, _), v in zip(options, choice)}})
 
 
+def _exact(name: str, call: str) -> bool:
+    """Whether every number of ``call`` (as ``_number_text`` wrote them) is a float's text."""
+    for text in _keywords(name, call).values():
+        for item in text.strip("[]").split(","):
+            if item.startswith("("):  # (p / q): no decimal at all
+                return False
+            if item and not item.startswith('"') and not writable(Fraction(item)):
+                return False
+    return True
+
+
 def _call_text(name: str, words: dict[str, str]) -> str:
     return f"{name}({', '.join(f'{k}={v}' for k, v in words.items())})"
 
@@ -360,6 +423,20 @@ def _keywords(name: str, call: str) -> dict[str, str]:
     """The keywords of a call ``_call_text`` wrote (its values hold no ``, `` or ``=``)."""
     inner = call[len(name) + 1:-1]
     return dict(part.split("=", 1) for part in inner.split(", ")) if inner else {}
+
+
+def on_axis(call: str, per: int, suffix: str = "", **options: str) -> str:
+    """``call`` (a ``proven_call`` answer, its lengths in steps) with each length times ``per``
+    (the samples or tokens of a step at a constant batch) and ``suffix`` (``sp``, ``tok``), and
+    the keywords ``options`` (``units='"tokens"'``) set: the same schedule on that clock."""
+    name = call.split("(", 1)[0]
+    kinds = {a.name: a.kind for a in PRESETS[name].args}
+    words = _keywords(name, call)
+    for key, text in words.items():
+        if key in LENGTHS or kinds.get(key) in (Kind.STEPS, Kind.DURATION):
+            items = [f"{_number_text(Fraction(item) * per)}{suffix}" for item in text.strip("[]").split(",")]
+            words[key] = f"[{','.join(items)}]" if text.startswith("[") else items[0]
+    return _call_text(name, {**words, **options})
 
 
 def every(library: str) -> tuple[str, ...]:

@@ -95,3 +95,20 @@ def decimal_text(value: Fraction) -> str:
     text = f"{abs(value.numerator) * 10**digits // value.denominator:0{digits + 1}d}"
     text = (text[:-digits] + "." + text[-digits:]).rstrip("0").rstrip(".")
     return ("-" if value < 0 else "") + text
+
+
+#: How far the float64 rounding of a written number may move an exported schedule: relative,
+#: at every step (proven).  The written number itself is what it reads back as (``float64_of``),
+#: and the read-back is proven equal to the call with those numbers exactly.
+FLOAT64_RTOL = Fraction(1, 10**12)
+
+
+def float64_of(value: Fraction) -> Fraction:
+    """The number a float writer's text reads back as: the float64 nearest ``value``, as the
+    shortest decimal ``repr`` prints (JSON, YAML, TOML and flags all write that text)."""
+    return Fraction(repr(float(value)))
+
+
+def writable(value: Fraction) -> bool:
+    """Whether ``value`` is written exactly as a float's text (``0.001``; not ``1/3``)."""
+    return float64_of(value) == value

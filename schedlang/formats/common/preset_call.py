@@ -18,15 +18,16 @@ from fractions import Fraction
 import sympy as sp
 
 from ...core.algebra import bind, t
-from ...errors import SchedlangError
+from ...errors import SchedlangError, warn
 from ...library.presets import PRESETS
+from ...library.stdlib import Kind
 from ...program import Program
 from ...semantics.lower import lower
 from ...syntax import ir
 from ...syntax.parser import parse
 from . import by_proof
 from .into import offset
-from .numbers import decimal_text, yaml_float_text
+from .numbers import FLOAT64_RTOL, decimal_text, float64_of, writable, yaml_float_text
 
 
 def number_text(value: sp.Expr) -> str:
@@ -46,14 +47,18 @@ class PresetCall:
 
     def __init__(self, source, filename: str, params: dict | None, library: str, example: str,
                  others: tuple[str, ...] = (), writes: tuple[str, ...] | None = None,
-                 groups: PerGroup | None = None, primary: str = "lr"):
+                 groups: PerGroup | None = None, primary: str = "lr", exact: bool = False):
         """``writes``: the presets the writer writes: an lr that is no call of the library is
         replaced by the call of one of them proven equal to it (``by_proof``).  None: no search,
         the lr must be one call (what ``resume`` reads a recovered call with).  ``groups``: the
         param groups the format gives an lr of their own (``lr__TAG`` schedules, kept in
         ``self.groups``); any other ``KEY__TAG`` is refused naming its group and what the
-        format lacks.  ``primary``: the schedule that names the scheduler (``lr``, or one group's)."""
+        format lacks.  ``primary``: the schedule that names the scheduler (``lr``, or one group's).
+        A writer (``writes`` given) writes numbers as floats: an argument that has no float's text
+        (``1/3``) is replaced by its float64 (``_rounded``); ``exact``: that was done."""
         self.found = None  # the preset call proven equal to the file's lr, where it was not one
+        self._setup = {"library": library, "example": example, "others": others, "writes": writes,
+                       "groups": groups, "primary": primary}
         self.source, self.params, self.filename = source, params or {}, filename
         module = parse(source, filename)
         self.module = module
@@ -82,18 +87,25 @@ class PresetCall:
                                  hint="export the lr schedule alone (--schedule lr)")
         lr = [d for d in decls if d.name == primary]
         node = _unlet(lr[0].value, lets) if lr else None
+        written_node = node  # on_samples(...) included: the clock it counts (``clock_of``)
         self.on_samples = on_samples(node) is not None
         if self.on_samples and library == "megatron-args":  # Megatron's class counts samples
             node = _unlet(on_samples(node), lets)
         prefix = library.split("-")[0]
         direct = isinstance(node, ir.Call) and node.func.id.startswith(prefix + ".")
-        if writes and lr and not direct and not self.on_samples:  # a call of the library: the writer's
+        clock = clock_of(self.program, module, written_node) if writes and lr and not direct else None
+        if writes and lr and not direct and (not self.on_samples or clock):  # no call of the library
+            if clock is not None and clock[0] not in ON_CLOCKS.get(library, ()):
+                refuse_clock(library, clock, lr[0].value.span)
             found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(), lr[0].value.span)
+            if clock is not None:
+                found = self._on_clock(found, library, clock, lr[0].value.span)
             written = self.groups  # their declarations in the file as written, for the messages
             self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
-                          others, writes, groups, primary)
+                          others, writes, groups, primary, exact=True)
             self.written = written
             self.found = found
+            self._rounded(lr[0].value.span, library)
             return
         if not direct:
             span = node.span if node is not None else None
@@ -106,6 +118,79 @@ class PresetCall:
         self.builtin = builtin
         self.given = {a.name: arg for a, arg in zip(builtin.args, node.args)}
         self.given.update({kw.name: kw.value for kw in node.keywords})
+        if writes is not None and not exact:
+            self._rounded(lr[0].value.span, library)
+
+    def _on_clock(self, call: str, library: str, clock: tuple[str, int, int | None], at) -> str:
+        """``call`` (found on the step clock) on the file's sample or token clock (``clock_of``),
+        as the framework counts it: Megatron's class counts samples (``on_samples(...)``, its
+        lengths in samples), Composer's times ``Nsp`` / ``Ntok``, OLMo-core ``units="tokens"``;
+        proven equal to the file at every step of the run; refused at ``at`` by a framework whose
+        scheduler counts optimizer steps only."""
+        from ...program import compile as compile_source  # lazy: program imports formats
+        from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+        unit, batch, seq_len = clock
+        if library == "megatron-args":
+            text = f"on_samples({by_proof.on_axis(call, batch)})"
+        elif library == "composer-yaml":
+            text = by_proof.on_axis(call, batch * (seq_len if unit == "tokens" else 1),
+                                    "tok" if unit == "tokens" else "sp")
+        else:  # OLMo-core's tokens (``ON_CLOCKS``)
+            text = by_proof.on_axis(call, batch * seq_len, units='"tokens"')
+        program = compile_source(spliced(self.source, at, text), self.params, self.filename)
+        primary = self._setup["primary"]
+        verdict = equivalent(self.program[primary], program[primary], stop=self.run())
+        if not verdict:
+            raise SchedlangError(f"{call} is this lr schedule on the step clock, but {text} on the {unit} "
+                                 f"clock is not proven equal to it ({verdict})", at,
+                                 hint="write its lengths in steps to export it in steps")
+        return text
+
+    def _rounded(self, at, library: str) -> None:
+        """Each number argument that a float's text cannot write (``1/3``, the ``1111/1110000`` a
+        proof may find) replaced by the float64 the writer writes (``numbers.float64_of``): the
+        call with them is proven within ``FLOAT64_RTOL`` of the file at every step (of the run),
+        said in a warning at ``at`` (the file's lr), and is what the writer writes and proves its
+        text exactly equal to; refused at ``at`` where the rounding moves the lr further."""
+        from ...verify import equivalent  # lazy: numpy (verify.float_scan)
+
+        inexact = {}
+        for arg in self.builtin.args:
+            node = self.given.get(arg.name)
+            if node is None or arg.kind not in (Kind.VALUE, Kind.CONST) or arg.name in by_proof.LENGTHS:
+                continue  # a length is the writer's to convert (Megatron's warmup of 125/12 iterations)
+            try:
+                value = self.number(arg.name)
+            except SchedlangError:  # a schedule, or a parameter without a value: the writer says so
+                continue
+            exact = Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+            if exact is not None and not writable(exact):
+                inexact[arg.name] = (node, exact, float64_of(exact))
+        if not inexact:
+            return
+        text = self.source.decode("utf-8") if isinstance(self.source, bytes) else self.source
+        for node, _, rounded in sorted(inexact.values(), key=lambda n: (n[0].span.line, n[0].span.column),
+                                       reverse=True):  # the last first: the earlier spans stay put
+            text = spliced(text, node.span, decimal_text(rounded))
+        primary = self._setup["primary"]
+        original = self.program[primary]
+        found, written = self.found, self.written
+        self.__init__(text, self.filename, self.params, **self._setup, exact=True)
+        self.found, self.written = found, written
+        words = ", ".join(f"{name}={value} as {decimal_text(rounded)}"
+                          for name, (_, value, rounded) in inexact.items())
+        verdict = equivalent(original, self.program[primary], rtol=FLOAT64_RTOL, stop=self.run())
+        rtol = f"{float(FLOAT64_RTOL):g}"
+        if verdict.different:
+            raise SchedlangError(f"{library} writes numbers as floats, and the float64 of {words} moves the "
+                                 f"lr by more than a relative {rtol} at step {verdict.counterexample.step}",
+                                 at, hint="give the schedule numbers with an exact decimal")
+        # undecided: the scan found no step further off (a cosine of a rounded length, say), and
+        # each written number is within 2**-53 of the file's
+        how = "at every step (proven)" if verdict else f"where checked ({verdict.reason})"
+        warn(f"{library} writes numbers as floats: {words} (its float64); the export equals the file "
+             f"within a relative {rtol} {how}, and its text reads back as exactly that call", at)
 
     def number(self, name: str) -> sp.Expr:
         node = self.given[name]
@@ -154,8 +239,10 @@ class PresetCall:
         values = {name: sp.nsimplify(role(shape)) for name, role in changed.items()}
         words = {name: self._text(node) for name, node in self.given.items()}
         for name, value in values.items():
-            if not value.is_Rational:
-                raise SchedlangError(f"'{decl.name}' has no exact {name} to write ({value})", at)
+            if not value.is_Rational or not writable(Fraction(int(value.p), int(value.q))):
+                # the group's schedule is proven as written: its float64 would read back another
+                raise SchedlangError(f"'{decl.name}' has no {name} a float's text writes exactly ({value})",
+                                     at, hint=f"give '{decl.name}' numbers with an exact decimal")
             words[name] = _literal(value)
         text = f"{self.name}({', '.join(f'{k}={v}' for k, v in words.items())})"
         text = f"on_samples({text})" if self.on_samples else text
@@ -223,14 +310,53 @@ def spliced(source, span, text: str) -> str:
     """``source`` with the expression at ``span`` (its end exclusive, as every span's) replaced by
     ``text``; what follows it (the newline before the next statement) is kept."""
     source = source.decode("utf-8") if isinstance(source, bytes) else source
-    start = offset(source, span.line, span.column)
-    return source[:start] + text + source[offset(source, span.end_line, span.end_column):]
+    start, end = offset(source, span.line, span.column), offset(source, span.end_line, span.end_column)
+    # a span may end inside the parentheses that close the expression (`a >> (b / (1 + t))`):
+    # the ones it leaves open are its own
+    while source.count("(", start, end) > source.count(")", start, end) \
+            and source[end:].lstrip(" ")[:1] == ")":
+        end = source.index(")", end) + 1
+    return source[:start] + text + source[end:]
 
 
 def _unlet(node, lets: dict):
     while isinstance(node, ir.Name) and node.id in lets:
         node = lets[node.id]
     return node
+
+
+#: The clocks each writer's framework counts besides the step (``PresetCall._on_clock``).
+ON_CLOCKS = {"megatron-args": ("samples", "tokens"), "composer-yaml": ("samples", "tokens"),
+             "olmo_core": ("tokens",)}
+
+
+def refuse_clock(library: str, clock: tuple[str, int, int | None], at) -> None:
+    """A file on the sample or token clock, for a framework whose scheduler does not count it."""
+    counts = "steps or tokens, not samples" if library == "olmo_core" else "optimizer steps only"
+    raise SchedlangError(f"this lr schedule counts {clock[0]} (at the constant batch of {clock[1]}), and "
+                         f"{library}'s scheduler counts {counts}", at,
+                         hint="write its lengths in steps (the same run at this batch) to export it in "
+                              "steps, or export it to megatron-args (samples), composer-yaml (sp, tok) or "
+                              "olmo-core-json (tokens)")
+
+
+def clock_of(program: Program, module: ir.Module, node) -> tuple[str, int, int | None] | None:
+    """``("samples" | "tokens", batch, seq_len)`` where the file declares a constant ``batch``
+    and its lr counts samples or tokens (``on_samples(...)`` / ``on_tokens(...)``, lengths in
+    ``sp`` / ``tok``): the clock a writer whose framework counts them writes it on.  None on the
+    step clock, and under a changing batch (no framework's scheduler of one call says that)."""
+    decl = next((s for s in module.statements if isinstance(s, ir.BatchDecl)), None)
+    if decl is None or node is None or len(program.clock.stages) != 1:
+        return None
+    found = set()
+    for item in ir.walk(node):
+        if isinstance(item, ir.Duration) and item.unit in ("sp", "tok"):
+            found.add("tokens" if item.unit == "tok" else "samples")
+        elif isinstance(item, ir.Call) and item.func.id in ("on_samples", "on_tokens"):
+            found.add(item.func.id[3:])
+    if not found:
+        return None
+    return "tokens" if "tokens" in found else "samples", program.clock.stages[0].batch, program.clock.seq_len
 
 
 def on_samples(node):
