@@ -142,21 +142,6 @@ FORMATS_SHARED = {"__init__", "__main__", "export", "core_text"}
 #: ``from x import _name`` across modules, as it stands: each to be made public or moved; none added.
 #: (verify/, codegen/ and deepspeed_json.py were being changed elsewhere when this list was made.)
 PRIVATE_IMPORTS = {
-    ("build/checks.py", "build.declarations"): {"_ORDER", "_merge"},
-    ("build/checks.py", "build.signatures"): {"_builtin"},
-    ("build/conditions.py", "build.declarations"): {"_merge"},
-    ("build/conditions.py", "build.pieces"): {"_boolop", "_expr"},
-    ("build/parameters.py", "build.declarations"): {"_NAME", "_ORDER", "_merge"},
-    ("build/parameters.py", "build.pieces"): {"_expr"},
-    ("build/pieces.py", "build.checks"): {"_LATER", "_chain_pieces", "_check", "_clock_params",
-                                          "_is_cooldown", "_is_warmup", "_segments", "_time_params"},
-    ("build/pieces.py", "build.declarations"): {"_NAME", "_merge"},
-    ("build/pieces.py", "build.literals"): {"_literal"},
-    ("build/pieces.py", "build.signatures"): {"_builtin", "_children", "_doc", "_presets", "_signature"},
-    ("build/pieces.py", "build.source"): {"_source"},
-    ("build/source.py", "build.declarations"): {"_NAME"},
-    ("build/stub.py", "build.signatures"): {"_doc", "_presets", "_signature"},
-    ("build/times.py", "build.literals"): {"_decimal_text", "_exact", "_written"},
     ("cli/highlight.py", "syntax.parser"): {"_lark"},
     ("cli/verify_run.py", "cli.commands"): {"_step_number"},
     ("codegen/jax.py", "codegen.array"): {"_literal"},

@@ -15,9 +15,9 @@ from . import site as sites
 from . import text as texts
 
 #: What a parameter, schedule or ``let`` may be named.
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Declarations keep the order they were made in (``param()`` calls, preset time defaults).
-_ORDER = itertools.count()
+ORDER = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ParamDecl:
                 or texts.statement(self.stmt) == texts.statement(other.stmt))
 
 
-def _merge(site: sites.Site, *groups: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
+def merge(site: sites.Site, *groups: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
     merged: dict[str, ParamDecl] = {}
     for group in groups:
         for name, decl in group.items():
