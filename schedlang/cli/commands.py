@@ -567,13 +567,25 @@ def _verify(args) -> int:
         json_output.emit(json_output.verify(sides_doc, verdict, bindings, diagnostics, span, after,
                                             args.axis))
         return EXIT_OK if verdict.equivalent else EXIT_ERROR if verdict.unknown else EXIT_DIFFERENT
+    _print_sides(names, args.axis, bindings)
+    return _print_verdict(verdict, after, span, args, sources, params, schedules)
+
+
+def _print_sides(names: list[str], axis: str, bindings: list[dict]) -> None:
+    """``verify``'s header: the two sides, the axis, what each ``-D`` binds."""
     print(f"A: {names[0]}\nB: {names[1]}")
-    if args.axis != "steps":
-        print(f"on the {args.axis} axis: A placed on B's batch schedule, compared at B's steps")
+    if axis != "steps":
+        print(f"on the {axis} axis: A placed on B's batch schedule, compared at B's steps")
     for binding in bindings:
         where = " and ".join(binding["sides"])
         print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
               + ("" if len(binding["sides"]) == 2 else " only"))
+
+
+def _print_verdict(verdict, after, span, args, sources, params: dict, schedules) -> int:
+    """``verify``'s verdict as text, with the values around a difference; the exit status."""
+    from . import verify_run  # lazy: the prover's front, only for `schedlang verify`
+
     within = "" if span.text == "at every step" else f" {span.text}"
     if verdict.equivalent:
         print(f"equivalent{within} (proven: {verdict.method})")
