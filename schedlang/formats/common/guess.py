@@ -30,11 +30,7 @@ def guess_format(formats: tuple, path: Path, text: str | None = None) -> str:
                              hint="pass --format " + " or --format ".join(f.name for f in formats))
     if text is None:
         return fitting[0].name
-    read = text
-    if suffix == ".py":  # a script is guessed by what it calls, in its own modules too
-        from .pyconfig.syntax import with_modules  # lazy: formats load on use (check loads none)
-
-        read = with_modules(path, text)
+    read = _read(path, suffix, text)
     found = [f for f in fitting if f.recognizes(read, suffix)]
     fallback = [f for f in fitting if suffix in f.fallback]
     if fallback:  # a document: its keys are tried in priority order
@@ -43,12 +39,28 @@ def guess_format(formats: tuple, path: Path, text: str | None = None) -> str:
         return found[0].name
     if len(fitting) == 1:  # the one format of this suffix: its reader says what is wrong
         return fitting[0].name
+    raise _undecided(path, suffix, text, fitting, found)
+
+
+def _read(path: Path, suffix: str, text: str) -> str:
+    """What the recognizers read: the text, and for a script the text of its own modules too (a
+    script is guessed by what it calls)."""
+    if suffix != ".py":
+        return text
+    from .pyconfig.syntax import with_modules  # lazy: formats load on use (check loads none)
+
+    return with_modules(path, text)
+
+
+def _undecided(path: Path, suffix: str, text: str, fitting: list, found: list) -> SchedlangError:
+    """The error for content that fits none (``found`` empty) or several of the formats its name
+    allows, ``fitting``; a format that can say why it does not fit raises its own first."""
     names = " or ".join(f"--format {f.name}" for f in (found or fitting))
     for f in fitting if not found else ():  # a format may say why: a scheduler it cannot follow
         if f.unrecognized is not None:
             f.unrecognized(text, input_name(path))
     if found:
-        raise SchedlangError(f"{input_name(path)} could be any of " + ", ".join(f.name for f in found),
-                             hint=f"pass {names}")
-    raise SchedlangError(f"{input_name(path)} looks like none of the formats of a {suffix} file "
-                         f"({', '.join(f.name for f in fitting)})", hint=f"pass {names}")
+        return SchedlangError(f"{input_name(path)} could be any of " + ", ".join(f.name for f in found),
+                              hint=f"pass {names}")
+    return SchedlangError(f"{input_name(path)} looks like none of the formats of a {suffix} file "
+                          f"({', '.join(f.name for f in fitting)})", hint=f"pass {names}")
