@@ -567,19 +567,14 @@ def _verify(args) -> int:
         json_output.emit(json_output.verify(sides_doc, verdict, bindings, diagnostics, span, after,
                                             args.axis))
         return EXIT_OK if verdict.equivalent else EXIT_ERROR if verdict.unknown else EXIT_DIFFERENT
-    _print_sides(names, args.axis, bindings)
-    return _print_verdict(verdict, after, span, args, sources, params, schedules)
-
-
-def _print_sides(names: list[str], axis: str, bindings: list[dict]) -> None:
-    """``verify``'s header: the two sides, the axis, what each ``-D`` binds."""
     print(f"A: {names[0]}\nB: {names[1]}")
-    if axis != "steps":
-        print(f"on the {axis} axis: A placed on B's batch schedule, compared at B's steps")
+    if args.axis != "steps":
+        print(f"on the {args.axis} axis: A placed on B's batch schedule, compared at B's steps")
     for binding in bindings:
         where = " and ".join(binding["sides"])
         print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
               + ("" if len(binding["sides"]) == 2 else " only"))
+    return _print_verdict(verdict, after, span, args, sources, params, schedules)
 
 
 def _print_verdict(verdict, after, span, args, sources, params: dict, schedules) -> int:
