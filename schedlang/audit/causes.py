@@ -259,16 +259,23 @@ def _bisect(name: str, current: int, first: Aligned, schedule, program) -> list[
             g_lo = gap(lo)
         if g_lo is None or g_hi is None or (g_lo > 0) == (g_hi > 0) or g_lo == 0 == g_hi:
             continue
-        for _ in range(80):
-            if hi - lo <= 1:
-                break
-            mid = (lo + hi) // 2
-            g_mid = gap(mid)
-            if g_mid is None:
-                break
-            if (g_mid > 0) == (g_lo > 0):
-                lo, g_lo = mid, g_mid
-            else:
-                hi, g_hi = mid, g_mid
+        lo, hi = _narrowed(gap, lo, hi, g_lo)
         results += [lo, hi, lo - 1, hi + 1]
     return [value for value in results if value >= 1]
+
+
+def _narrowed(gap, lo: int, hi: int, g_lo: float) -> tuple[int, int]:
+    """``lo < hi`` around the sign change of ``gap`` (``g_lo`` its value at ``lo``), bisected to
+    neighbours, or as far as ``gap`` has a value (80 halvings at most)."""
+    for _ in range(80):
+        if hi - lo <= 1:
+            break
+        mid = (lo + hi) // 2
+        g_mid = gap(mid)
+        if g_mid is None:
+            break
+        if (g_mid > 0) == (g_lo > 0):
+            lo, g_lo = mid, g_mid
+        else:
+            hi = mid
+    return lo, hi

@@ -116,6 +116,93 @@ def _chunks(points, size: int = PROGRESS_EVERY // 16):
         yield chunk
 
 
+class _Tally:
+    """What ``audit``'s one pass keeps: the counts, the worst difference, the first deviation and
+    the last match before it, a bounded sample (head, after the first deviation, tail) for
+    ``causes.diagnose`` and, with ``keep``, the thinned points for the picture."""
+
+    def __init__(self, keep: int):
+        self.head: list = []
+        self.after: list = []
+        self.tail = collections.deque(maxlen=SAMPLE_TAIL)
+        self.count = self.deviations = self.skipped = self.backwards = 0
+        self.worst = 0.0
+        self.first: tuple[int, Point] | None = None
+        self.last_match: int | None = None  # the last matching update before the first deviation
+        self.previous = -1
+        self.thin = Thinned(keep) if keep else None
+
+    def from_update_zero(self, updates: list, chunk: list) -> tuple[list, list]:
+        """The points of ``chunk`` at an update >= 0, with their updates; the others counted."""
+        if updates[0] < 0 or min(updates) < 0:
+            kept = [(u, p) for u, p in zip(updates, chunk) if u >= 0]
+            self.skipped += len(chunk) - len(kept)
+            updates, chunk = [u for u, _ in kept], [p for _, p in kept]
+        return updates, chunk
+
+    def compare(self, updates: list, chunk: list, values) -> None:
+        """Each logged point against the schedule's value at its update."""
+        for update, point, value in zip(updates, chunk, values):
+            self.count += 1
+            if self.thin is not None:
+                self.thin.add(update, point.value)
+            if update < self.previous:
+                self.backwards += 1
+            self.previous = update
+            gap = abs(point.value - value)
+            if gap <= point.tol or gap <= RTOL * abs(value):  # matches(), inlined: a hot loop
+                self._matched(update, point, value, gap)
+            else:
+                self._deviated(update, point, value)
+
+    def _matched(self, update: int, point: Point, value: float, gap: float) -> None:
+        first = self.first
+        if (first is None or update < first[0]) and (self.last_match is None or update > self.last_match):
+            self.last_match = update
+        if gap:
+            self.worst = max(self.worst, difference(point.value, value))
+        if len(self.head) < SAMPLE_HEAD:
+            self.head.append((update, point))
+        elif first is not None and len(self.after) < SAMPLE_AFTER:
+            self.after.append((update, point))
+        else:
+            self.tail.append((update, point))
+
+    def _deviated(self, update: int, point: Point, value: float) -> None:
+        self.worst = max(self.worst, difference(point.value, value))
+        self.deviations += 1
+        if self.first is None or update < self.first[0]:
+            self.first = (update, point)
+        if len(self.after) < SAMPLE_AFTER:
+            self.after.append((update, point))
+
+    def sample(self) -> list:
+        return self.head + self.after + list(self.tail)
+
+
+def _no_point(opened, log, series: str, tag: str | None, skipped: int, used) -> SchedlangError:
+    """The error for a series with no logged point at an update >= 0."""
+    if tag is not None and not skipped:
+        error = missing(opened, tag)
+        if error is not None:
+            return error
+    return SchedlangError(f"{log}: series '{series}' has no logged point"
+                          + (f" at an update >= 0 ({skipped} before it, by the {used.name} "
+                             "convention)" if skipped else ""),
+                          hint="is this the log of a run that trained at least one step?")
+
+
+def _notes(tally: _Tally, used) -> tuple[str, ...]:
+    """What the report says of the log beside the comparison: steps going back, points left out."""
+    notes = []
+    if tally.backwards:
+        notes.append(f"the log's steps go back {tally.backwards} time(s) (a resumed run logging again?): "
+                     "each point is compared at its own step")
+    if tally.skipped:
+        notes.append(f"{tally.skipped} point(s) before update 0 by the {used.name} convention were left out")
+    return tuple(notes)
+
+
 def _json_number(value: float):
     return value if math.isfinite(value) else repr(value)  # JSON has no nan/inf: "nan", "inf"
 
@@ -142,75 +229,25 @@ def audit(file, log, *, schedule: str | None = None, tag: str | None = None, gro
             if update >= 0:
                 yield update, point
 
-    head: list = []
-    after: list = []
-    tail = collections.deque(maxlen=SAMPLE_TAIL)
-    count = deviations = skipped = backwards = 0
-    worst = 0.0
-    first: tuple[int, Point] | None = None
-    last_match: int | None = None  # the last matching update before the first deviation
-    previous = -1
-    thin = Thinned(keep) if keep else None
+    tally = _Tally(keep)
     for chunk in _chunks(opened.points(series)):
-        updates = [point.step + used.offset for point in chunk]
-        if updates[0] < 0 or min(updates) < 0:
-            kept = [(u, p) for u, p in zip(updates, chunk) if u >= 0]
-            skipped += len(chunk) - len(kept)
-            if not kept:
-                continue
-            updates, chunk = [u for u, _ in kept], [p for _, p in kept]
-        values = planned.values(updates)
-        for update, point, value in zip(updates, chunk, values):
-            count += 1
-            if thin is not None:
-                thin.add(update, point.value)
-            if update < previous:
-                backwards += 1
-            previous = update
-            gap = abs(point.value - value)
-            if gap <= point.tol or gap <= RTOL * abs(value):  # matches(), inlined: a hot loop
-                if (first is None or update < first[0]) and (last_match is None or update > last_match):
-                    last_match = update
-            else:
-                worst = max(worst, difference(point.value, value))
-                deviations += 1
-                if first is None or update < first[0]:
-                    first = (update, point)
-                if len(after) < SAMPLE_AFTER:
-                    after.append((update, point))
-                continue
-            if gap:
-                worst = max(worst, difference(point.value, value))
-            if len(head) < SAMPLE_HEAD:
-                head.append((update, point))
-            elif first is not None and len(after) < SAMPLE_AFTER:
-                after.append((update, point))
-            else:
-                tail.append((update, point))
+        updates, chunk = tally.from_update_zero([point.step + used.offset for point in chunk], chunk)
+        if not chunk:
+            continue
+        tally.compare(updates, chunk, planned.values(updates))
         if on_progress is not None:
-            on_progress(count)
-    if count == 0 and tag is not None and not skipped:
-        error = missing(opened, tag)
-        if error is not None:
-            raise error
-    if count == 0:
-        raise SchedlangError(f"{log}: series '{series}' has no logged point"
-                             + (f" at an update >= 0 ({skipped} before it, by the {used.name} "
-                                "convention)" if skipped else ""),
-                             hint="is this the log of a run that trained at least one step?")
-    notes = []
-    if backwards:
-        notes.append(f"the log's steps go back {backwards} time(s) (a resumed run logging again?): "
-                     "each point is compared at its own step")
-    if skipped:
-        notes.append(f"{skipped} point(s) before update 0 by the {used.name} convention were left out")
+            on_progress(tally.count)
+    if tally.count == 0:
+        raise _no_point(opened, log, series, tag, tally.skipped, used)
+    first, last_match = tally.first, tally.last_match
     cause = deviation = None
     if first is not None:
         update, point = first
         deviation = Deviation(update, point.step, point.line, point.value, planned(update))
         if last_match is not None and last_match >= update:  # steps went back: no window known
             last_match = None
-        cause = causes.diagnose(aligned, head + after + list(tail), first, last_match, planned, program)
+        cause = causes.diagnose(aligned, tally.sample(), first, last_match, planned, program)
+    points = tally.thin.points() if tally.thin else ()
     return AuditReport(str(file if not isinstance(file, Program) else file.filename), str(log),
-                       opened.format, series, planned.name, used, count, deviations, worst, deviation,
-                       cause, skipped, tuple(notes), thin.points() if thin else ())
+                       opened.format, series, planned.name, used, tally.count, tally.deviations,
+                       tally.worst, deviation, cause, tally.skipped, _notes(tally, used), points)

@@ -17,18 +17,18 @@ from ..semantics.lower import lower_piece
 from ..semantics.lower_expressions import TIME_UNITS, Known
 from ..syntax import ir, unparse
 from . import site as sites
-from .declarations import _ORDER, ParamDecl, _merge
-from .signatures import _builtin
+from .declarations import ORDER, ParamDecl, merge
+from .signatures import builtin_entry
 
 #: The calls that put a schedule on the run's clock (``on_samples``, ``on_tokens``).
 _ON_CLOCK = frozenset(of_role(Role.ON_CLOCK))
-_LATER = object()  # a chain's value, lowered when first needed (Expr._known)
+LATER = object()  # a chain's value, lowered when first needed (Expr._known)
 
 
-def _chain_pieces(expr) -> tuple:
+def chain_pieces(expr) -> tuple:
     """The pieces a ``>>`` chain joins, down to the first one or to a chain already lowered."""
     pieces = []
-    while expr._link is not None and (not pieces or expr._value is _LATER):
+    while expr._link is not None and (not pieces or expr._value is LATER):
         before, after = expr._link
         pieces.append(after)
         expr = before
@@ -36,7 +36,7 @@ def _chain_pieces(expr) -> tuple:
     return tuple(pieces[::-1])
 
 
-def _segments(node: ir.Node, children: tuple) -> int:
+def count_segments(node: ir.Node, children: tuple) -> int:
     """The schedules a ``>>`` chain joins, counted as it grows and refused past ``MAX_SEGMENTS``
     with the file's message: lowering a built chain sees only its newest link (the rest is
     known), so without this count a 100,000-piece chain never met the limit, and its
@@ -51,10 +51,10 @@ def _segments(node: ir.Node, children: tuple) -> int:
     return count
 
 
-def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple,
+def check_node(node: ir.Node, params: dict[str, ParamDecl], children: tuple,
            clocks: frozenset[str]) -> Known | None:
     """Lower the new node (its children are known) with every check of the language."""
-    if isinstance(node, ir.Seq) and _is_warmup(children[-1]):
+    if isinstance(node, ir.Seq) and is_warmup(children[-1]):
         return None  # `a >> warmup(...)`: complete once Python applies the next `>>`
     statements = tuple(d.stmt for d in params.values())
     if not clocks <= params.keys():  # a stand-in batch: lengths in tokens are checked, not placed
@@ -73,7 +73,7 @@ def _check(node: ir.Node, params: dict[str, ParamDecl], children: tuple,
         raise exc.with_traceback(None) from None
 
 
-def _clock_params(node: ir.Node, children: tuple) -> frozenset[str]:
+def clock_params(node: ir.Node, children: tuple) -> frozenset[str]:
     """The constant-batch parameters (``batch_size``, ``seq_len``) that the lengths in samples
     or tokens inside ``node`` (``sb.time(n, "tok")``) count with.  When one is not declared, the
     length is meant for the run's clock and the piece is checked against a stand-in batch.
@@ -100,7 +100,7 @@ def _clock_params(node: ir.Node, children: tuple) -> frozenset[str]:
     return frozenset(found)
 
 
-def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
+def time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
     """``params`` and the parameter each time default of a call needs that it does not have.
 
     A preset's default such as Composer's ``t_max=1dur`` counts with a parameter of the file
@@ -111,18 +111,18 @@ def _time_params(node: ir.Node, params: dict[str, ParamDecl]) -> dict[str, Param
     if not isinstance(node, ir.Call):
         return params
 
-    builtin = _builtin(node.func.id)
+    builtin = builtin_entry(node.func.id)
     given = {k.name for k in node.keywords} | {a.name for a in getattr(builtin, "args", ())[:len(node.args)]}
     needed = [TIME_UNITS[a.default.unit][0] for a in getattr(builtin, "args", ())
               if isinstance(a.default, stdlib.TimeDefault) and a.name not in given]
-    missing = {n: ParamDecl(ir.Param(node.span, n, "int", node.span, None, None), next(_ORDER), implicit=True)
+    missing = {n: ParamDecl(ir.Param(node.span, n, "int", node.span, None, None), next(ORDER), implicit=True)
                for n in dict.fromkeys(needed) if n is not None and n not in params}
-    return _merge(sites.Site(node.span), params, missing) if missing else params
+    return merge(sites.Site(node.span), params, missing) if missing else params
 
 
-def _is_warmup(piece) -> bool:
+def is_warmup(piece) -> bool:
     return piece._known is not None and isinstance(piece._known.value, stdlib.Warmup)
 
 
-def _is_cooldown(piece) -> bool:
+def is_cooldown(piece) -> bool:
     return piece._known is not None and isinstance(piece._known.value, stdlib.Cooldown)

@@ -14,9 +14,9 @@ from ..syntax import ir, unparse
 from . import site as sites
 
 #: What a parameter, schedule or ``let`` may be named.
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 #: Declarations keep the order they were made in (``param()`` calls, preset time defaults).
-_ORDER = itertools.count()
+ORDER = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class ParamDecl:
                 or unparse.statement(self.stmt) == unparse.statement(other.stmt))
 
 
-def _merge(site: sites.Site, *groups: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
+def merge(site: sites.Site, *groups: dict[str, ParamDecl]) -> dict[str, ParamDecl]:
     merged: dict[str, ParamDecl] = {}
     for group in groups:
         for name, decl in group.items():

@@ -20,7 +20,7 @@ from ..syntax import ir
 _STRING = re.compile(r'[^"\\\n]*\Z')  # what a "string" of the grammar may hold
 
 
-def _literal(value, span: Span) -> ir.Node:
+def literal_node(value, span: Span) -> ir.Node:
     if isinstance(value, bool):
         return ir.Bool(span, value)
     if isinstance(value, str):
@@ -33,7 +33,7 @@ def _literal(value, span: Span) -> ir.Node:
                              hint="build the whole schedule with schedlang.build, or compare the two "
                                   "with schedlang.equivalent")
     try:
-        number = _exact(value)
+        number = exact_value(value)
     except LimitError as exc:
         raise SchedlangError(str(exc), span, hint=exc.hint) from None
     if number is None:
@@ -43,7 +43,7 @@ def _literal(value, span: Span) -> ir.Node:
     return _number(number, span)
 
 
-def _exact(value) -> Fraction | None:
+def exact_value(value) -> Fraction | None:
     """A Python number as the exact value its digits say (``0.1`` is 1/10, as in a .sched file).
 
     Sizes are checked before any conversion, with the file's limits (``limits.decimal``):
@@ -87,7 +87,7 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     """The nodes the parser makes for the number's text: ``-0.5`` is ``-`` of ``0.5``, 1/3 a division."""
     if value < 0:
         return ir.Unary(span, "-", _number(-value, span))
-    shown = _written(span, value) or _decimal_text(value)
+    shown = written_text(span, value) or decimal_text(value)
     if shown is None:
         return ir.BinOp(span, "/", _number(Fraction(value.numerator), span),
                         _number(Fraction(value.denominator), span))
@@ -98,7 +98,7 @@ def _number(value: Fraction, span: Span) -> ir.Node:
     return ir.Number(span, exact, shown)
 
 
-def _written(span: Span, value: Fraction) -> str | None:
+def written_text(span: Span, value: Fraction) -> str | None:
     """The literal the user's Python wrote at ``span`` (``10e12``, ``2.2e-4``, ``4_096``), when it
     is a ``.sched`` literal too and says exactly ``value``: ``to_source()`` then keeps the text
     as written instead of the digits of the float (``10000000000000``).  The text is only read
@@ -112,7 +112,7 @@ def _written(span: Span, value: Fraction) -> str | None:
         return None
 
 
-def _decimal_text(value: Fraction) -> str | None:
+def decimal_text(value: Fraction) -> str | None:
     """The shortest decimal that reads back as ``value`` exactly, or None when there is none."""
     if value.denominator == 1:
         return str(value.numerator)

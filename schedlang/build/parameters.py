@@ -10,8 +10,8 @@ from ..errors import SchedlangError, Span
 from ..syntax import ir
 from ..syntax.parser import RESERVED, parse
 from . import site as sites
-from .declarations import _NAME, _ORDER, ParamDecl, _merge
-from .pieces import Expr, Param, _expr
+from .declarations import IDENTIFIER, ORDER, ParamDecl, merge
+from .pieces import Expr, Param, as_expr
 
 
 def param(name: str, type: type | str = float, default=None, where=None) -> Param:  # noqa: A002
@@ -25,7 +25,7 @@ def param(name: str, type: type | str = float, default=None, where=None) -> Para
     (``lambda total: total > warmup``).
     """
     site = sites.caller()
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not IDENTIFIER.match(name):
         raise SchedlangError(f"{name!r} is not a name", site.argument(0),
                              hint="a name is ASCII letters, digits and _, not starting with a digit")
 
@@ -35,22 +35,22 @@ def param(name: str, type: type | str = float, default=None, where=None) -> Para
                              site.argument(0), hint=f"pick another name, e.g. 'my_{name}'")
     type_name = {int: "int", float: "float"}.get(type, type)
     type_span = site.argument(1) if site.argument(1) is not site.span else site.argument(keyword="type")
-    if not isinstance(type_name, str) or not _NAME.match(type_name):
+    if not isinstance(type_name, str) or not IDENTIFIER.match(type_name):
         raise SchedlangError(f"unknown parameter type {type_name!r}", type_span,
                              hint="use int (whole numbers, e.g. steps), float, or \"group\"")
     name_node = ir.Name(site.span, name)
     deps: dict[str, ParamDecl] = {}
     default_node = None
     if default is not None:
-        value = _expr(default, _argument_span(site, 2, "default"))
+        value = as_expr(default, _argument_span(site, 2, "default"))
         default_node, deps = value.node, value.params
     where_node = None
     if where is not None:
         where_node, where_params = _where(where, name, type_name, name_node, site)
-        deps = _merge(site, deps, {k: v for k, v in where_params.items() if k != name})
+        deps = merge(site, deps, {k: v for k, v in where_params.items() if k != name})
     stmt = ir.Param(site.span, name, type_name, type_span, default_node, where_node)
-    decl = ParamDecl(stmt, next(_ORDER))
-    return Param(name_node, _merge(site, deps, {name: decl}))
+    decl = ParamDecl(stmt, next(ORDER))
+    return Param(name_node, merge(site, deps, {name: decl}))
 
 
 def _argument_span(site: sites.Site, index: int, keyword: str) -> Span:
@@ -64,7 +64,7 @@ def _where(where, name: str, type_name: str, name_node: ir.Name, site: sites.Sit
     if callable(where) and not isinstance(where, (str, Expr)):
         provisional = ParamDecl(ir.Param(site.span, name, type_name, span, None, None), -1)
         clause = where(Param(name_node, {name: provisional}, check=False))
-        clause = _expr(clause, span)
+        clause = as_expr(clause, span)
         return clause.node, clause.params
     if isinstance(where, Expr):
         return where.node, where.params

@@ -32,19 +32,19 @@ from ..syntax import ir, unparse
 from ..syntax.parser import RESERVED
 from . import site as sites
 from .checks import (
-    _LATER,
-    _chain_pieces,
-    _check,
-    _clock_params,
-    _is_cooldown,
-    _is_warmup,
-    _segments,
-    _time_params,
+    LATER,
+    chain_pieces,
+    check_node,
+    clock_params,
+    count_segments,
+    is_cooldown,
+    is_warmup,
+    time_params,
 )
-from .declarations import _NAME, ParamDecl, _merge
-from .literals import _literal
-from .signatures import _builtin, _children, _doc, _presets, _signature, is_batch
-from .source import _source
+from .declarations import IDENTIFIER, ParamDecl, merge
+from .literals import literal_node
+from .signatures import builtin_entry, child_names, doc, dotted_presets, is_batch, signature_of
+from .source import source_text
 
 
 class BuildAttributeError(SchedlangError, AttributeError):
@@ -75,32 +75,32 @@ class Expr:
     def __init__(self, node: ir.Node, params: dict[str, ParamDecl], children: tuple[Expr, ...] = (),
                  depth: int | None = None, check: bool = True):
         self.node = node
-        self.params = params = _time_params(node, params)
+        self.params = params = time_params(node, params)
         self._bindings: dict = {}
         self._schedule = None
         self._depth = 1 + max((c._depth for c in children), default=0) if depth is None else depth
         if self._depth > MAX_NESTING:
             raise SchedlangError(f"this expression nests more than {MAX_NESTING} levels deep", node.span,
                                  hint="build it from fewer nested pieces (a >> chain counts once)")
-        self._segments = _segments(node, children)
-        self._clocks = _clock_params(node, children)
+        self._segments = count_segments(node, children)
+        self._clocks = clock_params(node, children)
         self._link = None  # (the chain before, the piece after) for a link of a >> chain
         self._value: Known | None | object = None
         if not check:
             return
         if isinstance(node, ir.Seq):
             self._link = children
-            if children[0]._link is not None and _is_cooldown(children[1]):
+            if children[0]._link is not None and is_cooldown(children[1]):
                 # a cooldown starts from the end value of the whole chain before it
-                self._value = _check(node, params, children, self._clocks)
+                self._value = check_node(node, params, children, self._clocks)
                 return
             if children[0]._link is not None:  # a longer chain: check the new join alone
-                self._value = _LATER
-                if not _is_warmup(children[1]):
-                    _check(replace(node, first=children[0]._link[1].node), params,
+                self._value = LATER
+                if not is_warmup(children[1]):
+                    check_node(replace(node, first=children[0]._link[1].node), params,
                            (children[0]._link[1], children[1]), self._clocks)
                 return
-        self._value = _check(node, params, children, self._clocks)
+        self._value = check_node(node, params, children, self._clocks)
 
     @property
     def _known(self) -> Known | None:
@@ -108,10 +108,10 @@ class Expr:
         is needed.  Lowering the whole chain again at each ``>>`` (each time one longer) made a
         chain built one link at a time quadratic; each new join is checked alone instead, and
         the pieces are sequenced once (``lower_expressions._seq``)."""
-        if self._value is _LATER:
+        if self._value is LATER:
             self._value = None
-            if not _is_warmup(self._link[1]):
-                self._value = _check(self.node, self.params, _chain_pieces(self), self._clocks)
+            if not is_warmup(self._link[1]):
+                self._value = check_node(self.node, self.params, chain_pieces(self), self._clocks)
         return self._value
 
     # -- composing -------------------------------------------------------------------
@@ -121,7 +121,7 @@ class Expr:
 
     def __rrshift__(self, other) -> Expr:
         site = sites.caller()
-        return _seq(_expr(other, site.operand(0)), self, site)
+        return _seq(as_expr(other, site.operand(0)), self, site)
 
     def __add__(self, other): return _binop("+", self, other, sites.caller())
     def __radd__(self, other): return _binop("+", other, self, sites.caller())
@@ -139,10 +139,10 @@ class Expr:
     def __ge__(self, other): return _compare(">=", self, other, sites.caller())
     def __eq__(self, other): return _compare("==", self, other, sites.caller())  # type: ignore[override]
     def __ne__(self, other): return _compare("!=", self, other, sites.caller())  # type: ignore[override]
-    def __and__(self, other): return _boolop("and", self, other, sites.caller())
-    def __rand__(self, other): return _boolop("and", other, self, sites.caller())
-    def __or__(self, other): return _boolop("or", self, other, sites.caller())
-    def __ror__(self, other): return _boolop("or", other, self, sites.caller())
+    def __and__(self, other): return boolop("and", self, other, sites.caller())
+    def __rand__(self, other): return boolop("and", other, self, sites.caller())
+    def __or__(self, other): return boolop("or", self, other, sites.caller())
+    def __ror__(self, other): return boolop("or", other, self, sites.caller())
 
     def __invert__(self):
         site = sites.caller()
@@ -172,8 +172,8 @@ class Expr:
     def for_(self, steps) -> Expr:
         """``self for steps``: cut or held to exactly ``steps`` steps (the language's ``A for N``)."""
         site = sites.caller()
-        steps = _expr(steps, site.argument(0))
-        return Expr(ir.For(site.span, self.node, steps.node), _merge(site, self.params, steps.params),
+        steps = as_expr(steps, site.argument(0))
+        return Expr(ir.For(site.span, self.node, steps.node), merge(site, self.params, steps.params),
                     (self, steps))
 
     # -- using -----------------------------------------------------------------------
@@ -239,7 +239,7 @@ class Expr:
     def to_source(self) -> str:
         """Canonical ``.sched`` text (``schedlang fmt``'s layout) that compiles to this piece."""
         params = [_bound_param(d.stmt, self._bindings) for d in self.params.values()]
-        return _source([*params, ir.ScheduleDecl(self.node.span, "lr", self.node)], bare=True)
+        return source_text([*params, ir.ScheduleDecl(self.node.span, "lr", self.node)], bare=True)
 
     def __repr__(self) -> str:
         shown = unparse.expression(self.node)
@@ -256,7 +256,7 @@ class Param(Expr):
     __slots__ = ()
 
 
-def _expr(value, span: Span) -> Expr:
+def as_expr(value, span: Span) -> Expr:
     """Any value a schedule may hold, as an ``Expr`` (numbers, bools, strings, lists, names)."""
     if isinstance(value, Expr):
         return value
@@ -269,40 +269,40 @@ def _expr(value, span: Span) -> Expr:
         if len(value) > MAX_LIST_ITEMS:
             raise SchedlangError(f"this list has {len(value)} items; schedlang takes at most "
                                  f"{MAX_LIST_ITEMS}", span)
-        items = [_expr(v, span) for v in value]
-        params = _merge(sites.Site(span), *(i.params for i in items))
+        items = [as_expr(v, span) for v in value]
+        params = merge(sites.Site(span), *(i.params for i in items))
         return Expr(ir.List(span, tuple(i.node for i in items)), params, tuple(items), check=False)
-    return Expr(_literal(value, span), {}, check=False)
+    return Expr(literal_node(value, span), {}, check=False)
 
 
 # -- operators -----------------------------------------------------------------------------
 
 
 def _pair(a, b, site: sites.Site) -> tuple[Expr, Expr]:
-    return _expr(a, site.operand(0)), _expr(b, site.operand(1))
+    return as_expr(a, site.operand(0)), as_expr(b, site.operand(1))
 
 
 def _binop(op: str, a, b, site: sites.Site) -> Expr:
     a, b = _pair(a, b, site)
-    return Expr(ir.BinOp(site.span, op, a.node, b.node), _merge(site, a.params, b.params), (a, b))
+    return Expr(ir.BinOp(site.span, op, a.node, b.node), merge(site, a.params, b.params), (a, b))
 
 
 def _compare(op: str, a, b, site: sites.Site) -> Expr:
     a, b = _pair(a, b, site)
-    return Expr(ir.Compare(site.span, (a.node, b.node), (op,)), _merge(site, a.params, b.params), (a, b))
+    return Expr(ir.Compare(site.span, (a.node, b.node), (op,)), merge(site, a.params, b.params), (a, b))
 
 
-def _boolop(op: str, a, b, site: sites.Site) -> Expr:
+def boolop(op: str, a, b, site: sites.Site) -> Expr:
     a, b = _pair(a, b, site)
-    return Expr(ir.BoolOp(site.span, op, a.node, b.node), _merge(site, a.params, b.params), (a, b))
+    return Expr(ir.BoolOp(site.span, op, a.node, b.node), merge(site, a.params, b.params), (a, b))
 
 
 def _seq(a: Expr, b, site: sites.Site) -> Expr:
     jump = isinstance(b, Jump)
-    b = b.piece if jump else _expr(b, site.operand(1))
+    b = b.piece if jump else as_expr(b, site.operand(1))
     # ``a >> b >> c`` is one chain, as in the parser: only the new segment adds a level.
     depth = max(a._depth if isinstance(a.node, ir.Seq) else a._depth + 1, b._depth + 1)
-    return Expr(ir.Seq(site.span, a.node, b.node, jump), _merge(site, a.params, b.params), (a, b),
+    return Expr(ir.Seq(site.span, a.node, b.node, jump), merge(site, a.params, b.params), (a, b),
                 depth=depth)
 
 
@@ -323,7 +323,7 @@ class Jump:
 def jump(piece) -> Jump:
     """``a >> sb.jump(b)``: ``a >> jump b``, the jump from ``a``'s end to ``b``'s start meant."""
     site = sites.caller()
-    return Jump(_expr(piece, site.argument(0)), site.span)
+    return Jump(as_expr(piece, site.argument(0)), site.span)
 
 
 # -- functions: built-ins, math, presets ---------------------------------------------------
@@ -336,14 +336,14 @@ class Function:
     def __init__(self, name: str):
         self.name = name
         self.__name__ = self.__qualname__ = name.rsplit(".", 1)[-1]
-        self.__doc__ = _doc(name)
+        self.__doc__ = doc(name)
 
     def __call__(self, *args, **kwargs) -> Expr:
         return _call(self.name, args, kwargs, sites.caller())
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return _signature(self.name)
+        return signature_of(self.name)
 
     def __getattr__(self, attr: str):
         if attr.startswith("__"):
@@ -351,10 +351,10 @@ class Function:
         return _preset_attribute(self.name, attr)
 
     def __dir__(self):
-        return sorted({*object.__dir__(self), *_children(self.name)})
+        return sorted({*object.__dir__(self), *child_names(self.name)})
 
     def __repr__(self) -> str:
-        return f"<schedlang.build function {self.name}{_signature(self.name)}>"
+        return f"<schedlang.build function {self.name}{signature_of(self.name)}>"
 
 
 class Shape:
@@ -382,7 +382,7 @@ class Namespace:
         return _preset_attribute(self._library, attr)
 
     def __dir__(self):
-        return sorted({*object.__dir__(self), *_children(self._library)})
+        return sorted({*object.__dir__(self), *child_names(self._library)})
 
     def __repr__(self) -> str:
         return f"<schedlang.build presets {self._library}>"
@@ -390,15 +390,15 @@ class Namespace:
 
 def _preset_attribute(prefix: str, attr: str) -> Function:
     full = f"{prefix}.{attr}"
-    if full in _presets() or attr in _children(prefix):
+    if full in dotted_presets() or attr in child_names(prefix):
         return Function(full)
     raise BuildAttributeError(f"{prefix} has no preset '{attr}'", sites.caller().span,
-                              hint=did_you_mean(attr, _children(prefix)) or
-                              f"its presets: {', '.join(_children(prefix))}")
+                              hint=did_you_mean(attr, child_names(prefix)) or
+                              f"its presets: {', '.join(child_names(prefix))}")
 
 
 def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
-    builtin = _builtin(name)
+    builtin = builtin_entry(name)
     # a batch preset, like sb.stages, takes the program's tokens per sample as seq_len=, no argument
     seq_len = kwargs.pop("seq_len", None) if is_batch(name) else None
     plain = isinstance(builtin, stdlib.Builtin) and not builtin.variadic
@@ -408,13 +408,13 @@ def _call(name: str, args, kwargs: dict, site: sites.Site) -> Expr:
         kwargs = {**dict(zip(names[first:], args[first:])), **kwargs}
         args = args[:first]
     kwargs = {k: v for k, v in kwargs.items() if v is not None}
-    positional = [_expr(a, site.argument(i)) for i, a in enumerate(args)]
-    keywords = [(k, _expr(v, site.keyword_value(k))) for k, v in kwargs.items()]
+    positional = [as_expr(a, site.argument(i)) for i, a in enumerate(args)]
+    keywords = [(k, as_expr(v, site.keyword_value(k))) for k, v in kwargs.items()]
     func = ir.Name(site.of(getattr(site.tree, "func", None)), name)
     node = ir.Call(site.span, func, tuple(p.node for p in positional),
                    tuple(ir.Keyword(site.argument(keyword=k), k, v.node) for k, v in keywords))
     parts = (*positional, *(v for _, v in keywords))
-    params = _merge(site, *(p.params for p in parts), *_seq_len_params(seq_len, site))
+    params = merge(site, *(p.params for p in parts), *_seq_len_params(seq_len, site))
     # a batch schedule is checked where it goes, in sb.program(batch=...)
     return Expr(node, params, parts, check=not is_batch(name))
 
@@ -434,7 +434,7 @@ class BuiltProgram(Program):
         """Canonical ``.sched`` text of the whole program; bound values become the defaults."""
         statements = [_bound_param(s, self._given) if isinstance(s, ir.Param) else s
                       for s in self._module.statements]
-        return _source(statements)
+        return source_text(statements)
 
 
 def program(params: dict | None = None, *, batch=None, run=None, **schedules) -> BuiltProgram:
@@ -461,9 +461,9 @@ def stages(first, batches, thresholds, seq_len: Param | None = None) -> Expr:
     tokens per sample, ``seq_len`` (a ``sb.param("seq_len", int, ...)``), passed here.
     """
     site = sites.caller()
-    args = [_expr(first, site.argument(0)), _expr(list(batches), site.argument(1)),
-            _expr(list(thresholds), site.argument(2))]
-    params = _merge(site, *(a.params for a in args), *_seq_len_params(seq_len, site))
+    args = [as_expr(first, site.argument(0)), as_expr(list(batches), site.argument(1)),
+            as_expr(list(thresholds), site.argument(2))]
+    params = merge(site, *(a.params for a in args), *_seq_len_params(seq_len, site))
     node = ir.Call(site.span, ir.Name(site.span, "stages"), tuple(a.node for a in args), ())
     return Expr(node, params, tuple(args), check=False)
 
@@ -484,17 +484,17 @@ def _program(schedules: dict, params: dict, site: sites.Site, statement_spans: b
     pieces = {}
     for name, value in schedules.items():
         span = site.argument(keyword=name) if statement_spans else None
-        if not _NAME.match(name) or name in RESERVED or name == "t":
+        if not IDENTIFIER.match(name) or name in RESERVED or name == "t":
             raise SchedlangError(f"'{name}' cannot name a schedule", span or site.span,
                                  hint="a name is ASCII letters, digits and _, not a word of the language")
-        pieces[name] = (_expr(value, span or site.span), span)
+        pieces[name] = (as_expr(value, span or site.span), span)
     batches, pieces_params = [], []
     for keyword, value, declaration in (("batch", batch, ir.BatchDecl), ("run", run, ir.RunDecl)):
         if value is not None:  # the run's statements: no name, one each
-            piece = _expr(value, site.argument(keyword=keyword))
+            piece = as_expr(value, site.argument(keyword=keyword))
             batches.append(declaration(piece.node.span, piece.node))
             pieces_params.append(piece.params)
-    merged = _merge(site, *pieces_params, *(piece.params for piece, _ in pieces.values()))
+    merged = merge(site, *pieces_params, *(piece.params for piece, _ in pieces.values()))
     _check_values(params, merged, site)
     decls = [ir.ScheduleDecl(span or piece.node.span, name, piece.node)
              for name, (piece, span) in pieces.items()]
@@ -541,4 +541,4 @@ def _bound_param(stmt: ir.Param, values: dict) -> ir.Param:
     """The statement with a bound value as its default (what ``to_source`` writes)."""
     if stmt.name not in values:
         return stmt
-    return replace(stmt, default=_expr(values[stmt.name], stmt.span).node)
+    return replace(stmt, default=as_expr(values[stmt.name], stmt.span).node)

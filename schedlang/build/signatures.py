@@ -12,20 +12,20 @@ from ..library.clock_calls import CLOCK_CALLS, Role
 from ..library.presets import PRESETS, Rejected
 
 
-def _presets() -> dict:
+def dotted_presets() -> dict:
     """The presets, and the dotted calls of the run's clock (``megatron.rampup_batch_size``)."""
     return {**PRESETS, **{n: b for n, b in CLOCK_CALLS.items() if "." in n}}
 
 
-def _children(prefix: str) -> list[str]:
+def child_names(prefix: str) -> list[str]:
     depth = prefix.count(".") + 1
-    return sorted({name.split(".")[depth] for name in _presets() if name.startswith(prefix + ".")
+    return sorted({name.split(".")[depth] for name in dotted_presets() if name.startswith(prefix + ".")
                    and name.count(".") >= depth})
 
 
-def _builtin(name: str):
+def builtin_entry(name: str):
     """The table entry of a name: a stdlib ``Builtin``, a preset ``Builtin`` / ``Rejected``, or None."""
-    return stdlib.SCHEDULES.get(name) or _presets().get(name) or CLOCK_CALLS.get(name)
+    return stdlib.SCHEDULES.get(name) or dotted_presets().get(name) or CLOCK_CALLS.get(name)
 
 
 #: What each kind of argument takes, for the signature (annotation) and the docstring.
@@ -56,8 +56,8 @@ class _Shown:
         return self.text
 
 
-def _signature(name: str) -> inspect.Signature:
-    builtin = _builtin(name)
+def signature_of(name: str) -> inspect.Signature:
+    builtin = builtin_entry(name)
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
     if isinstance(builtin, stdlib.Builtin) and builtin.variadic or (builtin is None and name in stdlib.MATH):
         arity = stdlib.MATH_ARITY.get(name)
@@ -103,8 +103,8 @@ def _default_text(default) -> str:
     return stdlib.show_default(default)
 
 
-def _doc(name: str) -> str:
-    builtin = _builtin(name)
+def doc(name: str) -> str:
+    builtin = builtin_entry(name)
 
     if isinstance(builtin, Rejected):
         return f"{name}: refused, not a closed-form schedule. {builtin.reason}"

@@ -8,11 +8,11 @@ from ..semantics.names import LANGUAGE_NAMES
 from ..syntax import ir, unparse
 from ..syntax.fmt import format_source
 from . import site as sites
-from .declarations import _NAME
+from .declarations import IDENTIFIER
 from .text import lets
 
 
-def _source(statements: list[ir.Node], bare: bool = False) -> str:
+def source_text(statements: list[ir.Node], bare: bool = False) -> str:
     """The statements as ``.sched`` text, with a ``let`` for each piece the user's Python
     assigned to a variable (``decay = sb.cosine(...)``, ``site.assigned_name``) and used in
     a schedule, so the text keeps the structure it was given; ``bare``: a lone schedule
@@ -36,7 +36,7 @@ def _source(statements: list[ir.Node], bare: bool = False) -> str:
 
 def _assigned_name(node: ir.Node) -> str | None:
     name = sites.assigned_name(node.span)
-    return name if name is not None and _NAME.match(name) else None
+    return name if name is not None and IDENTIFIER.match(name) else None
 
 
 def _formatted(source: str) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..library import stdlib
 from ..library.clock_calls import Role, of_role
 from ..library.presets import LIBRARIES
-from .signatures import _doc, _presets, _signature
+from .signatures import doc, dotted_presets, signature_of
 
 STUB = Path(__file__).with_name("__init__.pyi")
 
@@ -167,14 +167,14 @@ def _parameters(signature: inspect.Signature, self_: bool) -> str:
 
 
 def _docstring(name: str, indent: str) -> str:
-    text = _doc(name).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    text = doc(name).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     lines = text.splitlines() or [""]
     body = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
     return f'{indent}"""{lines[0]}' + (f"\n{body}\n{indent}" if len(lines) > 1 else "") + '"""'
 
 
 def _function(name: str, attribute: str, indent: str = "", self_: bool = False) -> str:
-    signature = _signature(name)
+    signature = signature_of(name)
     if any(keyword.iskeyword(p) for p in signature.parameters):
         signature = inspect.Signature([inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
     return (f"{indent}def {attribute}({_parameters(signature, self_)}) -> Expr:\n"
@@ -185,17 +185,17 @@ def _namespace_class(prefix: str) -> list[str]:
     """``class _ns_<prefix>`` with a method per preset; a preset with children (``torch.OneCycleLR``
     and its ``.momentum``) is a class of its own, callable and with attributes."""
     depth = prefix.count(".") + 1
-    children = sorted({n.split(".")[depth] for n in _presets() if n.startswith(prefix + ".")})
+    children = sorted({n.split(".")[depth] for n in dotted_presets() if n.startswith(prefix + ".")})
     classes, body = [], []
     for child in children:
         full = f"{prefix}.{child}"
-        if any(n.startswith(full + ".") for n in _presets()):
+        if any(n.startswith(full + ".") for n in dotted_presets()):
             classes += _namespace_class(full)
             body.append(f"    {child}: {_class_name(full)}")
         else:
             body.append(_function(full, child, "    ", self_=True).rstrip("\n"))
     head = [f"class {_class_name(prefix)}:"]
-    if prefix in _presets():
+    if prefix in dotted_presets():
         head.append(_function(prefix, "__call__", "    ", self_=True).rstrip("\n"))
     return [*classes, "\n".join(head + body) + "\n"]
 

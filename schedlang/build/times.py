@@ -10,7 +10,7 @@ from ..semantics.lower_expressions import TIME_UNITS
 from ..syntax import ir
 from . import site as sites
 from .declarations import ParamDecl
-from .literals import _decimal_text, _exact, _written
+from .literals import decimal_text, exact_value, written_text
 from .pieces import Expr, Param
 
 
@@ -37,10 +37,10 @@ def time(amount, unit: str, per: Param | None = None) -> Expr:
                                  hint=f'{needed} = sb.param("{needed}", int); '
                                       f'sb.time(..., "{unit}", {needed})')
         params = per.params
-    value = _exact(amount)
+    value = exact_value(amount)
     if value is None or value < 0:
         raise SchedlangError(f"a time is a number >= 0, not {amount!r}", site.argument(0))
-    shown = _written(site.argument(0), value) or _decimal_text(value)
+    shown = written_text(site.argument(0), value) or decimal_text(value)
     if shown is None:
         raise SchedlangError(f"{amount!r} has no decimal form for a time literal", site.argument(0))
     try:

@@ -574,6 +574,13 @@ def _verify(args) -> int:
         where = " and ".join(binding["sides"])
         print(f"-D {binding['name']}={binding['value']}: binds '{binding['name']}' in {where}"
               + ("" if len(binding["sides"]) == 2 else " only"))
+    return _print_verdict(verdict, after, span, args, sources, params, schedules)
+
+
+def _print_verdict(verdict, after, span, args, sources, params: dict, schedules) -> int:
+    """``verify``'s verdict as text, with the values around a difference; the exit status."""
+    from . import verify_run  # lazy: the prover's front, only for `schedlang verify`
+
     within = "" if span.text == "at every step" else f" {span.text}"
     if verdict.equivalent:
         print(f"equivalent{within} (proven: {verdict.method})")

@@ -308,9 +308,7 @@ def _grid(panel: Panel, steps, scale, low: float, span: float, height: int,
 
     for b in panel.breakpoints:
         if first <= b <= last:
-            for row in grid:
-                if row[column(b)] == " ":
-                    row[column(b)] = ":"
+            _mark_column(grid, column(b))
 
     def put(step, v, mark):
         if first <= step <= last and math.isfinite(v) and (v > 0 or not log):
@@ -320,12 +318,24 @@ def _grid(panel: Panel, steps, scale, low: float, span: float, height: int,
         for step, v in zip(steps, vs):
             put(step, v, MARKS[k % len(MARKS)])
     if panel.logged is not None:
-        for step, v in panel.logged.points:
-            put(step, v, LOGGED_MARK)
-        if panel.logged.deviation is not None:
-            step, value, planned = panel.logged.deviation
-            put(step, value if math.isfinite(value) else planned, DEVIATION_MARK)
+        _put_logged(panel.logged, put)
     return grid
+
+
+def _mark_column(grid: list[list[str]], column: int) -> None:
+    """A breakpoint's ``:`` column, under whatever is drawn there."""
+    for row in grid:
+        if row[column] == " ":
+            row[column] = ":"
+
+
+def _put_logged(logged, put) -> None:
+    """An overlay's logged points, then its first deviation over them."""
+    for step, v in logged.points:
+        put(step, v, LOGGED_MARK)
+    if logged.deviation is not None:
+        step, value, planned = logged.deviation
+        put(step, value if math.isfinite(value) else planned, DEVIATION_MARK)
 
 
 def _value_labels(low: float, high: float, height: int, log: bool) -> dict[int, str]:

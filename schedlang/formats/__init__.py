@@ -8,17 +8,7 @@ writing its module and naming it in ``MODULES`` (docs/import_export.md, "Adding 
 
 The modules load on first use (``table``): ``schedlang check`` loads no format, while the
 command line's ``--format`` choices and ``import --help`` read the table only when asked
-(``NAMES``).
-
-Importers *read data*; none of them evaluates text as code.  Each returns ``.sched`` source
-(so the result can be reviewed, edited and committed) that compiles to the same function of
-the step as the original, which the tests prove with ``schedlang.equivalent``.
-``schedlang.from_python(fn)`` is not an importer: it is a second front end (Python code traced
-with a symbolic step, ``schedlang/tracer.py``) and returns a ``Schedule``.
-
-``style="presets"`` (the default) writes the framework's own preset names
-(``<framework>.<Class>(...)``); ``style="core"`` (``--lower`` on the command line) writes plain
-standard-library calls (``linear``, ``cosine``, ``>>``).
+(``NAMES``); the files are read by ``common/reading.py``, guessed by ``common/guess.py``.
 """
 
 from __future__ import annotations
@@ -29,7 +19,6 @@ from importlib import import_module
 from pathlib import Path
 
 from ..errors import SchedlangError
-from ..limits import STDIN, input_name, read_source_text
 
 #: The format modules, in guessing priority: formats sharing a suffix are asked in this order
 #: whether they recognise a file (a document's keys are tried in order; a command line must
@@ -128,93 +117,29 @@ def __getattr__(name: str):
 
 def help_text() -> str:
     """The formats for ``schedlang import --help``: one line each, from the table."""
-    width = max(len(f.name) for f in table())
-    lines = ["formats (--format):"]
-    for f in table():
-        names = ", ".join(f.suffixes)
-        lines.append(f"  {f.name:<{width}}  {f.what} [{names}]" + ("; export too" if f.writer else ""))
-    return "\n".join(lines)
+    from .common import listing  # lazy: formats load on use (check loads none)
+
+    return listing.help_text(table())
 
 
 def markdown_table() -> str:
-    """The formats for docs/import_export.md, from the table (tests/formats/test_common.py keeps the docs
-    current: run ``python -m schedlang.formats`` and paste, or let the test say what differs)."""
-    rows = ["| format | what | file names | export |", "|---|---|---|---|"]
-    for f in table():
-        rows.append(f"| `{f.name}` | {f.what} | {', '.join(f'`{s}`' for s in f.suffixes)} | "
-                    f"{'yes' if f.writer else 'no'} |")
-    return "\n".join(rows)
+    """The formats for docs/import_export.md (``python -m schedlang.formats``), from the table."""
+    from .common import listing  # lazy: formats load on use (check loads none)
+
+    return listing.markdown_table(table())
 
 
 def import_file(path: str | Path, format: str | None = None, style: str = "presets",  # noqa: A002
                 options: dict | None = None) -> str:
-    """Read ``path`` (``-``: standard input) in ``format`` (guessed from the name and the content
-    when not given); ``options`` go to readers that take them.
+    """Read ``path`` (``-``: standard input) in ``format``, guessed when not given, as ``.sched``
+    source (``common/reading.py``); ``options`` go to readers that take them."""
+    from .common import reading  # lazy: formats load on use (check loads none)
 
-    The input is read once, bounded (``limits.read_source``: a file over the limit is refused,
-    never cut); a command-line format refuses a file holding several commands."""
-    from .common.format import YAML  # lazy: formats load on use (check loads none)
-    from .common.shell_words import one_command  # lazy: formats load on use (check loads none)
-
-    path = Path(path) if str(path) != STDIN else path
-    if format is not None:
-        by_name(format)
-    else:
-        guess_format(Path(str(path)))  # the name first: an unknown suffix is refused unread
-    text = read_source_text(path)
-    name = input_name(path)
-    fmt = by_name(format or guess_format(Path(str(path)), text))
-    if not options:
-        result = fmt.reader(text, name, style)
-    elif not getattr(fmt.reader, "takes_options", False):
-        raise SchedlangError(f"the {fmt.name} format takes no options")
-    else:
-        result = fmt.reader(text, name, style, options=dict(options))
-    if fmt.shell and not str(path).lower().endswith(YAML):
-        # after the reader, so that its own error at a flag comes first
-        one_command(text, name, fmt.schedule_flags)
-    return result
+    return reading.import_file(path, format, style, options, by_name=by_name, guess_format=guess_format)
 
 
 def guess_format(path: Path, text: str | None = None) -> str:
-    """The format of ``path``: a format that claims its whole name (``args.yaml``), else the
-    formats whose suffixes fit its name, and of those, when ``text`` is given, the first in
-    ``MODULES`` order that recognises it (``Format.recognizes``), or the format that falls back on
-    the suffix; a command line (no fallback) must fit exactly one.  A name no format takes, or
-    content that fits none or several of the command-line formats its name allows, is an error
-    whose hint names the formats that fit."""
-    for f in table():
-        if path.name in f.names:
-            return f.name
-    if str(path) == STDIN:
-        raise SchedlangError("standard input has no name to tell its format by",
-                             hint="pass --format " + " or --format ".join(NAMES))
-    suffix = path.suffix.lower()
-    fitting = [f for f in table() if suffix in f.suffixes]
-    if not fitting:
-        raise SchedlangError(f"cannot tell the format of {input_name(path)} from its name",
-                             hint="pass --format " + " or --format ".join(NAMES))
-    if text is None:
-        return fitting[0].name
-    read = text
-    if suffix == ".py":  # a script is guessed by what it calls, in its own modules too
-        from .common.pyconfig.syntax import with_modules  # lazy: formats load on use (check loads none)
+    """The format of ``path``, from its name and, when given, ``text`` (``common/guess.py``)."""
+    from .common import guess  # lazy: formats load on use (check loads none)
 
-        read = with_modules(path, text)
-    found = [f for f in fitting if f.recognizes(read, suffix)]
-    fallback = [f for f in fitting if suffix in f.fallback]
-    if fallback:  # a document: its keys are tried in priority order
-        return (found or fallback)[0].name
-    if len(found) == 1 or found and suffix == ".py":  # a script: by what it calls, in priority order
-        return found[0].name
-    if len(fitting) == 1:  # the one format of this suffix: its reader says what is wrong
-        return fitting[0].name
-    names = " or ".join(f"--format {f.name}" for f in (found or fitting))
-    for f in fitting if not found else ():  # a format may say why: a scheduler it cannot follow
-        if f.unrecognized is not None:
-            f.unrecognized(text, input_name(path))
-    if found:
-        raise SchedlangError(f"{input_name(path)} could be any of " + ", ".join(f.name for f in found),
-                             hint=f"pass {names}")
-    raise SchedlangError(f"{input_name(path)} looks like none of the formats of a {suffix} file "
-                         f"({', '.join(f.name for f in fitting)})", hint=f"pass {names}")
+    return guess.guess_format(table(), path, text)

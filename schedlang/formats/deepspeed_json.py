@@ -37,7 +37,7 @@ from .common.keys import json_keys
 from .common.numbers import exact
 from .common.preset_call import PerGroup, PresetCall, json_number
 from .common.proof import proven
-from .common.pyconfig.literal import Item, Module, Unread, _bindings, _unfollowed, ended_before, to_node
+from .common.pyconfig.literal import Item, Module, Unread, bindings, ended_before, to_node, unfollowed
 from .common.source_text import PARAMETERS, choices_of, comment_safe, declarations, expression, header, option
 from .common.symbols import Symbol
 from .common.yaml_source import Node
@@ -257,7 +257,7 @@ def deepspeed_config(text: str, filename: str):
     ``deepspeed_json.source``."""
     module = Module(text, filename, script=True)
     found: dict[int, tuple[str, Item, bool]] = {}  # one dict seen under several names is one
-    for name, item in _bindings(module):
+    for name, item in bindings(module):
         if isinstance(item, Unread) or not isinstance(item.raw, dict):
             continue
         keys = set(item.value)
@@ -270,7 +270,7 @@ def deepspeed_config(text: str, filename: str):
         for name in ("ds_config", "deepspeed_config", "config"):
             if isinstance(module.env.get(name), Unread):  # json.load(...), say: its own error
                 raise module.env[name].error
-        _unfollowed(module, [n for n in ast.walk(module.tree) if _deepspeed_dict(n)], "DeepSpeed config")
+        unfollowed(module, [n for n in ast.walk(module.tree) if _deepspeed_dict(n)], "DeepSpeed config")
         raise SchedlangError("no DeepSpeed config in this file: no dict with a \"scheduler\" key", Span(
             module.source, 1, 1, 1, 2), hint="ds_config = {\"scheduler\": {\"type\": \"WarmupLR\", "
                                               "\"params\": {...}}, ...}; a config kept in a JSON file is "

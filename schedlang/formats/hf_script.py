@@ -29,7 +29,7 @@ import ast
 import re
 
 from ..errors import SchedlangError, Span
-from .common.pyconfig.literal import Call, Imported, Item, Module, Unread, _unfollowed, ended_before, to_node
+from .common.pyconfig.literal import Call, Imported, Item, Module, Unread, ended_before, to_node, unfollowed
 from .common.yaml_source import Node
 
 #: The argument classes read, and the defaults of theirs that differ from TrainingArguments'.
@@ -281,7 +281,7 @@ def _no_arguments(module: Module) -> None:
     """Why no TrainingArguments is found: the script ends first, or it builds them where the file
     is not followed."""
     ended_before(module, "TrainingArguments")
-    _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
+    unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
         getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in ARGUMENTS], "TrainingArguments")
     raise SchedlangError("no TrainingArguments(...) is built in this file", Span(module.source, 1, 1, 1, 2),
                          hint="training_args = TrainingArguments(output_dir=..., learning_rate=..., "

@@ -30,7 +30,7 @@ from .common.format import Format, reader
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
-from .common.pyconfig.literal import Instance, Module, Unread, _unfollowed, ended_before, to_node
+from .common.pyconfig.literal import Instance, Module, Unread, ended_before, to_node, unfollowed
 from .common.pyconfig.trace import traced
 from .common.source_text import PARAMETERS, declared, expression, header
 from .common.statements import module, schedule_stmt
@@ -173,7 +173,7 @@ def keras_schedule(text: str, filename: str, classes, positional):
              and isinstance(item.raw, Instance)]
     if not found:
         ended_before(module, "Keras LearningRateSchedule")
-        _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
+        unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
             getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in classes], "Keras schedule")
         raise SchedlangError("no Keras LearningRateSchedule is built in this file",
                              Span(module.source, 1, 1, 1, 2),

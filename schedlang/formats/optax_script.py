@@ -31,7 +31,7 @@ from ..library.presets import PRESETS
 from ..library.stdlib import Kind
 from ..syntax import ir
 from .common.format import Format, reader
-from .common.pyconfig.literal import Call, Item, Module, Unread, _unfollowed, ended_before
+from .common.pyconfig.literal import Call, Item, Module, Unread, ended_before, unfollowed
 from .common.source_text import PARAMETERS, declared, expression, flag, header, option
 from .common.statements import module, schedule_stmt
 from .core_text import core_module
@@ -74,7 +74,7 @@ def read(text: str, filename: str = "<string>") -> Item:
                  if isinstance(item, Unread) or id(item.raw) not in inner]
         if not outer:
             ended_before(module, "optax schedule")
-            _unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
+            unfollowed(module, [n for n in ast.walk(module.tree) if isinstance(n, ast.Call) and (
                 getattr(n.func, "attr", None) or getattr(n.func, "id", None)) in SCHEDULES], "optax schedule")
             raise SchedlangError("no optax schedule is built in this file", Span(module.source, 1, 1, 1, 2),
                                  hint="optax.adamw(learning_rate=optax.warmup_cosine_decay_schedule(...))")

@@ -102,38 +102,52 @@ def _hazards(expr, domain, guard):
     step must also meet, so sampling never reports a step the branch is not used on.
     """
     if isinstance(expr, sp.Piecewise):
-        before = []
-        for branch, cond in expr.args:
-            where = _condition_set(cond)
-            if _may_break(branch):  # the sets are built only for branches that can break
-                taken = [w for w, _ in before if w is not None]
-                remaining = sp.Complement(domain, sp.Union(*taken)) if taken else domain
-                here = remaining if where is None else sp.Intersection(remaining, where)
-                inexact = where is None or any(w is None for w, _ in before)
-                branch_guard = sp.And(*(sp.Not(c) for _, c in before), cond) if inexact else None
-                if guard is not None:
-                    branch_guard = sp.And(guard, branch_guard if branch_guard is not None else cond)
-                if here is not sp.S.EmptySet:
-                    yield from _hazards(branch, here, branch_guard)
-            # A condition with no set form (None) keeps the whole domain for later branches;
-            # the guard says which steps really reach them.
-            before.append((where, cond))
+        yield from _piecewise_hazards(expr, domain, guard)
         return
     if isinstance(expr, (Relational, Boolean)) and not isinstance(expr, sp.Expr):
         return
-    if isinstance(expr, sp.Pow):
-        base, exponent = expr.args
-        if exponent.is_number and exponent.is_negative:
-            yield sp.Eq(base, 0), domain, guard
-        if not (exponent.is_integer or (exponent.is_number and exponent.is_integer)):
-            yield sp.Lt(base, 0), domain, guard
-    elif isinstance(expr, sp.log):
-        yield sp.Le(expr.args[0], 0), domain, guard
-    elif isinstance(expr, sp.Mod):
-        yield sp.Eq(expr.args[1], 0), domain, guard
+    for breaks in _node_hazards(expr):
+        yield breaks, domain, guard
     for arg in expr.args:
         if isinstance(arg, sp.Basic):
             yield from _hazards(arg, domain, guard)
+
+
+def _piecewise_hazards(expr: sp.Piecewise, domain, guard):
+    """``_hazards`` of each branch, on the steps that reach it."""
+    before = []
+    for branch, cond in expr.args:
+        where = _condition_set(cond)
+        if _may_break(branch):  # the sets are built only for branches that can break
+            taken = [w for w, _ in before if w is not None]
+            remaining = sp.Complement(domain, sp.Union(*taken)) if taken else domain
+            here = remaining if where is None else sp.Intersection(remaining, where)
+            inexact = where is None or any(w is None for w, _ in before)
+            branch_guard = sp.And(*(sp.Not(c) for _, c in before), cond) if inexact else None
+            if guard is not None:
+                branch_guard = sp.And(guard, branch_guard if branch_guard is not None else cond)
+            if here is not sp.S.EmptySet:
+                yield from _hazards(branch, here, branch_guard)
+        # A condition with no set form (None) keeps the whole domain for later branches;
+        # the guard says which steps really reach them.
+        before.append((where, cond))
+
+
+def _node_hazards(expr) -> list:
+    """The conditions under which this node itself breaks (its operands aside)."""
+    if isinstance(expr, sp.Pow):
+        base, exponent = expr.args
+        found = []
+        if exponent.is_number and exponent.is_negative:
+            found.append(sp.Eq(base, 0))
+        if not (exponent.is_integer or (exponent.is_number and exponent.is_integer)):
+            found.append(sp.Lt(base, 0))
+        return found
+    if isinstance(expr, sp.log):
+        return [sp.Le(expr.args[0], 0)]
+    if isinstance(expr, sp.Mod):
+        return [sp.Eq(expr.args[1], 0)]
+    return []
 
 
 def _may_break(expr) -> bool:

@@ -32,35 +32,13 @@ def relocate(exc: SchedlangError, lowered, substitutions: dict) -> SchedlangErro
         return exc
 
     def fractional(node) -> sp.Expr | None:
-        try:
-            value = lowered.value(node)
-        except SchedlangError:
-            return None
-        expr = getattr(value, "expr", None)
-        if not isinstance(expr, sp.Basic):
-            return None
-        expr = expr.xreplace(substitutions)
-        return expr if expr.is_number and expr.is_finite and not expr.is_integer else None
+        return _fractional(lowered, substitutions, node)
 
     node, value = start, fractional(start)
     if value is None:
         return exc
     for _ in range(10_000):  # each step goes one level down the (finite) tree
-        if isinstance(node, ir.Name) and node.id in lets:
-            inner = fractional(lets[node.id])
-            if inner is None:
-                break
-            node, value = lets[node.id], inner
-            continue
-        children = ([node.left, node.right] if isinstance(node, ir.BinOp) else
-                    [node.operand] if isinstance(node, ir.Unary) else [])
-        found = None
-        for child in children:
-            if not isinstance(child, ir.Number):
-                inner = fractional(child)
-                if inner is not None:
-                    found = child, inner
-                    break
+        found = _fractional_below(node, lets, fractional)
         if found is None:
             break
         node, value = found
@@ -73,6 +51,35 @@ def relocate(exc: SchedlangError, lowered, substitutions: dict) -> SchedlangErro
         f"{exc.span.line} is {_duration(exc)}", node.span,
         hint=f"round it where it is made, e.g. floor({text}) or ceil({text}) "
              f"({math.floor(shown)} or {math.ceil(shown)})")
+
+
+def _fractional(lowered, substitutions: dict, node) -> sp.Expr | None:
+    """The value of ``node`` (the parameters bound) where it is a finite number that is not whole."""
+    try:
+        value = lowered.value(node)
+    except SchedlangError:
+        return None
+    expr = getattr(value, "expr", None)
+    if not isinstance(expr, sp.Basic):
+        return None
+    expr = expr.xreplace(substitutions)
+    return expr if expr.is_number and expr.is_finite and not expr.is_integer else None
+
+
+def _fractional_below(node, lets: dict, fractional):
+    """(node, value) one level below ``node`` that is fractional too: the definition of a ``let``
+    name, or the first operand not a written number; None where there is none."""
+    if isinstance(node, ir.Name) and node.id in lets:
+        inner = fractional(lets[node.id])
+        return None if inner is None else (lets[node.id], inner)
+    children = ([node.left, node.right] if isinstance(node, ir.BinOp) else
+                [node.operand] if isinstance(node, ir.Unary) else [])
+    for child in children:
+        if not isinstance(child, ir.Number):
+            inner = fractional(child)
+            if inner is not None:
+                return child, inner
+    return None
 
 
 def _duration(exc: SchedlangError) -> str:

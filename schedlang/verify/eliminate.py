@@ -101,6 +101,38 @@ def _divisors_of(g: sp.Expr, s: sp.Symbol):
     return []
 
 
+def _inequality(c, free, counter: int):
+    """``(s, rest + d)`` for a fact ``s > rest`` (``>=``) solvable for a parameter ``s``, ``d`` a
+    fresh positive (nonnegative) symbol; None for any other condition."""
+    facts = facts_from([c])
+    if len(facts) != 1:
+        return None
+    solved = _solvable(facts[0], free)
+    if solved is None:
+        return None
+    s, rest = solved
+    integer = bool(s.is_integer)
+    kind = {"positive": True} if facts[0].strict else {"nonnegative": True}
+    d = sp.Symbol(f"{s.name}_{counter}_", integer=integer, real=True, **kind) if integer \
+        else sp.Symbol(f"{s.name}_{counter}_", real=True, **kind)
+    return s, rest + d
+
+
+def _substituted(pending: list, c, sub: dict, result: Elimination) -> list:
+    """The conditions but ``c`` with ``sub`` made, those now true dropped; a false one marks
+    ``result`` a contradiction."""
+    left = []
+    for other in pending:
+        if other is c:
+            continue
+        other = other.xreplace(sub)
+        if other is sp.false:
+            result.contradiction = True
+        elif other is not sp.true:
+            left.append(other)
+    return left
+
+
 def eliminate(conditions, free) -> Elimination:
     """Solve as many ``where`` facts for a parameter as possible (see the module docstring)."""
     result = Elimination()
@@ -113,36 +145,16 @@ def eliminate(conditions, free) -> Elimination:
         for c in pending:
             if not isinstance(c, Relational):
                 continue
-            equation = _equation(c, free, counter) if isinstance(c, sp.Eq) else None
-            if equation is not None:
-                s, value = equation
-                counter += 1
-            else:
-                facts = facts_from([c])
-                if len(facts) != 1:
-                    continue
-                solved = _solvable(facts[0], free)
-                if solved is None:
-                    continue
-                s, rest = solved
-                integer = bool(s.is_integer)
-                kind = {"positive": True} if facts[0].strict else {"nonnegative": True}
-                d = sp.Symbol(f"{s.name}_{counter}_", integer=integer, real=True, **kind) if integer \
-                    else sp.Symbol(f"{s.name}_{counter}_", real=True, **kind)
-                counter += 1
-                value = rest + d
+            equation = (_equation(c, free, counter) if isinstance(c, sp.Eq) else None) \
+                or _inequality(c, free, counter)
+            if equation is None:
+                continue
+            s, value = equation
+            counter += 1
             sub = {s: value}
             result.mapping = {k: v.xreplace(sub) for k, v in result.mapping.items()}
             result.mapping[s] = value
-            left = []
-            for other in pending:
-                if other is c:
-                    continue
-                other = other.xreplace(sub)
-                if other is sp.false:
-                    result.contradiction = True
-                elif other is not sp.true:
-                    left.append(other)
+            left = _substituted(pending, c, sub, result)
             # what ``s`` assumed and ``rest + d`` does not imply stays a condition
             if s.is_positive and not value.is_positive:
                 left.append(sp.Gt(value, 0))

@@ -104,27 +104,12 @@ def period_grid(d: sp.Expr, start: sp.Expr):
     """
     if d.has(restart_index) or any(t in a.free_symbols for a in d.atoms(sp.ceiling)):
         return None
-    pairs = []
-    for atom in d.atoms(sp.floor):
-        if t not in atom.free_symbols:
-            continue
-        arg = sp.expand(atom.args[0])
-        slope = arg.coeff(t, 1)
-        rest = sp.expand(arg - slope * t)
-        if t in rest.free_symbols or slope == 0 or t in slope.free_symbols:
-            return None
-        pairs.append((sp.cancel(1 / slope), sp.expand(start + rest / slope)))
+    pairs = _floor_pairs(d, start)
     if not pairs:
         return None
     base = pairs[0][0]
-    ratios = []
-    for period, offset in pairs:
-        for x in (period, offset):
-            ratio = sp.cancel(x / base)
-            if not ratio.is_Rational:
-                return None
-            ratios.append(sp.Rational(ratio))
-    if any(r <= 0 for r in ratios[::2]):
+    ratios = _ratios(pairs, base)
+    if ratios is None or any(r <= 0 for r in ratios[::2]):
         return None
     den = math.lcm(*(int(r.q) for r in ratios))
     units = [int(r * den) for r in ratios]
@@ -135,6 +120,35 @@ def period_grid(d: sp.Expr, start: sp.Expr):
     if not (unit.is_positive or unit.is_number and unit > 0):
         return None
     return unit, sp.expand(base * sp.Rational(lcm, den)), lcm // g
+
+
+def _floor_pairs(d: sp.Expr, start: sp.Expr) -> list | None:
+    """``(P_i, start + c_i)`` of each floor ``floor((t + c_i) / P_i)`` in ``d``; None for a floor
+    of another shape."""
+    pairs = []
+    for atom in d.atoms(sp.floor):
+        if t not in atom.free_symbols:
+            continue
+        arg = sp.expand(atom.args[0])
+        slope = arg.coeff(t, 1)
+        rest = sp.expand(arg - slope * t)
+        if t in rest.free_symbols or slope == 0 or t in slope.free_symbols:
+            return None
+        pairs.append((sp.cancel(1 / slope), sp.expand(start + rest / slope)))
+    return pairs
+
+
+def _ratios(pairs: list, base: sp.Expr) -> list | None:
+    """Each period and offset over ``base``, flat (period, offset, ...); None where one is not
+    a rational multiple of it."""
+    ratios = []
+    for period, offset in pairs:
+        for x in (period, offset):
+            ratio = sp.cancel(x / base)
+            if not ratio.is_Rational:
+                return None
+            ratios.append(sp.Rational(ratio))
+    return ratios
 
 
 def rebase_restarts(d: sp.Expr, start: sp.Expr) -> sp.Expr:
@@ -236,10 +250,7 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=(), cheap: b
         return False
     candidates = [d]
     if _step_atoms(d):
-        e = rebase_restarts(d, start) if d.has(restart_index) else d
-        if stop is not None:
-            e = pinned(e, start, stop, facts)
-        candidates += [e, generalised(e)]
+        candidates += _rewritten(d, start, stop, facts)
         if any(is_zero(c, cheap=True) for c in candidates[1:]):
             return True
     period = periods(d) if start.is_Integer and _step_atoms(d) else None
@@ -251,6 +262,15 @@ def zero_on(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts=(), cheap: b
     if any(is_zero(c) for c in candidates):
         return True
     return residues and _by_residues(d, start, period, cheap=False)
+
+
+def _rewritten(d: sp.Expr, start: sp.Expr, stop: sp.Expr | None, facts) -> list[sp.Expr]:
+    """``d`` with its restarts rebased on ``start`` and pinned to ``[start, stop)``, and that
+    generalised: the other forms ``zero_on`` tries."""
+    e = rebase_restarts(d, start) if d.has(restart_index) else d
+    if stop is not None:
+        e = pinned(e, start, stop, facts)
+    return [e, generalised(e)]
 
 
 def _by_residues(d: sp.Expr, start: sp.Expr, period: int, cheap: bool) -> bool:

@@ -797,7 +797,7 @@ INTO_LOOPS = [
 @pytest.mark.parametrize("loop, expected", INTO_LOOPS,
                          ids=["max_steps", "both", "num_steps", "null_epochs", "neither", "no_loop"])
 def test_export_into_sets_the_originals_loop_keys_and_reads_back_the_run(tmp_path, loop, expected):
-    from schedlang.formats.cerebras_yaml import _merged
+    from schedlang.formats.cerebras_export import _merged
     from schedlang.formats.common.into import original
 
     path = tmp_path / "config.yaml"
@@ -818,7 +818,7 @@ def test_export_into_sets_the_originals_loop_keys_and_reads_back_the_run(tmp_pat
 def test_export_into_a_runconfig_sets_its_max_steps(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_text("schedulers:\n" + RUN_SCHEDULERS + "runconfig:\n  max_steps: 50\n  log_steps: 5\n")
-    from schedlang.formats.cerebras_yaml import _merged
+    from schedlang.formats.cerebras_export import _merged
     from schedlang.formats.common.into import original
 
     merged = yaml.safe_load(_merged(original(path), export(RUN_SOURCE, "lr.sched", format="cerebras-yaml",
@@ -856,9 +856,9 @@ def test_cli_export_into_an_epochs_loop_exits_2_with_a_caret(tmp_path):
 
 def test_the_proof_sees_the_run(monkeypatch):
     """The read-back proof compares the run: a writer that wrote another loop length is caught."""
-    from schedlang.formats import cerebras_yaml
+    from schedlang.formats import cerebras_export
 
-    monkeypatch.setattr(cerebras_yaml, "_loop", lambda program, into: {"max_steps": 800})
+    monkeypatch.setattr(cerebras_export, "_loop", lambda program, into: {"max_steps": 800})
     with pytest.raises(schedlang.SchedlangError, match="the run is 900 steps, but the written configuration "
                                                        "trains 800"):
         export(RUN_SOURCE, "lr.sched", format="cerebras-yaml")

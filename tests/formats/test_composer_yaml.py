@@ -343,7 +343,7 @@ def test_composer_export_into_the_original_runs_in_composer_as_the_original(case
     scheduler (and llm-foundry's), built from that YAML, gives the original's lr at every step."""
     import yaml
 
-    from schedlang.formats.composer_yaml import EXPORT_NAMES
+    from schedlang.formats.composer_names import EXPORT_NAMES
     from schedlang.formats.export import export
 
     options = case.params if case.dataloader_len else None

@@ -154,7 +154,7 @@ def _framework_values(fmt: str, exported: str, steps: range) -> list[float]:
         return deepspeed_values(config["scheduler"]["type"], config["scheduler"]["params"], len(steps), lr=lr)
     import yaml
 
-    from schedlang.formats.composer_yaml import EXPORT_NAMES
+    from schedlang.formats.composer_names import EXPORT_NAMES
 
     data = yaml.safe_load(exported)
     kwargs = dict(data["scheduler"])

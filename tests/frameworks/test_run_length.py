@@ -425,7 +425,7 @@ def test_cerebras_run_is_the_loops_steps(tmp_path, loop, run):
     assert _imported(tmp_path, "run.yaml", text, "cerebras-yaml").run == run
     if run is None:
         return
-    from schedlang.formats.cerebras_yaml import _merged
+    from schedlang.formats.cerebras_export import _merged
 
     original = Original(text, str(tmp_path / "run.yaml"))
     shorter = f"run = {run - 100}\nschedule lr = linear(0, 0.001, 1000)\n"

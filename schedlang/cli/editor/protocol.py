@@ -67,34 +67,43 @@ class Protocol(LanguageServerProtocol):
         method, request = value.get("method"), "id" in value and "method" in value
         id_ = value.get("id") if request else None
         try:
-            if method is None:
-                self._response(value)
-                return
-            if method == lsp.EXIT:
-                self.stop(0 if self._shutdown else 1)
-                return
-            if self._shutdown:
-                raise RpcError(INVALID_REQUEST, f"the server is shut down: {method} after shutdown")
-            if not self.initialized and method not in _BEFORE_INITIALIZE:
-                raise RpcError(SERVER_NOT_INITIALIZED, f"{method} before initialize")
-            if method == lsp.CANCEL_REQUEST:
-                params = value.get("params")
-                cancelled = params.get("id") if isinstance(params, dict) else None
-                if isinstance(cancelled, (int, str)) and not isinstance(cancelled, bool):
-                    self.cancel(cancelled)
-                return
-            if method not in self.fm.builtin_features and method not in self.fm.features:
-                raise RpcError(METHOD_NOT_FOUND, f"no such method: {method}")
-            message = self._structure(value, method, request)
-            if method == lsp.WORKSPACE_EXECUTE_COMMAND and message.params.command not in self.fm.commands:
-                raise RpcError(INVALID_PARAMS, f"no such command: {message.params.command}")
-            if method == lsp.INITIALIZE:
-                self.initialized = True
+            message = self._admitted(value, method, request)
         except RpcError as refusal:
             if request:
                 self.refuse(id_, refusal)
             return  # a notification cannot be answered: what is wrong with it is dropped with it
-        self.handle_message(message)
+        if message is not None:
+            self.handle_message(message)
+
+    def _admitted(self, value: dict, method, request: bool):
+        """The message to hand pygls; None where receiving it was all (a response, ``exit``, a
+        cancel); an ``RpcError`` where it is refused."""
+        if method is None:
+            self._response(value)
+            return None
+        if method == lsp.EXIT:
+            self.stop(0 if self._shutdown else 1)
+            return None
+        if self._shutdown:
+            raise RpcError(INVALID_REQUEST, f"the server is shut down: {method} after shutdown")
+        if not self.initialized and method not in _BEFORE_INITIALIZE:
+            raise RpcError(SERVER_NOT_INITIALIZED, f"{method} before initialize")
+        if method == lsp.CANCEL_REQUEST:
+            self._cancel_request(value.get("params"))
+            return None
+        if method not in self.fm.builtin_features and method not in self.fm.features:
+            raise RpcError(METHOD_NOT_FOUND, f"no such method: {method}")
+        message = self._structure(value, method, request)
+        if method == lsp.WORKSPACE_EXECUTE_COMMAND and message.params.command not in self.fm.commands:
+            raise RpcError(INVALID_PARAMS, f"no such command: {message.params.command}")
+        if method == lsp.INITIALIZE:
+            self.initialized = True
+        return message
+
+    def _cancel_request(self, params) -> None:
+        cancelled = params.get("id") if isinstance(params, dict) else None
+        if isinstance(cancelled, (int, str)) and not isinstance(cancelled, bool):
+            self.cancel(cancelled)
 
     def _structure(self, value: dict, method: str, request: bool):
         kind = self.get_message_type(method) or (JsonRPCRequestMessage if request else JsonRPCNotification)
@@ -212,35 +221,39 @@ def serve(server, stdin, stdout) -> int:
     protocol.stop = stop
     protocol.set_writer(wire.Writer(stdout, lambda: loop.call_soon_threadsafe(stop, 1)))
     frames: asyncio.Queue = asyncio.Queue(maxsize=8)  # the reader waits while 8 are unread
-
-    def read() -> None:
-        reader = wire.Frames(stdin)
-        while True:
-            try:
-                frame = reader.next()
-            except (OSError, ValueError):
-                frame = None
-            try:
-                asyncio.run_coroutine_threadsafe(frames.put(frame), loop).result()
-            except (RuntimeError, asyncio.CancelledError):
-                return  # the loop is gone
-            if frame is None:
-                return
-
-    async def pump() -> None:
-        while True:
-            frame = await frames.get()
-            if frame is None:  # the client closed its end without exit
-                stop(0 if protocol._shutdown else 1)
-                return
-            try:
-                protocol.receive_frame(frame)
-            except Exception as exc:  # noqa: BLE001 - never down: a message that fails is logged
-                server.log(f"schedlang: a message failed: {type(exc).__name__}: {exc}")
-
-    threading.Thread(target=read, name="schedlang-reader", daemon=True).start()
-    pumping = loop.create_task(pump())
+    threading.Thread(target=_read, args=(stdin, frames, loop), name="schedlang-reader", daemon=True).start()
+    pumping = loop.create_task(_pump(server, frames, stop))
     try:
         return loop.run_until_complete(done)
     finally:
         pumping.cancel()
+
+
+def _read(stdin, frames: asyncio.Queue, loop) -> None:
+    """The reader thread: each frame of ``stdin`` put on ``frames``, then None at the end."""
+    reader = wire.Frames(stdin)
+    while True:
+        try:
+            frame = reader.next()
+        except (OSError, ValueError):
+            frame = None
+        try:
+            asyncio.run_coroutine_threadsafe(frames.put(frame), loop).result()
+        except (RuntimeError, asyncio.CancelledError):
+            return  # the loop is gone
+        if frame is None:
+            return
+
+
+async def _pump(server, frames: asyncio.Queue, stop) -> None:
+    """Each frame read handed to the protocol, until the input ends."""
+    protocol: Protocol = server.protocol
+    while True:
+        frame = await frames.get()
+        if frame is None:  # the client closed its end without exit
+            stop(0 if protocol._shutdown else 1)
+            return
+        try:
+            protocol.receive_frame(frame)
+        except Exception as exc:  # noqa: BLE001 - never down: a message that fails is logged
+            server.log(f"schedlang: a message failed: {type(exc).__name__}: {exc}")

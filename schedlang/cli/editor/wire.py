@@ -83,33 +83,45 @@ class Frames:
             if not line:
                 return None
             if not line.strip(b"\r\n"):  # the blank line that ends a header
-                if problem is not None:
-                    return Bad(problem)
-                if length is None:
-                    if count:
-                        return Bad("a header without Content-Length")
+                if problem is None and length is None and not count:
                     continue  # a stray blank line between frames
-                body = self.stream.read(length) if length else b""
-                return body if len(body) == length else None
+                return self._body(length, problem)
             count += 1
             found = _LENGTH.search(line)
             if found is not None and (length is not None or problem is not None or
                                       found.start() > 0):
                 length, problem, count = None, None, 1  # a new frame: what came before was junk
-            header = _HEADER.fullmatch(line) if not long else None
-            if found is not None:
-                value = int(found.group(1))
-                if value > MAX_BODY:
-                    problem = f"Content-Length {value} is over the {MAX_BODY} bytes a message may have"
-                length = value
-            elif header is not None and header.group(1).lower() == b"content-length":
-                problem = f"Content-Length is not a number of bytes: {header.group(2)[:40]!r}"
-            elif long:
-                problem = f"a header line longer than {MAX_HEADER_LINE} bytes"
-            elif header is None:
-                problem = f"not a header line: {line[:40]!r}"
+            length, problem = _header_line(line, long, found, length, problem)
             if count > MAX_HEADERS and problem is None:
                 problem = f"more than {MAX_HEADERS} header lines"
+
+    def _body(self, length: int | None, problem: str | None) -> bytes | Bad | None:
+        """What a header ended by its blank line gives: the body, or what is wrong."""
+        if problem is not None:
+            return Bad(problem)
+        if length is None:
+            return Bad("a header without Content-Length")
+        body = self.stream.read(length) if length else b""
+        return body if len(body) == length else None
+
+
+def _header_line(line: bytes, long: bool, found, length: int | None,
+                 problem: str | None) -> tuple[int | None, str | None]:
+    """(length, problem) after one header line: the Content-Length it gives (``found``), or what
+    is wrong with it."""
+    header = _HEADER.fullmatch(line) if not long else None
+    if found is not None:
+        value = int(found.group(1))
+        if value > MAX_BODY:
+            problem = f"Content-Length {value} is over the {MAX_BODY} bytes a message may have"
+        return value, problem
+    if header is not None and header.group(1).lower() == b"content-length":
+        return length, f"Content-Length is not a number of bytes: {header.group(2)[:40]!r}"
+    if long:
+        return length, f"a header line longer than {MAX_HEADER_LINE} bytes"
+    if header is None:
+        return length, f"not a header line: {line[:40]!r}"
+    return length, problem
 
 
 def message(body: bytes) -> dict:

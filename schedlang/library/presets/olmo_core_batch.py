@@ -47,10 +47,19 @@ def _check(batch_sizes: Sequence[int], schedule: Sequence[int], seq_len: int) ->
     # before the factor check, which divides by them (OLMo-core itself fails there with a
     # ZeroDivisionError on a batch of 0)
     for size in batch_sizes:
-        if size <= 0:
-            raise ValueError(f"a batch of {size} tokens: every batch size must be positive")
-        if size % seq_len:
-            raise ValueError(f"a batch of {size} tokens is not a whole number of {seq_len}-token sequences")
+        _check_size(size, seq_len)
+    _check_events(batch_sizes, schedule)
+
+
+def _check_size(size: int, seq_len: int) -> None:
+    if size <= 0:
+        raise ValueError(f"a batch of {size} tokens: every batch size must be positive")
+    if size % seq_len:
+        raise ValueError(f"a batch of {size} tokens is not a whole number of {seq_len}-token sequences")
+
+
+def _check_events(batch_sizes: Sequence[int], schedule: Sequence[int]) -> None:
+    """Each event after the one before it, changing the batch by a whole factor."""
     for (size, start), (after, later) in zip(zip(batch_sizes, schedule), zip(batch_sizes[1:], schedule[1:])):
         if later <= start:
             raise ValueError("subsequent events in the batch size schedule must be configured to occur "

@@ -172,7 +172,7 @@ def to_node(item: Item, what: str = "value"):
 
 
 
-def _bindings(module: Module):
+def bindings(module: Module):
     """Every value the file names: its module-level names, then each followed call's names
     and what it returned (``"<main>"``)."""
     yield from module.env.items()
@@ -189,7 +189,7 @@ def ended_before(module: Module, what: str) -> None:
                              f"build the {what} before the script exits")
 
 
-def _unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
+def unfollowed(module: Module, nodes: list[ast.AST], what: str) -> None:
     """Why the first of ``nodes`` (what the format looks for, written in the file) was not
     read: the function around it is never called, or the statement around it is not followed;
     the caret on it."""
