@@ -63,6 +63,7 @@ from ..semantics.lower_expressions import flatten_seq
 from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
+from .cerebras_loop import loop_of, run_of
 from .cerebras_model import Sched
 from .cerebras_to_sched import source
 from .common.format import YAML, Format, reader
@@ -94,32 +95,8 @@ def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], 
 
 
 def _run(root: Node) -> tuple[int, str] | None:
-    """The steps a fresh run trains by its loop (``trainer.init.loop``, or the legacy ``runconfig``):
-    ``num_steps`` (steps to train), ``max_steps`` (the last global step; from step 0 the same
-    count), the smaller of the two when both are given (the loop stops at whichever comes first).
-    None without either, or with ``num_epochs`` (its steps are the dataloader's length, which the
-    config does not state; a ``num_epochs: null`` is ModelZoo's default, no epochs)."""
-    loop, where = None, ""
-    trainer = root.value.get("trainer")
-    if trainer is not None and trainer.is_mapping:
-        init = trainer.value.get("init")
-        if init is not None and init.is_mapping and "loop" in init.value:
-            loop, where = init.value["loop"], "trainer.init.loop"
-    if loop is None and "runconfig" in root.value:
-        loop, where = root.value["runconfig"], "runconfig"
-    epochs = loop.value.get("num_epochs") if loop is not None and loop.is_mapping else None
-    if loop is None or not loop.is_mapping or (epochs is not None and epochs.value is not None):
-        return None
-    found = {}
-    for key in ("num_steps", "max_steps"):
-        node = loop.value.get(key)
-        if node is not None and node.value is not None:
-            number = _number(node, key)
-            _check_steps(number, node, key)
-            found[key] = int(number)
-    if not found:
-        return None
-    return min(found.values()), f"{where} " + " / ".join(found)
+    """The steps a fresh run trains by its loop: ``cerebras_loop.run_of``, ModelZoo's rule."""
+    return run_of(root)
 
 
 def _schedulers_of(root: Node) -> list[Sched]:
@@ -574,6 +551,13 @@ def _loop(program: Program, into) -> dict | None:
                              loop.key_spans["num_epochs"],
                              hint=f"replace `num_epochs` by `max_steps: {run}` in the original, or drop "
                                   "`run = ...` to export the schedulers alone")
+    found = loop_of(root)
+    if found is not None and found.accumulates():
+        raise SchedlangError(f"{into.filename} accumulates gradients off the CSX: ModelZoo's loop runs "
+                             f"its steps as batches and steps the optimizer on every "
+                             f"grad_accum_steps-th, so no step count states the run of {run} updates",
+                             found.accum.span, hint="set `grad_accum_steps: 1` (or `backend_type: CSX`) "
+                                                    "in the original, or drop `run = ...`")
     keys = [k for k in ("num_steps", "max_steps") if loop.value.get(k) is not None
             and loop.value[k].value is not None]
     return {key: run for key in keys or ["max_steps"]}
