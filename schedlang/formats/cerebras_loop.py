@@ -91,7 +91,8 @@ def run_of(root: Node) -> tuple[int, str] | None:
         _steps(per_epoch, "steps_per_epoch")
     if not found or loop.accumulates():
         return None
-    keys = [k if k != "num_epochs" else "num_epochs * steps_per_epoch" for k in found]
+    epoch = "num_epochs * steps_per_epoch" + (" // grad_accum_steps" if accum > 1 else "")
+    keys = [k if k != "num_epochs" else epoch for k in found]
     return min(found.values()), f"{loop.where} " + " / ".join(keys)
 
 

@@ -213,3 +213,35 @@ def test_modelzoo_loop_trains_the_imported_run(tmp_path, modelzoo, keys, run):
     else:
         assert set(counts.values()) == {run}
     assert _imported_run(tmp_path, keys) == (run if isinstance(run, int) else None)
+
+
+def test_the_extract_tool_copies_the_files_from_a_bare_checkout(tmp_path):
+    """tools/extract_cerebras_loop.py: ModelZoo's files at a commit of a bare git directory and
+    cerebras_pytorch's from a wheel, unmodified, with their commit and SHA-256 in MANIFEST.json."""
+    import hashlib
+    import json
+    import subprocess
+    import zipfile
+
+    root = Path(__file__).resolve().parents[2]
+    tool = _load(root, "_extract_cerebras_loop", "tools/extract_cerebras_loop.py")
+    tree = tmp_path / "modelzoo"
+    for name in tool.MODELZOO_FILES:
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(f"# {name}\n")
+    git = ["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "m"], check=True)
+    sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout
+    sha = sha.strip()
+    wheel = tmp_path / "cerebras_pytorch-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(tool.CSTORCH_FILE, "def compute_num_steps(): pass\n")
+    out = tmp_path / "out"
+    assert tool.main([str(tree / ".git"), "--cstorch", str(wheel), "--out", str(out)]) == 0
+    manifest = json.loads((out / "MANIFEST.json").read_text())
+    assert manifest["modelzoo_commit"] == sha
+    names = [*tool.MODELZOO_FILES, tool.CSTORCH_FILE]
+    assert manifest["files"] == {n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names}
+    assert (out / tool.MODELZOO_FILES[0]).read_text() == f"# {tool.MODELZOO_FILES[0]}\n"
