@@ -46,6 +46,7 @@ from ..semantics.lower_expressions import flatten_seq
 from ..syntax import ir
 from ..syntax.parser import parse
 from . import cerebras_model as cm
+from .cerebras_loop import loop_of
 from .cerebras_model import Sched
 from .common.into import document, dumped
 from .common.numbers import yaml_float_text
@@ -195,6 +196,13 @@ def _loop(program: Program, into) -> dict | None:
                              loop.key_spans["num_epochs"],
                              hint=f"replace `num_epochs` by `max_steps: {run}` in the original, or drop "
                                   "`run = ...` to export the schedulers alone")
+    found = loop_of(root)
+    if found is not None and found.accumulates():
+        raise SchedlangError(f"{into.filename} accumulates gradients off the CSX: ModelZoo's loop runs "
+                             f"its steps as batches and steps the optimizer on every "
+                             f"grad_accum_steps-th, so no step count states the run of {run} updates",
+                             found.accum.span, hint="set `grad_accum_steps: 1` (or `backend_type: CSX`) "
+                                                    "in the original, or drop `run = ...`")
     keys = [k for k in ("num_steps", "max_steps") if loop.value.get(k) is not None
             and loop.value[k].value is not None]
     return {key: run for key in keys or ["max_steps"]}

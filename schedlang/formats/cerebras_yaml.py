@@ -28,6 +28,7 @@ import re
 from ..errors import SchedlangError, did_you_mean, warn
 from . import cerebras_model as cm
 from .cerebras_export import export
+from .cerebras_loop import run_of
 from .cerebras_model import Sched
 from .cerebras_to_sched import source
 from .common.format import YAML, Format, reader
@@ -56,32 +57,8 @@ def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], 
 
 
 def _run(root: Node) -> tuple[int, str] | None:
-    """The steps a fresh run trains by its loop (``trainer.init.loop``, or the legacy ``runconfig``):
-    ``num_steps`` (steps to train), ``max_steps`` (the last global step; from step 0 the same
-    count), the smaller of the two when both are given (the loop stops at whichever comes first).
-    None without either, or with ``num_epochs`` (its steps are the dataloader's length, which the
-    config does not state; a ``num_epochs: null`` is ModelZoo's default, no epochs)."""
-    loop, where = None, ""
-    trainer = root.value.get("trainer")
-    if trainer is not None and trainer.is_mapping:
-        init = trainer.value.get("init")
-        if init is not None and init.is_mapping and "loop" in init.value:
-            loop, where = init.value["loop"], "trainer.init.loop"
-    if loop is None and "runconfig" in root.value:
-        loop, where = root.value["runconfig"], "runconfig"
-    epochs = loop.value.get("num_epochs") if loop is not None and loop.is_mapping else None
-    if loop is None or not loop.is_mapping or (epochs is not None and epochs.value is not None):
-        return None
-    found = {}
-    for key in ("num_steps", "max_steps"):
-        node = loop.value.get(key)
-        if node is not None and node.value is not None:
-            number = _number(node, key)
-            _check_steps(number, node, key)
-            found[key] = int(number)
-    if not found:
-        return None
-    return min(found.values()), f"{where} " + " / ".join(found)
+    """The steps a fresh run trains by its loop: ``cerebras_loop.run_of``, ModelZoo's rule."""
+    return run_of(root)
 
 
 def _schedulers_of(root: Node) -> list[Sched]:

@@ -414,9 +414,9 @@ def _train_cfg(path: Path) -> dict:
 ], ids=["max_steps", "both", "num_steps", "legacy", "epochs"])
 def test_cerebras_run_is_the_loops_steps(tmp_path, loop, run):
     """ModelZoo's loop from global step 0 (``compute_num_steps``: num_steps steps, up to the global
-    step max_steps); cerebras_pytorch's data utilities are not installed here, so this is the
-    documented rule, not the real code.  A run exported into the config sets the keys it has
-    (max_steps where it has neither), and the merged config reads back that run."""
+    step max_steps; the whole rule, run against ModelZoo's own loop, is test_cerebras_loop.py).  A
+    run exported into the config sets the keys it has (max_steps where it has neither), and the
+    merged config reads back that run."""
     schedulers = "- LinearLR: {initial_learning_rate: 0.0, end_learning_rate: 0.001, total_iters: 1000}\n"
     if loop.startswith("trainer"):
         text = loop + "    schedulers:\n" + "".join(f"      {line}\n" for line in schedulers.splitlines())
