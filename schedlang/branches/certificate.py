@@ -153,9 +153,10 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
                                 cooldown, run.literal)
     branched = program[trunk_schedule.name]
     jump = equivalent(branched, trunk_schedule, start=step, stop=step + 1)
-    if jump.different:  # the cut ends with another value than the trunk's at the branch step
+    start = _value_text(trunk_schedule, step) if jump.different else None
+    if start is not None:  # the cut ends with another value than the trunk's at the branch step
         source, program = _branched(text, filename, params, trunk_program, trunk_schedule.name, step,
-                                    at_length, cooldown, run.literal, start=_value_text(trunk_schedule, step))
+                                    at_length, cooldown, run.literal, start=start)
         branched = program[trunk_schedule.name]
         jump = equivalent(branched, trunk_schedule, start=step, stop=step + 1)
     end = program.run
@@ -227,9 +228,11 @@ class _NothingBefore:
 _NOTHING_BEFORE = _NothingBefore()
 
 
-def _value_text(schedule: Schedule, step: int) -> str:
-    """The schedule's exact value at ``step`` as an expression of the language."""
-    return sched_expr_text(sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)})))
+def _value_text(schedule: Schedule, step: int) -> str | None:
+    """The schedule's exact value at ``step`` as an expression of the language; None where it is
+    no number (the claim stays disproven)."""
+    value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
+    return sched_expr_text(value) if value.is_number and value.is_finite else None
 
 
 def _shape(shape: str) -> str:
