@@ -9,6 +9,7 @@ the refusals; the command line; and ``resume --branch`` on a real torch checkpoi
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import torch
@@ -69,6 +70,61 @@ def test_a_token_branch_is_made_at_the_first_step_reaching_the_count():
     assert lr(55) == trunk(55) == 1e-3 and lr(75) > 1e-4 and lr(76) == 1e-4
     # written on the clock as the file counts it: the cut at the tokens before the step
     assert "for 1020tok" in b.source and "run = 1520tok" in b.source
+
+
+JUMP = "schedule lr = constant(1e-3) for 100 >> constant(5e-4) for 100 >> constant(2e-4)\n"
+
+
+@pytest.mark.parametrize("at, start", [(99, 1e-3), (100, 5e-4), (101, 5e-4)])
+def test_a_branch_at_the_trunks_own_jump_starts_from_the_trunks_value_there(tmp_path, at, start):
+    """The trunk jumps from 1e-3 to 5e-4 at step 100.  Branched at 100 the branch makes that jump
+    too (it is the trunk's, between 99 and 100) and cools down from 5e-4, the lr the trunk's run
+    gives at 100; at 99 it leaves the trunk before the jump and cools down from 1e-3."""
+    trunk = schedlang.compile(JUMP)["lr"]
+    b = schedlang.branch(_write(tmp_path, "jump.sched", JUMP), at, "linear", 50, "0")
+    assert b.proven and [c.verdict.status for c in b.claims] == ["equivalent"] * 3
+    lr = schedlang.compile(b.source)["lr"]
+    assert lr.values(range(at)) == trunk.values(range(at))
+    assert lr(at) == trunk(at) == start and lr(at + 25) == pytest.approx(start / 2, rel=1e-12)
+    assert lr(at + 50) == 0 and "for 0" not in b.source  # the cut holds the trunk's value at the branch point
+
+
+# OLMo-core's scheduler and batch-size factor in tokens are read after the step (update k reads the
+# tokens through it); the batch goes 64 -> 128 -> 256 tokens at 3200 and 12800 tokens
+OLMO_AFTER = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128, 256], "
+              "schedule=[0, 3200, 12800], units=\"tokens\")\nrun = 64000tok\n"
+              "schedule lr = olmo_core.WSD(lr=3e-4, units=\"tokens\", t_max=64000, warmup=640, decay=6400) "
+              "* olmo_core.batch_size_lr_factor(units=\"tokens\")\n")
+SQRT2 = math.sqrt(2)
+
+
+@pytest.mark.parametrize("at, step, before, start, held", [
+    ("12800tok", 125, 3e-4 * SQRT2, 6e-4, "constant(0.0006) for 0tok"),  # the factor doubles at the change
+    ("3200tok", 50, 3e-4, 3e-4 * SQRT2, "constant(3 * sqrt(2) / 10000) for 0tok"),
+    ("320tok", 5, 1.5e-4, 1.8e-4, "constant(0.00018) for 0tok"),  # inside the warmup
+])
+def test_a_branch_of_a_trunk_read_after_its_step_starts_from_the_trunks_value_at_the_branch_step(
+        tmp_path, at, step, before, start, held):
+    """Cut at the tokens before the branch step, a trunk read after its step ends with the value
+    of the update before it; where the trunk's lr changes at the branch step the cooldown would
+    start from that and jump (the claim was disproven).  The branch holds the trunk's exact
+    value at the branch step for no step before the cooldown: proven, no jump, and its values
+    are the trunk's before and at the branch step and the cooldown's from it after."""
+    prog = schedlang.compile(OLMO_AFTER)
+    trunk = prog["lr"]
+    b = schedlang.branch(_write(tmp_path, "olmo.sched", OLMO_AFTER), at, "linear", "19200tok", "3e-5")
+    assert b.proven and [c.verdict.status for c in b.claims] == ["equivalent"] * 3, \
+        [str(c.verdict) for c in b.claims]
+    assert b.step == step and held in b.source and "cooldown(linear, 19200tok, 3e-5)" in b.source
+    assert f"# branch of olmo.sched at {at}: cooldown(linear, 19200tok, 3e-5) (schedlang branch)" in b.source
+    branched = schedlang.compile(b.source)
+    lr = branched["lr"]
+    assert lr.values(range(step)) == trunk.values(range(step))
+    assert trunk(step - 1) == pytest.approx(before, rel=1e-15) != trunk(step)
+    assert lr(step) == trunk(step) == pytest.approx(start, rel=1e-15)
+    a, tokens = start, branched.tokens_at(step + 1) - branched.tokens_at(step)
+    assert lr(step + 1) == pytest.approx(a + (3e-5 - a) * tokens / 19200, rel=1e-12)
+    assert lr(b.run) == 3e-5 and b.run == branched.step_at(tokens=b.tokens + 19200)
 
 
 def _source_file(text):

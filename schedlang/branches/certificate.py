@@ -18,7 +18,13 @@ range of steps), never a sample:
 
 On the token (or sample) clock the branch point is the first step whose consumed-before count
 reaches ``C`` (section 12's rule); the branch is cut at that step's count, so that the
-cooldown's first step reads it at local 0 (no jump), and the run ends ``N`` after it.
+cooldown's first step reads it at local 0 (no jump), and the run ends ``N`` after it.  A trunk
+read after its step (OLMo-core in tokens) cut there ends with the value of the update before the
+branch step; where its lr changes at the branch step (a batch change of OLMo-core's callback, a
+warmup) the branch holds the trunk's exact value there for no step, ``>> constant(V) for 0tok >>``,
+and cools down from it: the branch makes the trunk's own change at the branch step, as a step
+branch does, and its value there is the lr the trunk's run gives at the first update after the
+checkpoint.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from pathlib import Path
 
 import sympy as sp
 
+from ..codegen.sched import text as sched_expr_text
+from ..core.algebra import t
 from ..errors import LINE_BREAK, SchedlangError
 from ..formats import import_file
 from ..formats.common.numbers import decimal_text
@@ -144,6 +152,13 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
     source, program = _branched(text, filename, params, trunk_program, trunk_schedule.name, step, at_length,
                                 cooldown, run.literal)
     branched = program[trunk_schedule.name]
+    jump = equivalent(branched, trunk_schedule, start=step, stop=step + 1)
+    start = _value_text(trunk_schedule, step) if jump.different else None
+    if start is not None:  # the cut ends with another value than the trunk's at the branch step
+        source, program = _branched(text, filename, params, trunk_program, trunk_schedule.name, step,
+                                    at_length, cooldown, run.literal, start=start)
+        branched = program[trunk_schedule.name]
+        jump = equivalent(branched, trunk_schedule, start=step, stop=step + 1)
     end = program.run
     value = trunk_schedule(step)
     result = Branch(filename, trunk_schedule.name, source, at_length, n_length, shape, to_value, step, end,
@@ -153,12 +168,11 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
         result.samples, result.run_samples = clock.samples_at(step), clock.samples_at(end)
         if clock.seq_len is not None:
             result.tokens, result.run_tokens = clock.tokens_at(step), clock.tokens_at(end)
-    before = equivalent(branched, trunk_schedule, stop=step) if step else _NOTHING_BEFORE
-    result.claims.append(Claim(f"equal to the trunk at every step before {step}", before))
-    jump = equivalent(branched, trunk_schedule, start=step, stop=step + 1)
     if jump.unknown:
         raise SchedlangError(f"the trunk's value at step {step} cannot be known exactly: {jump.reason}",
                              hint="a branch is certified only where the prover decides the trunk's value")
+    before = equivalent(branched, trunk_schedule, stop=step) if step else _NOTHING_BEFORE
+    result.claims.append(Claim(f"equal to the trunk at every step before {step}", before))
     result.claims.append(Claim(f"no jump at step {step}: its value there is the trunk's ({value!r})", jump))
     floor = Schedule.from_sympy(sp.Rational(to_value.numerator, to_value.denominator))
     reached = equivalent(branched, floor, start=end)
@@ -172,16 +186,26 @@ def branch(trunk, at, shape: str, n, to, *, schedule: str | None = None, params:
     return result
 
 
-def _branched(text, filename, params, trunk_program, name, step, at, cooldown, run):
+def _branched(text, filename, params, trunk_program, name, step, at, cooldown, run, start=None):
     """The branch's source and program.  The cut is written in the unit of the branch point: a
     step, or the count consumed before the branch step.  A trunk that counts samples (``on_samples``)
     can only be cut in samples, and one that counts tokens in tokens: a branch point in the other
-    count is the same step written in the trunk's count (``S_k`` and ``T_k`` name the same step)."""
+    count is the same step written in the trunk's count (``S_k`` and ``T_k`` name the same step).
+
+    ``start``: the trunk's exact value at the branch step, as text, for a trunk whose cut ends with
+    another value.  A trunk read after its step (OLMo-core's ``units="tokens"``: update ``k`` reads
+    the tokens through it) and cut at the tokens before the branch step ends with the value of the
+    update before it; where the trunk's value changes at the branch step (the batch-size callback's
+    factor at a batch change, a warmup) the cooldown would start from that earlier value.  The
+    branch then holds ``constant(start) for 0`` (no step) before the cooldown, which starts from
+    it: its value at the branch step is the trunk's, the lr the trunk's own run gives there."""
     units = [at.unit] + [u for u in ("sp", "tok") if at.unit is not None and u != at.unit]
     refused = None
     for unit in units:
         cut = f"{_count_at(trunk_program, step, unit)}{unit or ''}"
-        source = _rewrite(text, filename, name, cut, cooldown, run, f"{Path(filename).name} at {at.text}")
+        tail = cooldown if start is None else f"constant({start}) for 0{unit or ''} >> {cooldown}"
+        origin = f"{Path(filename).name} at {at.text}"
+        source = _rewrite(text, filename, name, cut, tail, run, origin, cooldown)
         try:
             return source, compile_declared(source, params, filename)
         except SchedlangError as exc:
@@ -202,6 +226,13 @@ class _NothingBefore:
 
 
 _NOTHING_BEFORE = _NothingBefore()
+
+
+def _value_text(schedule: Schedule, step: int) -> str | None:
+    """The schedule's exact value at ``step`` as an expression of the language; None where it is
+    no number (the claim stays disproven)."""
+    value = sp.simplify(schedule.expr.xreplace({t: sp.Integer(step)}))
+    return sched_expr_text(value) if value.is_number and value.is_finite else None
 
 
 def _shape(shape: str) -> str:
@@ -285,7 +316,8 @@ def _count_at(program: Program, step: int, unit: str | None) -> int:
     return program.samples_at(step)
 
 
-def _rewrite(text: str, filename: str, name: str, cut: str, cooldown: str, run: str, origin: str) -> str:
+def _rewrite(text: str, filename: str, name: str, cut: str, cooldown: str, run: str, origin: str,
+             named: str | None = None) -> str:
     """The trunk file with its schedule ``name`` cut at ``cut`` and cooled down, and ``run = ...``
     (replacing the trunk's own), in the canonical layout; every other line kept."""
     def branched(body: str, node) -> str:
@@ -293,7 +325,7 @@ def _rewrite(text: str, filename: str, name: str, cut: str, cooldown: str, run: 
             body = f"({body})"
         return f"{body} for {cut} >> {cooldown}"
 
-    comment = f"branch of {origin}: {cooldown} (schedlang branch)"
+    comment = f"branch of {origin}: {named or cooldown} (schedlang branch)"
     return rewritten(text, filename, name, branched, run, comment)
 
 

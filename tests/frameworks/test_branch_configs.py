@@ -450,6 +450,9 @@ RAMP_SIZES, RAMP_POINTS = (64, 128, 256), (0, 3200, 12800)
     ("1000tok", "linear", "19200tok", "1e-5"),
     ("1000tok", "linear", "62500tok", "3e-5"),  # the last batch change far inside the cooldown
     ("25600tok", "linear", "19200tok", "3e-5"),  # after the ramp: one batch, the lr scaled by 2 in the trunk
+    # at the batch change to 256 (the trunk's lr 3e-4 * sqrt(2) -> 6e-4 at step 125): from 6e-4
+    ("12800tok", "linear", "19200tok", "3e-5"),
+    ("12800tok", "cosine", "19200tok", "3e-5"),
     ("25600tok", "cosine", "19200tok", "3e-5"),
     ("30", "linear", "200", "3e-5"),  # in steps, the batch ramping under it
     ("30", "cosine", "200", "3e-5"),
@@ -486,8 +489,10 @@ def test_olmo_core_resumes_a_branch_under_its_batch_size_callback(tmp_path, at, 
     for k, (batch, value) in zip(range(b.step, b.run), resumed):
         assert batch == prog.batch_at(k) * 8, k
         _close(k, lr(k), value, f"olmo-core callback {at} {shape} {n} {to}")
-    if at == "25600tok":  # the trunk's lr at the branch point is the WSD's 3e-4 times sqrt(256 / 64)
-        assert lr(b.step) == 6e-4
+    if at in ("25600tok", "12800tok"):  # the trunk's lr at the branch point: 3e-4 times sqrt(256 / 64)
+        assert lr(b.step) == 6e-4 and resumed[0][1] == pytest.approx(6e-4, rel=1e-12)
+    if at == "12800tok":  # the trunk's own jump at the branch step, kept: its last update was at sqrt(2)
+        assert trunk[-1][1] == pytest.approx(3e-4 * math.sqrt(2), rel=1e-12) and resumed[0][0] == 256
 
 
 PENDING = ("param seq_len: int = 8\nbatch = olmo_core.batch_size_schedule(batch_sizes=[64, 128, 512], "
