@@ -154,14 +154,19 @@ def params_check_source(spec: ModuleSpec) -> str:
     return "\n".join(lines)
 
 
-def _torch_functions(spec: ModuleSpec, in_place: bool = False) -> list[str]:
-    """The torch functions; ``in_place``: arithmetic on temporaries in place
-    (``codegen/torch.py``'s ``in_place_source``: eager torch; the Cerebras module keeps every
-    op out of place, as its lazy tensors trace them)."""
+def _torch_functions(spec: ModuleSpec, printer, in_place: bool = False) -> list[str]:
+    """The torch functions, after the stage tables their counts read (written with ``printer``'s,
+    the reference twins', each once) and the helpers that read them; ``in_place``: arithmetic
+    on temporaries in place (``codegen/torch.py``'s ``in_place_source``: eager torch; the
+    Cerebras module keeps every op out of place, as its lazy tensors trace them)."""
     from . import torch as torch_codegen  # lazy: the array printers load for their targets only
 
-    return ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params, in_place)
-            for s in spec.schedules]
+    tables: dict = {}
+    functions = ["\n\n" + torch_codegen.function_source(s.py_name, s.expr, spec.params, in_place, tables)
+                 for s in spec.schedules]
+    printer.count_tables.update(tables)
+    helpers = python_codegen.helpers_source(printer, gap="\n\n")
+    return [helpers + (torch_codegen.count_helpers(tables.values()) if tables else ""), *functions]
 
 
 def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
@@ -179,8 +184,8 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
                                                            spec.params, printer, "t, _samples, _tokens")
                    for s in counted]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
-    parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
-    parts += references + _torch_functions(spec, in_place=True)
+    functions = _torch_functions(spec, printer, in_place=True)
+    parts += functions[:1] + references + functions[1:]
     parts.append(params_check_source(spec))
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
@@ -192,14 +197,15 @@ def torch_module(spec: ModuleSpec, class_name: str, relative: bool = False,
         group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
         entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len),
         measured="{" + ", ".join(f"{s.name!r}: _measured_{s.py_name}" for s in counted) + "}",
-        count_ends=repr(ends), batches=repr(spec.batches)))
+        count_ends=repr(ends), batches=repr(spec.batches),
+        count_tables="(" + "".join(f"{name}, " for name in printer.count_tables.values()) + ")"))
 
 
 def cerebras_module(program, spec: ModuleSpec, class_name: str, key: str) -> Module:
     """Torch functions and a Cerebras-shaped class (stand-in base when cstorch is absent)."""
     chosen = next(s for s in spec.schedules if s.name == key)
     parts = [header(spec, "cerebras"), "import math\n\nimport torch\n"]
-    parts += _torch_functions(spec)
+    parts += _torch_functions(spec, python_codegen.ReferencePrinter())
     parts.append(params_check_source(spec))
     return Module("".join(parts), "cerebras", dict(
         class_name=class_name, key=key, source=_source_phrase(spec), mode="absolute",

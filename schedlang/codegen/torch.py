@@ -40,10 +40,55 @@ import sympy as sp
 
 from .array import ArrayPrinter, _literal
 from .base import ParamSpec
+from .counts import CountPrinting
 from .integers import is_whole, whole_argument, whole_bound, whole_mods
 
 
-class TorchPrinter(ArrayPrinter):
+def count_helpers(tables) -> str:
+    """What a torch module defines after the stage tables its functions read (their names,
+    ``codegen/counts.py``'s literals): the helpers that read them, and each table made on the
+    CPU at import (so a function compiled before its first call is not compiled again once the
+    table exists)."""
+    made = "".join(f"_count_tables({name}, torch.device('cpu'))\n" for name in tables)
+    return _COUNT_HELPERS + "\n\n" + made
+
+
+_COUNT_HELPERS = '''
+
+#: (a stage table's id, device) -> its first steps, counts before them and counts per step as
+#: int64 tensors on that device.  The tables are this module's globals, alive as long as it.
+_COUNT_TABLES = {}
+
+
+def _count_tables(table, device):
+    """``table``'s rows as int64 tensors on ``device``, made once per device: on the CPU when
+    this module is imported, on the scheduler class's counters' devices when it is built (so
+    no copy to the device happens in a CUDA graph capture or a compiled step), on any other
+    device at its first call."""
+    key = (id(table), device)
+    found = _COUNT_TABLES.get(key)
+    if found is None:
+        found = tuple(torch.tensor(row, dtype=torch.int64, device=device) for row in table[:3])
+        _COUNT_TABLES[key] = found
+    return found
+
+
+def _count_tensor(k, table, device):
+    """Samples or tokens consumed before the steps ``k`` (int64): each step's stage by binary
+    search in the table (``torch.searchsorted``), then that stage's linear formula in int64,
+    as _count computes it.  ``torch.gather``: a tensor index and ``torch.take`` do not trace
+    under ``torch.compile(fullgraph=True)`` (inductor)."""
+    firsts, befores, per_step = _count_tables(table, device)
+    k = torch.clamp(k, 0, table[3])
+    index = (torch.searchsorted(firsts, k, right=True) - 1).reshape(-1)
+
+    def row(values):
+        return torch.gather(values, 0, index).reshape(k.shape)
+    return row(befores) + row(per_step) * (k - row(firsts))
+'''
+
+
+class TorchPrinter(CountPrinting, ArrayPrinter):
     """sympy to straight-line torch statements (``ArrayPrinter``): int64 steps and whole
     numbers, values in ``_compute``, every operand of ``where``/``minimum`` a tensor."""
 
@@ -181,6 +226,9 @@ class TorchPrinter(ArrayPrinter):
                          f"{guess} - ({start(guess)} > ({s})).to(torch.int64)"
                          f" + ({start(guess + ' + 1')} <= ({s})).to(torch.int64)")
 
+    def _count_lookup(self, table: str, step: str, reach: int | None) -> str:
+        return f"_count_tensor({step}, {table}, _dev)"
+
     # -- conditions ---------------------------------------------------------------------
 
     def _relation(self, lhs, op: str, rhs) -> str:
@@ -259,13 +307,15 @@ def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:
 
 
 def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
-                    in_place: bool = False) -> str:
+                    in_place: bool = False, tables: dict | None = None) -> str:
     """``def name(t, *, p=default, ..., _dtype=torch.float64, _compute=torch.float64)``.
 
     ``t`` is an int64 tensor of steps (any shape, any device); the result has
     its shape and device and dtype ``_dtype``.  ``in_place``: see ``in_place_source``.
+    ``tables`` collects the stage tables the function reads (``ArrayPrinter.count_tables``):
+    the module defines them and ``COUNT_HELPERS``.
     """
-    source = TorchPrinter.function_source(name, expr, params)
+    source = TorchPrinter.function_source(name, expr, params, tables=tables)
     return in_place_source(source) if in_place else source
 
 
