@@ -79,7 +79,7 @@ def _count_tensor(k, table, device):
     as _count computes it.  ``torch.gather``: a tensor index and ``torch.take`` do not trace
     under ``torch.compile(fullgraph=True)`` (inductor)."""
     firsts, befores, per_step = _count_tables(table, device)
-    k = torch.clamp(k, 0, table[3])
+    k = torch.clamp(k.to(torch.int64), 0, table[3])  # steps of any integer type
     index = (torch.searchsorted(firsts, k, right=True) - 1).reshape(-1)
 
     def row(values):
