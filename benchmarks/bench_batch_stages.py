@@ -21,11 +21,21 @@ Results (2026-12-02, the 2-core machine, loaded, ``--repeats 1 --torch``):
     torch class at 1,001 stages: 15.3 s before, 13.2 s after (the array targets still
     expand the count into a branch per stage: ``core.clock.expand_counts``)
 
+Results (2026-12-02, the 2-core machine, loaded: load average 9; ``--repeats 1 --torch``),
+the torch and JAX code before (a ``where`` branch per stage, ``core.clock.expand_counts``) and
+after (one ``searchsorted`` in a table of the stages, ``codegen/counts.py``), 1,001 stages:
+
+    compile and the torch scheduler class     21.5 s        0.06 s
+    the torch function (compile, print, load) 15.6 s        0.1 s (1.65 s with import torch)
+    torch call at one step (0-d tensor)       85 ms         0.05 ms
+    torch call at 100k steps                  55.1 s        0.21 s
+    JAX jit call at one step / 100k steps     0.023/1390 ms 0.007/4.9 ms
+
 The per-stage cost grew with the stages (sympy's cache of 1,000 entries thrashes past a
 thousand distinct branch formulas), so 100,000 stages was minutes.  With the lookup, a cold
 compile of a 100,000-stage ramp takes 1.6 s, but ``check`` prints every stage (12 s with the
-report) and the torch class would hold 100,000 branches, so the limit stays 1,000 until the
-array printers read the table too.
+report); the array printers now read the table, but the core text (``schedlang show``, the
+importers' ``--lower``) and the prover still write a branch per stage, so the limit stays 1,000.
 """
 
 from __future__ import annotations
@@ -72,6 +82,41 @@ def refused(text: str) -> float:
     raise AssertionError("not refused")
 
 
+def calls(text: str) -> str:
+    """The generated functions' call at one step (a 0-d tensor, as the scheduler class calls it
+    on its device counter) and at 100k steps: torch eager, and JAX under ``jit`` when installed
+    (median wall time; the first JAX call, its trace and compilation, left out)."""
+    import torch
+
+    from schedlang.runtime.arrays import function
+
+    lr = schedlang.compile(text)["lr"]
+    torch_lr = function(lr, "torch")
+    one, many = torch.tensor(12345), torch.arange(100_000)
+    out = [f"torch call at one step {_median(lambda: torch_lr(one), 200) * 1e3:.3f} ms, "
+           f"at 100k steps {_median(lambda: torch_lr(many), 5) * 1e3:.1f} ms"]
+    try:
+        import jax
+    except ImportError:
+        return out[0]
+    jax.config.update("jax_enable_x64", True)
+    jitted = jax.jit(function(lr, "jax"))
+    step, steps = jax.numpy.asarray(12345), jax.numpy.arange(100_000)
+    jitted(step).block_until_ready(), jitted(steps).block_until_ready()
+    out.append(f"JAX jit at one step {_median(lambda: jitted(step).block_until_ready(), 200) * 1e3:.3f} ms, "
+               f"at 100k steps {_median(lambda: jitted(steps).block_until_ready(), 5) * 1e3:.1f} ms")
+    return "; ".join(out)
+
+
+def _median(function, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100 and 300 stages only")
@@ -93,6 +138,8 @@ def main() -> None:
         print(f"{stages:>7,} {seconds:8.2f}s {seconds / stages * 1e3:8.2f}ms {seconds / stages / base:7.2f}")
     for stages, seconds in torch_rows:
         print(f"{stages:>7,} stages: compile and the torch scheduler class {seconds:.2f}s")
+    if args.torch:
+        print(f"{sizes[-1] + 1:>7,} stages: " + calls(ramp(sizes[-1])))
     bomb = TEXT.format(samples=10_000_000, gbs=1_000_000_001)
     print(f"10**9 increments refused in {refused(bomb):.3f}s; "
           f"100,000 stages refused in {refused(ramp(100_000)):.3f}s")

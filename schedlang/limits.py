@@ -34,8 +34,9 @@ MAX_LIST_ITEMS = 1000
 MAX_SEGMENTS = 10_000
 #: Changes of the batch in the run's batch schedule (the entries after the first of ``stages(...)``
 #: or a Megatron or OLMo-core batch preset; each increment a Megatron ramp reaches is one).  The
-#: check and the reference read the stages as one table (``core.clock.ClockCountBase``), but the
-#: torch and JAX code, the core text and ``check``'s report still spell them one per stage.
+#: check, the reference and the torch and JAX code read the stages as one table
+#: (``core.clock.ClockCountBase``, ``codegen/counts.py``), but the core text and ``check``'s
+#: report still spell them one per stage.
 MAX_BATCH_STAGES = 1000
 #: Expression nodes that expanding the calls of user functions (``def``) may produce in one file.
 MAX_DEF_EXPANSION = 20_000

@@ -25,7 +25,6 @@ from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.algebra import at, t
-from ..core.clock import expand_counts
 from ..core.functions import BY_NODE, FUNCTIONS, HAZARDS
 from ..core.special import as_power, restart_index
 from .base import AtomicPrinting, ParamSpec, is_atomic, keyword_params, rounded
@@ -337,11 +336,10 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
     @classmethod
     def function_source(cls, name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
-                        helpers: set[str] | None = None) -> str:
-        """``def name(t, *, p=default, ..., <SIGNATURE_TAIL>)``: values at an integer array of
-        steps, the steps' shape; ``helpers`` collects the module helpers the body calls."""
+                        helpers: set[str] | None = None, tables: dict | None = None) -> str:
+        """``def name(t, *, p=..., <SIGNATURE_TAIL>)``, values at an integer array of steps, its
+        shape; ``helpers``, ``tables`` collect the helpers and count tables it reads."""
         printer = cls(params)
-        expr = expand_counts(expr)
         if t not in expr.free_symbols and expr.is_number:
             body = printer.constant_body(expr)
         else:
@@ -349,8 +347,9 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
             if t not in expr.free_symbols:
                 value = printer.broadcast(value)
             body = printer.body(value)
-        if helpers is not None:
-            helpers |= printer.helpers
+        for sink, found in ((helpers, printer.helpers), (tables, printer.count_tables)):
+            if sink is not None:
+                sink.update(found)
         signature = f"def {name}(t, *{keyword_params(params)}{cls.SIGNATURE_TAIL}):"
         return signature + "\n" + "".join(f"    {line}\n" for line in body)
 

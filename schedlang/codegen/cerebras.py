@@ -24,7 +24,7 @@ def class_module(spec: ModuleSpec, class_name: str, schedule: str | None = None)
                              purpose="a Cerebras LRScheduler sets one schedule")
     chosen = next(s for s in spec.schedules if s.name == key)
     parts = [header(spec, "cerebras"), "import math\n\nimport torch\n"]
-    parts += functions_source(spec)
+    parts += functions_source(spec, python_codegen.ReferencePrinter())
     parts.append(params_check_source(spec))
     return Module("".join(parts), "cerebras", dict(
         class_name=name, key=key, source=source_phrase(spec), mode="absolute",

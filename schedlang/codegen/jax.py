@@ -51,6 +51,7 @@ import sympy as sp
 from ..core.algebra import t
 from .array import ArrayPrinter, _literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble
+from .counts import CountPrinting, tables_source
 from .integers import (
     WholeNumberPrinter,
     is_whole,
@@ -97,8 +98,38 @@ def _restart_index(s, first, mult):
     return jnp.sum(s[..., None] >= jnp.asarray(starts, s.dtype), axis=-1, dtype=s.dtype)
 '''
 
+_COUNT = '''\
+def _count(k, table, dtype, reach):
+    """Samples or tokens consumed before the steps k (dtype): each step's stage by binary search
+    in the table (first steps, counts before them, counts per step, the step past which the
+    count holds), then that stage's linear formula.  The count is computed exactly or not at
+    all: where the schedule reads it up to step reach (None: at every step dtype holds) and it
+    passes dtype's range there, a clear error (enable x64), never a silent wrap."""
+    firsts, befores, per_step, last = table
+    top = int(jnp.iinfo(dtype).max)
+    hold, used = last, len(firsts)  # the last step whose count dtype holds, the stages up to it
+    for index in range(len(firsts)):
+        if befores[index] > top:
+            hold, used = firsts[index] - 1, index
+            break
+        room = firsts[index] + (top - befores[index]) // per_step[index]
+        if index + 1 == len(firsts) or room < firsts[index + 1]:
+            hold, used = min(last, room), index + 1
+            break
+    limit = top if reach is None else reach
+    if min(limit, last) > hold:
+        raise OverflowError(f"the schedule reads a count of samples or tokens up to step {min(limit, last)}, "
+                            f"past what {dtype} holds (from step {hold + 1}): enable jax_enable_x64 "
+                            "(jax.config.update('jax_enable_x64', True))")
+    k = jnp.clip(k, 0, hold)
+    firsts = jnp.asarray(firsts[:used], dtype)
+    index = jnp.searchsorted(firsts, k, side="right") - 1
+    rate = jnp.asarray([min(p, top) for p in per_step[:used]], dtype)
+    return jnp.asarray(befores[:used], dtype)[index] + rate[index] * (k - firsts[index])
+'''
+
 #: Functions a generated module defines when its formulas use them, in a fixed order.
-HELPERS = {"_sat": _SAT, "_wide": _WIDE, "_restart_index": _RESTART_INDEX}
+HELPERS = {"_sat": _SAT, "_wide": _WIDE, "_restart_index": _RESTART_INDEX, "_count": _COUNT}
 
 def _fits(bound: sp.Expr) -> bool:
     """Whether a generation-time bound on an intermediate fits int32 (parameters: trusted)."""
@@ -108,7 +139,7 @@ def _fits(bound: sp.Expr) -> bool:
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
-class JaxPrinter(ArrayPrinter):
+class JaxPrinter(CountPrinting, ArrayPrinter):
     """sympy to straight-line ``jnp`` statements (``ArrayPrinter``): integers of JAX's widest
     type ``_i`` kept exact by wrap-safe forms, values in ``_f``."""
 
@@ -283,6 +314,10 @@ class JaxPrinter(ArrayPrinter):
         renamed = expr.xreplace({s: sp.Symbol(p.py_name, **s.assumptions0) for s, p in self.params.items()})
         return WholeNumberPrinter().doprint(renamed)
 
+    def _count_lookup(self, table: str, step: str, reach: int | None) -> str:
+        self.helpers.add("_count")
+        return f"_count({step}, {table}, _i, {reach})"
+
     # -- conditions ---------------------------------------------------------------------
 
     def _relation(self, lhs, op: str, rhs) -> str:
@@ -356,19 +391,22 @@ _PROLOGUE = [
 
 
 def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
-                    helpers: set[str] | None = None) -> str:
+                    helpers: set[str] | None = None, tables: dict | None = None) -> str:
     """``def name(t, *, p=default, ..., _dtype=None)``: values at an integer array of steps.
 
     The result has the steps' shape and dtype ``_dtype`` (default: float32, or
-    float64 with x64).  ``helpers`` collects the module helpers the body calls.
+    float64 with x64).  ``helpers`` collects the module helpers the body calls, ``tables`` the
+    stage tables its counts read.
     """
-    return JaxPrinter.function_source(name, expr, params, helpers)
+    return JaxPrinter.function_source(name, expr, params, helpers, tables)
 
 
 def generate(spec: ModuleSpec) -> GeneratedModule:
     """A standalone module of JAX functions, one per schedule, and ``SCHEDULES``."""
     used: set[str] = set()
-    bodies = [function_source(s.py_name, s.expr, spec.params, used) for s in spec.schedules]
+    tables: dict = {}
+    bodies = [function_source(s.py_name, s.expr, spec.params, used, tables) for s in spec.schedules]
     helpers = ["\n\n" + text for name, text in HELPERS.items() if name in used]
+    helpers.append(tables_source(tables, gap="\n\n"))
     imports = "import jax\nimport jax.numpy as jnp\n"
     return assemble(spec, "jax", [imports, *helpers, *("\n\n" + b for b in bodies)])

@@ -11,13 +11,12 @@ index of cosine restarts is computed with integers.
 from __future__ import annotations
 
 import functools
-import hashlib
 
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.algebra import at, strict_bound, t
-from ..core.clock import UNITS, ClockCountBase
+from ..core.clock import ClockCountBase
 from ..core.functions import FUNCTIONS
 from ..core.special import as_power
 from .base import (
@@ -29,6 +28,7 @@ from .base import (
     keyword_params,
     rounded,
 )
+from .counts import table_name, tables_source
 from .integers import (
     ExactIntegerPrinting,
     first_step,
@@ -92,28 +92,7 @@ def helpers_source(printer, gap: str = "\n") -> str:
     """The helper functions ``printer`` used, each once (deterministic order), ``gap`` before each,
     then the batch stages its clock counts read (``_print_ClockCountBase``)."""
     text = "".join(gap + text for name, text in HELPERS.items() if name in printer.helpers)
-    for count, name in printer.count_tables.items():
-        text += f"{gap}#: The batch stages a count of {UNITS[count.unit]} reads (see _count).\n" \
-            f"{name} = {_table_literal(count)}\n"
-    return text
-
-
-def table_name(count) -> str:
-    """The module-level name of ``count``'s stage table: its clock's name and a digest of the
-    table, so that bodies printed apart (``_printed_body`` is cached) never give two tables one
-    name, and the same table always the same one."""
-    digest = hashlib.sha1(_table_literal(count).encode("ascii")).hexdigest()[:8]
-    return f"_{count.__name__}_{digest}"
-
-
-def _table_literal(count) -> str:
-    """``ClockCountBase`` ``count``'s stages as a literal: whole counts as ints, exact."""
-    def number(value) -> str:
-        return str(value) if isinstance(value, int) or value.denominator == 1 else \
-            f"({value.numerator}/{value.denominator})"
-    rows = [count.firsts, count.befores, count.per_step]
-    return "(" + "".join("(" + ", ".join(map(number, row)) + ",), " for row in rows) + \
-        f"{count.saturation})"
+    return text + tables_source(printer.count_tables, gap)
 
 
 class ReferencePrinter(ExactIntegerPrinting, AtomicPrinting, PythonCodePrinter):

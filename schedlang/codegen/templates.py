@@ -312,6 +312,9 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
     #: segment on the sample or token clock; and where those segments end, (unit, count).
     MEASURED = {measured}
     COUNT_ENDS = {count_ends}
+    #: The stage tables the torch functions read (``_count_tensor``), made on the counters'
+    #: devices by the constructor.
+    COUNT_TABLES = {count_tables}
 
     def __init__(self, optimizer, *{signature}, last_epoch=-1):
         self.params = _checked_params({{{params}}})
@@ -340,6 +343,9 @@ class {class_name}(torch.optim.lr_scheduler.LRScheduler):
                     group.setdefault("initial_" + key,
                                      value.clone() if isinstance(value, torch.Tensor) else value)
         self._cuda = any(device.type == "cuda" for device in self._counters)
+        for device in self._counters:  # now, not in a later CUDA graph capture
+            for table in self.COUNT_TABLES:
+                _count_tables(table, device)
         # Not LRScheduler.__init__: it wraps optimizer.step in a function Dynamo refuses to
         # trace, which breaks every compiled training step in two.  The rest is the same.
         # Several optimizers: ``self.optimizer`` is their groups in one list (``_Optimizers``).

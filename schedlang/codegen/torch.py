@@ -43,10 +43,55 @@ from . import templates
 from .array import ArrayPrinter, _literal
 from .base import ModuleSpec, ParamSpec, header, keyword_params, schedules_table
 from .classes import Module, check_class_name, class_params, params_check_source, source_phrase
+from .counts import CountPrinting
 from .integers import is_whole, whole_argument, whole_bound, whole_mods
 
 
-class TorchPrinter(ArrayPrinter):
+def count_helpers(tables) -> str:
+    """What a torch module defines after the stage tables its functions read (their names,
+    ``codegen/counts.py``'s literals): the helpers that read them, and each table made on the
+    CPU at import (so a function compiled before its first call is not compiled again once the
+    table exists)."""
+    made = "".join(f"_count_tables({name}, torch.device('cpu'))\n" for name in tables)
+    return _COUNT_HELPERS + "\n\n" + made
+
+
+_COUNT_HELPERS = '''
+
+#: (a stage table's id, device) -> its first steps, counts before them and counts per step as
+#: int64 tensors on that device.  The tables are this module's globals, alive as long as it.
+_COUNT_TABLES = {}
+
+
+def _count_tables(table, device):
+    """``table``'s rows as int64 tensors on ``device``, made once per device: on the CPU when
+    this module is imported, on the scheduler class's counters' devices when it is built (so
+    no copy to the device happens in a CUDA graph capture or a compiled step), on any other
+    device at its first call."""
+    key = (id(table), device)
+    found = _COUNT_TABLES.get(key)
+    if found is None:
+        found = tuple(torch.tensor(row, dtype=torch.int64, device=device) for row in table[:3])
+        _COUNT_TABLES[key] = found
+    return found
+
+
+def _count_tensor(k, table, device):
+    """Samples or tokens consumed before the steps ``k`` (int64): each step's stage by binary
+    search in the table (``torch.searchsorted``), then that stage's linear formula in int64,
+    as _count computes it.  ``torch.gather``: a tensor index and ``torch.take`` do not trace
+    under ``torch.compile(fullgraph=True)`` (inductor)."""
+    firsts, befores, per_step = _count_tables(table, device)
+    k = torch.clamp(k.to(torch.int64), 0, table[3])  # steps of any integer type
+    index = (torch.searchsorted(firsts, k, right=True) - 1).reshape(-1)
+
+    def row(values):
+        return torch.gather(values, 0, index).reshape(k.shape)
+    return row(befores) + row(per_step) * (k - row(firsts))
+'''
+
+
+class TorchPrinter(CountPrinting, ArrayPrinter):
     """sympy to straight-line torch statements (``ArrayPrinter``): int64 steps and whole
     numbers, values in ``_compute``, every operand of ``where``/``minimum`` a tensor."""
 
@@ -184,6 +229,9 @@ class TorchPrinter(ArrayPrinter):
                          f"{guess} - ({start(guess)} > ({s})).to(torch.int64)"
                          f" + ({start(guess + ' + 1')} <= ({s})).to(torch.int64)")
 
+    def _count_lookup(self, table: str, step: str, reach: int | None) -> str:
+        return f"_count_tensor({step}, {table}, _dev)"
+
     # -- conditions ---------------------------------------------------------------------
 
     def _relation(self, lhs, op: str, rhs) -> str:
@@ -262,13 +310,15 @@ def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:
 
 
 def function_source(name: str, expr: sp.Expr, params: tuple[ParamSpec, ...],
-                    in_place: bool = False) -> str:
+                    in_place: bool = False, tables: dict | None = None) -> str:
     """``def name(t, *, p=default, ..., _dtype=torch.float64, _compute=torch.float64)``.
 
     ``t`` is an int64 tensor of steps (any shape, any device); the result has
     its shape and device and dtype ``_dtype``.  ``in_place``: see ``in_place_source``.
+    ``tables`` collects the stage tables the function reads (``ArrayPrinter.count_tables``):
+    the module defines them and ``COUNT_HELPERS``.
     """
-    source = TorchPrinter.function_source(name, expr, params)
+    source = TorchPrinter.function_source(name, expr, params, tables=tables)
     return in_place_source(source) if in_place else source
 
 
@@ -411,11 +461,17 @@ def _kind(node) -> int:
 
 # -- the module: functions, their plain-Python twins and the scheduler class -------------------
 
-def functions_source(spec: ModuleSpec, in_place: bool = False) -> list[str]:
-    """The torch function of every schedule; ``in_place``: arithmetic on temporaries in place
-    (``in_place_source``: eager torch; the Cerebras module keeps every op out of place, as its
-    lazy tensors trace them)."""
-    return ["\n\n" + function_source(s.py_name, s.expr, spec.params, in_place) for s in spec.schedules]
+def functions_source(spec: ModuleSpec, printer, in_place: bool = False) -> list[str]:
+    """The torch function of every schedule, after the stage tables their counts read (written
+    with ``printer``'s, the reference twins', each once) and the helpers that read them (the
+    first item); ``in_place``: arithmetic on temporaries in place (``in_place_source``: eager
+    torch; the Cerebras module keeps every op out of place, as its lazy tensors trace them)."""
+    tables: dict = {}
+    functions = ["\n\n" + function_source(s.py_name, s.expr, spec.params, in_place, tables)
+                 for s in spec.schedules]
+    printer.count_tables.update(tables)
+    helpers = python_codegen.helpers_source(printer, gap="\n\n")
+    return [helpers + (count_helpers(tables.values()) if tables else ""), *functions]
 
 
 def class_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> Module:
@@ -434,8 +490,8 @@ def class_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
                                                            spec.params, printer, "t, _samples, _tokens")
                    for s in counted]
     parts = [header(spec, "torch"), "import math\n\nimport torch\n"]
-    parts.append(python_codegen.helpers_source(printer, gap="\n\n"))
-    parts += references + functions_source(spec, in_place=True)
+    functions = functions_source(spec, printer, in_place=True)
+    parts += functions[:1] + references + functions[1:]
     parts.append(params_check_source(spec))
     parts.append(schedules_table(spec))
     keys = ", ".join(f"``{s.name}``" for s in spec.schedules)
@@ -447,4 +503,5 @@ def class_module(spec: ModuleSpec, class_name: str, relative: bool = False) -> M
         group_params=repr({p.py_name: p.name for p in spec.params if p.group}),
         entries=repr(templates.ENTRIES), stages=repr(spec.stages), seq_len=repr(spec.seq_len),
         measured="{" + ", ".join(f"{s.name!r}: _measured_{s.py_name}" for s in counted) + "}",
-        count_ends=repr(spec.count_ends), batches=repr(spec.batches)))
+        count_ends=repr(spec.count_ends), batches=repr(spec.batches),
+        count_tables="(" + "".join(f"{name}, " for name in printer.count_tables.values()) + ")"))

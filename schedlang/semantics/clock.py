@@ -26,8 +26,9 @@ The placed segment is an ordinary step formula, the segment's formula at ``T(k) 
 ``T`` is the clock's count (``core.clock.ClockCountBase``), one lookup in the batch stages
 that every segment on the clock shares, so a ramp of many stages costs one formula, not one
 branch per stage.  The plain-Python reference finds the stage by bisection, the checks and the
-exact evaluator read ``T`` at whole steps exactly, and the array targets and the core text,
-which have no lookup, get one branch per stage the segment meets (``expand_counts``).  A
+exact evaluator read ``T`` at whole steps exactly, the array targets by ``searchsorted`` in
+the same table (``codegen/counts.py``), and the core text, which has no lookup, gets one
+branch per stage the segment meets (``expand_counts``).  A
 segment that meets one stage only (a constant batch) reads ``T`` as that stage's linear
 formula directly.  Positions are numbers: the batch schedule and every length before a segment
 on the token clock are fixed when the file is compiled (``Lowered.fixed``).  Placing comes after

@@ -39,6 +39,7 @@ SCHEDULES = {'lr': lr}
 #   batches = '((0, 1024), (61524, 2048), (700683594, 4096))'
 #   class_name = 'Llama3405b'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'

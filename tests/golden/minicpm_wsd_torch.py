@@ -88,6 +88,7 @@ SCHEDULES = {'lr': lr, 'lr_sqrt': lr_sqrt}
 #   batches = '()'
 #   class_name = 'MinicpmWsd'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``lr_sqrt``'

@@ -33,6 +33,7 @@ SCHEDULES = {'lr': lr}
 #   batches = '((0, 1024),)'
 #   class_name = 'Olmo2Trunk'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'

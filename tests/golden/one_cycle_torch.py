@@ -46,6 +46,7 @@ SCHEDULES = {'lr': lr}
 #   batches = '()'
 #   class_name = 'OneCycle'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'

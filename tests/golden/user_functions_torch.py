@@ -54,6 +54,7 @@ SCHEDULES = {'lr': lr, 'momentum': momentum}
 #   batches = '()'
 #   class_name = 'UserFunctions'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``momentum``'

@@ -69,6 +69,7 @@ SCHEDULES = {'lr': lr, 'weight_decay': weight_decay}
 #   batches = '()'
 #   class_name = 'Wsd'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``, ``weight_decay``'

@@ -37,6 +37,7 @@ SCHEDULES = {'lr': lr}
 #   batches = '()'
 #   class_name = 'WsdTrunk'
 #   count_ends = '()'
+#   count_tables = '()'
 #   entries = "{'beta1': ('betas', 0), 'beta2': ('betas', 1)}"
 #   group_params = '{}'
 #   keys = '``lr``'
