@@ -65,6 +65,22 @@ def _combos(pools, rng):
         yield tuple(rng.choice(pool) for pool in pools)
 
 
+def _bound_verdict(na, nb, binding, raw, rtol, deadline) -> Verdict | None:
+    """The two schedules compared with the parameters bound to ``binding``; None where those
+    values make a formula undefined or the comparison fails."""
+    try:
+        # values that make a formula undefined anywhere (``linear(1, 0, n - w)`` at
+        # ``n = w``) are not ones the program accepts
+        if raw is not None and any(e.xreplace(binding).has(sp.nan, sp.zoo, sp.oo) for e in raw):
+            return None
+        ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
+        if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
+            return None
+        return _decide_bound(ba, bb, rtol, SEARCH_STEPS, max(deadline - time.process_time(), 0.2))
+    except (TypeError, ValueError, ZeroDivisionError, RecursionError):
+        return None
+
+
 def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None,
             raw=None, admissible=None, first: int | None = None) -> Verdict:
     """No proof: try admissible parameter values in search of a step where they differ.
@@ -90,19 +106,8 @@ def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = 
         if not all(sp.simplify(c.xreplace(binding)) == sp.true for c in elim.conditions):
             continue
         count += 1
-        try:
-            # values that make a formula undefined anywhere (``linear(1, 0, n - w)`` at
-            # ``n = w``) are not ones the program accepts
-            if raw is not None and any(e.xreplace(binding).has(sp.nan, sp.zoo, sp.oo) for e in raw):
-                continue
-            ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
-            if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
-                continue
-            verdict = _decide_bound(ba, bb, rtol, SEARCH_STEPS,
-                                    max(deadline - time.process_time(), 0.2))
-        except (TypeError, ValueError, ZeroDivisionError, RecursionError):
-            continue
-        if verdict.different:
+        verdict = _bound_verdict(na, nb, binding, raw, rtol, deadline)
+        if verdict is not None and verdict.different:
             ce = verdict.counterexample
             shown = elim.values(binding, originals)
             if admissible is not None and not admissible(shown):
