@@ -161,9 +161,23 @@ def token_stages(shape: str, a: Fraction, to: Fraction, branch, callback: Callba
     """In tokens: the stages whose value at ``x_k = T_k + B_k`` is the branch's at every update
     ``k`` from the branch point to the run's end (and ``F`` at the run's end)."""
     clock, program = branch.program.clock, branch.program
-    seq, c, end = clock.seq_len, branch.step, branch.run
+    seq, end = clock.seq_len, branch.run
     start, n = branch.tokens, branch.length.amount
-    segments: list[list[int]] = []  # [first step, last step, batch tokens]
+    segments = _batch_segments(clock, branch.step, end)
+    x_end = program.tokens_at(end) + clock.batch_at(end) * seq  # what the run's end reads
+    if shape != "linear":
+        if len(segments) > 1 or x_end < start + n + segments[0][2]:
+            raise _curve_across_batches(shape, segments, branch, callback)
+        batch = segments[0][2]
+        return [stage(start + batch, a, a), stage(n, a, to, shape)]
+    return _linear_token_stages(a, to, branch, callback, segments, x_end)
+
+
+def _batch_segments(clock, c: int, end: int) -> list[list[int]]:
+    """The updates ``c`` to ``end - 1`` as runs of one batch: ``[first step, last step, batch
+    tokens]`` each (consecutive stages of one batch size joined)."""
+    seq = clock.seq_len
+    segments: list[list[int]] = []
     for s in clock.stages:
         first, last = max(s.first, c), end - 1
         nxt = next((t.first for t in clock.stages if t.first > s.first), None)
@@ -175,20 +189,31 @@ def token_stages(shape: str, a: Fraction, to: Fraction, branch, callback: Callba
             segments[-1][1] = last
         else:
             segments.append([first, last, s.batch * seq])
-    x_end = program.tokens_at(end) + clock.batch_at(end) * seq  # what the run's end reads
-    if shape != "linear":
-        if len(segments) > 1 or x_end < start + n + segments[0][2]:
-            change = segments[1][0] if len(segments) > 1 else end
-            last = clock.stages[-1].first + 1  # past the last change (where the trunk's factor jumps)
-            raise SchedlangError(
-                f"a {shape} cooldown across a batch change (step {change}: {segments[0][2]} -> "
-                f"{clock.batch_at(change) * seq} tokens) is not one of OLMo-core's stages: a "
-                f"ComposableScheduler {shape} stage is a whole half-cosine over its tokens, and the tokens "
-                "seen through each update move by the batch at each change", callback.span,
-                hint=f"a linear cooldown (written as one stage per batch), or a {shape} one branched where "
-                     f"the batch no longer changes: --at {program.tokens_at(last)}tok (step {last}) or later")
-        batch = segments[0][2]
-        return [stage(start + batch, a, a), stage(n, a, to, shape)]
+    return segments
+
+
+def _curve_across_batches(shape: str, segments: list[list[int]], branch,
+                          callback: Callback) -> SchedlangError:
+    """The refusal of a curved cooldown whose tokens cross a batch change."""
+    clock, program = branch.program.clock, branch.program
+    seq = clock.seq_len
+    change = segments[1][0] if len(segments) > 1 else branch.run
+    last = clock.stages[-1].first + 1  # past the last change (where the trunk's factor jumps)
+    return SchedlangError(
+        f"a {shape} cooldown across a batch change (step {change}: {segments[0][2]} -> "
+        f"{clock.batch_at(change) * seq} tokens) is not one of OLMo-core's stages: a "
+        f"ComposableScheduler {shape} stage is a whole half-cosine over its tokens, and the tokens "
+        "seen through each update move by the batch at each change", callback.span,
+        hint=f"a linear cooldown (written as one stage per batch), or a {shape} one branched where "
+             f"the batch no longer changes: --at {program.tokens_at(last)}tok (step {last}) or later")
+
+
+def _linear_token_stages(a: Fraction, to: Fraction, branch, callback: Callback,
+                         segments: list[list[int]], x_end: int) -> list[str]:
+    """A linear cooldown in tokens: per batch segment, a hold to the first token count where the
+    line is an exact decimal and a linear stage between such counts (and ``F`` at the run's end)."""
+    program = branch.program
+    start, n = branch.tokens, branch.length.amount
     slope = (to - a) / n
     grid = _odd_part(slope.denominator)
 
@@ -217,11 +242,19 @@ def token_stages(shape: str, a: Fraction, to: Fraction, branch, callback: Callba
             raise _no_grid(branch, grid, callback)
         out.append(stage(e - p, line(p, b), line(e, b)))
         cur, value = e, line(e, b)
-        if final and value != to:
-            if e >= x_end:
-                raise _no_grid(branch, grid, callback)
-            out.append(stage(x_end - e, value, to))
+        if final:
+            out += _to_floor(value, to, e, x_end, lambda: _no_grid(branch, grid, callback))
     return out
+
+
+def _to_floor(value: Fraction, to: Fraction, e: int, x_end: int, refusal) -> list[str]:
+    """The stage from the last grid point ``e`` (value ``value``) to ``F`` at the run's end
+    (none where the line is already there); ``refusal()`` where the end leaves no room for it."""
+    if value == to:
+        return []
+    if e >= x_end:
+        raise refusal()
+    return [stage(x_end - e, value, to)]
 
 
 def _odd_part(denominator: int) -> int:
