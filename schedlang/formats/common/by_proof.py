@@ -191,17 +191,7 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
     breaks = [b for b in breaks if b >= 0]
     end = breaks[-1] if breaks else run
     period = _period(expr)
-    steps = {0, 1} | ({run - 1, run} if run else set())
-    for b in breaks:
-        steps |= {b - 1, b, b + 1, b + 2}
-    if period is not None:
-        steps |= {k * period + d for k in range(1, 4) for d in (-1, 0)}
-    if end is None and period is None:  # no breakpoint: a curve that never ends, told apart further on
-        steps |= {2, 3, 10, 100, 1000}
-    if end is not None:
-        steps |= {end, end + 1, 2 * end}
-        steps |= {(a + b) // 2 for a, b in itertools.pairwise(sorted({0, *breaks, end}))}
-    steps = sorted(s for s in steps if s >= 0)
+    steps = _probe_steps(breaks, end, run, period)
     exact = {s: _value(expr, s) for s in steps}
     highest = max(float(v) for v in exact.values())
     top = next(s for s in steps if float(exact[s]) == highest)
@@ -232,6 +222,22 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
         # its midpoint is halfway to it (Composer's CosineAnnealingWarmRestartsScheduler's alpha_f)
         return [shape, dataclasses.replace(shape, floor=2 * _value(expr, sp.Rational(period, 2)) - peak)]
     return [shape]
+
+
+def _probe_steps(breaks: list[int], end: int | None, run: int | None, period: int | None) -> list[int]:
+    """The steps ``_read`` evaluates the formula at: 0 and 1, the run's last, around each
+    breakpoint and period, the end's neighbours and each piece's midpoint."""
+    steps = {0, 1} | ({run - 1, run} if run else set())
+    for b in breaks:
+        steps |= {b - 1, b, b + 1, b + 2}
+    if period is not None:
+        steps |= {k * period + d for k in range(1, 4) for d in (-1, 0)}
+    if end is None and period is None:  # no breakpoint: a curve that never ends, told apart further on
+        steps |= {2, 3, 10, 100, 1000}
+    if end is not None:
+        steps |= {end, end + 1, 2 * end}
+        steps |= {(a + b) // 2 for a, b in itertools.pairwise(sorted({0, *breaks, end}))}
+    return sorted(s for s in steps if s >= 0)
 
 
 def _base(expr: sp.Expr) -> tuple[sp.Expr, int] | None:

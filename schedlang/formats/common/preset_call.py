@@ -72,19 +72,8 @@ class PresetCall:
         self.groups = {}  # tag -> the declaration of ``lr__TAG``, a group the format gives its own lr
         self.written = self.groups  # the same in the file as written (the lr found by proof spliced in)
         for decl in decls:
-            if decl.name in others:
-                self.others[decl.name] = _unlet(decl.value, lets)
-                continue
-            if decl.name == primary:
-                continue
-            key, tag = split_tag(decl.name)
-            if tag is not None:
-                if groups is None or key != "lr" or tag not in groups.tags:
-                    refuse_group(library, decl, key, tag, groups)
-                self.groups[tag] = decl
-                continue
-            raise SchedlangError(f"{library} schedules only the lr, not '{decl.name}'", decl.span,
-                                 hint="export the lr schedule alone (--schedule lr)")
+            if decl.name in others or decl.name != primary:
+                self._keep_other(decl, lets, others, groups, library)
         lr = [d for d in decls if d.name == primary]
         node = _unlet(lr[0].value, lets) if lr else None
         written_node = node  # on_samples(...) included: the clock it counts (``clock_of``)
@@ -121,6 +110,20 @@ class PresetCall:
         if writes is not None and not exact:
             self._rounded(lr[0].value.span, library)
 
+    def _keep_other(self, decl: ir.ScheduleDecl, lets: dict, others: tuple[str, ...],
+                    groups: PerGroup | None, library: str) -> None:
+        """Keep a schedule other than the primary one: one the format also carries (``others``)
+        or a param group's ``lr__TAG``; refuse any other."""
+        if decl.name in others:
+            self.others[decl.name] = _unlet(decl.value, lets)
+            return
+        key, tag = split_tag(decl.name)
+        if tag is None:
+            raise SchedlangError(f"{library} schedules only the lr, not '{decl.name}'", decl.span,
+                                 hint="export the lr schedule alone (--schedule lr)")
+        if groups is None or key != "lr" or tag not in groups.tags:
+            refuse_group(library, decl, key, tag, groups)
+        self.groups[tag] = decl
     def _on_clock(self, call: str, library: str, clock: tuple[str, int, int | None], at) -> str:
         """``call`` (found on the step clock) on the file's sample or token clock (``clock_of``),
         as the framework counts it: Megatron's class counts samples (``on_samples(...)``, its
