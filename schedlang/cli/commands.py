@@ -18,7 +18,6 @@ from pathlib import Path
 
 from .. import __version__, formats
 from ..codegen.emit import TARGETS, emit
-from ..core import exact_eval as ev
 from ..errors import Diagnostic, SchedlangError, SchedlangWarning
 from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
@@ -28,6 +27,7 @@ from . import json_output, run_report, streams
 from .analysis import summarise
 from .arguments import CommandLine
 from .axis import AXES, default_positions, require_clock, steps_at
+from .difference_table import difference_table
 from .output_file import check_output, write_atomically
 from .progress import progress
 from .ranges import EVAL_POINTS, eval_steps, plot_steps
@@ -596,7 +596,7 @@ def _print_verdict(verdict, after, span, args, sources, params: dict, schedules)
     if ce.params:
         programs = verify_run.load_sides(sources, {**params, **ce.params}, args.axis)
         schedules = [verify_run.pick(p, args.schedule) for p in programs]
-    table = _difference_table(schedules, ce.step)
+    table = difference_table(schedules, ce.step)
     if table:
         print(table)
     return EXIT_DIFFERENT
@@ -639,38 +639,6 @@ def _rtol(args):
         raise SchedlangError(f"--rtol expects a number >= 0, got {args.rtol!r}", span,
                              hint="e.g. --rtol 1e-9") from None
     return rtol
-
-
-def _difference_table(schedules, step: int, around: int = 2) -> str:
-    """Both schedules' values just before and after the first differing step; where the two
-    values round to the same float, as many digits as it takes to see them differ."""
-    try:
-        steps = range(max(0, step - around), step + around + 1)
-        columns = [s.values(steps) for s in schedules]
-    except SchedlangError:
-        return ""
-    exact = _exact_columns(schedules, steps)
-    cells = []
-    for i in range(len(steps)):
-        a, b = repr(columns[0][i]), repr(columns[1][i])
-        if a == b and exact is not None:  # the same float: show the digits where they part
-            a, b = ev.digits_apart(exact[0][i], exact[1][i]) or (a, b)
-        cells.append((a, b))
-    width = max(22, *(len(c) for row in cells for c in row))
-    lines = [f"  {'step':>8}  {'A':>{width}}  {'B':>{width}}"]
-    for k, (a, b) in zip(steps, cells):
-        mark = ">" if k == step else " "
-        lines.append(f"{mark} {k:>8}  {a:>{width}}  {b:>{width}}")
-    return "\n".join(lines)
-
-
-def _exact_columns(schedules, steps):
-    """Each schedule's exact values (or proven enclosures) at ``steps``; None if one cannot be had."""
-    try:
-        functions = [ev.compile_expr(s.expr) for s in schedules]
-        return [[f(k) for k in steps] for f in functions]
-    except (ev.Undetermined, ArithmeticError, ValueError):
-        return None
 
 
 def _show(args) -> int:
