@@ -59,14 +59,8 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
     sides are set to 0 elsewhere, so what they do outside cannot tell them apart.
     """
     params = dict(params or {})
-    rtol = Fraction(str(rtol)) if not isinstance(rtol, Fraction) else rtol
-    if rtol < 0:
-        raise SchedlangError(f"rtol must be >= 0, not {rtol}")
-    sa, sb = _side(a, params, expand=False), _side(b, params, expand=False)
-    unknown_names = set(params) - set(sa.symbols) - set(sb.symbols)
-    if unknown_names:
-        raise SchedlangError(f"neither schedule has a parameter '{sorted(unknown_names)[0]}'")
-    _merge_symbols(sa, sb)
+    rtol = _tolerance(rtol)
+    sa, sb = _sides(a, b, params)
     conditions = [c for c in sa.conditions + sb.conditions if c is not sp.true]
     if sp.false in conditions:
         return Verdict(UNKNOWN, reason="the bound parameter values violate a `where` clause")
@@ -116,20 +110,48 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
     new_free = (na.free_symbols | nb.free_symbols) - {t}
     if not new_free:
         return _decide_bound(na, nb, rtol)
-    facts = facts_from(elim.conditions)
+    proven, why = _symbolic_proof(na, nb, elim.conditions)
+    if proven:
+        return Verdict(EQUIVALENT, "symbolic")
+    return searched(na, nb, new_free, why)
+
+
+def _tolerance(rtol) -> Fraction:
+    """``rtol`` as a Fraction, refused below 0."""
+    rtol = Fraction(str(rtol)) if not isinstance(rtol, Fraction) else rtol
+    if rtol < 0:
+        raise SchedlangError(f"rtol must be >= 0, not {rtol}")
+    return rtol
+
+
+def _sides(a, b, params: dict):
+    """Both inputs read with ``params`` bound, their symbols merged; a parameter that neither
+    declares is refused."""
+    sa, sb = _side(a, params, expand=False), _side(b, params, expand=False)
+    unknown_names = set(params) - set(sa.symbols) - set(sb.symbols)
+    if unknown_names:
+        raise SchedlangError(f"neither schedule has a parameter '{sorted(unknown_names)[0]}'")
+    _merge_symbols(sa, sb)
+    return sa, sb
+
+
+def _symbolic_proof(na: sp.Expr, nb: sp.Expr, conditions) -> tuple[bool, str | None]:
+    """Whether ``_prove`` proves the normal forms ``na`` and ``nb`` equal under the facts of the
+    clauses ``conditions``, within ``MAX_PROOF_SECONDS``; where not, the first reason it noted."""
+    facts = facts_from(conditions)
     notes: list[str] = []
     token = _FAILURE.set(notes)
     deadline = _PROOF_DEADLINE.set(time.process_time() + MAX_PROOF_SECONDS)
     try:
         if _prove(na, nb, facts, MAX_CASE_SPLITS):
-            return Verdict(EQUIVALENT, "symbolic")
+            return True, None
     except (ZeroDivisionError, TypeError, ValueError, RecursionError) as exc:
         # a case whose values make a formula undefined (``Mod(t, w)`` at ``w = 0``): no proof
         _failed(f"a case could not be evaluated ({type(exc).__name__}: {exc})")
     finally:
         _FAILURE.reset(token)
         _PROOF_DEADLINE.reset(deadline)
-    return searched(na, nb, new_free, notes[0] if notes else None)
+    return False, notes[0] if notes else None
 
 
 def _costly_form(expr: sp.Expr) -> bool:
