@@ -75,11 +75,7 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     if format not in _STYLES:
         raise SchedlangError(f"branch --format writes {', '.join(FORMATS)}, not '{format}'",
                              hint="write the .sched branch (no --format) and `schedlang export` it")
-    olmo_tokens = format == "olmo-core-json" and {branch.at.unit, branch.length.unit} != {None}
-    if olmo_tokens and {branch.at.unit, branch.length.unit} != {"tok"}:
-        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
-                             "and the cooldown's length in tok)",
-                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
+    olmo_tokens = _olmo_on_tokens(format, branch)
     callback = _olmo_callback(branch, olmo_tokens) if format == "olmo-core-json" else None
     counted = format in ("hf-args", "torchtitan-toml") and {branch.at.unit, branch.length.unit} != {None}
     samples = None if olmo_tokens or counted else _on_samples(format, branch)
@@ -111,19 +107,10 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
     elif format == "olmo-core-json":
         call = _olmo_core(style, peak, floor, a, branch, c, n, end)
     elif format == "torchtitan-toml":
-        if a == 0:
-            raise SchedlangError("torchtitan writes the floor as a factor of the lr, which is 0 at the "
-                                 "branch point")
         ratio = _decay_ratio(n, end)
-        call = (f"torchtitan.lr_scheduler(lr={peak}, training_steps={end}, warmup_steps=0, "
-                f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={decimal_text(branch.to / a)})")
+        call = _titan_call(style, peak, a, ratio, branch)
     else:
-        if a == 0:
-            raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
-                                 "branch point")
-        call = (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
-                f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
-                f"min_lr_ratio={decimal_text(branch.to / a)})")
+        call = _hf_call(style, peak, a, branch, c, n, end)
     if olmo_tokens or callback is not None:  # in the branch's file, on its clock (exported with the batch)
         preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
     elif samples is None:
@@ -147,6 +134,37 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
                                    start=c, stop=end + 1)))
     return text, claims
 
+
+
+def _olmo_on_tokens(format: str, branch) -> bool:  # noqa: A002 - the CLI's name
+    """Whether an OLMo-core branch is written in tokens (its point or length has a unit); one
+    in samples, or with one length in steps and the other in tokens, is refused."""
+    units = {branch.at.unit, branch.length.unit}
+    olmo_tokens = format == "olmo-core-json" and units != {None}
+    if olmo_tokens and units != {"tok"}:
+        raise SchedlangError("olmo-core-json writes a branch in steps, or in tokens (both the branch point "
+                             "and the cooldown's length in tok)",
+                             hint="OLMo-core's scheduler counts steps or tokens (units), not samples")
+    return olmo_tokens
+
+
+def _titan_call(style: str, peak: str, a, ratio, branch) -> str:
+    """torchtitan's preset call of the branch: its floor is a factor of the lr ``a``."""
+    if a == 0:
+        raise SchedlangError("torchtitan writes the floor as a factor of the lr, which is 0 at the "
+                             "branch point")
+    return (f"torchtitan.lr_scheduler(lr={peak}, training_steps={branch.run}, warmup_steps=0, "
+            f"decay_ratio={ratio}, decay_type=\"{style}\", min_lr_factor={decimal_text(branch.to / a)})")
+
+
+def _hf_call(style: str, peak: str, a, branch, c: int, n: int, end: int) -> str:
+    """HF's ``warmup_stable_decay`` call of the branch: its floor is a ratio of the lr ``a``."""
+    if a == 0:
+        raise SchedlangError("hf-args writes the floor as a ratio of the lr, which is 0 at the "
+                             "branch point")
+    return (f"hf.warmup_stable_decay(lr={peak}, num_warmup_steps=0, num_training_steps={end}, "
+            f"num_decay_steps={n}, num_stable_steps={c}, decay_type=\"{style}\", "
+            f"min_lr_ratio={decimal_text(branch.to / a)})")
 
 def _olmo_core(style: str, peak: str, floor: str, a: Fraction, branch, c: int, n: int, end: int) -> str:
     """OLMo-core's scheduler of the branch, rebuilt from the config on resume (its trainer state,
