@@ -75,21 +75,7 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         written = (*CLASSES, *COMPOSITE.values())
         raise SchedlangError(f"{call.name} is not written to config.json by this export", call.node.span,
                              hint="one of " + ", ".join(f"olmo_core.{c}" for c in written))
-    block: dict = {"lr_field": "lr", "initial_lr_field": "initial_lr", "units": "steps"}
-    t_max = None
-    for key, node in call.given.items():
-        if key == "lr":
-            continue
-        if key in ("schedulers", "stages", "override_decay", "schedulers_max", "schedulers_max_steps"):
-            _composite_field(block, key, node, call)
-        elif isinstance(node, ir.String):
-            block[key] = node.value
-        elif isinstance(node, ir.List):
-            block[key] = [json_number(call.value(item, key)) for item in node.items]
-        elif key == "t_max":
-            t_max = int(call.number(key))
-        else:
-            block[key] = json_number(call.number(key))
+    block, t_max = _given_fields(call)
     _defaults(block, name, call.given)
     lr = json_number(call.number("lr")) if "lr" in call.given else 1
     tokens = block["units"] == "tokens"
@@ -124,6 +110,27 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         proven(program, text, read, into.filename if into is not None else filename, params=params,
                schedules=["lr"], into=into.filename if into is not None else None)
     return text
+
+
+def _given_fields(call: PresetCall) -> tuple[dict, int | None]:
+    """The scheduler block of the call's keywords but ``lr`` (each written as config.json holds
+    it), and its ``t_max``, which is the trainer's duration rather than a field."""
+    block: dict = {"lr_field": "lr", "initial_lr_field": "initial_lr", "units": "steps"}
+    t_max = None
+    for key, node in call.given.items():
+        if key == "lr":
+            continue
+        if key in ("schedulers", "stages", "override_decay", "schedulers_max", "schedulers_max_steps"):
+            _composite_field(block, key, node, call)
+        elif isinstance(node, ir.String):
+            block[key] = node.value
+        elif isinstance(node, ir.List):
+            block[key] = [json_number(call.value(item, key)) for item in node.items]
+        elif key == "t_max":
+            t_max = int(call.number(key))
+        else:
+            block[key] = json_number(call.number(key))
+    return block, t_max
 
 
 def _defaults(block: dict, name: str, given: dict) -> None:

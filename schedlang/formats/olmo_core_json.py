@@ -444,11 +444,9 @@ def _plain(node: Node, key: str):
     return node.value
 
 
-def source(root: Node, origin: str, style: str = "presets") -> str:
-    train_module = _mapping(root, "train_module", "\"train_module\"")
-    trainer = _mapping(root, "trainer", "\"trainer\"")
-    clock = _Clock(root)
-    ramp = _batch_callback(trainer)
+def _trainer_durations(trainer: Node, clock: _Clock, ramp) -> tuple[_Duration, _Duration]:
+    """The trainer's ``max_duration`` and where the run ends: at ``hard_stop`` where that comes
+    first (with a batch-size schedule, compared in max_duration's unit, which it must share)."""
     duration_node = trainer.value.get("max_duration")
     if duration_node is None:
         raise SchedlangError("the trainer has no max_duration (OLMo-core's default is 1 epoch, whose "
@@ -463,6 +461,15 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
                                  "comes first depends on the batch of every step)", stop.span)
         if (hard.value < duration.value) if ramp is not None else hard.steps(clock) < duration.steps(clock):
             run = hard
+    return duration, run
+
+
+def source(root: Node, origin: str, style: str = "presets") -> str:
+    train_module = _mapping(root, "train_module", "\"train_module\"")
+    trainer = _mapping(root, "trainer", "\"trainer\"")
+    clock = _Clock(root)
+    ramp = _batch_callback(trainer)
+    duration, run = _trainer_durations(trainer, clock, ramp)
     lr = _lr(train_module)
     block = _mapping(train_module, "scheduler", "scheduler", required=False)
     notes = []
