@@ -78,7 +78,7 @@ def _composer(exported: str, steps: range) -> list[float]:
     tokens consumed before it)."""
     import yaml
 
-    from schedlang.formats.composer_yaml import EXPORT_NAMES
+    from schedlang.formats.composer_names import EXPORT_NAMES
 
     try:
         ns = R._load_composer()
