@@ -241,6 +241,11 @@ import json, os, sys, torch
 os.environ.update(DS_ACCELERATOR="cpu", MASTER_ADDR="127.0.0.1", MASTER_PORT=sys.argv[2], RANK="0",
                   WORLD_SIZE="1", LOCAL_RANK="0")
 import deepspeed
+import deepspeed.comm.torch
+# One process needs no CPU shared-memory all-reduce: DeepSpeed JIT-compiles that C++ op under a file
+# lock on first use, and a compile killed mid-way (a loaded machine, a timeout) leaves the lock behind,
+# where every later run waits forever.
+deepspeed.comm.torch.build_shm_op = lambda: None
 torch.manual_seed(0)
 model = torch.nn.Linear(4, 1)
 engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(),

@@ -545,7 +545,7 @@ def test_cli_imports_and_verifies_both_styles(tmp_path):
      "no hf scheduler equals this lr schedule: the closest"),
     ("hf-args", "schedule lr = hf.linear(lr=1e-3, num_training_steps=100)\n"
                 "schedule momentum = constant(0.9)", "only the lr"),
-    ("composer-yaml", "torch.ExponentialLR(lr=0.1, gamma=0.9)", "no composer scheduler"),
+    ("composer-yaml", "torch.CyclicLR(base_lr=0.001, max_lr=0.01, step_size_up=10)", "no composer scheduler"),
     ("composer-yaml", "param n: int\nschedule lr = composer.LinearScheduler(t_max=n)",
      "whole number of batches"),
 ])

@@ -42,9 +42,10 @@ def proven(original, text: str, read: Callable, filename: str, *, params: dict |
     if runs and original.run_length is not None and back.run != original.run:
         raise SchedlangError(f"the run is {original.run} steps, but the written configuration trains "
                              f"{back.run}", original.run_length.span,
-                             hint="the framework's length rule gives no length that trains this run; "
-                                  "write the run as the framework states it (e.g. in sp), or drop "
-                                  "`run = ...`")
+                             hint="no length this format can state trains this run with this schedule "
+                                  "(its scheduler's length is tied to the run's): make the schedule end "
+                                  "where the framework's does, or drop `run = ...` to export the "
+                                  "schedule alone")
     pairs = [(original, back)]
     if rebind:
         pairs.append((original.rebind(rebind), back.rebind(rebind)))
