@@ -256,6 +256,21 @@ RAMP_TRUNK = ("param seq_len: int = 4\nbatch = megatron.rampup_batch_size(2, 2, 
               'lr_warmup_steps=20, lr_decay_steps=100000, lr_decay_style="constant"))\n')
 
 
+def _resumed_on_samples(scheduler, optimizer, flags: dict, state: dict):
+    """megatron-core's scheduler of ``optimizer`` built from the branch's sample flags, as
+    Megatron-LM resumes with ``--override-opt_param-scheduler``, then given the trunk's saved state."""
+    resumed = scheduler(optimizer, True, max_lr=float(flags["--lr"]), min_lr=float(flags["--min-lr"]),
+                        lr_warmup_steps=int(flags["--lr-warmup-samples"]),
+                        lr_decay_steps=int(flags["--lr-decay-samples"]),
+                        lr_decay_style=flags["--lr-decay-style"],
+                        wsd_decay_steps=int(flags["--lr-wsd-decay-samples"]),
+                        lr_wsd_decay_style=flags["--lr-wsd-decay-style"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        resumed.load_state_dict(state)
+    return resumed
+
+
 @pytest.mark.parametrize("shape", ["linear", "sqrt"])
 def test_megatron_resumes_a_token_branch_in_samples(tmp_path, shape):
     """Megatron-LM steps its scheduler by each iteration's global batch (2, 4, 6, 8 over the first
@@ -285,15 +300,7 @@ def test_megatron_resumes_a_token_branch_in_samples(tmp_path, shape):
         trunk.step(loop.step()[1])
     state = trunk.state_dict()
     optimizer = SimpleNamespace(param_groups=[{}])
-    resumed = scheduler(optimizer, True, max_lr=float(flags["--lr"]), min_lr=float(flags["--min-lr"]),
-                        lr_warmup_steps=int(flags["--lr-warmup-samples"]),
-                        lr_decay_steps=int(flags["--lr-decay-samples"]),
-                        lr_decay_style=flags["--lr-decay-style"],
-                        wsd_decay_steps=int(flags["--lr-wsd-decay-samples"]),
-                        lr_wsd_decay_style=flags["--lr-wsd-decay-style"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resumed.load_state_dict(state)
+    resumed = _resumed_on_samples(scheduler, optimizer, flags, state)
     lr = schedlang.compile(b.source)["lr"]
     for k in range(b.step, b.run + 1):
         _close(k, lr(k), float(optimizer.param_groups[0]["lr"]), f"megatron {shape} in samples")
@@ -612,16 +619,9 @@ def test_megatron_resumes_a_token_branch_under_a_step_batch_size_schedule(tmp_pa
     loop = Loop(step_calculator(flags["--step-batch-size-schedule"], int(flags["--seq-length"])),
                 consumed=consumed, iteration=b.step)
     optimizer = SimpleNamespace(param_groups=[{}])
-    resumed = scheduler(optimizer, True, max_lr=float(flags["--lr"]), min_lr=float(flags["--min-lr"]),
-                        lr_warmup_steps=int(flags["--lr-warmup-samples"]),
-                        lr_decay_steps=int(flags["--lr-decay-samples"]),
-                        lr_decay_style=flags["--lr-decay-style"],
-                        wsd_decay_steps=int(flags["--lr-wsd-decay-samples"]),
-                        lr_wsd_decay_style=flags["--lr-wsd-decay-style"])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        resumed.load_state_dict(state)
-    lr, prog, k = schedlang.compile(b.source)["lr"], schedlang.compile(b.source), b.step
+    resumed = _resumed_on_samples(scheduler, optimizer, flags, state)
+    prog, k = schedlang.compile(b.source), b.step
+    lr = prog["lr"]
     while loop.consumed < int(flags["--train-samples"]):  # Megatron-LM's loop condition in samples
         _close(k, lr(k), float(optimizer.param_groups[0]["lr"]), "megatron step schedule")
         before, batch = loop.step()
