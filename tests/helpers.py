@@ -44,3 +44,19 @@ def both_styles(path, fmt: str, params: dict | None = None):
     for name in presets.schedules:
         assert schedlang.equivalent(presets[name], core[name]), name
     return presets
+
+
+class Counting:
+    """A ``torch.compile`` backend that counts compilations, then hands the graph to the real
+    backend it names (``aot_eager``, ``inductor``): what the compiled-path tests count
+    recompiles with.  torch is imported when one is made, so importing helpers stays light."""
+
+    def __init__(self, backend: str):
+        import torch._dynamo  # lazy: only the compiled-path tests make one
+
+        self.backend = torch._dynamo.lookup_backend(backend)
+        self.compiles = 0
+
+    def __call__(self, graph_module, example_inputs):
+        self.compiles += 1
+        return self.backend(graph_module, example_inputs)

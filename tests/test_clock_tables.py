@@ -24,6 +24,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import sympy as sp  # noqa: E402
+from helpers import Counting  # noqa: E402
 from torch._dynamo.utils import counters  # noqa: E402
 
 import schedlang  # noqa: E402
@@ -129,18 +130,6 @@ def test_the_class_builds_in_bounded_time():
     start = time.process_time()
     schedlang.compile(ramp(STAGES, cosine="51e6tok")).scheduler_class("Ramp")
     assert time.process_time() - start < 10
-
-
-class Counting:
-    """Counts compilations, then hands the graph to the real backend."""
-
-    def __init__(self, backend: str):
-        self.backend = torch._dynamo.lookup_backend(backend)
-        self.compiles = 0
-
-    def __call__(self, graph_module, example_inputs):
-        self.compiles += 1
-        return self.backend(graph_module, example_inputs)
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])

@@ -28,6 +28,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from helpers import Counting  # noqa: E402
 from torch._dynamo.utils import counters  # noqa: E402
 
 import schedlang  # noqa: E402
@@ -88,18 +89,6 @@ INDUCTOR = [
     ("inductor", "float64", "cerebras", "training step", "warmup+cosine"),
     ("inductor", "float", "in-process", "opt.step; sched.step", "parameters"),
 ]
-
-
-class Counting:
-    """Counts compilations, then hands the graph to the real backend."""
-
-    def __init__(self, backend: str):
-        self.backend = torch._dynamo.lookup_backend(backend)
-        self.compiles = 0
-
-    def __call__(self, graph_module, example_inputs):
-        self.compiles += 1
-        return self.backend(graph_module, example_inputs)
 
 
 @pytest.fixture(autouse=True)
