@@ -557,9 +557,6 @@ def _merged(call: PresetCall, into: Original, out: dict) -> str:
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
-# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
-
-
 #: A DeepSpeed dict in a Python script: a ``"scheduler"`` key, or ``scheduler = dict(...)`` / ``{...}``.
 _PYTHON_SCHEDULER = re.compile(r"""["']scheduler["']\s*:|\bscheduler\s*=\s*(dict|\{)""")
 _JSON_KEYS = {"scheduler", "zero_optimization", "train_batch_size", "train_micro_batch_size_per_gpu"}
