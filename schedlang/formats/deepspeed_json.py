@@ -24,6 +24,7 @@ import ast
 import copy
 import json
 import re
+from dataclasses import replace
 
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
@@ -38,10 +39,12 @@ from .common.numbers import exact
 from .common.preset_call import PerGroup, PresetCall, json_number
 from .common.proof import proven
 from .common.pyconfig.literal import Item, Module, Unread, bindings, ended_before, to_node, unfollowed
-from .common.source_text import PARAMETERS, choices_of, comment_safe, declarations, expression, header, option
+from .common.source_text import PARAMETERS, choices_of, comment_safe, declared, expression, header, option
+from .common.statements import Noted, module, noted, param_stmt, schedule_stmt
+from .common.statements import expression as parsed
 from .common.symbols import Symbol
 from .common.yaml_source import Node
-from .core_text import lowered
+from .core_text import core_module
 
 DEEPSPEED = ("WarmupLR", "WarmupDecayLR", "WarmupCosineLR", "OneCycle", "LRRangeTest")
 #: Optimizers whose param groups have ``betas`` (OneCycle cycles betas[0] only then).
@@ -63,7 +66,36 @@ def read(text: str, filename: str) -> Node:
     return root
 
 
-def source(root: Node, origin: str, style: str = "presets") -> str:
+def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
+    """The file of the config's ``scheduler`` block: the preset call DeepSpeed's engine makes
+    (``schedule lr``, or one per Muon half), OneCycle's momentum, and a ``param`` for each
+    ``"auto"`` and for an optimizer lr the config lacks; ``--lower`` prints each lowered."""
+    kind, params = _scheduler_block(root)
+    notes: list[str] = []
+    decls: dict[str, ir.Node | Noted] = {}  # the parameters the config leaves to its caller
+    optimizer = root.value.get("optimizer")
+    lr = _optimizer_lr(optimizer, decls)
+    preset, entry = _preset(kind, notes)
+    args = _arguments(params, entry, kind.value, preset, decls, notes)
+    if _takes_lr(entry, kind.value, args):
+        lr = lr if lr is not None else _lr_parameter(kind, preset, decls)
+        if lr is not None:
+            args["lr"] = lr
+    halves = _muon_lrs(optimizer)
+    call = parsed(f"{preset}({', '.join(f'{k}={v}' for k, v in args.items())})", kind.span)
+    schedules = [*_lr_schedules(call, halves, kind.value, root.key_spans.get("scheduler", kind.span), notes),
+                 *_momentum(call, kind, optimizer, notes)]
+    declared_params, lines = declared()
+    head = _head(origin, notes, declared_params)
+    preset_module = module(head, lines, list(decls.values()), schedules)
+    if style == "presets":
+        return preset_module
+    return core_module(preset_module, head, [*declared_params, *decls.values()])
+
+
+def _scheduler_block(root: Node) -> tuple[Node, Node | None]:
+    """The ``scheduler`` block's ``type`` and ``params`` nodes, refused where the engine could not
+    build a scheduler from them."""
     block = root.value.get("scheduler")
     if block is None:
         raise SchedlangError("the config has no \"scheduler\" block", Span(root.span.source, 1, 1, 1, 2),
@@ -77,10 +109,12 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     params = block.value.get("params")
     if params is not None and not params.is_mapping:
         raise SchedlangError("\"params\" must be an object of keyword arguments", params.span)
-    notes: list[str] = []
-    decls: dict[str, str] = {}
-    optimizer = root.value.get("optimizer")
-    lr = _optimizer_lr(optimizer, decls)
+    return kind, params
+
+
+def _preset(kind: Node, notes: list) -> tuple[str, object]:
+    """The preset of the scheduler ``type`` names and its entry: DeepSpeed's own, else the torch
+    scheduler the engine falls back to (noted: it steps at construction)."""
     name = kind.value
     if name in DEEPSPEED:
         preset = f"deepspeed.{name}"
@@ -96,14 +130,19 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     entry = PRESETS[preset]
     if isinstance(entry, Rejected):
         raise SchedlangError(f"{preset} cannot be imported", kind.span, hint=entry.reason)
+    return preset, entry
+
+
+def _arguments(params: Node | None, entry, name: str, preset: str, decls: dict,
+               notes: list) -> dict[str, str]:
+    """The preset call's keywords as ``.sched`` text, one per key of ``params`` the scheduler
+    takes (a key it does not is DeepSpeed's ``TypeError``; a ``null`` its default, or refused)."""
     accepted = {a.name for a in entry.args}
     args: dict[str, str] = {}
     for key, node in (params.value.items() if params is not None else ()):
         key_span = params.key_spans[key]
         if key == "last_batch_iteration":
-            if node.value != -1:
-                raise SchedlangError("last_batch_iteration resumes a run part-way; it is not a schedule",
-                                     node.span, hint="leave it at -1 (the default)")
+            _from_the_start(node)
             continue
         if key not in accepted or key == "lr":
             raise SchedlangError(f"{name}() has no parameter '{key}' (DeepSpeed raises TypeError)", key_span,
@@ -111,48 +150,79 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
         if node.value is None:  # JSON null: Python's None, passed as the keyword
             _null(key, node, entry, name)
             continue  # None is the keyword's default: as if the key were left out
-        args[key] = _value(key, node, decls, notes, name, preset)
-    if "lr" in accepted and (name != "WarmupLR" or "warmup_max_lr" not in args):
-        if lr is None:
-            if name in ("WarmupLR", "WarmupCosineLR") or preset.startswith("torch."):
-                decls.setdefault("optimizer_lr", "param optimizer_lr: float where optimizer_lr > 0  "
-                                                 "# the optimizer's lr (the config has none)")
-                lr = "optimizer_lr"
-        if lr is not None:
-            args["lr"] = lr
-    call = f"{preset}({', '.join(f'{k}={v}' for k, v in args.items())})"
-    schedules = [f"schedule lr = {call}"]
-    halves = _muon_lrs(optimizer, decls)
-    if halves is not None and "lr" in args:  # the scheduler scales each half's own lr
-        schedules = []
-        for half, own in halves.items():
-            words = ", ".join(f"{k}={v}" for k, v in {**args, "lr": own}.items())
-            schedules.append(f"schedule lr__{half} = {preset}({words})")
-        notes.append("Muon: DeepSpeed splits each param group into a Muon half (lr__muon, at muon_lr) and "
-                     f"an Adam half (lr__adam, at adam_lr); {name} scales each half's own lr.")
-    elif halves is not None:
+        args[key] = _value(key, node, key_span, decls, notes, preset)
+    return args
+
+
+def _from_the_start(node: Node) -> None:
+    """``last_batch_iteration`` at its default (-1): any other value resumes a run part-way."""
+    if node.value != -1:
+        raise SchedlangError("last_batch_iteration resumes a run part-way; it is not a schedule",
+                             node.span, hint="leave it at -1 (the default)")
+
+
+def _takes_lr(entry, name: str, args: dict) -> bool:
+    """Whether the call scales the optimizer's lr: it has an ``lr`` (WarmupLR only without its
+    own ``warmup_max_lr``)."""
+    return any(a.name == "lr" for a in entry.args) and (name != "WarmupLR" or "warmup_max_lr" not in args)
+
+
+def _lr_parameter(kind: Node, preset: str, decls: dict) -> str | None:
+    """Where the config gives no optimizer lr and the scheduler scales it (WarmupLR,
+    WarmupCosineLR, a torch scheduler): the parameter ``optimizer_lr``; None for the others."""
+    if kind.value not in ("WarmupLR", "WarmupCosineLR") and not preset.startswith("torch."):
+        return None
+    declared_at = param_stmt("optimizer_lr", "float", where="optimizer_lr > 0", span=kind.span)
+    decls.setdefault("optimizer_lr", noted(declared_at, "the optimizer's lr (the config has none)"))
+    return "optimizer_lr"
+
+
+def _lr_schedules(call: ir.Call, halves: dict | None, name: str, at: Span,
+                  notes: list) -> list[ir.ScheduleDecl]:
+    """``schedule lr``; for DeepSpeed's Muon whose halves' lrs differ and a scheduler that scales
+    each group's own lr, one ``lr__HALF`` per half, the call at that half's lr."""
+    if halves is None:
+        return [schedule_stmt("lr", call, at)]
+    if not any(k.name == "lr" for k in call.keywords):
         notes.append(f"Muon: the scheduler block sets every param group's lr ({name} has an lr of its own), "
                      "so muon_lr and adam_lr are overwritten from the first step (DeepSpeed #7713): both "
                      "halves run this one schedule.")
-    if name == "OneCycle" and args.get("cycle_momentum", "true") == "true":
-        opt_type = _optimizer_type(optimizer)
-        if opt_type is None or opt_type.replace("_", "").lower() in WITH_BETAS:
-            schedules.append(f"schedule momentum = deepspeed.OneCycle.get_mom({call[len(preset) + 1:]}")
-            if opt_type is None:
-                notes.append("OneCycle cycles betas[0] only when the optimizer has betas (Adam-like); "
-                             "the config names no optimizer, so the momentum schedule assumes it does.")
-        else:
-            notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
+        return [schedule_stmt("lr", call, at)]
+    notes.append("Muon: DeepSpeed splits each param group into a Muon half (lr__muon, at muon_lr) and "
+                 f"an Adam half (lr__adam, at adam_lr); {name} scales each half's own lr.")
+    return [schedule_stmt(f"lr__{half}", _at_lr(call, own), at) for half, own in halves.items()]
+
+
+def _at_lr(call: ir.Call, lr: str) -> ir.Call:
+    """``call`` with its ``lr=`` keyword given ``lr`` (``.sched`` text) in its place."""
+    return replace(call, keywords=tuple(replace(k, value=parsed(lr)) if k.name == "lr" else k
+                                        for k in call.keywords))
+
+
+def _momentum(call: ir.Call, kind: Node, optimizer: Node | None, notes: list) -> list[ir.ScheduleDecl]:
+    """OneCycle's ``schedule momentum`` (``get_mom`` of the same keywords) where it cycles the
+    momentum: ``cycle_momentum`` left true and an optimizer with betas (or none named)."""
+    cycles = next((k.value for k in call.keywords if k.name == "cycle_momentum"), None)
+    if kind.value != "OneCycle" or not (cycles is None or isinstance(cycles, ir.Bool) and cycles.value):
+        return []
+    opt_type = _optimizer_type(optimizer)
+    if opt_type is not None and opt_type.replace("_", "").lower() not in WITH_BETAS:
+        notes.append(f"OneCycle leaves the momentum alone: {opt_type} has no betas (DeepSpeed warns).")
+        return []
+    if opt_type is None:
+        notes.append("OneCycle cycles betas[0] only when the optimizer has betas (Adam-like); "
+                     "the config names no optimizer, so the momentum schedule assumes it does.")
+    get_mom = replace(call, func=replace(call.func, id=f"{call.func.id}.get_mom"))
+    return [schedule_stmt("momentum", get_mom, kind.span)]
+
+
+def _head(origin: str, notes: list, params: list) -> list[str]:
+    """The comment lines above the statements: the header, DeepSpeed's step count, the notes."""
     kept = ", a dict in a Python file followed, never run" if origin.endswith(".py") else ""
-    params, lines = declarations()
-    head = [header(origin, f"DeepSpeed config, \"scheduler\" block{kept}"),
+    return [header(origin, f"DeepSpeed config, \"scheduler\" block{kept}"),
             "# t counts optimizer steps: DeepSpeed steps the scheduler after each optimizer step, and",
             "# step t runs with last_batch_iteration = t - 1 (the constructor's value at t = 0).",
             *(f"# note: {comment_safe(n)}" for n in notes), *([PARAMETERS] if params else [])]
-    preset_text = "\n".join([*lines, *decls.values(), *schedules]) + "\n"
-    if style == "presets":
-        return "\n".join(head) + "\n" + preset_text
-    return "\n".join(head) + "\n" + lowered(preset_text, [*params, *decls.values()])
 
 
 def _optimizer_type(optimizer: Node | None) -> str | None:
@@ -166,7 +236,7 @@ def _optimizer_type(optimizer: Node | None) -> str | None:
 MUON_HALVES = {"muon": "muon_lr", "adam": "adam_lr"}
 
 
-def _muon_lrs(optimizer: Node | None, decls: dict) -> dict[str, str] | None:
+def _muon_lrs(optimizer: Node | None) -> dict[str, str] | None:
     """Each half's lr where the optimizer is DeepSpeed's Muon and its halves' lrs differ
     (``muon_lr`` / ``adam_lr``, each else the shared ``lr``); None otherwise."""
     if (_optimizer_type(optimizer) or "").lower() != "muon":
@@ -193,8 +263,9 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
         return None
     node = params.value["lr"]
     if node.value == "auto":
-        decls["learning_rate"] = ("param learning_rate: float where learning_rate > 0  "
-                                  "# \"auto\": the HF Trainer's learning_rate")
+        decls["learning_rate"] = noted(param_stmt("learning_rate", "float", where="learning_rate > 0",
+                                                  span=params.key_spans["lr"]),
+                                       "\"auto\": the HF Trainer's learning_rate")
         return "learning_rate"
     if not isinstance(node.value, Symbol) and exact(node.value) is None:
         raise SchedlangError("the optimizer's lr must be a number", node.span)
@@ -218,28 +289,37 @@ def _null(key: str, node: Node, entry, name: str) -> None:
                          hint=f"leave the key out for its default ({arg.default})")
 
 
-def _value(key: str, node: Node, decls: dict, notes: list, name: str, preset: str) -> str:
+def _value(key: str, node: Node, key_span: Span, decls: dict, notes: list, preset: str) -> str:
+    """One keyword's value as ``.sched`` text; ``"auto"`` a parameter of the file, declared at its key."""
     value = node.value
     if value == "auto":
         type_ = "int" if key in STEP_KEYS else "float"
-        decls[key] = f"param {key}: {type_} where {key} > 0  # \"auto\": filled by the HF Trainer"
+        decls[key] = noted(param_stmt(key, type_, where=f"{key} > 0", span=key_span),
+                           "\"auto\": filled by the HF Trainer")
         return key
     if isinstance(value, bool):
         return "true" if value else "false"
     if key in ("warmup_type", "mode", "anneal_strategy"):
-        if key == "warmup_type" and value not in ("log", "linear"):
-            notes.append(f"{node.span.location}: warmup_type {value!r} is neither 'log' nor 'linear'; "
-                         "DeepSpeed warns and uses 'log', and so does this file.")
-            warn(f"warmup_type {value!r} is neither 'log' nor 'linear': DeepSpeed warns and uses 'log' "
-                 "(lr_schedules.py), and so does the imported file", node.span,
-                 hint='write "warmup_type": "log" (or "linear") to say which')
-            value = "log"
-        return option(value, choices_of(preset, key), node.span, key)
+        return _option(key, node, notes, preset)
     if node.is_list:
         if any(not isinstance(item.value, Symbol) and exact(item.value) is None for item in node.value):
             raise SchedlangError(f"{key} must be a list of numbers", node.span)
         return "[" + ", ".join(expression(item.value, item.span, key) for item in node.value) + "]"
     return expression(value, node.span, key)
+
+
+def _option(key: str, node: Node, notes: list, preset: str) -> str:
+    """A string keyword from the preset's choices; an unknown ``warmup_type`` is DeepSpeed's ``log``,
+    with its warning (at the key) and a note."""
+    value = node.value
+    if key == "warmup_type" and value not in ("log", "linear"):
+        notes.append(f"{node.span.location}: warmup_type {value!r} is neither 'log' nor 'linear'; "
+                     "DeepSpeed warns and uses 'log', and so does this file.")
+        warn(f"warmup_type {value!r} is neither 'log' nor 'linear': DeepSpeed warns and uses 'log' "
+             "(lr_schedules.py), and so does the imported file", node.span,
+             hint='write "warmup_type": "log" (or "linear") to say which')
+        value = "log"
+    return option(value, choices_of(preset, key), node.span, key)
 
 
 # -- the same, in a Python training script (followed over ast, never run) ------------------------------
@@ -422,8 +502,8 @@ def _export_muon(source, filename, params, verify, read, into, writes) -> str:
     if verify:
         label = into.filename if into is not None else filename
         names = [f"lr__{half}" for half in MUON_HALVES]
-        back = read(text, label, "presets")
-        missing = [n for n in names if f"schedule {n} =" not in back]
+        back = parse(read(text, label, "presets"), label).statements
+        missing = [n for n in names if not any(isinstance(s, ir.ScheduleDecl) and s.name == n for s in back)]
         if missing:
             raise SchedlangError(f"internal error: the export does not read back as '{missing[0]}'",
                                  hint="please report this with the file")
@@ -472,9 +552,6 @@ def _merged(call: PresetCall, into: Original, out: dict) -> str:
         lr = out["optimizer"]["params"]["lr"]
         optimizer["params"] = {**(params if isinstance(params, dict) else {}), "lr": lr}
     return dumped(into, data)
-
-
-# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
