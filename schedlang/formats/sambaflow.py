@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..syntax import ir
 from .common.format import SHELL, Format, check_style, checked, importing
 from .common.numbers import exact
 from .common.source_text import header
-from .common.statements import module, schedule_stmt
+from .common.statements import call, module, number, schedule_stmt
 
 SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
 FLAGS = ("lr_schedule", "learning_rate", "warmup_steps", "max_steps", "end_lr_ratio")
@@ -150,9 +149,7 @@ def source(flags: Flags, origin: str, style: str = "presets") -> ir.Module:
     head = [header(origin, "SambaFlow flags"),
             "# SambaFlow's code is not public: these presets follow its documented behaviour."]
     if name == "fixed_lr":
-        body = f"sambaflow.fixed_lr(learning_rate={sched_text(lr)})" if style == "presets" \
-            else f"constant({sched_text(lr)})"
-        return module(head, schedule_stmt("lr", body, flags.spans.get("lr_schedule")))
+        return module(head, schedule_stmt("lr", _fixed(flags, lr, style), flags.spans.get("lr_schedule")))
     if "max_steps" not in flags.values:
         raise SchedlangError(f"{name} needs --max_steps", flags.spans.get("lr_schedule"))
     warm = _number(flags, "warmup_steps", whole=True) if "warmup_steps" in flags.values else sp.Integer(0)
@@ -160,20 +157,40 @@ def source(flags: Flags, origin: str, style: str = "presets") -> ir.Module:
     if total <= warm:
         raise SchedlangError(f"--max_steps ({total}) must be larger than --warmup_steps ({warm})",
                              flags.spans.get("max_steps"))
-    given_ratio = "end_lr_ratio" in flags.values
-    ratio = _number(flags, "end_lr_ratio") if given_ratio else exact(END_RATIO[name])
-    if style == "presets":
-        parts = [f"learning_rate={sched_text(lr)}", f"warmup_steps={sched_text(warm)}",
-                 f"max_steps={sched_text(total)}"]
-        if given_ratio:
-            parts.append(f"end_lr_ratio={sched_text(ratio)}")
-        body = f"sambaflow.{name}({', '.join(parts)})"
-    else:
-        shape = "cosine" if name == "cosine_schedule_with_warmup" else "linear"
-        body = f"{shape}({sched_text(lr)}, {sched_text(lr * ratio)}, {sched_text(total - warm)})"
-        if warm:
-            body = f"warmup(linear, {sched_text(warm)}) >> {body}"
+    ratio = _number(flags, "end_lr_ratio") if "end_lr_ratio" in flags.values else exact(END_RATIO[name])
+    body = _preset(flags, name, lr, warm, total, ratio) if style == "presets" \
+        else _core(flags, name, lr, warm, total, ratio)
     return module(head, schedule_stmt("lr", body, flags.spans.get("lr_schedule")))
+
+
+def _fixed(flags: Flags, lr, style: str) -> ir.Call:
+    value = number(lr, flags.spans.get("learning_rate"))
+    return call("sambaflow.fixed_lr", learning_rate=value) if style == "presets" else call("constant", value)
+
+
+def _preset(flags: Flags, name: str, lr, warm, total, ratio) -> ir.Call:
+    """``sambaflow.NAME(...)``, each argument at its flag (``--warmup_steps`` at ``--lr_schedule``
+    when not given: it is the schedule's 0)."""
+    spans = flags.spans
+    given = {"learning_rate": number(lr, spans.get("learning_rate")),
+             "warmup_steps": number(warm, spans.get("warmup_steps", spans.get("lr_schedule"))),
+             "max_steps": number(total, spans.get("max_steps"))}
+    if "end_lr_ratio" in flags.values:
+        given["end_lr_ratio"] = number(ratio, spans.get("end_lr_ratio"))
+    return call(f"sambaflow.{name}", **given)
+
+
+def _core(flags: Flags, name: str, lr, warm, total, ratio) -> ir.Node:
+    """The standard library's ``[warmup(linear, W) >>] cosine|linear(lr, lr * ratio, N)``."""
+    spans, where = flags.spans, flags.spans.get("lr_schedule")
+    shape = "cosine" if name == "cosine_schedule_with_warmup" else "linear"
+    body = call(shape, number(lr, spans.get("learning_rate")),
+                number(lr * ratio, spans.get("end_lr_ratio", spans.get("learning_rate"))),
+                number(total - warm, spans.get("max_steps")), span=where)
+    if not warm:
+        return body
+    ramp = call("warmup", ir.Name(where, "linear"), number(warm, spans.get("warmup_steps")), span=where)
+    return ir.Seq(where, ramp, body)
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

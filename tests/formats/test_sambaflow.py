@@ -72,6 +72,20 @@ def test_errors_point_at_the_flag_value(text, message, column):
     assert (info.value.line, info.value.column) == (1, column), str(info.value)
 
 
+@pytest.mark.parametrize("style", ["presets", "core"])
+def test_an_error_the_lowering_raises_lands_on_the_flag_it_came_from(style):
+    """The tree the import lowers carries each flag's span on the numbers read from it, so an error
+    in a number the file computes (core style's ``max_steps - warmup_steps``) is at ``--max_steps``
+    too, not a quote of the generated line."""
+    text = "--lr_schedule cosine_schedule_with_warmup --learning_rate 0.1 --max_steps 1" + "0" * 30 + \
+        " --warmup_steps 10"
+    with pytest.raises(schedlang.SchedlangError) as info:
+        formats.from_sambaflow(text, "run.sh", style=style)
+    assert "a duration must be at most" in info.value.message
+    assert info.value.span.source.filename == "run.sh"
+    assert (info.value.line, info.value.column) == (1, text.index("1" + "0" * 30) + 1), str(info.value)
+
+
 def test_missing_schedule_flag():
     with pytest.raises(schedlang.SchedlangError, match="no --lr_schedule"):
         formats.from_sambaflow("python train.py --learning_rate 1", "run.sh")

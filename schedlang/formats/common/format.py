@@ -8,8 +8,9 @@ the modules and builds the table, the guesser and ``import_file`` from these dec
 nothing about a format is written outside its module (docs/import_export.md, "Adding a format").
 
 Every reader goes the same way (``reader``): the style checked, bounded input
-(``limits.check_size``), every value written remembered with its span (``source_text``), the
-generated text compiled and any error in it moved to the configuration's own line and column.
+(``limits.check_size``), the format's tree lowered as it is (``lowered``: a node built with the
+configuration's span reports there), and an error in expression text a format still writes moved
+to the configuration's own line and column (``source_text`` remembers every value it wrote).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from ...errors import SchedlangError
 from ...limits import check_size
+from ...program import compile_parsed
 from ...syntax import ir, unparse
 from ...syntax.fmt import format_source
 from .source_text import GENERATED, located, recording
@@ -103,8 +105,18 @@ def checked(generated: ir.Module | str, filename: str) -> str:
     canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard output or ``-o``,
     passes ``fmt --check`` as written."""
     if isinstance(generated, ir.Module):
-        generated = unparse.module(generated)
+        lowered(generated, filename)
+        return format_source(unparse.module(generated), GENERATED)
     return format_source(compiles(generated, filename), GENERATED)
+
+
+def lowered(tree: ir.Module, filename: str) -> None:
+    """The format's tree compiled as it is: an error at a node that carries the configuration's
+    span is that span's; one in expression text the format wrote is moved by ``located``."""
+    try:
+        compile_parsed(tree)
+    except SchedlangError as exc:
+        raise located(exc, filename) from None
 
 
 def check_style(style: str) -> None:

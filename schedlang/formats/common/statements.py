@@ -3,16 +3,19 @@
 
 A format builds its file from these functions, never from a statement written as text: each
 takes the configuration's span of what it states (the key, flag or call it was read from), so the
-tree can say where each statement came from.  An expression not yet built as nodes (a preset call
-or a core formula a format writes, numbers through ``source_text``) is given as ``.sched`` text
-and parsed here; its top node takes the span given.  Comments are the file's notes: a string
-item of ``module`` is a line of its own (written ``# ...``), ``noted`` puts one at the end of a
-statement's line.
+tree can say where each statement came from.  Expressions are built the same way: ``number`` is
+a value at the span it was read from, ``call`` a call of such nodes, so the reader lowers the tree
+as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow
+is built so).  An expression not yet built as nodes (a preset call or a core formula a format
+writes, numbers through ``source_text``) is given as ``.sched`` text and parsed here; its top
+node takes the span given, and an error inside it is moved by ``source_text.located``.
+Comments are the file's notes: a string item of ``module`` is a line of its own (written
+``# ...``), ``noted`` puts one at the end of a statement's line.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from ...errors import SchedlangError, Source, Span
 from ...syntax import ir
@@ -34,6 +37,46 @@ def expression(value: ir.Node | str, span: Span | None = None) -> ir.Node:
     if not isinstance(stmt, ir.ScheduleDecl) or stmt.span != stmt.value.span:  # pragma: no cover
         raise SchedlangError(f"not one expression: {value!r}")  # the formats write only expressions
     return stmt.value if span is None else replace(stmt.value, span=span)
+
+
+def number(value, span: Span | None) -> ir.Node:
+    """An exact number (a sympy or Python rational) as the node ``.sched`` reads it back as
+    (``0.001``, ``-2``, ``1 / 3``), every part of it at ``span``: the configuration's value it was
+    read from, so an error the lowering raises at it points there (no search for it later)."""
+    from ...codegen.sched import sched_text  # codegen's one writer of exact numbers
+    from .numbers import exact
+
+    found = value if getattr(value, "is_Rational", False) else exact(value)
+    if found is None:  # pragma: no cover - the formats read their numbers with ``exact`` first
+        raise SchedlangError(f"not an exact number: {value!r}", span)
+    return at(expression(sched_text(found)), span)
+
+
+def call(name: str, *args: ir.Node, span: Span | None = None, **keywords: ir.Node) -> ir.Call:
+    """``name(args..., key=value, ...)`` as a node, keywords in the order given; each keyword at
+    its value's span (the configuration's key it came from)."""
+    where = span or _NOWHERE
+    return ir.Call(where, ir.Name(where, name), tuple(args),
+                   tuple(ir.Keyword(v.span, k, v) for k, v in keywords.items()))
+
+
+def at(node: ir.Node, span: Span | None) -> ir.Node:
+    """``node`` with every part that has no configuration span (parsed from text a format wrote)
+    at ``span``; parts that carry one keep it."""
+    if span is None:
+        return node
+    changes = {f.name: _at_value(getattr(node, f.name), span) for f in fields(node)
+               if f.name not in ("span", "parens")}
+    own = span if node.span.source.filename == GENERATED else node.span
+    return replace(node, span=own, **changes)
+
+
+def _at_value(value, span: Span):
+    if isinstance(value, ir.Node):
+        return at(value, span)
+    if isinstance(value, tuple):
+        return tuple(_at_value(v, span) for v in value)
+    return value
 
 
 def schedule_stmt(name: str, value: ir.Node | str, span: Span | None = None) -> ir.ScheduleDecl:
