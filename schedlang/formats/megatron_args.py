@@ -142,6 +142,22 @@ def _top(args: Args) -> Span | None:
 
 def _validate(v: _Values) -> str:
     """Megatron-LM's ``validate_args`` rules on these flags; returns the mode, "iters" or "samples"."""
+    _validate_given(v)
+    iters = v.given("train_iters")
+    _validate_batch_sizes(v, iters)
+    if iters:
+        _validate_iteration_lengths(v)
+    else:
+        _validate_sample_lengths(v)
+    lr, low = v.number("lr"), v.number("min_lr")
+    if sp.Gt(low, lr) == sp.true:
+        _refuse(v, "min_lr", f"--min-lr ({sched_text(low)}) must be <= --lr ({sched_text(lr)})")
+    _validate_weight_decay(v)
+    return "iters" if iters else "samples"
+
+
+def _validate_given(v: _Values) -> None:
+    """The flags every launch needs: the peak lr and one run length (and no removed ``--warmup``)."""
     if v.given("warmup"):
         _refuse(v, "warmup", "--warmup was removed from Megatron-LM",
                 hint="use --lr-warmup-fraction, --lr-warmup-iters or --lr-warmup-samples")
@@ -154,38 +170,48 @@ def _validate(v: _Values) -> str:
     if not (iters or samples):
         raise SchedlangError("neither --train-iters nor --train-samples is given", _top(v.args),
                              hint="Megatron-LM needs one of them (the decay length defaults to it)")
-    _validate_batch_sizes(v, iters)
-    if iters:
-        for key, what in (("lr_decay_samples", "learning rate decay"), ("lr_warmup_samples", "learning rate "
-                                                                                             "warmup")):
-            if v.given(key) and v.number(key) != 0:
-                _refuse(v, key, f"expected iteration-based {what}: --{key.replace('_', '-')} with "
-                                "--train-iters")
-        if v.given("lr_warmup_fraction") and v.given("lr_warmup_iters") and v.number("lr_warmup_iters") != 0:
-            _refuse(v, "lr_warmup_iters", "can only specify one of lr-warmup-fraction and lr-warmup-iters")
-    else:
-        for key in ("lr_decay_iters", "lr_warmup_iters"):
-            if v.given(key) and v.number(key) != 0:
-                _refuse(v, key, f"expected sample-based training: --{key.replace('_', '-')} with "
-                                "--train-samples")
-        if v.given("lr_warmup_fraction") and v.given("lr_warmup_samples") \
-                and v.number("lr_warmup_samples") != 0:
-            _refuse(v, "lr_warmup_samples",
-                    "can only specify one of lr-warmup-fraction and lr-warmup-samples")
-    lr, low = v.number("lr"), v.number("min_lr")
-    if sp.Gt(low, lr) == sp.true:
-        _refuse(v, "min_lr", f"--min-lr ({sched_text(low)}) must be <= --lr ({sched_text(lr)})")
-    if v.choice("weight_decay_incr_style") == "constant":
-        for key in ("start_weight_decay", "end_weight_decay"):
-            if v.given(key):
-                _refuse(v, key, f"--{key.replace('_', '-')} needs a non-constant --weight-decay-incr-style",
-                        hint="with the constant style Megatron-LM uses --weight-decay for both ends")
-    else:
-        for key in ("start_weight_decay", "end_weight_decay"):
-            if not v.given(key):
-                _refuse(v, "weight_decay_incr_style", f"--weight-decay-incr-style "
-                        f"{v.choice('weight_decay_incr_style')} needs --{key.replace('_', '-')}")
-    return "iters" if iters else "samples"
+
+
+def _validate_iteration_lengths(v: _Values) -> None:
+    """With ``--train-iters`` no length in samples, and one warmup flag."""
+    for key, what in (("lr_decay_samples", "learning rate decay"), ("lr_warmup_samples", "learning rate "
+                                                                                         "warmup")):
+        if _nonzero(v, key):
+            _refuse(v, key, f"expected iteration-based {what}: --{key.replace('_', '-')} with "
+                            "--train-iters")
+    _one_warmup(v, "lr_warmup_iters")
+
+
+def _validate_sample_lengths(v: _Values) -> None:
+    """With ``--train-samples`` no length in iterations, and one warmup flag."""
+    for key in ("lr_decay_iters", "lr_warmup_iters"):
+        if _nonzero(v, key):
+            _refuse(v, key, f"expected sample-based training: --{key.replace('_', '-')} with "
+                            "--train-samples")
+    _one_warmup(v, "lr_warmup_samples")
+
+
+def _nonzero(v: _Values, key: str) -> bool:
+    """Whether ``--key`` is given and not 0 (Megatron-LM's test for a length that is set)."""
+    return v.given(key) and v.number(key) != 0
+
+
+def _one_warmup(v: _Values, key: str) -> None:
+    """``--lr-warmup-fraction`` refused beside a warmup length (``key``) that is set."""
+    if v.given("lr_warmup_fraction") and _nonzero(v, key):
+        _refuse(v, key, f"can only specify one of lr-warmup-fraction and {key.replace('_', '-')}")
+
+
+def _validate_weight_decay(v: _Values) -> None:
+    """The constant style takes ``--weight-decay`` for both ends; the others need both ends."""
+    style = v.choice("weight_decay_incr_style")
+    for key in ("start_weight_decay", "end_weight_decay"):
+        if style == "constant" and v.given(key):
+            _refuse(v, key, f"--{key.replace('_', '-')} needs a non-constant --weight-decay-incr-style",
+                    hint="with the constant style Megatron-LM uses --weight-decay for both ends")
+        if style != "constant" and not v.given(key):
+            _refuse(v, "weight_decay_incr_style", f"--weight-decay-incr-style {style} needs "
+                    f"--{key.replace('_', '-')}")
 
 
 def _validate_batch_sizes(v: _Values, iters: bool) -> None:
