@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
@@ -47,11 +47,13 @@ from ..codegen.sched import sched_text
 from ..codegen.sched import text as core
 from ..errors import SchedlangError, Span, did_you_mean
 from ..semantics.names import LANGUAGE_NAMES
+from ..syntax import ir, unparse
 from .common import shell_words
 from .common.format import SHELL, YAML, Format, reader
 from .common.numbers import exact
 from .common.source_text import comment_safe, exact_number, header
-from .core_text import lowered
+from .common.statements import batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
+from .core_text import lowered_schedules
 from .megatron_export import DECOUPLED, export
 from .megatron_flags import DEFAULTS, FLAGS, VERSIONS, Args, Flag, read
 
@@ -140,6 +142,22 @@ def _top(args: Args) -> Span | None:
 
 def _validate(v: _Values) -> str:
     """Megatron-LM's ``validate_args`` rules on these flags; returns the mode, "iters" or "samples"."""
+    _validate_given(v)
+    iters = v.given("train_iters")
+    _validate_batch_sizes(v, iters)
+    if iters:
+        _validate_iteration_lengths(v)
+    else:
+        _validate_sample_lengths(v)
+    lr, low = v.number("lr"), v.number("min_lr")
+    if sp.Gt(low, lr) == sp.true:
+        _refuse(v, "min_lr", f"--min-lr ({sched_text(low)}) must be <= --lr ({sched_text(lr)})")
+    _validate_weight_decay(v)
+    return "iters" if iters else "samples"
+
+
+def _validate_given(v: _Values) -> None:
+    """The flags every launch needs: the peak lr and one run length (and no removed ``--warmup``)."""
     if v.given("warmup"):
         _refuse(v, "warmup", "--warmup was removed from Megatron-LM",
                 hint="use --lr-warmup-fraction, --lr-warmup-iters or --lr-warmup-samples")
@@ -152,38 +170,48 @@ def _validate(v: _Values) -> str:
     if not (iters or samples):
         raise SchedlangError("neither --train-iters nor --train-samples is given", _top(v.args),
                              hint="Megatron-LM needs one of them (the decay length defaults to it)")
-    _validate_batch_sizes(v, iters)
-    if iters:
-        for key, what in (("lr_decay_samples", "learning rate decay"), ("lr_warmup_samples", "learning rate "
-                                                                                             "warmup")):
-            if v.given(key) and v.number(key) != 0:
-                _refuse(v, key, f"expected iteration-based {what}: --{key.replace('_', '-')} with "
-                                "--train-iters")
-        if v.given("lr_warmup_fraction") and v.given("lr_warmup_iters") and v.number("lr_warmup_iters") != 0:
-            _refuse(v, "lr_warmup_iters", "can only specify one of lr-warmup-fraction and lr-warmup-iters")
-    else:
-        for key in ("lr_decay_iters", "lr_warmup_iters"):
-            if v.given(key) and v.number(key) != 0:
-                _refuse(v, key, f"expected sample-based training: --{key.replace('_', '-')} with "
-                                "--train-samples")
-        if v.given("lr_warmup_fraction") and v.given("lr_warmup_samples") \
-                and v.number("lr_warmup_samples") != 0:
-            _refuse(v, "lr_warmup_samples",
-                    "can only specify one of lr-warmup-fraction and lr-warmup-samples")
-    lr, low = v.number("lr"), v.number("min_lr")
-    if sp.Gt(low, lr) == sp.true:
-        _refuse(v, "min_lr", f"--min-lr ({sched_text(low)}) must be <= --lr ({sched_text(lr)})")
-    if v.choice("weight_decay_incr_style") == "constant":
-        for key in ("start_weight_decay", "end_weight_decay"):
-            if v.given(key):
-                _refuse(v, key, f"--{key.replace('_', '-')} needs a non-constant --weight-decay-incr-style",
-                        hint="with the constant style Megatron-LM uses --weight-decay for both ends")
-    else:
-        for key in ("start_weight_decay", "end_weight_decay"):
-            if not v.given(key):
-                _refuse(v, "weight_decay_incr_style", f"--weight-decay-incr-style "
-                        f"{v.choice('weight_decay_incr_style')} needs --{key.replace('_', '-')}")
-    return "iters" if iters else "samples"
+
+
+def _validate_iteration_lengths(v: _Values) -> None:
+    """With ``--train-iters`` no length in samples, and one warmup flag."""
+    for key, what in (("lr_decay_samples", "learning rate decay"), ("lr_warmup_samples", "learning rate "
+                                                                                         "warmup")):
+        if _nonzero(v, key):
+            _refuse(v, key, f"expected iteration-based {what}: --{key.replace('_', '-')} with "
+                            "--train-iters")
+    _one_warmup(v, "lr_warmup_iters")
+
+
+def _validate_sample_lengths(v: _Values) -> None:
+    """With ``--train-samples`` no length in iterations, and one warmup flag."""
+    for key in ("lr_decay_iters", "lr_warmup_iters"):
+        if _nonzero(v, key):
+            _refuse(v, key, f"expected sample-based training: --{key.replace('_', '-')} with "
+                            "--train-samples")
+    _one_warmup(v, "lr_warmup_samples")
+
+
+def _nonzero(v: _Values, key: str) -> bool:
+    """Whether ``--key`` is given and not 0 (Megatron-LM's test for a length that is set)."""
+    return v.given(key) and v.number(key) != 0
+
+
+def _one_warmup(v: _Values, key: str) -> None:
+    """``--lr-warmup-fraction`` refused beside a warmup length (``key``) that is set."""
+    if v.given("lr_warmup_fraction") and _nonzero(v, key):
+        _refuse(v, key, f"can only specify one of lr-warmup-fraction and {key.replace('_', '-')}")
+
+
+def _validate_weight_decay(v: _Values) -> None:
+    """The constant style takes ``--weight-decay`` for both ends; the others need both ends."""
+    style = v.choice("weight_decay_incr_style")
+    for key in ("start_weight_decay", "end_weight_decay"):
+        if style == "constant" and v.given(key):
+            _refuse(v, key, f"--{key.replace('_', '-')} needs a non-constant --weight-decay-incr-style",
+                    hint="with the constant style Megatron-LM uses --weight-decay for both ends")
+        if style != "constant" and not v.given(key):
+            _refuse(v, "weight_decay_incr_style", f"--weight-decay-incr-style {style} needs "
+                    f"--{key.replace('_', '-')}")
 
 
 def _validate_batch_sizes(v: _Values, iters: bool) -> None:
@@ -526,7 +554,7 @@ def _batch(v: _Values, batch):
 # -- output --------------------------------------------------------------------------------
 
 
-def source(text: str, origin: str = "<string>", style: str = "presets", options=None) -> str:
+def source(text: str, origin: str = "<string>", style: str = "presets", options=None) -> ir.Module:
     """``.sched`` source for Megatron-LM arguments; ``options``: ``{"megatron": "0.17" | "main"}``
     (``VERSIONS``), whose meaning the batch flags take."""
     options = dict(options or {})
@@ -542,8 +570,27 @@ def source(text: str, origin: str = "<string>", style: str = "presets", options=
     return render(args, plan(args, version), origin, style)
 
 
-def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
-    """The ``.sched`` source of a plan (``resume.rules`` renders one with a checkpoint's values)."""
+def render(args: Args, p: Plan, origin: str, style: str = "presets") -> ir.Module:
+    """The ``.sched`` file of a plan (``rendered``: ``resume.rules``'s, with a checkpoint's values): the
+    header, the batch clock, the parameters, ``run = ...`` (after the parameters it may name,
+    before the schedules), then the schedules, lowered in the core style; under a changing batch
+    each is put on the sample clock (the class counts samples)."""
+    params = [_param(args, name, *decl) for name, decl in sorted(p.params.items())]
+    schedules = _schedules(args, p)
+    if style != "presets":
+        schedules = _lowered(schedules, params)
+    if p.batch is not None:
+        schedules = [_on_samples(s, lowered=style != "presets") for s in schedules]
+    return module(_head(args, p, origin), _clock(args, p), params, _run_item(args, p), schedules)
+
+
+def rendered(args: Args, p: Plan, origin: str) -> str:
+    """``render``'s file as text (``resume.rules`` compiles the restored run from it)."""
+    return unparse.module(render(args, p, origin))
+
+
+def _head(args: Args, p: Plan, origin: str) -> list[str]:
+    """The file's comment lines: where it came from, what its t counts, the notes."""
     head = [header(origin, "Megatron-LM arguments")]
     if p.batch is not None:
         head += _batch_header(args, p)
@@ -558,39 +605,61 @@ def render(args: Args, p: Plan, origin: str, style: str = "presets") -> str:
     if p.decoupled is not None:
         head += [f"# lr__{DECOUPLED}: the embedding and output layers (--decoupled-lr): their param",
                  "# group's own max_lr and min_lr (megatron-core's ParamGroupOverride), the rest shared."]
-    head += [f"# note: {comment_safe(n)}" for n in p.notes]
-    params = [_param_line(name, *decl) for name, decl in sorted(p.params.items())]
+    return head + [f"# note: {comment_safe(n)}" for n in p.notes]
+
+
+def _clock(args: Args, p: Plan) -> list[ir.Node]:
+    """``param seq_len`` (tokens per sample) and ``batch = ...`` of a run whose batch changes."""
     clock = []
     if p.seq_len is not None:
-        clock.append(f"param seq_len: int = {p.seq_len}")
+        clock.append(param_stmt("seq_len", "int", str(p.seq_len), span=_at(args, "seq_length")))
     if p.batch is not None:
-        clock.append(f"batch = {p.batch}")
+        clock.append(batch_stmt(p.batch, _at(args, "step_batch_size_schedule", "rampup_batch_size")))
+    return clock
+
+
+def _run_item(args: Args, p: Plan) -> list:
+    """``run = ...`` with the comment saying how Megatron-LM counts it, or nothing."""
+    if p.run is None:
+        return []
+    value, why = p.run
+    return [noted(run_stmt(value, _at(args, "train_iters", "train_samples")), why)]
+
+
+def _schedules(args: Args, p: Plan) -> list[ir.ScheduleDecl]:
+    """``schedule lr`` (and ``lr__decoupled``: Megatron's get_lr reads max_lr and min_lr from each
+    group) and ``schedule weight_decay``, as the preset calls of the plan's arguments."""
     lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
-    wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
-    lines = [*params, f"schedule lr = {lr_call}"]
-    if p.decoupled is not None:  # Megatron's get_lr reads max_lr and min_lr from each group
+    schedules = [schedule_stmt("lr", lr_call, _at(args, "lr"))]
+    if p.decoupled is not None:
         own = (("max_lr", "decoupled_lr"), ("min_lr", "decoupled_min_lr"))
         spans = {**p.spans, **{arg: args.flags[flag].span for arg, flag in own if flag in args.flags}}
-        lines.append(f"schedule lr__{DECOUPLED} = megatron.OptimizerParamScheduler"
-                     f"({_kwargs(p.decoupled, core, spans)})")
-    lines.append(f"schedule weight_decay = {wd_call}")
-    preset_text = "\n".join(lines) + "\n"
-    body = preset_text if style == "presets" else lowered(preset_text, params)
-    if p.run is not None:  # after the parameters it may name, before the schedules
-        body_lines = body.split("\n")
-        body_lines.insert(len(params), f"run = {p.run[0]}   # {p.run[1]}")
-        body = "\n".join(body_lines)
-    if p.batch is not None:  # the class counts samples: on the sample clock of the batch schedule
-        body = "\n".join(_on_samples(line, style) for line in body.rstrip("\n").split("\n")) + "\n"
-    return "\n".join([*head, *clock]) + "\n" + body
+        schedules.append(schedule_stmt(f"lr__{DECOUPLED}", "megatron.OptimizerParamScheduler"
+                                       f"({_kwargs(p.decoupled, core, spans)})", _at(args, "decoupled_lr")))
+    wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
+    schedules.append(schedule_stmt("weight_decay", wd_call,
+                                   _at(args, "weight_decay_incr_style", "weight_decay")))
+    return schedules
 
 
-def _on_samples(line: str, style: str) -> str:
-    """A ``schedule`` line put on the sample clock (a lowered constant stays as it is)."""
-    name, sep, value = line.partition(" = ")
-    if not (sep and name.startswith("schedule ")) or (style != "presets" and not re.search(r"\bt\b", value)):
-        return line
-    return f"{name} = on_samples({value})"
+def _lowered(schedules: list[ir.ScheduleDecl], params: list[ir.Param]) -> list[ir.ScheduleDecl]:
+    """The core style: each schedule lowered (under its parameters), at its preset's span."""
+    spans = {s.name: s.span for s in schedules}
+    return [replace(s, span=spans[s.name]) for s in lowered_schedules(module(params, schedules))]
+
+
+def _on_samples(stmt: ir.ScheduleDecl, lowered: bool) -> ir.ScheduleDecl:
+    """A schedule put on the sample clock: its value wrapped in ``on_samples(...)``; a lowered
+    constant (no ``t`` in it) stays as it is."""
+    if lowered and not any(isinstance(n, ir.Name) and n.id == "t" for n in ir.walk(stmt.value)):
+        return stmt
+    at = stmt.value.span
+    return replace(stmt, value=ir.Call(at, ir.Name(at, "on_samples"), (stmt.value,), ()))
+
+
+def _at(args: Args, *keys: str) -> Span | None:
+    """The span of the first of ``keys`` the flags give (what a statement is read from)."""
+    return next((args.flags[key].span for key in keys if key in args.flags), None)
 
 
 def _batch_header(args: Args, p: Plan) -> list[str]:
@@ -609,9 +678,14 @@ def _batch_header(args: Args, p: Plan) -> list[str]:
     return head
 
 
-def _param_line(name: str, type_: str, default: str | None, minimum) -> str:
-    shown = "" if default is None else f" = {sched_text(exact(default))}"
-    return f"param {name}: {type_}{shown} where {name} {'>= 0' if minimum == 0 else '> 0'}"
+def _param(args: Args, name: str, type_: str, default: str | None, minimum) -> ir.Param:
+    """``param NAME: TYPE [= DEFAULT] where NAME > 0`` (``>= 0`` for a warmup), at the flag whose
+    ``$VAR`` it is."""
+    shown = None if default is None else sched_text(exact(default))
+    where = f"{name} >= 0" if minimum == 0 else f"{name} > 0"
+    refs = [key for key, flag in args.flags.items() if flag.ref is not None
+            and name in (flag.ref.name.lower(), flag.ref.name.lower() + "_")]
+    return param_stmt(name, type_, shown, where, _at(args, *refs))
 
 
 def _kwargs(kwargs: dict, core, spans=None) -> str:

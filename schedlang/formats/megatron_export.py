@@ -77,6 +77,29 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     Megatron-LM's default; the output says which.  ``understand(text, filename)`` is the reader's
     ``(args, plan, constant batch)`` of a command (``megatron_args.understood``, handed over by the
     format's declaration so that this module imports no reader)."""
+    call = _call(source, filename, params, schedules)
+    run = _run(call, original(into), understand)
+    flags = _decoupled(call, _lr_flags(call, run))
+    train = _train(call, run)
+    _train_flag(call, run, flags, train)
+    _warmup_fraction(call, flags, run)
+    flags.update(_wd_flags(call, run, train))
+    batch_flags, head = _megatron_batch(call)
+    flags.update(batch_flags)
+    merged, replaced = _merged(run, flags)
+    text = _command(filename, run, replaced, head, flags)
+    read_back = merged if run.original is not None else text  # what the proof imports
+    _check_clock(call, run, read_back, understand)
+    if verify:
+        proven(call.program, read_back, read, filename, params=params,
+               schedules=["lr", *call.others, *(f"lr__{t}" for t in call.groups)],
+               into=run.original.filename if run.original is not None else None)
+    return text
+
+
+def _call(source, filename, params, schedules) -> PresetCall:
+    """The file's ``megatron.OptimizerParamScheduler(...)`` lr (and its weight decay unless the
+    export names schedules without it)."""
     wanted = ("weight_decay",) if not schedules or "weight_decay" in schedules else ()
     call = PresetCall(source, filename, params, "megatron-args",
                       'megatron.OptimizerParamScheduler(max_lr=3e-4, min_lr=3e-5, lr_warmup_steps=2000, '
@@ -85,31 +108,47 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     if call.name != "megatron.OptimizerParamScheduler":
         raise SchedlangError(f"{call.name} is not a scheduler Megatron-LM configures by flags",
                              call.node.span, hint="export the lr: megatron.OptimizerParamScheduler(...)")
-    run = _run(call, original(into), understand)
+    return call
+
+
+def _lr_flags(call: PresetCall, run: _Run) -> dict:
+    """The lr's flags, in the order of the call's keywords (``_MEGATRON_FLAGS``; the weight-decay
+    and checkpoint keywords do not change the lr)."""
     flags = {}
     for name, node in call.given.items():
         flag = _MEGATRON_FLAGS.get(name)
         if flag is None:
-            continue  # the weight-decay and checkpoint keywords do not change the lr
+            continue
         if flag.endswith("-"):
             flag += run.unit
-        if isinstance(node, ir.String):
-            flags[flag] = node.value
-            continue
-        whole = (call.value(node, name) * run.factor).is_Integer if name == "lr_warmup_steps" else True
-        if name == "lr_warmup_steps" and (run.fraction or not whole):
-            flags[flag] = None  # a fraction of the decay, if it is one (_warmup_fraction)
-        elif name.endswith("_steps"):
-            flags[flag] = _length(call, name, node, run)
-        else:
-            flags[flag] = number_text(call.number(name))
-    flags = _decoupled(call, flags)
-    train = _train(call, run)
+        flags[flag] = _lr_value(call, run, name, node)
+    return flags
+
+
+def _lr_value(call: PresetCall, run: _Run, name: str, node: ir.Node) -> str | None:
+    """One keyword's flag value; None for a warmup written as a fraction of the decay, if it is
+    one (where the original writes it so, or it is no whole number: ``_warmup_fraction``)."""
+    if isinstance(node, ir.String):
+        return node.value
+    if name == "lr_warmup_steps":
+        whole = (call.value(node, name) * run.factor).is_Integer
+        if run.fraction or not whole:
+            return None
+    if name.endswith("_steps"):
+        return _length(call, name, node, run)
+    return number_text(call.number(name))
+
+
+def _train_flag(call: PresetCall, run: _Run, flags: dict, train: str | None) -> None:
+    """``--train-*``: the file's run; without one the decay length, unless the original's stays."""
     if train is not None:
         flags[f"--train-{run.unit}"] = train
     elif not _keeps_train(run, call):
         flags[f"--train-{run.unit}"] = flags[f"--lr-decay-{run.unit}"]
-    _warmup_fraction(call, flags, run)
+
+
+def _wd_flags(call: PresetCall, run: _Run, train: str | None) -> dict:
+    """The weight decay's flags; its ``wd_incr_steps`` is ``--train-*``, which must be the run's."""
     wd = _megatron_wd(call, run)
     if train is not None and "--weight-decay-incr-style" not in wd:
         wd.pop(f"--train-{run.unit}", None)  # a constant weight decay: its wd_incr_steps changes nothing
@@ -118,23 +157,19 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
                              f"{wd[f'--train-{run.unit}']}: Megatron-LM passes --train-{run.unit} as both",
                              call.program.run_length.span,
                              hint="make wd_incr_steps the run's length, or drop `run = ...`")
-    flags.update(wd)
-    batch_flags, head = _megatron_batch(call)
-    flags.update(batch_flags)
-    merged, replaced = _merged(run, flags)
+    return wd
+
+
+def _command(filename, run: _Run, replaced: list[str], head: list[str], flags: dict) -> str:
+    """The output: the comments saying what was written and proved, then the flags, one a line
+    (after ``python pretrain_gpt.py`` when there is no original command)."""
     lines = [f"# Megatron-LM scheduler flags written by schedlang from {comment_safe(str(filename))}:",
              f"# lengths in {_UNIT_WORDS[run.unit]}, {_why(run)}.", *_proof_lines(run, replaced), *head]
     if run.original is None:
         lines.append("python pretrain_gpt.py \\")
     items = [f"    {flag} {value}" for flag, value in flags.items()]
     lines += [item + " \\" for item in items[:-1]] + items[-1:]
-    text = "\n".join(lines) + "\n"
-    _check_clock(call, run, merged if run.original is not None else text, understand)
-    if verify:
-        proven(call.program, merged if run.original is not None else text, read,
-               filename, params=params, schedules=["lr", *call.others, *(f"lr__{t}" for t in call.groups)],
-               into=run.original.filename if run.original is not None else None)
-    return text
+    return "\n".join(lines) + "\n"
 
 
 _UNIT_WORDS = {"iters": "iterations", "samples": "samples"}

@@ -393,7 +393,7 @@ def _text(value) -> str:
 
 def _megatron_run(args, plan, saved: dict, new: dict, state: State) -> str:
     """NEW's launch with the checkpoint's values in place of its flags' (the class's lengths in
-    samples, back in the output's units)."""
+    samples, back in the output's units), as ``.sched`` text."""
     from ..formats import megatron_args  # lazy: formats load on use
 
     kwargs, wd = dict(plan.kwargs), dict(plan.wd)
@@ -412,4 +412,4 @@ def _megatron_run(args, plan, saved: dict, new: dict, state: State) -> str:
                                             "--override-opt_param-scheduler")
     run = megatron_args.Plan(kwargs, wd, plan.per_iteration, [], plan.params, plan.batch, plan.seq_len,
                              {}, plan.class_scale)
-    return megatron_args.render(args, run, f"{new['name']} with the checkpoint's values")
+    return megatron_args.rendered(args, run, f"{new['name']} with the checkpoint's values")
