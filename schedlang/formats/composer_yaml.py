@@ -89,9 +89,13 @@ class Time:
     span: Span | None = field(default=None, compare=False)  # where the file writes it
 
     @property
+    def number(self) -> str:
+        """The amount as ``.sched`` text, without the unit."""
+        return sched_text(sp.Rational(self.amount.numerator, self.amount.denominator))
+
+    @property
     def text(self) -> str:
-        value = sp.Rational(self.amount.numerator, self.amount.denominator)
-        return f"{sched_text(value)}{self.unit}"
+        return f"{self.number}{self.unit}"
 
 
 @dataclass
@@ -537,7 +541,7 @@ class _Writer:
             epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs), exact here
             if epochs.denominator == 1:
                 return Time(epochs, "ep").text
-            return f"floor({Time(epochs, 'ba').text[:-2]} * steps_per_epoch)"
+            return f"floor({Time(epochs, 'ba').number} * steps_per_epoch)"
         if time.unit == "dur":
             self.need("max_duration", time.span)
         if time.unit == "ep":
