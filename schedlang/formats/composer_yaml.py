@@ -52,7 +52,7 @@ from .common.format import YAML, Format, reader
 from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.source_text import header
-from .common.statements import batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.statements import Noted, batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
 from .composer_export import export
@@ -460,7 +460,7 @@ class _Writer:
         """``name`` is declared, at the time that reads it (a default's: the scheduler's name)."""
         self.needs.setdefault(name, span or self.found.span)
 
-    def params(self) -> list:
+    def params(self) -> list[Noted]:
         """The declarations: the batch (and tokens per sample) of the sample or token clock, at
         the keys that give them, then the parameters the times and the run read."""
         md = self.found.max_duration
@@ -487,7 +487,7 @@ class _Writer:
                                  "the run's length in batches"))
         return out
 
-    def run(self):
+    def run(self) -> Noted | None:
         """``run = ...`` from ``max_duration``: the Trainer trains while its timestamp is below it
         (``Timestamp < Time`` in the duration's unit), so ``800ba`` is 800 batches (``run =
         max_duration``, the parameter ``dur`` reads too), ``3ep`` three epochs of ``steps_per_epoch``
