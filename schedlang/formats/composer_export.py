@@ -26,9 +26,27 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
     call = PresetCall(source, filename, params, "composer-yaml",
                   "composer.CosineAnnealingWithWarmupScheduler(t_warmup=100ba, lr=6e-4)",
                   writes=every("composer"))
+    keys = _keys(call)
+    title = f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}."
+    if into is None:
+        text = "\n".join([title, "# Proved alone: every other key at Composer's / llm-foundry's default (no",
+                          "# scale_schedule_ratio); put these keys in your run's YAML in place of its own.",
+                          *keys]) + "\n"
+        merged = text
+    else:
+        merged = _merged(into, "\n".join(keys) + "\n")
+        text = "\n".join([title, *_merged_notes(into), *keys]) + "\n"
+    if verify:
+        proven(call.program, merged, read, into.filename if into is not None else filename, params=params,
+               schedules=["lr"], into=into.filename if into is not None else None)
+    return text
+
+
+def _keys(call: PresetCall) -> list[str]:
+    """The YAML written, a line each: the optimizer's lr, the ``scheduler:`` block, the batch keys
+    of a schedule in samples or tokens and ``max_duration`` (the run's, or the one ``dur`` reads)."""
     cls = call.name.split(".", 1)[1]
-    lines = [f"# Written by `schedlang export --format composer-yaml` from {comment_safe(str(filename))}.",
-             "scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]
+    lines = ["scheduler:", f"  name: {EXPORT_NAMES.get(cls, cls)}"]
     spec = {a.name: a for a in call.builtin.args}
     uses_dur = any(a.kind in STEP_KINDS and a.name not in call.given and "dur" in str(a.default)
                    for a in call.builtin.args)
@@ -36,8 +54,8 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
         if name != "lr":
             lines.append(f"  {name}: {_value(call, spec[name], node)}")
             uses_dur |= spec[name].kind in STEP_KINDS and isinstance(node, ir.Duration) and node.unit == "dur"
-    if "lr" in call.given:
-        lines[1:1] = ["optimizer:", f"  lr: {number_text(call.number('lr'))}"]
+    if "lr" in call.given:  # read after the arguments, so that their errors come first
+        lines = ["optimizer:", f"  lr: {number_text(call.number('lr'))}", *lines]
     batch_keys = _batch_keys(call)
     lines += batch_keys
     run = _max_duration_of_run(call, uses_dur, bool(batch_keys))
@@ -49,23 +67,15 @@ def export(source, filename="<string>", params=None, verify=True, schedules=None
             raise SchedlangError("a 'dur' time needs max_duration bound", call.node.span,
                                  hint="bind it with -D max_duration=... (batches)")
         lines.append(f"max_duration: {int(total)}ba")
-    if into is None:
-        lines[1:1] = ["# Proved alone: every other key at Composer's / llm-foundry's default (no",
-                      "# scale_schedule_ratio); put these keys in your run's YAML in place of its own."]
-        text = "\n".join(lines) + "\n"
-        merged = text
-    else:
-        body = "\n".join(lines[1:]) + "\n"
-        merged = _merged(into, body)
-        lines[1:1] = [f"# Proved merged into {comment_safe(into.filename)}: these keys take the place of its",
-                      "# scheduler / schedulers block (top level or under trainer:), its optimizer's lr and",
-                      "# whichever of max_duration, global_train_batch_size, max_seq_len are written here",
-                      "# (where it has them); its other keys are kept."]
-        text = "\n".join(lines) + "\n"
-    if verify:
-        proven(call.program, merged, read, into.filename if into is not None else filename, params=params,
-               schedules=["lr"], into=into.filename if into is not None else None)
-    return text
+    return lines
+
+
+def _merged_notes(into: Original) -> list[str]:
+    """What a file proven merged into ``into`` says of its keys."""
+    return [f"# Proved merged into {comment_safe(into.filename)}: these keys take the place of its",
+            "# scheduler / schedulers block (top level or under trainer:), its optimizer's lr and",
+            "# whichever of max_duration, global_train_batch_size, max_seq_len are written here",
+            "# (where it has them); its other keys are kept."]
 
 
 def _max_duration_of_run(call: PresetCall, uses_dur: bool, on_clock: bool) -> str | None:

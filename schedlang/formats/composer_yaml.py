@@ -47,10 +47,12 @@ from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.stdlib import REQUIRED, STEP_KINDS, Kind, TimeDefault
 from ..limits import MAX_STEP
+from ..syntax import ir
 from .common.format import YAML, Format, reader
 from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.source_text import header
+from .common.statements import Noted, batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
 from .composer_export import export
@@ -87,9 +89,13 @@ class Time:
     span: Span | None = field(default=None, compare=False)  # where the file writes it
 
     @property
+    def number(self) -> str:
+        """The amount as ``.sched`` text, without the unit."""
+        return sched_text(sp.Rational(self.amount.numerator, self.amount.denominator))
+
+    @property
     def text(self) -> str:
-        value = sp.Rational(self.amount.numerator, self.amount.denominator)
-        return f"{sched_text(value)}{self.unit}"
+        return f"{self.number}{self.unit}"
 
 
 @dataclass
@@ -103,6 +109,7 @@ class Imported:
     notes: list = field(default_factory=list)
     clock: str | None = None  # "sp" / "tok" when the times count samples or tokens
     batch: dict = field(default_factory=dict)  # BATCH_KEYS -> whole number (sample/token clock)
+    batch_spans: dict = field(default_factory=dict)  # BATCH_KEYS -> where the file writes it
 
 
 def parse_time(node: Node, what: str, units=TIME_UNITS) -> Time:
@@ -280,6 +287,7 @@ def _clock(found: Imported, root: Node) -> None:
         node = next((s.value[key] for s in scopes if key in s.value), None)
         if node is not None:
             found.batch[key] = _whole(node, key)
+            found.batch_spans[key] = node.span
 
 
 def _whole(node: Node, key: str) -> int:
@@ -311,7 +319,7 @@ def _max_duration(root: Node, trainer: Node | None) -> Time | None:
         if scope is not None and scope.is_mapping and "max_duration" in scope.value:
             node = scope.value["max_duration"]
             if isinstance(node.value, int) and not isinstance(node.value, bool):
-                return Time(Fraction(node.value), "ep")  # the Trainer's default_int_unit
+                return Time(Fraction(node.value), "ep", node.span)  # the Trainer's default_int_unit
             time = parse_time(node, "max_duration", units=("ba", "ep", "sp", "tok"))
             if time.amount == 0:
                 raise SchedlangError("max_duration is 0", node.span)
@@ -334,11 +342,11 @@ def _optimizer_lr(scope: Node):
     return None
 
 
-# -- .sched text ------------------------------------------------------------------------
+# -- the .sched module --------------------------------------------------------------------
 
 
-def source(found: Imported | str, origin: str, style: str = "presets", options=None) -> str:
-    """The imported schedule as ``.sched`` text, ``composer.*`` presets or core calls.
+def source(found: Imported | str, origin: str, style: str = "presets", options=None) -> ir.Module:
+    """The imported schedule as a ``.sched`` module, ``composer.*`` presets or core calls.
 
     ``found`` may be the file's text (``import --option`` readers get the text).  Its one
     option, ``steps_per_epoch=N`` (Composer's ``dataloader_len``), turns every time into
@@ -346,9 +354,18 @@ def source(found: Imported | str, origin: str, style: str = "presets", options=N
     if isinstance(found, str):
         found = read(found, origin)
     options = dict(options or {})
-    batch = _batch(found, {key: options.pop(key) for key in BATCH_KEYS if key in options})
-    writer = _Writer(found, _steps_per_epoch(options), batch)
+    given = {key: options.pop(key) for key in BATCH_KEYS if key in options}
+    batch = _batch(found, given)
+    spans = {key: span for key, span in found.batch_spans.items() if key not in given}
+    writer = _Writer(found, _steps_per_epoch(options), batch, spans)
     body = writer.preset() if style == "presets" else writer.core()
+    run = writer.run()  # after the body and before the parameters: both say which ones are read
+    return module(_head(found, origin), writer.params(), [] if run is None else run,
+                  schedule_stmt("lr", body, found.span))
+
+
+def _head(found: Imported, origin: str) -> list[str]:
+    """The file's first comment lines: where it came from, what Composer schedules, on what clock."""
     lines = [header(origin, "Composer / llm-foundry YAML")]
     if found.clock is None:
         lines.append("# Composer schedules a multiplier of the optimizer's lr; t counts batches (ba).")
@@ -361,12 +378,7 @@ def source(found: Imported | str, origin: str, style: str = "presets", options=N
                   + (" samples of max_seq_len tokens)." if found.clock == "tok" else ").")]
     if found.lr is None:
         lines.append("# No optimizer lr in the file: the values are the multiplier (lr = 1).")
-    run = writer.run()
-    lines += writer.params()
-    if run is not None:
-        lines.append(run)
-    lines.append(f"schedule lr = {body}")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _batch(found: Imported, given: dict) -> dict:
@@ -428,11 +440,14 @@ def _float_exact(fraction: Fraction) -> bool:
 
 
 class _Writer:
-    def __init__(self, found: Imported, steps_per_epoch: int | None = None, batch: dict | None = None):
+    def __init__(self, found: Imported, steps_per_epoch: int | None = None, batch: dict | None = None,
+                 batch_spans: dict | None = None):
         self.found = found
         self.steps_per_epoch = steps_per_epoch
         self.batch = batch or {}
-        self.needs: set[str] = set()
+        self.batch_spans = batch_spans or {}  # of the batch keys the file gives (not --option)
+        #: The parameters the schedule or the run reads -> the span of the first time reading it.
+        self.needs: dict[str, Span] = {}
         spec = classes()[found.cls]
         self.args = {}
         for arg in spec:
@@ -441,24 +456,38 @@ class _Writer:
             elif isinstance(arg.default, TimeDefault):
                 self.args[arg.name] = Time(Fraction(arg.default.amount), arg.default.unit)
 
-    def params(self) -> list[str]:
+    def need(self, name: str, span: Span | None) -> None:
+        """``name`` is declared, at the time that reads it (a default's: the scheduler's name)."""
+        self.needs.setdefault(name, span or self.found.span)
+
+    def params(self) -> list[Noted]:
+        """The declarations: the batch (and tokens per sample) of the sample or token clock, at
+        the keys that give them, then the parameters the times and the run read."""
         md = self.found.max_duration
         out = []
         if "max_seq_len" in self.batch:
-            out.append(f"param seq_len: int = {self.batch['max_seq_len']}   # max_seq_len: tokens per sample")
+            out.append(noted(param_stmt("seq_len", "int", str(self.batch["max_seq_len"]),
+                                        span=self.batch_spans.get("max_seq_len")),
+                             "max_seq_len: tokens per sample"))
         if self.batch:
-            out.append(f"batch = {self.batch['global_train_batch_size']}   # global_train_batch_size")
+            out.append(noted(batch_stmt(str(self.batch["global_train_batch_size"]),
+                                        self.batch_spans.get("global_train_batch_size")),
+                             "global_train_batch_size"))
         if "steps_per_epoch" in self.needs:
-            out.append("param steps_per_epoch: int where steps_per_epoch > 0   "
-                       "# batches per epoch (Composer's dataloader_len)")
+            out.append(noted(param_stmt("steps_per_epoch", "int", where="steps_per_epoch > 0",
+                                        span=self.needs["steps_per_epoch"]),
+                             "batches per epoch (Composer's dataloader_len)"))
         if "max_duration" in self.needs:
             if md is not None and md.unit == "ba":
-                out.append(f"param max_duration: int = {md.amount}   # max_duration: {md.amount}ba")
+                out.append(noted(param_stmt("max_duration", "int", str(md.amount), span=md.span),
+                                 f"max_duration: {md.amount}ba"))
             else:
-                out.append("param max_duration: int where max_duration > 0   # the run's length in batches")
+                out.append(noted(param_stmt("max_duration", "int", where="max_duration > 0",
+                                            span=self.needs["max_duration"]),
+                                 "the run's length in batches"))
         return out
 
-    def run(self) -> str | None:
+    def run(self) -> Noted | None:
         """``run = ...`` from ``max_duration``: the Trainer trains while its timestamp is below it
         (``Timestamp < Time`` in the duration's unit), so ``800ba`` is 800 batches (``run =
         max_duration``, the parameter ``dur`` reads too), ``3ep`` three epochs of ``steps_per_epoch``
@@ -468,18 +497,18 @@ class _Writer:
         md = self.found.max_duration
         if md is None:
             return None
-        comment = f"   # max_duration: {md.text}"
+        comment = f"max_duration: {md.text}"
         if md.unit == "ba":
-            self.needs.add("max_duration")
-            return f"run = max_duration{comment}"
+            self.need("max_duration", md.span)
+            return noted(run_stmt("max_duration", md.span), comment)
         if md.unit == "ep":
             if self.steps_per_epoch is not None:
                 steps = int(md.amount) * self.steps_per_epoch
-                return f"run = {steps}{comment} of {self.steps_per_epoch} batches"
-            self.needs.add("steps_per_epoch")
-            return f"run = {int(md.amount)} * steps_per_epoch{comment}"
+                return noted(run_stmt(str(steps), md.span), f"{comment} of {self.steps_per_epoch} batches")
+            self.need("steps_per_epoch", md.span)
+            return noted(run_stmt(f"{int(md.amount)} * steps_per_epoch", md.span), comment)
         if md.unit == self.found.clock:
-            return f"run = {md.text}{comment}"
+            return noted(run_stmt(md.text, md.span), comment)
         return None
 
     def time(self, time: Time, default: TimeDefault | None = None) -> str:
@@ -508,15 +537,15 @@ class _Writer:
                     "epoch, 30 at 10)", time.span,
                     hint="give the epoch length: schedlang import FILE --option steps_per_epoch=N "
                          "(the times are then written in batches, as Composer converts them)")
-            self.needs.add("steps_per_epoch")
+            self.need("steps_per_epoch", time.span)
             epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs), exact here
             if epochs.denominator == 1:
                 return Time(epochs, "ep").text
-            return f"floor({Time(epochs, 'ba').text[:-2]} * steps_per_epoch)"
+            return f"floor({Time(epochs, 'ba').number} * steps_per_epoch)"
         if time.unit == "dur":
-            self.needs.add("max_duration")
+            self.need("max_duration", time.span)
         if time.unit == "ep":
-            self.needs.add("steps_per_epoch")
+            self.need("steps_per_epoch", time.span)
         return time.text
 
     def value(self, value) -> str:

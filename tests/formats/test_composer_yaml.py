@@ -363,3 +363,54 @@ def test_composer_export_into_the_original_runs_in_composer_as_the_original(case
     except R.AnchorUnavailable as exc:
         pytest.skip(str(exc))
     assert max_error([lr * v for v in values], _composer_reference(case), 1e-3) <= TOL
+
+
+# -- the import is a tree of statements at the YAML they state (issue 40) ----------------------
+
+_TOKENS = ("max_duration: 1000000tok\nglobal_train_batch_size: 8\nmax_seq_len: 128\n"
+           "scheduler:\n  name: cosine_with_warmup\n  t_warmup: 1000tok\n")
+
+
+def _tree(text: str, options=None):
+    from schedlang.formats import composer_yaml
+    from schedlang.formats.common.format import importing
+
+    with importing(text, "run.yaml"):
+        return composer_yaml.source(text, "run.yaml", "presets", options)
+
+
+def _stated(tree) -> list[tuple[str, str]]:
+    """Each statement's kind and the YAML text its span covers (``<import>``: none of the file)."""
+    out = []
+    for stmt in tree.statements:
+        span = stmt.span
+        line = span.source.line(span.line) if span.source.filename == "run.yaml" else ""
+        out.append((type(stmt).__name__, line[span.column - 1:span.end_column - 1] or "<import>"))
+    return out
+
+
+def test_the_import_is_a_module_whose_statements_are_at_the_keys_they_state():
+    from schedlang.syntax import unparse
+    from schedlang.syntax.fmt import format_source
+
+    tree = _tree(_TOKENS)
+    assert _stated(tree) == [("Param", "128"), ("BatchDecl", "8"), ("RunDecl", "1000000tok"),
+                             ("ScheduleDecl", "cosine_with_warmup")]
+    assert from_composer_yaml(_TOKENS, "run.yaml") == format_source(unparse.module(tree))  # this tree
+
+
+def test_a_batch_given_as_an_option_is_at_no_key_of_the_file():
+    tree = _tree(_TOKENS, {"global_train_batch_size": "16"})
+    assert _stated(tree)[:2] == [("Param", "128"), ("BatchDecl", "<import>")]
+
+
+def test_a_declared_parameter_is_at_the_time_that_reads_it():
+    """``steps_per_epoch`` at the first epoch time (the warmup's, before the run's), ``max_duration``
+    of a default ``t_max=1dur`` at the scheduler's name, ``param max_duration: int = N`` at the key."""
+    epochs = _tree("max_duration: 3ep\nscheduler:\n  name: cosine_with_warmup\n  t_warmup: 1ep\n")
+    assert _stated(epochs) == [("Param", "1ep"), ("RunDecl", "3ep"), ("ScheduleDecl", "cosine_with_warmup")]
+    absent = _tree("scheduler:\n  name: cosine_with_warmup\n  t_warmup: 100ba\n")
+    assert _stated(absent) == [("Param", "cosine_with_warmup"), ("ScheduleDecl", "cosine_with_warmup")]
+    batches = _tree("max_duration: 800ba\nscheduler:\n  name: cosine_with_warmup\n  t_warmup: 0.1dur\n")
+    assert _stated(batches) == [("Param", "800ba"), ("RunDecl", "800ba"),
+                                ("ScheduleDecl", "cosine_with_warmup")]
