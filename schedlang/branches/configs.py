@@ -84,56 +84,81 @@ def write_config(format: str, branch, branched) -> tuple[str, list]:  # noqa: A0
         raise SchedlangError(f"{format} has no cooldown shape '{branch.shape}'",
                              hint="its shapes: " + ", ".join(_STYLES[format]))
     a = _exact_value(branched, branch.step, branch, callback)
-    peak, floor = decimal_text(a), decimal_text(branch.to)
-    c, n, end = branch.step, branch.length.amount, branch.run
-    if counted:  # a framework that counts steps: the cooldown's steps at the batch it trains at
-        n = _in_steps(format, branch)
-    if samples is not None:  # Megatron's counter is the samples consumed before the step
-        at, n = samples
-        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
-                f"lr_decay_steps={at + n}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
-                f"lr_wsd_decay_style=\"{style}\")")
-    elif format == "megatron-args":
-        call = (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
-                f"lr_decay_steps={end}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
-                f"lr_wsd_decay_style=\"{style}\")")
-    elif callback is not None:  # stages of their own lr: the callback's sqrt factor leaves them be
-        olmo_core.check_resume(callback, branch)
-        stages = olmo_core.token_stages(branch.shape, a, branch.to, branch, callback) if olmo_tokens else \
-            olmo_core.step_stages(branch.shape, a, branch.to, c, n)
-        call = olmo_core.composable(peak, "tokens" if olmo_tokens else "steps", stages, branch)
-    elif olmo_tokens:
-        call = _olmo_core_tokens(style, peak, floor, a, branch)
-    elif format == "olmo-core-json":
-        call = _olmo_core(style, peak, floor, a, branch, c, n, end)
-    elif format == "torchtitan-toml":
-        ratio = _decay_ratio(n, end)
-        call = _titan_call(style, peak, a, ratio, branch)
-    else:
-        call = _hf_call(style, peak, a, branch, c, n, end)
-    if olmo_tokens or callback is not None:  # in the branch's file, on its clock (exported with the batch)
-        preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
-    elif samples is None:
-        preset = f"run = {end}\nschedule {branch.schedule} = {call}\n"
-    else:  # in the branch's file, on its batch schedule (the exporter writes its batch flags)
-        preset = rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: f"on_samples({call})")
+    # a framework that counts steps: the cooldown's steps at the batch it trains at
+    n = _in_steps(format, branch) if counted else branch.length.amount
+    call = _preset_call(format, style, branch, a, n, samples, callback, olmo_tokens)
+    preset = _preset_file(branch, call, samples, olmo_tokens or callback is not None)
+    c, end = branch.step, branch.run
     span = f"at every step from {c} to the run's end, {end}"
     claims = [Claim(f"{call.split('(')[0]} equals the branch {span}",
                     equivalent(compile_declared(preset, branch.params)[branch.schedule], branched, start=c,
                                stop=end + 1))]
-    if format == "torchtitan-toml":
-        text = _titan_toml(branch, peak, ratio, style, decimal_text(branch.to / a))
-    else:
-        text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
-    if format == "megatron-args":
-        text = _with_override(text)
+    text = _config_text(format, branch, preset, a, n, style)
     back = compile_declared(by_name(format).reader(text, f"<{format} of the branch>"), {})
-
     claims.append(Claim(f"the {format} text, read back, equals the branch {span}",
                         equivalent(back.main_schedule(None, "the configuration read back"), branched,
                                    start=c, stop=end + 1)))
     return text, claims
 
+
+def _preset_call(format: str, style: str, branch, a: Fraction, n: int, samples, callback,  # noqa: A002
+                 olmo_tokens: bool) -> str:
+    """The framework's preset call of the branch from ``a`` at the branch point, its cooldown ``n``
+    long in the framework's count (``samples``: Megatron's samples before the point and in the
+    cooldown; ``callback``: OLMo-core's batch-size callback of the trunk)."""
+    peak, floor = decimal_text(a), decimal_text(branch.to)
+    c, end = branch.step, branch.run
+    if samples is not None:  # Megatron's counter is the samples consumed before the step
+        at, n = samples
+        return _megatron_call(style, peak, floor, at + n, n)
+    if format == "megatron-args":
+        return _megatron_call(style, peak, floor, end, n)
+    if callback is not None:  # stages of their own lr: the callback's sqrt factor leaves them be
+        return _olmo_core_stages(branch, a, n, callback, olmo_tokens)
+    if olmo_tokens:
+        return _olmo_core_tokens(style, peak, floor, a, branch)
+    if format == "olmo-core-json":
+        return _olmo_core(style, peak, floor, a, branch, c, n, end)
+    if format == "torchtitan-toml":
+        return _titan_call(style, peak, a, _decay_ratio(n, end), branch)
+    return _hf_call(style, peak, a, branch, c, n, end)
+
+
+def _megatron_call(style: str, peak: str, floor: str, decay: int, n: int) -> str:
+    """Megatron's WSD scheduler decaying over its last ``n`` of ``decay`` (steps, or samples)."""
+    return (f"megatron.OptimizerParamScheduler(max_lr={peak}, min_lr={floor}, lr_warmup_steps=0, "
+            f"lr_decay_steps={decay}, lr_decay_style=\"WSD\", wsd_decay_steps={n}, "
+            f"lr_wsd_decay_style=\"{style}\")")
+
+
+def _olmo_core_stages(branch, a: Fraction, n: int, callback, olmo_tokens: bool) -> str:
+    """OLMo-core's ``ComposableScheduler`` of the branch under the trunk's batch-size callback, in
+    tokens or in steps (``branches/olmo_core.py``)."""
+    olmo_core.check_resume(callback, branch)
+    stages = olmo_core.token_stages(branch.shape, a, branch.to, branch, callback) if olmo_tokens else \
+        olmo_core.step_stages(branch.shape, a, branch.to, branch.step, n)
+    return olmo_core.composable(decimal_text(a), "tokens" if olmo_tokens else "steps", stages, branch)
+
+
+def _preset_file(branch, call: str, samples, on_branch_clock: bool) -> str:
+    """The ``.sched`` text of the preset: in the branch's file, on its clock (exported with the
+    batch), when the call counts tokens or samples; else a file of its own, ``run`` and the call."""
+    if on_branch_clock:
+        return rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: call)
+    if samples is None:
+        return f"run = {branch.run}\nschedule {branch.schedule} = {call}\n"
+    # in the branch's file, on its batch schedule (the exporter writes its batch flags)
+    return rewritten(branch.source, branch.trunk, branch.schedule, lambda *_: f"on_samples({call})")
+
+
+def _config_text(format: str, branch, preset: str, a: Fraction, n: int, style: str) -> str:  # noqa: A002
+    """The configuration's text: the format's export of the preset (Megatron's with
+    ``--override-opt_param-scheduler``), or torchtitan's job TOML keys, written here."""
+    if format == "torchtitan-toml":
+        return _titan_toml(branch, decimal_text(a), _decay_ratio(n, branch.run), style,
+                           decimal_text(branch.to / a))
+    text = export(preset, f"<branch of {branch.trunk}>", format=format, schedules=[branch.schedule])
+    return _with_override(text) if format == "megatron-args" else text
 
 
 def _olmo_on_tokens(format: str, branch) -> bool:  # noqa: A002 - the CLI's name

@@ -121,6 +121,12 @@ OPERATORS = {sp.StrictLessThan: "<", sp.LessThan: "<=", sp.StrictGreaterThan: ">
              sp.GreaterThan: ">=", sp.Eq: "==", sp.Ne: "!="}
 
 
+#: How ``ArrayPrinter.int_code`` writes each kind of whole-number node: the method's name (a
+#: target overrides two, ``_int_min_max`` and ``_restart_index``); no other kind is one we do.
+_INT_CODE = ((sp.Symbol, "_int_symbol"), ((sp.Add, sp.Mul), "_int_ring"), ((sp.Min, sp.Max), "_int_min_max"),
+             ((sp.floor, sp.ceiling, sp.Mod), "_int_rounded"), (restart_index, "_restart_index"))
+
+
 class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
     """sympy to straight-line array statements; ``doprint`` returns the final expression.
 
@@ -206,26 +212,25 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
             return None  # decided before printing parts, so no dead statements are left behind
         if expr == t:
             return self.int_step()
-        if isinstance(expr, sp.Symbol):
-            if expr in self.params and expr.is_integer:
-                return self.param(expr, integer=True)
-            return None
-        if isinstance(expr, (sp.Add, sp.Mul)):  # ring operations
-            parts = [self.int_code(a) for a in expr.args]
-            if any(p is None for p in parts):
-                return None
-            joiner = " + " if isinstance(expr, sp.Add) else "*"
-            return "(" + joiner.join(self.ring_operand(p) for p in parts) + ")"
-        if isinstance(expr, (sp.Min, sp.Max)):
-            return self._int_min_max(expr)
-        if isinstance(expr, (sp.floor, sp.ceiling, sp.Mod)):
-            code = self._int_mod(*expr.args) if isinstance(expr, sp.Mod) else self._int_rounding(expr)
-            if code is None or self.is_plain(code):
-                return code
-            return self.bind(("i", expr, self._step_key(expr)), code)
-        if isinstance(expr, restart_index):
-            return self._restart_index(expr)
-        return None
+        method = next((name for kinds, name in _INT_CODE if isinstance(expr, kinds)), None)
+        return None if method is None else getattr(self, method)(expr)
+
+    def _int_symbol(self, expr: sp.Symbol) -> str | None:
+        """An integer parameter (any other symbol is not a whole number we print)."""
+        return self.param(expr, integer=True) if expr in self.params and expr.is_integer else None
+
+    def _int_ring(self, expr: sp.Add | sp.Mul) -> str | None:
+        """A sum or product of whole numbers (ring operations), each in integer code."""
+        parts = [self.int_code(a) for a in expr.args]
+        joiner = " + " if isinstance(expr, sp.Add) else "*"
+        return None if None in parts else "(" + joiner.join(self.ring_operand(p) for p in parts) + ")"
+
+    def _int_rounded(self, expr) -> str | None:
+        """``floor``, ``ceiling`` or ``Mod`` in integers, named once when it is not plain."""
+        code = self._int_mod(*expr.args) if isinstance(expr, sp.Mod) else self._int_rounding(expr)
+        if code is None or self.is_plain(code):
+            return code
+        return self.bind(("i", expr, self._step_key(expr)), code)
 
     def _int_rounding(self, expr) -> str | None:
         """``floor``/``ceiling`` in integers: of a ``Min``/``Max`` side by side, of a ``Mod``

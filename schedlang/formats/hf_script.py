@@ -188,28 +188,13 @@ def _scheduler_fields(module: Module, call: Call) -> Node:
     num_training_steps=N)``, ``get_cosine_schedule_with_warmup(optimizer, 100, N)``) as the
     TrainingArguments fields that make the Trainer build the same scheduler: the type, the
     optimizer's own ``lr`` (a ``torch.optim`` call of the file), the steps and the kwargs."""
-    name = call.name
-    if name == "get_scheduler":
-        kind_item = call.kwargs.get("name", call.args[0] if call.args else None)
-        names = ("name", "optimizer", "num_warmup_steps", "num_training_steps", "scheduler_specific_kwargs")
-    else:
-        kind_item = Item(SCHEDULERS[name][0], call.span)
-        names = ("optimizer", *SCHEDULERS[name][1])
-    if len(call.args) > len(names):
-        raise SchedlangError(f"{name}() is given {len(call.args)} positional arguments; schedlang reads "
-                             f"{len(names)} ({', '.join(names)})", call.span)
-    given = dict(zip(names, call.args))
-    for key, value in call.kwargs.items():
-        if key == "last_epoch" or key not in names and name != "get_scheduler":
-            raise SchedlangError(f"{name}() is given {key}=, which schedlang does not read", call.keys[key],
-                                 hint="last_epoch resumes a run: import the schedule, then resume_check"
-                                 if key == "last_epoch" else f"its arguments: {', '.join(names)}")
-        given[key] = value
+    kind_item, names = _scheduler_signature(call)
+    given = _scheduler_arguments(call, names)
     if kind_item is None:
         raise SchedlangError("get_scheduler() is given no name", call.span)
     optimizer = given.get("optimizer")
     if optimizer is None:
-        raise SchedlangError(f"{name}() is given no optimizer", call.span)
+        raise SchedlangError(f"{call.name}() is given no optimizer", call.span)
     head = Span(call.span.source, call.span.line, call.span.column, call.span.line, call.span.column + 1)
     fields = {"lr_scheduler_type": kind_item, "learning_rate": _optimizer_lr(optimizer)}
     steps = given.get("num_warmup_steps")
@@ -219,14 +204,56 @@ def _scheduler_fields(module: Module, call: Call) -> Node:
         fields["warmup_steps"] = steps
     total = given.get("num_training_steps")
     fields["max_steps"] = total if total is not None else Item(1, head)  # unused by these types
-    extra = {k: v for k, v in given.items() if k not in ("name", "optimizer", "num_warmup_steps",
-                                                         "num_training_steps", "scheduler_specific_kwargs")}
+    kwargs = _scheduler_kwargs(call, given, head)
+    if kwargs is not None:
+        fields["lr_scheduler_kwargs"] = kwargs
+    return _fields_node(module, call, fields)
+
+
+#: ``get_scheduler``'s parameters, in its order.
+_GET_SCHEDULER = ("name", "optimizer", "num_warmup_steps", "num_training_steps", "scheduler_specific_kwargs")
+
+
+def _scheduler_signature(call: Call) -> tuple[Item | None, tuple[str, ...]]:
+    """The scheduler type a call names (``get_scheduler``'s ``name``, or the one a
+    ``get_*_schedule_with_warmup`` function is) and the function's parameters, in order."""
+    if call.name == "get_scheduler":
+        return call.kwargs.get("name", call.args[0] if call.args else None), _GET_SCHEDULER
+    return Item(SCHEDULERS[call.name][0], call.span), ("optimizer", *SCHEDULERS[call.name][1])
+
+
+def _scheduler_arguments(call: Call, names: tuple[str, ...]) -> dict[str, Item]:
+    """The call's arguments by parameter name; ``last_epoch`` (a resumed run) and, but for
+    ``get_scheduler``'s kwargs, a keyword the function has not are refused."""
+    if len(call.args) > len(names):
+        raise SchedlangError(f"{call.name}() is given {len(call.args)} positional arguments; schedlang reads "
+                             f"{len(names)} ({', '.join(names)})", call.span)
+    given = dict(zip(names, call.args))
+    for key, value in call.kwargs.items():
+        if key == "last_epoch" or key not in names and call.name != "get_scheduler":
+            raise SchedlangError(f"{call.name}() is given {key}=, which schedlang does not read",
+                                 call.keys[key],
+                                 hint="last_epoch resumes a run: import the schedule, then resume_check"
+                                 if key == "last_epoch" else f"its arguments: {', '.join(names)}")
+        given[key] = value
+    return given
+
+
+def _scheduler_kwargs(call: Call, given: dict[str, Item], head: Span) -> Item | None:
+    """``lr_scheduler_kwargs``: ``scheduler_specific_kwargs`` when given, else ``get_scheduler``'s
+    extra keywords (None when there are neither)."""
     specific = given.get("scheduler_specific_kwargs")
     if specific is not None and not isinstance(specific, Unread) and specific.raw is not None:
-        fields["lr_scheduler_kwargs"] = specific
-    elif extra:
-        spans = {k: call.keys.get(k, v.span) for k, v in extra.items()}
-        fields["lr_scheduler_kwargs"] = Item(extra, head, spans)
+        return specific
+    extra = {k: v for k, v in given.items() if k not in _GET_SCHEDULER}
+    if not extra:
+        return None
+    return Item(extra, head, {k: call.keys.get(k, v.span) for k, v in extra.items()})
+
+
+def _fields_node(module: Module, call: Call, fields: dict[str, Item]) -> Node:
+    """The fields as the ``Node`` ``hf_args`` reads, each followed (an ``Unread`` is its error)
+    and untainted, its flags frozen unless ``CARRIED``."""
     nodes, keys = {}, {}
     for key, item in fields.items():
         if isinstance(item, Unread):

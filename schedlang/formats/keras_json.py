@@ -83,34 +83,10 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> ir.Modul
         return module(header(origin, f"the Keras LearningRateSchedule {root.name} of a Python script, "
                                      "its __call__ traced with a symbolic step, never run"),
                       _KERAS_CLOCK, schedule_stmt("lr", root.formula, root.span))
-    if "class_name" not in root.value:
-        raise SchedlangError("no class_name: which LearningRateSchedule is this?", root.span,
-                             hint="keras.optimizers.schedules.serialize(schedule) writes class_name and "
-                                  "config; a bare get_config() needs {\"class_name\": ..., \"config\": ...}")
-    name_node = root.value["class_name"]
-    name = name_node.value
-    if name not in CLASSES:
-        hint = did_you_mean(str(name), CLASSES) or "one of " + ", ".join(CLASSES)
-        raise SchedlangError(f"'{name}' is not one of Keras' built-in LearningRateSchedules", name_node.span,
-                             hint=hint + " (a custom schedule's formula is in its Python code)")
-    named = root.value.get("module")
-    if named is not None and named.value not in MODULES:
-        raise SchedlangError(f"module '{named.value}' is not keras.optimizers.schedules", named.span)
-    config = root.value.get("config")
-    if config is None or not config.is_mapping:
-        raise SchedlangError(f"{name} needs its config: the mapping get_config() returns",
-                             (config or name_node).span)
+    name = _class_name(root)
+    config = _config(root, name)
     preset_entry = PRESETS[f"keras.{name}"]
-    known = [a.name for a in preset_entry.args]
-    parts, numbers = [], {}
-    for key, node in config.value.items():
-        if key == "name" or (node.value is None and _default(preset_entry, key) is None):
-            continue  # the op name, or a keyword left at its default None
-        if key not in known:
-            raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
-                                 hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
-        parts.append(f"{key}={_value(node, key)}")
-        numbers[key] = exact(node.value)
+    parts, numbers = _arguments(preset_entry, name, config)
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
     params, decls = declared()
@@ -124,6 +100,50 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> ir.Modul
     if restarts is not None:
         return module(core_head, schedule_stmt("lr", restarts, root.span))
     return core_module(preset, core_head, params)
+
+
+def _class_name(root: Node) -> str:
+    """The serialized schedule's ``class_name``, checked to be one of Keras' built-in schedules
+    from ``keras.optimizers.schedules`` (a custom one has its formula only in Python code)."""
+    if "class_name" not in root.value:
+        raise SchedlangError("no class_name: which LearningRateSchedule is this?", root.span,
+                             hint="keras.optimizers.schedules.serialize(schedule) writes class_name and "
+                                  "config; a bare get_config() needs {\"class_name\": ..., \"config\": ...}")
+    name_node = root.value["class_name"]
+    name = name_node.value
+    if name not in CLASSES:
+        hint = did_you_mean(str(name), CLASSES) or "one of " + ", ".join(CLASSES)
+        raise SchedlangError(f"'{name}' is not one of Keras' built-in LearningRateSchedules", name_node.span,
+                             hint=hint + " (a custom schedule's formula is in its Python code)")
+    named = root.value.get("module")
+    if named is not None and named.value not in MODULES:
+        raise SchedlangError(f"module '{named.value}' is not keras.optimizers.schedules", named.span)
+    return name
+
+
+def _config(root: Node, name: str) -> Node:
+    """The ``config`` mapping (``get_config()``'s): the constructor's keywords."""
+    config = root.value.get("config")
+    if config is None or not config.is_mapping:
+        raise SchedlangError(f"{name} needs its config: the mapping get_config() returns",
+                             (config or root.value["class_name"]).span)
+    return config
+
+
+def _arguments(preset_entry, name: str, config: Node) -> tuple[list[str], dict]:
+    """The preset call's ``key=value`` texts and each key's exact number: the config written out,
+    less the op ``name`` and the keywords left at their default ``None``."""
+    known = [a.name for a in preset_entry.args]
+    parts, numbers = [], {}
+    for key, node in config.value.items():
+        if key == "name" or (node.value is None and _default(preset_entry, key) is None):
+            continue  # the op name, or a keyword left at its default None
+        if key not in known:
+            raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
+                                 hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
+        parts.append(f"{key}={_value(node, key)}")
+        numbers[key] = exact(node.value)
+    return parts, numbers
 
 
 def _cosine_restarts(preset, given: dict) -> str | None:
@@ -210,9 +230,6 @@ def keras_schedule(text: str, filename: str, classes, positional):
 def _schedule(path: str, classes) -> bool:
     module, _, name = path.rpartition(".")
     return name in classes and module.endswith(("optimizers.schedules", "learning_rate_schedule"))
-
-
-# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..codegen.sched import sched_text
@@ -209,66 +210,132 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     if options:
         raise SchedlangError(f"mmengine-config has no option '{next(iter(options))}'")
     reader = _Reader(text, filename)
+    schedulers = _param_scheduler(reader)
+    loop, base = _loop(reader), _bases(reader)
+    read: list[_Scheduler] = []
+    for item in schedulers.value if isinstance(schedulers.value, list) else [schedulers]:
+        read.append(_scheduler(item, loop, base, {s.param for s in read}))
+    lines: dict[str, list[str]] = {}
+    for scheduler in read:
+        lines.setdefault(scheduler.param, []).append(scheduler.call)
+    all_epoch = all(s.counts_epochs for s in read)
+    mixed = not all_epoch and any(s.counts_epochs for s in read)
+    needs_length = mixed or any(s.needs_length for s in read)
+    head = _head(filename, all_epoch)
+    decls = _declarations(_run(loop, all_epoch), needs_length)
+    tree = module(head, decls, _schedules(lines, needs_length, mixed, schedulers.span))
+    text_out = _checked(tree, schedulers.span)
+    if style == "core":
+        return _lower(text_out, head, decls, list(lines))
+    return tree
+
+
+def _param_scheduler(reader: _Reader) -> Item:
+    """``param_scheduler``, inherited; a file without it may be a training script, refused at its
+    scheduler call."""
     schedulers = reader.top("param_scheduler")
     if schedulers is None:
         script_schedule(reader.module)  # a training script's scheduler call: refused at it
         raise SchedlangError("no param_scheduler in this config", Span(reader.source, 1, 1, 1, 2),
                              hint="param_scheduler = [dict(type='LinearLR', ...), ...]")
-    items = schedulers.value if isinstance(schedulers.value, list) else [schedulers]
+    return schedulers
+
+
+@dataclass(frozen=True)
+class _Loop:
+    """``train_cfg``: its mapping (empty when absent), its ``type``, whether it steps per epoch, and
+    the item itself (None when absent) for the errors that point at it."""
+
+    cfg: dict
+    type: object
+    by_epoch: bool
+    item: Item | None
+
+
+def _loop(reader: _Reader) -> _Loop:
+    """``train_cfg`` as the Runner reads it: an ``IterBasedTrainLoop`` steps per iteration, any
+    other loop per epoch unless it says ``by_epoch=False``."""
     loop = reader.top("train_cfg")
-    loop_cfg = loop.value if loop is not None and isinstance(loop.value, dict) else {}
-    loop_type = loop_cfg["type"].value if "type" in loop_cfg else None
-    by_epoch_loop = loop_cfg["by_epoch"].value if "by_epoch" in loop_cfg else \
-        loop_type != "IterBasedTrainLoop"
-    if loop_type == "IterBasedTrainLoop":
-        by_epoch_loop = False
-    base = _bases(reader)
-    lines, needs_length, all_epoch = {}, False, True
-    for item in items:
-        if not isinstance(item.value, dict) or "type" not in item.value:
-            raise SchedlangError("a param_scheduler entry must be a dict with a type", item.span)
-        cfg = item.value
-        type_name = _type_name(cfg["type"])
-        name, family, _ = _family(type_name, cfg["type"].span)
-        preset = PRESETS[name]
-        allowed = {a.name for a in preset.args}
-        param = cfg["param_name"].value if "param_name" in cfg else {
-            "LR": "lr", "Momentum": "momentum", "WeightDecay": "weight_decay"}.get(family, "lr")
-        parts = []
-        by_epoch = cfg["by_epoch"].value if "by_epoch" in cfg else True
-        convert = cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
-        if by_epoch and not convert and not by_epoch_loop:
-            raise SchedlangError(f"{type_name} is by epoch (by_epoch defaults to True) under an "
-                                 "iteration-based loop: mmengine never steps it after construction",
-                                 cfg["type"].span, hint="set by_epoch=False (or convert_to_iter_based=True)")
-        base_key = BASE_KEY[family]
-        start = base.get(param)
-        if start is None:
-            raise SchedlangError(f"no initial {param} found for {type_name}: give "
-                                 f"optim_wrapper = dict(optimizer=dict({param}=...))", cfg["type"].span)
-        if param not in lines:
-            parts.append(f"{base_key}={start}")
-        for key, value in cfg.items():
-            if key in ("type", "_scope_", "verbose", "last_step"):
-                continue
-            if key not in allowed:
-                raise SchedlangError(f"{type_name} has no argument '{key}'",
-                                     item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
-            parts.append(f"{key}={_arg_text(value, key, choices_of(name, key))}")
-        if "end" not in cfg:
-            limit = _loop_limit(loop_cfg, by_epoch, loop)
-            parts.append(f"end={limit}")
-            needs_length = needs_length or "epoch_length" in limit
-        if convert:
-            parts.append("epoch_length=epoch_length")
-            needs_length = True
-        all_epoch = all_epoch and by_epoch and not convert
-        lines.setdefault(param, []).append(f"{name}({', '.join(parts)})")
-    mixed = not all_epoch and any(
-        (i.value.get("by_epoch").value if "by_epoch" in i.value else True)
-        and not (i.value["convert_to_iter_based"].value if "convert_to_iter_based" in i.value else False)
-        for i in items)
-    needs_length = needs_length or mixed
+    cfg = loop.value if loop is not None and isinstance(loop.value, dict) else {}
+    loop_type = cfg["type"].value if "type" in cfg else None
+    by_epoch = loop_type != "IterBasedTrainLoop" and (cfg["by_epoch"].value if "by_epoch" in cfg else True)
+    return _Loop(cfg, loop_type, by_epoch, loop)
+
+
+@dataclass(frozen=True)
+class _Scheduler:
+    """One ``param_scheduler`` entry read: the value it drives, its preset call, whether it counts
+    epochs (by epoch and not converted to iterations) and whether it needs ``epoch_length``."""
+
+    param: str
+    call: str
+    counts_epochs: bool
+    needs_length: bool
+
+
+def _by_epoch(cfg: dict) -> bool:
+    """A scheduler's ``by_epoch``: mmengine's default is True."""
+    return cfg["by_epoch"].value if "by_epoch" in cfg else True
+
+
+def _converts(cfg: dict) -> bool:
+    """A scheduler's ``convert_to_iter_based``: by epoch in the config, stepped per iteration."""
+    return cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
+
+
+def _scheduler(item: Item, loop: _Loop, base: dict[str, str], seen: set[str]) -> _Scheduler:
+    """One ``param_scheduler`` entry as its preset call.  The first scheduler of a value starts
+    from the optimizer's (``base``); a missing ``end`` is the loop's length."""
+    if not isinstance(item.value, dict) or "type" not in item.value:
+        raise SchedlangError("a param_scheduler entry must be a dict with a type", item.span)
+    cfg = item.value
+    type_name = _type_name(cfg["type"])
+    name, family, _ = _family(type_name, cfg["type"].span)
+    param = cfg["param_name"].value if "param_name" in cfg else {
+        "LR": "lr", "Momentum": "momentum", "WeightDecay": "weight_decay"}.get(family, "lr")
+    by_epoch, convert = _by_epoch(cfg), _converts(cfg)
+    if by_epoch and not convert and not loop.by_epoch:
+        raise SchedlangError(f"{type_name} is by epoch (by_epoch defaults to True) under an "
+                             "iteration-based loop: mmengine never steps it after construction",
+                             cfg["type"].span, hint="set by_epoch=False (or convert_to_iter_based=True)")
+    start = _start(base, param, type_name, cfg["type"].span)
+    parts = [] if param in seen else [f"{BASE_KEY[family]}={start}"]
+    parts += _arguments(item, type_name, name)
+    limit = None if "end" in cfg else _loop_limit(loop, by_epoch)
+    if limit is not None:
+        parts.append(f"end={limit}")
+    if convert:
+        parts.append("epoch_length=epoch_length")
+    needs_length = bool(convert) or limit is not None and "epoch_length" in limit
+    return _Scheduler(param, f"{name}({', '.join(parts)})", bool(by_epoch and not convert), needs_length)
+
+
+def _start(base: dict[str, str], param: str, type_name: str, span: Span) -> str:
+    """The optimizer's initial value of ``param``, where a scheduler of it starts."""
+    start = base.get(param)
+    if start is None:
+        raise SchedlangError(f"no initial {param} found for {type_name}: give "
+                             f"optim_wrapper = dict(optimizer=dict({param}=...))", span)
+    return start
+
+
+def _arguments(item: Item, type_name: str, name: str) -> list[str]:
+    """A scheduler's own keys as the preset's arguments (``key=value``); the keys mmengine uses
+    for bookkeeping only (``type``, ``_scope_``, ``verbose``, ``last_step``) are left out."""
+    allowed = {a.name for a in PRESETS[name].args}
+    parts = []
+    for key, value in item.value.items():
+        if key in ("type", "_scope_", "verbose", "last_step"):
+            continue
+        if key not in allowed:
+            raise SchedlangError(f"{type_name} has no argument '{key}'",
+                                 item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
+        parts.append(f"{key}={_arg_text(value, key, choices_of(name, key))}")
+    return parts
+
+
+def _head(filename: str, all_epoch: bool) -> list[str]:
+    """The header comments: where the schedule comes from and what ``t`` counts."""
     head = [header(filename, "OpenMMLab param_scheduler, mmengine 0.10.7"),
             "# Its statements were followed as Python runs them; nothing in the file was run."]
     if all_epoch:
@@ -276,11 +343,20 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
                     "epoch_length=... to mmengine.param_scheduler.")
     else:
         head.append("# t counts iterations; epoch_length is len(train_dataloader).")
-    run = _run(loop_cfg, loop_type, by_epoch_loop, all_epoch)
+    return head
+
+
+def _declarations(run: Noted | None, needs_length: bool) -> list:
+    """``param epoch_length`` when a schedule or the ``run`` needs it, then the ``run``."""
     declared = needs_length or (run is not None and "epoch_length" in unparse.statement(run.statement))
     decls = [param_stmt("epoch_length", "int", where="epoch_length > 0")] if declared else []
     if run is not None:
         decls.append(run)
+    return decls
+
+
+def _schedules(lines: dict[str, list[str]], needs_length: bool, mixed: bool, span: Span) -> list:
+    """A ``schedule`` statement per value: its one scheduler, or mmengine's chain of them."""
     body = []
     for param, calls in lines.items():
         tail = ", epoch_length=epoch_length" if needs_length else ""
@@ -288,27 +364,30 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
             expr = calls[0]
         else:
             expr = "mmengine.param_scheduler(schedulers=[\n    " + ",\n    ".join(calls) + f"]{tail})"
-        body.append(schedule_stmt(param, expr, schedulers.span))
-    tree = module(head, decls, body)
-    text_out = unparse.module(tree)
+        body.append(schedule_stmt(param, expr, span))
+    return body
 
-    try:  # what the presets refuse (overlapping windows, bad arguments) is reported in the config
+
+def _checked(tree: ir.Module, span: Span) -> str:
+    """The module's text, compiled: what the presets refuse (overlapping windows, bad arguments) is
+    reported in the config, at its ``param_scheduler``."""
+    text_out = unparse.module(tree)
+    try:
         compile_program(text_out, filename="<import>")
     except SchedlangError as exc:
-        raise SchedlangError(exc.message, schedulers.span, hint=exc.hint) from None
-    if style == "core":
-        return _lower(text_out, head, decls, list(lines))
-    return tree
+        raise SchedlangError(exc.message, span, hint=exc.hint) from None
+    return text_out
 
 
-def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> Noted | None:
+def _run(loop: _Loop, all_epoch: bool) -> Noted | None:
     """``run = ...`` from ``train_cfg``, in the file's ``t``: ``EpochBasedTrainLoop`` trains
     ``max_epochs`` epochs of ``len(train_dataloader)`` iterations (its ``max_iters`` is their
     product), ``IterBasedTrainLoop`` ``max_iters`` iterations.  None when the loop states no
     length (or is not one of the two)."""
-    if loop_type not in (None, "EpochBasedTrainLoop", "IterBasedTrainLoop"):
+    loop_cfg = loop.cfg
+    if loop.type not in (None, "EpochBasedTrainLoop", "IterBasedTrainLoop"):
         return None
-    if by_epoch_loop:
+    if loop.by_epoch:
         if "max_epochs" not in loop_cfg:
             return None
         epochs = _number_text(loop_cfg["max_epochs"], "max_epochs")
@@ -321,18 +400,21 @@ def _run(loop_cfg: dict, loop_type, by_epoch_loop: bool, all_epoch: bool) -> Not
     return Noted(run_stmt(_number_text(loop_cfg["max_iters"], "max_iters")), "train_cfg max_iters")
 
 
-def _loop_limit(loop_cfg: dict, by_epoch: bool, loop: Item | None) -> str:
+def _loop_limit(loop: _Loop, by_epoch: bool) -> str:
+    """A scheduler's default ``end``, the Runner's: ``max_epochs`` by epoch, else ``max_iters``
+    (or ``max_epochs`` epochs of ``epoch_length`` iterations)."""
+    loop_cfg, span = loop.cfg, loop.item.span if loop.item else None
     if by_epoch:
         if "max_epochs" not in loop_cfg:
             raise SchedlangError("a scheduler without end needs train_cfg max_epochs (the Runner's default "
-                                 "end)", loop.span if loop else None)
+                                 "end)", span)
         return _number_text(loop_cfg["max_epochs"], "max_epochs")
     if "max_iters" in loop_cfg:
         return _number_text(loop_cfg["max_iters"], "max_iters")
     if "max_epochs" in loop_cfg:
         return f"{_number_text(loop_cfg['max_epochs'], 'max_epochs')} * epoch_length"
     raise SchedlangError("a scheduler without end needs train_cfg max_iters or max_epochs (the Runner's "
-                         "default end)", loop.span if loop else None)
+                         "default end)", span)
 
 
 def _bases(reader: _Reader) -> dict[str, str]:
@@ -359,9 +441,6 @@ def _lower(text: str, head: list[str], decls: list, names: list[str]) -> ir.Modu
     """Core style: each schedule's closed form written out (``core_text``)."""
     program = compile_program(text)
     return module(head, decls, [schedule_stmt(n, expr_text(program[n].symbolic_expr)) for n in names])
-
-
-# -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -183,42 +183,11 @@ class _Reader:
 
 def source(args: Args, origin: str, style: str = "presets") -> ir.Module:
     r = _Reader(args)
-    sched = r.text("sched") or "cosine"
-    if sched not in SCHEDS:
-        raise SchedlangError(f"'{sched}' is not a timm scheduler", r.span("sched"),
-                             hint=did_you_mean(sched, SCHEDS) or "one of " + ", ".join(SCHEDS))
-    if sched == "plateau":
-        raise SchedlangError("sched plateau (PlateauLRScheduler) lowers the lr when an evaluation metric "
-                             "stops improving, so its value is not a function of the epoch", r.span("sched"),
-                             hint="pick a fixed schedule such as cosine or step")
-    if r.raw("lr_noise") is not None:
-        raise SchedlangError("lr_noise adds noise drawn from torch's random generator (seeded with "
-                             "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
-                             hint="remove lr_noise; the schedule without noise is what timm adds noise to")
+    sched = _scheduler_name(r)
     head = [header(origin, f"timm {args.origin}; create_scheduler_v2")]
     params: list = []  # statements.module items
-    scale = ""
-    if r.raw("layer_decay") is not None and sched != "none":
-        r.number("layer_decay")
-        shown = comment_safe(str(r.raw("layer_decay")))
-        head.append(f"# Values are absolute. layer_decay {shown}: timm's optimizer gives each "
-                    "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
-        params.append(param_stmt("lr_scale", "group", "1", span=r.span("layer_decay")))
-        scale = "lr_scale * "
-    else:
-        head.append("# Values are absolute (timm's optimizer sets no param group lr_scale without "
-                    "--layer-decay).")
-    on_updates = r.flag("sched_on_updates")
-    if on_updates:
-        head.append("# --sched-on-updates: t counts optimizer updates (step_update); every epoch count is "
-                    "multiplied by updates_per_epoch = ceil(len(loader) / grad_accum_steps).")
-        params.append(param_stmt("updates_per_epoch", "int", where="updates_per_epoch > 0",
-                                 span=r.span("sched_on_updates")))
-        per = sp.Symbol("updates_per_epoch", integer=True, positive=True)
-    else:
-        head.append("# t counts epochs: train.py calls step(epoch + 1) after each epoch; "
-                    "epoch e runs at t = e.")
-        per = sp.Integer(1)
+    scale = _lr_scale(r, sched, head, params)
+    on_updates, per = _clock(r, head, params)
     lr = _learning_rate(r, head, params)
     if r.number("cooldown_epochs", whole=True) > 0:
         shown = comment_safe(str(r.raw("cooldown_epochs")))
@@ -235,6 +204,54 @@ def source(args: Args, origin: str, style: str = "presets") -> ir.Module:
     if style == "presets":
         return preset
     return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)
+
+
+def _scheduler_name(r: _Reader) -> str:
+    """``--sched`` (timm's default cosine), one whose lr is a function of the epoch: not
+    ``plateau`` (it follows a metric) and without ``--lr-noise`` (random)."""
+    sched = r.text("sched") or "cosine"
+    if sched not in SCHEDS:
+        raise SchedlangError(f"'{sched}' is not a timm scheduler", r.span("sched"),
+                             hint=did_you_mean(sched, SCHEDS) or "one of " + ", ".join(SCHEDS))
+    if sched == "plateau":
+        raise SchedlangError("sched plateau (PlateauLRScheduler) lowers the lr when an evaluation metric "
+                             "stops improving, so its value is not a function of the epoch", r.span("sched"),
+                             hint="pick a fixed schedule such as cosine or step")
+    if r.raw("lr_noise") is not None:
+        raise SchedlangError("lr_noise adds noise drawn from torch's random generator (seeded with "
+                             "seed + t), so the noisy lr has no closed form", r.span("lr_noise"),
+                             hint="remove lr_noise; the schedule without noise is what timm adds noise to")
+    return sched
+
+
+def _lr_scale(r: _Reader, sched: str, head: list, params: list) -> str:
+    """``"lr_scale * "`` with its ``param lr_scale: group`` when ``--layer-decay`` gives each
+    param group a scale, else ``""``; the header says which."""
+    if r.raw("layer_decay") is None or sched == "none":
+        head.append("# Values are absolute (timm's optimizer sets no param group lr_scale without "
+                    "--layer-decay).")
+        return ""
+    r.number("layer_decay")
+    shown = comment_safe(str(r.raw("layer_decay")))
+    head.append(f"# Values are absolute. layer_decay {shown}: timm's optimizer gives each "
+                "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
+    params.append(param_stmt("lr_scale", "group", "1", span=r.span("layer_decay")))
+    return "lr_scale * "
+
+
+def _clock(r: _Reader, head: list, params: list) -> tuple[bool, sp.Expr]:
+    """What ``t`` counts: epochs, or with ``--sched-on-updates`` optimizer updates (then
+    ``param updates_per_epoch``); and the updates of one epoch, as a factor of epoch counts."""
+    on_updates = r.flag("sched_on_updates")
+    if on_updates:
+        head.append("# --sched-on-updates: t counts optimizer updates (step_update); every epoch count is "
+                    "multiplied by updates_per_epoch = ceil(len(loader) / grad_accum_steps).")
+        params.append(param_stmt("updates_per_epoch", "int", where="updates_per_epoch > 0",
+                                 span=r.span("sched_on_updates")))
+        return on_updates, sp.Symbol("updates_per_epoch", integer=True, positive=True)
+    head.append("# t counts epochs: train.py calls step(epoch + 1) after each epoch; "
+                "epoch e runs at t = e.")
+    return on_updates, sp.Integer(1)
 
 
 def _run(r: _Reader, sched: str, on_updates: bool):

@@ -141,6 +141,28 @@ def _number(data, where: _Locator, section, key, default, whole=False):
 
 def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> ir.Module:
     data, where = read(text, filename)
+    formula = _formula_option(options)
+    for section in ("lr_scheduler", "training", "optimizer"):
+        if not isinstance(data.get(section, {}), dict):
+            raise SchedlangError(f"[{section}] must be a table", where.sections.get(section))
+    sched = data.get("lr_scheduler", {})
+    formula = _formula_of(data, where, formula)
+    _check_keys(sched, where, formula)
+    values = _values(data, where, formula)
+    head = [header(filename, f"torchtitan job TOML, {formula} formula"),
+            "# lr(t) is the lr of the optimizer step logged as step t + 1."]
+    if "lr_min" in sched and formula == "current":
+        head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
+                    "import with formula=2025-03 for an older torchtitan.")
+    body = _preset(formula, values) if style == "presets" else _core(formula, values)
+    steps_at = where.value("training", "steps") if "steps" in data.get("training", {}) else None
+    run = noted(run_stmt(sched_text(values["training_steps"]), steps_at),
+                "[training] steps: the train loop's optimizer steps")
+    return module(head, run, schedule_stmt("lr", body, where.sections.get("lr_scheduler")))
+
+
+def _formula_option(options) -> str | None:
+    """The option ``formula`` (None: not given), the only option there is."""
     options = dict(options or {})
     formula = options.pop("formula", None)
     if options:
@@ -148,9 +170,13 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
                              hint="its option is formula=" + "|".join(FORMULAS))
     if formula is not None and formula not in FORMULAS:
         raise SchedlangError(f"unknown torchtitan formula '{formula}'", hint="one of " + ", ".join(FORMULAS))
-    for section in ("lr_scheduler", "training", "optimizer"):
-        if not isinstance(data.get(section, {}), dict):
-            raise SchedlangError(f"[{section}] must be a table", where.sections.get(section))
+    return formula
+
+
+def _formula_of(data: dict, where: _Locator, formula: str | None) -> str:
+    """The formula the file is read with: the option's, else ``2024`` for a file with only the old
+    ``[training] warmup_steps`` key, else ``current``; a file whose keys cannot be that formula's
+    is refused."""
     sched = data.get("lr_scheduler", {})
     old_warmup = "warmup_steps" in data.get("training", {})
     if formula is None:
@@ -163,6 +189,12 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
         raise SchedlangError("torchtitan before 2025-03-11 had no [lr_scheduler] section",
                              where.sections.get("lr_scheduler"),
                              hint="choose formula=current or formula=2025-03")
+    return formula
+
+
+def _check_keys(sched: dict, where: _Locator, formula: str) -> None:
+    """Every ``[lr_scheduler]`` key is one the formula's torchtitan accepted, and the floor is given
+    under one name at most."""
     for key in sched:
         if key not in KEYS[formula]:
             hint = did_you_mean(key, KEYS[formula]) or "keys: " + ", ".join(KEYS[formula])
@@ -173,6 +205,11 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     if "min_lr_factor" in sched and "lr_min" in sched:
         raise SchedlangError("give min_lr_factor or its old name lr_min, not both",
                              where.key("lr_scheduler", "lr_min"))
+
+
+def _values(data: dict, where: _Locator, formula: str) -> dict:
+    """The preset's keywords: lr, steps and warmup (torchtitan's defaults where the file leaves
+    them out), then the newer formulas' ``[lr_scheduler]`` keys the file gives."""
     lr = _number(data, where, "optimizer", "lr", DEFAULT_LR)
     steps = _number(data, where, "training", "steps", sp.Integer(DEFAULT_STEPS), whole=True)
     if steps == 0:
@@ -181,30 +218,30 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     warmup = _number(data, where, warm_section, "warmup_steps", sp.Integer(DEFAULT_WARMUP), whole=True)
     values = {"lr": lr, "training_steps": steps, "warmup_steps": warmup}
     if formula != "2024":
-        if "decay_ratio" in sched:
-            values["decay_ratio"] = _number(data, where, "lr_scheduler", "decay_ratio", None)
-        if "decay_type" in sched:
-            kind = sched["decay_type"]
-            if kind not in DECAY_TYPES:
-                raise SchedlangError(f"[lr_scheduler] decay_type must be one of {', '.join(DECAY_TYPES)}, "
-                                     f"not {kind!r}", where.value("lr_scheduler", "decay_type"),
-                                     hint=did_you_mean(str(kind), DECAY_TYPES))
-            values["decay_type"] = kind
-        floor_key = "lr_min" if formula == "2025-03" else "min_lr_factor"
-        for key in ("min_lr_factor", "lr_min"):
-            if key in sched:
-                values[floor_key] = _number(data, where, "lr_scheduler", key, None)
-        if "total_steps" in sched:
-            values["total_steps"] = _number(data, where, "lr_scheduler", "total_steps", None, whole=True)
-    head = [header(filename, f"torchtitan job TOML, {formula} formula"),
-            "# lr(t) is the lr of the optimizer step logged as step t + 1."]
-    if "lr_min" in sched and formula == "current":
-        head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
-                    "import with formula=2025-03 for an older torchtitan.")
-    body = _preset(formula, values) if style == "presets" else _core(formula, values)
-    steps_at = where.value("training", "steps") if "steps" in data.get("training", {}) else None
-    run = noted(run_stmt(sched_text(steps), steps_at), "[training] steps: the train loop's optimizer steps")
-    return module(head, run, schedule_stmt("lr", body, where.sections.get("lr_scheduler")))
+        values.update(_decay_values(data, where, formula))
+    return values
+
+
+def _decay_values(data: dict, where: _Locator, formula: str) -> dict:
+    """The ``[lr_scheduler]`` decay keys of the newer formulas, as given; the floor is ``lr_min``
+    (2025-03) or ``min_lr_factor`` (current) whichever name the file used."""
+    sched, values = data.get("lr_scheduler", {}), {}
+    if "decay_ratio" in sched:
+        values["decay_ratio"] = _number(data, where, "lr_scheduler", "decay_ratio", None)
+    if "decay_type" in sched:
+        kind = sched["decay_type"]
+        if kind not in DECAY_TYPES:
+            raise SchedlangError(f"[lr_scheduler] decay_type must be one of {', '.join(DECAY_TYPES)}, "
+                                 f"not {kind!r}", where.value("lr_scheduler", "decay_type"),
+                                 hint=did_you_mean(str(kind), DECAY_TYPES))
+        values["decay_type"] = kind
+    floor_key = "lr_min" if formula == "2025-03" else "min_lr_factor"
+    for key in ("min_lr_factor", "lr_min"):
+        if key in sched:
+            values[floor_key] = _number(data, where, "lr_scheduler", key, None)
+    if "total_steps" in sched:
+        values["total_steps"] = _number(data, where, "lr_scheduler", "total_steps", None, whole=True)
+    return values
 
 
 def _preset(formula: str, values: dict) -> str:

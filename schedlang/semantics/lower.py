@@ -193,53 +193,73 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         return self.place_on(self.given, self.clock_given, self.measured)
 
     def walk(self) -> None:
-        statements = self.module.statements
-        for stmt in statements:
+        for stmt in self.module.statements:
             if isinstance(stmt, ir.BatchDecl):
-                if stmt is not self.batches[0]:
-                    raise SchedlangError("the file declares `batch` twice", stmt.span,
-                                         hint=f"first declared at {self.batches[0].span.location}")
-                continue  # built when the file is placed (place_on), with the bound values
-            if isinstance(stmt, ir.RunDecl):
+                self._batch_decl(stmt)
+            elif isinstance(stmt, ir.RunDecl):
                 self._run(stmt)
-                continue
-            self.defining = stmt.name
-            if stmt.name in self.env or stmt.name in self.defined_at:
-                raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
-                                     hint=f"first defined at {self.defined_at[stmt.name].location}")
-            if stmt.name == "t":
-                raise SchedlangError("'t' is the step and cannot be redefined", stmt.span)
-            _refuse_clock_name(stmt)
-            if isinstance(stmt, ir.Param):
-                self._param(stmt)
-            elif isinstance(stmt, ir.Let):
-                self.env[stmt.name] = self.value(stmt.value)
-            elif isinstance(stmt, ir.Def):
-                self.env[stmt.name] = Function(stmt)
             else:
-                self.deferring = stmt.value  # a chain on the clock is placed after binding
-                try:
-                    value = self.value(stmt.value)
-                finally:
-                    self.deferring = None
-                if not isinstance(value, Unplaced):
-                    segment = self.schedule_value(value, stmt.value, "a schedule")
-                    self.refuse_amount(segment, stmt.value.span)
-                    if not isinstance(stmt.value, ir.Seq):
-                        segment = self.step_counted(segment, stmt.value.span)
-                    value = segment
-                    if segment.clock is not None:
-                        self.deferring = stmt.value
-                        value = self.place_later(stmt.value, "resolve", segment, stmt.value.span)
-                        self.deferring = None
-                self.schedules[stmt.name] = (value, stmt.span)
-                self.env[stmt.name] = value
-            self.defined_at[stmt.name] = stmt.span
+                self._definition(stmt)
         self.defining = None
         self._where_clauses()
         if not self.schedules:
             raise SchedlangError("the file defines no schedule", self.module.span,
                                  hint="add `schedule lr = ...`")
+
+    def _batch_decl(self, stmt: ir.BatchDecl) -> None:
+        """``batch = ...``, declared once: built when the file is placed (``place_on``), with the
+        bound values."""
+        if stmt is not self.batches[0]:
+            raise SchedlangError("the file declares `batch` twice", stmt.span,
+                                 hint=f"first declared at {self.batches[0].span.location}")
+
+    def _definition(self, stmt: ir.Param | ir.Let | ir.Def | ir.ScheduleDecl) -> None:
+        """A statement that defines a name (``param``, ``let``, ``def``, ``schedule``), which no
+        statement before it defines and which is not ``t`` or a clock's unit."""
+        self.defining = stmt.name
+        if stmt.name in self.env or stmt.name in self.defined_at:
+            raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
+                                 hint=f"first defined at {self.defined_at[stmt.name].location}")
+        if stmt.name == "t":
+            raise SchedlangError("'t' is the step and cannot be redefined", stmt.span)
+        _refuse_clock_name(stmt)
+        if isinstance(stmt, ir.Param):
+            self._param(stmt)
+        elif isinstance(stmt, ir.Let):
+            self.env[stmt.name] = self.value(stmt.value)
+        elif isinstance(stmt, ir.Def):
+            self.env[stmt.name] = Function(stmt)
+        else:
+            self._schedule_decl(stmt)
+        self.defined_at[stmt.name] = stmt.span
+
+    def _schedule_decl(self, stmt: ir.ScheduleDecl) -> None:
+        """``schedule name = ...``: its value lowered, and a schedule on the sample or token clock
+        left to be placed once the batch schedule is built (a chain on the clock is placed after
+        binding)."""
+        self.deferring = stmt.value
+        try:
+            value = self.value(stmt.value)
+        finally:
+            self.deferring = None
+        if not isinstance(value, Unplaced):
+            value = self._schedule_segment(stmt, value)
+        self.schedules[stmt.name] = (value, stmt.span)
+        self.env[stmt.name] = value
+
+    def _schedule_segment(self, stmt: ir.ScheduleDecl, value):
+        """A schedule's value as a segment counted in steps (a chain already is), or, on a clock,
+        one placed later."""
+        segment = self.schedule_value(value, stmt.value, "a schedule")
+        self.refuse_amount(segment, stmt.value.span)
+        if not isinstance(stmt.value, ir.Seq):
+            segment = self.step_counted(segment, stmt.value.span)
+        if segment.clock is None:
+            return segment
+        self.deferring = stmt.value
+        value = self.place_later(stmt.value, "resolve", segment, stmt.value.span)
+        self.deferring = None
+        return value
 
     # -- placing on the batch schedule (SPEC §12) -------------------------------------
 

@@ -326,48 +326,62 @@ class ExpressionLowering:
         segments: list[tuple[Segment, ir.Node]] = []
         for i, (value, part) in enumerate(values):
             if isinstance(value, Cooldown):
-                before = segments[-1] if segments else None
-                if before is not None and self.place_clocks and (
-                        isinstance(before[0], Deferred) or before[0].evaluation == "steps"):
-                    # its end value is known once it is placed: the cooldown is built then
-                    build = self.deferred_cooldown(value, before[1], part)
-                    segments.append((Deferred(build, value.steps, value.clock), part))
-                    continue
-                value = self.cooldown_segment(value, before, part)
+                segments.append(self._seq_cooldown(value, segments[-1] if segments else None, part))
+                continue
             if isinstance(value, Warmup):
-                if i + 1 == len(values):
-                    raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
-                                         "warms up to", part.span)
-                following, following_node = values[i + 1]
-                if isinstance(following, Cooldown):
-                    raise SchedlangError("a warmup ramps to the start of the schedule after it, and "
-                                         "a cooldown has none: it starts from the end of the one "
-                                         "before it", following_node.span,
-                                         hint="put a schedule between them, e.g. warmup(linear, 100) "
-                                              ">> constant(1e-3, 900) >> cooldown(sqrt, 200, 1e-5)")
-                target = self.schedule_value(following, following_node, "a schedule")
-                value = self.warmup_segment(value, target.start_value(), part)
-                # For `check`: what follows a warmup should move on from its peak at once.
-                mark = Mark("warmup", value.duration, target.start_value(), span=following_node.span)
-                value = replace(value, marks=(*value.marks, mark))
+                value = self._seq_warmup(value, values[i + 1] if i + 1 < len(values) else None, part)
             segments.append((self.schedule_value(value, part, "a schedule"), part))
-        result, _ = segments[0]
         for segment, part in segments[:-1]:
             if segment.duration is None:
                 raise SchedlangError("nothing can follow an infinite schedule", part.span,
                                      hint="give it a length with `for N`, e.g. `(...) for 1000`")
         if len(segments) == 1:
-            return result
+            return segments[0][0]
+        # a join into a cooldown is continuous on the cooldown's clock by construction; on the
+        # token clock its first step reads the curve at the tokens consumed before that step,
+        # a little past its start (a sqrt falls steeply there): no jump for `check` to report
+        cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
+        return self._joined(node, segments, _jumps(node, len(parts)) | cooldowns)
+
+    def _seq_cooldown(self, value: Cooldown, before: tuple[Segment, ir.Node] | None,
+                      part: ir.Node) -> tuple[Segment, ir.Node]:
+        """A cooldown in a sequence, from the end of the part ``before`` it: built now, or, after a
+        part whose end value is known only once it is placed, then (``deferred_cooldown``)."""
+        if before is not None and self.place_clocks and (
+                isinstance(before[0], Deferred) or before[0].evaluation == "steps"):
+            # its end value is known once it is placed: the cooldown is built then
+            build = self.deferred_cooldown(value, before[1], part)
+            return Deferred(build, value.steps, value.clock), part
+        value = self.cooldown_segment(value, before, part)
+        return self.schedule_value(value, part, "a schedule"), part
+
+    def _seq_warmup(self, value: Warmup, following: tuple[object, ir.Node] | None, part: ir.Node) -> Segment:
+        """A warmup in a sequence, ramping to the start of the part ``following`` it (which is no
+        cooldown), marked for ``check``."""
+        if following is None:
+            raise SchedlangError("a warmup must be followed by `>>` and the schedule it "
+                                 "warms up to", part.span)
+        following, following_node = following
+        if isinstance(following, Cooldown):
+            raise SchedlangError("a warmup ramps to the start of the schedule after it, and "
+                                 "a cooldown has none: it starts from the end of the one "
+                                 "before it", following_node.span,
+                                 hint="put a schedule between them, e.g. warmup(linear, 100) "
+                                      ">> constant(1e-3, 900) >> cooldown(sqrt, 200, 1e-5)")
+        target = self.schedule_value(following, following_node, "a schedule")
+        value = self.warmup_segment(value, target.start_value(), part)
+        # For `check`: what follows a warmup should move on from its peak at once.
+        mark = Mark("warmup", value.duration, target.start_value(), span=following_node.span)
+        return replace(value, marks=(*value.marks, mark))
+
+    def _joined(self, node: ir.Seq, segments: list[tuple[Segment, ir.Node]], jumps) -> Segment:
+        """The parts of ``a >> b >> ...`` joined, each counted in steps (but a part of a batch
+        schedule); parts on the sample or token clock are placed later (``join_placed``)."""
         for segment, part in segments:
             if isinstance(segment, Segment):
                 self.refuse_amount(segment, part.span)
         segments = [(self.step_counted(s, p.span) if isinstance(s, Segment) and not _in_batches(p) else s, p)
                     for s, p in segments]
-        # a join into a cooldown is continuous on the cooldown's clock by construction; on the
-        # token clock its first step reads the curve at the tokens consumed before that step,
-        # a little past its start (a sqrt falls steeply there): no jump for `check` to report
-        cooldowns = {i for i, (value, _) in enumerate(values) if isinstance(value, Cooldown)}
-        jumps = _jumps(node, len(parts)) | cooldowns
         if self.place_clocks and any(segment.clock for segment, _ in segments):
             return self.place_later(node, "join_placed", node, tuple(segments), jumps)
         return sequence(*(segment for segment, _ in segments), spans=[part.span for _, part in segments],

@@ -49,104 +49,136 @@ class Word:
 def split(text: str, filename: str) -> tuple[Source, list[Word]]:
     """The words of ``text`` in order, each with its span in ``filename``."""
     source = Source(text, filename)
-    words: list[Word] = []
-    state = {"chars": [], "start": None, "refs": [], "bad": None, "assign": None}
+    return source, _Splitter(source).words()
 
-    def begin(offset):
-        if state["start"] is None:
-            state["start"] = offset
 
-    def finish(end):
-        if state["start"] is not None and (state["chars"] or state["refs"] or state["bad"]):
-            word_text = "".join(state["chars"])
-            span = Span.at_offset(source, state["start"], max(end - state["start"], 1))
-            refs = state["refs"]
-            only = refs[0] if len(refs) == 1 and word_text == f"${refs[0].name}" else None
-            words.append(Word(word_text, span, only, refs, state["bad"], state["assign"]))
-            state["assign"] = None
-        elif state["assign"] is not None and state["start"] is None:
-            pass  # NAME= with an empty value keeps nothing
-        state.update(chars=[], start=None, refs=[], bad=None)
+class _Splitter:
+    """``split``'s scan of the text, a character (a quoted run, an expansion) at a time: the word
+    being read (its characters, start offset, references, the first expansion it does not read)
+    and the name of the ``NAME=`` whose value the next word is.  A character that is part of a
+    word is read by its handler (``_READERS``)."""
 
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\" and i + 1 < n and text[i + 1] == "\n":
-            i += 2
-            continue
+    def __init__(self, source: Source):
+        self.source, self.text = source, source.text
+        self.found: list[Word] = []
+        self.assign: str | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self.chars: list[str] = []
+        self.start: int | None = None
+        self.refs: list[Ref] = []
+        self.bad: Span | None = None
+
+    def words(self) -> list[Word]:
+        i, n = 0, len(self.text)
+        while i < n:
+            i = self._step(i)
+        self._finish(n)
+        return self.found
+
+    def _step(self, i: int) -> int:
+        """Read what starts at offset ``i``; the offset after it."""
+        c = self.text[i]
+        if c == "\\" and self.text[i + 1:i + 2] == "\n":
+            return i + 2  # a continued line
         if c in _SEPARATORS:
-            finish(i)
-            if state["assign"] is not None and c not in "(":
-                state["assign"] = None
-            i += 1
-            continue
-        if c == "#" and state["start"] is None:
-            while i < n and text[i] != "\n":
-                i += 1
-            continue
+            return self._separator(i)
+        if c == "#" and self.start is None:
+            end = self.text.find("\n", i)
+            return len(self.text) if end < 0 else end
         if c == '"':  # double quotes do not join words here (see the module docstring)
-            i += 1
-            continue
-        begin(i)
-        if c == "\\" and i + 1 < n:
-            state["chars"].append(text[i + 1])
-            i += 2
-        elif c == "'":
-            close = text.find("'", i + 1)
-            close = n if close < 0 else close
-            state["chars"].append(text[i + 1:close])
-            i = close + 1
-        elif c == "`":
-            close = text.find("`", i + 1)
-            close = n - 1 if close < 0 else close
-            state["bad"] = state["bad"] or Span.at_offset(source, i, close + 1 - i)
-            i = close + 1
-        elif c == "$":
-            i = _dollar(text, i, source, state)
-        elif c == "=" and not state["refs"] and _NAME.fullmatch("".join(state["chars"]) or "-"):
-            name = "".join(state["chars"])
-            state.update(chars=[], start=None, refs=[], bad=None)
-            state["assign"] = name
-            i += 1
-        else:
-            state["chars"].append(c)
-            i += 1
-    finish(n)
-    return source, words
+            return i + 1
+        if self.start is None:
+            self.start = i
+        return self._READERS.get(c, _Splitter._char)(self, i)
 
+    def _finish(self, end: int) -> None:
+        """The word read so far, if any, ends at ``end``."""
+        if self.start is not None and (self.chars or self.refs or self.bad):
+            word_text = "".join(self.chars)
+            span = Span.at_offset(self.source, self.start, max(end - self.start, 1))
+            only = self.refs[0] if len(self.refs) == 1 and word_text == f"${self.refs[0].name}" else None
+            self.found.append(Word(word_text, span, only, self.refs, self.bad, self.assign))
+            self.assign = None  # (NAME= with an empty value keeps its name for nothing)
+        self._reset()
 
-def _dollar(text: str, i: int, source: Source, state: dict) -> int:
-    n = len(text)
-    if i + 1 < n and text[i + 1] == "(":
-        depth, j = 0, i + 1
-        while j < n:
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            if depth == 0:
-                break
-            j += 1
-        state["bad"] = state["bad"] or Span.at_offset(source, i, min(j, n - 1) + 1 - i)
-        return j + 1
-    if i + 1 < n and text[i + 1] == "{":
-        close = text.find("}", i + 2)
-        close = n - 1 if close < 0 else close
-        match = _BRACED.fullmatch(text[i + 2:close])
-        span = Span.at_offset(source, i, close + 1 - i)
-        if match is None:
-            state["bad"] = state["bad"] or span
-        else:
-            _ref(state, Ref(match.group(1), match.group(2), span))
-        return close + 1
-    match = _NAME.match(text, i + 1)
-    if match is None:
-        state["chars"].append("$")
+    def _separator(self, i: int) -> int:
+        """Whitespace or ``;|&()<>``: the word ends; a ``NAME=`` value ends too, but for a bash
+        array's ``(``."""
+        self._finish(i)
+        if self.assign is not None and self.text[i] != "(":
+            self.assign = None
         return i + 1
-    _ref(state, Ref(match.group(0), None, Span.at_offset(source, i, match.end() - i)))
-    return match.end()
 
+    def _char(self, i: int) -> int:
+        self.chars.append(self.text[i])
+        return i + 1
 
-def _ref(state: dict, ref: Ref) -> None:
-    state["refs"].append(ref)
-    state["chars"].append(f"${ref.name}")
+    def _escaped(self, i: int) -> int:
+        """``\\x``: the character ``x`` (a backslash at the very end is itself)."""
+        if i + 1 >= len(self.text):
+            return self._char(i)
+        self.chars.append(self.text[i + 1])
+        return i + 2
+
+    def _single_quoted(self, i: int) -> int:
+        """``'...'``: literal, to the closing quote (or the end)."""
+        close = self.text.find("'", i + 1)
+        close = len(self.text) if close < 0 else close
+        self.chars.append(self.text[i + 1:close])
+        return close + 1
+
+    def _backticks(self, i: int) -> int:
+        """A backquoted command substitution: not read."""
+        close = self.text.find("`", i + 1)
+        close = len(self.text) - 1 if close < 0 else close
+        self.bad = self.bad or Span.at_offset(self.source, i, close + 1 - i)
+        return close + 1
+
+    def _equals(self, i: int) -> int:
+        """``NAME=``: an assignment, whose value is the next word; any other ``=`` is a character."""
+        name = "".join(self.chars)
+        if self.refs or not _NAME.fullmatch(name or "-"):
+            return self._char(i)
+        self._reset()
+        self.assign = name
+        return i + 1
+
+    def _dollar(self, i: int) -> int:
+        """``$NAME``, ``${NAME}``, ``${NAME:-default}``: a reference; ``$(...)`` and other
+        ``${...}``: an expansion not read; a lone ``$``: the character."""
+        text, n = self.text, len(self.text)
+        if i + 1 < n and text[i + 1] == "(":
+            depth, j = 0, i + 1
+            while j < n:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            self.bad = self.bad or Span.at_offset(self.source, i, min(j, n - 1) + 1 - i)
+            return j + 1
+        if i + 1 < n and text[i + 1] == "{":
+            close = text.find("}", i + 2)
+            close = n - 1 if close < 0 else close
+            match = _BRACED.fullmatch(text[i + 2:close])
+            span = Span.at_offset(self.source, i, close + 1 - i)
+            if match is None:
+                self.bad = self.bad or span
+            else:
+                self._ref(Ref(match.group(1), match.group(2), span))
+            return close + 1
+        match = _NAME.match(text, i + 1)
+        if match is None:
+            return self._char(i)
+        self._ref(Ref(match.group(0), None, Span.at_offset(self.source, i, match.end() - i)))
+        return match.end()
+
+    def _ref(self, ref: Ref) -> None:
+        self.refs.append(ref)
+        self.chars.append(f"${ref.name}")
+
+    _READERS = {"\\": _escaped, "'": _single_quoted, "`": _backticks, "$": _dollar, "=": _equals}
 
 
 #: A line that launches a training program (a command, not a variable holding flags).

@@ -50,7 +50,7 @@ def scope_names(function: ast.FunctionDef) -> tuple[set[str], set[str]]:
     return local - declared, declared
 
 
-def effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.AST]]:
+def effects(stmt: ast.stmt, path_of) -> tuple[set[str], dict[str, int], dict[str, ast.AST]]:
     """What a statement not followed may do to module-level names, read from its syntax:
     the names it (re)binds; the names whose object it may change (-> ``ASSIGNED`` when assigned
     into, ``METHOD`` when a method of it is called, ``PASSED`` when passed to a call that is not a
@@ -58,63 +58,94 @@ def effects(stmt: ast.stmt, path_of) -> tuple[set[str], set[str], dict[str, ast.
     giving the imported path of a callee and None for one of this file, or read by a loop or
     a ``with``); and, for a def / class / lambda in it, the names its body may change when it
     runs (its ``global`` names, and changed names as above)."""
-    bound: set[str] = set()
-    changed: dict[str, bool] = {}
-    late: dict[str, ast.AST] = {}
+    found = _Effects(path_of)
+    found.visit(stmt, None)
+    return found.bound, found.changed, found.late
 
-    def visit(node: ast.AST, scope: ast.AST | None) -> None:
+
+class _Effects:
+    """``effects``' walk: at module level (``scope`` None) names bound go to ``bound`` and names
+    changed to ``changed``; inside a def / class / lambda (``scope``), the names its body may
+    change when it runs go to ``late_names``, which ``late`` keeps by the scope that changes them.
+    Each kind of node has its handler (``_HANDLERS``)."""
+
+    def __init__(self, path_of):
+        self.path_of = path_of
+        self.bound: set[str] = set()
+        self.changed: dict[str, int] = {}
+        self.late: dict[str, ast.AST] = {}
+        self.late_names: set[str] = set()  # of the scope being walked
+        self.local: set[str] = set()  # the names the scope being walked binds
+        self.declared: set[str] = set()  # its ``global`` / ``nonlocal`` names
+        self.imported: set[str] = set()  # a library imported inside a function is a library too
+
+    def visit(self, node: ast.AST, scope: ast.AST | None) -> None:
         if isinstance(node, SCOPES) and node is not scope:
-            if not isinstance(node, ast.Lambda):
-                (late_names if scope is not None else bound).add(node.name)
-            inner: set[str] = set()
-            body = node.body if isinstance(node.body, list) else [node.body]
-            for child in body:
-                _walk_scope(child, inner, node)
-            for name in inner:
-                late.setdefault(name, node)
+            self._scope(node, scope)
             return
-        target = changed if scope is None else late_names
+        target = self.changed if scope is None else self.late_names
         if isinstance(node, _COMPOUND):  # a loop variable or `as` name aliases what it reads
             for inner in _loads(node):
                 _add(target, inner, PASSED)
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            (bound if scope is None else local).add(node.id)
-        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            root = root_name(node)
-            if root:
-                _add(target, root, ASSIGNED)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
-            (bound if scope is None else local).update(names)
-            imported.update(names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            (bound if scope is None else late_names).update(node.names)
-            declared.update(node.names)
-        elif isinstance(node, ast.Call) and path_of(node.func) is None \
-                and root_name(node.func) not in imported:
-            if isinstance(node.func, ast.Attribute) and root_name(node.func.value):
-                _add(target, root_name(node.func.value), METHOD)
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                for inner in ast.walk(argument):
-                    if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
-                        _add(target, inner.id, PASSED)
+        handler = self._HANDLERS.get(type(node))
+        if handler is not None:
+            handler(self, node, scope, target)
         for child in ast.iter_child_nodes(node):
-            visit(child, scope)
+            self.visit(child, scope)
 
-    def _walk_scope(node, names, scope):
-        nonlocal late_names, local, declared
-        saved = late_names, local, declared
-        late_names, local, declared = names, set(), set()
-        visit(node, scope)
-        names.update(local & declared)  # a global assigned in the function
-        late_names, local, declared = saved
+    def _scope(self, node: ast.AST, scope: ast.AST | None) -> None:
+        """A def / class / lambda: its name is bound; what its body may change is ``late``."""
+        if not isinstance(node, ast.Lambda):
+            (self.late_names if scope is not None else self.bound).add(node.name)
+        inner: set[str] = set()
+        body = node.body if isinstance(node.body, list) else [node.body]
+        for child in body:
+            self._walk_scope(child, inner, node)
+        for name in inner:
+            self.late.setdefault(name, node)
 
-    late_names: set[str] = set()
-    local: set[str] = set()
-    declared: set[str] = set()
-    imported: set[str] = set()  # a library imported inside a function is a library too
-    visit(stmt, None)
-    return bound, changed, late
+    def _walk_scope(self, node: ast.AST, names: set[str], scope: ast.AST) -> None:
+        saved = self.late_names, self.local, self.declared
+        self.late_names, self.local, self.declared = names, set(), set()
+        self.visit(node, scope)
+        names.update(self.local & self.declared)  # a global assigned in the function
+        self.late_names, self.local, self.declared = saved
+
+    def _binds(self, scope: ast.AST | None) -> set[str]:
+        return self.bound if scope is None else self.local
+
+    def _name(self, node: ast.Name, scope, target) -> None:
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self._binds(scope).add(node.id)
+
+    def _assigned_into(self, node: ast.Attribute | ast.Subscript, scope, target) -> None:
+        root = root_name(node) if isinstance(node.ctx, (ast.Store, ast.Del)) else None
+        if root:
+            _add(target, root, ASSIGNED)
+
+    def _import(self, node: ast.Import | ast.ImportFrom, scope, target) -> None:
+        names = {(a.asname or a.name.split(".")[0]) for a in node.names if a.name != "*"}
+        self._binds(scope).update(names)
+        self.imported.update(names)
+
+    def _declare(self, node: ast.Global | ast.Nonlocal, scope, target) -> None:
+        (self.bound if scope is None else self.late_names).update(node.names)
+        self.declared.update(node.names)
+
+    def _call(self, node: ast.Call, scope, target) -> None:
+        """A call of the file's own code may change its receiver and every name it is passed."""
+        if self.path_of(node.func) is not None or root_name(node.func) in self.imported:
+            return
+        if isinstance(node.func, ast.Attribute) and root_name(node.func.value):
+            _add(target, root_name(node.func.value), METHOD)
+        for argument in [*node.args, *(k.value for k in node.keywords)]:
+            for inner in ast.walk(argument):
+                if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):
+                    _add(target, inner.id, PASSED)
+
+    _HANDLERS = {ast.Name: _name, ast.Attribute: _assigned_into, ast.Subscript: _assigned_into,
+                 ast.Import: _import, ast.ImportFrom: _import, ast.Global: _declare, ast.Nonlocal: _declare,
+                 ast.Call: _call}
 
 
 #: How a statement not followed may change a name's object (``effects``), the strongest kept:

@@ -116,33 +116,56 @@ def _body(module, instance: Instance, function: ast.FunctionDef, symbolic: bool,
 
 
 def _value(module, node: ast.expr, local: dict, symbolic: bool):
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value,
-                                                                                                  bool):
+    """The value of an expression of ``__call__``: a number (exact when ``symbolic``, else a
+    float) or formula, a dtype name or a dotted path (read by the call), or the instance."""
+    return _VALUES.get(type(node), _unfollowed)(module, node, local, symbolic)
+
+
+def _constant(module, node: ast.Constant, local: dict, symbolic: bool):
+    """A number (not a bool), or a string: a dtype name."""
+    if isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return exact(node.value) if symbolic else float(node.value)
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+    if isinstance(node.value, str):
         return node.value  # a dtype name
-    if isinstance(node, ast.Name):
-        if node.id in local:
-            return local[node.id]
-        return _number(module, module.env.get(node.id), node, symbolic)
-    if isinstance(node, ast.Attribute):
-        base = _value(module, node.value, local, symbolic) if not _dotted(module, node.value) else None
-        if isinstance(base, Instance):
-            return _number(module, base.namespace.values.get(node.attr), node, symbolic)
-        path = _dotted(module, node)
-        if path in ("math.pi", "numpy.pi"):
-            return sp.pi if symbolic else math.pi
-        if path is not None:
-            return path  # a dtype (tf.float32) or a function, read by the call
-        raise _RefusedError(f"reads .{node.attr} of what is not the instance", node)
-    if isinstance(node, ast.BinOp):
-        return _arith(node.op, _value(module, node.left, local, symbolic), _value(module, node.right, local,
-                                                                                  symbolic), node, symbolic)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        operand = _operand(_value(module, node.operand, local, symbolic), node)
-        return -operand if isinstance(node.op, ast.USub) else operand
-    if isinstance(node, ast.Call):
-        return _call(module, node, local, symbolic)
+    return _unfollowed(module, node, local, symbolic)
+
+
+def _name(module, node: ast.Name, local: dict, symbolic: bool):
+    """A local of ``__call__`` (the step among them), else a number of the module."""
+    if node.id in local:
+        return local[node.id]
+    return _number(module, module.env.get(node.id), node, symbolic)
+
+
+def _attribute(module, node: ast.Attribute, local: dict, symbolic: bool):
+    """``self.<attribute>`` (a number ``__init__`` gave it), ``math.pi``, or a framework's dotted
+    path (a dtype, a function)."""
+    base = _value(module, node.value, local, symbolic) if not _dotted(module, node.value) else None
+    if isinstance(base, Instance):
+        return _number(module, base.namespace.values.get(node.attr), node, symbolic)
+    path = _dotted(module, node)
+    if path in ("math.pi", "numpy.pi"):
+        return sp.pi if symbolic else math.pi
+    if path is not None:
+        return path  # a dtype (tf.float32) or a function, read by the call
+    raise _RefusedError(f"reads .{node.attr} of what is not the instance", node)
+
+
+def _binary(module, node: ast.BinOp, local: dict, symbolic: bool):
+    return _arith(node.op, _value(module, node.left, local, symbolic), _value(module, node.right, local,
+                                                                              symbolic), node, symbolic)
+
+
+def _unary(module, node: ast.UnaryOp, local: dict, symbolic: bool):
+    """``-x`` and ``+x`` (``not`` and ``~`` are not followed)."""
+    if not isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _unfollowed(module, node, local, symbolic)
+    operand = _operand(_value(module, node.operand, local, symbolic), node)
+    return -operand if isinstance(node.op, ast.USub) else operand
+
+
+def _unfollowed(module, node: ast.expr, local: dict, symbolic: bool):
+    """Refused: a decision (made once, on one step) or an expression a trace does not follow."""
     what = {ast.Compare: "compares (a decision made once, on one step)",
             ast.IfExp: "has an if expression (it would decide once, on one step)",
             ast.BoolOp: "has and / or (a decision made once)"}
@@ -216,3 +239,8 @@ def _call(module, node: ast.Call, local: dict, symbolic: bool):
 
 def _refuse_call(node):
     raise _RefusedError(f"calls {ast.unparse(node.func)}() with no value", node)
+
+
+#: How ``_value`` reads each kind of expression (any other is refused, ``_unfollowed``).
+_VALUES = {ast.Constant: _constant, ast.Name: _name, ast.Attribute: _attribute, ast.BinOp: _binary,
+           ast.UnaryOp: _unary, ast.Call: _call}
