@@ -26,9 +26,10 @@ from __future__ import annotations
 import re
 
 from ..errors import SchedlangError, did_you_mean, warn
+from ..syntax import ir
 from . import cerebras_model as cm
 from .cerebras_export import export
-from .cerebras_loop import run_of
+from .cerebras_loop import Run, run_of
 from .cerebras_model import Sched
 from .cerebras_to_sched import source
 from .common.format import YAML, Format, reader
@@ -50,13 +51,13 @@ def _root(text: str, filename: str) -> Node:
     return root
 
 
-def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], tuple[int, str] | None]:
+def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], Run | None]:
     """The schedulers and the run's length the config states (``_run``): what the reader writes."""
     root = _root(text, filename)
     return _schedulers_of(root), _run(root)
 
 
-def _run(root: Node) -> tuple[int, str] | None:
+def _run(root: Node) -> Run | None:
     """The steps a fresh run trains by its loop: ``cerebras_loop.run_of``, ModelZoo's rule."""
     return run_of(root)
 
@@ -371,9 +372,8 @@ def _legacy_one(item: Node) -> Sched:
                   skip=("scheduler", "main_scheduler"))
 
 
-def _source(config: tuple[list[Sched], tuple[int, str] | None], origin: str,
-            style: str = "presets") -> str:
-    """The reader's text: the schedulers (``cerebras_to_sched.source``) and the loop's ``run``."""
+def _source(config: tuple[list[Sched], Run | None], origin: str, style: str = "presets") -> ir.Module:
+    """The reader's file: the schedulers (``cerebras_to_sched.source``) and the loop's ``run``."""
     scheds, run = config
     return source(scheds, origin, style, run=run)
 
