@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import sympy as sp
+
 from ..codegen.sched import sched_text
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import REQUIRED, SCHEDULES
@@ -123,11 +125,13 @@ def _value(value, choices: tuple[str, ...] = ()) -> str:
 
 
 def _arg(s: Sched, name: str):
+    """An argument's value, or the class's default where the config leaves it out (a default that
+    is a Python int as sympy's, which ``sched_text`` writes: ``eta_min`` 0, ``scale`` 1)."""
     if name in s.args and s.args[name] is not None:
         return s.args[name]
     for arg_name, _, default in cm.CLASSES[s.name]:
         if arg_name == name:
-            return default
+            return sp.Integer(default) if type(default) is int else default
     raise KeyError(name)
 
 

@@ -359,16 +359,30 @@ def _finish(sched: Sched, name: str, given: dict, args: Node | None) -> None:
         sched.args["milestones"] = _milestones(sched, name)
     elif sched.name == "ChainedScheduler":
         for child in sched.children[1:]:
-            if child.name not in cm.INITIAL_ARG:
-                raise SchedlangError(f"{child.name} cannot follow the first scheduler of a {name}",
-                                     child.span, hint="ChainedScheduler divides by each later "
-                                                      "scheduler's initial value, which it has none of "
-                                                      "(Cerebras raises AttributeError)")
+            _check_chained(child, name)
     elif sched.name == "CosineAnnealingWarmRestarts" and sched.args.get("T_mult", 1) != 1:
         raise SchedlangError("Cerebras supports only T_mult = 1", sched.arg_spans["T_mult"],
                              hint="cstorch raises ValueError for any other T_mult")
     elif sched.name == "PiecewiseConstantLR":
         _check_piecewise(sched)
+
+
+def _check_chained(child: Sched, name: str) -> None:
+    """A scheduler after a ChainedScheduler's first: cstorch multiplies by its value over its
+    initial value (``torch.div``), so it needs an initial value, and one that is not 0 (a 0 makes
+    every value infinite or NaN; refused here at the value, which the generated file could not say)."""
+    if child.name not in cm.INITIAL_ARG:
+        raise SchedlangError(f"{child.name} cannot follow the first scheduler of a {name}",
+                             child.span, hint="ChainedScheduler divides by each later "
+                                              "scheduler's initial value, which it has none of "
+                                              "(Cerebras raises AttributeError)")
+    initial = cm.INITIAL_ARG[child.name]
+    if child.args.get(initial) == 0:
+        shown = cm.LR_TO_WD_ARGS.get(initial, initial) if child.target == "weight_decay" else initial
+        raise SchedlangError(f"{child.name} starts at 0 ({shown}), but a {name} divides by the initial "
+                             "value of each scheduler after its first", child.arg_spans[initial],
+                             hint="cstorch's torch.div by 0 makes every value infinite or NaN: start it "
+                                  "above 0, or put it first")
 
 
 def _milestones(sched: Sched, name: str) -> list:
