@@ -43,7 +43,8 @@ from ..library.stdlib import SCHEDULES, Kind
 from ..program import Program
 from ..semantics.lower import Lowered, lower
 from ..semantics.lower_expressions import flatten_seq
-from ..syntax import ir
+from ..semantics.run import RunLength
+from ..syntax import ir, unparse
 from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_loop import loop_of
@@ -52,6 +53,7 @@ from .common.into import document, dumped
 from .common.numbers import yaml_float_text
 from .common.proof import proven
 from .common.source_text import comment_safe
+from .common.statements import run_stmt
 from .common.yaml_source import load as load_yaml
 
 # -- the writer: .sched -> a ModelZoo schedulers: block --------------------------------------
@@ -119,12 +121,18 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
                                  f"the groups tagged {sched.tags[0]} in ModelZoo (an untagged scheduler "
                                  "drives every group)", untagged[sched.target].span,
                                  hint=f"tag the other groups too and name the schedule {sched.target}__TAG")
-    run = program.run_length
-    note = "the file's run" if run is None or run.unit is None else f"run = {run.text}: the steps it trains"
-    text = render(scheds, filename, into, _loop(program, into), note)
+    text = render(scheds, filename, into, _loop(program, into), _run_note(program.run_length))
     if verify:
         _verify(program, text, filename, schedules, read, into)
     return text
+
+
+def _run_note(run: RunLength | None) -> str:
+    """The loop keys' YAML comment: the file's run, and for a run in ``tok``/``sp`` the file's
+    declaration quoted (``run = 5000tok``), since the keys hold the steps it trains, not it."""
+    if run is None or run.unit is None:
+        return "the file's run"
+    return unparse.statement(run_stmt(run.text)) + ": the steps it trains"  # the statement quoted
 
 
 def _merged(into, text: str) -> str:

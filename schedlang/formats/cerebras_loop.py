@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import SchedlangError
+from ..errors import SchedlangError, Span
 from .common.numbers import exact
 from .common.yaml_source import Node
 
@@ -45,6 +45,16 @@ class Loop:
         return not self.csx and _steps(self.accum, "grad_accum_steps", default=1) > 1
 
 
+@dataclass(frozen=True)
+class Run:
+    """The optimizer steps a fresh run trains, the keys that say so (``trainer.init.loop
+    max_steps / num_steps``) and the span of the key whose count is the run (the smallest)."""
+
+    steps: int
+    keys: str
+    span: Span
+
+
 def loop_of(root: Node) -> Loop | None:
     """The config's loop (None without a loop mapping)."""
     if not root.is_mapping:
@@ -65,9 +75,9 @@ def loop_of(root: Node) -> Loop | None:
     return Loop(loop, where, accum, csx)
 
 
-def run_of(root: Node) -> tuple[int, str] | None:
-    """The optimizer steps a fresh run trains and the keys that say so; None where the config
-    does not state them (see the module's rule)."""
+def run_of(root: Node) -> Run | None:
+    """The optimizer steps a fresh run trains, the keys that say so and the span of the one that
+    counts; None where the config does not state them (see the module's rule)."""
     loop = loop_of(root)
     if loop is None:
         return None
@@ -93,7 +103,8 @@ def run_of(root: Node) -> tuple[int, str] | None:
         return None
     epoch = "num_epochs * steps_per_epoch" + (" // grad_accum_steps" if accum > 1 else "")
     keys = [k if k != "num_epochs" else epoch for k in found]
-    return min(found.values()), f"{loop.where} " + " / ".join(keys)
+    counting = min(found, key=found.__getitem__)  # the first of the smallest
+    return Run(found[counting], f"{loop.where} " + " / ".join(keys), loop.node.key_spans[counting])
 
 
 def _mapping(node: Node | None, key: str) -> Node | None:

@@ -1,4 +1,5 @@
-"""``Sched`` (a Cerebras scheduler) -> ``.sched`` source text, in one of two styles.
+"""``Sched`` (a Cerebras scheduler) -> a ``.sched`` file (an ``ir.Module`` of ``statements``, each
+statement at the YAML key it states), in one of two styles.
 
 * ``presets`` (default): ``cerebras.LinearLR(initial_learning_rate=..., ...)``,
   the anchor's own class and keyword names, so the file reads like the config
@@ -12,39 +13,67 @@ Output is deterministic (argument order is the class signature's order).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import sympy as sp
+
 from ..codegen.sched import sched_text
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import REQUIRED, SCHEDULES
+from ..syntax import ir
 from . import cerebras_model as cm
+from .cerebras_loop import Run
 from .cerebras_model import Sched
 from .common.source_text import choices_of, comment_safe, header, option
+from .common.statements import expression, module, noted, param_stmt, run_stmt, schedule_stmt
 
-INDENT = "    "
+#: What a file with tagged schedulers says about their names.
+TAGS_NOTE = ("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
+             "(param_group_tags); KEY alone, in the others.")
+#: What a file with a ``ScalePerParamLR`` says about its ``group`` parameter.
+SCALE_NOTES = (f"# ScalePerParam: each param group's own {cm.SCALE_PARAM} entry scales its value (a "
+               "group parameter);",
+               "# cstorch falls back to a group's adjust_val, then 1; this file reads "
+               f"{cm.SCALE_PARAM} only, then 1.")
 
 
-def source(scheds: list[Sched], origin: str, style: str = "presets",
-           run: tuple[int, str] | None = None) -> str:
-    """``.sched`` text of the schedulers; ``run``: the loop's steps and the keys they came from."""
-    lines = [header(origin, "Cerebras ModelZoo YAML"),
-             "# Values are absolute; step t = 0 is the first optimizer step."]
-    if run is not None:
-        lines.append(f"run = {run[0]}   # {run[1]}")
-    for sched in scheds:
-        lines.extend(f"# {comment_safe(note)}" for note in _notes(sched))
-    if any(s.tags for s in scheds):
-        lines.append("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
-                     "(param_group_tags); KEY alone, in the others.")
-    if any(s.name == "ScalePerParamLR" for s in scheds):
-        lines += [f"# ScalePerParam: each param group's own {cm.SCALE_PARAM} entry scales its value (a "
-                  "group parameter);",
-                  "# cstorch falls back to a group's adjust_val, then 1; this file reads "
-                  f"{cm.SCALE_PARAM} only, then 1.",
-                  f"param {cm.SCALE_PARAM}: group = 1"]
-    for sched in scheds:
-        body = _preset(sched, 0) if style == "presets" else _core(sched, 0)
-        for name in sched.schedule_names:
-            lines.append(f"schedule {name} = {body}")
-    return "\n".join(lines) + "\n"
+def source(scheds: list[Sched], origin: str, style: str = "presets", run: Run | None = None) -> ir.Module:
+    """The file of the schedulers (each schedule at its class's key); ``run``: the loop's steps,
+    the keys they came from and the key that counts (``cerebras_loop.run_of``)."""
+    return module(header(origin, "Cerebras ModelZoo YAML"),
+                  "# Values are absolute; step t = 0 is the first optimizer step.",
+                  [] if run is None else noted(run_stmt(str(run.steps), run.span), run.keys),
+                  [f"# {comment_safe(note)}" for sched in scheds for note in _notes(sched)],
+                  [TAGS_NOTE] if any(s.tags for s in scheds) else [],
+                  _group_param(scheds), [_schedules(sched, style) for sched in scheds])
+
+
+def _group_param(scheds: list[Sched]) -> list:
+    """``param adjust_learning_rate: group = 1`` and its notes, where a ``ScalePerParamLR`` reads it."""
+    scaling = [s for s in scheds if s.name == "ScalePerParamLR"]
+    if not scaling:
+        return []
+    return [*SCALE_NOTES, param_stmt(cm.SCALE_PARAM, "group", "1", span=scaling[0].span)]
+
+
+def _schedules(sched: Sched, style: str) -> list[ir.ScheduleDecl]:
+    """The schedule of each name the scheduler drives (``lr``, or ``lr__TAG`` per tag), at its class."""
+    body = _scaled(sched, style) if sched.name == "ScalePerParamLR" else _body(sched, style)
+    return [schedule_stmt(name, body, sched.span) for name in sched.schedule_names]
+
+
+def _body(s: Sched, style: str, target: str | None = None) -> ir.Node:
+    """The schedule of one scheduler (not ``ScalePerParamLR``, which wraps the whole schedule), in
+    ``style``; ``target``: the outer scheduler's (lr or weight_decay)."""
+    return expression(_preset(s, target) if style == "presets" else _core(s))
+
+
+def _scaled(s: Sched, style: str) -> ir.Node:
+    """``ScalePerParamLR(scheduler)``: the schedule times each group's own factor (the ``group``
+    parameter), the schedule in parentheses as the file has always written it."""
+    inner = _body(s.children[0], style, s.target)
+    factor = expression(cm.SCALE_PARAM)
+    return ir.BinOp(s.span or factor.span, "*", factor, replace(inner, parens=1))
 
 
 def _notes(sched: Sched) -> list[str]:
@@ -67,33 +96,19 @@ def _notes(sched: Sched) -> list[str]:
 # -- presets style ------------------------------------------------------------------------
 
 
-def _scaled(s: Sched, inner: str) -> str:
-    """``ScalePerParamLR(scheduler)``: the schedule times each group's own factor."""
-    return f"{cm.SCALE_PARAM} * ({inner})"
-
-
-def _preset(s: Sched, depth: int, target: str | None = None) -> str:
+def _preset(s: Sched, target: str | None = None) -> str:
     """``cerebras.X(...)`` with the anchor's names: the ``*WD`` twin and its keywords for weight decay."""
-    if s.name == "ScalePerParamLR":
-        return _scaled(s, _preset(s.children[0], depth, target or s.target))
     wd = (target or s.target) == "weight_decay"
     parts = []
     for name, kind, _ in cm.CLASSES[s.name]:
         key = cm.LR_TO_WD_ARGS.get(name, name) if wd else name
         if kind == "schedulers":
-            inner = INDENT * (depth + 2)
-            children = "".join(f"{inner}{_preset(c, depth + 2, target or s.target)},\n"
-                               for c in s.children)
-            parts.append(f"{key}=[\n{children}{INDENT * (depth + 1)}]")
+            parts.append(f"{key}=[{', '.join(_preset(c, target or s.target) for c in s.children)}]")
         elif name == "milestones" and s.name == "SequentialLR" and not s.args.get(name):
             continue  # one child: cstorch takes milestones=[], the preset derives the same
         elif name in s.args and s.args[name] is not None:
             parts.append(f"{key}={_value(s.args[name], choices_of('cerebras.' + s.name, name))}")
-    call = f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}"
-    if s.children:
-        pad = INDENT * (depth + 1)
-        return f"{call}(\n" + "".join(f"{pad}{p},\n" for p in parts) + f"{INDENT * depth})"
-    return f"{call}({', '.join(parts)})"
+    return f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}({', '.join(parts)})"
 
 
 def _value(value, choices: tuple[str, ...] = ()) -> str:
@@ -110,11 +125,13 @@ def _value(value, choices: tuple[str, ...] = ()) -> str:
 
 
 def _arg(s: Sched, name: str):
+    """An argument's value, or the class's default where the config leaves it out (a default that
+    is a Python int as sympy's, which ``sched_text`` writes: ``eta_min`` 0, ``scale`` 1)."""
     if name in s.args and s.args[name] is not None:
         return s.args[name]
     for arg_name, _, default in cm.CLASSES[s.name]:
         if arg_name == name:
-            return default
+            return sp.Integer(default) if type(default) is int else default
     raise KeyError(name)
 
 
@@ -138,55 +155,82 @@ def _twin(s: Sched) -> str:
     return f"{builtin_name}({', '.join(parts)})"
 
 
-def _core(s: Sched, depth: int) -> str:
-    n = sched_text
-    a = lambda name: _arg(s, name)  # noqa: E731
-    name = s.name
-    if name == "ScalePerParamLR":
-        return _scaled(s, _core(s.children[0], depth))
-    if name in CORE_TWINS:
+def _core(s: Sched) -> str:
+    """The standard-library form of one scheduler: its twin's call, or its own formula."""
+    if s.name in CORE_TWINS:
         return _twin(s)
-    if name == "InverseExponentialTimeDecayLR":
-        ratio = f"t ** {n(a('step_exponent'))} / {n(a('total_iters'))}"
-        if a("staircase"):
-            ratio = f"floor({ratio})"
-        return f"{n(a('initial_learning_rate'))} / (1 + {n(a('decay_rate'))} * {ratio})"
-    if name == "InverseSquareRootDecayLR":
-        return (f"{n(a('initial_learning_rate'))} * {n(a('scale'))} / "
-                f"sqrt(max({n(a('warmup_steps'))}, t))")
-    if name == "CosineAnnealingLR":  # periodic, like PyTorch: it rises again after T_max
-        lo, hi = n(a("eta_min")), n(a("initial_learning_rate"))
-        return f"{lo} + ({hi} - {lo}) * (1 + cos(pi * t / {n(a('T_max'))})) / 2"
-    if name == "CosineAnnealingWarmRestarts":
-        return f"cosine_restarts({n(a('initial_learning_rate'))}, {n(a('eta_min'))}, {n(a('T_0'))})"
-    if name == "MultiplicativeLR":
-        return f"{n(a('initial_learning_rate'))} * {n(a('coefficient'))} ** t"
-    if name == "OneCycleLR":
-        peak, initial = n(a("max_lr")), n(a("initial_learning_rate"))
-        parts = [peak, n(a("total_steps")), f"pct_start={n(a('pct_start'))}",
-                 f"div_factor={peak} / {initial}", f"final_div_factor={n(a('final_div_factor'))}"]
-        if a("anneal_strategy") != "cos":
-            parts.append('anneal="linear"')
-        if a("three_phase"):
-            parts.append("three_phase=true")
-        return f"onecycle({', '.join(parts)})"
-    if name == "SequentialLR":
-        starts = [0, *s.args["milestones"]]
-        pieces = []
-        for i, child in enumerate(s.children):
-            text = _core(child, depth + 1)
-            if i < len(s.children) - 1:
-                gap = starts[i + 1] - starts[i]
-                if cm.own_length(child) != gap:
-                    text = f"({text}) for {n(gap)}"
-            elif child.name == "SequentialLR":
-                text = f"({text})"
-            pieces.append(text)
-        return f"\n{INDENT * (depth + 1)}>> ".join(pieces)
-    if name == "ChainedScheduler":
-        first, *rest = s.children
-        text = f"({_core(first, depth + 1)})"
-        for child in rest:
-            text += f" * ({_core(child, depth + 1)}) / {n(_arg(child, cm.INITIAL_ARG[child.name]))}"
-        return text
-    raise AssertionError(f"no core form for {name}")  # pragma: no cover - CLASSES and this agree
+    return _FORMULAS[s.name](s)  # every class read but LambdaLR (refused) and ScalePerParamLR (_scaled)
+
+
+def _inverse_exponential(s: Sched) -> str:
+    n = sched_text
+    ratio = f"t ** {n(_arg(s, 'step_exponent'))} / {n(_arg(s, 'total_iters'))}"
+    if _arg(s, "staircase"):
+        ratio = f"floor({ratio})"
+    return f"{n(_arg(s, 'initial_learning_rate'))} / (1 + {n(_arg(s, 'decay_rate'))} * {ratio})"
+
+
+def _inverse_square_root(s: Sched) -> str:
+    n = sched_text
+    return (f"{n(_arg(s, 'initial_learning_rate'))} * {n(_arg(s, 'scale'))} / "
+            f"sqrt(max({n(_arg(s, 'warmup_steps'))}, t))")
+
+
+def _cosine_annealing(s: Sched) -> str:
+    """Periodic, like PyTorch: it rises again after T_max."""
+    lo, hi = sched_text(_arg(s, "eta_min")), sched_text(_arg(s, "initial_learning_rate"))
+    return f"{lo} + ({hi} - {lo}) * (1 + cos(pi * t / {sched_text(_arg(s, 'T_max'))})) / 2"
+
+
+def _warm_restarts(s: Sched) -> str:
+    args = (_arg(s, "initial_learning_rate"), _arg(s, "eta_min"), _arg(s, "T_0"))
+    return f"cosine_restarts({', '.join(sched_text(a) for a in args)})"
+
+
+def _multiplicative(s: Sched) -> str:
+    return f"{sched_text(_arg(s, 'initial_learning_rate'))} * {sched_text(_arg(s, 'coefficient'))} ** t"
+
+
+def _one_cycle(s: Sched) -> str:
+    n = sched_text
+    peak, initial = n(_arg(s, "max_lr")), n(_arg(s, "initial_learning_rate"))
+    parts = [peak, n(_arg(s, "total_steps")), f"pct_start={n(_arg(s, 'pct_start'))}",
+             f"div_factor={peak} / {initial}", f"final_div_factor={n(_arg(s, 'final_div_factor'))}"]
+    if _arg(s, "anneal_strategy") != "cos":
+        parts.append('anneal="linear"')
+    if _arg(s, "three_phase"):
+        parts.append("three_phase=true")
+    return f"onecycle({', '.join(parts)})"
+
+
+def _sequential(s: Sched) -> str:
+    """``a >> b >> ...``: a child cut or held to its milestone's gap (``for``) where it does not
+    end there by itself; a nested SequentialLR last in parentheses, as it was nested."""
+    starts = [0, *s.args["milestones"]]
+    pieces = []
+    for i, child in enumerate(s.children):
+        text = _core(child)
+        if i < len(s.children) - 1:
+            gap = starts[i + 1] - starts[i]
+            if cm.own_length(child) != gap:
+                text = f"({text}) for {sched_text(gap)}"
+        elif child.name == "SequentialLR":
+            text = f"({text})"
+        pieces.append(text)
+    return " >> ".join(pieces)
+
+
+def _chained(s: Sched) -> str:
+    """The first scheduler times each later one normalised by its initial value, as cstorch chains."""
+    first, *rest = s.children
+    text = f"({_core(first)})"
+    for child in rest:
+        text += f" * ({_core(child)}) / {sched_text(_arg(child, cm.INITIAL_ARG[child.name]))}"
+    return text
+
+
+#: The classes with no standard-library twin, each its own formula.
+_FORMULAS = {"InverseExponentialTimeDecayLR": _inverse_exponential,
+             "InverseSquareRootDecayLR": _inverse_square_root, "CosineAnnealingLR": _cosine_annealing,
+             "CosineAnnealingWarmRestarts": _warm_restarts, "MultiplicativeLR": _multiplicative,
+             "OneCycleLR": _one_cycle, "SequentialLR": _sequential, "ChainedScheduler": _chained}

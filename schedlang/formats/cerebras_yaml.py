@@ -26,9 +26,10 @@ from __future__ import annotations
 import re
 
 from ..errors import SchedlangError, did_you_mean, warn
+from ..syntax import ir
 from . import cerebras_model as cm
 from .cerebras_export import export
-from .cerebras_loop import run_of
+from .cerebras_loop import Run, run_of
 from .cerebras_model import Sched
 from .cerebras_to_sched import source
 from .common.format import YAML, Format, reader
@@ -50,13 +51,13 @@ def _root(text: str, filename: str) -> Node:
     return root
 
 
-def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], tuple[int, str] | None]:
+def _read_with_run(text: str, filename: str = "<string>") -> tuple[list[Sched], Run | None]:
     """The schedulers and the run's length the config states (``_run``): what the reader writes."""
     root = _root(text, filename)
     return _schedulers_of(root), _run(root)
 
 
-def _run(root: Node) -> tuple[int, str] | None:
+def _run(root: Node) -> Run | None:
     """The steps a fresh run trains by its loop: ``cerebras_loop.run_of``, ModelZoo's rule."""
     return run_of(root)
 
@@ -163,6 +164,23 @@ def _tags(node: Node) -> tuple[str, ...]:
 
 def _build(name: str, name_span, args: Node | None, target: str | None = None, legacy: bool = False,
            skip: tuple[str, ...] = (), tags: tuple[str, ...] = (), inherited: tuple[str, ...] = ()) -> Sched:
+    """The scheduler ``name: args`` (``target``: the enclosing composite's, None at the top;
+    ``skip``: the keys a legacy entry spends on naming the class)."""
+    lr_name, kind = _class(name, name_span, target, legacy)
+    sched = Sched(lr_name, target=kind, span=name_span, tags=tags)
+    given = _given(name, args)
+    for key, value in given.items():
+        if key not in skip:
+            _argument(sched, name, key, value, args.key_spans[key], target=target, legacy=legacy,
+                      inherited=inherited)
+    _check_required(sched, name)
+    _finish(sched, name, given, args)
+    return sched
+
+
+def _class(name: str, name_span, target: str | None, legacy: bool) -> tuple[str, str]:
+    """``(LR class, target)`` of a class name, matched as ModelZoo matches it; an unknown, refused or
+    misplaced class is an error at the name."""
     found = cm.lookup(name, legacy=legacy)
     if found is None:
         raise SchedlangError(f"unknown Cerebras scheduler '{name}'", name_span,
@@ -174,97 +192,152 @@ def _build(name: str, name_span, args: Node | None, target: str | None = None, l
         raise SchedlangError(f"{name} cannot be imported", name_span, hint=cm.UNSUPPORTED[lr_name])
     if target is not None and kind != target:
         raise SchedlangError(f"{name} schedules {kind}, but it is inside a {target} composite", name_span)
-    sched = Sched(lr_name, target=kind, span=name_span, tags=tags)
-    spec = {a[0]: a for a in cm.CLASSES[lr_name]}
-    given = {} if args is None or args.value is None else args.value
-    if args is not None and args.value is not None and not args.is_mapping:
+    return found
+
+
+def _given(name: str, args: Node | None) -> dict:
+    """The keys of a scheduler's arguments (none for ``{}`` or nothing)."""
+    if args is None or args.value is None:
+        return {}
+    if not args.is_mapping:
         raise SchedlangError(f"the arguments of {name} must be a mapping", args.span)
-    for key, value in given.items():
-        if key in skip:
-            continue
-        key_span = args.key_spans[key]
-        canonical = cm.WD_ARGS.get(key, key) if kind == "weight_decay" else key
-        if canonical not in spec and cm.KEY_ALIASES.get(canonical) in spec:
-            canonical = cm.KEY_ALIASES[canonical]
-        if canonical == "param_group_tags" and target is None:
-            continue  # read by _one: the schedule's name says which groups it drives
-        if canonical == "param_group_tags" and inherited and set(_tags(value)) == set(inherited):
-            continue  # ScalePerParamLR's scheduler repeats its tags, as cstorch requires
-        if canonical == "param_group_tags":
-            raise SchedlangError("param_group_tags belongs on the outer scheduler", key_span,
-                                 hint="ModelZoo pushes a composite's tags down to its children; children "
-                                      "must not set their own")
-        if canonical == "last_epoch":
-            raise SchedlangError(f"'{key}' is not supported", key_span,
-                                 hint="schedlang schedules start from step 0")
-        if canonical not in spec:
-            names = [cm.LR_TO_WD_ARGS.get(a, a) if kind == "weight_decay" else a for a in spec]
-            hint = did_you_mean(key, names) or "its arguments: " + ", ".join(names)
-            if legacy:  # the pre-2.x converter passed on the keys it knew and dropped the rest
-                warn(f"{name} has no argument '{key}'; ignored, as ModelZoo's legacy format did",
-                     key_span, hint=hint)
-                continue
-            raise SchedlangError(f"{name} has no argument '{key}'", key_span, hint=hint)
-        if canonical in sched.args:
-            if not legacy:
-                raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
-            warn(f"'{key}' gives {canonical} a second time; the later value wins, as ModelZoo's "
-                 "legacy converter read it", key_span,
-                 hint=f"the first is at line {sched.arg_spans[canonical].line}; delete one")
-        sched.args[canonical] = _convert(spec[canonical], value, sched, kind)
-        sched.arg_spans[canonical] = value.span
-    for arg_name, _, default in cm.CLASSES[lr_name]:
+    return args.value
+
+
+def _argument(sched: Sched, name: str, key: str, value: Node, key_span, *, target: str | None,
+              legacy: bool, inherited: tuple[str, ...]) -> None:
+    """One key of ``sched``'s arguments, renamed as ModelZoo renames it, checked and converted."""
+    spec = {a[0]: a for a in cm.CLASSES[sched.name]}
+    canonical = _canonical(key, sched.target, spec)
+    if canonical == "param_group_tags":
+        _check_child_tags(value, key_span, target, inherited)
+        return
+    if canonical == "last_epoch":
+        raise SchedlangError(f"'{key}' is not supported", key_span,
+                             hint="schedlang schedules start from step 0")
+    if canonical not in spec:
+        _unknown_key(name, key, key_span, sched.target, spec, legacy)
+        return
+    if canonical in sched.args:
+        _repeated_key(sched, key, canonical, key_span, legacy)
+    sched.args[canonical] = _convert(spec[canonical], value, sched, sched.target)
+    sched.arg_spans[canonical] = value.span
+
+
+def _canonical(key: str, kind: str, spec: dict) -> str:
+    """The LR class's name of a key: a weight-decay twin's generic name mapped back, an old spelling
+    renamed (``KEY_ALIASES``)."""
+    canonical = cm.WD_ARGS.get(key, key) if kind == "weight_decay" else key
+    if canonical not in spec and cm.KEY_ALIASES.get(canonical) in spec:
+        return cm.KEY_ALIASES[canonical]
+    return canonical
+
+
+def _check_child_tags(value: Node, key_span, target: str | None, inherited: tuple[str, ...]) -> None:
+    """``param_group_tags`` among the arguments: at the top ``_one`` read them (the schedule's name
+    says which groups it drives); ScalePerParamLR's scheduler repeats its tags, as cstorch
+    requires; any other child must set none."""
+    if target is None or (inherited and set(_tags(value)) == set(inherited)):
+        return
+    raise SchedlangError("param_group_tags belongs on the outer scheduler", key_span,
+                         hint="ModelZoo pushes a composite's tags down to its children; children "
+                              "must not set their own")
+
+
+def _unknown_key(name: str, key: str, key_span, kind: str, spec: dict, legacy: bool) -> None:
+    """A key the class has no argument of: an error, or in the legacy format a warning (the pre-2.x
+    converter passed on the keys it knew and dropped the rest)."""
+    names = [cm.LR_TO_WD_ARGS.get(a, a) if kind == "weight_decay" else a for a in spec]
+    hint = did_you_mean(key, names) or "its arguments: " + ", ".join(names)
+    if not legacy:
+        raise SchedlangError(f"{name} has no argument '{key}'", key_span, hint=hint)
+    warn(f"{name} has no argument '{key}'; ignored, as ModelZoo's legacy format did", key_span, hint=hint)
+
+
+def _repeated_key(sched: Sched, key: str, canonical: str, key_span, legacy: bool) -> None:
+    """A second key for one argument (an old and a new spelling): an error, or in the legacy format
+    a warning (the later value wins, as ModelZoo's legacy converter read it)."""
+    if not legacy:
+        raise SchedlangError(f"'{key}' gives {canonical} a second time", key_span)
+    warn(f"'{key}' gives {canonical} a second time; the later value wins, as ModelZoo's "
+         "legacy converter read it", key_span,
+         hint=f"the first is at line {sched.arg_spans[canonical].line}; delete one")
+
+
+def _check_required(sched: Sched, name: str) -> None:
+    for arg_name, _, default in cm.CLASSES[sched.name]:
         if default is cm.REQ and arg_name not in sched.args:
-            shown = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if kind == "weight_decay" else arg_name
-            raise SchedlangError(f"{name} is missing '{shown}'", name_span)
-    _finish(sched, name, given, args)
-    return sched
+            shown = cm.LR_TO_WD_ARGS.get(arg_name, arg_name) if sched.target == "weight_decay" else arg_name
+            raise SchedlangError(f"{name} is missing '{shown}'", sched.span)
 
 
 def _convert(spec, value: Node, sched: Sched, target: str):
+    """An argument's value as the model holds it (a composite's schedulers become its children)."""
     arg_name, kind, default = spec
-    if kind == "schedulers" and arg_name == "scheduler":  # ScalePerParamLR: one scheduler
+    if kind == "schedulers":
+        sched.children = _children(arg_name, value, sched, target)
+        return None
+    if value.value is None and default is None:
+        return None
+    return _CONVERTERS[kind](arg_name, value)
+
+
+def _children(arg_name: str, value: Node, sched: Sched, target: str) -> list[Sched]:
+    """A composite's schedulers: ScalePerParamLR's one ``scheduler`` (with its tags), or a
+    SequentialLR / ChainedScheduler's non-empty list; neither holds a ScalePerParamLR."""
+    if arg_name == "scheduler":  # ScalePerParamLR: one scheduler
         items = value.value if value.is_list else [value]
         if len(items) != 1:
             raise SchedlangError("'scheduler' must be one scheduler", value.span,
                                  hint="e.g. `scheduler: {CosineDecayLR: {...}}`")
-        sched.children = [_one(items[0], target, inherited=sched.tags)]
-        if sched.children[0].name == "ScalePerParamLR":
+        child = _one(items[0], target, inherited=sched.tags)
+        if child.name == "ScalePerParamLR":
             raise SchedlangError("ScalePerParamLR inside ScalePerParamLR", items[0].span,
                                  hint="give the groups' factors once")
-        return None
-    if kind == "schedulers":
-        if not value.is_list or not value.value:
-            raise SchedlangError(f"'{arg_name}' must be a non-empty list of schedulers", value.span)
-        sched.children = [_one(item, target) for item in value.value]
-        if any(child.name == "ScalePerParamLR" for child in sched.children):
-            raise SchedlangError(f"ScalePerParamLR inside a {sched.name}", value.span,
-                                 hint="ScalePerParamLR wraps the whole schedule: put the "
-                                      f"{sched.name} inside it")
-        return None
-    if value.value is None and default is None:
-        return None
-    if kind == "flag":
-        if not isinstance(value.value, bool):
-            raise SchedlangError(f"'{arg_name}' must be true or false", value.span)
-        return value.value
-    if kind == "option":
-        if value.value not in cm.CHOICES[arg_name]:
-            raise SchedlangError(f"'{value.value}' is not a valid {arg_name}", value.span,
-                                 hint="one of " + ", ".join(cm.CHOICES[arg_name]))
-        return value.value
-    if kind == "list":
-        if not value.is_list or not value.value:
-            raise SchedlangError(f"'{arg_name}' must be a non-empty list of numbers", value.span)
-        numbers = [_number(item, f"an item of {arg_name}") for item in value.value]
-        if arg_name == "milestones":
-            for item, number in zip(value.value, numbers):
-                _check_steps(number, item, "a milestone", allow_zero=False)
-        return numbers
+        return [child]
+    if not value.is_list or not value.value:
+        raise SchedlangError(f"'{arg_name}' must be a non-empty list of schedulers", value.span)
+    children = [_one(item, target) for item in value.value]
+    if any(child.name == "ScalePerParamLR" for child in children):
+        raise SchedlangError(f"ScalePerParamLR inside a {sched.name}", value.span,
+                             hint="ScalePerParamLR wraps the whole schedule: put the "
+                                  f"{sched.name} inside it")
+    return children
+
+
+def _flag(arg_name: str, value: Node) -> bool:
+    if not isinstance(value.value, bool):
+        raise SchedlangError(f"'{arg_name}' must be true or false", value.span)
+    return value.value
+
+
+def _option(arg_name: str, value: Node) -> str:
+    if value.value not in cm.CHOICES[arg_name]:
+        raise SchedlangError(f"'{value.value}' is not a valid {arg_name}", value.span,
+                             hint="one of " + ", ".join(cm.CHOICES[arg_name]))
+    return value.value
+
+
+def _number_list(arg_name: str, value: Node) -> list:
+    """A non-empty list of numbers; milestones are positive whole steps."""
+    if not value.is_list or not value.value:
+        raise SchedlangError(f"'{arg_name}' must be a non-empty list of numbers", value.span)
+    numbers = [_number(item, f"an item of {arg_name}") for item in value.value]
+    if arg_name == "milestones":
+        for item, number in zip(value.value, numbers):
+            _check_steps(number, item, "a milestone", allow_zero=False)
+    return numbers
+
+
+def _steps(arg_name: str, value: Node):
     number = _number(value, arg_name)
-    if kind == "steps":
-        _check_steps(number, value, f"'{arg_name}'")
+    _check_steps(number, value, f"'{arg_name}'")
     return number
+
+
+#: The reading of each argument kind but ``schedulers`` (``cerebras_model.CLASSES``' kinds).
+_CONVERTERS = {"flag": _flag, "option": _option, "list": _number_list, "steps": _steps,
+               "value": lambda arg_name, value: _number(value, arg_name)}
 
 
 def _number(node: Node, what: str):
@@ -286,16 +359,30 @@ def _finish(sched: Sched, name: str, given: dict, args: Node | None) -> None:
         sched.args["milestones"] = _milestones(sched, name)
     elif sched.name == "ChainedScheduler":
         for child in sched.children[1:]:
-            if child.name not in cm.INITIAL_ARG:
-                raise SchedlangError(f"{child.name} cannot follow the first scheduler of a {name}",
-                                     child.span, hint="ChainedScheduler divides by each later "
-                                                      "scheduler's initial value, which it has none of "
-                                                      "(Cerebras raises AttributeError)")
+            _check_chained(child, name)
     elif sched.name == "CosineAnnealingWarmRestarts" and sched.args.get("T_mult", 1) != 1:
         raise SchedlangError("Cerebras supports only T_mult = 1", sched.arg_spans["T_mult"],
                              hint="cstorch raises ValueError for any other T_mult")
     elif sched.name == "PiecewiseConstantLR":
         _check_piecewise(sched)
+
+
+def _check_chained(child: Sched, name: str) -> None:
+    """A scheduler after a ChainedScheduler's first: cstorch multiplies by its value over its
+    initial value (``torch.div``), so it needs an initial value, and one that is not 0 (a 0 makes
+    every value infinite or NaN; refused here at the value, which the generated file could not say)."""
+    if child.name not in cm.INITIAL_ARG:
+        raise SchedlangError(f"{child.name} cannot follow the first scheduler of a {name}",
+                             child.span, hint="ChainedScheduler divides by each later "
+                                              "scheduler's initial value, which it has none of "
+                                              "(Cerebras raises AttributeError)")
+    initial = cm.INITIAL_ARG[child.name]
+    if child.args.get(initial) == 0:
+        shown = cm.LR_TO_WD_ARGS.get(initial, initial) if child.target == "weight_decay" else initial
+        raise SchedlangError(f"{child.name} starts at 0 ({shown}), but a {name} divides by the initial "
+                             "value of each scheduler after its first", child.arg_spans[initial],
+                             hint="cstorch's torch.div by 0 makes every value infinite or NaN: start it "
+                                  "above 0, or put it first")
 
 
 def _milestones(sched: Sched, name: str) -> list:
@@ -371,9 +458,8 @@ def _legacy_one(item: Node) -> Sched:
                   skip=("scheduler", "main_scheduler"))
 
 
-def _source(config: tuple[list[Sched], tuple[int, str] | None], origin: str,
-            style: str = "presets") -> str:
-    """The reader's text: the schedulers (``cerebras_to_sched.source``) and the loop's ``run``."""
+def _source(config: tuple[list[Sched], Run | None], origin: str, style: str = "presets") -> ir.Module:
+    """The reader's file: the schedulers (``cerebras_to_sched.source``) and the loop's ``run``."""
     scheds, run = config
     return source(scheds, origin, style, run=run)
 

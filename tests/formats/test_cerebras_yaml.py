@@ -222,6 +222,36 @@ def test_errors_name_the_key_with_a_caret(body, message, line, column):
     assert "^" in str(err)
 
 
+@pytest.mark.parametrize("style", ["presets", "core"])
+def test_a_chained_scheduler_starting_at_zero_after_the_first_is_refused_at_its_value(style):
+    """cstorch's ChainedScheduler divides by each later scheduler's initial value: a 0 there is
+    refused at that value, in both styles (the generated file's own refusal had no YAML place)."""
+    body = ("- ChainedScheduler:\n          schedulers:\n          - ConstantLR: {learning_rate: 0.01}\n"
+            "          - LinearLR: {initial_learning_rate: 0.0, end_learning_rate: 0.01, total_iters: 200}")
+    with pytest.raises(schedlang.SchedlangError) as info:
+        formats.from_cerebras_yaml(trainer(body), "cfg.yaml", style)
+    assert "LinearLR starts at 0 (initial_learning_rate)" in info.value.message
+    assert (info.value.line, info.value.column) == (7, 53), str(info.value)  # at the 0.0
+    first = body.replace("initial_learning_rate: 0.0", "initial_learning_rate: 0.5")
+    assert schedlang.equivalent(imported(trainer(first), style),
+                                "constant(0.01) * linear(0.5, 0.01, 200) / 0.5")
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("- CosineAnnealingLR: {initial_learning_rate: 0.1, T_max: 100}",
+     "0.05 + 0.05 * cos(pi * t / 100)"),
+    ("- InverseSquareRootDecayLR: {}", "1 / sqrt(max(1, t))"),
+    ("- PolynomialLR: {initial_learning_rate: 0.1, end_learning_rate: 0.0, total_iters: 100}",
+     "linear(0.1, 0, 100)"),
+])
+def test_core_style_writes_the_defaults_the_config_leaves_out(body, expected):
+    """A default of cstorch's signature (``eta_min`` 0, ``scale`` 1, ``power`` 1) is written in
+    the core style too, equal to the preset (the core style once failed on a Python int default)."""
+    core = imported(trainer(body), "core")
+    assert schedlang.equivalent(core, expected)
+    assert schedlang.equivalent(core, imported(trainer(body), "presets"))
+
+
 def test_unknown_name_suggests_the_nearest():
     with pytest.raises(schedlang.SchedlangError) as info:
         formats.from_cerebras_yaml(trainer("- CosineDecay: {initial_learning_rate: 1}"), "c.yaml")
