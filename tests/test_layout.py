@@ -144,7 +144,7 @@ OVER_FILE_LINES = {"syntax/tables.py": 1667}  # tables: generated
 #: The modules of formats/ that still write ``.sched`` statements as text (issue 40): how many
 #: templates each holds.  A format builds ``ir`` statements (``formats/common/statements.py``) and
 #: ``syntax/unparse`` prints them; this list may only shrink (none added, no count raised).
-STATEMENT_TEMPLATES = {"formats/common/by_proof.py": 2, "formats/olmo_core_json.py": 6}
+STATEMENT_TEMPLATES = {"formats/common/by_proof.py": 2}
 #: Modules at the top of formats/ that are no format and no format's own helper (<framework>_*).
 FORMATS_SHARED = {"__init__", "__main__", "export", "core_text"}
 #: ``from x import _name`` across modules, as it stands: each to be made public or moved; none added.
@@ -295,8 +295,8 @@ def test_only_program_py_reads_a_programs_lowered_file():
 
 #: Functions ruff's C901 finds over its complexity of 10, in the package and in formats/, as it
 #: stands: a ceiling that only falls (a function over it is split into well-named small ones).
-MAX_COMPLEX = 11
-MAX_COMPLEX_FORMATS = 5
+MAX_COMPLEX = 6
+MAX_COMPLEX_FORMATS = 0
 
 
 def test_complex_functions_do_not_grow():
@@ -317,7 +317,7 @@ def test_complex_functions_do_not_grow():
 MAX_SOURCE_LINES = 50
 #: The format modules whose ``source`` is still over MAX_SOURCE_LINES, each held to its length as
 #: it stands: a ceiling that only falls (split the function into well-named small ones).
-LONG_SOURCES = {"olmo_core_json": 52}
+LONG_SOURCES: dict[str, int] = {}
 
 
 def _source_lengths() -> dict[str, int]:

@@ -307,24 +307,11 @@ def _durations(name, t_max, run, program, clock, block, call, ramp=False):
             raise SchedlangError("OLMo-core's trainer needs the run's length (max_duration)", call.node.span,
                                  hint="add `run = N` (steps, or Ntok) to the file")
         return horizon, None
-    if _run_unit(program) == "sp":
-        raise SchedlangError("OLMo-core's durations are in steps or tokens, not samples",
-                             program.run_length.span, hint="write the run in steps or tok")
-    if _run_unit(program) == "tok":
-        amount = int(program.run_length.amount.xreplace(program.substitutions))
-        run_duration = _duration(amount, "tokens")
-    else:
-        run_duration = _duration(run, "steps")
+    run_duration = _run_duration(run, program)
     if horizon is None or name == "WSDS":
         return run_duration, None
-    if ramp:  # the run and the horizon in one unit: their steps depend on every batch
-        if run_duration["unit"] != horizon["unit"]:
-            raise SchedlangError("with a batch-size schedule, give the run in the scheduler's units "
-                                 f"({horizon['unit']})", program.run_length.span)
-        if run_duration["value"] <= t_max:
-            return horizon, (None if run_duration["value"] == t_max else run_duration)
-        raise SchedlangError("the run is longer than t_max, the trainer's max_duration",
-                             program.run_length.span)
+    if ramp:
+        return _ramp_durations(horizon, run_duration, program)
     horizon_steps = -(-t_max // clock[0]) if tokens else t_max
     if run <= horizon_steps:
         return horizon, (None if run == horizon_steps else run_duration)
@@ -335,6 +322,28 @@ def _durations(name, t_max, run, program, clock, block, call, ramp=False):
                          f"({horizon_steps} steps): OLMo-core's max_duration is both",
                          call.given["t_max"].span,
                          hint="make t_max the run's length, or end the run within it")
+
+
+def _run_duration(run: int, program) -> dict:
+    """The file's ``run`` as a Duration: in tokens where it counts them, else its steps."""
+    if _run_unit(program) == "sp":
+        raise SchedlangError("OLMo-core's durations are in steps or tokens, not samples",
+                             program.run_length.span, hint="write the run in steps or tok")
+    if _run_unit(program) == "tok":
+        return _duration(int(program.run_length.amount.xreplace(program.substitutions)), "tokens")
+    return _duration(run, "steps")
+
+
+def _ramp_durations(horizon: dict, run_duration: dict, program) -> tuple[dict, dict | None]:
+    """With a batch-size schedule, the run and the horizon compared in one unit (their steps
+    depend on every batch): the run ends at the horizon or before it, as its ``hard_stop``."""
+    if run_duration["unit"] != horizon["unit"]:
+        raise SchedlangError("with a batch-size schedule, give the run in the scheduler's units "
+                             f"({horizon['unit']})", program.run_length.span)
+    if run_duration["value"] <= horizon["value"]:
+        return horizon, (None if run_duration["value"] == horizon["value"] else run_duration)
+    raise SchedlangError("the run is longer than t_max, the trainer's max_duration",
+                         program.run_length.span)
 
 
 def _merged(into, out: dict, clock, call) -> str:

@@ -45,12 +45,14 @@ import json
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.numbers import exact
 from .common.source_text import header, number, option
+from .common.statements import batch_stmt, expression, module, noted, param_stmt, run_stmt, schedule_stmt
 from .common.yaml_source import Node
-from .core_text import lowered
+from .core_text import core_module
 from .olmo_core_export import CLASSES, COMPOSITE, MODULE, OWN_T_MAX, REGISTERED, export
 
 LISTS = ("period_lengths", "period_lr_multipliers")
@@ -90,10 +92,11 @@ def read(text: str, filename: str) -> Node:
 
 
 class _Clock:
-    """The run's batch in tokens and its sequence length, read only when the token clock is used."""
+    """The run's batch in tokens and its sequence length, read only when the token clock is used;
+    ``schedule`` the batch-size callback's ramp where one changes the batch."""
 
     def __init__(self, root: Node):
-        self.root, self.tokens = root, None
+        self.root, self.tokens, self.schedule = root, None, None
 
     def batch(self, why: Span) -> int:
         if self.tokens is None:
@@ -103,6 +106,7 @@ class _Clock:
                 raise SchedlangError("the data loader has no global_batch_size (tokens per step)",
                                      loader.span)
             self.tokens = _whole(loader.value["global_batch_size"], "global_batch_size (tokens)", 1)
+            self.tokens_at = _at(loader, "global_batch_size")
             self.seq_len = self._seq_len()
             if self.tokens % self.seq_len:
                 raise SchedlangError(f"global_batch_size {self.tokens} is not a whole number of "
@@ -114,6 +118,7 @@ class _Clock:
         for block, key in (("dataset", "sequence_length"), ("train_module", "max_sequence_length")):
             node = self.root.value.get(block)
             if node is not None and node.is_mapping and key in node.value:
+                self.seq_len_at = _at(node, key)
                 return _whole(node.value[key], f"{block}.{key}", 1)
         raise SchedlangError("the config gives no sequence length (dataset.sequence_length or "
                              "train_module.max_sequence_length)", self.root.span,
@@ -130,17 +135,18 @@ class _Clock:
                                  f"(OLMo-core raises NotImplementedError for {optimizer})", ramp.node.span)
         self.schedule = ramp
 
-    def lines(self) -> list[str]:
+    def statements(self) -> list:
+        """``param seq_len`` and ``batch`` (``statements.module`` items, at the keys they state),
+        written only on the token clock."""
         if self.tokens is None:
             return []
-        head = [f"param seq_len: int = {self.seq_len}   # dataset.sequence_length"]
-        ramp = getattr(self, "schedule", None)
-        if ramp is not None:
-            return [*head, f"batch = olmo_core.batch_size_schedule(batch_sizes=[{', '.join(ramp.sizes)}], "
-                           f"schedule=[{', '.join(ramp.points)}], units=\"{ramp.unit}\")   "
-                           "# BatchSizeSchedulerCallback"]
-        return [*head, f"batch = {self.tokens // self.seq_len}   # data_loader.global_batch_size: "
-                       f"{self.tokens} tokens a step"]
+        seq_len = noted(param_stmt("seq_len", "int", str(self.seq_len), span=self.seq_len_at),
+                        "dataset.sequence_length")
+        if self.schedule is not None:
+            return [seq_len, noted(batch_stmt(self.schedule.call(), self.schedule.at),
+                                   "BatchSizeSchedulerCallback")]
+        return [seq_len, noted(batch_stmt(str(self.tokens // self.seq_len), self.tokens_at),
+                               f"data_loader.global_batch_size: {self.tokens} tokens a step")]
 
 
 #: What to write instead of a run in epochs.
@@ -177,14 +183,16 @@ class _Duration:
         return self.value * clock.batch(self.node.span)
 
     def run_text(self) -> str:
+        """The run's length as a ``run`` value: steps, or ``Ntok`` on the token clock."""
         return f"{self.value}tok" if self.unit == "tokens" else str(self.value)
 
 
 class _Ramp:
-    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points."""
+    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points;
+    ``at`` its key among the trainer's callbacks."""
 
-    def __init__(self, node: Node):
-        self.node = node
+    def __init__(self, node: Node, at: Span):
+        self.node, self.at = node, at
         sizes, points = node.value.get("batch_sizes"), node.value.get("schedule")
         if sizes is None or not sizes.is_list or points is None or not points.is_list \
                 or len(sizes.value) != len(points.value) or not sizes.value:
@@ -200,16 +208,21 @@ class _Ramp:
         self.unit = units.pop()
         self.points = [str(d.value) for d in durations]
 
+    def call(self) -> str:
+        """The callback as the file's batch: the ``olmo_core.batch_size_schedule`` preset call."""
+        return (f"olmo_core.batch_size_schedule(batch_sizes=[{', '.join(self.sizes)}], "
+                f"schedule=[{', '.join(self.points)}], units=\"{self.unit}\")")
+
 
 def _batch_callback(trainer: Node) -> _Ramp | None:
     callbacks = trainer.value.get("callbacks")
-    for callback in (callbacks.value.values() if callbacks is not None and callbacks.is_mapping else ()):
+    for key, callback in (callbacks.value.items() if callbacks is not None and callbacks.is_mapping else ()):
         named = callback.value.get("_CLASS_") if callback.is_mapping else None
         enabled = callback.value.get("enabled") if callback.is_mapping else None
         points = callback.value.get("schedule") if callback.is_mapping else None
         if named is not None and str(named.value).endswith("BatchSizeSchedulerCallback") and \
                 (enabled is None or enabled.value is not False) and points is not None and points.value:
-            return _Ramp(callback)
+            return _Ramp(callback, _at(callbacks, key))
     return None
 
 
@@ -337,24 +350,26 @@ def _composite(block: Node, name: str) -> dict[str, str]:
             continue
         if key not in accepted:
             raise _no_field(block, name, key, accepted)
-        if key == "override_decay":
-            args[key] = _record(node, "OverrideDecay", key)
-            continue
-        if not node.is_list:
-            raise SchedlangError(f"{key} must be a list", node.span)
-        if not node.value and key in ("stages", "schedulers"):
-            raise SchedlangError(f"{name}'s {key} is empty (OLMo-core requires at least one)", node.span)
-        if not node.value:  # one scheduler: the maxima of all but the last, none (any value is ignored)
-            args[key] = "[0]"
-            continue
-        if key == "stages":
-            items = [_record(item, "ComposableSchedulerStage", f"each of {key}") for item in node.value]
-        elif key == "schedulers":
-            items = [_child(item) for item in node.value]
-        else:  # schedulers_max (and the deprecated schedulers_max_steps): counts
-            items = [str(_whole(item, f"each of {key}", 0)) for item in node.value]
-        args[key] = "[" + ", ".join(items) + "]"
+        args[key] = _record(node, "OverrideDecay", key) if key == "override_decay" else \
+            _composite_list(name, key, node)
     return args
+
+
+def _composite_list(name: str, key: str, node: Node) -> str:
+    """One of a composite's lists (its children, stages or maxima) as the preset's list (text)."""
+    if not node.is_list:
+        raise SchedlangError(f"{key} must be a list", node.span)
+    if not node.value and key in ("stages", "schedulers"):
+        raise SchedlangError(f"{name}'s {key} is empty (OLMo-core requires at least one)", node.span)
+    if not node.value:  # one scheduler: the maxima of all but the last, none (any value is ignored)
+        return "[0]"
+    if key == "stages":
+        items = [_record(item, "ComposableSchedulerStage", f"each of {key}") for item in node.value]
+    elif key == "schedulers":
+        items = [_child(item) for item in node.value]
+    else:  # schedulers_max (and the deprecated schedulers_max_steps): counts
+        items = [str(_whole(item, f"each of {key}", 0)) for item in node.value]
+    return "[" + ", ".join(items) + "]"
 
 
 def _child(node: Node) -> str:
@@ -464,7 +479,7 @@ def _trainer_durations(trainer: Node, clock: _Clock, ramp) -> tuple[_Duration, _
     return duration, run
 
 
-def source(root: Node, origin: str, style: str = "presets") -> str:
+def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
     train_module = _mapping(root, "train_module", "\"train_module\"")
     trainer = _mapping(root, "trainer", "\"trainer\"")
     clock = _Clock(root)
@@ -474,48 +489,63 @@ def source(root: Node, origin: str, style: str = "presets") -> str:
     block = _mapping(train_module, "scheduler", "scheduler", required=False)
     notes = []
     if block is None:
-        call = f"olmo_core.ConstantScheduler(lr={lr})"
+        value = expression(f"olmo_core.ConstantScheduler(lr={lr})")
         notes.append("train_module has no scheduler: the optimizer's lr throughout.")
     else:
-        name = _class(block)
-        args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
-        units = block.value["units"].value if "units" in block.value else "steps"
-        if name != "WSDS" and "t_max" not in args:
-            if ramp is not None and duration.unit != units and name not in ("ConstantScheduler",
-                                                                               "ComposableScheduler"):
-                raise SchedlangError(f"with a batch-size schedule, {name} in {units} reads the trainer's "
-                                     f"max_{units}, which a max_duration in {duration.unit} changes with "
-                                     "every batch change", duration.node.span,
-                                     hint=f"give max_duration in {units} (OLMo-core refuses most "
-                                          "schedulers so), or the scheduler's own t_max")
-            t_max = duration.tokens(clock) if units == "tokens" else duration.steps(clock)
-            args = {"t_max": str(t_max), **args}
-        if units == "tokens":
-            clock.batch(block.value["units"].span)
-        call = f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
+        value = expression(_scheduler_call(block, lr, ramp, duration, clock))
     if ramp is not None:
-        if block is not None and _own_lr(block):
-            notes.append("the scheduler's stages give their own lr: the batch-size callback's sqrt(new / "
-                         "old) factor scales the initial lr, which they do not read.")
-        else:
-            if block is not None and len(set(ramp.sizes)) > 1:
-                _proportional(block)
-            call += f" * olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")"
+        value = _ramped(value, block, ramp, notes)
         clock.ramp(ramp, _optimizer_class(train_module))
     if run.unit == "tokens":
         clock.batch(run.node.span)
     head = [header(origin, "OLMo-core experiment config JSON"),
             "# lr(t) is the lr of update t: OLMo-core counts the step (and its tokens) before it sets "
-            "the lr."]
-    head += [f"# note: {n}" for n in notes]
-    where = "trainer.hard_stop" if run is not duration else "trainer.max_duration"
-    body = [*clock.lines(), f"run = {run.run_text()}   # {where}: {run.value} {run.unit}",
-            f"schedule lr = {call}"]
-    text = "\n".join(body) + "\n"
-    if style == "core":
-        kept = [line for line in body if not line.startswith("schedule ")]
-        return "\n".join(head) + "\n" + lowered(text, kept)
-    return "\n".join(head) + "\n" + text
+            "the lr.", *[f"# note: {n}" for n in notes]]
+    kept = [*clock.statements(), _run(trainer, run, duration)]
+    where = _at(train_module, "scheduler" if block is not None else "optim")
+    preset = module(head, kept, schedule_stmt("lr", value, where))
+    return preset if style == "presets" else core_module(preset, head, kept)
+
+
+def _scheduler_call(block: Node, lr: str, ramp: _Ramp | None, duration: _Duration, clock: _Clock) -> str:
+    """The scheduler block as its ``olmo_core.*`` preset call (text), ``t_max`` the trainer's
+    horizon unless the class sets its own (``WSDS`` has none)."""
+    name = _class(block)
+    args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
+    units = block.value["units"].value if "units" in block.value else "steps"
+    if name != "WSDS" and "t_max" not in args:
+        if ramp is not None and duration.unit != units and name not in ("ConstantScheduler",
+                                                                           "ComposableScheduler"):
+            raise SchedlangError(f"with a batch-size schedule, {name} in {units} reads the trainer's "
+                                 f"max_{units}, which a max_duration in {duration.unit} changes with "
+                                 "every batch change", duration.node.span,
+                                 hint=f"give max_duration in {units} (OLMo-core refuses most "
+                                      "schedulers so), or the scheduler's own t_max")
+        t_max = duration.tokens(clock) if units == "tokens" else duration.steps(clock)
+        args = {"t_max": str(t_max), **args}
+    if units == "tokens":
+        clock.batch(block.value["units"].span)
+    return f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
+
+
+def _ramped(value: ir.Node, block: Node | None, ramp: _Ramp, notes: list[str]) -> ir.Node:
+    """The lr under a batch-size callback: the scheduler times ``olmo_core.batch_size_lr_factor``,
+    or, for stages that give their own lr (which the callback's factor does not reach), as it is
+    with a note saying why."""
+    if block is not None and _own_lr(block):
+        notes.append("the scheduler's stages give their own lr: the batch-size callback's sqrt(new / "
+                     "old) factor scales the initial lr, which they do not read.")
+        return value
+    if block is not None and len(set(ramp.sizes)) > 1:
+        _proportional(block)
+    factor = expression(f"olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")")
+    return ir.BinOp(value.span, "*", value, factor)
+
+
+def _run(trainer: Node, run: _Duration, duration: _Duration):
+    """``run = ...`` at the trainer's key it comes from (``hard_stop`` where that ends the run first)."""
+    key = "hard_stop" if run is not duration else "max_duration"
+    return noted(run_stmt(run.run_text(), _at(trainer, key)), f"trainer.{key}: {run.value} {run.unit}")
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
