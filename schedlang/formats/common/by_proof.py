@@ -122,11 +122,13 @@ class Candidate:
     exact: bool = True  # every number in it is written exactly as a float's text (``writable``)
 
 
-def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span) -> str:
+def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span,
+                counter: str = "step") -> str:
     """The text of a call of one of ``writes`` (presets of ``library``) proven equal
     to ``schedule`` (its parameters bound) at every step, or at every step of the run where the
     file declares one (``run``: SPEC §14, an HF cosine run of N steps is not the curve after N);
-    refused at ``span`` when none is."""
+    refused at ``span`` when none is.  ``counter``: what the schedule's t counts, as the refusal
+    names its first differing one (``"sample"`` for a file read at one sample a step)."""
     from ...verify import equivalent  # lazy: numpy (verify.float_scan)
 
     free = sorted(str(s) for s in schedule.expr.free_symbols - {t})
@@ -150,7 +152,7 @@ def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None
         if verdict:
             return candidate.call
         tried.append((candidate, verdict))
-    raise _refusal(library, tried, span, shapes[0].end if run is None else None)
+    raise _refusal(library, tried, span, shapes[0].end if run is None else None, counter)
 
 
 def shapes_of(schedule, run: int | None) -> list[Shape]:
@@ -460,10 +462,10 @@ def every(library: str) -> tuple[str, ...]:
     return tuple(n for n, p in namespace(library).items() if not isinstance(p, Rejected))
 
 
-def _refusal(library: str, tried, span, end: int | None) -> SchedlangError:
-    """The refusal: the candidate that agrees longest, and its first differing step (and, for a
-    file without ``run`` whose closest candidate differs only after the decay's ``end``, that a
-    run ending by then would be written)."""
+def _refusal(library: str, tried, span, end: int | None, counter: str = "step") -> SchedlangError:
+    """The refusal: the candidate that agrees longest, and its first differing step (or sample,
+    ``counter``) (and, for a file without ``run`` whose closest candidate differs only after the
+    decay's ``end``, that a run ending by then would be written)."""
     different = [(c, v) for c, v in tried if v.different]
     if not different:
         candidate, verdict = tried[0]
@@ -475,11 +477,13 @@ def _refusal(library: str, tried, span, end: int | None) -> SchedlangError:
     first = "first differs" if ce.earliest else "differs"
     hint = (f"write the lr as one {library}.* call, or export it to cerebras-yaml (which writes any "
             "chain)")
+    unit = "sp" if counter == "sample" else ""
     if end is not None and ce.earliest and ce.step > end:
-        hint = (f"the two agree at every step before {ce.step}: if the run ends by then, declare it "
-                f"(`run = N`, N <= {ce.step}) and only its steps are compared; or {hint}")
+        hint = (f"the two agree at every {counter} before {ce.step}: if the run ends by then, declare it "
+                f"(`run = N{unit}`, N <= {ce.step}) and only its {counter}s are compared; or {hint}")
     return SchedlangError(f"no {library} scheduler equals this lr schedule: the closest, {candidate.call}, "
-                          f"{first} at step {ce.step} ({ce.a!r} here vs {ce.b!r} there)", span, hint=hint)
+                          f"{first} at {counter} {ce.step} ({ce.a!r} here vs {ce.b!r} there)", span,
+                          hint=hint)
 
 
 def _file_of(call: str):
