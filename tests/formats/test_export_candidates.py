@@ -1,12 +1,12 @@
 """Export by proof (issue 41, item 3): the presets the search reads off a file's own formula,
 beyond warmup-then-decay shapes: Composer's ``ExponentialScheduler`` (``g ** (t / n)``: g and n
 read off the exponential) and ``CosineAnnealingWarmRestartsScheduler`` (a cosine restarted every
-period: its floor from its midpoint), DeepSpeed's ``LRRangeTest`` (a rise from step 0) and the
-decay after ``OneCycle``'s cycle (``decay_lr_rate``).  Each is written for a hand-written file
-equal to it and run by the framework's own code at every step; a file equal to none is refused
-with the closest.  (Composer 0.32.1 has no ``InverseSquareRootScheduler``; llm-foundry's
-``InverseSquareRootWithWarmupScheduler`` is a candidate as every preset is.)
-"""
+period: its floor from its midpoint), DeepSpeed's ``LRRangeTest`` (a rise from step 0, smooth or
+by a stair every ``lr_range_test_step_size`` steps: ``lr_range_test_staircase``) and the decay
+after ``OneCycle``'s cycle (``decay_lr_rate``).  Each is written for a hand-written file equal to
+it and run by the framework's own code at every step; a file equal to none is refused with the
+closest.  (Composer 0.32.1 has no ``InverseSquareRootScheduler``; llm-foundry's
+``InverseSquareRootWithWarmupScheduler`` is a candidate as every preset is.)"""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ EQUAL = [
                                                          "alpha_f: 0.1"]),
     ("deepspeed-json", "1e-3 * (1 + 0.5 * t / 100)",
      ['"type": "LRRangeTest"', '"lr_range_test_step_rate": 0.005']),
+    # LRRangeTest's staircase: a stair every lr_range_test_step_size steps
+    ("deepspeed-json", "1e-3 * (1 + 0.5 * floor(t / 100))",
+     ['"type": "LRRangeTest"', '"lr_range_test_step_size": 100', '"lr_range_test_step_rate": 0.5',
+      '"lr_range_test_staircase": true']),
+    ("deepspeed-json", "2e-4 * (1 + 2 * floor(t / 7))",
+     ['"lr_range_test_min_lr": 0.0002', '"lr_range_test_step_size": 7', '"lr_range_test_staircase": true']),
     ("deepspeed-json", f"{ONE_CYCLE} >> (1e-4 / (1 + 0.05 * t))",
      ['"type": "OneCycle"', '"decay_lr_rate": 0.05', '"decay_step_size": 1']),
 ]
@@ -34,7 +40,15 @@ NONE = [
     ("composer-yaml", "cycle(linear(1e-3, 1e-4, 100))"),
     ("deepspeed-json", "1e-3 * (1 + 0.5 * t / 100) ** 2"),
     ("deepspeed-json", f"{ONE_CYCLE} >> (1e-4 * 0.99 ** t)"),
+    ("deepspeed-json", "1e-3 * (1 + 0.5 * floor((t + 1) / 100))"),  # each stair a step early
 ]
+
+
+def test_the_closest_to_an_early_staircase_is_the_staircase_and_its_first_differing_step():
+    with pytest.raises(SchedlangError) as info:
+        export(_source(NONE[-1][1]), "lr.sched", format="deepspeed-json")
+    assert ("the closest, deepspeed.LRRangeTest(lr_range_test_step_size=100, lr_range_test_step_rate=0.5, "
+            "lr_range_test_staircase=true), first differs at step 99") in info.value.message
 
 
 def _source(text: str) -> str:

@@ -38,11 +38,10 @@ from ...core.special import as_power, folded, logb
 from ...errors import SchedlangError
 from ...library.presets import PRESETS, Rejected, namespace
 from ...library.stdlib import REQUIRED, Kind
-from ...program import Schedule
-from ...program import compile as compile_source
+from ...program import Schedule, compile_parsed
 from ...semantics.lower import lower
-from ...syntax.parser import parse
 from .numbers import as_sympy, decimal_text, writable
+from .statements import module, schedule_stmt
 
 #: The most candidates proven (closest first) before the search gives up: the ranking puts a
 #: preset that fits first, so this bounds the time a file that fits none costs.
@@ -110,8 +109,10 @@ LENGTHS = frozenset(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", 
                      "cycle_second_step_size", "num_stable_steps", "milestones", "step_size", "t_0",
                      "warmup", "decay", "total_steps", "decay_period", "lr_range_test_step_size",
                      "decay_step_size", "period_lengths"))
-#: The option arguments that choose the curve (each of their choices is a candidate).
-SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type")
+#: The option and flag arguments that choose the curve (each of their choices is a candidate):
+#: DeepSpeed's ``LRRangeTest`` rises smoothly, or by a stair every ``lr_range_test_step_size``.
+SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type",
+                 "lr_range_test_staircase")
 
 
 @dataclass(frozen=True)
@@ -121,11 +122,13 @@ class Candidate:
     exact: bool = True  # every number in it is written exactly as a float's text (``writable``)
 
 
-def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span) -> str:
+def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None, span,
+                counter: str = "step") -> str:
     """The text of a call of one of ``writes`` (presets of ``library``) proven equal
     to ``schedule`` (its parameters bound) at every step, or at every step of the run where the
     file declares one (``run``: SPEC §14, an HF cosine run of N steps is not the curve after N);
-    refused at ``span`` when none is."""
+    refused at ``span`` when none is.  ``counter``: what the schedule's t counts, as the refusal
+    names its first differing one (``"sample"`` for a file read at one sample a step)."""
     from ...verify import equivalent  # lazy: numpy (verify.float_scan)
 
     free = sorted(str(s) for s in schedule.expr.free_symbols - {t})
@@ -149,7 +152,7 @@ def proven_call(schedule, library: str, writes: tuple[str, ...], run: int | None
         if verdict:
             return candidate.call
         tried.append((candidate, verdict))
-    raise _refusal(library, tried, span, shapes[0].end if run is None else None)
+    raise _refusal(library, tried, span, shapes[0].end if run is None else None, counter)
 
 
 def shapes_of(schedule, run: int | None) -> list[Shape]:
@@ -365,7 +368,7 @@ def _values(call: str, steps: tuple[int, ...]) -> tuple[float, ...] | None:
     (a third of its time), which the call proven (``_compiled``) goes through; None where it does
     not lower or is not finite there."""
     try:
-        segment, span = lower(parse(f"schedule lr = {call}\n")).schedules["lr"]
+        segment, span = lower(_file_of(call)).schedules["lr"]
         expr = Schedule("lr", segment, None, span).expr
         values = tuple(float(_value(expr, s)) for s in steps)
     except (SchedlangError, ArithmeticError, TypeError, ValueError):
@@ -392,8 +395,8 @@ def _calls(preset, shape: Shape):
     none when a required argument has no role or its value cannot be written."""
     given, options = {}, []
     for arg in preset.args:
-        if arg.name in SHAPE_OPTIONS and arg.choices:
-            options.append((arg.name, arg.choices))
+        if arg.name in SHAPE_OPTIONS and _choices(arg):
+            options.append((arg.name, _choices(arg)))
             continue
         role = ROLES.get(arg.name)
         value = role(shape) if role is not None else None
@@ -407,7 +410,15 @@ def _calls(preset, shape: Shape):
         elif arg.default is REQUIRED:
             return
     for choice in itertools.product(*(c for _, c in options)):
-        yield _call_text(preset.name, {**given, **{n: f'"{v}"' for (n, _), v in zip(options, choice)}})
+        yield _call_text(preset.name, {**given, **dict(zip((n for n, _ in options), choice))})
+
+
+def _choices(arg) -> tuple[str, ...]:
+    """A shape option's choices as .sched text: an option's strings, a flag's ``false`` and
+    ``true``."""
+    if arg.kind is Kind.FLAG:
+        return ("false", "true")
+    return tuple(f'"{v}"' for v in arg.choices or ())
 
 
 def _exact(name: str, call: str) -> bool:
@@ -416,7 +427,8 @@ def _exact(name: str, call: str) -> bool:
         for item in text.strip("[]").split(","):
             if item.startswith("("):  # (p / q): no decimal at all
                 return False
-            if item and not item.startswith('"') and not writable(Fraction(item)):
+            if item and not item.startswith('"') and item not in ("true", "false") \
+                    and not writable(Fraction(item)):
                 return False
     return True
 
@@ -450,10 +462,10 @@ def every(library: str) -> tuple[str, ...]:
     return tuple(n for n, p in namespace(library).items() if not isinstance(p, Rejected))
 
 
-def _refusal(library: str, tried, span, end: int | None) -> SchedlangError:
-    """The refusal: the candidate that agrees longest, and its first differing step (and, for a
-    file without ``run`` whose closest candidate differs only after the decay's ``end``, that a
-    run ending by then would be written)."""
+def _refusal(library: str, tried, span, end: int | None, counter: str = "step") -> SchedlangError:
+    """The refusal: the candidate that agrees longest, and its first differing step (or sample,
+    ``counter``) (and, for a file without ``run`` whose closest candidate differs only after the
+    decay's ``end``, that a run ending by then would be written)."""
     different = [(c, v) for c, v in tried if v.different]
     if not different:
         candidate, verdict = tried[0]
@@ -465,15 +477,22 @@ def _refusal(library: str, tried, span, end: int | None) -> SchedlangError:
     first = "first differs" if ce.earliest else "differs"
     hint = (f"write the lr as one {library}.* call, or export it to cerebras-yaml (which writes any "
             "chain)")
+    unit = "sp" if counter == "sample" else ""
     if end is not None and ce.earliest and ce.step > end:
-        hint = (f"the two agree at every step before {ce.step}: if the run ends by then, declare it "
-                f"(`run = N`, N <= {ce.step}) and only its steps are compared; or {hint}")
+        hint = (f"the two agree at every {counter} before {ce.step}: if the run ends by then, declare it "
+                f"(`run = N{unit}`, N <= {ce.step}) and only its {counter}s are compared; or {hint}")
     return SchedlangError(f"no {library} scheduler equals this lr schedule: the closest, {candidate.call}, "
-                          f"{first} at step {ce.step} ({ce.a!r} here vs {ce.b!r} there)", span, hint=hint)
+                          f"{first} at {counter} {ce.step} ({ce.a!r} here vs {ce.b!r} there)", span,
+                          hint=hint)
+
+
+def _file_of(call: str):
+    """The file ``schedule lr = CALL`` as a tree (``statements``): what a candidate is read as."""
+    return module(schedule_stmt("lr", call))
 
 
 def _compiled(call: str):
-    return compile_source(f"schedule lr = {call}\n")["lr"]
+    return compile_parsed(_file_of(call))["lr"]
 
 
 def _value(formula, step: int) -> sp.Expr:

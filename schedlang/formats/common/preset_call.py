@@ -86,9 +86,13 @@ class PresetCall:
         if writes and lr and not direct and (not self.on_samples or clock):  # no call of the library
             if clock is not None and clock[0] not in ON_CLOCKS.get(library, ()):
                 refuse_clock(library, clock, lr[0].value.span)
-            found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(), lr[0].value.span)
-            if clock is not None:
-                found = self._on_clock(found, library, clock, lr[0].value.span)
+            if clock is not None and clock[1] is None:  # a changing batch
+                found = self._on_ramp(prefix, writes, library, clock, lr[0].value.span)
+            else:
+                found = by_proof.proven_call(self.program[primary], prefix, writes, self.run(),
+                                             lr[0].value.span)
+                if clock is not None:
+                    found = self._on_clock(found, library, clock, lr[0].value.span)
             written = self.groups  # their declarations in the file as written, for the messages
             self.__init__(spliced(source, lr[0].value.span, found), filename, params, library, example,
                           others, writes, groups, primary, exact=True)
@@ -124,7 +128,30 @@ class PresetCall:
         if groups is None or key != "lr" or tag not in groups.tags:
             refuse_group(library, decl, key, tag, groups)
         self.groups[tag] = decl
-    def _on_clock(self, call: str, library: str, clock: tuple[str, int, int | None], at) -> str:
+    def _on_ramp(self, prefix: str, writes: tuple[str, ...], library: str,
+                 clock: tuple[str, None, int | None], at) -> str:
+        """The call proven equal to a file on the sample or token clock under a changing batch:
+        the file placed on a run of one sample a step (``Program.on_clock``) is its lr as a
+        function of the samples consumed, which a framework whose scheduler counts samples (or
+        tokens) under its batch ramp runs; the call found for it, written on the file's clock
+        (``_on_clock``, at one sample a step), is proven equal to the file under its own batch.
+        Refused at ``at`` by a framework whose config has one batch (``ON_RAMPS``)."""
+        from ...core.clock import Clock  # lazy: program imports formats
+
+        if library not in ON_RAMPS:
+            refuse_ramp(library, clock, at)
+        unit, _, seq_len = clock
+        flat = self.program.on_clock(Clock(((0, 1),), seq_len))
+        samples = self.program.run_samples if self.run() is not None else None  # the counts it reads
+        found = by_proof.proven_call(flat[self._setup["primary"]], prefix, writes, samples, at, "sample")
+        return self._on_clock(found, library, (unit, 1, seq_len), at, per="at one sample a step",
+                              hint="write every length of the lr in samples or tokens (on_samples(...), "
+                                   "sp, tok): under a changing batch a length in steps is no count of "
+                                   "samples, which the scheduler counts")
+
+    def _on_clock(self, call: str, library: str, clock: tuple[str, int, int | None], at,
+                  per: str = "on the step clock",
+                  hint: str = "write its lengths in steps to export it in steps") -> str:
         """``call`` (found on the step clock) on the file's sample or token clock (``clock_of``),
         as the framework counts it: Megatron's class counts samples (``on_samples(...)``, its
         lengths in samples), Composer's times ``Nsp`` / ``Ntok``, OLMo-core ``units="tokens"``;
@@ -145,9 +172,8 @@ class PresetCall:
         primary = self._setup["primary"]
         verdict = equivalent(self.program[primary], program[primary], stop=self.run())
         if not verdict:
-            raise SchedlangError(f"{call} is this lr schedule on the step clock, but {text} on the {unit} "
-                                 f"clock is not proven equal to it ({verdict})", at,
-                                 hint="write its lengths in steps to export it in steps")
+            raise SchedlangError(f"{call} is this lr schedule {per}, but {text} on the {unit} "
+                                 f"clock is not proven equal to it ({verdict})", at, hint=hint)
         return text
 
     def _rounded(self, at, library: str) -> None:
@@ -331,11 +357,21 @@ def _unlet(node, lets: dict):
 #: The clocks each writer's framework counts besides the step (``PresetCall._on_clock``).
 ON_CLOCKS = {"megatron-args": ("samples", "tokens"), "composer-yaml": ("samples", "tokens"),
              "olmo_core": ("tokens",)}
+#: The writers whose framework counts them under a changing batch too (``PresetCall._on_ramp``):
+#: Megatron-LM's OptimizerParamScheduler steps by each iteration's batch (--rampup-batch-size,
+#: --step-batch-size-schedule).
+ON_RAMPS = ("megatron-args",)
 
 
 def refuse_clock(library: str, clock: tuple[str, int, int | None], at) -> None:
     """A file on the sample or token clock, for a framework whose scheduler does not count it."""
     counts = "steps or tokens, not samples" if library == "olmo_core" else "optimizer steps only"
+    if clock[1] is None:
+        raise SchedlangError(f"this lr schedule counts {clock[0]} (under a changing batch), and {library}'s "
+                             f"scheduler counts {counts}", at,
+                             hint="write its lengths in steps (the steps where the run reaches those counts) "
+                                  "to export it in steps, or export it to megatron-args (samples at each "
+                                  "iteration's batch: --rampup-batch-size, --step-batch-size-schedule)")
     raise SchedlangError(f"this lr schedule counts {clock[0]} (at the constant batch of {clock[1]}), and "
                          f"{library}'s scheduler counts {counts}", at,
                          hint="write its lengths in steps (the same run at this batch) to export it in "
@@ -343,13 +379,37 @@ def refuse_clock(library: str, clock: tuple[str, int, int | None], at) -> None:
                               "olmo-core-json (tokens)")
 
 
-def clock_of(program: Program, module: ir.Module, node) -> tuple[str, int, int | None] | None:
-    """``("samples" | "tokens", batch, seq_len)`` where the file declares a constant ``batch``
-    and its lr counts samples or tokens (``on_samples(...)`` / ``on_tokens(...)``, lengths in
-    ``sp`` / ``tok``): the clock a writer whose framework counts them writes it on.  None on the
-    step clock, and under a changing batch (no framework's scheduler of one call says that)."""
+#: Why a writer of ``ON_CLOCKS`` that is not in ``ON_RAMPS`` cannot write its clock under a
+#: changing batch, and what to write instead.
+_NO_RAMP = {
+    "composer-yaml": ("Composer's YAML trains one global_train_batch_size for the whole run",
+                      "declare a constant `batch = N` to export it to composer-yaml"),
+    "olmo_core": ("OLMo-core sets update t's lr from the tokens through it (a batch on, which under a "
+                  "changing batch is no fixed shift of the file's count) and its BatchSizeSchedulerCallback "
+                  "scales the lr at each batch change",
+                  'write the lr as one olmo_core.* call (units="tokens") times '
+                  "olmo_core.batch_size_lr_factor(...), as the import writes it"),
+}
+
+
+def refuse_ramp(library: str, clock: tuple[str, None, int | None], at) -> None:
+    """A file on the sample or token clock under a changing batch, for a framework whose
+    scheduler counts that clock at a constant batch only (``_NO_RAMP`` says why)."""
+    why, instead = _NO_RAMP[library]
+    raise SchedlangError(f"this lr schedule counts {clock[0]} under a changing batch, which {library} "
+                         f"export by proof does not write: {why}", at,
+                         hint=f"{instead}, or export it to megatron-args (OptimizerParamScheduler counts "
+                              "samples at each iteration's batch: --rampup-batch-size, "
+                              "--step-batch-size-schedule)")
+
+
+def clock_of(program: Program, module: ir.Module, node) -> tuple[str, int | None, int | None] | None:
+    """``("samples" | "tokens", batch, seq_len)`` where the file declares its ``batch`` and its
+    lr counts samples or tokens (``on_samples(...)`` / ``on_tokens(...)``, lengths in ``sp`` /
+    ``tok``): the clock a writer whose framework counts them writes it on; ``batch`` None where
+    the batch changes.  None on the step clock."""
     decl = next((s for s in module.statements if isinstance(s, ir.BatchDecl)), None)
-    if decl is None or node is None or len(program.clock.stages) != 1:
+    if decl is None or node is None:
         return None
     found = set()
     for item in ir.walk(node):
@@ -359,7 +419,9 @@ def clock_of(program: Program, module: ir.Module, node) -> tuple[str, int, int |
             found.add(item.func.id[3:])
     if not found:
         return None
-    return "tokens" if "tokens" in found else "samples", program.clock.stages[0].batch, program.clock.seq_len
+    stages = program.clock.stages
+    return ("tokens" if "tokens" in found else "samples", stages[0].batch if len(stages) == 1 else None,
+            program.clock.seq_len)
 
 
 def on_samples(node):
