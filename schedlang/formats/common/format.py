@@ -116,6 +116,9 @@ def lowered(tree: ir.Module, filename: str) -> None:
     try:
         compile_parsed(tree)
     except SchedlangError as exc:
+        if exc.span is None or exc.span in {s.span for s in tree.statements}:
+            # at a whole statement: the printed text's own error points closer (a value in it)
+            compiles(unparse.module(tree), filename)
         raise located(exc, filename) from None
 
 
