@@ -395,8 +395,9 @@ def _calls(preset, shape: Shape):
     none when a required argument has no role or its value cannot be written."""
     given, options = {}, []
     for arg in preset.args:
-        if arg.name in SHAPE_OPTIONS and _choices(arg):
-            options.append((arg.name, _choices(arg)))
+        choices = _choices(arg) if arg.name in SHAPE_OPTIONS else ()
+        if choices:
+            options.append((arg.name, choices))
             continue
         role = ROLES.get(arg.name)
         value = role(shape) if role is not None else None

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span
 from ...syntax import ir
 from ...syntax.parser import parse
+from .numbers import exact
 
 #: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
 #: moved to the configuration, ``source_text.located``).
@@ -43,9 +45,6 @@ def number(value, span: Span | None) -> ir.Node:
     """An exact number (a sympy or Python rational) as the node ``.sched`` reads it back as
     (``0.001``, ``-2``, ``1 / 3``), every part of it at ``span``: the configuration's value it was
     read from, so an error the lowering raises at it points there (no search for it later)."""
-    from ...codegen.sched import sched_text  # codegen's one writer of exact numbers
-    from .numbers import exact
-
     found = value if getattr(value, "is_Rational", False) else exact(value)
     if found is None:  # pragma: no cover - the formats read their numbers with ``exact`` first
         raise SchedlangError(f"not an exact number: {value!r}", span)
