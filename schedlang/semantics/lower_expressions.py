@@ -108,6 +108,12 @@ class ExpressionLowering:
     # -- values ----------------------------------------------------------------------
 
     def value(self, node: ir.Node):
+        if self.frames:  # a statement of a file with a batch schedule: recorded (lower_clock)
+            return self.recorded_value(node)
+        return self.node_value(node)
+
+    def node_value(self, node: ir.Node):
+        """``node``'s value, computed: ``_known`` or its ``_<node type>`` method."""
         hit = self._known(node)
         if hit is not None:
             self.durations.extend(hit.durations)
@@ -179,14 +185,18 @@ class ExpressionLowering:
                                      node.span, hint="give times as durations (schedule lengths, `for`, "
                                                      "500ba); stretch(schedule, factor) scales t itself")
             return Segment(tau)
-        for scope in reversed(self.scopes):
+        for scope, read in zip(reversed(self.scopes), reversed(self.scope_reads)):
             if node.id in scope:
+                if node.id in read:  # an argument whose value read the clock (recorded_value)
+                    self.mark_read()
                 return scope[node.id]
         if node.id in self.env:
             found = self.env[node.id]
             if isinstance(found, Function):
                 raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
                                      hint=f"{node.id}({', '.join(found.node.params)})")
+            if node.id in self.read_names:  # a let or schedule whose value read the clock
+                self.mark_read()
             return self.placed_value(found)  # a schedule read by name is placed where it is read
         if node.id in stdlib.CONSTANTS:
             return Segment(stdlib.CONSTANTS[node.id])
