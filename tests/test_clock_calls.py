@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from fuzzing.generator import Generator
 from helpers import ROOT
 
 import schedlang
@@ -211,6 +212,34 @@ def test_another_clock_or_the_measured_form_lowers_nothing_again(monkeypatch, ca
     except SchedlangError as exc:
         walked = str(exc)
     assert placed == walked
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fuzzer_s_clocked_chains_inside_a_statement_rebind_as_compiled(monkeypatch, seed):
+    """The fuzzer's programs on the token or sample clock, their chain put inside an expression,
+    a ``let`` and a ``def``'s argument: a rebind of ``seq_len`` lowers nothing again and gives
+    what compiling with it gives (the error too, where the new value is refused)."""
+    head, _, chain = Generator(seed).clocked().source.rpartition("schedule lr = ")
+    chain = chain.strip()
+    runs = []
+    run = lower.Lowerer.run
+    for body in (f"schedule lr = 0.5 * ({chain})\n",
+                 f"let w = {chain}\nschedule lr = w\nschedule v = 2 * w\n",
+                 f"def f(s) = s + 1\nschedule lr = f({chain})\n"):
+        program = schedlang.compile(head + body)
+        for seq_len in (program.values["seq_len"] * 2, max(1, program.values["seq_len"] // 3)):
+            monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or run(self))
+            try:
+                again = [s.expr for s in program.rebind({"seq_len": seq_len})]
+            except SchedlangError as exc:
+                again = str(exc)
+            monkeypatch.undo()
+            assert not runs
+            try:
+                compiled = [s.expr for s in schedlang.compile(head + body, params={"seq_len": seq_len})]
+            except SchedlangError as exc:
+                compiled = str(exc)
+            assert again == compiled
 
 
 def test_placing_again_is_what_compiling_with_the_values_gives(monkeypatch):
