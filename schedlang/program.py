@@ -112,7 +112,8 @@ class Program:
     @property
     def from_source(self) -> bool:
         """Whether it was compiled from a file's text (not ``Schedule.from_sympy``), so it can be
-        lowered again (``on_clock``, ``measured_forms``)."""
+        placed again (``on_clock``, ``measured_forms``; a program built otherwise has no batch
+        schedule)."""
         return self._lowered.module is not None
 
     @property
@@ -319,7 +320,7 @@ class Program:
         ``with_values=False`` leaves every parameter a required keyword (the in-process
         reference: its text then depends on the file alone, not on the values bound);
         ``measured`` adds the measured forms (``measured_forms``; the torch class reads them),
-        which lower the file again where it has a batch schedule.
+        which place the file again where it has a batch schedule.
         """
         key = (source_name or self.filename, bind_all, with_values, measured)
         spec = self._module_specs.get(key)

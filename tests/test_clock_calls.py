@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from fuzzing.generator import Generator
 from helpers import ROOT
 
 import schedlang
@@ -129,6 +130,116 @@ def test_rebind_seq_len_lowers_once(monkeypatch):
     again = program.rebind({"seq_len": 8})
     assert again.clock.seq_len == 8 and again["lr"](100) == 1
     assert len(runs) == 1
+
+
+#: Files whose walk itself reads the batch schedule or ``seq_len``: a placed chain inside an
+#: expression, a ``let``, a ``def`` (and its argument), a schedule read by name, and OLMo-core's
+#: lr factor, which follows the batch; each with the parameters a rebind changes.
+READ_BY_THE_WALK = {
+    "expression": ("schedule lr = 2 * (linear(1, 0, 100) >> cosine(1, 0, 1000tok))\n", ("seq_len", "big")),
+    "let": ("let warm = linear(0, 1, 100tok) >> constant(1, 200)\n"
+            "schedule lr = warm >> cosine(1, 0, 500tok)\nschedule wd = 0.1 * warm\n", ("seq_len", "big")),
+    "def": ("def f(x) = linear(x, 0, 100) >> cosine(x, 0, 1000tok)\n"
+            "schedule lr = f(1) + f(2)\nschedule wd = f(0.5)\n", ("seq_len", "big")),
+    "def argument": ("def f(s) = s * 3\nschedule lr = f(constant(1, 100) >> linear(1, 0, 600tok))\n",
+                     ("seq_len", "big")),
+    "by name": ("schedule a = constant(1, 100) >> linear(1, 0, 600tok)\nschedule b = a * 2\n",
+                ("seq_len", "big")),
+    "olmo_core.batch_size_lr_factor": (
+        'schedule lr = olmo_core.CosWithWarmup(lr=1, units="tokens", t_max=4000, warmup=128)'
+        ' * olmo_core.batch_size_lr_factor(units="tokens")\n', ("seq_len", "first")),
+}
+
+
+def _clocked(body: str) -> str:
+    if "olmo_core" in body:
+        return ("param seq_len: int = 4\nparam first: int = 16\nbatch = olmo_core.batch_size_schedule("
+                'batch_sizes=[first, 64, 128], schedule=[0, 800, 2000], units="tokens")\n' + body)
+    return "param seq_len: int = 4\nparam big: int = 16\nbatch = stages(8, [big], [400tok])\n" + body
+
+
+@pytest.mark.parametrize("case", list(READ_BY_THE_WALK))
+def test_a_rebind_the_walk_read_lowers_nothing_again(monkeypatch, case):
+    """Where the walk itself placed a chain (inside an expression, a ``let``, a ``def``) or read
+    the batch (OLMo-core's lr factor), ``rebind`` computes again only the values that read the
+    clock (``ClockLowering.recorded_value``): the file is not lowered again and no built-in or
+    preset is called again (their values are the walk's).  What it gives is what lowering the
+    file with those values gives."""
+    body, changed = READ_BY_THE_WALK[case]
+    source = _clocked(body)
+    program = schedlang.compile(source)
+    for name in changed:
+        for factor in (2, 0.5):
+            values = {**program.values, name: int(program.values[name] * factor)}
+            runs, builtins = [], []
+            run, builtin = lower.Lowerer.run, lower.Lowerer.call_builtin
+            monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or run(self))
+            monkeypatch.setattr(lower.Lowerer, "call_builtin",
+                                lambda self, *a: builtins.append(1) or builtin(self, *a))
+            again = program.rebind({name: values[name]})
+            monkeypatch.undo()
+            assert not runs and not builtins, (name, factor)
+            lowered = Program(lower.lower(program._lowered.module, given=values), values)
+            assert again.clock.table == lowered.clock.table != program.clock.table
+            assert [s.expr for s in again] == [s.expr for s in lowered]
+            assert [s.expr for s in again] != [s.expr for s in program]
+
+
+@pytest.mark.parametrize("case", list(READ_BY_THE_WALK))
+def test_another_clock_or_the_measured_form_lowers_nothing_again(monkeypatch, case):
+    """``on_clock`` (resume, ``verify --axis tokens``) and the measured form of a file whose walk
+    read the clock place it without lowering it again, as lowering it on that clock does."""
+    program = schedlang.compile(_clocked(READ_BY_THE_WALK[case][0]))
+    other = Clock(((0, 3), (20, 5)), 4)
+    runs = []
+    run = lower.Lowerer.run
+    monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or run(self))
+    assert program.measured_forms()[0]
+    ends: list = []
+    measured = program._lowered.placed(program.values, measured=ends)
+    try:
+        placed = [s.expr for s in program.on_clock(other)]
+    except SchedlangError as exc:  # OLMo-core's factor follows its own batch schedule only
+        placed = str(exc)
+    assert not runs
+    monkeypatch.undo()
+    module, lowered_ends = program._lowered.module, []
+    lowered = lower.lower(module, given=program.values, measured=lowered_ends)
+    assert [s.expr for s, _ in measured.schedules.values()] == [s.expr for s, _ in lowered.schedules.values()]
+    assert ends == lowered_ends
+    try:
+        walked = [s.expr for s in Program(lower.lower(module, clock=other), {})]
+    except SchedlangError as exc:
+        walked = str(exc)
+    assert placed == walked
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_fuzzer_s_clocked_chains_inside_a_statement_rebind_as_compiled(monkeypatch, seed):
+    """The fuzzer's programs on the token or sample clock, their chain put inside an expression,
+    a ``let`` and a ``def``'s argument: a rebind of ``seq_len`` lowers nothing again and gives
+    what compiling with it gives (the error too, where the new value is refused)."""
+    head, _, chain = Generator(seed).clocked().source.rpartition("schedule lr = ")
+    chain = chain.strip()
+    runs = []
+    run = lower.Lowerer.run
+    for body in (f"schedule lr = 0.5 * ({chain})\n",
+                 f"let w = {chain}\nschedule lr = w\nschedule v = 2 * w\n",
+                 f"def f(s) = s + 1\nschedule lr = f({chain})\n"):
+        program = schedlang.compile(head + body)
+        for seq_len in (program.values["seq_len"] * 2, max(1, program.values["seq_len"] // 3)):
+            monkeypatch.setattr(lower.Lowerer, "run", lambda self: runs.append(1) or run(self))
+            try:
+                again = [s.expr for s in program.rebind({"seq_len": seq_len})]
+            except SchedlangError as exc:
+                again = str(exc)
+            monkeypatch.undo()
+            assert not runs
+            try:
+                compiled = [s.expr for s in schedlang.compile(head + body, params={"seq_len": seq_len})]
+            except SchedlangError as exc:
+                compiled = str(exc)
+            assert again == compiled
 
 
 def test_placing_again_is_what_compiling_with_the_values_gives(monkeypatch):

@@ -19,7 +19,7 @@ from pathlib import Path
 from .. import __version__, formats
 from ..codegen.emit import TARGETS, emit
 from ..errors import Diagnostic, SchedlangError, SchedlangWarning
-from ..limits import MAX_EVAL_POINTS, MAX_STEP, LimitError, decimal, read_source, read_source_text
+from ..limits import MAX_EVAL_POINTS, LimitError, decimal, read_source, read_source_text
 from ..program import compile_declared, load
 from ..semantics.params import to_number
 from . import audit as audit_command
@@ -30,7 +30,7 @@ from .axis import AXES, default_positions, require_clock, steps_at
 from .difference_table import difference_table
 from .output_file import check_output, write_atomically
 from .progress import progress
-from .ranges import EVAL_POINTS, eval_steps, plot_steps
+from .ranges import EVAL_POINTS, eval_steps, plot_steps, step_number
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
 
@@ -291,7 +291,7 @@ def parse_steps(text: str | None, program, span_of=None, default: range | None =
                              hint="e.g. --steps 0:1000:100")
     numbers, offset = [], 0
     for part in parts:
-        numbers.append(_step_number(part, span_of(offset, max(len(part), 1))))
+        numbers.append(step_number(part, span_of(offset, max(len(part), 1))))
         offset += len(part) + 1
     if len(numbers) == 1:
         if numbers[0] is None:
@@ -310,26 +310,6 @@ def parse_steps(text: str | None, program, span_of=None, default: range | None =
                              hint=f"take a larger STEP, e.g. --steps {start}:{stop}:"
                                   f"{-(-(stop - start) // MAX_EVAL_POINTS)}")
     return steps
-
-
-def _step_number(part: str, span) -> int | None:
-    """One whole step of ``--steps`` (``1_000``, ``1e6``), from 0 to ``MAX_STEP``."""
-    if not part.strip():
-        return None
-    hint = "START:STOP:STEP are whole numbers of steps, e.g. --steps 0:1000:100"
-    try:
-        value = decimal(part)
-    except LimitError as exc:
-        raise SchedlangError(f"--steps: {exc}", span, hint=exc.hint) from None
-    except ValueError:
-        raise SchedlangError(f"--steps expects whole numbers, got {part.strip()!r}", span,
-                             hint=hint) from None
-    if value.denominator != 1 or value < 0:
-        raise SchedlangError(f"--steps expects whole numbers >= 0, got {part.strip()!r}", span, hint=hint)
-    if value > MAX_STEP:
-        raise SchedlangError(f"--steps goes beyond the largest step {MAX_STEP} "
-                             f"(2**{MAX_STEP.bit_length() - 1})", span, hint=hint)
-    return int(value)
 
 
 def _steps_locator(args):

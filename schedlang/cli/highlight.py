@@ -29,7 +29,7 @@ from ..library import stdlib
 from ..library.clock_calls import CLOCK_CALLS
 from ..library.presets import PRESETS
 from ..semantics.params import PARAM_TYPES
-from ..syntax.parser import RESERVED, STATEMENT_WORDS, _lark
+from ..syntax.parser import RESERVED, STATEMENT_WORDS, lark_parser
 
 #: Word operators and literals, shown apart from the statement keywords.
 WORD_OPERATORS = ("and", "or", "not")
@@ -51,7 +51,7 @@ class Rule(NamedTuple):
 
 def terminal(name: str) -> str:
     """The regular expression of one of the grammar's terminals (``NUMBER``, ``DURATION``, ``STRING``)."""
-    return _lark().get_terminal(name).pattern.to_regexp().replace("\n", r"\n")
+    return lark_parser().get_terminal(name).pattern.to_regexp().replace("\n", r"\n")
 
 
 def words(names, prefix: str = "", suffix: str = r"\b") -> str:

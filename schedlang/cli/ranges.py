@@ -21,6 +21,7 @@ shape (its breakpoints ``B``, the steps where its formula switches branch, and i
 ``eval``, ``plot`` and ``check`` all use this one rule (``docs/cli.md``, "Default range").
 A file that declares its run (``run = N``, SPEC §14) is shown over the run instead: steps
 ``0 .. N``, the last one the value the run ends at (what a checkpoint at the end holds).
+A step the user writes in ``--steps`` is read by ``step_number``, for ``eval`` and ``verify``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import sympy as sp
 from ..core.algebra import t
 from ..core.special import restart_index
 from ..errors import SchedlangError
+from ..limits import MAX_STEP, LimitError, decimal
 
 DEFAULT = 1000
 EVAL_POINTS = 11  # what `schedlang eval` shows without --steps: 0, end/10, ..., end
@@ -133,3 +135,24 @@ def plot_steps(*programs) -> range:
         end += max(1, end // 20)
     stride = max(1, -(-end // PLOT_POINTS))
     return range(0, end + 1, stride)
+
+
+def step_number(part: str, span) -> int | None:
+    """One whole step of ``--steps`` (``1_000``, ``1e6``), from 0 to ``MAX_STEP``; None for an
+    empty part.  ``eval``'s and ``verify``'s ``--steps`` read their steps with it."""
+    if not part.strip():
+        return None
+    hint = "START:STOP:STEP are whole numbers of steps, e.g. --steps 0:1000:100"
+    try:
+        value = decimal(part)
+    except LimitError as exc:
+        raise SchedlangError(f"--steps: {exc}", span, hint=exc.hint) from None
+    except ValueError:
+        raise SchedlangError(f"--steps expects whole numbers, got {part.strip()!r}", span,
+                             hint=hint) from None
+    if value.denominator != 1 or value < 0:
+        raise SchedlangError(f"--steps expects whole numbers >= 0, got {part.strip()!r}", span, hint=hint)
+    if value > MAX_STEP:
+        raise SchedlangError(f"--steps goes beyond the largest step {MAX_STEP} "
+                             f"(2**{MAX_STEP.bit_length() - 1})", span, hint=hint)
+    return int(value)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..errors import SchedlangError
 from ..program import compile_declared
+from .ranges import step_number
 
 #: What ``--axis`` may say, and the clock unit each counts on.
 AXIS_UNITS = {"steps": None, "samples": "sp", "tokens": "tok"}
@@ -91,8 +92,6 @@ def window(programs, steps: tuple[int, int | None] | None) -> Window:
 
 def parse_range(text: str | None, span_of) -> tuple[int, int | None] | None:
     """``--steps [START:]STOP``: the steps ``START <= t < STOP`` (STOP may be left out)."""
-    from .commands import _step_number  # lazy: a cycle (commands imports this module); one reader of a step
-
     if text is None:
         return None
     parts = text.split(":")
@@ -103,7 +102,7 @@ def parse_range(text: str | None, span_of) -> tuple[int, int | None] | None:
         parts = ["0", *parts]
     numbers, offset = [], 0
     for part in parts:
-        numbers.append(_step_number(part, span_of(offset, max(len(part), 1))))
+        numbers.append(step_number(part, span_of(offset, max(len(part), 1))))
         offset += len(part) + 1
     start, stop = numbers[0] or 0, numbers[1]
     if stop is not None and stop <= start:

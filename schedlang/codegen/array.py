@@ -103,7 +103,7 @@ def float32_exact(number: sp.Expr) -> bool:
     return sp.Rational(value) == number and struct.unpack("f", struct.pack("f", value))[0] == value
 
 
-def _literal(value: sp.Expr) -> str:
+def float_literal(value: sp.Expr) -> str:
     """A float literal for a number (exact rationals, pi, e, ... rounded once).
 
     A non-finite number can only stand in a branch no admissible parameter value reaches
@@ -130,16 +130,15 @@ _INT_CODE = ((sp.Symbol, "_int_symbol"), ((sp.Add, sp.Mul), "_int_ring"), ((sp.M
 class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
     """sympy to straight-line array statements; ``doprint`` returns the final expression.
 
-    Statements naming intermediate arrays (clamped and local steps, integer indices,
-    parameters) accumulate in ``lines``, shared by every use in one function; ``helpers``
-    collects the module-level functions the code calls.  Everything both targets spell
-    alike is here, with the array module named by ``NS`` and its few differing names in
-    ``NAMES``; a target (``codegen/torch.py``, ``codegen/jax.py``) writes the rest: the
-    stubs below (literals, conversions, the function's body), the steps and parameters
-    (``int_step``, ``float_step``, ``param``), integer ``Min``/``Max``, remainder, floor
-    division and rounded ratios (``_int_min_max``, ``_int_mod``, ``_int_div``,
-    ``_rounded_ratio``), the restart index (``_restart_index``), a comparison
-    (``_relation``) and float ``Min``/``Max`` (``_print_Min``).
+    Statements naming intermediate arrays (clamped and local steps, integer indices, parameters)
+    accumulate in ``lines``, shared by every use in one function; ``helpers`` collects the
+    module-level functions the code calls.  Everything both targets spell alike is here, with the
+    array module named by ``NS`` and its few differing names in ``NAMES``; a target
+    (``codegen/torch.py``, ``codegen/jax.py``) writes the rest: the stubs below (literals,
+    conversions, the function's body), the steps and parameters (``int_step``, ``float_step``,
+    ``param``), integer ``Min``/``Max``, remainder, floor division and rounded ratios
+    (``_int_min_max``, ``_int_mod``, ``_int_div``, ``_rounded_ratio``), the restart index
+    (``_restart_index``), a comparison (``_relation``) and float ``Min``/``Max`` (``_print_Min``).
     """
 
     NS = ""
@@ -376,7 +375,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
 
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not isinstance(expr, sp.Piecewise):
-            return _literal(expr)
+            return float_literal(expr)
         if isinstance(expr, sp.Pow):
             square = even_power(expr, self.clamped_steps())  # cos(x)**2: reduced up to its sign
             if square is not None:
@@ -409,7 +408,7 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         return super()._print_Mul(expr)
 
     def _print_Float(self, expr):
-        return _literal(expr)
+        return float_literal(expr)
 
     def _function(self, name):
         def printer(expr):
@@ -472,7 +471,8 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         holds (``0.5``, ``2``) stay powers (``_pow``), exact at whole exponents.
         """
         if base.is_number and base.is_positive and not float32_exact(base):
-            return f"{self.NS}.exp({_literal(sp.log(base))}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
+            log = float_literal(sp.log(base))
+            return f"{self.NS}.exp({log}*{self.parenthesize(exponent, PRECEDENCE['Mul'])})"
         return self._pow(base, exponent)
 
     def _print_floor(self, expr):
@@ -519,13 +519,13 @@ class ArrayPrinter(AtomicPrinting, PythonCodePrinter):
         return self.bool_code(expr)
 
     def _print_NumberSymbol(self, expr):
-        return _literal(expr)
+        return float_literal(expr)
 
     def _print_Exp1(self, expr):
-        return _literal(expr)
+        return float_literal(expr)
 
     def _print_Pi(self, expr):
-        return _literal(expr)
+        return float_literal(expr)
 
 
 for _row in FUNCTIONS:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.algebra import t
-from .array import ArrayPrinter, _literal
+from .array import ArrayPrinter, float_literal
 from .base import GeneratedModule, ModuleSpec, ParamSpec, assemble
 from .counts import CountPrinting, tables_source
 from .integers import (
@@ -362,7 +362,7 @@ class JaxPrinter(CountPrinting, ArrayPrinter):
         numbers = [a for a in expr.args if a.is_number]
         parts = [self._print(a) for a in expr.args if not a.is_number]
         if numbers:
-            parts.append(_literal((min if name == "minimum" else max)(numbers, key=float)))
+            parts.append(float_literal((min if name == "minimum" else max)(numbers, key=float)))
         out = parts[0]
         for other in parts[1:]:
             out = f"jnp.{name}({out}, {other})"
@@ -371,7 +371,7 @@ class JaxPrinter(CountPrinting, ArrayPrinter):
     # -- the function around the code -----------------------------------------------------
 
     def constant_body(self, expr: sp.Expr) -> list[str]:
-        return self.body(f"jnp.full(t.shape, {_literal(expr)}, _f)")
+        return self.body(f"jnp.full(t.shape, {float_literal(expr)}, _f)")
 
     def broadcast(self, value: str) -> str:
         return f"jnp.broadcast_to(jnp.asarray({value}, _f), t.shape)"

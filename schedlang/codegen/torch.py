@@ -40,7 +40,7 @@ import sympy as sp
 
 from . import python as python_codegen
 from . import templates
-from .array import ArrayPrinter, _literal
+from .array import ArrayPrinter, float_literal
 from .base import ModuleSpec, ParamSpec, header, keyword_params, schedules_table
 from .classes import Module, check_class_name, class_params, params_check_source, source_phrase
 from .counts import CountPrinting
@@ -138,7 +138,7 @@ class TorchPrinter(CountPrinting, ArrayPrinter):
 
     def tensor(self, value: sp.Expr) -> str:
         """A 0-d tensor holding a number (for ``where``, ``minimum``: never a Python number)."""
-        return self.bind(("c", value), f"torch.full((), {_literal(value)}, dtype=_compute, device=_dev)")
+        return self.bind(("c", value), f"torch.full((), {float_literal(value)}, dtype=_compute, device=_dev)")
 
     def float_tensor(self, expr: sp.Expr) -> str:
         return self.tensor(expr) if expr.is_number else self._print(expr)
@@ -264,7 +264,7 @@ class TorchPrinter(CountPrinting, ArrayPrinter):
     # -- the function around the code -----------------------------------------------------
 
     def constant_body(self, expr: sp.Expr) -> list[str]:
-        return [f"return torch.full(t.shape, {_literal(expr)}, dtype=_dtype, device=t.device)"]
+        return [f"return torch.full(t.shape, {float_literal(expr)}, dtype=_dtype, device=t.device)"]
 
     def broadcast(self, value: str) -> str:
         return f"torch.zeros(t.shape, dtype=_compute, device=_dev) + {value}"
@@ -304,7 +304,7 @@ def _min_max(expr, parts: list[str], literal: list[bool], make_tensor) -> str:
         out = f"torch.{'minimum' if is_min else 'maximum'}({out}, {other})"
     if numbers:
         bound = (min if is_min else max)(numbers, key=float)
-        text = str(int(bound)) if bound.is_Integer else _literal(bound)
+        text = str(int(bound)) if bound.is_Integer else float_literal(bound)
         out = f"torch.clamp({out}, {'max' if is_min else 'min'}={text})"
     return out
 

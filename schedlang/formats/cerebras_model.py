@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..library.presets import _common as kinds
+from ..library.presets import kinds
 from ..library.presets.cerebras import TABLE
 
 REQ = object()

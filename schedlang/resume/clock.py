@@ -47,10 +47,11 @@ class TokenClock:
 def on_new_clock(old: Program | None, new: Program | None, step: int, samples: int | None,
                  tokens: int | None, where: str) -> TokenClock | None:
     """The token-clock comparison's inputs, or None where the step clock decides: the new
-    file declares no batch schedule, or the original declares none (it counts steps only)."""
+    file declares no batch schedule, or the original declares none (it counts steps only).
+    Each is placed on the resumed run as any program is once its values are bound
+    (``Program.on_clock``), neither lowered again."""
     table = new.batch_schedule if new is not None else None
-    if table is None or old is None or old.batch_schedule is None or not old.from_source \
-            or not new.from_source:
+    if table is None or old is None or old.batch_schedule is None:
         return None
     history = old.batch_schedule
     unit = "tok" if table.seq_len is not None and history.seq_len is not None else "sp"

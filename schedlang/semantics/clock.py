@@ -34,7 +34,9 @@ formula directly.  Positions are numbers: the batch schedule and every length be
 on the token clock are fixed when the file is compiled (``Lowered.fixed``).  Placing comes after
 the parameters are bound: the walk of a file leaves each ``schedule`` on these clocks
 ``Unplaced`` (``lower_clock``) and ``Lowered.placed`` places it, so other values (``rebind``),
-another run's batch schedule (``Program.on_clock``) or the measured form place the same walk.
+another run's batch schedule (``Program.on_clock``) or the measured form place the same walk;
+a value inside a statement that read the clock while walking is computed again from the
+walk's record of the values it was computed from (``lower_clock.recorded_value``).
 """
 
 from __future__ import annotations

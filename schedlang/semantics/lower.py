@@ -32,7 +32,7 @@ from ..library.stdlib import Builtin
 from ..syntax import ir
 from .lower_batch import BatchCallLowering
 from .lower_calls import CallLowering, TimeScale
-from .lower_clock import ClockLowering, Unplaced
+from .lower_clock import ClockLowering, Frame, Unplaced
 from .lower_expressions import ExpressionLowering, Function, Known
 from .params import PARAM_TYPES, ParamInfo, param_symbol, plain_symbol
 from .run import RunLength
@@ -72,9 +72,10 @@ class Lowered:
         the batch schedule built with them and every ``schedule`` with parts on the sample or
         token clock placed on it, without lowering the file again.  ``clock`` replaces the
         file's own batch schedule (another run's, ``Program.on_clock``); ``measured``: the
-        measured form (``semantics.clock.place``).  Only where the walk of the file itself read
-        the values or the clock (a schedule on the clock inside an expression, a ``let`` or a
-        ``def``, placed where it is read) is the file lowered again."""
+        measured form (``semantics.clock.place``).  Where the walk itself read the values or the
+        clock (a schedule on the clock inside an expression, a ``let`` or a ``def``, placed where
+        it is read; OLMo-core's lr factor), only the values that read them are computed again
+        (``ClockLowering.recorded_value``): the walk's calls are not lowered again."""
         if self._walker is None:
             return self
         return self._walker.placed(given, clock, measured)
@@ -157,7 +158,17 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         self.run_length: RunLength | None = None
         self._clock: Clock | None = None
         self.clock_given: Clock | None = None  # lower(clock=...): another run's batch schedule
-        self.clock_read = False  # whether the clock was read (by the walk: Lowerer.placed)
+        # the walk's record of each value and whether it read the bound values or the clock
+        # (ClockLowering.recorded_value), which placing the file again computes anew
+        self.frames: list[Frame] = []
+        self.record: dict[tuple, tuple[ir.Node, object]] = {}
+        self.replaying = False
+        self.walking = False
+        self.last_read = False  # whether the last value recorded read them
+        self.read_statements: list[int] = []  # the lets and schedules whose values read them
+        self.read_names: set[str] = set()  # their names
+        self.read_outside = False  # read by a `param` or `run`: placing lowers the file again
+        self.scope_reads: list[set[str]] = []  # per scope, the arguments whose values read them
         self.deferring: ir.Node | None = None  # the value of the `schedule` being walked
         self.run_span: Span | None = None  # the value of `run = ...` in tokens (its check)
         self._lowering_batch = False
@@ -189,17 +200,21 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         """The walk of the file, once: every statement lowered, symbolic in the parameters; the
         batch schedule and the ``schedule``s on the sample or token clock are then placed with
         this lowering's values (``place_on``), and again with others by ``Lowered.placed``."""
-        self.walk()
-        return self.place_on(self.given, self.clock_given, self.measured)
+        self.walking = True
+        try:
+            self.walk()
+        finally:
+            self.walking = False
+        return self.place_on(self.given, self.clock_given, self.measured, again=False)
 
     def walk(self) -> None:
-        for stmt in self.module.statements:
+        for index, stmt in enumerate(self.module.statements):
             if isinstance(stmt, ir.BatchDecl):
                 self._batch_decl(stmt)
             elif isinstance(stmt, ir.RunDecl):
                 self._run(stmt)
             else:
-                self._definition(stmt)
+                self._definition(stmt, index)
         self.defining = None
         self._where_clauses()
         if not self.schedules:
@@ -213,9 +228,10 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
             raise SchedlangError("the file declares `batch` twice", stmt.span,
                                  hint=f"first declared at {self.batches[0].span.location}")
 
-    def _definition(self, stmt: ir.Param | ir.Let | ir.Def | ir.ScheduleDecl) -> None:
+    def _definition(self, stmt: ir.Param | ir.Let | ir.Def | ir.ScheduleDecl, index: int) -> None:
         """A statement that defines a name (``param``, ``let``, ``def``, ``schedule``), which no
-        statement before it defines and which is not ``t`` or a clock's unit."""
+        statement before it defines and which is not ``t`` or a clock's unit; ``index`` is its
+        place in the file (``replay`` computes it again by it)."""
         self.defining = stmt.name
         if stmt.name in self.env or stmt.name in self.defined_at:
             raise SchedlangError(f"'{stmt.name}' is already defined", stmt.span,
@@ -225,31 +241,44 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         _refuse_clock_name(stmt)
         if isinstance(stmt, ir.Param):
             self._param(stmt)
-        elif isinstance(stmt, ir.Let):
-            self.env[stmt.name] = self.value(stmt.value)
         elif isinstance(stmt, ir.Def):
             self.env[stmt.name] = Function(stmt)
         else:
-            self._schedule_decl(stmt)
+            self._statement(stmt, index)
         self.defined_at[stmt.name] = stmt.span
 
-    def _schedule_decl(self, stmt: ir.ScheduleDecl) -> None:
-        """``schedule name = ...``: its value lowered, and a schedule on the sample or token clock
-        left to be placed once the batch schedule is built (a chain on the clock is placed after
-        binding)."""
-        self.deferring = stmt.value
+    def _statement(self, stmt: ir.Let | ir.ScheduleDecl, index: int) -> None:
+        """A ``let``'s or a ``schedule``'s value, in a file with a batch schedule under a
+        ``Frame`` of its own: one whose value read the bound values or the clock (a placed chain
+        inside an expression, a ``let`` or a ``def``; OLMo-core's lr factor) is noted, and
+        computed again from the walk's record where the file is placed (``replay``)."""
+        frame = Frame((index,))
+        if self.batches:
+            self.frames.append(frame)
+        try:
+            if isinstance(stmt, ir.Let):
+                self.env[stmt.name] = self.value(stmt.value)
+            else:
+                value = self._schedule(stmt)
+                self.schedules[stmt.name] = (value, stmt.span)
+                self.env[stmt.name] = value
+        finally:
+            if self.batches:
+                self.frames.pop()
+        if frame.read and not self.replaying:
+            self.read_statements.append(index)
+            self.read_names.add(stmt.name)
+
+    def _schedule(self, stmt: ir.ScheduleDecl):
+        """A ``schedule``'s value: a segment, or ``Unplaced`` where its parts count samples or
+        tokens (placed once the parameters are bound)."""
+        self.deferring = stmt.value  # a chain on the clock is placed after binding
         try:
             value = self.value(stmt.value)
         finally:
             self.deferring = None
-        if not isinstance(value, Unplaced):
-            value = self._schedule_segment(stmt, value)
-        self.schedules[stmt.name] = (value, stmt.span)
-        self.env[stmt.name] = value
-
-    def _schedule_segment(self, stmt: ir.ScheduleDecl, value):
-        """A schedule's value as a segment counted in steps (a chain already is), or, on a clock,
-        one placed later."""
+        if isinstance(value, Unplaced):
+            return value
         segment = self.schedule_value(value, stmt.value, "a schedule")
         self.refuse_amount(segment, stmt.value.span)
         if not isinstance(stmt.value, ir.Seq):
@@ -257,45 +286,67 @@ class Lowerer(ExpressionLowering, CallLowering, ClockLowering, BatchCallLowering
         if segment.clock is None:
             return segment
         self.deferring = stmt.value
-        value = self.place_later(stmt.value, "resolve", segment, stmt.value.span)
-        self.deferring = None
-        return value
+        try:
+            return self.place_later(stmt.value, "resolve", segment, stmt.value.span)
+        finally:
+            self.deferring = None
 
     # -- placing on the batch schedule (SPEC §12) -------------------------------------
 
     def placed(self, given: dict, clock: Clock | None, measured: list | None) -> Lowered:
-        """``Lowered.placed``: this walk placed with ``given``; lowered again only where the walk
-        read values that differ, or read the clock and another one (or the measured form) is
-        asked for."""
-        differ = any(given.get(name) != value for name, value in self.fixed.items())
-        if differ or (self.clock_read and (clock is not None or measured is not None
-                                           or self.clock_given is not None or self.measured is not None)):
+        """``Lowered.placed``: this walk placed with ``given`` (on ``clock``, in the measured form
+        where ``measured`` is a list); the file is lowered again only where the walk read the
+        bound values outside a ``let`` or ``schedule`` (``read_outside``: in a ``param``'s
+        default, the ``run`` or a ``where``, which read no clock in any file that compiles)."""
+        if self.read_outside:
             return lower(self.module, given=given, clock=clock, measured=measured)
-        return self.place_on(given, clock, measured)
+        return self.place_on(given, clock, measured, again=True)
 
-    def place_on(self, given: dict | None, clock: Clock | None, measured: list | None) -> Lowered:
+    def place_on(self, given: dict | None, clock: Clock | None, measured: list | None,
+                 again: bool) -> Lowered:
         """The walk's result placed with ``given`` by a copy of this ``Lowerer`` (which then
         answers ``Lowered.value`` with those values): the batch schedule built (or ``clock``),
-        then every ``Unplaced`` schedule placed on it."""
+        the statements whose values read it computed again (``again``; not for the walk's own
+        values, which ``run`` places), then every ``Unplaced`` schedule placed on it."""
         placer = copy.copy(self)
         placer.given = given or {}
-        placer.fixed = dict(self.fixed)
-        # the walk's own clock was built with these values (``placed`` checked them)
-        placer._clock = clock if clock is not None else self._clock if self.clock_given is None else None
         placer.measured = measured
         placer.durations = list(self.durations)
-        placer.length_units = []
-        return placer.place_statements(self)
+        placer.length_units, placer.frames, placer.scopes, placer.scope_reads = [], [], [], []
+        placer.calling, placer.time_scales, placer.expanded = [], [], 0
+        if again:  # built anew with these values (or the clock given)
+            placer.fixed, placer._clock, placer._olmo_batches = {}, clock, None
+            placer.env, placer.schedules = dict(self.env), dict(self.schedules)
+        else:  # the walk's own values and clock (lower(clock=...) set it)
+            placer.fixed = dict(self.fixed)
+        return placer.place_statements(self, again)
 
-    def place_statements(self, walker: Lowerer) -> Lowered:
+    def place_statements(self, walker: Lowerer, again: bool) -> Lowered:
         if self.batches:
             self.clock_at(self.batches[0].span)  # its errors before any placement's
         if self.run_span is not None and self.clock_at(self.run_span).seq_len is None:
             raise SchedlangError("a run counted in tokens needs the tokens per sample", self.run_span,
                                  hint="declare `param seq_len: int = 4096`, or give the run in sp or steps")
+        if again:
+            self.replay()
         schedules = {name: (self.placed_value(value), span) for name, (value, span) in self.schedules.items()}
         return Lowered(self.params, schedules, self.durations, self._clock, self.fixed, self.run_length,
                        self.module, self, walker)
+
+    def replay(self) -> None:
+        """The statements whose values read the bound values or the clock, computed again with
+        this placement's, in the file's order: each value that read none is the walk's
+        (``recorded_value``), so only what depends on the placement is computed.  Their lengths
+        are the walk's already (``durations``)."""
+        durations = self.durations
+        self.replaying, self.durations = True, []
+        try:
+            for index in self.read_statements:
+                stmt = self.module.statements[index]
+                self.defining = stmt.name
+                self._statement(stmt, index)
+        finally:
+            self.replaying, self.durations, self.defining = False, durations, None
 
     def _run(self, stmt: ir.RunDecl) -> None:
         """``run = N``: a number of steps, or an amount on the run's clock (``4e12tok``)."""

@@ -315,7 +315,11 @@ class CallLowering:
         if len(node.args) > len(fdef.params):
             raise SchedlangError(f"{fdef.name}() takes {len(fdef.params)} arguments, got "
                                  f"{len(node.args)}", node.args[len(fdef.params)].span)
-        bound = {p: self.value(a) for p, a in zip(fdef.params, node.args)}
+        bound, read = {}, set()  # read: the arguments whose values read the clock (_name)
+        for param, arg in zip(fdef.params, node.args):
+            bound[param] = self.value(arg)
+            if self.last_read:
+                read.add(param)
         for kw in node.keywords:
             if kw.name not in fdef.params:
                 hint, fix = suggest(kw.name, fdef.params, _keyword_name_span(kw))
@@ -324,6 +328,8 @@ class CallLowering:
             if kw.name in bound:
                 raise SchedlangError(f"{fdef.name}() got '{kw.name}' twice", kw.span)
             bound[kw.name] = self.value(kw.value)
+            if self.last_read:
+                read.add(kw.name)
         missing = [p for p in fdef.params if p not in bound]
         if missing:
             raise SchedlangError(f"{fdef.name}() is missing '{missing[0]}'", node.span,
@@ -331,10 +337,12 @@ class CallLowering:
         self._spend_expansion(fdef, node)
         self.calling.append(fdef.name)
         self.scopes.append(bound)
+        self.scope_reads.append(read)
         try:
             return self.value(fdef.body)
         finally:
             self.scopes.pop()
+            self.scope_reads.pop()
             self.calling.pop()
 
     def _spend_expansion(self, fdef: ir.Def, node: ir.Call) -> None:

@@ -5,7 +5,11 @@ it is computed with, and which clock each value counts.
 which are fixed when the file is compiled (``Lowered.fixed``).  The value of a ``schedule``
 with parts on those clocks is left ``Unplaced`` by the walk of the file (``place_later``):
 it is placed on the batch schedule once the parameters are bound (``Lowered.placed``), so a
-new value of ``seq_len`` or a batch places the file again without lowering it again.
+new value of ``seq_len`` or a batch places the file again without lowering it again.  A value
+that reads the clock inside a statement (a placed chain inside an expression, a ``let`` or a
+``def``; OLMo-core's lr factor) is noted by the walk, which records every other value it
+computes (``recorded_value``): placing computes again only those that read the clock, from
+the recorded ones.
 ``common_clock``, ``call_clock`` and ``preset_clock`` keep each value on one clock;
 ``on_samples`` / ``on_tokens`` (the rows of role ``on_clock`` in ``library/clock_calls``) put a
 schedule counted in steps on the run's clock.
@@ -30,6 +34,18 @@ from .clock import BatchValue, resolve_single
 from .params import to_number
 
 
+@dataclass
+class Frame:
+    """One node's value being lowered in a ``let`` or ``schedule`` statement (``recorded_value``):
+    ``key`` is its path from the statement (the index of each ``value`` call among its parent's,
+    so a ``def`` body called twice has two), ``read`` whether its value read the bound values
+    or the batch schedule (then it is computed again when the file is placed)."""
+
+    key: tuple
+    children: int = 0
+    read: bool = False
+
+
 @dataclass(frozen=True)
 class Unplaced:
     """The value of a ``schedule`` statement whose parts count samples or tokens, before it is
@@ -44,6 +60,44 @@ class Unplaced:
 class ClockLowering:
     """The part of the ``Lowerer`` (``lower.py``) that knows the sample and token clocks (see
     ``ExpressionLowering`` for why the ``Lowerer`` is split into parts it inherits)."""
+
+    def recorded_value(self, node: ir.Node):
+        """``node``'s value in a statement of a file with a batch schedule, recorded by the walk
+        with whether it read the bound values or the clock.  Placing the file again
+        (``replaying``) computes again only the values that read them: any other comes from the
+        walk's record, so a placed chain inside an expression, a ``let`` or a ``def`` is placed
+        again where it is read, its parts not lowered again."""
+        parent = self.frames[-1]
+        key = (parent.key, parent.children)
+        parent.children += 1
+        if self.replaying:
+            hit = self.record.get(key)
+            if hit is not None and hit[0] is node:
+                self.last_read = False
+                return hit[1]
+        frame = Frame(key)
+        self.frames.append(frame)
+        try:
+            value = self.node_value(node)
+        finally:
+            self.frames.pop()
+        if frame.read:
+            parent.read = True
+        elif not self.replaying:
+            self.record[key] = (node, value)
+        self.last_read = frame.read
+        return value
+
+    def mark_read(self) -> None:
+        """The value being lowered reads the bound values or the batch schedule: it is computed
+        again where the file is placed with others (``recorded_value``).  Outside a statement's
+        value (while the walk lowers a ``param`` or ``run``) the file is lowered again then."""
+        if self._lowering_batch:
+            return  # the batch schedule itself, built again wherever the file is placed
+        if self.frames:
+            self.frames[-1].read = True
+        elif self.walking:
+            self.read_outside = True
 
     def place_later(self, node: ir.Node, method: str, *args):
         """``method(*args)``, a value placed on the batch schedule, or, where ``node`` is the
@@ -68,7 +122,7 @@ class ClockLowering:
 
     def clock_at(self, span: Span) -> Clock:
         """The run's batch schedule, lowered from ``batch = ...`` on first use."""
-        self.clock_read = True  # the values it is built with are read, and it is (Lowerer.placed)
+        self.mark_read()
         if self._clock is not None:
             return self._clock
         if not self.batches:
@@ -79,11 +133,12 @@ class ClockLowering:
             raise SchedlangError("the batch schedule cannot depend on a length in samples or "
                                  "tokens", span)
         decl = self.batches[0]
-        self._lowering_batch = True
+        # built wherever the file is placed, so not among the values of the statement reading it
+        self._lowering_batch, frames, self.frames = True, self.frames, []
         try:
             value = self.value(decl.value)
         finally:
-            self._lowering_batch = False
+            self._lowering_batch, self.frames = False, frames
         if isinstance(value, BatchValue):
             table = value.table
         else:
@@ -139,6 +194,7 @@ class ClockLowering:
         return int(value)
 
     def fixed_value(self, name: str, span: Span | None, what: str) -> sp.Expr:
+        self.mark_read()
         if name in self.fixed:
             return self.fixed[name]
         info = self.params[name]

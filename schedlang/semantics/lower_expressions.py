@@ -95,6 +95,26 @@ class Known:
     symbols: dict
 
 
+def definition_cycle(defining: str | None, name: str, statements: dict, later: dict,
+                     defined_at: dict) -> list[str] | None:
+    """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
+    through other later definitions (``statements`` by name, those not yet ``defined_at``), the
+    statement being lowered, ``defining``: moving it up cannot help."""
+    if defining is None:
+        return None
+    paths, seen = [[defining, name]], {name}
+    while paths:
+        path = paths.pop(0)
+        statement = statements.get(path[-1])
+        for used in _names_used(statement) if statement is not None else ():
+            if used == defining:
+                return [*path, used]
+            if used in later and used not in defined_at and used not in seen:
+                seen.add(used)
+                paths.append([*path, used])
+    return None
+
+
 class ExpressionLowering:
     """The part of the ``Lowerer`` (``lower.py``) that gives expressions their values.
 
@@ -108,6 +128,12 @@ class ExpressionLowering:
     # -- values ----------------------------------------------------------------------
 
     def value(self, node: ir.Node):
+        if self.frames:  # a statement of a file with a batch schedule: recorded (lower_clock)
+            return self.recorded_value(node)
+        return self.node_value(node)
+
+    def node_value(self, node: ir.Node):
+        """``node``'s value, computed: ``_known`` or its ``_<node type>`` method."""
         hit = self._known(node)
         if hit is not None:
             self.durations.extend(hit.durations)
@@ -179,15 +205,13 @@ class ExpressionLowering:
                                      node.span, hint="give times as durations (schedule lengths, `for`, "
                                                      "500ba); stretch(schedule, factor) scales t itself")
             return Segment(tau)
-        for scope in reversed(self.scopes):
+        for scope, read in zip(reversed(self.scopes), reversed(self.scope_reads)):
             if node.id in scope:
+                if node.id in read:  # an argument whose value read the clock (recorded_value)
+                    self.mark_read()
                 return scope[node.id]
         if node.id in self.env:
-            found = self.env[node.id]
-            if isinstance(found, Function):
-                raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
-                                     hint=f"{node.id}({', '.join(found.node.params)})")
-            return self.placed_value(found)  # a schedule read by name is placed where it is read
+            return self._defined(node)
         if node.id in stdlib.CONSTANTS:
             return Segment(stdlib.CONSTANTS[node.id])
         if node.id in stdlib.SCHEDULES or node.id in stdlib.MATH:
@@ -195,12 +219,24 @@ class ExpressionLowering:
                                  hint=f"e.g. {signature_of(node.id)}")
         raise self.unknown(node)
 
+    def _defined(self, node: ir.Name):
+        """The value of a name the file defined before (a ``param``, ``let`` or ``schedule``);
+        a schedule read by name is placed where it is read."""
+        found = self.env[node.id]
+        if isinstance(found, Function):
+            raise SchedlangError(f"'{node.id}' is a function; call it with arguments", node.span,
+                                 hint=f"{node.id}({', '.join(found.node.params)})")
+        if node.id in self.read_names:  # a let or schedule whose value read the clock
+            self.mark_read()
+        return self.placed_value(found)
+
     def unknown(self, node: ir.Name) -> SchedlangError:
         if node.id in stdlib.DATA_DEPENDENT:
             return SchedlangError(f"a schedule cannot depend on '{node.id}'", node.span,
                                   hint=stdlib.DATA_DEPENDENT[node.id])
         if node.id in self.later:
-            cycle = self._cycle(node.id)
+            cycle = definition_cycle(self.defining, node.id, self.statements, self.later,
+                                     self.defined_at)
             if cycle and node.id == self.defining:
                 return SchedlangError(f"'{node.id}' is defined in terms of itself", node.span,
                                       hint="a definition cannot use its own name; write its value out")
@@ -225,23 +261,6 @@ class ExpressionLowering:
         if hint is None and "." not in node.id:
             hint = "schedules may use t, parameters, let-names and the standard library"
         return SchedlangError(f"unknown name '{node.id}'", node.span, hint=hint, code="unknown-name", fix=fix)
-
-    def _cycle(self, name: str) -> list[str] | None:
-        """``[defining, name, ..., defining]`` when ``name`` (defined later) needs, directly or
-        through other later definitions, the statement being lowered: moving it up cannot help."""
-        if self.defining is None:
-            return None
-        paths, seen = [[self.defining, name]], {name}
-        while paths:
-            path = paths.pop(0)
-            statement = self.statements.get(path[-1])
-            for used in _names_used(statement) if statement is not None else ():
-                if used == self.defining:
-                    return [*path, used]
-                if used in self.later and used not in self.defined_at and used not in seen:
-                    seen.add(used)
-                    paths.append([*path, used])
-        return None
 
     def _binop(self, node: ir.BinOp):
         left = self.schedule_value(self.value(node.left), node.left, "a number")

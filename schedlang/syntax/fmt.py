@@ -45,7 +45,7 @@ from lark import Token, Tree
 from ..errors import SchedlangError
 from ..limits import recursion_room
 from . import ir
-from .parser import _BOM, lark_text, make_parser, parse
+from .parser import BOM, lark_text, make_parser, parse
 
 WIDTH = 100
 INDENT = 4
@@ -434,8 +434,8 @@ def format_source(text: str | bytes, filename: str = "<string>") -> str:
     if isinstance(text, bytes):
         parse(text, filename)  # the compiler's own message for bytes that are not UTF-8
         text = text.decode("utf-8")
-    bom = _BOM if text.startswith(_BOM) else ""
-    text = text.removeprefix(_BOM)
+    bom = BOM if text.startswith(BOM) else ""
+    text = text.removeprefix(BOM)
     with recursion_room():
         before = parse(text, filename)  # every diagnostic (syntax, limits) as the compiler gives it
         tree, comments = _tree(text)

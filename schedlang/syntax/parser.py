@@ -28,7 +28,7 @@ from . import ir
 RESERVED = frozenset("param let def schedule where if then else for jump and or not true false".split())
 #: The words that are keywords only where a statement starts (SPEC §2): ``param run: int`` stays a name.
 STATEMENT_WORDS = frozenset({"batch", "run"})
-_BOM = "\ufeff"
+BOM = "\ufeff"
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 # What each terminal means to a person reading an error.
@@ -68,7 +68,7 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
                 Span.at_offset(source, exc.start),
                 hint="save the file as UTF-8 text", code="not-utf8") from None
     # Editors on Windows write a BOM; it is not part of the text, and columns count without it.
-    text = text.removeprefix(_BOM)
+    text = text.removeprefix(BOM)
     source = Source(text, filename)
     if not _has_code(text):
         raise SchedlangError(
@@ -78,7 +78,7 @@ def parse(text: str | bytes, filename: str = "<string>") -> ir.Module:
     try:
         with _LOCK:
             _BUILDER.reset(source)
-            return _lark().parse(lark_text(text))
+            return lark_parser().parse(lark_text(text))
     except lark.exceptions.UnexpectedCharacters as exc:
         error = _unexpected_character(source, exc)
         error.code = "syntax"
@@ -144,7 +144,9 @@ def make_parser(name: str, **runtime) -> lark.Lark:
 
 
 @functools.lru_cache(maxsize=1)
-def _lark() -> lark.Lark:
+def lark_parser() -> lark.Lark:
+    """The language's one lark parser (its grammar's terminals, which ``cli/highlight`` reads
+    too), built on first use."""
     # lark binds the inline transformer when the parser is built, so one parser and
     # one builder serve every call; the builder is pointed at each new source in turn.
     return make_parser("parse", transformer=_BUILDER)

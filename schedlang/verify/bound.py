@@ -1,6 +1,6 @@
 """Bound schedules (every parameter has a value): the verdict, earliest difference first.
 
-Each interval between breakpoints is proven symbolically (``symbolic._zero_between``), or
+Each interval between breakpoints is proven symbolically (``symbolic.zero_between``), or
 walked from one floor change to the next (``_walk``): a piece proven equal is passed at
 once, any other scanned step by step (``scan``), so a difference found is the earliest.
 """
@@ -18,8 +18,8 @@ from ..core import exact_eval as ev
 from ..core.algebra import t
 from ..core.special import restart_index
 from .intervals import Undecidable, normalise, order, rank_of, restrict, thresholds
-from .scan import MAX_SCAN_SECONDS, MAX_STEPS, _Scan, _scan_range
-from .symbolic import MAX_DEPTH, _zero_between
+from .scan import MAX_SCAN_SECONDS, MAX_STEPS, Scan, scan_range
+from .symbolic import MAX_DEPTH, zero_between
 from .verdict import DIFFERENT, EQUIVALENT, UNKNOWN, Counterexample, Verdict
 from .zero import as_floors, pinned, zero_on
 
@@ -43,9 +43,11 @@ def _pure_period(e: sp.Expr) -> int | None:
     return period if t not in e.xreplace(mods).free_symbols else None
 
 
-def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS,
-                  seconds: float = MAX_SCAN_SECONDS) -> Verdict:
-    scan = _Scan(rtol, max_steps, seconds)
+def decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS,
+                 seconds: float = MAX_SCAN_SECONDS) -> Verdict:
+    """The verdict on two bound schedules (every parameter has a value): the earliest
+    difference, or equivalent by the strongest kind of proof every interval needed."""
+    scan = Scan(rtol, max_steps, seconds)
     try:
         verdict = _bound_range(na, nb, 0, None, scan, MAX_DEPTH)
     except RecursionError:
@@ -62,7 +64,7 @@ def _decide_bound(na, nb, rtol: Fraction, max_steps: int = MAX_STEPS,
     return Verdict(EQUIVALENT, "exhaustive-exact")
 
 
-def _bound_range(na, nb, lo: int, hi: int | None, scan: _Scan, depth: int) -> Verdict | None:
+def _bound_range(na, nb, lo: int, hi: int | None, scan: Scan, depth: int) -> Verdict | None:
     """Bound schedules on ``[lo, hi)``: a verdict that ends the comparison, or None (proven,
     or left ``pending`` in ``scan``).  Each interval between breakpoints is proven
     symbolically, or walked from one floor change to the next (``_walk``)."""
@@ -83,7 +85,7 @@ def _bound_range(na, nb, lo: int, hi: int | None, scan: _Scan, depth: int) -> Ve
         except Undecidable as exc:
             return Verdict(UNKNOWN, reason=str(exc))
         try:
-            if _zero_between(ra, rb, [], 0, sp.Integer(a), None if b is None else sp.Integer(b), 2):
+            if zero_between(ra, rb, [], 0, sp.Integer(a), None if b is None else sp.Integer(b), 2):
                 continue
         except (TypeError, ValueError, RecursionError, Undecidable):
             pass
@@ -122,7 +124,7 @@ def _next_event(events, s: int) -> int:
     return max(best, s + 1)
 
 
-def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | None:
+def _walk(ra, rb, a: int, b: int | None, scan: Scan, depth: int) -> Verdict | None:
     """``[a, b)`` with no symbolic proof: piece by piece between floor changes (each piece
     proven, or scanned step by step from its start, so a difference found is the earliest),
     a periodic tail for one period; anything else step by step."""
@@ -131,7 +133,7 @@ def _walk(ra, rb, a: int, b: int | None, scan: _Scan, depth: int) -> Verdict | N
     pa, pb = _pure_period(ra), _pure_period(rb)
     period = math.lcm(pa, pb) if pa is not None and pb is not None else None
     if depth <= 0 or not events:
-        return _scan_range(ra, rb, a, b, period, scan)
+        return scan_range(ra, rb, a, b, period, scan)
     end = b if b is not None else (a + period if period is not None else None)
     difference = _difference_events(ea, eb, events)
     if difference is not None:
@@ -181,7 +183,7 @@ def _never_zero(factor: sp.Expr) -> bool:
         and factor.exp.is_real is not False
 
 
-def _walk_difference(ra, rb, ea, eb, d, d_events, a: int, end: int | None, scan: _Scan,
+def _walk_difference(ra, rb, ea, eb, d, d_events, a: int, end: int | None, scan: Scan,
                      depth: int) -> Verdict | None:
     """``[a, end)`` a piece of the difference ``d`` at a time: a piece where ``d`` is proven zero
     is passed at once, whatever the two sides' other floors do there (each floor's changes are
@@ -219,7 +221,7 @@ def _walk_difference(ra, rb, ea, eb, d, d_events, a: int, end: int | None, scan:
     return None
 
 
-def _differ_at(ra, rb, step: int, scan: _Scan) -> Verdict | None:
+def _differ_at(ra, rb, step: int, scan: Scan) -> Verdict | None:
     """The verdict "different at ``step``", already proven, with both values (enclosures where
     they are too small or large to write: ``0.5 ** 715827876``); None if they cannot be had."""
     try:
@@ -234,7 +236,7 @@ def _differ_at(ra, rb, step: int, scan: _Scan) -> Verdict | None:
         step, ev.to_float(va), ev.to_float(vb), {}, None, None, earliest=scan.pending is None))
 
 
-def _walk_pieces(ra, rb, ea, eb, events, a: int, end: int | None, scan: _Scan,
+def _walk_pieces(ra, rb, ea, eb, events, a: int, end: int | None, scan: Scan,
                  depth: int) -> Verdict | None:
     """``[a, end)`` piece by piece between the changes of every floor (see ``_walk``)."""
     s, pieces = a, 0

@@ -41,7 +41,7 @@ def pick_schedule(x, params: dict | None = None, filename: str = "<string>"):
     return x
 
 
-def _side(x, params: dict, expand: bool = True) -> _Side:
+def read_side(x, params: dict, expand: bool = True) -> _Side:
     """``x``'s formula with ``params`` bound; ``expand``: in the form the proof rules read
     (``prepared``), else as compiled (what two sides are compared by first: identical formulas
     need no proof rule)."""
@@ -75,7 +75,7 @@ def identical(a: sp.Expr, b: sp.Expr) -> bool:
     return a == b and not a.has(sp.nan, sp.zoo, sp.oo, -sp.oo)
 
 
-def _merge_symbols(a: _Side, b: _Side) -> None:
+def merge_symbols(a: _Side, b: _Side) -> None:
     """One symbol per parameter name, with the assumptions of both sides (admissible for both)."""
     for name in set(a.symbols) & set(b.symbols):
         sa, sb = a.symbols[name], b.symbols[name]

@@ -38,12 +38,12 @@ import sympy as sp
 
 from ..core.algebra import before, piecewise, t
 from ..errors import SchedlangError
-from .bound import _decide_bound
+from .bound import decide_bound
 from .eliminate import eliminate
-from .inputs import _merge_symbols, _side, identical, prepared
+from .inputs import identical, merge_symbols, prepared, read_side
 from .intervals import facts_from, normalise
-from .search import QUICK_COMBOS, _search
-from .symbolic import _FAILURE, _PROOF_DEADLINE, MAX_CASE_SPLITS, MAX_PROOF_SECONDS, _failed, _prove
+from .search import QUICK_COMBOS, search_difference
+from .symbolic import FAILURE, MAX_CASE_SPLITS, MAX_PROOF_SECONDS, PROOF_DEADLINE, failed, prove
 from .verdict import EQUIVALENT, UNKNOWN, Verdict
 
 
@@ -72,7 +72,7 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
     free = (sa.expr.free_symbols | sb.expr.free_symbols) - {t}
     if not free:
         return Verdict(EQUIVALENT, "symbolic") if same else \
-            _decide_bound(normalise(sa.expr), normalise(sb.expr), rtol)
+            decide_bound(normalise(sa.expr), normalise(sb.expr), rtol)
     elim = eliminate(conditions, free)
     if elim.contradiction or sp.false in elim.conditions:
         return Verdict(UNKNOWN, reason="the `where` clauses admit no parameter values")
@@ -84,8 +84,8 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
         """Whether both programs accept these values (compiling checks more than the clauses:
         ``linear(1, 0, n - w)`` divides by ``n - w``)."""
         try:
-            _side(a, {**params, **values})
-            _side(b, {**params, **values})
+            read_side(a, {**params, **values})
+            read_side(b, {**params, **values})
         except SchedlangError:
             return False
         return True
@@ -95,21 +95,21 @@ def equivalent(a, b, *, params: dict | None = None, rtol=0, start: int = 0,
         # counts in ``constant(1, n - w)``), so the counterexample names a value for each parameter
         for value in list(elim.mapping.values()) + elim.conditions:
             new_free |= value.free_symbols - {t}
-        return _search(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol, why, raw,
-                       admissible, first)
+        return search_difference(na, nb, sorted(new_free, key=str), elim, sorted(free, key=str), rtol, why,
+                                 raw, admissible, first)
 
     if any(_costly_form(e) for e in raw):
         # a min/max of parameters (DeepSpeed's ``max(2, warmup_num_steps)``) becomes a Piecewise
         # whose conditions hold Piecewises: seconds of sympy for the normal form and the proof.
         # The search's first few values, cheap once bound, go first: a difference they find is
-        # proven at a step (``_decide_bound``) and is the one the full search would report.
+        # proven at a step (``decide_bound``) and is the one the full search would report.
         quick = searched(*raw, (raw[0].free_symbols | raw[1].free_symbols) - {t}, first=QUICK_COMBOS)
         if quick.different:
             return quick
     na, nb = normalise(raw[0]), normalise(raw[1])
     new_free = (na.free_symbols | nb.free_symbols) - {t}
     if not new_free:
-        return _decide_bound(na, nb, rtol)
+        return decide_bound(na, nb, rtol)
     proven, why = _symbolic_proof(na, nb, elim.conditions)
     if proven:
         return Verdict(EQUIVALENT, "symbolic")
@@ -127,30 +127,30 @@ def _tolerance(rtol) -> Fraction:
 def _sides(a, b, params: dict):
     """Both inputs read with ``params`` bound, their symbols merged; a parameter that neither
     declares is refused."""
-    sa, sb = _side(a, params, expand=False), _side(b, params, expand=False)
+    sa, sb = read_side(a, params, expand=False), read_side(b, params, expand=False)
     unknown_names = set(params) - set(sa.symbols) - set(sb.symbols)
     if unknown_names:
         raise SchedlangError(f"neither schedule has a parameter '{sorted(unknown_names)[0]}'")
-    _merge_symbols(sa, sb)
+    merge_symbols(sa, sb)
     return sa, sb
 
 
 def _symbolic_proof(na: sp.Expr, nb: sp.Expr, conditions) -> tuple[bool, str | None]:
-    """Whether ``_prove`` proves the normal forms ``na`` and ``nb`` equal under the facts of the
+    """Whether ``prove`` proves the normal forms ``na`` and ``nb`` equal under the facts of the
     clauses ``conditions``, within ``MAX_PROOF_SECONDS``; where not, the first reason it noted."""
     facts = facts_from(conditions)
     notes: list[str] = []
-    token = _FAILURE.set(notes)
-    deadline = _PROOF_DEADLINE.set(time.process_time() + MAX_PROOF_SECONDS)
+    token = FAILURE.set(notes)
+    deadline = PROOF_DEADLINE.set(time.process_time() + MAX_PROOF_SECONDS)
     try:
-        if _prove(na, nb, facts, MAX_CASE_SPLITS):
+        if prove(na, nb, facts, MAX_CASE_SPLITS):
             return True, None
     except (ZeroDivisionError, TypeError, ValueError, RecursionError) as exc:
         # a case whose values make a formula undefined (``Mod(t, w)`` at ``w = 0``): no proof
-        _failed(f"a case could not be evaluated ({type(exc).__name__}: {exc})")
+        failed(f"a case could not be evaluated ({type(exc).__name__}: {exc})")
     finally:
-        _FAILURE.reset(token)
-        _PROOF_DEADLINE.reset(deadline)
+        FAILURE.reset(token)
+        PROOF_DEADLINE.reset(deadline)
     return False, notes[0] if notes else None
 
 

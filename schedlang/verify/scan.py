@@ -1,6 +1,6 @@
-"""Bound schedules compared step by step: ``_Scan`` (exact values, sympy for irrational ones, a
+"""Bound schedules compared step by step: ``Scan`` (exact values, sympy for irrational ones, a
 shared budget, ``pending`` for a step neither proven equal nor different) and the stretches
-it is run over (``_scan_range``; a long one scanned in float64 first, ``_float_first``).
+it is run over (``scan_range``; a long one scanned in float64 first, ``_float_first``).
 This is the last resort of every proof of bound schedules, so its caps bound every verdict.
 """
 
@@ -29,7 +29,7 @@ FLOAT_FIRST = 2_000  # a stretch longer than this is scanned in float64 first
 FLOAT_TAIL = 4_000_000  # steps of a tail without a proof scanned in float64
 
 
-class _Scan:
+class Scan:
     """Step-by-step comparison with a shared budget; remembers which kinds of proof were used.
 
     A step whose equality cannot be proven does not stop the scan: it is kept as
@@ -123,7 +123,7 @@ def _small_floors(e: sp.Expr, step: int) -> bool:
     return True
 
 
-def _float_first(ra, rb, a: int, stop: int, scan: _Scan) -> Verdict | None:
+def _float_first(ra, rb, a: int, stop: int, scan: Scan) -> Verdict | None:
     """A long stretch: float64 over all of ``[a, stop)`` first (``float_scan``); a candidate
     proven different exactly is the verdict, after the steps before it were checked one by
     one as far as the budget goes (else it is reported as not necessarily the earliest)."""
@@ -139,7 +139,10 @@ def _float_first(ra, rb, a: int, stop: int, scan: _Scan) -> Verdict | None:
     return None
 
 
-def _scan_range(ra, rb, a: int, b: int | None, period: int | None, scan: _Scan) -> Verdict | None:
+def scan_range(ra, rb, a: int, b: int | None, period: int | None, scan: Scan) -> Verdict | None:
+    """Bound ``ra`` and ``rb`` compared step by step on ``[a, b)`` (``b`` None: one period, or
+    a tail as long as the budget allows, which leaves the verdict unknown): a verdict that ends
+    the comparison, or None."""
     end = b if b is not None else a + period if period is not None else a + FLOAT_TAIL
     if t in ra.free_symbols | rb.free_symbols and end - a > FLOAT_FIRST:
         verdict = _float_first(ra, rb, a, end, scan)

@@ -9,7 +9,7 @@ import time
 
 import sympy as sp
 
-from .bound import _decide_bound
+from .bound import decide_bound
 from .eliminate import Elimination
 from .intervals import normalise
 from .verdict import DIFFERENT, UNKNOWN, Counterexample, Verdict
@@ -76,13 +76,13 @@ def _bound_verdict(na, nb, binding, raw, rtol, deadline) -> Verdict | None:
         ba, bb = normalise(na.xreplace(binding)), normalise(nb.xreplace(binding))
         if ba.has(sp.nan, sp.zoo, sp.oo) or bb.has(sp.nan, sp.zoo, sp.oo):
             return None
-        return _decide_bound(ba, bb, rtol, SEARCH_STEPS, max(deadline - time.process_time(), 0.2))
+        return decide_bound(ba, bb, rtol, SEARCH_STEPS, max(deadline - time.process_time(), 0.2))
     except (TypeError, ValueError, ZeroDivisionError, RecursionError):
         return None
 
 
-def _search(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None,
-            raw=None, admissible=None, first: int | None = None) -> Verdict:
+def search_difference(na, nb, free, elim: Elimination, originals, rtol, why: str | None = None,
+                      raw=None, admissible=None, first: int | None = None) -> Verdict:
     """No proof: try admissible parameter values in search of a step where they differ.
 
     ``first``: only the first ``first`` combinations (every parameter small, the ones the

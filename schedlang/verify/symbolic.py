@@ -1,11 +1,11 @@
 """The symbolic proof: ``na == nb`` at every integer step and every admissible parameter value.
 
 The proof runs over the intervals between breakpoints, with case splits where the clauses
-leave an order or a condition open (``_prove``), pins the floors constant on an interval,
+leave an order or a condition open (``prove``), pins the floors constant on an interval,
 and cuts a difference of step functions at their common period or folds a periodic tail
 onto one period (``_by_period``).  Free parameters reach the prover only here; bound
 schedules use it interval by interval too (``bound._bound_range``).  A proof that gives up
-records why (``_FAILURE``) for the ``unknown`` verdict.
+records why (``FAILURE``) for the ``unknown`` verdict.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ MAX_PIECES = 48  # cuts of an interval at the multiples of its floors' period
 MAX_PERIOD_CUTS = 1_000  # cuts of one period of a periodic tail (beyond: walked, not folded)
 
 
-def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: sp.Expr | None = None,
-           cuts=(), depth: int = MAX_DEPTH) -> bool:
+def prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: sp.Expr | None = None,
+          cuts=(), depth: int = MAX_DEPTH) -> bool:
     """A symbolic proof that ``na == nb`` at every integer step of ``[lo, hi)`` (``hi`` None:
     forever) and every admissible parameter value.
 
@@ -51,8 +51,8 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
     has branches is proven again on that interval (``depth`` bounds the nesting), and a
     difference of step functions is cut at their common period (``_by_period``).
     """
-    if time.process_time() > _PROOF_DEADLINE.get():
-        return _failed(f"the symbolic proof took more than {MAX_PROOF_SECONDS:g} s")
+    if time.process_time() > PROOF_DEADLINE.get():
+        return failed(f"the symbolic proof took more than {MAX_PROOF_SECONDS:g} s")
     few = _few_values(na, nb, facts)
     if few is not None:
         # ``w <= 1`` for a whole ``w >= 0``: each value proven alone (a case that breaks a
@@ -64,42 +64,42 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
                 continue
             bound = [f for f in bound if not f.expr.is_number]
             ea, eb = (normalise(e.xreplace({symbol: v})) for e in (na, nb))
-            if not _prove(ea, eb, bound, splits, lo.xreplace({symbol: v}),
-                          None if hi is None else hi.xreplace({symbol: v}),
-                          [c.xreplace({symbol: v}) for c in cuts], depth):
+            if not prove(ea, eb, bound, splits, lo.xreplace({symbol: v}),
+                         None if hi is None else hi.xreplace({symbol: v}),
+                         [c.xreplace({symbol: v}) for c in cuts], depth):
                 return False
         return True
     na, nb = decide_parameters(na, facts), decide_parameters(nb, facts)
     open_condition = _open_condition(na, nb)
     if open_condition is not None:
         if splits <= 0:
-            return _failed(f"more cases than {MAX_CASE_SPLITS} splits allow ({open_condition[0]} vs "
-                           f"{open_condition[1]} left open)")
+            return failed(f"more cases than {MAX_CASE_SPLITS} splits allow ({open_condition[0]} vs "
+                          f"{open_condition[1]} left open)")
         small, big, strict = open_condition
         holds, fails = Fact(sp.expand(big - small), strict), Fact(sp.expand(small - big), not strict)
         # a case the facts contradict holds vacuously (``floor(w**1.5) < 1`` with ``w >= 1``)
         return ((_contradicted(holds, facts)
-                 or _prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth))
+                 or prove(na, nb, facts + [holds], splits - 1, lo, hi, cuts, depth))
                 and (_contradicted(fails, facts)
-                     or _prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth)))
+                     or prove(na, nb, facts + [fails], splits - 1, lo, hi, cuts, depth)))
     extra = {lo, *cuts} | ({hi} if hi is not None else set())
     try:
         points = order(thresholds(na) | thresholds(nb) | extra, facts)
     except Undecidable as u:
         if splits <= 0:
-            return _failed(f"the order of the breakpoints {u.x} and {u.y} does not follow from the "
-                           "clauses")
+            return failed(f"the order of the breakpoints {u.x} and {u.y} does not follow from the "
+                          "clauses")
         # Either y > x or x >= y; a case that contradicts the facts holds vacuously.
         before, after = sp.expand(u.y - u.x), sp.expand(u.x - u.y)
         return ((nonnegative(after, facts)
-                 or _prove(na, nb, facts + [Fact(before, True)], splits - 1, lo, hi, cuts, depth))
+                 or prove(na, nb, facts + [Fact(before, True)], splits - 1, lo, hi, cuts, depth))
                 and (positive(before, facts)
-                     or _prove(na, nb, facts + [Fact(after, False)], splits - 1, lo, hi, cuts, depth)))
+                     or prove(na, nb, facts + [Fact(after, False)], splits - 1, lo, hi, cuts, depth)))
     rank = rank_of(points, facts)
     try:
         first, last = rank(lo), (len(points) if hi is None else rank(hi))
     except Undecidable as u:
-        return _failed(str(u))
+        return failed(str(u))
     for i in range(first, last):
         start = points[i]
         stop = points[i + 1] if i + 1 < len(points) else None
@@ -108,25 +108,26 @@ def _prove(na, nb, facts: list[Fact], splits: int, lo: sp.Expr = sp.S.Zero, hi: 
             # an interval holds integers only when ``stop > start``: a fact for what is proven on it
             inside = facts if stop is None or (stop - start).is_number else facts + [
                 Fact(sp.expand(stop - start), True)]
-            if not _zero_between(ra, rb, inside, splits, start, stop, depth):
+            if not zero_between(ra, rb, inside, splits, start, stop, depth):
                 where = f"from step {start} on" if stop is None else f"on steps {start} <= t < {stop}"
-                return _failed(f"{where} the difference {_short(ra - rb)} was not proven zero")
+                return failed(f"{where} the difference {_short(ra - rb)} was not proven zero")
         except Undecidable as u:
-            return _failed(str(u))
+            return failed(str(u))
     return True
 
 
 #: When the symbolic proof of the current verdict gives up (case splits and nested proofs
 #: multiply: a cap keeps every verdict bounded).
-_PROOF_DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar("prover_deadline",
-                                                                       default=float("inf"))
+PROOF_DEADLINE: contextvars.ContextVar[float] = contextvars.ContextVar("prover_deadline",
+                                                                      default=float("inf"))
 
 #: What the last failed proof could not decide (the first, deepest failure), for ``unknown``.
-_FAILURE: contextvars.ContextVar[list | None] = contextvars.ContextVar("prover_failure", default=None)
+FAILURE: contextvars.ContextVar[list | None] = contextvars.ContextVar("prover_failure", default=None)
 
 
-def _failed(reason: str) -> bool:
-    notes = _FAILURE.get()
+def failed(reason: str) -> bool:
+    """False, the proof given up, with ``reason`` kept in ``FAILURE`` where it is the first."""
+    notes = FAILURE.get()
     if notes is not None and not notes:
         notes.append(reason)
     return False
@@ -182,7 +183,7 @@ def _has_open_branch(e: sp.Expr) -> bool:
     return any(t in rel.free_symbols for rel in e.atoms(Relational))
 
 
-def _zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
+def zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
     """``ra == rb`` (branches decided by the thresholds) on the integers of ``[start, stop)``."""
     if zero_on(ra - rb, start, stop, facts, cheap=True):
         return True
@@ -198,9 +199,9 @@ def _zero_between(ra, rb, facts, splits, start, stop, depth) -> bool:
         # ``-1 / d`` has a sign (``max(0, (n - t) / max(1, n - w))`` with ``n >= w``)
         swap = _strengthened(facts)
         na, nb = normalise(ra.xreplace(swap)), normalise(rb.xreplace(swap))
-        if (thresholds(na) | thresholds(nb)) and _prove(
-                na, nb, [Fact(f.expr.xreplace(swap), f.strict) for f in facts], splits,
-                start.xreplace(swap), None if stop is None else stop.xreplace(swap), depth=depth - 1):
+        if (thresholds(na) | thresholds(nb)) and prove(
+               na, nb, [Fact(f.expr.xreplace(swap), f.strict) for f in facts], splits,
+               start.xreplace(swap), None if stop is None else stop.xreplace(swap), depth=depth - 1):
             return True
     return _by_period(ra, rb, facts, splits, start, stop, depth - 1) or zero_on(whole, start, stop, facts)
 
@@ -242,13 +243,13 @@ def _by_period(ra, rb, facts, splits, start, stop, depth) -> bool:
         q = sp.Symbol("q_", integer=True, nonnegative=True)
         fa, fb = (_fold(as_floors(e), start, period, q) for e in (ra, rb))
         cuts = [j * unit for j in range(cuts_per_period)]
-        return _prove(normalise(fa), normalise(fb), facts, splits, sp.Integer(0), period, cuts, depth)
+        return prove(normalise(fa), normalise(fb), facts, splits, sp.Integer(0), period, cuts, depth)
     count = sp.expand((stop - start) / unit)
     if not count.is_Integer or not 1 < int(count) <= MAX_PIECES:
         return False
     cuts = [start + j * unit for j in range(int(count))]
-    return _prove(normalise(as_floors(ra)), normalise(as_floors(rb)), facts, splits, start, stop, cuts,
-                  depth)
+    return prove(normalise(as_floors(ra)), normalise(as_floors(rb)), facts, splits, start, stop, cuts,
+                 depth)
 
 
 def _fold(e: sp.Expr, start: sp.Expr, period: sp.Expr, q: sp.Symbol) -> sp.Expr:

@@ -21,9 +21,7 @@ import sympy as sp
 
 from ...core.algebra import Segment, hold_for, sequence
 from ..stdlib import REQUIRED, Arg, ArgumentError, Builtin, Kind
-
-V, S, C, L, D = Kind.VALUE, Kind.STEPS, Kind.CONST, Kind.VALUES, Kind.DURATION
-SCHEDULES, PAIRS, FLAG, OPTION = Kind.SCHEDULES, Kind.PAIRS, Kind.FLAG, Kind.OPTION
+from .kinds import FLAG, OPTION, PAIRS, SCHEDULES, C, D, L, S, V  # noqa: F401 - the presets' kinds
 
 
 @dataclass(frozen=True)

@@ -72,19 +72,20 @@ def show(value) -> str:
     return str(value)
 
 
-def _known(*values) -> bool:
+def all_numbers(*values) -> bool:
+    """Whether every value is a number (not a parameter's symbol): then a preset checks it."""
     return all(isinstance(v, sp.Basic) and v.is_number for v in values)
 
 
 def _count(value, name: str, minimum: int = 0):
     """A length OLMo-core keeps as an ``int``: whole where it is a number."""
-    if value is not None and _known(value) and (not value.is_integer or value < minimum):
+    if value is not None and all_numbers(value) and (not value.is_integer or value < minimum):
         raise ArgumentError(name, f"'{name}' must be a whole number >= {minimum}, not {show(value)}")
     return value
 
 
 def _fraction(value, name: str):
-    if value is not None and _known(value) and not 0 <= value <= 1:
+    if value is not None and all_numbers(value) and not 0 <= value <= 1:
         raise ArgumentError(name, f"'{name}' must be between 0 and 1, not {show(value)} "
                                   "(OLMo-core checks it)")
     return value
@@ -96,7 +97,7 @@ def olmo_round(total, fraction, name: str, total_name: str = "t_max") -> sp.Inte
         raise ArgumentError(name, f"'{name}' is a fraction of t_max, the trainer's max_steps "
                                   "(units=\"steps\") or max_tokens (units=\"tokens\")",
                             hint="give t_max=...")
-    if not _known(total, fraction):
+    if not all_numbers(total, fraction):
         raise ArgumentError(total_name, f"with {name}, '{total_name}' must be a number: OLMo-core "
                                         "computes round(t_max * fraction) in floating point (half "
                                         "to even), which is exact only on numbers",
@@ -133,14 +134,14 @@ def _t_max(t_max, required: bool):
 
 def _below(low, high, low_name: str, what: str) -> None:
     """``_linear_warmup`` / ``_linear_decay`` assert ``0 <= min_lr < lr``."""
-    if _known(low, high) and not 0 <= low < high:
+    if all_numbers(low, high) and not 0 <= low < high:
         raise ArgumentError(low_name, f"'{low_name}' must be >= 0 and below {what} "
                                       f"({show(high)}), not {show(low)} (OLMo-core asserts it)")
 
 
 def _div(length):
     """A length divided by inside a branch where it is at least 1 (kept exact, never 0)."""
-    return length if _known(length) else sp.Max(length, 1)
+    return length if all_numbers(length) else sp.Max(length, 1)
 
 
 def _warm(peak, warmup, floor):
@@ -152,12 +153,12 @@ def _tail(value, t_max, decay, floor):
 
 
 def _no_zero_decay(decay, name: str = "decay"):
-    if _known(decay) and decay == 0:
+    if all_numbers(decay) and decay == 0:
         raise ArgumentError(name, "a decay of 0: OLMo-core divides by it at t_max "
                                   "(ZeroDivisionError)", hint="give a decay of at least 1")
 
 
-def _olmo(pairs, units: str, end, label: str) -> PresetSegment:
+def olmo_lr(pairs, units: str, end, label: str) -> PresetSegment:
     """OLMo-core's ``get_lr`` (``pairs``: branches in its counter ``tau``, first true wins)
     at the counter the trainer passes: the step after (``units="steps"``) or the tokens
     through the update (``"tokens"``); ``end`` is where the preset's length ends."""
@@ -174,7 +175,7 @@ def _olmo(pairs, units: str, end, label: str) -> PresetSegment:
 
 def constant_scheduler(lr, units, t_max):
     """``lr`` at every step."""
-    return _olmo([(lr, True)], units, _t_max(t_max, False), "ConstantScheduler")
+    return olmo_lr([(lr, True)], units, _t_max(t_max, False), "ConstantScheduler")
 
 
 def constant_with_warmup(lr, units, t_max, warmup, warmup_steps, warmup_fraction, warmup_min_lr):
@@ -182,10 +183,10 @@ def constant_with_warmup(lr, units, t_max, warmup, warmup_steps, warmup_fraction
     t_max = _t_max(t_max, False)
     warm = _length(warmup, warmup_steps, warmup_fraction, t_max, "warmup")
     pairs = [(lr, True)]
-    if not (_known(warm) and warm == 0):
+    if not (all_numbers(warm) and warm == 0):
         _below(warmup_min_lr, lr, "warmup_min_lr", "lr")
         pairs.insert(0, (_warm(lr, warm, warmup_min_lr), sp.Lt(tau, warm + 1)))
-    return _olmo(pairs, units, t_max, "ConstantWithWarmup")
+    return olmo_lr(pairs, units, t_max, "ConstantWithWarmup")
 
 
 def _wsd_lengths(t_max, warmup, warmup_steps, warmup_fraction, decay, decay_steps, decay_fraction):
@@ -203,34 +204,34 @@ def wsd(lr, units, t_max, warmup, warmup_steps, warmup_fraction, decay, decay_st
                                     decay_steps, decay_fraction)
     _below(decay_min_lr, lr, "decay_min_lr", "lr")
     pairs = [(lr, sp.Lt(tau, t_max - dec)), (_tail(lr, t_max, dec, decay_min_lr), True)]
-    if not (_known(warm) and warm == 0):
+    if not (all_numbers(warm) and warm == 0):
         _below(warmup_min_lr, lr, "warmup_min_lr", "lr")
         pairs.insert(0, (_warm(lr, warm, warmup_min_lr), sp.Lt(tau, warm + 1)))
-    return _olmo(pairs, units, t_max, "WSD")
+    return olmo_lr(pairs, units, t_max, "WSD")
 
 
 def power_lr(lr, units, t_max, b, warmup, warmup_steps, warmup_fraction, warmup_min_lr, decay,
              decay_steps, decay_fraction, decay_min_lr):
     """``warm(lr)`` for ``c <= W``, ``lr (c/W)**b`` until ``T - D``, then ``tail`` from there."""
-    if _known(b) and b >= 0:
+    if all_numbers(b) and b >= 0:
         raise ArgumentError("b", f"'b' must be negative, not {show(b)} (OLMo-core checks it)")
     t_max, warm, dec = _wsd_lengths(t_max, warmup, warmup_steps, warmup_fraction, decay,
                                     decay_steps, decay_fraction)
-    if _known(warm) and warm == 0:
+    if all_numbers(warm) and warm == 0:
         raise ArgumentError("warmup", "PowerLR with a warmup of 0: OLMo-core divides by it "
                                       "(current / warmup) after the warmup",
                             hint="give a warmup of at least 1")
     _below(warmup_min_lr, lr, "warmup_min_lr", "lr")
     tail_start = lr * ((t_max - dec) / _div(warm)) ** b
     _below(decay_min_lr, tail_start, "decay_min_lr", "the lr where the decay starts")
-    return _olmo([(_warm(lr, warm, warmup_min_lr), sp.Lt(tau, warm + 1)),
-                  (lr * (tau / _div(warm)) ** b, sp.Lt(tau, t_max - dec)),
-                  (_tail(tail_start, t_max, dec, decay_min_lr), True)], units, t_max, "PowerLR")
+    return olmo_lr([(_warm(lr, warm, warmup_min_lr), sp.Lt(tau, warm + 1)),
+                    (lr * (tau / _div(warm)) ** b, sp.Lt(tau, t_max - dec)),
+                    (_tail(tail_start, t_max, dec, decay_min_lr), True)], units, t_max, "PowerLR")
 
 
 def _warmup_then(lr, warm, warmup_min_lr, peak=None):
     """The warmup branch (strict ``c < W``) of the t_max-reading schedulers, if any."""
-    if _known(warm) and warm == 0:
+    if all_numbers(warm) and warm == 0:
         return []
     peak = lr if peak is None else peak
     _below(warmup_min_lr, peak, "warmup_min_lr", "the peak lr")
@@ -243,8 +244,8 @@ def linear_with_warmup(lr, units, t_max, alpha_f, warmup, warmup_steps, warmup_f
     warm = _length(warmup, warmup_steps, warmup_fraction, t_max, "warmup")
     eta = lr * alpha_f
     line = lr - (lr - eta) * (tau - warm) / _div(t_max - warm)
-    return _olmo([*_warmup_then(lr, warm, warmup_min_lr), (line, sp.Lt(tau, t_max)),
-                  (eta, True)], units, t_max, "LinearWithWarmup")
+    return olmo_lr([*_warmup_then(lr, warm, warmup_min_lr), (line, sp.Lt(tau, t_max)),
+                    (eta, True)], units, t_max, "LinearWithWarmup")
 
 
 def inv_sqrt_with_warmup(lr, units, t_max, alpha_f, warmup, warmup_steps, warmup_fraction, warmup_min_lr):
@@ -252,11 +253,11 @@ def inv_sqrt_with_warmup(lr, units, t_max, alpha_f, warmup, warmup_steps, warmup
     t_max = _t_max(t_max, False)
     warm = _length(warmup, warmup_steps, warmup_fraction, t_max, "warmup")
     eta = lr * alpha_f
-    if _known(warm) and warm == 0:
-        return _olmo([(eta, True)], units, t_max, "InvSqrtWithWarmup")
-    counter = tau if _known(warm) else sp.Max(tau, 1)  # c >= W >= 1 on this branch
-    return _olmo([*_warmup_then(lr, warm, warmup_min_lr),
-                  (eta + (lr - eta) * sp.sqrt(warm / counter), True)], units, t_max, "InvSqrtWithWarmup")
+    if all_numbers(warm) and warm == 0:
+        return olmo_lr([(eta, True)], units, t_max, "InvSqrtWithWarmup")
+    counter = tau if all_numbers(warm) else sp.Max(tau, 1)  # c >= W >= 1 on this branch
+    return olmo_lr([*_warmup_then(lr, warm, warmup_min_lr),
+                    (eta + (lr - eta) * sp.sqrt(warm / counter), True)], units, t_max, "InvSqrtWithWarmup")
 
 
 def _cosine_pairs(lr, t_max, alpha_f, warm, warmup_min_lr):
@@ -269,7 +270,7 @@ def cos_with_warmup(lr, units, t_max, warmup, warmup_steps, warmup_fraction, alp
     """``warm(lr)`` for ``c < W``, cosine to ``eta = alpha_f * lr`` at ``T``, then ``eta``."""
     t_max = _t_max(t_max, True)
     warm = _length(warmup, warmup_steps, warmup_fraction, t_max, "warmup")
-    return _olmo(_cosine_pairs(lr, t_max, alpha_f, warm, warmup_min_lr), units, t_max, "CosWithWarmup")
+    return olmo_lr(_cosine_pairs(lr, t_max, alpha_f, warm, warmup_min_lr), units, t_max, "CosWithWarmup")
 
 
 def half_cos_with_warmup(lr, units, t_max, warmup, warmup_steps, warmup_fraction, alpha_f, warmup_min_lr):
@@ -280,8 +281,8 @@ def half_cos_with_warmup(lr, units, t_max, warmup, warmup_steps, warmup_fraction
     eta = lr * alpha_f
     span = _div(t_max - warm)
     cosine = eta + (lr - eta) * (1 + sp.cos(sp.pi * (tau - warm + span) / (2 * span))) / 2
-    return _olmo([*_warmup_then(lr, warm, warmup_min_lr, eta + (lr - eta) * HALF),
-                  (cosine, sp.Lt(tau, t_max)), (eta, True)], units, t_max, "HalfCosWithWarmup")
+    return olmo_lr([*_warmup_then(lr, warm, warmup_min_lr, eta + (lr - eta) * HALF),
+                    (cosine, sp.Lt(tau, t_max)), (eta, True)], units, t_max, "HalfCosWithWarmup")
 
 
 def cos_with_warmup_and_linear_decay(lr, units, t_max, warmup, warmup_steps, warmup_fraction, alpha_f,
@@ -293,21 +294,21 @@ def cos_with_warmup_and_linear_decay(lr, units, t_max, warmup, warmup_steps, war
     cosine = sp.Piecewise(*pairs)
     final = at(cosine, t_max - dec)
     _below(decay_min_lr, final, "decay_min_lr", "the lr where the decay starts")
-    return _olmo([(cosine, sp.Lt(tau, t_max - dec)), (_tail(final, t_max, dec, decay_min_lr), True)],
-                 units, t_max, "CosWithWarmupAndLinearDecay")
+    return olmo_lr([(cosine, sp.Lt(tau, t_max - dec)), (_tail(final, t_max, dec, decay_min_lr), True)],
+                   units, t_max, "CosWithWarmupAndLinearDecay")
 
 
 def exponential_scheduler(lr, units, t_max, lr_min):
     """``lr_min (lr / lr_min) ** (c / T)`` up to ``lr`` at ``T``, then ``lr``."""
     t_max = _t_max(t_max, True)
-    if _known(lr_min) and lr_min <= 0:
+    if all_numbers(lr_min) and lr_min <= 0:
         raise ArgumentError("lr_min", f"'lr_min' must be positive, not {show(lr_min)} (OLMo-core checks it)")
-    return _olmo([(lr_min * geometric(lr / lr_min, tau / t_max), sp.Lt(tau, t_max)), (lr, True)],
-                 units, t_max, "ExponentialScheduler")
+    return olmo_lr([(lr_min * geometric(lr / lr_min, tau / t_max), sp.Lt(tau, t_max)), (lr, True)],
+                   units, t_max, "ExponentialScheduler")
 
 
 def _whole(value, name: str, minimum: int) -> int:
-    if not _known(value):
+    if not all_numbers(value):
         raise ArgumentError(name, f"'{name}' must be numbers here (they decide the shape of the schedule)")
     if not value.is_integer or value < minimum:
         raise ArgumentError(name, f"each of '{name}' must be a whole number >= {minimum}, not {show(value)}")
@@ -343,7 +344,7 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
     if decay_min_lr.is_number and decay_min_lr < 0:
         raise ArgumentError("decay_min_lr", "'decay_min_lr' must be >= 0 (OLMo-core checks it)")
     pairs = _wsds_pairs(lr, lengths, decays, multipliers, warm, warmup_min_lr, decay_min_lr)
-    return _olmo(pairs, units, sp.Integer(sum(lengths)), "WSDS")
+    return olmo_lr(pairs, units, sp.Integer(sum(lengths)), "WSDS")
 
 
 def _period_multipliers(period_lr_multipliers, lengths: list[int]) -> list:
@@ -354,7 +355,7 @@ def _period_multipliers(period_lr_multipliers, lengths: list[int]) -> list:
         raise ArgumentError("period_lr_multipliers", "'period_lr_multipliers' must have one entry per "
                                                      "period (OLMo-core checks it)")
     for m in multipliers:
-        if _known(m) and m <= 0:
+        if all_numbers(m) and m <= 0:
             raise ArgumentError("period_lr_multipliers", "every period lr multiplier must be > 0")
     return multipliers
 

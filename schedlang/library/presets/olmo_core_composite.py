@@ -3,7 +3,7 @@ and the records they take, ``ComposableSchedulerStage`` and ``OverrideDecay``.
 
 Both composites are ``get_lr(initial_lr, current, t_max)`` like every OLMo-core scheduler
 (``olmo_core.py``: update ``k`` reads the counter ``k + 1`` in steps, the tokens through it
-in tokens), so each is built as a formula in that counter and handed to ``olmo_core._olmo``.
+in tokens), so each is built as a formula in that counter and handed to ``olmo_core.olmo_lr``.
 
 * ``SequentialScheduler(schedulers, schedulers_max)``: child ``i`` runs while the counter,
   less the maxima before it, is ``<= schedulers_max[i]``, called as
@@ -35,7 +35,7 @@ import sympy as sp
 from ...core.algebra import at, shifted, tau  # formulas are built in the real-valued counter, not t
 from ..stdlib import ArgumentError, Kind
 from ._common import OPTION, SCHEDULES, C, L, PresetSegment, arg, preset
-from .olmo_core import LR, T_MAX, UNIT, _known, _olmo, show
+from .olmo_core import LR, T_MAX, UNIT, all_numbers, olmo_lr, show
 
 SHAPES = ("linear", "cosine")
 #: The schedulers with a ``t_max`` field of their own, which replaces the one they are passed.
@@ -109,7 +109,7 @@ def _interpolate(shape: str, start, end, current, duration):
 
 
 def _count(value, name: str, minimum: int):
-    if not _known(value):
+    if not all_numbers(value):
         raise ArgumentError(name, f"'{name}' must be a number here (it decides where the schedule changes)")
     if not value.is_integer or value < minimum:
         raise ArgumentError(name, f"'{name}' must be a whole number >= {minimum}, not {show(value)} "
@@ -126,7 +126,7 @@ def _one_of(value, fraction, name: str, *, required: bool, what: str):
         raise ArgumentError(name, f"give exactly one of '{name}' or '{name}_fraction' ({what}; "
                                   "OLMo-core requires one)")
     for given, label in ((value, name), (fraction, f"{name}_fraction")):
-        if given is not None and _known(given) and given < 0:
+        if given is not None and all_numbers(given) and given < 0:
             raise ArgumentError(label, f"'{label}' must be >= 0, not {show(given)} (OLMo-core checks it)")
     return value, fraction
 
@@ -185,7 +185,7 @@ def composable_scheduler_stage(duration, shape, start_lr, start_lr_fraction, end
               "shape": shape, "start_lr": start_lr, "start_lr_fraction": start_lr_fraction,
               "end_lr": end_lr, "end_lr_fraction": end_lr_fraction}
     pairs, end = _stages_pairs(sp.Integer(1), [record])
-    built = _olmo([*pairs, (end, True)], "steps", record["duration"], "ComposableSchedulerStage")
+    built = olmo_lr([*pairs, (end, True)], "steps", record["duration"], "ComposableSchedulerStage")
     return _olmo_segment(built, record=record)
 
 
@@ -199,8 +199,8 @@ def override_decay(start, duration, shape, end_lr, end_lr_fraction):
               "duration": _count(duration, "duration", 1), "shape": shape,
               "end_lr": end_lr, "end_lr_fraction": end_lr_fraction}
     formula = _with_override(sp.Integer(1), record, sp.Integer(1))
-    return _olmo_segment(_olmo([(formula, True)], "steps", record["start"] + record["duration"],
-                               "OverrideDecay"), record=record)
+    return _olmo_segment(olmo_lr([(formula, True)], "steps", record["start"] + record["duration"],
+                                 "OverrideDecay"), record=record)
 
 
 def composable_scheduler(lr, units, t_max, stages, override_decay):
@@ -215,7 +215,7 @@ def composable_scheduler(lr, units, t_max, stages, override_decay):
     length = sum((r["duration"] for r in records), sp.Integer(0))
     if override is not None:
         length = override["start"] + override["duration"]
-    return _olmo([(formula, True)], units, length if t_max is None else t_max, "ComposableScheduler")
+    return olmo_lr([(formula, True)], units, length if t_max is None else t_max, "ComposableScheduler")
 
 
 def sequential_scheduler(lr, units, t_max, schedulers, schedulers_max, schedulers_max_steps,
@@ -248,13 +248,13 @@ def sequential_scheduler(lr, units, t_max, schedulers, schedulers_max, scheduler
         pairs.append((shifted(get_lr(initial, sp.Min(left, most)), offset), sp.Lt(tau, offset + most + 1)))
         initial = at(get_lr(initial, most), most)
         offset, left = offset + most, left - most
-    if _known(left) and left <= 0:
+    if all_numbers(left) and left <= 0:
         raise ArgumentError("schedulers_max", f"the maxima add up to {show(offset)}, which leaves the "
                                               f"last scheduler no room before t_max={show(t_max)} "
                                               "(OLMo-core asserts it)")
     pairs.append((shifted(children[-1](initial, left), offset), True))
     formula = _with_override(sp.Piecewise(*pairs), _override(override_decay), lr)
-    return _olmo([(formula, True)], units, t_max, "SequentialScheduler")
+    return olmo_lr([(formula, True)], units, t_max, "SequentialScheduler")
 
 
 SHAPE = arg("shape", OPTION, "linear", SHAPES)
