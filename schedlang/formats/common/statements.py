@@ -60,6 +60,15 @@ def call(name: str, *args: ir.Node, span: Span | None = None, **keywords: ir.Nod
                    tuple(ir.Keyword(v.span, k, v) for k, v in keywords.items()))
 
 
+def string(value: str, span: Span | None) -> ir.String:
+    """A string already checked against its closed set of choices (``source_text.option_node``)."""
+    return ir.String(span or _NOWHERE, value)
+
+
+def boolean(value: bool, span: Span | None) -> ir.Bool:
+    return ir.Bool(span or _NOWHERE, value)
+
+
 def at(node: ir.Node, span: Span | None) -> ir.Node:
     """``node`` with every part that has no configuration span (parsed from text a format wrote)
     at ``span``; parts that carry one keep it."""
