@@ -69,6 +69,39 @@ def boolean(value: bool, span: Span | None) -> ir.Bool:
     return ir.Bool(span or _NOWHERE, value)
 
 
+def formula(text: str, span: Span | None, **values: ir.Node) -> ir.Node:
+    """A formula of the format's own (``.sched`` text that holds no configuration value: its values
+    are the upper-case names of ``values``) as a node, each such name replaced by its node, which
+    keeps its span; the formula's own parts at ``span``, so that no part of it is generated text."""
+    missing = {n for n in _names(expression(text)) if n.isupper()} - set(values)
+    if missing:  # pragma: no cover - the formats give every value their formulas name
+        raise SchedlangError(f"formula {text!r} is given no {', '.join(sorted(missing))}")
+    return _put(at(expression(text), span), values)
+
+
+def _names(node: ir.Node):
+    if isinstance(node, ir.Name):
+        yield node.id
+    for f in fields(node):
+        value = getattr(node, f.name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ir.Node):
+                yield from _names(item)
+
+
+def _put(node: ir.Node, values: dict) -> ir.Node:
+    if isinstance(node, ir.Name) and node.id in values:
+        return values[node.id]
+    changes = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Node):
+            changes[f.name] = _put(value, values)
+        elif isinstance(value, tuple):
+            changes[f.name] = tuple(_put(v, values) if isinstance(v, ir.Node) else v for v in value)
+    return replace(node, **changes)
+
+
 def at(node: ir.Node, span: Span | None) -> ir.Node:
     """``node`` with every part that has no configuration span (parsed from text a format wrote)
     at ``span``; parts that carry one keep it."""
