@@ -8,6 +8,9 @@ configuration can add a statement, end a comment or open a string in the generat
 * ``option``: a string from the schedule's closed set of choices (the preset's ``Arg.choices``),
   or a located error at the value naming the choices: never a string pasted between quotes;
 * ``flag``: ``true`` / ``false``;
+* ``number_node``, ``expression_node``, ``option_node``, ``flag_node``: the same checks, the value
+  a node at its configuration span (``statements``), for the formats that build their tree of
+  nodes: an error the lowering raises at it is there, with nothing to search for;
 * ``header``: the ``# Imported by ...`` comment, the file name escaped so that no character of
   it (LF, CR, U+2028, any control or format character) can end the comment.
 """

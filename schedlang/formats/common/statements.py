@@ -5,10 +5,12 @@ A format builds its file from these functions, never from a statement written as
 takes the configuration's span of what it states (the key, flag or call it was read from), so the
 tree can say where each statement came from.  Expressions are built the same way: ``number`` is
 a value at the span it was read from, ``call`` a call of such nodes, so the reader lowers the tree
-as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow
-is built so).  An expression not yet built as nodes (a preset call or a core formula a format
-writes, numbers through ``source_text``) is given as ``.sched`` text and parsed here; its top
-node takes the span given, and an error inside it is moved by ``source_text.located``.
+as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow,
+deepspeed_json, optax_script and hf_args are built so; ``string``/``boolean`` for checked values,
+``formula`` for a formula of the format's own whose values are such nodes).  An expression not
+yet built as nodes (a preset call or a core formula a format writes, numbers through
+``source_text``) is given as ``.sched`` text and parsed here; its top node takes the span given,
+and an error inside it is moved by ``source_text.located``.
 Comments are the file's notes: a string item of ``module`` is a line of its own (written
 ``# ...``), ``noted`` puts one at the end of a statement's line.
 """
