@@ -19,8 +19,10 @@ from .common.statements import GENERATED, module, schedule_stmt
 
 
 def lowered_schedules(preset: ir.Module | str) -> list[ir.ScheduleDecl]:
-    """Each schedule of a preset-style file (a tree, or text) lowered and written back as core syntax."""
-    found = lower(parse(preset if isinstance(preset, str) else unparse.module(preset), GENERATED))
+    """Each schedule of a preset-style file (a tree, or text) lowered and written back as core syntax.
+    A tree is lowered as it is, so an error at a node built with the configuration's span is there
+    in ``--lower`` as in the preset style (``format.lowered``)."""
+    found = lower(parse(preset, GENERATED) if isinstance(preset, str) else preset)
     return [schedule_stmt(name, text(segment.held())) for name, (segment, _) in found.schedules.items()]
 
 

@@ -29,7 +29,7 @@ from dataclasses import replace
 from ..errors import SchedlangError, Span, did_you_mean, warn
 from ..library.presets import PRESETS, Rejected
 from ..library.stdlib import Kind
-from ..syntax import ir
+from ..syntax import ir, unparse
 from .common.by_proof import every
 from .common.format import Format, reader
 from .common.into import Original, document, dumped
@@ -39,9 +39,16 @@ from .common.numbers import exact
 from .common.preset_call import PerGroup, PresetCall, json_number
 from .common.proof import proven
 from .common.pyconfig.literal import Item, Module, Unread, bindings, ended_before, to_node, unfollowed
-from .common.source_text import PARAMETERS, choices_of, comment_safe, declared, expression, header, option
-from .common.statements import Noted, module, noted, param_stmt, schedule_stmt
-from .common.statements import expression as parsed
+from .common.source_text import (
+    PARAMETERS,
+    choices_of,
+    comment_safe,
+    declared,
+    expression_node,
+    header,
+    option_node,
+)
+from .common.statements import Noted, call, module, noted, param_stmt, schedule_stmt
 from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .core_text import core_module
@@ -82,9 +89,9 @@ def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
         if lr is not None:
             args["lr"] = lr
     halves = _muon_lrs(optimizer)
-    call = parsed(f"{preset}({', '.join(f'{k}={v}' for k, v in args.items())})", kind.span)
-    schedules = [*_lr_schedules(call, halves, kind.value, root.key_spans.get("scheduler", kind.span), notes),
-                 *_momentum(call, kind, optimizer, notes)]
+    made = call(preset, span=kind.span, **args)
+    schedules = [*_lr_schedules(made, halves, kind.value, root.key_spans.get("scheduler", kind.span), notes),
+                 *_momentum(made, kind, optimizer, notes)]
     declared_params, lines = declared()
     head = _head(origin, notes, declared_params)
     preset_module = module(head, lines, list(decls.values()), schedules)
@@ -134,11 +141,11 @@ def _preset(kind: Node, notes: list) -> tuple[str, object]:
 
 
 def _arguments(params: Node | None, entry, name: str, preset: str, decls: dict,
-               notes: list) -> dict[str, str]:
-    """The preset call's keywords as ``.sched`` text, one per key of ``params`` the scheduler
+               notes: list) -> dict[str, ir.Node]:
+    """The preset call's keywords as nodes at their values' spans, one per key of ``params`` the scheduler
     takes (a key it does not is DeepSpeed's ``TypeError``; a ``null`` its default, or refused)."""
     accepted = {a.name for a in entry.args}
-    args: dict[str, str] = {}
+    args: dict[str, ir.Node] = {}
     for key, node in (params.value.items() if params is not None else ()):
         key_span = params.key_spans[key]
         if key == "last_batch_iteration":
@@ -167,14 +174,14 @@ def _takes_lr(entry, name: str, args: dict) -> bool:
     return any(a.name == "lr" for a in entry.args) and (name != "WarmupLR" or "warmup_max_lr" not in args)
 
 
-def _lr_parameter(kind: Node, preset: str, decls: dict) -> str | None:
+def _lr_parameter(kind: Node, preset: str, decls: dict) -> ir.Name | None:
     """Where the config gives no optimizer lr and the scheduler scales it (WarmupLR,
     WarmupCosineLR, a torch scheduler): the parameter ``optimizer_lr``; None for the others."""
     if kind.value not in ("WarmupLR", "WarmupCosineLR") and not preset.startswith("torch."):
         return None
     declared_at = param_stmt("optimizer_lr", "float", where="optimizer_lr > 0", span=kind.span)
     decls.setdefault("optimizer_lr", noted(declared_at, "the optimizer's lr (the config has none)"))
-    return "optimizer_lr"
+    return ir.Name(kind.span, "optimizer_lr")
 
 
 def _lr_schedules(call: ir.Call, halves: dict | None, name: str, at: Span,
@@ -193,9 +200,9 @@ def _lr_schedules(call: ir.Call, halves: dict | None, name: str, at: Span,
     return [schedule_stmt(f"lr__{half}", _at_lr(call, own), at) for half, own in halves.items()]
 
 
-def _at_lr(call: ir.Call, lr: str) -> ir.Call:
-    """``call`` with its ``lr=`` keyword given ``lr`` (``.sched`` text) in its place."""
-    return replace(call, keywords=tuple(replace(k, value=parsed(lr)) if k.name == "lr" else k
+def _at_lr(call: ir.Call, lr: ir.Node) -> ir.Call:
+    """``call`` with its ``lr=`` keyword given ``lr`` (a node at the half's own key) in its place."""
+    return replace(call, keywords=tuple(replace(k, span=lr.span, value=lr) if k.name == "lr" else k
                                         for k in call.keywords))
 
 
@@ -236,7 +243,7 @@ def _optimizer_type(optimizer: Node | None) -> str | None:
 MUON_HALVES = {"muon": "muon_lr", "adam": "adam_lr"}
 
 
-def _muon_lrs(optimizer: Node | None) -> dict[str, str] | None:
+def _muon_lrs(optimizer: Node | None) -> dict[str, ir.Node] | None:
     """Each half's lr where the optimizer is DeepSpeed's Muon and its halves' lrs differ
     (``muon_lr`` / ``adam_lr``, each else the shared ``lr``); None otherwise."""
     if (_optimizer_type(optimizer) or "").lower() != "muon":
@@ -251,11 +258,11 @@ def _muon_lrs(optimizer: Node | None) -> dict[str, str] | None:
             return None
         if not isinstance(node.value, Symbol) and exact(node.value) is None:
             raise SchedlangError(f"the optimizer's {key} must be a number", node.span)
-        found[half] = expression(node.value, node.span, f"the optimizer's {key}")
-    return found if len(set(found.values())) > 1 else None
+        found[half] = expression_node(node.value, node.span, f"the optimizer's {key}")
+    return found if len({unparse.expression(lr) for lr in found.values()}) > 1 else None
 
 
-def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
+def _optimizer_lr(optimizer: Node | None, decls: dict) -> ir.Node | None:
     if optimizer is None or not optimizer.is_mapping:
         return None
     params = optimizer.value.get("params")
@@ -266,10 +273,10 @@ def _optimizer_lr(optimizer: Node | None, decls: dict) -> str | None:
         decls["learning_rate"] = noted(param_stmt("learning_rate", "float", where="learning_rate > 0",
                                                   span=params.key_spans["lr"]),
                                        "\"auto\": the HF Trainer's learning_rate")
-        return "learning_rate"
+        return ir.Name(node.span, "learning_rate")
     if not isinstance(node.value, Symbol) and exact(node.value) is None:
         raise SchedlangError("the optimizer's lr must be a number", node.span)
-    return expression(node.value, node.span, "the optimizer's lr")
+    return expression_node(node.value, node.span, "the optimizer's lr")
 
 
 def _null(key: str, node: Node, entry, name: str) -> None:
@@ -289,26 +296,27 @@ def _null(key: str, node: Node, entry, name: str) -> None:
                          hint=f"leave the key out for its default ({arg.default})")
 
 
-def _value(key: str, node: Node, key_span: Span, decls: dict, notes: list, preset: str) -> str:
-    """One keyword's value as ``.sched`` text; ``"auto"`` a parameter of the file, declared at its key."""
+def _value(key: str, node: Node, key_span: Span, decls: dict, notes: list, preset: str) -> ir.Node:
+    """One keyword's value as a node at the value's span; ``"auto"`` a parameter of the file,
+    declared at its key."""
     value = node.value
     if value == "auto":
         type_ = "int" if key in STEP_KEYS else "float"
         decls[key] = noted(param_stmt(key, type_, where=f"{key} > 0", span=key_span),
                            "\"auto\": filled by the HF Trainer")
-        return key
+        return ir.Name(node.span, key)
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return ir.Bool(node.span, value)
     if key in ("warmup_type", "mode", "anneal_strategy"):
         return _option(key, node, notes, preset)
     if node.is_list:
         if any(not isinstance(item.value, Symbol) and exact(item.value) is None for item in node.value):
             raise SchedlangError(f"{key} must be a list of numbers", node.span)
-        return "[" + ", ".join(expression(item.value, item.span, key) for item in node.value) + "]"
-    return expression(value, node.span, key)
+        return ir.List(node.span, tuple(expression_node(item.value, item.span, key) for item in node.value))
+    return expression_node(value, node.span, key)
 
 
-def _option(key: str, node: Node, notes: list, preset: str) -> str:
+def _option(key: str, node: Node, notes: list, preset: str) -> ir.String:
     """A string keyword from the preset's choices; an unknown ``warmup_type`` is DeepSpeed's ``log``,
     with its warning (at the key) and a note."""
     value = node.value
@@ -319,7 +327,7 @@ def _option(key: str, node: Node, notes: list, preset: str) -> str:
              "(lr_schedules.py), and so does the imported file", node.span,
              hint='write "warmup_type": "log" (or "linear") to say which')
         value = "log"
-    return option(value, choices_of(preset, key), node.span, key)
+    return option_node(value, choices_of(preset, key), node.span, key)
 
 
 # -- the same, in a Python training script (followed over ast, never run) ------------------------------

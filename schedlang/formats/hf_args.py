@@ -43,8 +43,19 @@ from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.preset_call import PresetCall, json_number
 from .common.proof import proven
-from .common.source_text import PARAMETERS, declared, expression, header
-from .common.statements import let_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import PARAMETERS, declared, expression_node, header
+from .common.statements import (
+    call,
+    formula,
+    let_stmt,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+    string,
+)
 from .common.symbols import Symbol
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
@@ -72,6 +83,12 @@ class Imported:
     warmup_ratio: sp.Expr | None = None
     kwargs: dict = field(default_factory=dict)
     span: Span | None = None
+    #: Where each value was read: a field's value span by its name (``warmup``: the field the warmup
+    #: came from), a kwarg's by its key; what is not there is at ``span`` (a default).
+    spans: dict = field(default_factory=dict)
+
+    def at(self, name: str) -> Span | None:
+        return self.spans.get(name, self.span)
 
 
 def read(text: str, filename: str = "<string>") -> Imported:
@@ -98,7 +115,8 @@ def imported(root: Node) -> Imported:
         known = [n.split(".", 1)[1] for n in PRESETS if n.startswith("hf.")]
         raise SchedlangError(f"unknown lr_scheduler_type '{kind}'", span,
                              hint=did_you_mean(kind, known) or "one of " + ", ".join(known))
-    found = Imported(kind, _number(fields, "learning_rate", carried=True), span=span)
+    found = Imported(kind, _number(fields, "learning_rate", carried=True), span=span,
+                     spans={k: v.span for k, v in fields.items() if k in DEFAULTS})
     max_steps = _number(fields, "max_steps")
     if max_steps > 0:
         found.total = _whole(fields, "max_steps", max_steps)
@@ -108,7 +126,7 @@ def imported(root: Node) -> Imported:
             where = fields["num_train_epochs"].span if "num_train_epochs" in fields else root.span
             raise SchedlangError("num_train_epochs must be positive when max_steps is not set", where)
     _warmup(found, fields)
-    found.kwargs = _kwargs(fields.get("lr_scheduler_kwargs"), preset, kind)
+    found.kwargs = _kwargs(fields.get("lr_scheduler_kwargs"), preset, kind, found.spans)
     return found
 
 
@@ -138,6 +156,8 @@ def _warmup(found: Imported, fields: dict) -> None:
     if steps < 0 or ratio < 0:
         name = "warmup_steps" if steps < 0 else "warmup_ratio"
         raise SchedlangError(f"'{name}' must be >= 0", fields[name].span)
+    if steps > 0 or ratio > 0:
+        found.spans["warmup"] = fields["warmup_steps" if steps > 0 else "warmup_ratio"].span
     if steps >= 1:
         found.warmup_steps = sp.Integer(math.floor(steps))  # int(): 10.7 -> 10
         if ratio > 0:
@@ -177,7 +197,8 @@ def _given_kwargs(node: Node) -> tuple[dict, dict]:
     raise SchedlangError("lr_scheduler_kwargs must be a mapping or a JSON string", node.span)
 
 
-def _kwargs(node: Node | None, preset, kind: str) -> dict:
+def _kwargs(node: Node | None, preset, kind: str, at: dict) -> dict:
+    """The preset's keywords ``lr_scheduler_kwargs`` gives (each key's span into ``at``)."""
     if node is None or node.value is None or node.value == {} or node.value == "":
         return {}
     given, spans = _given_kwargs(node)
@@ -185,6 +206,7 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
         warn(f"lr_scheduler_kwargs is ignored: get_scheduler does not pass it to '{kind}'", node.span)
         return {}
     spec = {a.name: a for a in preset.args if a.name not in _FILLED}
+    values = {k: v.span for k, v in node.value.items()} if node.is_mapping else spans  # where each is
     out = {}
     for key, value in given.items():
         if key not in spec:
@@ -196,16 +218,16 @@ def _kwargs(node: Node | None, preset, kind: str) -> dict:
             if value not in arg.choices:
                 raise SchedlangError(f"'{value}' is not a valid {key}", spans[key],
                                      hint="one of " + ", ".join(arg.choices))
-            out[key] = value
+            out[key], at[key] = value, values[key]
             continue
         number = exact(value)
         if number is None:
             raise SchedlangError(f"'{key}' must be a number, not {value!r}", spans[key])
-        out[key] = number
+        out[key], at[key] = number, values[key]
     return out
 
 
-# -- .sched text ------------------------------------------------------------------------
+# -- the .sched tree: each value a node at its span in the arguments ----------------------------
 
 
 def source(found: Imported, origin: str, style: str = "presets") -> ir.Module:
@@ -213,7 +235,7 @@ def source(found: Imported, origin: str, style: str = "presets") -> ir.Module:
         else "HF TrainingArguments"
     items = [header(origin, what),
              "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
-    lr_text = _lr(found)  # before the declarations: it records the parameters it reads
+    lr = _lr(found)  # before the declarations: it records the parameters it reads
     params, decls = declared()
     if params:
         items.append(PARAMETERS)
@@ -221,84 +243,104 @@ def source(found: Imported, origin: str, style: str = "presets") -> ir.Module:
     if found.total is None:
         items.append(noted(param_stmt("steps_per_epoch", "int", where="steps_per_epoch > 0"),
                            "ceil(len(train_dataloader) / gradient_accumulation_steps)"))
-        epochs = sched_text(found.epochs)
-        items.append(noted(let_stmt("num_training_steps", f"ceil({epochs} * steps_per_epoch)"),
-                           f"num_train_epochs: {epochs}"))
-        total = "num_training_steps"
+        epochs = found.at("num_train_epochs")
+        items.append(noted(let_stmt("num_training_steps", formula(
+            "ceil(EPOCHS * steps_per_epoch)", epochs, EPOCHS=number(found.epochs, epochs))),
+            f"num_train_epochs: {sched_text(found.epochs)}"))
+        total = ir.Name(epochs, "num_training_steps")
     else:
-        total = sched_text(found.total)
+        total = number(found.total, found.at("max_steps"))
     counted = "max_steps" if found.total is not None else "ceil(num_train_epochs * steps_per_epoch)"
     items.append(noted(run_stmt(total), f"the Trainer's optimizer updates: {counted}"))
     if found.warmup_ratio is not None:
         if found.total is not None:
-            items.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {total}) steps, as the Trainer "
-                         "computes it (in float64)")
+            items.append(f"# warmup: ceil({sched_text(found.warmup_ratio)} * {sched_text(found.total)}) "
+                         "steps, as the Trainer computes it (in float64)")
     if style != "presets" and (found.kind not in _CORE_KINDS or decls):
         # No standard-library spelling: the preset's own formula, written by the one core printer.
-        preset = module(items, schedule_stmt("lr", _preset(found, total, lr_text), found.span))
+        preset = module(items, schedule_stmt("lr", _preset(found, total, lr), found.span))
         return core_module(preset, [i for i in items if isinstance(i, str)],
                            [i for i in items if not isinstance(i, str)])
-    body = _preset(found, total, lr_text) if style == "presets" else _core(found, total)
+    body = _preset(found, total, lr) if style == "presets" else _core(found, total, lr)
     return module(items, schedule_stmt("lr", body, found.span))
 
 
-def _lr(found: Imported) -> str:
-    """``learning_rate`` as ``.sched`` text: a number, or the expression of the script's options."""
-    return expression(found.lr) if isinstance(found.lr, Symbol) else sched_text(found.lr)
+def _lr(found: Imported) -> ir.Node:
+    """``learning_rate`` at its field: a number, or the expression of the script's options."""
+    at = found.at("learning_rate")
+    if isinstance(found.lr, Symbol):
+        return expression_node(found.lr, at, "learning_rate")
+    return number(found.lr, at)
 
 
-def _preset(found: Imported, total: str, lr: str) -> str:
-    parts = [f"lr={lr}"]
+def _preset(found: Imported, total: ir.Node, lr: ir.Node) -> ir.Call:
+    """``hf.KIND(lr=..., ...)``, each keyword at the field (or kwarg) it was read from."""
+    given = {"lr": lr}
     if found.kind != "constant":
         if found.warmup_steps is not None:
-            parts.append(f"num_warmup_steps={sched_text(found.warmup_steps)}")
-        parts.append(f"num_training_steps={total}")
+            given["num_warmup_steps"] = number(found.warmup_steps, found.at("warmup"))
+        given["num_training_steps"] = total
         if found.warmup_ratio is not None:
-            parts.append(f"warmup_ratio={sched_text(found.warmup_ratio)}")
+            given["warmup_ratio"] = number(found.warmup_ratio, found.at("warmup"))
     for key, value in found.kwargs.items():
-        parts.append(f'{key}="{value}"' if isinstance(value, str) else f"{key}={sched_text(value)}")
-    return f"hf.{found.kind}({', '.join(parts)})"
+        given[key] = string(value, found.at(key)) if isinstance(value, str) else number(value, found.at(key))
+    return call(f"hf.{found.kind}", span=found.span, **given)
 
 
 _CORE_KINDS = ("constant", "constant_with_warmup", "linear", "cosine", "polynomial", "cosine_with_min_lr",
                "inverse_sqrt")
+#: HF's cosine over ``REST`` steps, ``CYCLES`` half-cycles, not clamped: it rises again.
+_WAVE = "(1 + cos(2 * pi * CYCLES * t / max(1, REST))) / 2"
+#: The decay after the warmup of each core kind, over ``REST`` steps: HF's formula, its values named.
+_DECAYS = {"constant_with_warmup": "constant(LR)", "linear": "linear(LR, 0, REST)",
+           "cosine": f"LR * {_WAVE}", "polynomial": "poly(LR, END, REST, power=POWER)",
+           "cosine_with_min_lr": f"LR * max(0, {_WAVE} * (1 - RATE) + RATE)",
+           "inverse_sqrt": "LR / sqrt((t + SCALE) / SCALE)"}
 
 
-def _core(found: Imported, total: str) -> str:
-    """Standard-library calls: ``warmup(linear, W) >> <the decay>`` (HF's ``t / max(1, W)``)."""
-    n, kind, lr, kw = sched_text, found.kind, found.lr, found.kwargs
+def _core(found: Imported, total: ir.Node, lr: ir.Node) -> ir.Node:
+    """Standard-library calls: ``warmup(linear, W) >> <the decay>`` (HF's ``t / max(1, W)``), each
+    value a node at the field it came from."""
+    kind, kw, where = found.kind, found.kwargs, found.span
     if kind not in _CORE_KINDS:
         raise SchedlangError(f"'{kind}' has no core-style import yet", found.span,
                              hint="import without --lower: the hf.* preset is exact")
     if kind == "constant":
-        return f"constant({n(lr)})"
+        return formula("constant(LR)", where, LR=lr)
+    warm = _warmup_steps(found, total)
+    rest = formula("TOTAL - WARM", total.span, TOTAL=total, WARM=warm or number(0, where))  # the steps
+    values = {"LR": lr, "REST": rest}
+    if kind in ("cosine", "cosine_with_min_lr"):
+        values["CYCLES"] = _kwarg(found, "num_cycles", sp.Rational(1, 2))
+    if kind == "polynomial":
+        values["END"] = _kwarg(found, "lr_end", sp.Rational(1, 10**7))
+        values["POWER"] = _kwarg(found, "power", sp.Integer(1))
+    if kind == "cosine_with_min_lr":
+        values["RATE"] = _kwarg(found, "min_lr_rate", None) if "min_lr_rate" in kw \
+            else number(kw["min_lr"] / found.lr, found.at("min_lr"))
+    if kind == "inverse_sqrt":
+        values["SCALE"] = _kwarg(found, "timescale", None) if kw.get("timescale") is not None \
+            else warm or number(10000, where)
+    decay = formula(_DECAYS[kind], where, **values)
+    return decay if warm is None else ir.Seq(where, formula("warmup(linear, WARM)", where, WARM=warm), decay)
+
+
+def _warmup_steps(found: Imported, total: ir.Node) -> ir.Node | None:
+    """The warmup's length as the Trainer computes it (``ceil(ratio * N)``, at the warmup's field);
+    None for none."""
+    at = found.at("warmup")
     if found.warmup_ratio is not None:
         if found.total is not None:
-            w = str(math.ceil(float(found.total) * float(found.warmup_ratio)))
-        else:
-            w = f"ceil({n(found.warmup_ratio)} * {total})"
-    else:
-        w = n(found.warmup_steps) if found.warmup_steps is not None else "0"
-    rest = f"{total} - {w}"
-    half_cycles = kw.get("num_cycles", sp.Rational(1, 2))
-    wave = f"(1 + cos(2 * pi * {n(half_cycles)} * t / max(1, {rest}))) / 2"  # not clamped: rises again
-    if kind == "constant_with_warmup":
-        decay = f"constant({n(lr)})"
-    elif kind == "linear":
-        decay = f"linear({n(lr)}, 0, {rest})"
-    elif kind == "cosine":
-        decay = f"{n(lr)} * {wave}"
-    elif kind == "polynomial":
-        decay = (f"poly({n(lr)}, {n(kw.get('lr_end', sp.Rational(1, 10**7)))}, {rest}, "
-                 f"power={n(kw.get('power', sp.Integer(1)))})")
-    elif kind == "cosine_with_min_lr":
-        rate = kw["min_lr_rate"] if "min_lr_rate" in kw else kw["min_lr"] / lr
-        decay = f"{n(lr)} * max(0, {wave} * (1 - {n(rate)}) + {n(rate)})"
-    else:  # inverse_sqrt
-        scale = kw.get("timescale")
-        scale = n(scale) if scale is not None else (w if w != "0" else "10000")
-        decay = f"{n(lr)} / sqrt((t + {scale}) / {scale})"
-    return decay if w == "0" else f"warmup(linear, {w}) >> {decay}"
+            return number(math.ceil(float(found.total) * float(found.warmup_ratio)), at)
+        return formula("ceil(RATIO * TOTAL)", at, RATIO=number(found.warmup_ratio, at), TOTAL=total)
+    return number(found.warmup_steps, at) if found.warmup_steps is not None else None
+
+
+def _kwarg(found: Imported, key: str, default) -> ir.Node:
+    """An ``lr_scheduler_kwargs`` value at its key (HF's default, at the scheduler type, without)."""
+    if key in found.kwargs:
+        return number(found.kwargs[key], found.at(key))
+    return number(default, found.span)
 
 # -- the writer (``schedlang export --format hf-args``) ------------------------------------------
 

@@ -32,7 +32,8 @@ from ..library.stdlib import Kind
 from ..syntax import ir
 from .common.format import Format, reader
 from .common.pyconfig.literal import Call, Item, Module, Unread, ended_before, unfollowed
-from .common.source_text import PARAMETERS, declared, expression, flag, header, option
+from .common.source_text import PARAMETERS, declared, expression_node, flag_node, header, option_node
+from .common.statements import call as called
 from .common.statements import module, schedule_stmt
 from .core_text import core_module
 
@@ -119,7 +120,7 @@ def _inside(call: Call):
             stack.extend(value.values())
 
 
-# -- .sched text ------------------------------------------------------------------------------
+# -- the .sched tree: each value a node at its span in the script -------------------------------
 
 
 def source(chosen: Item, origin: str, style: str = "presets") -> ir.Module:
@@ -134,8 +135,9 @@ def source(chosen: Item, origin: str, style: str = "presets") -> ir.Module:
     return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)
 
 
-def _call(item: Item) -> str:
-    """One schedule call as its ``optax.*`` preset: optax's positional order is the preset's."""
+def _call(item: Item) -> ir.Call:
+    """One schedule call as its ``optax.*`` preset (at the script's call, each keyword at its
+    argument): optax's positional order is the preset's."""
     call = item.value
     name = _optax(call.path)
     preset = PRESETS[f"optax.{name}"]
@@ -153,40 +155,45 @@ def _call(item: Item) -> str:
             raise SchedlangError(f"optax.{name} got two values for '{key}' (Python raises TypeError)",
                                  call.keys[key])
         given[key] = value
-    parts = []
+    parts = {}
     for arg in preset.args:
         if arg.name not in given:
             continue
         value = given[arg.name]
         if value.raw is None and arg.default is None:
             continue  # None: optax's default
-        parts.append(f"{arg.name}={_argument(value, arg, name)}")
-    return f"optax.{name}({', '.join(parts)})"
+        parts[arg.name] = _argument(value, arg, name)
+    return called(f"optax.{name}", span=call.span, **parts)
 
 
-def _argument(item: Item, arg, name: str) -> str:
+def _argument(item: Item, arg, name: str) -> ir.Node:
     value, what = item.raw, f"{arg.name}"
     if arg.kind == Kind.SCHEDULES:
         entries = item.value
         if not isinstance(entries, list):
             raise SchedlangError(f"{what} must be a list", item.span)
         if arg.name == "cosine_kwargs":  # sgdr: one dict of warmup_cosine_decay_schedule's keywords each
-            return "[" + ", ".join(_cycle(entry) for entry in entries) + "]"
-        return "[" + ", ".join(_schedule(entry, what) for entry in entries) + "]"
+            return ir.List(item.span, tuple(_cycle(entry) for entry in entries))
+        return ir.List(item.span, tuple(_schedule(entry, what) for entry in entries))
     if arg.kind == Kind.PAIRS:
         pairs = item.value
         if not isinstance(pairs, dict):
             raise SchedlangError(f"{what} must be a dict {{boundary: scale}}", item.span)
         spans = {k: item.keys.get(k, item.span) for k in pairs}
-        return "[" + ", ".join(f"[{expression(_key(k, spans[k]), spans[k], what)}, {_number(v, what)}]"
-                               for k, v in pairs.items()) + "]"
+        return ir.List(item.span, tuple(_pair(k, v, spans[k], what) for k, v in pairs.items()))
     if arg.kind == Kind.FLAG:
-        return flag(item.value, item.span, what)
+        return flag_node(item.value, item.span, what)
     if arg.kind == Kind.OPTION:
-        return option(item.value, arg.choices, item.span, what)
+        return option_node(item.value, arg.choices, item.span, what)
     if isinstance(value, list):
-        return "[" + ", ".join(_number(v, what) for v in item.value) + "]"
+        return ir.List(item.span, tuple(_number(v, what) for v in item.value))
     return _number(item, what)
+
+
+def _pair(key, value: Item, span: Span, what: str) -> ir.List:
+    """``[boundary, scale]``: one entry of optax's ``{boundary: scale}`` dict, at its key."""
+    boundary = expression_node(_key(key, span), span, what)  # first: a symbol's declarations in order
+    return ir.List(span, (boundary, _number(value, what)))
 
 
 def _key(key, span):
@@ -195,13 +202,13 @@ def _key(key, span):
     return key
 
 
-def _number(item: Item, what: str) -> str:
+def _number(item: Item, what: str) -> ir.Node:
     if isinstance(item, Unread):
         raise item.error
-    return expression(item.raw, item.span, what)
+    return expression_node(item.raw, item.span, what)
 
 
-def _schedule(item: Item, what: str) -> str:
+def _schedule(item: Item, what: str) -> ir.Call:
     if isinstance(item, Unread):
         raise item.error
     if not isinstance(item.raw, Call) or not _is_schedule(item.raw.path):
@@ -209,7 +216,7 @@ def _schedule(item: Item, what: str) -> str:
     return _call(item)
 
 
-def _cycle(item: Item) -> str:
+def _cycle(item: Item) -> ir.Call:
     """One of ``sgdr_schedule``'s ``cosine_kwargs``: optax calls ``warmup_cosine_decay_schedule(**d)``."""
     if isinstance(item, Unread):
         raise item.error

@@ -93,6 +93,23 @@ def test_deepspeed_refusals(tmp_path, config, message):
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize("style", ["presets", "core"])
+def test_an_error_the_lowering_raises_lands_on_the_key_it_came_from(style):
+    """The preset call the import lowers is built of nodes at the config's values, so the period
+    torch's StepLR refuses (the lowering's check, not the reader's) is at its ``step_size``, in
+    both styles: even where another block has a key of that name, where a search of the config
+    for the generated line's key found two and gave up (an error quoting the generated line)."""
+    config = ('{\n  "optimizer": {"type": "AdamW", "params": {"lr": 0.1}},\n'
+              '  "scheduler": {"type": "StepLR", "params": {"step_size": 0, "gamma": 0.5}},\n'
+              '  "flops_profiler": {"enabled": false, "step_size": 4}\n}\n')
+    with pytest.raises(SchedlangError) as info:
+        schedlang.formats.from_deepspeed_json(config, "ds_config.json", style=style)
+    assert info.value.message == "a period must be positive, not 0"
+    assert info.value.span.source.filename == "ds_config.json"
+    line = config.splitlines()[2]
+    assert (info.value.line, info.value.column) == (3, line.index('"step_size": 0') + 14), str(info.value)
+
+
 # -- a DeepSpeed dict in a Python file (formats/common/pyconfig/literal.py) ------------------------
 
 

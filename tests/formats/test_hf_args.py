@@ -76,6 +76,32 @@ def test_hf_diagnostics(text, message, line, column):
     assert (info.value.line, info.value.column) == (line, column), str(info.value)
 
 
+_TIMESCALE_0 = ('{"lr_scheduler_type": "inverse_sqrt", "learning_rate": 0.1, "max_steps": 100,\n'
+                ' "lr_scheduler_kwargs": {"timescale": 0}}')
+
+
+@pytest.mark.parametrize("text, style, message, line, column", [
+    # core style's ``lr / sqrt((t + timescale) / timescale)``: the division by zero, at the timescale
+    # (a search of the generated line found no key and no literal there: an error quoting that line)
+    (_TIMESCALE_0, "core", "division by zero", 2, 39),
+    (_TIMESCALE_0, "presets", "timescale must be positive", 2, 39),
+    ("lr_scheduler_type: polynomial\nlearning_rate: 0.1\nmax_steps: 100\nlr_scheduler_kwargs:\n"
+     "  lr_end: 0.5\n", "presets", "lr_end (1/2) must be smaller than lr", 5, 11),
+    ('{"lr_scheduler_type": "linear", "learning_rate": 0.1,\n "max_steps": 1' + "0" * 30 + "}", "core",
+     "a duration must be at most", 2, 15),
+])
+def test_an_error_the_lowering_raises_lands_on_the_field_it_came_from(text, style, message, line, column):
+    """The tree the import lowers is built of nodes at the fields (and kwargs) they were read from,
+    core style's formulas too, so what the lowering refuses (not the reader) is at that field."""
+    from schedlang.formats import from_hf_args
+
+    with pytest.raises(schedlang.SchedlangError) as info:
+        from_hf_args(text, "args.yaml" if text[0] != "{" else "args.json", style)
+    assert message in info.value.message, info.value.message
+    assert info.value.span.source.filename.startswith("args.")
+    assert (info.value.line, info.value.column) == (line, column), str(info.value)
+
+
 def test_hf_constant_with_warmup_ignores_kwargs_with_a_warning():
     from schedlang.formats import from_hf_args
 

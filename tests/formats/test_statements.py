@@ -6,9 +6,11 @@ from __future__ import annotations
 from schedlang.errors import Source, Span
 from schedlang.formats.common.statements import (
     def_stmt,
+    formula,
     let_stmt,
     module,
     noted,
+    number,
     param_stmt,
     run_stmt,
     schedule_stmt,
@@ -45,3 +47,15 @@ def test_notes_after_the_last_statement_stay_there():
     tree = module(run_stmt("5"), "# the end")
     assert tree.comments == (ir.Comment("the end", 1),)
     assert unparse.module(tree) == "run = 5\n# the end\n"
+
+
+def test_a_formula_keeps_its_values_nodes_and_puts_its_own_parts_at_the_span_given():
+    """``formula``: the format's own text, each upper-case name replaced by the value's node (its
+    config span kept); what the text itself wrote is at the span given, nothing at generated text."""
+    whole = Span(CONFIG, 1, 1, 1, 26)
+    tree = formula("LR * (1 + cos(pi * t / STEPS)) / 2", whole, LR=number(0.1, LR), STEPS=number(100, STEPS))
+    assert unparse.expression(tree) == "0.1 * (1 + cos(pi * t / 100)) / 2"
+    assert tree.span == whole and tree.left.left == number(0.1, LR) and tree.left.left.span == LR
+    steps = tree.left.right.right.args[0].right
+    assert steps.span == STEPS and isinstance(steps, ir.Number)
+    assert tree.left.right.span == whole and tree.left.right.right.span == whole  # its own parts

@@ -755,6 +755,27 @@ def test_optax_scripts_refused_at_the_reason(body, where, words):
     assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
 
 
+@pytest.mark.parametrize("style", ["presets", "core"])
+@pytest.mark.parametrize(("body", "where", "words"), [
+    # positional: no ``decay_steps=`` in the script to search for, and 0 no literal to find
+    ("tx = optax.adamw(optax.cosine_decay_schedule(1.0, 0))\n", (2, 51), "a period must be positive"),
+    # the number of steps a variable: its literal on line 2 was what a search found
+    ("steps = 1000\ntx = optax.adamw(optax.warmup_cosine_decay_schedule(0.0, 1.0, steps, steps))\n", (3, 70),
+     "must be longer than warmup_steps"),
+])
+def test_an_error_the_lowering_raises_lands_on_the_argument_it_came_from(body, where, words, style):
+    """The preset call the import lowers is built of nodes at the script's arguments, so what the
+    preset refuses (the lowering's check, not the reader's) is at the argument it is about, in both
+    styles: ``decay_steps``, positional or a variable, never a literal that happens to be equal."""
+    from schedlang.formats.optax_script import FORMAT
+
+    with pytest.raises(SchedlangError) as caught:
+        FORMAT.reader(OPTAX.format(body=body), "train.py", style)
+    assert words in caught.value.message, caught.value.message
+    assert caught.value.span.source.filename == "train.py"
+    assert (caught.value.span.line, caught.value.span.column) == where, str(caught.value)
+
+
 def test_optax_dicts_and_positional_arguments(tmp_path):
     """``piecewise_constant_schedule(0.1, {32000: 0.1, 48000: 0.1})`` given positionally to
     ``optax.sgd``: optax's dict is the preset's list of pairs; every step against optax."""

@@ -8,6 +8,9 @@ configuration can add a statement, end a comment or open a string in the generat
 * ``option``: a string from the schedule's closed set of choices (the preset's ``Arg.choices``),
   or a located error at the value naming the choices: never a string pasted between quotes;
 * ``flag``: ``true`` / ``false``;
+* ``number_node``, ``expression_node``, ``option_node``, ``flag_node``: the same checks, the value
+  a node at its configuration span (``statements``), for the formats that build their tree of
+  nodes: an error the lowering raises at it is there, with nothing to search for;
 * ``header``: the ``# Imported by ...`` comment, the file name escaped so that no character of
   it (LF, CR, U+2028, any control or format character) can end the comment.
 """
@@ -24,6 +27,7 @@ from ...library.presets import PRESETS
 from ...limits import decimal
 from ...program import compile as compile_source
 from ...syntax import ir, unparse
+from . import statements
 from .numbers import PythonString, exact
 from .statements import GENERATED, noted
 from .symbols import MADE, Symbol
@@ -130,6 +134,21 @@ def expression(value, span=None, what: str = "this value") -> str:
     return _written(value.text, span)
 
 
+def number_node(value, span=None, what: str = "this value") -> ir.Node:
+    """``number``'s check, the value as a node at ``span`` (``statements.number``): an error the
+    lowering raises at it is the configuration's by construction, with nothing recorded to find."""
+    _exact_text(value, span, what)
+    return statements.number(value, span)
+
+
+def expression_node(value, span=None, what: str = "this value") -> ir.Node:
+    """``expression`` as a node at ``span``: a number as ``number_node``; a ``Symbol``'s text
+    parsed and every part of it put at ``span``, the symbol still recorded for ``declared``."""
+    if not isinstance(value, Symbol):
+        return number_node(value, span, what)
+    return statements.at(statements.expression(expression(value, span, what)), span)
+
+
 #: The comment above the parameters a script's argparse defaults became.
 PARAMETERS = ("# The script's argparse defaults are parameters: -D NAME=VALUE runs it with that option "
               "given.")
@@ -229,6 +248,12 @@ def option(value, choices, span=None, what: str = "this option") -> str:
     return _written(f'"{value}"', span)
 
 
+def option_node(value, choices, span=None, what: str = "this option") -> ir.String:
+    """``option``'s check, the string as a node at ``span``."""
+    option(value, choices, span, what)
+    return statements.string(value, span)
+
+
 def choices_of(preset: str, arg: str) -> tuple[str, ...]:
     """The closed set of strings the preset's option ``arg`` takes (its ``Arg.choices``)."""
     entry = PRESETS.get(preset)
@@ -242,6 +267,12 @@ def flag(value, span=None, what: str = "this flag") -> str:
     if not isinstance(value, bool):
         raise SchedlangError(f"{what} must be true or false, not {_shown(value)}", span)
     return "true" if value else "false"
+
+
+def flag_node(value, span=None, what: str = "this flag") -> ir.Bool:
+    """``flag``'s check, ``true`` / ``false`` as a node at ``span``."""
+    flag(value, span, what)
+    return statements.boolean(value, span)
 
 
 def header(origin, description: str) -> str:

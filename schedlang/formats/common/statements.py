@@ -5,10 +5,12 @@ A format builds its file from these functions, never from a statement written as
 takes the configuration's span of what it states (the key, flag or call it was read from), so the
 tree can say where each statement came from.  Expressions are built the same way: ``number`` is
 a value at the span it was read from, ``call`` a call of such nodes, so the reader lowers the tree
-as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow
-is built so).  An expression not yet built as nodes (a preset call or a core formula a format
-writes, numbers through ``source_text``) is given as ``.sched`` text and parsed here; its top
-node takes the span given, and an error inside it is moved by ``source_text.located``.
+as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow,
+deepspeed_json, optax_script and hf_args are built so; ``string``/``boolean`` for checked values,
+``formula`` for a formula of the format's own whose values are such nodes).  An expression not
+yet built as nodes (a preset call or a core formula a format writes, numbers through
+``source_text``) is given as ``.sched`` text and parsed here; its top node takes the span given,
+and an error inside it is moved by ``source_text.located``.
 Comments are the file's notes: a string item of ``module`` is a line of its own (written
 ``# ...``), ``noted`` puts one at the end of a statement's line.
 """
@@ -57,6 +59,48 @@ def call(name: str, *args: ir.Node, span: Span | None = None, **keywords: ir.Nod
     where = span or _NOWHERE
     return ir.Call(where, ir.Name(where, name), tuple(args),
                    tuple(ir.Keyword(v.span, k, v) for k, v in keywords.items()))
+
+
+def string(value: str, span: Span | None) -> ir.String:
+    """A string already checked against its closed set of choices (``source_text.option_node``)."""
+    return ir.String(span or _NOWHERE, value)
+
+
+def boolean(value: bool, span: Span | None) -> ir.Bool:
+    return ir.Bool(span or _NOWHERE, value)
+
+
+def formula(text: str, span: Span | None, **values: ir.Node) -> ir.Node:
+    """A formula of the format's own (``.sched`` text that holds no configuration value: its values
+    are the upper-case names of ``values``) as a node, each such name replaced by its node, which
+    keeps its span; the formula's own parts at ``span``, so that no part of it is generated text."""
+    missing = {n for n in _names(expression(text)) if n.isupper()} - set(values)
+    if missing:  # pragma: no cover - the formats give every value their formulas name
+        raise SchedlangError(f"formula {text!r} is given no {', '.join(sorted(missing))}")
+    return _put(at(expression(text), span), values)
+
+
+def _names(node: ir.Node):
+    if isinstance(node, ir.Name):
+        yield node.id
+    for f in fields(node):
+        value = getattr(node, f.name)
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ir.Node):
+                yield from _names(item)
+
+
+def _put(node: ir.Node, values: dict) -> ir.Node:
+    if isinstance(node, ir.Name) and node.id in values:
+        return values[node.id]
+    changes = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, ir.Node):
+            changes[f.name] = _put(value, values)
+        elif isinstance(value, tuple):
+            changes[f.name] = tuple(_put(v, values) if isinstance(v, ir.Node) else v for v in value)
+    return replace(node, **changes)
 
 
 def at(node: ir.Node, span: Span | None) -> ir.Node:
