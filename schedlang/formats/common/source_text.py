@@ -25,7 +25,8 @@ from ...limits import decimal
 from ...program import compile as compile_source
 from ...syntax import ir, unparse
 from .numbers import PythonString, exact
-from .statements import GENERATED, noted
+from .statements import GENERATED, at, noted
+from .statements import expression as parsed
 from .symbols import MADE, Symbol
 
 #: The values written in the current import: (their ``.sched`` text, their span in the config).
@@ -227,6 +228,12 @@ def option(value, choices, span=None, what: str = "this option") -> str:
                              f"not {_shown(value)}", span,
                              hint=f"write {what} = {choices[0]!r}" if choices else None)
     return _written(f'"{value}"', span)
+
+
+def option_node(value, choices, span=None, what: str = "this option") -> ir.Node:
+    """``option``'s string (the same check) as a node at ``span``, the configuration's value: an
+    error the lowering raises at it lands there with no search."""
+    return at(parsed(option(value, choices, span, what)), span)
 
 
 def choices_of(preset: str, arg: str) -> tuple[str, ...]:
