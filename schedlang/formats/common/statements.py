@@ -71,6 +71,25 @@ def at(node: ir.Node, span: Span | None) -> ir.Node:
     return replace(node, span=own, **changes)
 
 
+def formula(text: str, span: Span | None, **values: ir.Node) -> ir.Node:
+    """The format's own formula ``text`` as a node, each configuration value in it a name of
+    ``values`` (``lr * (1 - t / N)`` with ``lr=``, ``N=``): each such name the node given (at its
+    own span, ``number``'s), the rest at ``span``.  No value of the configuration is in the text
+    that is parsed, so the formula's layout is the format's and every number keeps its span."""
+    return at(_filled(expression(text), values), span)
+
+
+def _filled(value, values: dict):
+    if isinstance(value, ir.Name) and value.id in values:
+        return values[value.id] if not value.parens else replace(values[value.id], parens=value.parens)
+    if isinstance(value, ir.Node):
+        return replace(value, **{f.name: _filled(getattr(value, f.name), values) for f in fields(value)
+                                 if f.name not in ("span", "parens")})
+    if isinstance(value, tuple):
+        return tuple(_filled(v, values) for v in value)
+    return value
+
+
 def _at_value(value, span: Span):
     if isinstance(value, ir.Node):
         return at(value, span)
