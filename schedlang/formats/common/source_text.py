@@ -131,6 +131,13 @@ def expression(value, span=None, what: str = "this value") -> str:
     return _written(value.text, span)
 
 
+def expression_node(value, span=None, what: str = "this value") -> ir.Node:
+    """``expression``'s text (the same checks, a symbol recorded for ``declared`` the same way)
+    as a node, every part at ``span``: the configuration's value, where an error the lowering
+    raises at it lands with no search."""
+    return at(parsed(expression(value, span, what)), span)
+
+
 #: The comment above the parameters a script's argparse defaults became.
 PARAMETERS = ("# The script's argparse defaults are parameters: -D NAME=VALUE runs it with that option "
               "given.")
