@@ -20,20 +20,19 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..syntax import ir
-from .common.format import Format, reader
+from .common.format import Format, lowered, reader
 from .common.json_source import load
 from .common.keys import json_keys
 from .common.numbers import exact
 from .common.pyconfig.literal import Instance, Module, Unread, ended_before, to_node, unfollowed
 from .common.pyconfig.trace import traced
-from .common.source_text import PARAMETERS, declared, expression, header
-from .common.statements import module, schedule_stmt
+from .common.source_text import PARAMETERS, declared, expression_node, header
+from .common.statements import at, call, expression, module, number, schedule_stmt
 from .common.yaml_source import Node
 from .core_text import core_module
 
@@ -87,16 +86,20 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> ir.Modul
     config = _config(root, name)
     preset_entry = PRESETS[f"keras.{name}"]
     parts, numbers = _arguments(preset_entry, name, config)
+    spans = {key: config.value[key].span for key in parts}
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
     params, decls = declared()
     head = [header(origin, what), _KERAS_CLOCK,
             *([PARAMETERS] if params else [])]
-    preset = module(head, decls, schedule_stmt("lr", f"keras.{name}({', '.join(parts)})", root.span))
+    preset = module(head, decls, schedule_stmt("lr", call(f"keras.{name}", span=root.span, **parts),
+                                               root.span))
     if style == "presets":
         return preset
+    lowered(preset, origin)  # an error lands on the configuration before the core text loses its spans
     core_head = [*head, "# Core style: the same schedule written without presets."]
-    restarts = None if name != "CosineDecayRestarts" or decls else _cosine_restarts(preset_entry, numbers)
+    restarts = None if name != "CosineDecayRestarts" or decls \
+        else _cosine_restarts(preset_entry, numbers, spans, root.span)
     if restarts is not None:
         return module(core_head, schedule_stmt("lr", restarts, root.span))
     return core_module(preset, core_head, params)
@@ -130,46 +133,56 @@ def _config(root: Node, name: str) -> Node:
     return config
 
 
-def _arguments(preset_entry, name: str, config: Node) -> tuple[list[str], dict]:
-    """The preset call's ``key=value`` texts and each key's exact number: the config written out,
-    less the op ``name`` and the keywords left at their default ``None``."""
+def _arguments(preset_entry, name: str, config: Node) -> tuple[dict[str, ir.Node], dict]:
+    """The preset call's keywords (each value a node at its key's value) and each key's exact
+    number: the config written out, less the op ``name`` and the keywords left at their default
+    ``None``."""
     known = [a.name for a in preset_entry.args]
-    parts, numbers = [], {}
+    parts, numbers = {}, {}
     for key, node in config.value.items():
         if key == "name" or (node.value is None and _default(preset_entry, key) is None):
             continue  # the op name, or a keyword left at its default None
         if key not in known:
             raise SchedlangError(f"{name} has no argument '{key}'", config.key_spans[key],
                                  hint=did_you_mean(key, known) or "arguments: " + ", ".join(known))
-        parts.append(f"{key}={_value(node, key)}")
+        parts[key] = _value(node, key)
         numbers[key] = exact(node.value)
     return parts, numbers
 
 
-def _cosine_restarts(preset, given: dict) -> str | None:
+def _cosine_restarts(preset, given: dict, spans: dict, span) -> ir.Node | None:
     """``CosineDecayRestarts`` with growing restarts and no amplitude decay (``m_mul = 1``, Keras'
     default) as the standard library's ``cosine_restarts`` from ``initial`` to ``initial *
-    alpha``: its lowered form has a restart index, which no function of the language prints."""
+    alpha``: its lowered form has a restart index, which no function of the language prints.  Each
+    number is at the key it is computed from (``span``, the schedule's, for a default)."""
     values = {a.name: exact(a.default) for a in preset.args} | given
     mult = values["t_mul"]
     if values["m_mul"] != 1 or mult == 1 or not mult.is_integer:
         return None  # t_mul = 1 prints as floor(t / first); m_mul != 1 has no core form
     peak = values["initial_learning_rate"]
-    return (f"cosine_restarts({sched_text(peak)}, {sched_text(peak * values['alpha'])}, "
-            f"{sched_text(values['first_decay_steps'])}, mult={sched_text(mult)})")
+
+    def at_key(value, key):
+        return number(value, spans.get(key, span))
+
+    return call("cosine_restarts", at_key(peak, "initial_learning_rate"),
+                at_key(peak * values["alpha"], "alpha" if "alpha" in spans else "initial_learning_rate"),
+                at_key(values["first_decay_steps"], "first_decay_steps"), span=span,
+                mult=at_key(mult, "t_mul"))
 
 
 def _default(preset, key):
     return next(a.default for a in preset.args if a.name == key)
 
 
-def _value(node: Node, key: str) -> str:
+def _value(node: Node, key: str) -> ir.Node:
+    """The config's value as a node at its span: a bool, a list of values, or a number (a script's
+    value computed from its argparse defaults: the expression of its parameters)."""
     value = node.value
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return at(expression("true" if value else "false"), node.span)
     if isinstance(value, list):
-        return "[" + ", ".join(_value(item, key) for item in value) + "]"
-    return expression(value, node.span, key)
+        return at(replace(expression("[]"), items=tuple(_value(item, key) for item in value)), node.span)
+    return expression_node(value, node.span, key)
 
 
 # -- the same, in a Python training script (followed over ast, never run) ------------------------------

@@ -33,18 +33,28 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
 from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..syntax import ir
-from .common.format import SHELL, YAML, Format, reader
+from .common.format import SHELL, YAML, Format, lowered, reader
 from .common.keys import yaml_keys
 from .common.numbers import exact
-from .common.source_text import choices_of, comment_safe, header, option
-from .common.statements import module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import choices_of, comment_safe, header, option_node
+from .common.statements import (
+    at,
+    call,
+    expression,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+)
 from .common.yaml_source import load
 from .core_text import core_module
 
@@ -157,6 +167,17 @@ class _Reader:
             raise SchedlangError(f"{name} must be {want}, not {value!r}", self.span(name))
         return number
 
+    def where(self, name):
+        """Where a node of ``name`` is: its argument, or ``--sched`` for a default (none given)."""
+        return self.args.spans.get(name) or self.args.spans.get("sched")
+
+    def value(self, name, whole=False, positive=False) -> ir.Node:
+        """``number(name)`` as a node at its argument (``--sched`` for a default)."""
+        return number(self.number(name, whole, positive), self.where(name))
+
+    def switch(self, name) -> ir.Node:
+        return _bool(self.flag(name), self.where(name))
+
     def flag(self, name):
         value = self.raw(name)
         if isinstance(value, str):
@@ -196,13 +217,15 @@ def source(args: Args, origin: str, style: str = "presets") -> ir.Module:
     run = _run(r, sched, on_updates)
     if run is not None:
         params.append(run)
+    where = r.where("sched")
     if sched == "none":
-        return module(head, params, schedule_stmt("lr", f"constant({lr})", r.span("sched")))
-    keywords = _keywords(r, sched, per, on_updates, lr)
-    call = f"timm.{CLASSES[sched]}({', '.join(f'{k}={v}' for k, v in keywords)})"
-    preset = module(head, params, schedule_stmt("lr", f"{scale}{call}", r.span("sched")))
+        return module(head, params, schedule_stmt("lr", call("constant", lr, span=where), r.span("sched")))
+    made = call(f"timm.{CLASSES[sched]}", span=where, **dict(_keywords(r, sched, per, on_updates, lr)))
+    body = made if scale is None else ir.BinOp(made.span, "*", scale, made)
+    preset = module(head, params, schedule_stmt("lr", body, r.span("sched")))
     if style == "presets":
         return preset
+    lowered(preset, origin)  # an error lands on the configuration before the core text loses its spans
     return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)
 
 
@@ -224,19 +247,19 @@ def _scheduler_name(r: _Reader) -> str:
     return sched
 
 
-def _lr_scale(r: _Reader, sched: str, head: list, params: list) -> str:
-    """``"lr_scale * "`` with its ``param lr_scale: group`` when ``--layer-decay`` gives each
-    param group a scale, else ``""``; the header says which."""
+def _lr_scale(r: _Reader, sched: str, head: list, params: list) -> ir.Name | None:
+    """``lr_scale`` (the factor of the schedule, at ``--layer-decay``) with its ``param lr_scale:
+    group`` when ``--layer-decay`` gives each param group a scale, else None; the header says which."""
     if r.raw("layer_decay") is None or sched == "none":
         head.append("# Values are absolute (timm's optimizer sets no param group lr_scale without "
                     "--layer-decay).")
-        return ""
+        return None
     r.number("layer_decay")
     shown = comment_safe(str(r.raw("layer_decay")))
     head.append(f"# Values are absolute. layer_decay {shown}: timm's optimizer gives each "
                 "param group an lr_scale (layer_decay ** depth), which its scheduler multiplies by.")
     params.append(param_stmt("lr_scale", "group", "1", span=r.span("layer_decay")))
-    return "lr_scale * "
+    return ir.Name(r.span("layer_decay"), "lr_scale")
 
 
 def _clock(r: _Reader, head: list, params: list) -> tuple[bool, sp.Expr]:
@@ -286,17 +309,18 @@ def _run(r: _Reader, sched: str, on_updates: bool):
         total = epochs + (warmup if prefix else 0)
     comment = "the num_epochs train.py trains (create_scheduler_v2)"
     if on_updates:
-        return noted(run_stmt(f"{total} * updates_per_epoch", r.span("epochs")),
-                     f"{comment}, of updates_per_epoch updates")
-    return noted(run_stmt(str(total), r.span("epochs")), f"{comment}; t counts epochs")
+        value = at(expression(f"{total} * updates_per_epoch"), r.where("epochs"))
+        return noted(run_stmt(value, r.span("epochs")), f"{comment}, of updates_per_epoch updates")
+    return noted(run_stmt(number(total, r.where("epochs")), r.span("epochs")), f"{comment}; t counts epochs")
 
 
-def _learning_rate(r: _Reader, head: list[str], params: list) -> str:
+def _learning_rate(r: _Reader, head: list[str], params: list) -> ir.Node:
+    """``--lr`` at its span, or the formula ``train.py`` computes it by, at ``--lr-base``."""
     given = r.raw("lr")
     if given is not None and exact(given) is None:
         raise SchedlangError(f"lr must be a number, not {given!r}", r.span("lr"))
     if given is not None and exact(given) != 0:
-        return sched_text(exact(given))
+        return number(exact(given), r.span("lr"))
     base, size = r.number("lr_base"), r.number("lr_base_size", positive=True)
     batch = r.number("batch_size", whole=True, positive=True) * r.number("grad_accum_steps", whole=True,
                                                                           positive=True)
@@ -308,53 +332,61 @@ def _learning_rate(r: _Reader, head: list[str], params: list) -> str:
     root = "sqrt of " if scale == "sqrt" else ""
     head.append(f"# lr not given: train.py sets lr = lr_base * ({root}global batch / lr_base_size), "
                 "global batch = batch_size * grad_accum_steps * world_size.")
-    return f"{sched_text(base)} * sqrt({ratio})" if scale == "sqrt" else f"{sched_text(base)} * {ratio}"
+    text = f"{sched_text(base)} * sqrt({ratio})" if scale == "sqrt" else f"{sched_text(base)} * {ratio}"
+    return at(expression(text), r.span("lr_base") or r.where("lr"))
 
 
-def _steps(value: sp.Expr, per: sp.Expr) -> str:
-    product = value * per
+def _bool(value: bool, span: Span | None) -> ir.Node:
+    return at(expression("true" if value else "false"), span)
+
+
+def _steps(value: sp.Expr, per: sp.Expr, span: Span | None) -> ir.Node:
+    """An epoch count in the file's ``t`` (times ``updates_per_epoch`` with --sched-on-updates),
+    every part at ``span``: the argument it was read from."""
     if per == 1:
-        return sched_text(product)
-    return f"{sched_text(value)} * updates_per_epoch"
+        return number(value * per, span)
+    return at(expression(f"{sched_text(value)} * updates_per_epoch"), span)
 
 
-def _keywords(r: _Reader, sched: str, per, on_updates: bool, lr: str) -> list[tuple[str, str]]:
+def _keywords(r: _Reader, sched: str, per, on_updates: bool, lr: ir.Node) -> list[tuple[str, ir.Node]]:
     """create_scheduler_v2's call for ``sched``, every argument written out."""
     epochs = r.number("epochs", whole=True, positive=True)
     warmup = r.number("warmup_epochs", whole=True)
     if warmup < 0:
         raise SchedlangError("warmup_epochs must be >= 0", r.span("warmup_epochs"))
-    warm = [("warmup_t", _steps(warmup, per)), ("warmup_lr_init", sched_text(r.number("warmup_lr")))]
-    prefix = [("warmup_prefix", "true" if r.flag("warmup_prefix") else "false")]
-    tail = [("t_in_epochs", "false" if on_updates else "true")]
-    cycles = [("cycle_mul", sched_text(r.number("lr_cycle_mul"))),
-              ("cycle_decay", sched_text(r.number("lr_cycle_decay"))),
-              ("cycle_limit", sched_text(r.number("lr_cycle_limit", whole=True)))]
-    lr_min = ("lr_min", sched_text(r.number("min_lr")))
-    t_initial = ("t_initial", _steps(epochs, per))
-    k = ("k_decay", sched_text(r.number("lr_k_decay")))
+    warm = [("warmup_t", _steps(warmup, per, r.where("warmup_epochs"))),
+            ("warmup_lr_init", r.value("warmup_lr"))]
+    prefix = [("warmup_prefix", r.switch("warmup_prefix"))]
+    tail = [("t_in_epochs", _bool(not on_updates, r.where("sched_on_updates")))]
+    cycles = [("cycle_mul", r.value("lr_cycle_mul")), ("cycle_decay", r.value("lr_cycle_decay")),
+              ("cycle_limit", r.value("lr_cycle_limit", whole=True))]
+    lr_min = ("lr_min", r.value("min_lr"))
+    t_initial = ("t_initial", _steps(epochs, per, r.where("epochs")))
+    k = ("k_decay", r.value("lr_k_decay"))
     head = [("lr", lr)]
     if sched == "cosine":
         return [*head, t_initial, lr_min, *cycles, *warm, *prefix, *tail, k]
     if sched == "tanh":
         return [*head, t_initial, lr_min, *cycles, *warm, *prefix, *tail]
     if sched == "poly":  # create_scheduler_v2 passes decay_rate as the power
-        return [*head, t_initial, ("power", sched_text(r.number("decay_rate"))), lr_min, *cycles, *warm,
+        return [*head, t_initial, ("power", r.value("decay_rate")), lr_min, *cycles, *warm,
                 *prefix, *tail, k]
     if sched == "step":
         decay = r.number("decay_epochs", positive=True)
-        return [*head, ("decay_t", _steps(decay, per)), ("decay_rate", sched_text(r.number("decay_rate"))),
-                *warm, *prefix, *tail]
+        return [*head, ("decay_t", _steps(decay, per, r.where("decay_epochs"))),
+                ("decay_rate", r.value("decay_rate")), *warm, *prefix, *tail]
     if sched == "constant":
-        return [*head, ("decay_t", "1"), ("decay_rate", "1"), *warm, *prefix, *tail]
+        one = number(1, r.where("sched"))
+        return [*head, ("decay_t", one), ("decay_rate", one), *warm, *prefix, *tail]
     if sched == "multistep":
-        milestones = ", ".join(_steps(m, per) for m in r.numbers("decay_milestones"))
-        return [*head, ("decay_t", f"[{milestones}]"), ("decay_rate", sched_text(r.number("decay_rate"))),
-                *warm, *prefix, *tail]
+        where = r.where("decay_milestones")
+        steps = tuple(_steps(m, per, where) for m in r.numbers("decay_milestones"))
+        milestones = at(replace(expression("[]"), items=steps), where)
+        return [*head, ("decay_t", milestones), ("decay_rate", r.value("decay_rate")), *warm, *prefix, *tail]
     return [*head, *_wsd(r, sched, epochs, warmup, per), lr_min, *_wsd_shape(r, sched, per), *warm, *tail]
 
 
-def _wsd(r: _Reader, sched: str, epochs, warmup, per) -> list[tuple[str, str]]:
+def _wsd(r: _Reader, sched: str, epochs, warmup, per) -> list[tuple[str, ir.Node]]:
     """create_scheduler_v2: the stable + decay length fits in the epochs unless warmup_prefix; a
     decay_epochs in (0, 1) is a fraction of it, rounded (Python's round: halves to even)."""
     length = epochs if r.flag("warmup_prefix") else epochs - warmup
@@ -376,17 +408,19 @@ def _wsd(r: _Reader, sched: str, epochs, warmup, per) -> list[tuple[str, str]]:
         raise SchedlangError(f"{sched} needs 0 < decay_epochs <= epochs"
                              f"{'' if r.flag('warmup_prefix') else ' - warmup_epochs'} (timm raises), got "
                              f"{steps} and {length}", r.span("decay_epochs"))
-    return [("t_initial", _steps(length, per)), ("decay_t", _steps(steps, per))]
+    return [("t_initial", _steps(length, per, r.where("epochs"))),
+            ("decay_t", _steps(steps, per, r.where("decay_epochs")))]
 
 
-def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, str]]:
-    out = [("stable_fn", '"rsqrt"' if sched == "rsqrt" else '"constant"')]
+def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, ir.Node]]:
+    out = [("stable_fn", at(expression('"rsqrt"' if sched == "rsqrt" else '"constant"'), r.where("sched")))]
     timescale = r.raw("lr_stable_timescale")
     if timescale is not None:
-        out.append(("stable_timescale", _steps(r.number("lr_stable_timescale", positive=True), per)))
+        out.append(("stable_timescale", _steps(r.number("lr_stable_timescale", positive=True), per,
+                                               r.where("lr_stable_timescale"))))
     fn = r.text("lr_decay_fn") or ("linear" if sched == "rsqrt" else "1-sqrt")
-    out.append(("decay_fn", option(fn, choices_of("timm.WSDLRScheduler", "decay_fn"), r.span("lr_decay_fn"),
-                                   "lr_decay_fn")))
+    choices = choices_of("timm.WSDLRScheduler", "decay_fn")
+    out.append(("decay_fn", option_node(fn, choices, r.where("lr_decay_fn"), "lr_decay_fn")))
     return out
 
 

@@ -20,7 +20,6 @@ import re
 import sympy as sp
 import tomllib
 
-from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..limits import MAX_CONFIG_DEPTH, MAX_DIGITS, check_size
 from ..syntax import ir
@@ -29,7 +28,8 @@ from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text
 from .common.proof import proven
 from .common.source_text import comment_safe, header
-from .common.statements import module, noted, run_stmt, schedule_stmt
+from .common.statements import at, call, expression, module, noted, number, run_stmt, schedule_stmt
+from .common.statements import formula as written
 
 FORMULAS = ("current", "2025-03", "2024")
 DECAY_TYPES = ("linear", "sqrt", "cosine")
@@ -149,16 +149,19 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     formula = _formula_of(data, where, formula)
     _check_keys(sched, where, formula)
     values = _values(data, where, formula)
+    spans = _spans(data, where, formula, values)
     head = [header(filename, f"torchtitan job TOML, {formula} formula"),
             "# lr(t) is the lr of the optimizer step logged as step t + 1."]
     if "lr_min" in sched and formula == "current":
         head.append("# lr_min: the formula changed on 2025-06-11 (torchtitan v0.1.0) under this key; "
                     "import with formula=2025-03 for an older torchtitan.")
-    body = _preset(formula, values) if style == "presets" else _core(formula, values)
+    section = where.sections.get("lr_scheduler")
+    body = _preset(formula, values, spans, section) if style == "presets" \
+        else _core(formula, values, spans, section)
     steps_at = where.value("training", "steps") if "steps" in data.get("training", {}) else None
-    run = noted(run_stmt(sched_text(values["training_steps"]), steps_at),
+    run = noted(run_stmt(number(values["training_steps"], spans["training_steps"]), steps_at),
                 "[training] steps: the train loop's optimizer steps")
-    return module(head, run, schedule_stmt("lr", body, where.sections.get("lr_scheduler")))
+    return module(head, run, schedule_stmt("lr", body, section))
 
 
 def _formula_option(options) -> str | None:
@@ -222,6 +225,22 @@ def _values(data: dict, where: _Locator, formula: str) -> dict:
     return values
 
 
+def _spans(data: dict, where: _Locator, formula: str, values: dict) -> dict:
+    """Each keyword's span: the value of the key it was read from, ``[lr_scheduler]`` for a
+    default the file leaves out (None without that section either)."""
+    sched = data.get("lr_scheduler", {})
+    floor = "lr_min" if "lr_min" in sched else "min_lr_factor"
+    keys = {"lr": ("optimizer", "lr"), "training_steps": ("training", "steps"),
+            "warmup_steps": ("training" if formula == "2024" else "lr_scheduler", "warmup_steps"),
+            "lr_min": ("lr_scheduler", floor), "min_lr_factor": ("lr_scheduler", floor)}
+    out = {}
+    for name in values:
+        section, key = keys.get(name, ("lr_scheduler", name))
+        found = key in data.get(section, {}) and where.value(section, key)
+        out[name] = found or where.sections.get("lr_scheduler")
+    return out
+
+
 def _decay_values(data: dict, where: _Locator, formula: str) -> dict:
     """The ``[lr_scheduler]`` decay keys of the newer formulas, as given; the floor is ``lr_min``
     (2025-03) or ``min_lr_factor`` (current) whichever name the file used."""
@@ -244,52 +263,73 @@ def _decay_values(data: dict, where: _Locator, formula: str) -> dict:
     return values
 
 
-def _preset(formula: str, values: dict) -> str:
+def _preset(formula: str, values: dict, spans: dict, section) -> ir.Call:
+    """``torchtitan.NAME(key=value, ...)``, each value at its key (``decay_type`` a string of
+    ``DECAY_TYPES``, checked by ``_decay_values``)."""
     name = {"current": "lr_scheduler", "2025-03": "lr_scheduler_v2025_03",
             "2024": "linear_warmup_linear_decay"}[formula]
-    parts = [f'{k}="{v}"' if isinstance(v, str) else f"{k}={sched_text(v)}" for k, v in values.items()]
-    return f"torchtitan.{name}({', '.join(parts)})"
+    given = {k: at(expression(f'"{v}"'), spans[k]) if isinstance(v, str) else number(v, spans[k])
+             for k, v in values.items()}
+    return call(f"torchtitan.{name}", span=section, **given)
 
 
-def _decay_text(lr, floor, p: str, kind: str) -> str:
+def _decay(floor, p: str, kind: str) -> str:
+    """The decay's formula, of the names ``LR``, ``FLOOR`` and ``REST`` (``1 - FLOOR``)."""
     shape = {"linear": f"1 - {p}", "sqrt": f"1 - sqrt({p})", "cosine": f"(1 + cos(pi * {p})) / 2"}[kind]
     if floor == 0:
-        return f"{sched_text(lr)} * ({shape})"
-    return f"{sched_text(lr)} * ({sched_text(floor)} + {sched_text(1 - floor)} * ({shape}))"
+        return f"LR * ({shape})"
+    return f"LR * (FLOOR + REST * ({shape}))"
 
 
-def _core(formula: str, values: dict) -> str:
-    """The same schedule in core syntax: warmup, stable and decay as segments in local ``t``."""
+def _core(formula: str, values: dict, spans: dict, section) -> ir.Node:
+    """The same schedule in core syntax: ``_core_text``'s formula, each name the number it holds."""
+    held: dict = {}
+    return written(_core_text(formula, values, spans, held), section, **held)
+
+
+def _core_text(formula: str, values: dict, spans: dict, held: dict) -> str:
+    """Warmup, stable and decay as segments in local ``t``: a formula (``statements.formula``) of
+    the names it puts in ``held``, each number at the key it is computed from."""
     lr, warm = values["lr"], values["warmup_steps"]
     total = values.get("total_steps", values["training_steps"])
     kind = values.get("decay_type", "linear")
-    floor = values.get("min_lr_factor", values.get("lr_min", sp.Integer(0)))
+    floor_key = "min_lr_factor" if "min_lr_factor" in values else "lr_min"
+    floor = values.get(floor_key, sp.Integer(0))
+    total_at = spans.get("total_steps", spans["training_steps"])
+    held.update(LR=number(lr, spans["lr"]), FLOOR=number(floor, spans.get(floor_key)),
+                REST=number(1 - floor, spans.get(floor_key)))
+
+    def warm_at(value):
+        return number(value, spans["warmup_steps"])
+
     if formula == "2024":
-        tail = f"{sched_text(lr)} * (1 - t / {sched_text(max(1, total - warm))})"
-        pieces = [f"({sched_text(lr)} * (t + 1) / {sched_text(warm + 1)} for {sched_text(warm)})"] if warm \
-            else []
-        return " >> ".join([*pieces, tail])
+        held.update(W=warm_at(warm), W1=warm_at(warm + 1), N=number(max(1, total - warm), total_at))
+        return " >> ".join(["(LR * (t + 1) / W1 for W)"] * bool(warm) + ["LR * (1 - t / N)"])
     if formula == "current":
         warm = min(warm, total)
     ratio = values.get("decay_ratio")
     decay = total - warm if ratio is None else min(sp.Integer(round(int(total) * float(ratio))),
                                                    total - warm)
+    decay_at = spans.get("decay_ratio", total_at)
     pieces = []
+    held.update(W=warm_at(warm), W1=warm_at(warm + 1), D=number(decay, decay_at),
+                D1=number(decay + 1, decay_at))
     if formula == "current":
         stable = total + 1 - warm - decay
         if warm:
-            pieces.append(f"({sched_text(lr)} * (t + 1) / {sched_text(warm)} for {sched_text(warm)})")
+            pieces.append("(LR * (t + 1) / W for W)")
         if decay == 0:
-            return " >> ".join([*pieces, f"constant({sched_text(lr)})"])
-        p = f"(t + 1) / {sched_text(decay)}"
+            return " >> ".join([*pieces, "constant(LR)"])
+        p = "(t + 1) / D"
     else:
         stable = total - warm - decay
         if warm:
-            pieces.append(f"({sched_text(lr)} * (t + 1) / {sched_text(warm + 1)} for {sched_text(warm)})")
-        p = f"(t + 1) / {sched_text(decay + 1)}"
+            pieces.append("(LR * (t + 1) / W1 for W)")
+        p = "(t + 1) / D1"
     if stable:
-        pieces.append(f"constant({sched_text(lr)}, {sched_text(stable)})")
-    return " >> ".join([*pieces, _decay_text(lr, floor, p, kind)])
+        held["S"] = number(stable, total_at)
+        pieces.append("constant(LR, S)")
+    return " >> ".join([*pieces, _decay(floor, p, kind)])
 
 
 # -- the writer (``schedlang export --format torchtitan-toml``) ------------------------------------

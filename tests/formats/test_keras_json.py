@@ -145,3 +145,26 @@ def test_keras_positional_order_is_keras_own():
     schedules = real("keras.optimizers.schedules")
     for name, order in POSITIONAL.items():
         assert tuple(inspect.signature(getattr(schedules, name)).parameters) == order, name
+
+
+LOWERING_ERRORS = [
+    ('{"class_name": "ExponentialDecay",\n "config": {"initial_learning_rate": 0.1, "decay_steps": 10,\n'
+     '  "decay_rate": -1}}\n', "not finite at step 0", (1, 1)),
+    ('{"class_name": "PiecewiseConstantDecay",\n "config": {\n  "boundaries": [100, 50],\n'
+     '  "values": [0.1, 0.01, 0.001]}}\n', "must be increasing", (3, 17)),
+]
+
+
+@pytest.mark.parametrize("style", ["presets", "core"])
+@pytest.mark.parametrize(("text", "message", "where"), LOWERING_ERRORS)
+def test_an_error_the_lowering_raises_lands_on_the_config(tmp_path, style, text, message, where):
+    """The preset call the import lowers carries each key's span on its value (core style lowers
+    it first), so an error of the lowering (a negative ``decay_rate``, a decreasing list) is at the
+    schedule or the key in both styles, never a quote of the generated line."""
+    path = tmp_path / "s.json"
+    path.write_text(text)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, style=style)
+    assert message in info.value.message
+    assert info.value.span.source.filename == str(path)
+    assert (info.value.line, info.value.column) == where, str(info.value)

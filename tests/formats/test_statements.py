@@ -59,3 +59,24 @@ def test_a_formula_keeps_its_values_nodes_and_puts_its_own_parts_at_the_span_giv
     steps = tree.left.right.right.args[0].right
     assert steps.span == STEPS and isinstance(steps, ir.Number)
     assert tree.left.right.span == whole and tree.left.right.right.span == whole  # its own parts
+
+
+def test_a_formula_puts_each_number_at_its_own_span_and_the_rest_at_the_one_given():
+    """``statements.formula``: the format's text of names, each name the node given for it."""
+    rest = Span(CONFIG, 1, 1, 1, 26)
+    tree = formula("(LR * (t + 1) / N for N) >> constant(LR)", rest,
+                   LR=number("0.1", LR), N=number(100, STEPS))
+    assert unparse.expression(tree) == "(0.1 * (t + 1) / 100 for 100) >> constant(0.1)"
+    numbers = [n for n in _nodes(tree) if isinstance(n, ir.Number)]
+    assert [(n.text, n.span) for n in numbers] == [("0.1", LR), ("1", rest), ("100", STEPS), ("100", STEPS),
+                                                  ("0.1", LR)]
+    assert tree.span == rest
+    assert all(n.span.source is CONFIG for n in _nodes(tree))
+
+
+def _nodes(node):
+    yield node
+    for value in vars(node).values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, ir.Node):
+                yield from _nodes(item)

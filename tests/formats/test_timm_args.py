@@ -90,6 +90,24 @@ def test_timm_args_errors_point_into_the_file(tmp_path, text, message, where):
     assert (info.value.line, info.value.column) == where, str(info.value)
 
 
+@pytest.mark.parametrize("style", ["presets", "core"])
+@pytest.mark.parametrize("text, where", [
+    ("sched: cosine\nlr: 0.1\nepochs: 10\nlr_k_decay: 0\n", (4, 13)),
+    ("python train.py --sched cosine --lr 0.1 --epochs 10 --lr-k-decay 0", (1, 53)),
+])
+def test_an_error_the_lowering_raises_lands_on_the_argument_it_came_from(tmp_path, style, text, where):
+    """The preset's ``k_decay`` check is the lowering's, not the reader's: the call the import
+    builds carries each argument's span on its value, so the error is at ``lr_k_decay`` (in both
+    styles: core style lowers the preset first), not a quote of the generated line."""
+    path = tmp_path / "cfg.txt"
+    path.write_text(text)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, format="timm-args", style=style)
+    assert "k_decay must be positive" in info.value.message
+    assert info.value.span.source.filename == str(path)
+    assert (info.value.line, info.value.column) == where, str(info.value)
+
+
 def test_cli_imports_and_verifies(tmp_path, capsys):
     from schedlang.cli import main
 

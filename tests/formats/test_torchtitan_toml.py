@@ -94,3 +94,23 @@ def test_import_errors_point_into_the_file(tmp_path, text, formula, where, words
     message = str(info.value)
     assert f"job.toml:{where}" in message and "^" in message
     assert words in message
+
+
+@pytest.mark.parametrize("style", ["presets", "core"])
+@pytest.mark.parametrize(("text", "where"), [
+    ("[training]\nsteps = 100\n[lr_scheduler]\ntotal_steps = 1" + "0" * 30 + "\ndecay_ratio = 0.5\n",
+     (4, 15)),
+    ("[training]\nsteps = 1" + "0" * 30 + "\n[lr_scheduler]\nwarmup_steps = 10\ndecay_ratio = 0.1\n", (2, 9)),
+])
+def test_an_error_the_lowering_raises_lands_on_the_key_it_came_from(tmp_path, style, text, where):
+    """The schedule the import lowers is a tree whose numbers carry the spans of the keys they are
+    computed from, so a stable phase too long for the lowering (core style's ``constant(lr, N)``,
+    ``N`` from the steps and ``decay_ratio``) is refused at ``total_steps`` or ``[training] steps``,
+    not with a quote of the generated line."""
+    path = tmp_path / "job.toml"
+    path.write_text(text)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, style=style)
+    assert "a duration must be at most" in info.value.message
+    assert info.value.span.source.filename == str(path)
+    assert (info.value.line, info.value.column) == where, str(info.value)

@@ -116,10 +116,17 @@ def lowered(tree: ir.Module, filename: str) -> None:
     try:
         compile_parsed(tree)
     except SchedlangError as exc:
-        if exc.span is None or exc.span in {s.span for s in tree.statements}:
+        if exc.span is None or exc.span in _statement_only_spans(tree):
             # at a whole statement: the printed text's own error points closer (a value in it)
             compiles(unparse.module(tree), filename)
         raise located(exc, filename) from None
+
+
+def _statement_only_spans(tree: ir.Module) -> set:
+    """The spans of the statements that are not also their value's (``run = steps`` is at the
+    ``steps`` key, both of them: an error there is at the value already)."""
+    return {s.span for s in tree.statements
+            if getattr(getattr(s, "value", None), "span", None) != s.span}
 
 
 def check_style(style: str) -> None:

@@ -70,14 +70,27 @@ def boolean(value: bool, span: Span | None) -> ir.Bool:
     return ir.Bool(span or _NOWHERE, value)
 
 
+def at(node: ir.Node, span: Span | None) -> ir.Node:
+    """``node`` with every part that has no configuration span (parsed from text a format wrote)
+    at ``span``; parts that carry one keep it."""
+    if span is None:
+        return node
+    changes = {f.name: _at_value(getattr(node, f.name), span) for f in fields(node)
+               if f.name not in ("span", "parens")}
+    own = span if node.span.source.filename == GENERATED else node.span
+    return replace(node, span=own, **changes)
+
+
 def formula(text: str, span: Span | None, **values: ir.Node) -> ir.Node:
-    """A formula of the format's own (``.sched`` text that holds no configuration value: its values
-    are the upper-case names of ``values``) as a node, each such name replaced by its node, which
-    keeps its span; the formula's own parts at ``span``, so that no part of it is generated text."""
-    missing = {n for n in _names(expression(text)) if n.isupper()} - set(values)
+    """The format's own formula ``text`` as a node, each configuration value in it a name of
+    ``values`` (``lr * (1 - t / N)`` with ``lr=``, ``N=``): each such name the node given (at its
+    own span, ``number``'s), the rest at ``span``.  No value of the configuration is in the text
+    that is parsed, so the formula's layout is the format's and every number keeps its span."""
+    parsed = expression(text)
+    missing = {n for n in _names(parsed) if n.isupper()} - set(values)
     if missing:  # pragma: no cover - the formats give every value their formulas name
         raise SchedlangError(f"formula {text!r} is given no {', '.join(sorted(missing))}")
-    return _put(at(expression(text), span), values)
+    return at(_filled(parsed, values), span)
 
 
 def _names(node: ir.Node):
@@ -90,28 +103,15 @@ def _names(node: ir.Node):
                 yield from _names(item)
 
 
-def _put(node: ir.Node, values: dict) -> ir.Node:
-    if isinstance(node, ir.Name) and node.id in values:
-        return values[node.id]
-    changes = {}
-    for f in fields(node):
-        value = getattr(node, f.name)
-        if isinstance(value, ir.Node):
-            changes[f.name] = _put(value, values)
-        elif isinstance(value, tuple):
-            changes[f.name] = tuple(_put(v, values) if isinstance(v, ir.Node) else v for v in value)
-    return replace(node, **changes)
-
-
-def at(node: ir.Node, span: Span | None) -> ir.Node:
-    """``node`` with every part that has no configuration span (parsed from text a format wrote)
-    at ``span``; parts that carry one keep it."""
-    if span is None:
-        return node
-    changes = {f.name: _at_value(getattr(node, f.name), span) for f in fields(node)
-               if f.name not in ("span", "parens")}
-    own = span if node.span.source.filename == GENERATED else node.span
-    return replace(node, span=own, **changes)
+def _filled(value, values: dict):
+    if isinstance(value, ir.Name) and value.id in values:
+        return values[value.id] if not value.parens else replace(values[value.id], parens=value.parens)
+    if isinstance(value, ir.Node):
+        return replace(value, **{f.name: _filled(getattr(value, f.name), values) for f in fields(value)
+                                 if f.name not in ("span", "parens")})
+    if isinstance(value, tuple):
+        return tuple(_filled(v, values) for v in value)
+    return value
 
 
 def _at_value(value, span: Span):
