@@ -24,7 +24,7 @@ from .codegen.base import (
     number_value,
     unique_names,
 )
-from .core.algebra import Segment, bind, finish, flatten, t
+from .core.algebra import Segment, bind, breakpoints, finish, flatten, t
 from .core.clock import Clock
 from .errors import SchedlangError, Span, did_you_mean
 from .limits import MAX_STEP, read_source, recursion_room
@@ -570,9 +570,4 @@ class Schedule:
     @property
     def breakpoints(self) -> list:
         """The steps where the formula changes branch, as far as they are known."""
-        found = set()
-        for rel in self.expr.atoms(sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan):
-            if rel.lhs == t and rel.rhs.is_number:
-                # `t <= c` and `t > c` switch between c and c + 1.
-                found.add(rel.rhs + 1 if isinstance(rel, (sp.LessThan, sp.StrictGreaterThan)) else rel.rhs)
-        return sorted(found, key=float)
+        return breakpoints(self.expr)

@@ -94,6 +94,18 @@ def test_steps_beyond_int64_are_refused_at_check_time(source, match):
         schedlang.compile(source)
 
 
+@pytest.mark.parametrize("source, column", [
+    # the argument that puts the change past the largest step, not the whole statement
+    ("schedule lr = deepspeed.WarmupDecayLR(total_num_steps=100, warmup_num_steps=1e30)", 77),
+    # no single number does it: the call
+    ("schedule lr = deepspeed.WarmupDecayLR(total_num_steps=2**62, warmup_num_steps=2**62 - 1)", 15),
+])
+def test_a_preset_past_the_largest_step_is_refused_at_its_argument(source, column):
+    with pytest.raises(schedlang.SchedlangError, match="changes at step") as info:
+        schedlang.compile(source)
+    assert (info.value.line, info.value.column) == (1, column), str(info.value)
+
+
 def test_duration_bound_by_a_parameter_is_limited_too():
     with fails_fast("a duration must be at most"):
         schedlang.compile("param n: int = 10\nschedule lr = linear(1, 0, n)", params={"n": 10**30})

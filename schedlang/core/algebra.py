@@ -43,6 +43,17 @@ def has_step(expr) -> bool:
     return isinstance(expr, sp.Basic) and bool(expr.free_symbols & {t, tau})
 
 
+def breakpoints(expr) -> list:
+    """The steps where ``expr`` changes branch, as far as they are numbers: ``t < c`` and
+    ``t >= c`` switch at ``c``, ``t <= c`` and ``t > c`` at ``c + 1`` (in ``t`` or ``tau``)."""
+    found = set()
+    if isinstance(expr, sp.Basic):
+        for rel in expr.atoms(sp.StrictLessThan, sp.LessThan, sp.StrictGreaterThan, sp.GreaterThan):
+            if rel.lhs in _STEPS and rel.rhs.is_number:
+                found.add(rel.rhs + 1 if isinstance(rel, (sp.LessThan, sp.StrictGreaterThan)) else rel.rhs)
+    return sorted(found, key=float)
+
+
 @dataclass(frozen=True)
 class Mark:
     """Where a schedule was put together, for ``schedlang check``'s warnings (not its meaning).

@@ -24,7 +24,7 @@ from ..library.stdlib import REQUIRED, Builtin, Kind
 from ..limits import MAX_DEF_EXPANSION
 from ..syntax import ir
 from .lower_expressions import Cond, Function, ListValue, has_time_unit, list_nodes, signature_of
-from .steps import refuse_huge_step, zero_length_call
+from .steps import refuse_call_past_steps, refuse_huge_step, zero_length_call
 
 #: Preset arguments that are warmup lengths: scale() leaves them alone unless scale_warmup.
 WARMUP_ARGS = ("t_warmup", "warmup_steps", "num_warmup_steps")
@@ -172,6 +172,8 @@ class CallLowering:
             raise self.argument_error(exc, given, node) from None
         if steps_only:
             self.preset_clock(builtin, units, built.clock)
+            refuse_call_past_steps(builtin.name, built, [(kwargs[n], given[n].span) for n in given],
+                                   node.span)
         return built if clock is None else replace(built, clock=clock)
 
     @staticmethod

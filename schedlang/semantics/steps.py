@@ -12,7 +12,7 @@ import math
 
 import sympy as sp
 
-from ..core.algebra import Segment
+from ..core.algebra import Segment, breakpoints
 from ..errors import SchedlangError, Span
 from ..library import stdlib
 from ..library.stdlib import Builtin, Kind
@@ -60,12 +60,36 @@ def zero_length_call(builtin: Builtin, kwargs: dict):
 def check_within_steps(name: str, duration, breakpoints, span: Span | None) -> None:
     """A whole schedule (``>>`` adds durations up; ``if t < c``) must also fit in ``MAX_STEP``."""
     ends = [sp.Integer(duration)] if isinstance(duration, int) else []
-    last = max([b for b in breakpoints if b.is_comparable] + ends, default=0)
+    last = _last_change(breakpoints + ends)
     if last > MAX_STEP:
-        shown = _show(float(last)) if last > 10**12 else str(last)
-        raise SchedlangError(f"schedule '{name}' changes at step {shown}, beyond the largest step "
-                             f"{MAX_STEP} (2**{MAX_STEP.bit_length() - 1})", span,
-                             hint="torch counts steps in int64; no training run is this long")
+        raise _past_last_step(f"schedule '{name}'", last, span)
+
+
+def refuse_call_past_steps(name: str, built, arguments: list, span: Span) -> None:
+    """A call whose numbers put a change of its formula past ``MAX_STEP`` (a preset's
+    ``warmup_num_steps=1e30``), refused where the call is lowered: at the argument that does it
+    (the largest number given beyond ``MAX_STEP``; ``arguments`` holds ``(value, span)`` pairs),
+    else at the call, so that an imported configuration's error is at its own value."""
+    duration = getattr(built, "duration", None)
+    ends = [duration] if isinstance(duration, sp.Basic) and duration.is_number else []
+    last = _last_change(breakpoints(getattr(built, "expr", None)) + ends)
+    if last <= MAX_STEP:
+        return
+    beyond = [(value, where) for value, where in arguments
+              if isinstance(value, sp.Basic) and value.is_comparable and abs(value) > MAX_STEP]
+    where = max(beyond, key=lambda pair: abs(pair[0]))[1] if beyond else span
+    raise _past_last_step(name, last, where)
+
+
+def _last_change(steps: list) -> sp.Expr:
+    return max([b for b in steps if b.is_comparable], default=sp.Integer(0))
+
+
+def _past_last_step(what: str, last: sp.Expr, span: Span | None) -> SchedlangError:
+    shown = _show(float(last)) if last > 10**12 else str(last)
+    return SchedlangError(f"{what} changes at step {shown}, beyond the largest step "
+                          f"{MAX_STEP} (2**{MAX_STEP.bit_length() - 1})", span,
+                          hint="torch counts steps in int64; no training run is this long")
 
 
 def refuse_huge_step(expr: sp.Expr, span: Span, what: str = "a step") -> None:

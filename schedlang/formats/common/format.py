@@ -112,21 +112,13 @@ def checked(generated: ir.Module | str, filename: str) -> str:
 
 def lowered(tree: ir.Module, filename: str) -> None:
     """The format's tree compiled as it is: an error at a node that carries the configuration's
-    span is that span's; one in expression text the format wrote is moved by ``located``."""
+    span is that span's (a preset's numbers past the largest step too: lowering refuses them at
+    the argument, ``steps.refuse_call_past_steps``); one in expression text a format still writes
+    is moved by ``located``."""
     try:
         compile_parsed(tree)
     except SchedlangError as exc:
-        if exc.span is None or exc.span in _statement_only_spans(tree):
-            # at a whole statement: the printed text's own error points closer (a value in it)
-            compiles(unparse.module(tree), filename)
         raise located(exc, filename) from None
-
-
-def _statement_only_spans(tree: ir.Module) -> set:
-    """The spans of the statements that are not also their value's (``run = steps`` is at the
-    ``steps`` key, both of them: an error there is at the value already)."""
-    return {s.span for s in tree.statements
-            if getattr(getattr(s, "value", None), "span", None) != s.span}
 
 
 def check_style(style: str) -> None:
