@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import schedlang
 from schedlang.formats import from_olmo_core_json, olmo_core_json
 from schedlang.program import compile as compile_source
 from schedlang.syntax import ir, unparse
@@ -79,3 +80,13 @@ def test_the_core_style_keeps_every_statement_but_the_lowered_schedule():
     assert "olmo_core." not in written
     assert next(line for line in written.splitlines() if line.startswith("run = ")).split() == \
         ["run", "=", "3200tok", "#", "trainer.hard_stop:", "3200", "tokens"]
+
+
+def test_the_core_style_of_a_token_ramp_is_the_presets_file():
+    """Under the batch-size callback on tokens the lowered lr holds counts of the next step
+    (``t + 1``): the core text is written from the finished formula, and it is the same schedule
+    (it raised ``a count at t + 1 is not a shifted step`` before)."""
+    text = _config(callbacks={"batchwup": RAMP})
+    presets, core = (from_olmo_core_json(text, "config.json", style) for style in ("presets", "core"))
+    assert "olmo_core.CosWithWarmup" not in core
+    assert schedlang.equivalent(presets, core)
