@@ -92,7 +92,8 @@ class Sched:
     children: list = field(default_factory=list)
     target: str = "lr"  # or "weight_decay"
     span: object = None  # errors.Span of the class name, when known
-    arg_spans: dict = field(default_factory=dict)
+    arg_spans: dict = field(default_factory=dict)  # argument -> errors.Span of its value
+    item_spans: dict = field(default_factory=dict)  # a list argument -> the Span of each item
     tags: tuple = ()  # param_group_tags: the groups it drives (empty: every group)
 
     @property

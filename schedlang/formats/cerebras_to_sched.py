@@ -13,19 +13,27 @@ Output is deterministic (argument order is the class signature's order).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import sympy as sp
 
-from ..codegen.sched import sched_text
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import REQUIRED, SCHEDULES
 from ..syntax import ir
 from . import cerebras_model as cm
 from .cerebras_loop import Run
 from .cerebras_model import Sched
-from .common.source_text import choices_of, comment_safe, header, option
-from .common.statements import expression, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import choices_of, comment_safe, header, option_node
+from .common.statements import (
+    boolean,
+    call,
+    formula,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+    string,
+)
 
 #: What a file with tagged schedulers says about their names.
 TAGS_NOTE = ("# A schedule named KEY__TAG sets KEY in the optimizer param groups tagged TAG "
@@ -42,7 +50,7 @@ def source(scheds: list[Sched], origin: str, style: str = "presets", run: Run | 
     the keys they came from and the key that counts (``cerebras_loop.run_of``)."""
     return module(header(origin, "Cerebras ModelZoo YAML"),
                   "# Values are absolute; step t = 0 is the first optimizer step.",
-                  [] if run is None else noted(run_stmt(str(run.steps), run.span), run.keys),
+                  [] if run is None else noted(run_stmt(number(run.steps, run.span), run.span), run.keys),
                   [f"# {comment_safe(note)}" for sched in scheds for note in _notes(sched)],
                   [TAGS_NOTE] if any(s.tags for s in scheds) else [],
                   _group_param(scheds), [_schedules(sched, style) for sched in scheds])
@@ -65,15 +73,13 @@ def _schedules(sched: Sched, style: str) -> list[ir.ScheduleDecl]:
 def _body(s: Sched, style: str, target: str | None = None) -> ir.Node:
     """The schedule of one scheduler (not ``ScalePerParamLR``, which wraps the whole schedule), in
     ``style``; ``target``: the outer scheduler's (lr or weight_decay)."""
-    return expression(_preset(s, target) if style == "presets" else _core(s))
+    return _preset(s, target) if style == "presets" else _core(s)
 
 
 def _scaled(s: Sched, style: str) -> ir.Node:
     """``ScalePerParamLR(scheduler)``: the schedule times each group's own factor (the ``group``
     parameter), the schedule in parentheses as the file has always written it."""
-    inner = _body(s.children[0], style, s.target)
-    factor = expression(cm.SCALE_PARAM)
-    return ir.BinOp(s.span or factor.span, "*", factor, replace(inner, parens=1))
+    return formula(f"{cm.SCALE_PARAM} * (INNER)", s.span, INNER=_body(s.children[0], style, s.target))
 
 
 def _notes(sched: Sched) -> list[str]:
@@ -96,29 +102,40 @@ def _notes(sched: Sched) -> list[str]:
 # -- presets style ------------------------------------------------------------------------
 
 
-def _preset(s: Sched, target: str | None = None) -> str:
+def _preset(s: Sched, target: str | None = None) -> ir.Call:
     """``cerebras.X(...)`` with the anchor's names: the ``*WD`` twin and its keywords for weight decay."""
     wd = (target or s.target) == "weight_decay"
-    parts = []
+    keywords = {}
     for name, kind, _ in cm.CLASSES[s.name]:
         key = cm.LR_TO_WD_ARGS.get(name, name) if wd else name
         if kind == "schedulers":
-            parts.append(f"{key}=[{', '.join(_preset(c, target or s.target) for c in s.children)}]")
+            keywords[key] = ir.List(_span(s, name), tuple(_preset(c, target or s.target) for c in s.children))
         elif name == "milestones" and s.name == "SequentialLR" and not s.args.get(name):
             continue  # one child: cstorch takes milestones=[], the preset derives the same
         elif name in s.args and s.args[name] is not None:
-            parts.append(f"{key}={_value(s.args[name], choices_of('cerebras.' + s.name, name))}")
-    return f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}({', '.join(parts)})"
+            keywords[key] = _value(s, name, s.args[name], choices_of('cerebras.' + s.name, name))
+    return call(f"cerebras.{cm.LR_TO_WD[s.name] if wd else s.name}", span=s.span, **keywords)
 
 
-def _value(value, choices: tuple[str, ...] = ()) -> str:
+def _span(s: Sched, name: str):
+    """Where argument ``name`` of ``s`` was read (its value), or the class's name for a default."""
+    return s.arg_spans.get(name) or s.span
+
+
+def _value(s: Sched, name: str, value, choices: tuple[str, ...] = ()) -> ir.Node:
+    """The value of ``s``'s argument ``name`` (``value``: the config's, a default, or one the
+    import derives from it) as a node at the configuration's value; a list's items each at their
+    own (the last one's for an item the import adds)."""
+    span = _span(s, name)
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return boolean(value, span)
     if isinstance(value, str):  # cerebras_yaml.read refused any other string, at the value
-        return option(value, choices)
+        return option_node(value, choices, span)
     if isinstance(value, list):
-        return "[" + ", ".join(sched_text(v) for v in value) + "]"
-    return sched_text(value)
+        items = s.item_spans.get(name, ())
+        return ir.List(span, tuple(number(v, items[min(i, len(items) - 1)] if items else span)
+                                   for i, v in enumerate(value)))
+    return number(value, span)
 
 
 # -- core style ---------------------------------------------------------------------------
@@ -126,7 +143,7 @@ def _value(value, choices: tuple[str, ...] = ()) -> str:
 
 def _arg(s: Sched, name: str):
     """An argument's value, or the class's default where the config leaves it out (a default that
-    is a Python int as sympy's, which ``sched_text`` writes: ``eta_min`` 0, ``scale`` 1)."""
+    is a Python int as sympy's: ``eta_min`` 0, ``scale`` 1)."""
     if name in s.args and s.args[name] is not None:
         return s.args[name]
     for arg_name, _, default in cm.CLASSES[s.name]:
@@ -135,12 +152,17 @@ def _arg(s: Sched, name: str):
     raise KeyError(name)
 
 
-def _twin(s: Sched) -> str:
+def _given(s: Sched, name: str) -> ir.Node:
+    """``_arg`` as a node at the value it was read from (the class's name for a default)."""
+    return _value(s, name, _arg(s, name))
+
+
+def _twin(s: Sched) -> ir.Call:
     """The standard-library call of a class in ``CORE_TWINS``: required arguments in order,
     optional ones by keyword where they differ from the builtin's default."""
     builtin_name, mapping = CORE_TWINS[s.name]
     builtin = SCHEDULES[builtin_name]
-    parts = []
+    args, keywords = [], {}
     for arg in builtin.args:
         if arg.name not in mapping:
             continue
@@ -149,84 +171,86 @@ def _twin(s: Sched) -> str:
                 and len(value) == len(_arg(s, "milestones")):
             value = [*value, value[-1]]  # cstorch holds the last value past the last milestone
         if arg.default is REQUIRED:
-            parts.append(_value(value, arg.choices))
+            args.append(_value(s, mapping[arg.name], value, arg.choices))
         elif value is not None and value != arg.default:
-            parts.append(f"{arg.name}={_value(value, arg.choices)}")
-    return f"{builtin_name}({', '.join(parts)})"
+            keywords[arg.name] = _value(s, mapping[arg.name], value, arg.choices)
+    return call(builtin_name, *args, span=s.span, **keywords)
 
 
-def _core(s: Sched) -> str:
+def _core(s: Sched) -> ir.Node:
     """The standard-library form of one scheduler: its twin's call, or its own formula."""
     if s.name in CORE_TWINS:
         return _twin(s)
     return _FORMULAS[s.name](s)  # every class read but LambdaLR (refused) and ScalePerParamLR (_scaled)
 
 
-def _inverse_exponential(s: Sched) -> str:
-    n = sched_text
-    ratio = f"t ** {n(_arg(s, 'step_exponent'))} / {n(_arg(s, 'total_iters'))}"
-    if _arg(s, "staircase"):
-        ratio = f"floor({ratio})"
-    return f"{n(_arg(s, 'initial_learning_rate'))} / (1 + {n(_arg(s, 'decay_rate'))} * {ratio})"
+def _inverse_exponential(s: Sched) -> ir.Node:
+    text = "LR / (1 + RATE * floor(t ** P / N))" if _arg(s, "staircase") else "LR / (1 + RATE * t ** P / N)"
+    return formula(text, s.span, LR=_given(s, "initial_learning_rate"), RATE=_given(s, "decay_rate"),
+                   P=_given(s, "step_exponent"), N=_given(s, "total_iters"))
 
 
-def _inverse_square_root(s: Sched) -> str:
-    n = sched_text
-    return (f"{n(_arg(s, 'initial_learning_rate'))} * {n(_arg(s, 'scale'))} / "
-            f"sqrt(max({n(_arg(s, 'warmup_steps'))}, t))")
+def _inverse_square_root(s: Sched) -> ir.Node:
+    return formula("LR * SCALE / sqrt(max(WARM, t))", s.span, LR=_given(s, "initial_learning_rate"),
+                   SCALE=_given(s, "scale"), WARM=_given(s, "warmup_steps"))
 
 
-def _cosine_annealing(s: Sched) -> str:
+def _cosine_annealing(s: Sched) -> ir.Node:
     """Periodic, like PyTorch: it rises again after T_max."""
-    lo, hi = sched_text(_arg(s, "eta_min")), sched_text(_arg(s, "initial_learning_rate"))
-    return f"{lo} + ({hi} - {lo}) * (1 + cos(pi * t / {sched_text(_arg(s, 'T_max'))})) / 2"
+    return formula("LO + (HI - LO) * (1 + cos(pi * t / T)) / 2", s.span, LO=_given(s, "eta_min"),
+                   HI=_given(s, "initial_learning_rate"), T=_given(s, "T_max"))
 
 
-def _warm_restarts(s: Sched) -> str:
-    args = (_arg(s, "initial_learning_rate"), _arg(s, "eta_min"), _arg(s, "T_0"))
-    return f"cosine_restarts({', '.join(sched_text(a) for a in args)})"
+def _warm_restarts(s: Sched) -> ir.Node:
+    return call("cosine_restarts", *(_given(s, a) for a in ("initial_learning_rate", "eta_min", "T_0")),
+                span=s.span)
 
 
-def _multiplicative(s: Sched) -> str:
-    return f"{sched_text(_arg(s, 'initial_learning_rate'))} * {sched_text(_arg(s, 'coefficient'))} ** t"
+def _multiplicative(s: Sched) -> ir.Node:
+    return formula("LR * C ** t", s.span, LR=_given(s, "initial_learning_rate"), C=_given(s, "coefficient"))
 
 
-def _one_cycle(s: Sched) -> str:
-    n = sched_text
-    peak, initial = n(_arg(s, "max_lr")), n(_arg(s, "initial_learning_rate"))
-    parts = [peak, n(_arg(s, "total_steps")), f"pct_start={n(_arg(s, 'pct_start'))}",
-             f"div_factor={peak} / {initial}", f"final_div_factor={n(_arg(s, 'final_div_factor'))}"]
+def _one_cycle(s: Sched) -> ir.Node:
+    """``onecycle``; its ``div_factor`` the peak over the start, at the start (what a 0 there is)."""
+    peak = _given(s, "max_lr")
+    keywords = {"pct_start": _given(s, "pct_start"),
+                "div_factor": formula("MAX / LR", _span(s, "initial_learning_rate"), MAX=peak,
+                                      LR=_given(s, "initial_learning_rate")),
+                "final_div_factor": _given(s, "final_div_factor")}
     if _arg(s, "anneal_strategy") != "cos":
-        parts.append('anneal="linear"')
+        keywords["anneal"] = string("linear", _span(s, "anneal_strategy"))
     if _arg(s, "three_phase"):
-        parts.append("three_phase=true")
-    return f"onecycle({', '.join(parts)})"
+        keywords["three_phase"] = _given(s, "three_phase")
+    return call("onecycle", peak, _given(s, "total_steps"), span=s.span, **keywords)
 
 
-def _sequential(s: Sched) -> str:
+def _sequential(s: Sched) -> ir.Node:
     """``a >> b >> ...``: a child cut or held to its milestone's gap (``for``) where it does not
-    end there by itself; a nested SequentialLR last in parentheses, as it was nested."""
+    end there by itself (the gap at its ``total_iters``); a nested SequentialLR last in
+    parentheses, as it was nested."""
     starts = [0, *s.args["milestones"]]
-    pieces = []
+    pieces, values = [], {}
     for i, child in enumerate(s.children):
-        text = _core(child)
+        name = f"S{i}"
+        values[name] = _core(child)
         if i < len(s.children) - 1:
             gap = starts[i + 1] - starts[i]
             if cm.own_length(child) != gap:
-                text = f"({text}) for {sched_text(gap)}"
+                values[f"N{i}"] = number(gap, _span(child, "total_iters"))
+                name = f"({name}) for N{i}"
         elif child.name == "SequentialLR":
-            text = f"({text})"
-        pieces.append(text)
-    return " >> ".join(pieces)
+            name = f"({name})"
+        pieces.append(name)
+    return formula(" >> ".join(pieces), s.span, **values)
 
 
-def _chained(s: Sched) -> str:
+def _chained(s: Sched) -> ir.Node:
     """The first scheduler times each later one normalised by its initial value, as cstorch chains."""
-    first, *rest = s.children
-    text = f"({_core(first)})"
-    for child in rest:
-        text += f" * ({_core(child)}) / {sched_text(_arg(child, cm.INITIAL_ARG[child.name]))}"
-    return text
+    values, text = {"S0": _core(s.children[0])}, "(S0)"
+    for i, child in enumerate(s.children[1:], 1):
+        values[f"S{i}"], values[f"I{i}"] = _core(child), _given(child, cm.INITIAL_ARG[child.name])
+        text += f" * (S{i}) / I{i}"
+    return formula(text, s.span, **values)
 
 
 #: The classes with no standard-library twin, each its own formula.

@@ -114,7 +114,8 @@ def _from_init(init: Node) -> list[Sched]:
             for key in ("lr", "learning_rate"):
                 if key in opt_args.value:
                     value = _number(opt_args.value[key], key)
-                    return [Sched("ConstantLR", {"learning_rate": value}, span=opt_args.key_spans[key])]
+                    return [Sched("ConstantLR", {"learning_rate": value}, span=opt_args.key_spans[key],
+                                  arg_spans={"learning_rate": opt_args.value[key].span})]
     raise SchedlangError("no `schedulers:` and no optimizer learning rate found", init.span,
                          hint="add `schedulers:` under `trainer.init`")
 
@@ -222,6 +223,8 @@ def _argument(sched: Sched, name: str, key: str, value: Node, key_span, *, targe
         _repeated_key(sched, key, canonical, key_span, legacy)
     sched.args[canonical] = _convert(spec[canonical], value, sched, sched.target)
     sched.arg_spans[canonical] = value.span
+    if value.is_list and spec[canonical][1] == "list":
+        sched.item_spans[canonical] = [item.span for item in value.value]
 
 
 def _canonical(key: str, kind: str, spec: dict) -> str:
@@ -447,7 +450,8 @@ def _legacy_schedule(optimizer: Node) -> Sched:
     if lr.is_mapping:
         return _legacy_one(lr)
     value = _number(lr, "learning_rate")
-    return Sched("ConstantLR", {"learning_rate": value}, span=optimizer.key_spans["learning_rate"])
+    return Sched("ConstantLR", {"learning_rate": value}, span=optimizer.key_spans["learning_rate"],
+                 arg_spans={"learning_rate": lr.span})
 
 
 def _legacy_one(item: Node) -> Sched:

@@ -12,6 +12,7 @@ the same expression (the importer tests prove it with ``schedlang.equivalent``).
 from __future__ import annotations
 
 from ..codegen.sched import text
+from ..core.algebra import finish
 from ..semantics.lower import lower
 from ..syntax import ir, unparse
 from ..syntax.parser import parse
@@ -23,7 +24,8 @@ def lowered_schedules(preset: ir.Module | str) -> list[ir.ScheduleDecl]:
     A tree is lowered as it is, so an error at a node built with the configuration's span is there
     in ``--lower`` as in the preset style (``format.lowered``)."""
     found = lower(parse(preset, GENERATED) if isinstance(preset, str) else preset)
-    return [schedule_stmt(name, text(segment.held())) for name, (segment, _) in found.schedules.items()]
+    return [schedule_stmt(name, text(finish(segment.held())))
+            for name, (segment, _) in found.schedules.items()]
 
 
 def lowered(preset_text: str, params: list[str]) -> str:

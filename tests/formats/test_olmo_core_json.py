@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+import schedlang
 from schedlang.errors import SchedlangError
 from schedlang.formats import from_olmo_core_json, olmo_core_json
 from schedlang.formats.common.statements import GENERATED
@@ -113,3 +114,13 @@ def test_an_error_the_lowering_raises_is_at_the_value_that_caused_it():
     with pytest.raises(SchedlangError, match="a decay of 0") as caught:
         from_olmo_core_json(text, "config.json")
     assert caught.value.span.line == _line(text, "decay")
+
+
+def test_the_core_style_of_a_token_ramp_is_the_presets_file():
+    """Under the batch-size callback on tokens the lowered lr holds counts of the next step
+    (``t + 1``): the core text is written from the finished formula, and it is the same schedule
+    (it raised ``a count at t + 1 is not a shifted step`` before)."""
+    text = _config(callbacks={"batchwup": RAMP})
+    presets, core = (from_olmo_core_json(text, "config.json", style) for style in ("presets", "core"))
+    assert "olmo_core.CosWithWarmup" not in core
+    assert schedlang.equivalent(presets, core)
