@@ -18,6 +18,7 @@ Comments are the file's notes: a string item of ``module`` is a line of its own 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from fractions import Fraction
 
 from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span
@@ -68,6 +69,12 @@ def string(value: str, span: Span | None) -> ir.String:
 
 def boolean(value: bool, span: Span | None) -> ir.Bool:
     return ir.Bool(span or _NOWHERE, value)
+
+
+def duration(value: int, unit: str, span: Span | None) -> ir.Duration:
+    """A whole number of ``unit`` (``3200tok``, a run on the token clock) at ``span``: the
+    configuration's value it was read from."""
+    return ir.Duration(span or _NOWHERE, Fraction(value), unit, f"{value}{unit}")
 
 
 def at(node: ir.Node, span: Span | None) -> ir.Node:
