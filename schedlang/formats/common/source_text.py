@@ -7,8 +7,8 @@ configuration can add a statement, end a comment or open a string in the generat
 * ``number``: an exact number (``sched_text``), or a located error at the value;
 * ``option``: a string from the schedule's closed set of choices (the preset's ``Arg.choices``),
   or a located error at the value naming the choices: never a string pasted between quotes;
-* ``flag``: ``true`` / ``false``;
-* ``number_node``, ``expression_node``, ``option_node``, ``flag_node``: the same checks, the value
+* ``flag_node``: ``true`` / ``false``;
+* ``number_node``, ``expression_node``, ``option_node``: the same checks, the value
   a node at its configuration span (``statements``), for the formats that build their tree of
   nodes: an error the lowering raises at it is there, with nothing to search for;
 * ``header``: the ``# Imported by ...`` comment, the file name escaped so that no character of
@@ -240,18 +240,23 @@ def exact_number(value, span) -> str:
 
 def option(value, choices, span=None, what: str = "this option") -> str:
     """``"value"`` when ``value`` is one of ``choices``, else a located error naming them."""
+    _check_option(value, choices, span, what)
+    return _written(f'"{value}"', span)
+
+
+def option_node(value, choices, span=None, what: str = "this option") -> ir.String:
+    """``value`` as a string node at ``span`` when it is one of ``choices``, else an error there
+    naming them: never a string pasted between quotes."""
+    _check_option(value, choices, span, what)
+    return statements.string(value, span)
+
+
+def _check_option(value, choices, span, what: str) -> None:
     choices = tuple(choices)
     if not isinstance(value, str) or value not in choices:
         raise SchedlangError(f"{what} must be one of {', '.join(repr(c) for c in choices)}, "
                              f"not {_shown(value)}", span,
                              hint=f"write {what} = {choices[0]!r}" if choices else None)
-    return _written(f'"{value}"', span)
-
-
-def option_node(value, choices, span=None, what: str = "this option") -> ir.String:
-    """``option``'s check, the string as a node at ``span``."""
-    option(value, choices, span, what)
-    return statements.string(value, span)
 
 
 def choices_of(preset: str, arg: str) -> tuple[str, ...]:
@@ -263,15 +268,10 @@ def choices_of(preset: str, arg: str) -> tuple[str, ...]:
     return ()
 
 
-def flag(value, span=None, what: str = "this flag") -> str:
+def flag_node(value, span=None, what: str = "this flag") -> ir.Bool:
+    """``true`` / ``false`` as a node at ``span``; an error there for anything but a bool."""
     if not isinstance(value, bool):
         raise SchedlangError(f"{what} must be true or false, not {_shown(value)}", span)
-    return "true" if value else "false"
-
-
-def flag_node(value, span=None, what: str = "this flag") -> ir.Bool:
-    """``flag``'s check, ``true`` / ``false`` as a node at ``span``."""
-    flag(value, span, what)
     return statements.boolean(value, span)
 
 
