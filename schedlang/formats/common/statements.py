@@ -19,8 +19,9 @@ Comments are the file's notes: a string item of ``module`` is a line of its own 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from fractions import Fraction
 
-from sympy import Expr, Integer, Mul, Pow, floor, sympify
+from sympy import Expr, Integer, Mul, Pow, Rational, floor, sympify
 
 from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span
@@ -51,11 +52,28 @@ def number(value, span: Span | None) -> ir.Node:
     (``0.001``, ``-2``, ``1 / 3``), every part of it at ``span``: the configuration's value it was
     read from, so an error the lowering raises at it points there (no search for it later); one
     the reader refuses (over its 400 digits) is refused there too."""
+    return _literal(sched_text(_exact(value, span)), span)
+
+
+def duration(value, unit: str, span: Span | None) -> ir.Node:
+    """An exact amount of a time unit (``100ba``, ``0.125dur``, ``3ep``) as the node ``.sched``
+    reads it back as, at ``span``, as ``number``."""
+    return _literal(sched_text(_exact(value, span)) + unit, span)
+
+
+def _exact(value, span: Span | None):
+    if isinstance(value, Fraction):
+        return Rational(value.numerator, value.denominator)
     found = value if getattr(value, "is_Rational", False) else exact(value)
     if found is None:  # pragma: no cover - the formats read their numbers with ``exact`` first
         raise SchedlangError(f"not an exact number: {value!r}", span)
+    return found
+
+
+def _literal(text: str, span: Span | None) -> ir.Node:
+    """``sched_text``'s literal parsed, at ``span``; one the reader refuses there."""
     try:
-        return at(expression(sched_text(found)), span)
+        return at(expression(text), span)
     except SchedlangError as exc:
         raise SchedlangError(exc.message, span or exc.span, hint=exc.hint) from None
 
