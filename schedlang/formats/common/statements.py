@@ -8,7 +8,8 @@ a value at the span it was read from, ``call`` a call of such nodes, so the read
 as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow,
 deepspeed_json, optax_script and hf_args are built so; ``string``/``boolean`` for checked values,
 ``formula`` for a formula of the format's own whose values are such nodes, ``computed`` for a
-value a format computes with sympy from the configuration's numbers and parameters).  An expression not
+value a format computes with sympy from the configuration's numbers and parameters, ``duration``
+for a time with its unit).  An expression not
 yet built as nodes (a preset call or a core formula a format writes, numbers through
 ``source_text``) is given as ``.sched`` text and parsed here; its top node takes the span given,
 and an error inside it is moved by ``source_text.located``.
