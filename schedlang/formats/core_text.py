@@ -12,8 +12,9 @@ the same expression (the importer tests prove it with ``schedlang.equivalent``).
 from __future__ import annotations
 
 from ..codegen.sched import text
+from ..core.algebra import finish
 from ..semantics.lower import lower
-from ..syntax import ir, unparse
+from ..syntax import ir
 from ..syntax.parser import parse
 from .common.statements import GENERATED, module, schedule_stmt
 
@@ -23,13 +24,8 @@ def lowered_schedules(preset: ir.Module | str) -> list[ir.ScheduleDecl]:
     A tree is lowered as it is, so an error at a node built with the configuration's span is there
     in ``--lower`` as in the preset style (``format.lowered``)."""
     found = lower(parse(preset, GENERATED) if isinstance(preset, str) else preset)
-    return [schedule_stmt(name, text(segment.held())) for name, (segment, _) in found.schedules.items()]
-
-
-def lowered(preset_text: str, params: list[str]) -> str:
-    """The core-style form of a preset-style file as text: its ``params`` lines, then each
-    schedule lowered (for the formats that still write text)."""
-    return "\n".join([*params, *map(unparse.statement, lowered_schedules(preset_text))]) + "\n"
+    return [schedule_stmt(name, text(finish(segment.held())))
+            for name, (segment, _) in found.schedules.items()]
 
 
 def core_module(preset: ir.Module, head: list, kept: list) -> ir.Module:

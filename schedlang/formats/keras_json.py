@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
@@ -32,7 +32,7 @@ from .common.numbers import exact
 from .common.pyconfig.literal import Instance, Module, Unread, ended_before, to_node, unfollowed
 from .common.pyconfig.trace import traced
 from .common.source_text import PARAMETERS, declared, expression_node, header
-from .common.statements import at, call, expression, module, number, schedule_stmt
+from .common.statements import boolean, call, module, number, schedule_stmt
 from .common.yaml_source import Node
 from .core_text import core_module
 
@@ -179,9 +179,9 @@ def _value(node: Node, key: str) -> ir.Node:
     value computed from its argparse defaults: the expression of its parameters)."""
     value = node.value
     if isinstance(value, bool):
-        return at(expression("true" if value else "false"), node.span)
+        return boolean(value, node.span)
     if isinstance(value, list):
-        return at(replace(expression("[]"), items=tuple(_value(item, key) for item in value)), node.span)
+        return ir.List(node.span, tuple(_value(item, key) for item in value))
     return expression_node(value, node.span, key)
 
 

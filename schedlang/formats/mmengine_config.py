@@ -31,19 +31,27 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..codegen.sched import sched_text
-from ..codegen.sched import text as expr_text
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
 from ..library.presets._common import Rejected
 from ..limits import MAX_CONFIG_BASES, read_source_text
-from ..program import compile as compile_program
-from ..syntax import ir, unparse
+from ..syntax import ir
 from .common.format import Format, reader
 from .common.numbers import exact
 from .common.pyconfig.literal import Imported, Item, Module, Unread, script_schedule
-from .common.source_text import choices_of, header, option
-from .common.statements import Noted, module, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import choices_of, header, option_node
+from .common.statements import (
+    Noted,
+    boolean,
+    call,
+    formula,
+    module,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+)
+from .core_text import core_module
 
 NEEDED = ("param_scheduler", "train_cfg", "optim_wrapper", "optimizer")
 WINDOW_KEYS = ("begin", "end", "by_epoch", "convert_to_iter_based")
@@ -186,24 +194,37 @@ def _family(type_name: str, span: Span) -> tuple[str, str, str]:
                          + ", ... (schedulers that other OpenMMLab packages register are not read)")
 
 
-def _number_text(item: Item, what: str) -> str:
+def _number(item: Item, what: str) -> ir.Node:
+    """The config's number as a node at the span that built it (an error lowering raises at it is
+    there)."""
     value = exact(item.value)
     if value is None:
         raise SchedlangError(f"{what} must be a number, not {item.value!r}", item.span)
-    return sched_text(value)
+    return number(value, item.span)
 
 
-def _arg_text(item: Item, name: str, choices: tuple[str, ...] = ()) -> str:
+def _argument(item: Item, name: str, choices: tuple[str, ...] = ()) -> ir.Node:
+    """A scheduler's argument as a node at its value: a flag, an option of the preset's choices,
+    a list of these or a number."""
     value = item.value
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return boolean(value, item.span)
     if isinstance(value, str):
-        return option(value, choices, item.span, name)
+        return option_node(value, choices, item.span, name)
     if isinstance(value, list):
-        return "[" + ", ".join(_arg_text(v, name, choices) for v in value) + "]"
+        return ir.List(item.span, tuple(_argument(v, name, choices) for v in value))
     if value is None:
         raise SchedlangError(f"{name}=None: leave the key out for mmengine's default", item.span)
-    return _number_text(item, name)
+    return _number(item, name)
+
+
+#: A scheduler's ``end`` or the run as epochs of ``epoch_length`` iterations (``EPOCHS``: max_epochs).
+IN_ITERATIONS = "EPOCHS * epoch_length"
+
+
+def _reads_length(node: ir.Node) -> bool:
+    """Whether ``node`` counts iterations by the file's ``epoch_length``."""
+    return any(isinstance(n, ir.Name) and n.id == "epoch_length" for n in ir.walk(node))
 
 
 def source(text: str, filename: str = "<string>", style: str = "presets", options=None) -> ir.Module:
@@ -215,19 +236,16 @@ def source(text: str, filename: str = "<string>", style: str = "presets", option
     read: list[_Scheduler] = []
     for item in schedulers.value if isinstance(schedulers.value, list) else [schedulers]:
         read.append(_scheduler(item, loop, base, {s.param for s in read}))
-    lines: dict[str, list[str]] = {}
+    lines: dict[str, list[ir.Call]] = {}
     for scheduler in read:
         lines.setdefault(scheduler.param, []).append(scheduler.call)
     all_epoch = all(s.counts_epochs for s in read)
     mixed = not all_epoch and any(s.counts_epochs for s in read)
     needs_length = mixed or any(s.needs_length for s in read)
     head = _head(filename, all_epoch)
-    decls = _declarations(_run(loop, all_epoch), needs_length)
+    decls = _declarations(_run(loop, all_epoch), needs_length, schedulers.span)
     tree = module(head, decls, _schedules(lines, needs_length, mixed, schedulers.span))
-    text_out = _checked(tree, schedulers.span)
-    if style == "core":
-        return _lower(text_out, head, decls, list(lines))
-    return tree
+    return core_module(tree, head, decls) if style == "core" else tree
 
 
 def _param_scheduler(reader: _Reader) -> Item:
@@ -268,7 +286,7 @@ class _Scheduler:
     epochs (by epoch and not converted to iterations) and whether it needs ``epoch_length``."""
 
     param: str
-    call: str
+    call: ir.Call
     counts_epochs: bool
     needs_length: bool
 
@@ -283,9 +301,9 @@ def _converts(cfg: dict) -> bool:
     return cfg["convert_to_iter_based"].value if "convert_to_iter_based" in cfg else False
 
 
-def _scheduler(item: Item, loop: _Loop, base: dict[str, str], seen: set[str]) -> _Scheduler:
-    """One ``param_scheduler`` entry as its preset call.  The first scheduler of a value starts
-    from the optimizer's (``base``); a missing ``end`` is the loop's length."""
+def _scheduler(item: Item, loop: _Loop, base: dict[str, ir.Node], seen: set[str]) -> _Scheduler:
+    """One ``param_scheduler`` entry as its preset call, at the entry.  The first scheduler of a
+    value starts from the optimizer's (``base``); a missing ``end`` is the loop's length."""
     if not isinstance(item.value, dict) or "type" not in item.value:
         raise SchedlangError("a param_scheduler entry must be a dict with a type", item.span)
     cfg = item.value
@@ -299,18 +317,22 @@ def _scheduler(item: Item, loop: _Loop, base: dict[str, str], seen: set[str]) ->
                              "iteration-based loop: mmengine never steps it after construction",
                              cfg["type"].span, hint="set by_epoch=False (or convert_to_iter_based=True)")
     start = _start(base, param, type_name, cfg["type"].span)
-    parts = [] if param in seen else [f"{BASE_KEY[family]}={start}"]
-    parts += _arguments(item, type_name, name)
+    given = _arguments(item, type_name, name)
     limit = None if "end" in cfg else _loop_limit(loop, by_epoch)
-    if limit is not None:
-        parts.append(f"end={limit}")
+    first = {} if param in seen else {BASE_KEY[family]: start}
+    made = {} if limit is None else {"end": limit}
     if convert:
-        parts.append("epoch_length=epoch_length")
-    needs_length = bool(convert) or limit is not None and "epoch_length" in limit
-    return _Scheduler(param, f"{name}({', '.join(parts)})", bool(by_epoch and not convert), needs_length)
+        made["epoch_length"] = ir.Name(cfg["convert_to_iter_based"].span, "epoch_length")
+    twice = next((key for key in (*first, *made) if key in given), None)
+    if twice is not None:  # a keyword the import passes too (the preset's own)
+        raise SchedlangError(f"keyword '{twice}' is given twice", given[twice].span)
+    parts = {**first, **given, **made}
+    needs_length = bool(convert) or limit is not None and _reads_length(limit)
+    return _Scheduler(param, call(name, span=item.span, **parts), bool(by_epoch and not convert),
+                      needs_length)
 
 
-def _start(base: dict[str, str], param: str, type_name: str, span: Span) -> str:
+def _start(base: dict[str, ir.Node], param: str, type_name: str, span: Span) -> ir.Node:
     """The optimizer's initial value of ``param``, where a scheduler of it starts."""
     start = base.get(param)
     if start is None:
@@ -319,18 +341,19 @@ def _start(base: dict[str, str], param: str, type_name: str, span: Span) -> str:
     return start
 
 
-def _arguments(item: Item, type_name: str, name: str) -> list[str]:
-    """A scheduler's own keys as the preset's arguments (``key=value``); the keys mmengine uses
-    for bookkeeping only (``type``, ``_scope_``, ``verbose``, ``last_step``) are left out."""
+def _arguments(item: Item, type_name: str, name: str) -> dict[str, ir.Node]:
+    """A scheduler's own keys as the preset's keyword arguments, each a node at its value; the
+    keys mmengine uses for bookkeeping only (``type``, ``_scope_``, ``verbose``, ``last_step``)
+    are left out."""
     allowed = {a.name for a in PRESETS[name].args}
-    parts = []
+    parts = {}
     for key, value in item.value.items():
         if key in ("type", "_scope_", "verbose", "last_step"):
             continue
         if key not in allowed:
             raise SchedlangError(f"{type_name} has no argument '{key}'",
                                  item.keys.get(key, item.span), hint=did_you_mean(key, sorted(allowed)))
-        parts.append(f"{key}={_arg_text(value, key, choices_of(name, key))}")
+        parts[key] = _argument(value, key, choices_of(name, key))
     return parts
 
 
@@ -346,37 +369,29 @@ def _head(filename: str, all_epoch: bool) -> list[str]:
     return head
 
 
-def _declarations(run: Noted | None, needs_length: bool) -> list:
-    """``param epoch_length`` when a schedule or the ``run`` needs it, then the ``run``."""
-    declared = needs_length or (run is not None and "epoch_length" in unparse.statement(run.statement))
-    decls = [param_stmt("epoch_length", "int", where="epoch_length > 0")] if declared else []
+def _declarations(run: Noted | None, needs_length: bool, span: Span) -> list:
+    """``param epoch_length`` (at ``param_scheduler``, ``span``, whose schedulers need it) when a
+    schedule or the ``run`` needs it, then the ``run``."""
+    declared = needs_length or (run is not None and _reads_length(run.statement))
+    decls = [param_stmt("epoch_length", "int", where="epoch_length > 0", span=span)] if declared else []
     if run is not None:
         decls.append(run)
     return decls
 
 
-def _schedules(lines: dict[str, list[str]], needs_length: bool, mixed: bool, span: Span) -> list:
-    """A ``schedule`` statement per value: its one scheduler, or mmengine's chain of them."""
+def _schedules(lines: dict[str, list[ir.Call]], needs_length: bool, mixed: bool, span: Span) -> list:
+    """A ``schedule`` statement per value: its one scheduler, or mmengine's chain of them (at
+    ``param_scheduler``, ``span``: what the chain refuses, overlapping windows, is there)."""
     body = []
     for param, calls in lines.items():
-        tail = ", epoch_length=epoch_length" if needs_length else ""
+        length = {"epoch_length": ir.Name(span, "epoch_length")} if needs_length else {}
         if len(calls) == 1 and not (needs_length and mixed):
             expr = calls[0]
         else:
-            expr = "mmengine.param_scheduler(schedulers=[\n    " + ",\n    ".join(calls) + f"]{tail})"
+            expr = call("mmengine.param_scheduler", span=span, schedulers=ir.List(span, tuple(calls)),
+                        **length)
         body.append(schedule_stmt(param, expr, span))
     return body
-
-
-def _checked(tree: ir.Module, span: Span) -> str:
-    """The module's text, compiled: what the presets refuse (overlapping windows, bad arguments) is
-    reported in the config, at its ``param_scheduler``."""
-    text_out = unparse.module(tree)
-    try:
-        compile_program(text_out, filename="<import>")
-    except SchedlangError as exc:
-        raise SchedlangError(exc.message, span, hint=exc.hint) from None
-    return text_out
 
 
 def _run(loop: _Loop, all_epoch: bool) -> Noted | None:
@@ -390,57 +405,60 @@ def _run(loop: _Loop, all_epoch: bool) -> Noted | None:
     if loop.by_epoch:
         if "max_epochs" not in loop_cfg:
             return None
-        epochs = _number_text(loop_cfg["max_epochs"], "max_epochs")
+        epochs, at = _number(loop_cfg["max_epochs"], "max_epochs"), _key(loop, "max_epochs")
         if all_epoch:
-            return Noted(run_stmt(epochs), "train_cfg max_epochs; t counts epochs")
-        return Noted(run_stmt(f"{epochs} * epoch_length"),
+            return Noted(run_stmt(epochs, at), "train_cfg max_epochs; t counts epochs")
+        return Noted(run_stmt(formula(IN_ITERATIONS, epochs.span, EPOCHS=epochs), at),
                      "train_cfg max_epochs of len(train_dataloader) iterations")
     if "max_iters" not in loop_cfg:
         return None
-    return Noted(run_stmt(_number_text(loop_cfg["max_iters"], "max_iters")), "train_cfg max_iters")
+    return Noted(run_stmt(_number(loop_cfg["max_iters"], "max_iters"), _key(loop, "max_iters")),
+                 "train_cfg max_iters")
 
 
-def _loop_limit(loop: _Loop, by_epoch: bool) -> str:
+def _key(loop: _Loop, key: str) -> Span:
+    """The span of ``train_cfg``'s ``key`` (the statement a loop's length states)."""
+    return loop.item.keys.get(key, loop.cfg[key].span)
+
+
+def _loop_limit(loop: _Loop, by_epoch: bool) -> ir.Node:
     """A scheduler's default ``end``, the Runner's: ``max_epochs`` by epoch, else ``max_iters``
-    (or ``max_epochs`` epochs of ``epoch_length`` iterations)."""
+    (or ``max_epochs`` epochs of ``epoch_length`` iterations), at the loop's value."""
     loop_cfg, span = loop.cfg, loop.item.span if loop.item else None
     if by_epoch:
         if "max_epochs" not in loop_cfg:
             raise SchedlangError("a scheduler without end needs train_cfg max_epochs (the Runner's default "
                                  "end)", span)
-        return _number_text(loop_cfg["max_epochs"], "max_epochs")
+        return _number(loop_cfg["max_epochs"], "max_epochs")
     if "max_iters" in loop_cfg:
-        return _number_text(loop_cfg["max_iters"], "max_iters")
+        return _number(loop_cfg["max_iters"], "max_iters")
     if "max_epochs" in loop_cfg:
-        return f"{_number_text(loop_cfg['max_epochs'], 'max_epochs')} * epoch_length"
+        epochs = _number(loop_cfg["max_epochs"], "max_epochs")
+        return formula(IN_ITERATIONS, epochs.span, EPOCHS=epochs)
     raise SchedlangError("a scheduler without end needs train_cfg max_iters or max_epochs (the Runner's "
                          "default end)", span)
 
 
-def _bases(reader: _Reader) -> dict[str, str]:
+def _bases(reader: _Reader) -> dict[str, ir.Node]:
+    """The optimizer's initial lr, momentum (``betas[0]``; SGD's 0 at its type) and weight decay,
+    each a number at its value."""
     wrapper = reader.top("optim_wrapper")
     if wrapper is not None and isinstance(wrapper.value, dict) and "optimizer" in wrapper.value:
         optimizer = wrapper.value["optimizer"]
     else:
         optimizer = reader.top("optimizer")
-    found: dict[str, str] = {}
+    found: dict[str, ir.Node] = {}
     if optimizer is None or not isinstance(optimizer.value, dict):
         return found
     opt = optimizer.value
     for key in ("lr", "momentum", "weight_decay"):
         if key in opt:
-            found[key] = _number_text(opt[key], f"optimizer {key}")
+            found[key] = _number(opt[key], f"optimizer {key}")
     if "betas" in opt and isinstance(opt["betas"].value, list) and opt["betas"].value:
-        found.setdefault("momentum", _number_text(opt["betas"].value[0], "betas[0]"))
+        found.setdefault("momentum", _number(opt["betas"].value[0], "betas[0]"))
     if "momentum" not in found and str(opt.get("type", Item("", None)).value) in ("SGD",):
-        found["momentum"] = "0"
+        found["momentum"] = number(0, opt["type"].span)
     return found
-
-
-def _lower(text: str, head: list[str], decls: list, names: list[str]) -> ir.Module:
-    """Core style: each schedule's closed form written out (``core_text``)."""
-    program = compile_program(text)
-    return module(head, decls, [schedule_stmt(n, expr_text(program[n].symbolic_expr)) for n in names])
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -49,8 +49,19 @@ from ..syntax import ir
 from .common.format import Format, reader
 from .common.json_source import load
 from .common.numbers import exact
-from .common.source_text import header, number, option
-from .common.statements import batch_stmt, expression, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import header, number_node, option_node
+from .common.statements import (
+    batch_stmt,
+    call,
+    duration,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+    string,
+)
 from .common.yaml_source import Node
 from .core_text import core_module
 from .olmo_core_export import CLASSES, COMPOSITE, MODULE, OWN_T_MAX, REGISTERED, export
@@ -105,20 +116,20 @@ class _Clock:
             if "global_batch_size" not in loader.value:
                 raise SchedlangError("the data loader has no global_batch_size (tokens per step)",
                                      loader.span)
-            self.tokens = _whole(loader.value["global_batch_size"], "global_batch_size (tokens)", 1)
-            self.tokens_at = _at(loader, "global_batch_size")
+            given = loader.value["global_batch_size"]
+            self.tokens = _whole(given, "global_batch_size (tokens)", 1)
+            self.tokens_at, self.tokens_value = _at(loader, "global_batch_size"), given.span
             self.seq_len = self._seq_len()
             if self.tokens % self.seq_len:
                 raise SchedlangError(f"global_batch_size {self.tokens} is not a whole number of "
-                                     f"{self.seq_len}-token sequences",
-                                     loader.value["global_batch_size"].span)
+                                     f"{self.seq_len}-token sequences", given.span)
         return self.tokens
 
     def _seq_len(self) -> int:
         for block, key in (("dataset", "sequence_length"), ("train_module", "max_sequence_length")):
             node = self.root.value.get(block)
             if node is not None and node.is_mapping and key in node.value:
-                self.seq_len_at = _at(node, key)
+                self.seq_len_at, self.seq_len_value = _at(node, key), node.value[key].span
                 return _whole(node.value[key], f"{block}.{key}", 1)
         raise SchedlangError("the config gives no sequence length (dataset.sequence_length or "
                              "train_module.max_sequence_length)", self.root.span,
@@ -126,7 +137,7 @@ class _Clock:
 
     def ramp(self, ramp: _Ramp, optimizer: str | None) -> None:
         """The batch is the callback's schedule (its first batch the data loader's)."""
-        if self.batch(ramp.node.span) != int(ramp.sizes[0]):
+        if self.batch(ramp.node.span) != ramp.sizes[0]:
             raise SchedlangError(f"the batch-size schedule starts at {ramp.sizes[0]} tokens, the data loader "
                                  f"at {self.tokens}: the callback's first change would scale the lr too",
                                  ramp.node.span, hint="start batch_sizes at data_loader.global_batch_size")
@@ -136,16 +147,17 @@ class _Clock:
         self.schedule = ramp
 
     def statements(self) -> list:
-        """``param seq_len`` and ``batch`` (``statements.module`` items, at the keys they state),
-        written only on the token clock."""
+        """``param seq_len`` and ``batch`` (``statements.module`` items, at the keys they state, their
+        numbers at the values they are read from), written only on the token clock."""
         if self.tokens is None:
             return []
-        seq_len = noted(param_stmt("seq_len", "int", str(self.seq_len), span=self.seq_len_at),
-                        "dataset.sequence_length")
+        seq_len = noted(param_stmt("seq_len", "int", number(self.seq_len, self.seq_len_value),
+                                   span=self.seq_len_at), "dataset.sequence_length")
         if self.schedule is not None:
             return [seq_len, noted(batch_stmt(self.schedule.call(), self.schedule.at),
                                    "BatchSizeSchedulerCallback")]
-        return [seq_len, noted(batch_stmt(str(self.tokens // self.seq_len), self.tokens_at),
+        samples = number(self.tokens // self.seq_len, self.tokens_value)
+        return [seq_len, noted(batch_stmt(samples, self.tokens_at),
                                f"data_loader.global_batch_size: {self.tokens} tokens a step")]
 
 
@@ -171,6 +183,7 @@ class _Duration:
                                  "and config.json does not size the dataset", unit.span, hint=EPOCHS)
         self.unit, self.node, self.what = unit.value, node, what
         self.value = _whole(node.value["value"], f"{what}'s value", minimum)
+        self.value_at = node.value["value"].span
 
     def steps(self, clock: _Clock) -> int:
         if self.unit == "steps":
@@ -182,14 +195,16 @@ class _Duration:
             return self.value
         return self.value * clock.batch(self.node.span)
 
-    def run_text(self) -> str:
-        """The run's length as a ``run`` value: steps, or ``Ntok`` on the token clock."""
-        return f"{self.value}tok" if self.unit == "tokens" else str(self.value)
+    def run_value(self) -> ir.Node:
+        """The run's length as a ``run`` value at its value's span: steps, or ``Ntok`` on the
+        token clock."""
+        return duration(self.value, "tok", self.value_at) if self.unit == "tokens" else \
+            number(self.value, self.value_at)
 
 
 class _Ramp:
-    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points;
-    ``at`` its key among the trainer's callbacks."""
+    """An enabled ``BatchSizeSchedulerCallback``: its batch sizes (tokens) and schedule points,
+    each a number at its value (``items``); ``at`` its key among the trainer's callbacks."""
 
     def __init__(self, node: Node, at: Span):
         self.node, self.at = node, at
@@ -198,20 +213,25 @@ class _Ramp:
                 or len(sizes.value) != len(points.value) or not sizes.value:
             raise SchedlangError("the BatchSizeSchedulerCallback needs batch_sizes and a schedule of as many "
                                  "Durations", node.span)
-        self.sizes = [str(_whole(item, "each batch size (tokens)", 1)) for item in sizes.value]
+        self.sizes = [_whole(item, "each batch size (tokens)", 1) for item in sizes.value]
+        self.items = {"batch_sizes": ir.List(sizes.span, tuple(number(v, item.span) for v, item
+                                                               in zip(self.sizes, sizes.value)))}
         durations = [_Duration(item, "each point of the batch-size schedule", minimum=0)
                      for item in points.value]
         units = {d.unit for d in durations}
         if len(units) > 1:
             raise SchedlangError("the batch-size schedule's points must share one unit (OLMo-core checks it)",
                                  points.span)
-        self.unit = units.pop()
-        self.points = [str(d.value) for d in durations]
+        self.unit, self.unit_at = units.pop(), points.value[0].value["unit"].span
+        self.items["schedule"] = ir.List(points.span, tuple(number(d.value, d.value_at) for d in durations))
 
-    def call(self) -> str:
+    def call(self) -> ir.Call:
         """The callback as the file's batch: the ``olmo_core.batch_size_schedule`` preset call."""
-        return (f"olmo_core.batch_size_schedule(batch_sizes=[{', '.join(self.sizes)}], "
-                f"schedule=[{', '.join(self.points)}], units=\"{self.unit}\")")
+        return call("olmo_core.batch_size_schedule", span=self.at, **self.items, units=self.units())
+
+    def units(self) -> ir.String:
+        """The schedule points' unit, at the first point's."""
+        return string(self.unit, self.unit_at)
 
 
 def _batch_callback(trainer: Node) -> _Ramp | None:
@@ -267,7 +287,7 @@ def _class(block: Node, child: bool = False) -> str:
     return name
 
 
-def _lr(train_module: Node) -> str:
+def _lr(train_module: Node) -> ir.Node:
     optim = _mapping(train_module, "optim", "optimizer (train_module.optim)")
     if "lr" not in optim.value:
         raise SchedlangError("the optimizer has no lr", optim.span,
@@ -283,17 +303,17 @@ def _lr(train_module: Node) -> str:
     if isinstance(node.value, str) or exact(node.value) is None or exact(node.value) < 0:
         raise SchedlangError(f"the optimizer's lr must be a number >= 0, not {json.dumps(node.value)}",
                              node.span)
-    return number(node.value, node.span, "the optimizer's lr")
+    return number_node(node.value, node.span, "the optimizer's lr")
 
 
 #: The fields every scheduler has (``Scheduler``'s own).
 COMMON = ("lr_field", "initial_lr_field", "units")
 
 
-def _common(key: str, node: Node) -> dict[str, str]:
+def _common(key: str, node: Node) -> dict[str, ir.Node]:
     """``units`` as the preset's keyword; the lr fields must name the optimizer's lr."""
     if key == "units":
-        return {key: option(node.value, UNITS, node.span, "units")}
+        return {key: option_node(node.value, UNITS, node.span, "units")}
     if node.value != {"lr_field": "lr", "initial_lr_field": "initial_lr"}[key]:
         raise SchedlangError(f"{key} {json.dumps(node.value)}: this import reads the scheduler of "
                              "the optimizer's lr", node.span)
@@ -306,12 +326,13 @@ def _no_field(block: Node, name: str, key: str, accepted: set[str]) -> Schedlang
                           hint=did_you_mean(key, accepted) or "its fields: " + ", ".join(sorted(accepted)))
 
 
-def _fields(block: Node, name: str) -> dict[str, str]:
-    """The scheduler's fields as the preset's keyword arguments (text), checked at their keys."""
+def _fields(block: Node, name: str) -> dict[str, ir.Node]:
+    """The scheduler's fields as the preset's keyword arguments, each a node at its value,
+    checked at their keys."""
     accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
     if name in OWN_T_MAX:
         accepted.add("t_max")
-    args: dict[str, str] = {}
+    args: dict[str, ir.Node] = {}
     for key, node in block.value.items():
         if key in ("_CLASS_", "type"):
             continue
@@ -325,23 +346,23 @@ def _fields(block: Node, name: str) -> dict[str, str]:
         if key in LISTS:
             if not node.is_list:
                 raise SchedlangError(f"{key} must be a list of numbers", node.span)
-            items = [number(_plain(item, key), item.span, f"each of {key}") for item in node.value]
-            args[key] = "[" + ", ".join(items) + "]"
+            args[key] = ir.List(node.span, tuple(number_node(_plain(item, key), item.span, f"each of {key}")
+                                                 for item in node.value))
         else:
-            args[key] = number(_plain(node, key), node.span, key)
+            args[key] = number_node(_plain(node, key), node.span, key)
     if name == "CosWithWarmupAndLinearDecay" and "t_max" in block.value:
         raise SchedlangError("CosWithWarmupAndLinearDecay's own t_max moves its cosine but not its decay "
                              "(which reads the trainer's)", _at(block, "t_max"))
     return args
 
 
-def _composite(block: Node, name: str) -> dict[str, str]:
+def _composite(block: Node, name: str) -> dict[str, ir.Node]:
     """A SequentialScheduler's or ComposableScheduler's fields as the preset's keyword arguments:
     its children (each a plain scheduler, written without the ``lr`` and ``units`` OLMo-core does
     not read of a child: ``SequentialScheduler`` calls their ``get_lr`` with its own), its maxima,
     its stages and its ``override_decay``, each record checked at its keys."""
     accepted = {a.name for a in PRESETS[f"olmo_core.{name}"].args} - {"lr", "t_max"}
-    args: dict[str, str] = {}
+    args: dict[str, ir.Node] = {}
     for key, node in block.value.items():
         if key in ("_CLASS_", "type") or node.value is None:
             continue
@@ -355,39 +376,40 @@ def _composite(block: Node, name: str) -> dict[str, str]:
     return args
 
 
-def _composite_list(name: str, key: str, node: Node) -> str:
-    """One of a composite's lists (its children, stages or maxima) as the preset's list (text)."""
+def _composite_list(name: str, key: str, node: Node) -> ir.List:
+    """One of a composite's lists (its children, stages or maxima) as the preset's list."""
     if not node.is_list:
         raise SchedlangError(f"{key} must be a list", node.span)
     if not node.value and key in ("stages", "schedulers"):
         raise SchedlangError(f"{name}'s {key} is empty (OLMo-core requires at least one)", node.span)
     if not node.value:  # one scheduler: the maxima of all but the last, none (any value is ignored)
-        return "[0]"
+        return ir.List(node.span, (number(0, node.span),))
     if key == "stages":
         items = [_record(item, "ComposableSchedulerStage", f"each of {key}") for item in node.value]
     elif key == "schedulers":
         items = [_child(item) for item in node.value]
     else:  # schedulers_max (and the deprecated schedulers_max_steps): counts
-        items = [str(_whole(item, f"each of {key}", 0)) for item in node.value]
-    return "[" + ", ".join(items) + "]"
+        items = [number(_whole(item, f"each of {key}", 0), item.span) for item in node.value]
+    return ir.List(node.span, tuple(items))
 
 
-def _child(node: Node) -> str:
-    """One scheduler of a SequentialScheduler's ``schedulers`` as its preset call."""
+def _child(node: Node) -> ir.Call:
+    """One scheduler of a SequentialScheduler's ``schedulers`` as its preset call, at its config."""
     if not node.is_mapping:
         raise SchedlangError("each of schedulers must be a scheduler config (an object)", node.span)
     name = _class(node, child=True)
     args = _fields(node, name)
     args.pop("units", None)  # a child's units are not read: the sequence's set_lr counts
-    return f"olmo_core.{name}({', '.join(f'{k}={v}' for k, v in args.items())})"
+    return call(f"olmo_core.{name}", span=node.span, **args)
 
 
 #: The shapes of a stage and of an override (ComposableSchedulerStageType).
 SHAPES = ("linear", "cosine")
 
 
-def _record(node: Node, kind: str, what: str) -> str:
-    """A ``ComposableSchedulerStage`` or ``OverrideDecay`` config as its preset call."""
+def _record(node: Node, kind: str, what: str) -> ir.Call:
+    """A ``ComposableSchedulerStage`` or ``OverrideDecay`` config as its preset call, at the record
+    (a field it lacks is refused there)."""
     if not node.is_mapping:
         raise SchedlangError(f"{what} must be an olmo_core.optim.scheduler.{kind} config (an object)",
                              node.span)
@@ -396,17 +418,16 @@ def _record(node: Node, kind: str, what: str) -> str:
         raise SchedlangError(f"{what} must be an {kind}, not {json.dumps(named.value)}", named.span,
                              hint=f"\"_CLASS_\": \"{MODULE}.{kind}\"")
     accepted = [a.name for a in PRESETS[f"olmo_core.{kind}"].args]
-    args = []
+    args: dict[str, ir.Node] = {}
     for key, item in node.value.items():
         if key == "_CLASS_" or item.value is None:
             continue
         if key not in accepted:
             raise SchedlangError(f"{kind} has no field '{key}'", _at(node, key),
                                  hint=did_you_mean(key, accepted) or "its fields: " + ", ".join(accepted))
-        text = option(item.value, SHAPES, item.span, "shape") if key == "shape" else \
-            number(_plain(item, key), item.span, key)
-        args.append(f"{key}={text}")
-    return f"olmo_core.{kind}({', '.join(args)})"
+        args[key] = option_node(item.value, SHAPES, item.span, "shape") if key == "shape" else \
+            number_node(_plain(item, key), item.span, key)
+    return call(f"olmo_core.{kind}", span=node.span, **args)
 
 
 #: The fields that are an lr of their own, not a fraction of the initial lr the callback scales.
@@ -487,12 +508,13 @@ def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
     duration, run = _trainer_durations(trainer, clock, ramp)
     lr = _lr(train_module)
     block = _mapping(train_module, "scheduler", "scheduler", required=False)
+    where = _at(train_module, "scheduler" if block is not None else "optim")
     notes = []
     if block is None:
-        value = expression(f"olmo_core.ConstantScheduler(lr={lr})")
+        value = call("olmo_core.ConstantScheduler", span=where, lr=lr)
         notes.append("train_module has no scheduler: the optimizer's lr throughout.")
     else:
-        value = expression(_scheduler_call(block, lr, ramp, duration, clock))
+        value = _scheduler_call(block, lr, ramp, duration, clock)
     if ramp is not None:
         value = _ramped(value, block, ramp, notes)
         clock.ramp(ramp, _optimizer_class(train_module))
@@ -502,14 +524,14 @@ def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
             "# lr(t) is the lr of update t: OLMo-core counts the step (and its tokens) before it sets "
             "the lr.", *[f"# note: {n}" for n in notes]]
     kept = [*clock.statements(), _run(trainer, run, duration)]
-    where = _at(train_module, "scheduler" if block is not None else "optim")
     preset = module(head, kept, schedule_stmt("lr", value, where))
     return preset if style == "presets" else core_module(preset, head, kept)
 
 
-def _scheduler_call(block: Node, lr: str, ramp: _Ramp | None, duration: _Duration, clock: _Clock) -> str:
-    """The scheduler block as its ``olmo_core.*`` preset call (text), ``t_max`` the trainer's
-    horizon unless the class sets its own (``WSDS`` has none)."""
+def _scheduler_call(block: Node, lr: ir.Node, ramp: _Ramp | None, duration: _Duration,
+                    clock: _Clock) -> ir.Call:
+    """The scheduler block as its ``olmo_core.*`` preset call at the block, ``t_max`` the trainer's
+    horizon (at max_duration's value) unless the class sets its own (``WSDS`` has none)."""
     name = _class(block)
     args = _composite(block, name) if name in COMPOSITE.values() else _fields(block, name)
     units = block.value["units"].value if "units" in block.value else "steps"
@@ -522,10 +544,10 @@ def _scheduler_call(block: Node, lr: str, ramp: _Ramp | None, duration: _Duratio
                                  hint=f"give max_duration in {units} (OLMo-core refuses most "
                                       "schedulers so), or the scheduler's own t_max")
         t_max = duration.tokens(clock) if units == "tokens" else duration.steps(clock)
-        args = {"t_max": str(t_max), **args}
+        args = {"t_max": number(t_max, duration.value_at), **args}
     if units == "tokens":
         clock.batch(block.value["units"].span)
-    return f"olmo_core.{name}(lr={lr}, {', '.join(f'{k}={v}' for k, v in args.items())})"
+    return call(f"olmo_core.{name}", span=block.span, lr=lr, **args)
 
 
 def _ramped(value: ir.Node, block: Node | None, ramp: _Ramp, notes: list[str]) -> ir.Node:
@@ -538,14 +560,14 @@ def _ramped(value: ir.Node, block: Node | None, ramp: _Ramp, notes: list[str]) -
         return value
     if block is not None and len(set(ramp.sizes)) > 1:
         _proportional(block)
-    factor = expression(f"olmo_core.batch_size_lr_factor(units=\"{ramp.unit}\")")
+    factor = call("olmo_core.batch_size_lr_factor", span=ramp.at, units=ramp.units())
     return ir.BinOp(value.span, "*", value, factor)
 
 
 def _run(trainer: Node, run: _Duration, duration: _Duration):
     """``run = ...`` at the trainer's key it comes from (``hard_stop`` where that ends the run first)."""
     key = "hard_stop" if run is not duration else "max_duration"
-    return noted(run_stmt(run.run_text(), _at(trainer, key)), f"trainer.{key}: {run.value} {run.unit}")
+    return noted(run_stmt(run.run_value(), _at(trainer, key)), f"trainer.{key}: {run.value} {run.unit}")
 
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------

@@ -33,11 +33,10 @@ from __future__ import annotations
 import math
 import re
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..codegen.sched import sched_text
 from ..errors import SchedlangError, Source, Span, did_you_mean
 from ..syntax import ir
 from .common.format import SHELL, YAML, Format, lowered, reader
@@ -45,15 +44,16 @@ from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.source_text import choices_of, comment_safe, header, option_node
 from .common.statements import (
-    at,
+    boolean,
     call,
-    expression,
+    formula,
     module,
     noted,
     number,
     param_stmt,
     run_stmt,
     schedule_stmt,
+    string,
 )
 from .common.yaml_source import load
 from .core_text import core_module
@@ -309,7 +309,8 @@ def _run(r: _Reader, sched: str, on_updates: bool):
         total = epochs + (warmup if prefix else 0)
     comment = "the num_epochs train.py trains (create_scheduler_v2)"
     if on_updates:
-        value = at(expression(f"{total} * updates_per_epoch"), r.where("epochs"))
+        where = r.where("epochs")
+        value = formula("TOTAL * updates_per_epoch", where, TOTAL=number(total, where))
         return noted(run_stmt(value, r.span("epochs")), f"{comment}, of updates_per_epoch updates")
     return noted(run_stmt(number(total, r.where("epochs")), r.span("epochs")), f"{comment}; t counts epochs")
 
@@ -328,16 +329,17 @@ def _learning_rate(r: _Reader, head: list[str], params: list) -> ir.Node:
     if not scale:
         scale = "sqrt" if any(o in (r.text("opt") or "").lower() for o in ("ada", "lamb")) else "linear"
     params.append(param_stmt("world_size", "int", where="world_size > 0", span=r.span("lr_base")))
-    ratio = f"{sched_text(batch)} * world_size / {sched_text(size)}"
     root = "sqrt of " if scale == "sqrt" else ""
     head.append(f"# lr not given: train.py sets lr = lr_base * ({root}global batch / lr_base_size), "
                 "global batch = batch_size * grad_accum_steps * world_size.")
-    text = f"{sched_text(base)} * sqrt({ratio})" if scale == "sqrt" else f"{sched_text(base)} * {ratio}"
-    return at(expression(text), r.span("lr_base") or r.where("lr"))
+    text = "BASE * sqrt(BATCH * world_size / SIZE)" if scale == "sqrt" else "BASE * BATCH * world_size / SIZE"
+    where = r.span("lr_base") or r.where("lr")
+    return formula(text, where, BASE=number(base, where), BATCH=number(batch, where),
+                   SIZE=number(size, where))
 
 
 def _bool(value: bool, span: Span | None) -> ir.Node:
-    return at(expression("true" if value else "false"), span)
+    return boolean(value, span)
 
 
 def _steps(value: sp.Expr, per: sp.Expr, span: Span | None) -> ir.Node:
@@ -345,7 +347,7 @@ def _steps(value: sp.Expr, per: sp.Expr, span: Span | None) -> ir.Node:
     every part at ``span``: the argument it was read from."""
     if per == 1:
         return number(value * per, span)
-    return at(expression(f"{sched_text(value)} * updates_per_epoch"), span)
+    return formula("N * updates_per_epoch", span, N=number(value, span))
 
 
 def _keywords(r: _Reader, sched: str, per, on_updates: bool, lr: ir.Node) -> list[tuple[str, ir.Node]]:
@@ -381,7 +383,7 @@ def _keywords(r: _Reader, sched: str, per, on_updates: bool, lr: ir.Node) -> lis
     if sched == "multistep":
         where = r.where("decay_milestones")
         steps = tuple(_steps(m, per, where) for m in r.numbers("decay_milestones"))
-        milestones = at(replace(expression("[]"), items=steps), where)
+        milestones = ir.List(where, steps)
         return [*head, ("decay_t", milestones), ("decay_rate", r.value("decay_rate")), *warm, *prefix, *tail]
     return [*head, *_wsd(r, sched, epochs, warmup, per), lr_min, *_wsd_shape(r, sched, per), *warm, *tail]
 
@@ -413,7 +415,7 @@ def _wsd(r: _Reader, sched: str, epochs, warmup, per) -> list[tuple[str, ir.Node
 
 
 def _wsd_shape(r: _Reader, sched: str, per) -> list[tuple[str, ir.Node]]:
-    out = [("stable_fn", at(expression('"rsqrt"' if sched == "rsqrt" else '"constant"'), r.where("sched")))]
+    out = [("stable_fn", string("rsqrt" if sched == "rsqrt" else "constant", r.where("sched")))]
     timescale = r.raw("lr_stable_timescale")
     if timescale is not None:
         out.append(("stable_timescale", _steps(r.number("lr_stable_timescale", positive=True), per,

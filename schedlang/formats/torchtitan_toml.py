@@ -28,7 +28,7 @@ from .common.numbers import exact
 from .common.preset_call import PresetCall, number_text
 from .common.proof import proven
 from .common.source_text import comment_safe, header
-from .common.statements import at, call, expression, module, noted, number, run_stmt, schedule_stmt
+from .common.statements import call, module, noted, number, run_stmt, schedule_stmt, string
 from .common.statements import formula as written
 
 FORMULAS = ("current", "2025-03", "2024")
@@ -268,7 +268,7 @@ def _preset(formula: str, values: dict, spans: dict, section) -> ir.Call:
     ``DECAY_TYPES``, checked by ``_decay_values``)."""
     name = {"current": "lr_scheduler", "2025-03": "lr_scheduler_v2025_03",
             "2024": "linear_warmup_linear_decay"}[formula]
-    given = {k: at(expression(f'"{v}"'), spans[k]) if isinstance(v, str) else number(v, spans[k])
+    given = {k: string(v, spans[k]) if isinstance(v, str) else number(v, spans[k])
              for k, v in values.items()}
     return call(f"torchtitan.{name}", span=section, **given)
 

@@ -608,7 +608,7 @@ from schedlang.errors import SchedlangError
 from schedlang.formats.common.format import Format, reader
 from schedlang.formats.common.proof import proven
 from schedlang.formats.common.numbers import exact
-from schedlang.codegen.sched import sched_text
+from schedlang.formats.common.statements import call, module, number, schedule_stmt
 
 _LINE = re.compile(r"toy lr=(\\S+) steps=(\\d+)")
 
@@ -622,7 +622,7 @@ def read(text, filename):
 
 def source(config, filename, style):
     lr, steps = config
-    return f"schedule lr = linear({sched_text(lr)}, 0, {steps})\\n"
+    return module(schedule_stmt("lr", call("linear", number(lr, None), number(0, None), number(steps, None))))
 
 
 def export(text, filename="<string>", params=None, verify=True, schedules=None, *, read, into=None):

@@ -97,6 +97,42 @@ def test_import_errors_point_into_the_file(tmp_path, text, where, words):
     assert f"cfg.py:{where}" in message and "^" in message
 
 
+AT_THE_VALUE = [
+    ("param_scheduler = dict(type='LinearLR', start_factor=0, end=5, by_epoch=False)\n", "start_factor=",
+     "divides by zero"),
+    ("param_scheduler = dict(type='LinearLR', begin=10, end=5, by_epoch=False)\n", "end=",
+     "end should be larger than begin"),
+    ("param_scheduler = dict(type='PolyLR', power=True, by_epoch=False)\n", "power=", "expected a number"),
+    ("param_scheduler = dict(type='CosineRestartLR', periods=[10, -20], restart_weights=[1, 1], eta_min=0, "
+     "by_epoch=False)\n", "periods=[10, ", "periods must be positive"),
+    ("param_scheduler = dict(type='LinearLR', lr=0.5, end=5, by_epoch=False)\n", "lr=",
+     "keyword 'lr' is given twice"),
+]
+
+
+@pytest.mark.parametrize(("line", "after", "words"), AT_THE_VALUE, ids=range(len(AT_THE_VALUE)))
+def test_what_the_presets_refuse_is_at_the_value(tmp_path, line, after, words):
+    """Each scheduler is built as nodes at the config's values (issue 40), so what lowering refuses
+    is at the value that caused it, not at the whole ``param_scheduler``."""
+    path = tmp_path / "cfg.py"
+    path.write_text("optim_wrapper = dict(optimizer=dict(type='SGD', lr=0.1))\n"
+                    "train_cfg = dict(type='IterBasedTrainLoop', max_iters=100)\n" + line)
+    with pytest.raises(schedlang.SchedlangError) as info:
+        import_file(path, "mmengine-config")
+    assert words in info.value.message
+    assert (info.value.line, info.value.column) == (3, line.index(after) + len(after) + 1)
+
+
+def test_the_runs_length_is_refused_at_the_loops_key(tmp_path):
+    path = tmp_path / "cfg.py"
+    loop = "train_cfg = dict(type='IterBasedTrainLoop', max_iters=2.5)\n"
+    path.write_text("optim_wrapper = dict(optimizer=dict(type='SGD', lr=0.1))\n" + loop
+                    + "param_scheduler = dict(type='LinearLR', end=2, by_epoch=False)\n")
+    with pytest.raises(schedlang.SchedlangError, match="whole number of steps") as info:
+        import_file(path, "mmengine-config")
+    assert (info.value.line, info.value.column) == (2, loop.index("max_iters") + 1)
+
+
 def test_base_files_merge_as_mmengine_merges(tmp_path):
     """A key two bases set is refused; a child's dict merges into the base's key by key;
     errors point into the file that holds the value."""

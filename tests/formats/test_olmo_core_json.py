@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+import schedlang
+from schedlang.errors import SchedlangError
 from schedlang.formats import from_olmo_core_json, olmo_core_json
+from schedlang.formats.common.statements import GENERATED
 from schedlang.program import compile as compile_source
 from schedlang.syntax import ir, unparse
 
@@ -79,3 +84,43 @@ def test_the_core_style_keeps_every_statement_but_the_lowered_schedule():
     assert "olmo_core." not in written
     assert next(line for line in written.splitlines() if line.startswith("run = ")).split() == \
         ["run", "=", "3200tok", "#", "trainer.hard_stop:", "3200", "tokens"]
+
+
+def _generated(node) -> list[str]:
+    """The nodes of ``node`` at no span of config.json (text the import wrote and parsed)."""
+    return [type(n).__name__ for n in ir.walk(node) if n.span.source.filename == GENERATED]
+
+
+def test_every_expression_is_built_at_the_config_values_it_reads():
+    """Issue 40: no expression text made from config values; each number, option and call is a
+    node at config.json's span, so an error lowering raises is there with nothing to search."""
+    text = _config(callbacks={"batchwup": RAMP}, hard_stop={"value": 3200, "unit": "tokens"})
+    tree = _tree(text)
+    assert [_generated(s) for s in tree.statements] == [[]] * len(tree.statements)
+    lr = tree.statements[-1].value.left
+    keywords = {k.name: k.value for k in lr.keywords}
+    assert keywords["lr"].span.line == _line(text, "lr")
+    assert keywords["warmup"].span.line == _line(text, "warmup")
+    assert keywords["units"].span.line == _line(text, "units")  # the scheduler's own units
+
+
+def test_an_error_the_lowering_raises_is_at_the_value_that_caused_it():
+    """WSD's warmup and decay both 0: the decay of 0 is refused at ``decay``'s 0, not at the first
+    0 a search of the config finds (warmup's, before issue 40)."""
+    scheduler = {"_CLASS_": "olmo_core.optim.scheduler.WSD", "warmup": 0, "decay": 0}
+    config = {"train_module": {"optim": {"lr": 0.001}, "scheduler": scheduler},
+              "trainer": {"max_duration": {"value": 100, "unit": "steps"}}}
+    text = json.dumps(config, indent=1)
+    with pytest.raises(SchedlangError, match="a decay of 0") as caught:
+        from_olmo_core_json(text, "config.json")
+    assert caught.value.span.line == _line(text, "decay")
+
+
+def test_the_core_style_of_a_token_ramp_is_the_presets_file():
+    """Under the batch-size callback on tokens the lowered lr holds counts of the next step
+    (``t + 1``): the core text is written from the finished formula, and it is the same schedule
+    (it raised ``a count at t + 1 is not a shifted step`` before)."""
+    text = _config(callbacks={"batchwup": RAMP})
+    presets, core = (from_olmo_core_json(text, "config.json", style) for style in ("presets", "core"))
+    assert "olmo_core.CosWithWarmup" not in core
+    assert schedlang.equivalent(presets, core)

@@ -629,7 +629,7 @@ HOSTILE = [
         "_CLASS_": "olmo_core.optim.scheduler.SequentialScheduler", "schedulers_max": [],
         "schedulers": [{"_CLASS_": "olmo_core.optim.scheduler.ConstantScheduler"}],
         "override_decay": {"start": 3, "duration": 2}}}), "exactly one of 'end_lr' or 'end_lr_fraction'",
-     "3"),  # the override's first value
+     "{"),  # the override's record, which lacks it (its preset call is at the record)
 ]
 
 

@@ -26,7 +26,6 @@ from ...program import compile_parsed
 from ...syntax import ir, unparse
 from ...syntax.fmt import format_source
 from .source_text import GENERATED, located, recording
-from .source_text import checked as compiles
 
 STYLES = ("presets", "core")
 #: The file names of a command line or shell script (one command per file).
@@ -99,15 +98,12 @@ def importing(text: str, filename: str):
             raise located(exc, filename) from None
 
 
-def checked(generated: ir.Module | str, filename: str) -> str:
-    """What every import returns: generated text (a format's tree printed by ``unparse``; the
-    formats not yet building one return text) that compiles (``source_text.checked``), in the
-    canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard output or ``-o``,
-    passes ``fmt --check`` as written."""
-    if isinstance(generated, ir.Module):
-        lowered(generated, filename)
-        return format_source(unparse.module(generated), GENERATED)
-    return format_source(compiles(generated, filename), GENERATED)
+def checked(generated: ir.Module, filename: str) -> str:
+    """What every import returns: the format's tree, lowered as it is (``lowered``), printed by
+    ``unparse`` in the canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard
+    output or ``-o``, passes ``fmt --check`` as written."""
+    lowered(generated, filename)
+    return format_source(unparse.module(generated), GENERATED)
 
 
 def lowered(tree: ir.Module, filename: str) -> None:

@@ -57,9 +57,13 @@ def number(value, span: Span | None) -> ir.Node:
 
 
 def duration(value, unit: str, span: Span | None) -> ir.Node:
-    """An exact amount of a time unit (``100ba``, ``0.125dur``, ``3ep``) as the node ``.sched``
-    reads it back as, at ``span``, as ``number``."""
-    return _literal(sched_text(_exact(value, span)) + unit, span)
+    """An exact amount of a time unit (``3200tok``, ``100ba``, ``0.125dur``, ``3ep``) at ``span``:
+    the configuration's value it was read from; a whole number is its ``ir.Duration``, another
+    amount the node ``.sched`` reads its text back as, as ``number``."""
+    amount = _exact(value, span)
+    if amount.is_Integer and amount >= 0:
+        return ir.Duration(span or _NOWHERE, Fraction(int(amount)), unit, f"{int(amount)}{unit}")
+    return _literal(sched_text(amount) + unit, span)
 
 
 def _exact(value, span: Span | None):

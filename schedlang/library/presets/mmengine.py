@@ -307,9 +307,9 @@ def _b_restart(kw, n):
     if len(periods) != len(weights):
         raise ArgumentError("restart_weights", "periods and restart_weights should have the same length "
                                                f"(mmengine asserts): {len(periods)} and {len(weights)}")
-    for p in periods:
+    for i, p in enumerate(periods):
         if p.is_number and p <= 0:
-            raise ArgumentError("periods", f"periods must be positive, not {p}")
+            raise ArgumentError("periods", f"periods must be positive, not {p}", item=i)
     _ratio(kw["eta_min"], kw["eta_min_ratio"], sp.Integer(1), default_zero=False)
     last = sp.Min(n, sum(periods, sp.Integer(0)) - 1)
     return ABSOLUTE, _restarts(periods, weights, kw["eta_min"], kw["eta_min_ratio"]), last, {}

@@ -307,11 +307,14 @@ def exponential_scheduler(lr, units, t_max, lr_min):
                    units, t_max, "ExponentialScheduler")
 
 
-def _whole(value, name: str, minimum: int) -> int:
+def _whole(value, name: str, minimum: int, item: int | None = None) -> int:
+    """``value`` (the ``item``-th of the list ``name``, the error at that item) as a whole number."""
     if not all_numbers(value):
-        raise ArgumentError(name, f"'{name}' must be numbers here (they decide the shape of the schedule)")
+        raise ArgumentError(name, f"'{name}' must be numbers here (they decide the shape of the schedule)",
+                            item=item)
     if not value.is_integer or value < minimum:
-        raise ArgumentError(name, f"each of '{name}' must be a whole number >= {minimum}, not {show(value)}")
+        raise ArgumentError(name, f"each of '{name}' must be a whole number >= {minimum}, not {show(value)}",
+                            item=item)
     return int(value)
 
 
@@ -319,7 +322,7 @@ def wsds(lr, units, period_lengths, period_lr_multipliers, warmup, warmup_fracti
          decay_fraction, warmup_min_lr, decay_min_lr):
     """Warmup, then per period a stable ``peak_i`` and a linear decay to ``decay_min_lr`` over
     its last ``D_i``; ``decay_min_lr`` after the last (WSD-S, arXiv:2410.05192)."""
-    lengths = [_whole(v, "period_lengths", 1) for v in period_lengths]
+    lengths = [_whole(v, "period_lengths", 1, i) for i, v in enumerate(period_lengths)]
     multipliers = _period_multipliers(period_lr_multipliers, lengths)
     if (warmup is None) == (warmup_fraction is None):
         raise ArgumentError("warmup_fraction" if warmup is not None else "warmup",
