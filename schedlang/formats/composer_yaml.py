@@ -52,7 +52,20 @@ from .common.format import YAML, Format, reader
 from .common.keys import yaml_keys
 from .common.numbers import exact
 from .common.source_text import header
-from .common.statements import Noted, batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.statements import (
+    Noted,
+    batch_stmt,
+    boolean,
+    call,
+    duration,
+    formula,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+)
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
 from .composer_export import export
@@ -89,13 +102,9 @@ class Time:
     span: Span | None = field(default=None, compare=False)  # where the file writes it
 
     @property
-    def number(self) -> str:
-        """The amount as ``.sched`` text, without the unit."""
-        return sched_text(sp.Rational(self.amount.numerator, self.amount.denominator))
-
-    @property
     def text(self) -> str:
-        return f"{self.number}{self.unit}"
+        """The time as its messages and comments show it (``100ba``, ``0.125dur``)."""
+        return f"{sched_text(sp.Rational(self.amount.numerator, self.amount.denominator))}{self.unit}"
 
 
 @dataclass
@@ -106,6 +115,7 @@ class Imported:
     arg_spans: dict = field(default_factory=dict)
     max_duration: Time | None = None
     lr: sp.Expr | None = None
+    lr_span: Span | None = None  # the optimizer's lr key's value
     notes: list = field(default_factory=list)
     clock: str | None = None  # "sp" / "tok" when the times count samples or tokens
     batch: dict = field(default_factory=dict)  # BATCH_KEYS -> whole number (sample/token clock)
@@ -152,7 +162,7 @@ def read(text: str, filename: str = "<string>") -> Imported:
     found.max_duration = _max_duration(root, trainer)
     _check_run_units(found)
     _clock(found, root)
-    found.lr = _optimizer_lr(scope) or _optimizer_lr(root)
+    found.lr, found.lr_span = _optimizer_lr(scope) or _optimizer_lr(root) or (None, None)
     ssr = scope.value.get("scale_schedule_ratio")
     if ssr is not None and exact(ssr.value) != 1:
         raise SchedlangError("scale_schedule_ratio other than 1 is not imported", ssr.span,
@@ -327,7 +337,8 @@ def _max_duration(root: Node, trainer: Node | None) -> Time | None:
     return None
 
 
-def _optimizer_lr(scope: Node):
+def _optimizer_lr(scope: Node) -> tuple[sp.Rational, Span] | None:
+    """The optimizer's lr and where the file writes it, or None."""
     optimizer = scope.value.get("optimizer")
     candidates = [optimizer] if optimizer is not None else []
     optimizers = scope.value.get("optimizers")
@@ -338,7 +349,7 @@ def _optimizer_lr(scope: Node):
             value = exact(node.value["lr"].value)
             if value is None:
                 raise SchedlangError("the optimizer's lr must be a number", node.value["lr"].span)
-            return value
+            return value, node.value["lr"].span
     return None
 
 
@@ -440,6 +451,8 @@ def _float_exact(fraction: Fraction) -> bool:
 
 
 class _Writer:
+    """The schedule of ``found`` as nodes, each at the YAML value it is read or computed from."""
+
     def __init__(self, found: Imported, steps_per_epoch: int | None = None, batch: dict | None = None,
                  batch_spans: dict | None = None):
         self.found = found
@@ -460,18 +473,22 @@ class _Writer:
         """``name`` is declared, at the time that reads it (a default's: the scheduler's name)."""
         self.needs.setdefault(name, span or self.found.span)
 
+    def span(self, name: str) -> Span | None:
+        """Where argument ``name`` is written; the scheduler's name for a default."""
+        return self.found.arg_spans.get(name) or self.found.span
+
     def params(self) -> list[Noted]:
         """The declarations: the batch (and tokens per sample) of the sample or token clock, at
         the keys that give them, then the parameters the times and the run read."""
         md = self.found.max_duration
         out = []
         if "max_seq_len" in self.batch:
-            out.append(noted(param_stmt("seq_len", "int", str(self.batch["max_seq_len"]),
-                                        span=self.batch_spans.get("max_seq_len")),
+            at = self.batch_spans.get("max_seq_len")
+            out.append(noted(param_stmt("seq_len", "int", number(self.batch["max_seq_len"], at), span=at),
                              "max_seq_len: tokens per sample"))
         if self.batch:
-            out.append(noted(batch_stmt(str(self.batch["global_train_batch_size"]),
-                                        self.batch_spans.get("global_train_batch_size")),
+            at = self.batch_spans.get("global_train_batch_size")
+            out.append(noted(batch_stmt(number(self.batch["global_train_batch_size"], at), at),
                              "global_train_batch_size"))
         if "steps_per_epoch" in self.needs:
             out.append(noted(param_stmt("steps_per_epoch", "int", where="steps_per_epoch > 0",
@@ -479,7 +496,7 @@ class _Writer:
                              "batches per epoch (Composer's dataloader_len)"))
         if "max_duration" in self.needs:
             if md is not None and md.unit == "ba":
-                out.append(noted(param_stmt("max_duration", "int", str(md.amount), span=md.span),
+                out.append(noted(param_stmt("max_duration", "int", number(md.amount, md.span), span=md.span),
                                  f"max_duration: {md.amount}ba"))
             else:
                 out.append(noted(param_stmt("max_duration", "int", where="max_duration > 0",
@@ -500,66 +517,91 @@ class _Writer:
         comment = f"max_duration: {md.text}"
         if md.unit == "ba":
             self.need("max_duration", md.span)
-            return noted(run_stmt("max_duration", md.span), comment)
+            return noted(run_stmt(ir.Name(md.span, "max_duration"), md.span), comment)
         if md.unit == "ep":
             if self.steps_per_epoch is not None:
                 steps = int(md.amount) * self.steps_per_epoch
-                return noted(run_stmt(str(steps), md.span), f"{comment} of {self.steps_per_epoch} batches")
+                return noted(run_stmt(number(steps, md.span), md.span),
+                             f"{comment} of {self.steps_per_epoch} batches")
             self.need("steps_per_epoch", md.span)
-            return noted(run_stmt(f"{int(md.amount)} * steps_per_epoch", md.span), comment)
+            epochs = formula("N * steps_per_epoch", md.span, N=number(md.amount, md.span))
+            return noted(run_stmt(epochs, md.span), comment)
         if md.unit == self.found.clock:
-            return noted(run_stmt(md.text, md.span), comment)
+            return noted(run_stmt(duration(md.amount, md.unit, md.span), md.span), comment)
         return None
 
-    def time(self, time: Time, default: TimeDefault | None = None) -> str:
-        """A time as schedlang text; ``dur`` against an epoch max_duration becomes epochs.
+    def time(self, time: Time) -> ir.Node:
+        """A time as a node at the YAML time (the scheduler's name for a default); ``dur`` against
+        an epoch max_duration becomes epochs.
 
         Composer converts it in float64 (``composer_batches``); the exact formula
         ``floor(fraction * epochs * steps_per_epoch)`` is that only for a binary fraction
         (0.125dur).  For another (0.3dur) the float result is no formula of the epoch length
         (26 batches at 9, 27 at 10 would be 3ep), so the length must be given, and the time is
         written in batches; without it the time is refused rather than imported one off."""
-        md = self.found.max_duration
+        md, at = self.found.max_duration, time.span or self.found.span
         if self.found.clock is not None:  # every time in samples or tokens (`_clock`)
-            return f"{self.counted(time)}{self.found.clock}"
+            return duration(self.counted(time), self.found.clock, at)
         if self.steps_per_epoch is not None and time.unit in ("dur", "ep") and (
                 time.unit == "ep" or md is not None and md.unit == "ep"):
-            if time.unit == "ep":
-                return f"{int(time.amount) * self.steps_per_epoch}ba"
-            return f"{composer_batches(time.amount, int(md.amount), self.steps_per_epoch)}ba"
+            return duration(self.batches(time), "ba", at)
         if time.unit == "dur" and md is not None and md.unit == "ep":
-            if not _float_exact(time.amount):
-                shown = Time(time.amount, "dur").text
-                raise SchedlangError(
-                    f"'{shown}' of max_duration {md.amount}ep: Composer computes "
-                    f"int({float(time.amount)!r} * dataloader_len * {md.amount}) in floating point, "
-                    "which is no formula of the epoch length (0.3dur of 10ep is 26 batches at 9 an "
-                    "epoch, 30 at 10)", time.span,
-                    hint="give the epoch length: schedlang import FILE --option steps_per_epoch=N "
-                         "(the times are then written in batches, as Composer converts them)")
-            self.need("steps_per_epoch", time.span)
-            epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs), exact here
-            if epochs.denominator == 1:
-                return Time(epochs, "ep").text
-            return f"floor({Time(epochs, 'ba').number} * steps_per_epoch)"
+            return self._epochs(time, md, at)
         if time.unit == "dur":
             self.need("max_duration", time.span)
         if time.unit == "ep":
             self.need("steps_per_epoch", time.span)
-        return time.text
+        return duration(time.amount, time.unit, at)
 
-    def value(self, value) -> str:
+    def _epochs(self, time: Time, md: Time, at: Span | None) -> ir.Node:
+        """``<fraction>dur`` of an epoch ``max_duration`` without the epoch length: epochs, or the
+        floor of its batches, exact only for a binary fraction (``time``'s docstring)."""
+        if not _float_exact(time.amount):
+            shown = Time(time.amount, "dur").text
+            raise SchedlangError(
+                f"'{shown}' of max_duration {md.amount}ep: Composer computes "
+                f"int({float(time.amount)!r} * dataloader_len * {md.amount}) in floating point, "
+                "which is no formula of the epoch length (0.3dur of 10ep is 26 batches at 9 an "
+                "epoch, 30 at 10)", time.span,
+                hint="give the epoch length: schedlang import FILE --option steps_per_epoch=N "
+                     "(the times are then written in batches, as Composer converts them)")
+        self.need("steps_per_epoch", time.span)
+        epochs = time.amount * md.amount  # Composer: int(v * dataloader_len * epochs), exact here
+        if epochs.denominator == 1:
+            return duration(epochs, "ep", at)
+        return formula("floor(N * steps_per_epoch)", at, N=number(epochs, at))
+
+    def value(self, value, span: Span | None) -> ir.Node:
+        """An argument's value as a node at ``span`` (its YAML value); a list's times at their own."""
         if isinstance(value, bool):
-            return "true" if value else "false"
+            return boolean(value, span)
         if isinstance(value, Time):
             return self.time(value)
         if isinstance(value, list):
-            return "[" + ", ".join(self.value(v) for v in value) + "]"
-        return sched_text(value)
+            return ir.List(span, tuple(self.value(v, span) for v in value))
+        return number(value, span)
 
-    def preset(self) -> str:
+    def given(self, name: str, default=None) -> ir.Node:
+        """Argument ``name`` (or ``default``, a number, where the file leaves it out) as a node."""
+        return self.value(self.args.get(name, default), self.span(name))
+
+    def lr(self) -> ir.Node:
+        """The optimizer's lr at its key; 1 (Composer's multiplier) at the scheduler's name."""
+        return number(self.peak, self.found.lr_span or self.found.span)
+
+    @property
+    def peak(self):
+        return self.found.lr if self.found.lr is not None else sp.Integer(1)
+
+    def scaled(self, name: str, default) -> ir.Node:
+        """The lr times argument ``name`` (``alpha_f``...), at that argument (the lr's key for a
+        default)."""
+        value = self.peak * self.args.get(name, default)
+        return number(value, self.found.arg_spans.get(name) or self.found.lr_span or self.found.span)
+
+    def preset(self) -> ir.Call:
         spec = {a.name: a for a in classes()[self.found.cls]}
-        parts = []
+        keywords = {}
         for name, value in self.args.items():
             default = spec[name].default
             explicit = name in self.found.args
@@ -568,68 +610,54 @@ class _Writer:
                 if not (default.unit == "dur" and md is not None and md.unit == "ep"):
                     self.time(value)  # the default still needs its parameter declared
                     continue
-            parts.append(f"{name}={self.value(value)}")
+            keywords[name] = self.value(value, self.span(name))
         if self.found.lr is not None:
-            parts.append(f"lr={sched_text(self.found.lr)}")
-        return f"composer.{self.found.cls}({', '.join(parts)})"
+            keywords["lr"] = self.lr()
+        return call(f"composer.{self.found.cls}", span=self.found.span, **keywords)
 
     # core style: stdlib calls; warmups as warmup(linear, W) >> the decay over t_max - t_warmup
 
-    def core(self) -> str:
-        a, cls = self.args, self.found.cls
-        lr = self.found.lr if self.found.lr is not None else sp.Integer(1)
-        n = sched_text
-
-        def scaled(value) -> str:
-            return n(lr * value)
-
-        get = lambda name, default=None: a.get(name, default)  # noqa: E731
-        alpha_f = get("alpha_f", sp.Integer(0))
-        if cls == "StepScheduler":
-            return f"step({n(lr)}, {n(get('gamma', sp.Rational(1, 10)))}, {self.value(a['step_size'])})"
-        if cls == "MultiStepScheduler":
-            return f"multistep({n(lr)}, {n(get('gamma', sp.Rational(1, 10)))}, {self.value(a['milestones'])})"
-        if cls == "ConstantScheduler":
-            alpha = scaled(get("alpha", sp.Integer(1)))
-            return f"constant({alpha}, {self.value(a['t_max'])}) >> constant({n(lr)})"
-        if cls == "LinearScheduler":
-            start, end = scaled(get("alpha_i", sp.Integer(1))), scaled(alpha_f)
-            return f"linear({start}, {end}, {self.value(a['t_max'])})"
-        if cls == "ExponentialScheduler":
-            return f"exp({n(lr)}, {n(a['gamma'])}, {self.value(a['decay_period'])})"
-        if cls == "CosineAnnealingScheduler":
-            return f"cosine({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])})"
+    def core(self) -> ir.Node:
+        cls = self.found.cls
+        if cls in _CORE:
+            text, names = _CORE[cls]
+            return formula(text, self.found.span, **{key: self.part(spec) for key, spec in names.items()})
         if cls == "CosineAnnealingWarmRestartsScheduler":
-            mult = get("t_mult", sp.Integer(1))
-            extra = "" if mult == 1 else f", {n(mult)}"
-            return f"cosine_restarts({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_0'])}{extra})"
-        if cls == "PolynomialScheduler":
-            return f"poly({n(lr)}, {scaled(alpha_f)}, {self.value(a['t_max'])}, power={n(a['power'])})"
-        return self._with_warmup(lr)
+            mult = self.args.get("t_mult", sp.Integer(1))
+            text = "cosine_restarts(LR, F, T)" if mult == 1 else "cosine_restarts(LR, F, T, MULT)"
+            return formula(text, self.found.span, LR=self.lr(), F=self.scaled("alpha_f", sp.Integer(0)),
+                           T=self.given("t_0"), MULT=self.given("t_mult", sp.Integer(1)))
+        return self._with_warmup()
 
-    def _with_warmup(self, lr) -> str:
+    def part(self, spec) -> ir.Node:
+        """A name of a core formula (``_CORE``): the lr, the lr times an argument, or an argument."""
+        kind, name, default = spec
+        if kind == "lr":
+            return self.lr()
+        if kind == "scaled":
+            return self.scaled(name, default)
+        return self.given(name, default)
+
+    def _with_warmup(self) -> ir.Node:
         """The ``...WithWarmupScheduler`` classes: a warmup to the peak, then the decay."""
-        a, cls, n = self.args, self.found.cls, sched_text
+        a, cls = self.args, self.found.cls
         if cls == "MultiStepWithWarmupScheduler":
-            return self._multistep_warmup(lr)
+            return self._multistep_warmup()
         if cls == "InverseSquareRootWithWarmupScheduler":
-            return self._inverse_sqrt(lr)
-
-        def scaled(value) -> str:
-            return n(lr * value)
-
-        alpha_f = a.get("alpha_f", sp.Integer(0))
-        peak = {"ConstantWithWarmupScheduler": a.get("alpha", sp.Integer(1)),
-                "LinearWithWarmupScheduler": a.get("alpha_i", sp.Integer(1))}.get(cls, sp.Integer(1))
-        rest = f"{self.value(a['t_max'])} - {self.value(a['t_warmup'])}"
-        decay = {
-            "ConstantWithWarmupScheduler": f"constant({scaled(peak)})",
-            "LinearWithWarmupScheduler": f"linear({scaled(peak)}, {scaled(alpha_f)}, {rest})",
-            "CosineAnnealingWithWarmupScheduler": f"cosine({n(lr)}, {scaled(alpha_f)}, {rest})",
-            "PolynomialWithWarmupScheduler": (f"poly({n(lr)}, {scaled(alpha_f)}, {rest}, "
-                                              f"power={n(a.get('power', sp.Integer(2)))})"),
-        }[cls]
-        return self._warmup(a["t_warmup"], a.get("t_max"), decay, scaled(peak))
+            return self._inverse_sqrt()
+        peak = {"ConstantWithWarmupScheduler": "alpha",
+                "LinearWithWarmupScheduler": "alpha_i"}.get(cls)
+        top = self.scaled(peak, sp.Integer(1)) if peak else self.lr()
+        values = {"LR": self.lr(), "P": top, "F": self.scaled("alpha_f", sp.Integer(0)),
+                  "M": self.given("t_max"), "W": self.given("t_warmup"),
+                  "POWER": self.given("power", sp.Integer(2))}
+        decay = formula({
+            "ConstantWithWarmupScheduler": "constant(P)",
+            "LinearWithWarmupScheduler": "linear(P, F, M - W)",
+            "CosineAnnealingWithWarmupScheduler": "cosine(LR, F, M - W)",
+            "PolynomialWithWarmupScheduler": "poly(LR, F, M - W, power=POWER)",
+        }[cls], self.found.span, **values)
+        return self._warmup(a["t_warmup"], a.get("t_max"), decay, top)
 
     def counted(self, time: Time) -> int:
         """A time in the samples or tokens of the schedule's clock: ``dur`` of ``max_duration`` as
@@ -656,50 +684,81 @@ class _Writer:
             return int(time.amount * md.amount)
         return None
 
-    def _warmup(self, t_warmup: Time, t_max: Time | None, decay: str, peak: str) -> str:
+    def _warmup(self, t_warmup: Time, t_max: Time | None, decay: ir.Node, peak: ir.Node) -> ir.Node:
         if t_warmup.amount == 0:
             return decay
-        w = self.value(t_warmup)
+        w = self.given("t_warmup")
         end, start = self.batches(t_max), self.batches(t_warmup)
         if end is not None and start is not None and end <= start:
-            return f"linear(0, {peak}, {w})"  # Composer ramps on past t_max, then holds
-        return f"warmup(linear, {w}) >> {decay}"
+            # Composer ramps on past t_max, then holds
+            return formula("linear(0, P, W)", self.found.span, P=peak, W=w)
+        return formula("warmup(linear, W) >> DECAY", self.found.span, W=w, DECAY=decay)
 
-    def _multistep_warmup(self, lr) -> str:
+    def _multistep_warmup(self) -> ir.Node:
         a = self.args
-        gamma = a.get("gamma", sp.Rational(1, 10))
-        w = self.value(a["t_warmup"])
-        milestones = ", ".join(f"{self.value(m)} - {w}" for m in a["milestones"])
+        values = {"W": self.given("t_warmup"), "LR": self.lr(), "G": self.given("gamma", sp.Rational(1, 10))}
+        milestones = [f"M{i}" for i in range(len(a["milestones"]))]
+        values.update(zip(milestones, self.given("milestones").items))
         start = self.batches(a["t_warmup"])
         if start is None or any((self.batches(m) or 0) <= start for m in a["milestones"]):
             # milestones count from step 0 and may fall inside the warmup: write the formula
-            counts = " + ".join(f"(if t >= {self.value(m)} then 1 else 0)" for m in a["milestones"])
-            return (f"if t < {w} then {sched_text(lr)} * t / {w} "
-                    f"else {sched_text(lr)} * {sched_text(gamma)} ** ({counts})")
-        return f"warmup(linear, {w}) >> multistep({sched_text(lr)}, {sched_text(gamma)}, [{milestones}])"
+            counts = " + ".join(f"(if t >= {m} then 1 else 0)" for m in milestones)
+            return formula(f"if t < W then LR * t / W else LR * G ** ({counts})", self.found.span, **values)
+        shifted = ", ".join(f"{m} - W" for m in milestones)
+        return formula(f"warmup(linear, W) >> multistep(LR, G, [{shifted}])", self.found.span, **values)
 
-    def _inverse_sqrt(self, lr) -> str:
+    def _inverse_sqrt(self) -> ir.Node:
         """llm-foundry's formula (the preset's docstring) from stdlib pieces.
 
         ``warmup(linear, W) >> (lr * d + rsqrt_decay(lr * (1 - d), s)) for (C - W) >>
         linear(isr(C), lr * f, c)``: ``rsqrt_decay`` is ``sqrt(s / (u + s))`` in the local step
         ``u = t - W``; ``C - W = max(0, t_max - c - W)``; ``c = 0`` holds ``isr(C)`` instead.
         """
-        a, n = self.args, sched_text
-        w, s, c, m = (self.value(a[k]) for k in ("t_warmup", "t_scale", "t_cooldown", "t_max"))
+        a = self.args
         d = a.get("alpha_f_decay", sp.Integer(0))
-        f = a.get("alpha_f_cooldown", sp.Integer(0))
+        values = {key: self.given(name) for key, name in
+                  (("W", "t_warmup"), ("S", "t_scale"), ("C", "t_cooldown"), ("M", "t_max"))}
         counts = [self.batches(a[k]) for k in ("t_warmup", "t_cooldown", "t_max")]
-        if None in counts:
-            room = f"max(0, {m} - {c} - {w})"
-        else:
-            room = str(max(0, counts[2] - counts[1] - counts[0]))
-        scale = "" if d == 0 else f"{n(lr * d)} + "
-        decay = f"({scale}rsqrt_decay({n(lr * (1 - d))}, {s})) for {room}"
-        held = f"{scale}{n(lr * (1 - d))} * sqrt({s} / ({room} + {s}))"
-        tail = f"constant({held})" if a["t_cooldown"].amount == 0 else f"linear({held}, {n(lr * f)}, {c})"
-        body = f"{decay} >> {tail}"
-        return body if a["t_warmup"].amount == 0 else f"warmup(linear, {w}) >> {body}"
+        room = "max(0, M - C - W)" if None in counts else "ROOM"
+        if room == "ROOM":
+            values["ROOM"] = number(max(0, counts[2] - counts[1] - counts[0]), self.span("t_max"))
+        scale = "" if d == 0 else "D + "
+        values.update(D=self.scaled("alpha_f_decay", 0),
+                      A=number(self.peak * (1 - d), self.found.arg_spans.get("alpha_f_decay")
+                               or self.found.lr_span or self.found.span),
+                      F=self.scaled("alpha_f_cooldown", sp.Integer(0)))
+        held = f"{scale}A * sqrt(S / ({room} + S))"
+        tail = f"constant({held})" if a["t_cooldown"].amount == 0 else f"linear({held}, F, C)"
+        body = f"({scale}rsqrt_decay(A, S)) for {room} >> {tail}"
+        text = body if a["t_warmup"].amount == 0 else f"warmup(linear, W) >> {body}"
+        return formula(text, self.found.span, **values)
+
+
+#: The core formula of each class that is one stdlib call (or a chain of two), its names each
+#: (``lr``: the lr; ``scaled``: the lr times the argument; ``arg``: the argument), with the
+#: default a file may leave out.
+_CORE = {
+    "StepScheduler": ("step(LR, G, T)", {"LR": ("lr", None, None), "G": ("arg", "gamma", sp.Rational(1, 10)),
+                                          "T": ("arg", "step_size", None)}),
+    "MultiStepScheduler": ("multistep(LR, G, T)", {"LR": ("lr", None, None),
+                                                    "G": ("arg", "gamma", sp.Rational(1, 10)),
+                                                    "T": ("arg", "milestones", None)}),
+    "ConstantScheduler": ("constant(A, T) >> constant(LR)", {"A": ("scaled", "alpha", sp.Integer(1)),
+                                                              "T": ("arg", "t_max", None),
+                                                              "LR": ("lr", None, None)}),
+    "LinearScheduler": ("linear(A, F, T)", {"A": ("scaled", "alpha_i", sp.Integer(1)),
+                                            "F": ("scaled", "alpha_f", sp.Integer(0)),
+                                            "T": ("arg", "t_max", None)}),
+    "ExponentialScheduler": ("exp(LR, G, T)", {"LR": ("lr", None, None), "G": ("arg", "gamma", None),
+                                               "T": ("arg", "decay_period", None)}),
+    "CosineAnnealingScheduler": ("cosine(LR, F, T)", {"LR": ("lr", None, None),
+                                                      "F": ("scaled", "alpha_f", sp.Integer(0)),
+                                                      "T": ("arg", "t_max", None)}),
+    "PolynomialScheduler": ("poly(LR, F, T, power=P)", {"LR": ("lr", None, None),
+                                                        "F": ("scaled", "alpha_f", sp.Integer(0)),
+                                                        "T": ("arg", "t_max", None),
+                                                        "P": ("arg", "power", None)}),
+}
 
 # -- the declaration (``formats/__init__.py`` lists this module) ----------------------------------
 

@@ -40,19 +40,31 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 
 import sympy as sp
 
 from ..codegen.sched import sched_text
-from ..codegen.sched import text as core
 from ..errors import SchedlangError, Span, did_you_mean
 from ..semantics.names import LANGUAGE_NAMES
 from ..syntax import ir, unparse
 from .common import shell_words
 from .common.format import SHELL, YAML, Format, reader
 from .common.numbers import exact
-from .common.source_text import comment_safe, exact_number, header
-from .common.statements import batch_stmt, module, noted, param_stmt, run_stmt, schedule_stmt
+from .common.source_text import comment_safe, header
+from .common.statements import (
+    batch_stmt,
+    call,
+    computed,
+    formula,
+    module,
+    noted,
+    number,
+    param_stmt,
+    run_stmt,
+    schedule_stmt,
+    string,
+)
 from .core_text import lowered_schedules
 from .megatron_export import DECOUPLED, export
 from .megatron_flags import DEFAULTS, FLAGS, VERSIONS, Args, Flag, read
@@ -284,8 +296,8 @@ def _whole(v: _Values, key: str) -> int:
     return int(value)
 
 
-def _batch_line(v: _Values) -> tuple[str | None, int | None, list[str]]:
-    """The ``batch = ...`` declaration of a run whose batch changes (None for a constant batch,
+def _batch_line(v: _Values) -> tuple[ir.Call | None, int | None, list[str]]:
+    """The ``batch = ...`` value of a run whose batch changes (None for a constant batch,
     whose output is per iteration as before), its ``seq_len`` (None when ``--seq-length`` is not
     given), and notes.  The table is built here
     too, so that Megatron's own refusals are reported at the flag."""
@@ -308,23 +320,25 @@ def _batch_line(v: _Values) -> tuple[str | None, int | None, list[str]]:
         if seq_len is None:
             notes.append("no --seq-length: Megatron-LM passes args.seq_length (None here) to the step "
                          "schedule, so its thresholds count samples")
-        return f'megatron.step_batch_size_schedule("{flag.text}")', seq_len, notes
+        return call("megatron.step_batch_size_schedule", string(flag.text, flag.span), span=flag.span), \
+            seq_len, notes
     if v.given("rampup_batch_size") and v.version == "0.17":
         return _rampup_line(v), seq_length(), notes
     return None, None, notes
 
 
-def _rampup_line(v: _Values) -> str:
-    """``--rampup-batch-size START INCREMENT SAMPLES`` (megatron-core 0.17) as its ``batch = ...``."""
+def _rampup_line(v: _Values) -> ir.Call:
+    """``--rampup-batch-size START INCREMENT SAMPLES`` (megatron-core 0.17) as its ``batch = ...``,
+    each number at its flag."""
     from ..library.presets import megatron_batch  # lazy: only runs that change the batch
 
     words = v.args.flags["rampup_batch_size"].text.split()
     values = []
     for word in words:
-        number = exact(word)
-        if number is None or not number.is_Integer:
+        found = exact(word)
+        if found is None or not found.is_Integer:
             _refuse(v, "rampup_batch_size", f"--rampup-batch-size takes whole numbers, not {word!r}")
-        values.append(int(number))
+        values.append(int(found))
     if len(values) != 3:
         _refuse(v, "rampup_batch_size", "--rampup-batch-size needs three values (start batch size, "
                                         "increment, ramp-up samples)")
@@ -334,7 +348,9 @@ def _rampup_line(v: _Values) -> str:
         megatron_batch.rampup_batch_size(start, increment, samples, batch)
     except ValueError as exc:
         _refuse(v, "rampup_batch_size", str(exc))
-    return f"megatron.rampup_batch_size({start}, {increment}, {samples}, global_batch_size={batch})"
+    ramp = v.span("rampup_batch_size")
+    return call("megatron.rampup_batch_size", *(number(n, ramp) for n in (start, increment, samples)),
+                span=ramp, global_batch_size=number(batch, v.span("global_batch_size")))
 
 
 @dataclass
@@ -346,7 +362,7 @@ class Plan:
     per_iteration: bool
     notes: list[str]
     params: dict
-    batch: str | None = None  # the `batch = ...` of a run whose batch changes: lengths in samples
+    batch: ir.Call | None = None  # the `batch = ...` of a run whose batch changes: lengths in samples
     seq_len: int | None = None
     spans: dict = field(default_factory=dict)  # argument -> the flag it is computed from
     #: The class's counter per unit of the output's ``t`` (the class counts samples): the global
@@ -354,7 +370,7 @@ class Plan:
     class_scale: object = 1
     #: ``run = ...`` (the iterations Megatron-LM trains, ``update_train_iters``) and its comment;
     #: None where the file's t counts samples (no iteration count to state)
-    run: tuple[str, str] | None = None
+    run: tuple[ir.Node, str] | None = None
     #: ``--decoupled-lr``: the class's arguments for the embedding and output layers
     #: (``schedule lr__decoupled``), or None
     decoupled: dict | None = None
@@ -452,7 +468,7 @@ def scheduler_flag(args: Args) -> str:
 
 
 
-def _run(v: _Values, mode: str, per_iteration: bool, batch, batch_line) -> tuple[str, str] | None:
+def _run(v: _Values, mode: str, per_iteration: bool, batch, batch_line) -> tuple[ir.Node, str] | None:
     """``run = ...``: the iterations Megatron-LM trains (``training.update_train_iters``, then
     ``while iteration < args.train_iters``).  ``--train-iters`` is that number; ``--train-samples``
     with a constant batch trains ``train_samples // global_batch_size``; with
@@ -460,20 +476,21 @@ def _run(v: _Values, mode: str, per_iteration: bool, batch, batch_line) -> tuple
     ``--train-samples``, which is ``run = N sp`` on the file's batch schedule; with
     ``--rampup-batch-size`` (megatron-core <= 0.17) the ramp's iterations while the samples consumed
     are at most the ramp's samples, then ``(train_samples - consumed) // global_batch_size``."""
+    at = v.span(f"train_{mode}")
     if batch_line is not None:
         samples = _whole(v, "train_samples")
         if v.given("step_batch_size_schedule"):
-            return f"{samples}sp", ("update_train_iters: the iterations while consumed samples < "
-                                    "--train-samples")
-        return str(_ramp_iterations(v, samples)), ("update_train_iters (megatron-core <= 0.17): the ramp's "
-                                                   "iterations, then (train_samples - consumed) // "
-                                                   "global_batch_size")
+            return ir.Duration(at, Fraction(samples), "sp", f"{samples}sp"), (
+                "update_train_iters: the iterations while consumed samples < --train-samples")
+        return number(_ramp_iterations(v, samples), at), (
+            "update_train_iters (megatron-core <= 0.17): the ramp's iterations, then (train_samples - "
+            "consumed) // global_batch_size")
     if not per_iteration:
         return None  # t counts samples: the header says so, and the run is in iterations
     if mode == "iters":
-        return core(v.number("train_iters")), "--train-iters"
+        return computed(v.number("train_iters"), at), "--train-iters"
     run = sp.floor(v.number("train_samples") / batch)
-    return core(run), "update_train_iters: train_samples // global_batch_size"
+    return computed(run, at), "update_train_iters: train_samples // global_batch_size"
 
 
 def _ramp_iterations(v: _Values, samples: int) -> int:
@@ -540,7 +557,9 @@ def _origins(v: _Values, unit: str, wd_style: str) -> dict:
              "lr_decay_steps": f"lr_decay_{unit}" if v.given(f"lr_decay_{unit}") else f"train_{unit}",
              "wsd_decay_steps": f"lr_wsd_decay_{unit}", "wd_incr_steps": f"train_{unit}",
              "start_wd": "weight_decay" if wd_style == "constant" else "start_weight_decay",
-             "end_wd": "weight_decay" if wd_style == "constant" else "end_weight_decay"}
+             "end_wd": "weight_decay" if wd_style == "constant" else "end_weight_decay",
+             "lr_decay_style": "lr_decay_style", "lr_wsd_decay_style": "lr_wsd_decay_style",
+             "wd_incr_style": "weight_decay_incr_style"}
     return {key: v.span(flag) for key, flag in flags.items() if v.span(flag) is not None}
 
 
@@ -612,7 +631,8 @@ def _clock(args: Args, p: Plan) -> list[ir.Node]:
     """``param seq_len`` (tokens per sample) and ``batch = ...`` of a run whose batch changes."""
     clock = []
     if p.seq_len is not None:
-        clock.append(param_stmt("seq_len", "int", str(p.seq_len), span=_at(args, "seq_length")))
+        at = _at(args, "seq_length")
+        clock.append(param_stmt("seq_len", "int", number(p.seq_len, at), span=at))
     if p.batch is not None:
         clock.append(batch_stmt(p.batch, _at(args, "step_batch_size_schedule", "rampup_batch_size")))
     return clock
@@ -629,16 +649,19 @@ def _run_item(args: Args, p: Plan) -> list:
 def _schedules(args: Args, p: Plan) -> list[ir.ScheduleDecl]:
     """``schedule lr`` (and ``lr__decoupled``: Megatron's get_lr reads max_lr and min_lr from each
     group) and ``schedule weight_decay``, as the preset calls of the plan's arguments."""
-    lr_call = f"megatron.OptimizerParamScheduler({_kwargs(p.kwargs, core, p.spans)})"
-    schedules = [schedule_stmt("lr", lr_call, _at(args, "lr"))]
+    at = _at(args, "lr")
+    lr_call = call("megatron.OptimizerParamScheduler", span=at, **_kwargs(p.kwargs, p.spans, at))
+    schedules = [schedule_stmt("lr", lr_call, at)]
     if p.decoupled is not None:
         own = (("max_lr", "decoupled_lr"), ("min_lr", "decoupled_min_lr"))
         spans = {**p.spans, **{arg: args.flags[flag].span for arg, flag in own if flag in args.flags}}
-        schedules.append(schedule_stmt(f"lr__{DECOUPLED}", "megatron.OptimizerParamScheduler"
-                                       f"({_kwargs(p.decoupled, core, spans)})", _at(args, "decoupled_lr")))
-    wd_call = f"megatron.OptimizerParamScheduler.get_wd({_kwargs(p.wd, core, p.spans)})"
-    schedules.append(schedule_stmt("weight_decay", wd_call,
-                                   _at(args, "weight_decay_incr_style", "weight_decay")))
+        at = _at(args, "decoupled_lr")
+        schedules.append(schedule_stmt(f"lr__{DECOUPLED}", call("megatron.OptimizerParamScheduler", span=at,
+                                                                **_kwargs(p.decoupled, spans, at)), at))
+    at = _at(args, "weight_decay_incr_style", "weight_decay")
+    wd_call = call("megatron.OptimizerParamScheduler.get_wd", span=at,
+                   **_kwargs(p.wd, p.spans, at or _at(args, "lr")))
+    schedules.append(schedule_stmt("weight_decay", wd_call, at))
     return schedules
 
 
@@ -681,25 +704,20 @@ def _batch_header(args: Args, p: Plan) -> list[str]:
 def _param(args: Args, name: str, type_: str, default: str | None, minimum) -> ir.Param:
     """``param NAME: TYPE [= DEFAULT] where NAME > 0`` (``>= 0`` for a warmup), at the flag whose
     ``$VAR`` it is."""
-    shown = None if default is None else sched_text(exact(default))
-    where = f"{name} >= 0" if minimum == 0 else f"{name} > 0"
     refs = [key for key, flag in args.flags.items() if flag.ref is not None
             and name in (flag.ref.name.lower(), flag.ref.name.lower() + "_")]
-    return param_stmt(name, type_, shown, where, _at(args, *refs))
+    at = _at(args, *refs)
+    shown = None if default is None else number(exact(default), at)
+    where = formula("NAME >= 0" if minimum == 0 else "NAME > 0", at, NAME=computed(sp.Symbol(name), at))
+    return param_stmt(name, type_, shown, where, at)
 
 
-def _kwargs(kwargs: dict, core, spans=None) -> str:
-    """``key=value, ...``; a number is written through ``exact_number`` with its flag's span, so an
-    error in it moves to that flag."""
-    parts = []
-    for key, value in kwargs.items():
-        if isinstance(value, str):
-            parts.append(f'{key}="{value}"')
-        elif isinstance(value, sp.Basic) and value.is_Number and (spans or {}).get(key) is not None:
-            parts.append(f"{key}={exact_number(value, spans[key])}")
-        else:
-            parts.append(f"{key}={core(value)}")
-    return ", ".join(parts)
+def _kwargs(kwargs: dict, spans: dict, at: Span | None) -> dict[str, ir.Node]:
+    """The class's keywords as nodes, each at the flag its value is read or computed from
+    (``spans``; ``at``, the statement's flag, for a default): an error the lowering raises at a
+    value lands on its flag by construction."""
+    return {key: string(value, spans.get(key, at)) if isinstance(value, str)
+            else computed(value, spans.get(key, at)) for key, value in kwargs.items()}
 
 
 # -- the writer's view of a command (``export --into``) ----------------------------------------------

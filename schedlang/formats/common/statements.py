@@ -7,7 +7,9 @@ tree can say where each statement came from.  Expressions are built the same way
 a value at the span it was read from, ``call`` a call of such nodes, so the reader lowers the tree
 as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow,
 deepspeed_json, optax_script and hf_args are built so; ``string``/``boolean`` for checked values,
-``formula`` for a formula of the format's own whose values are such nodes).  An expression not
+``formula`` for a formula of the format's own whose values are such nodes, ``computed`` for a
+value a format computes with sympy from the configuration's numbers and parameters, ``duration``
+for a time with its unit).  An expression not
 yet built as nodes (a preset call or a core formula a format writes, numbers through
 ``source_text``) is given as ``.sched`` text and parsed here; its top node takes the span given,
 and an error inside it is moved by ``source_text.located``.
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
+
+from sympy import Expr, Integer, Mul, Pow, Rational, floor, sympify
 
 from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span
@@ -47,11 +51,36 @@ def expression(value: ir.Node | str, span: Span | None = None) -> ir.Node:
 def number(value, span: Span | None) -> ir.Node:
     """An exact number (a sympy or Python rational) as the node ``.sched`` reads it back as
     (``0.001``, ``-2``, ``1 / 3``), every part of it at ``span``: the configuration's value it was
-    read from, so an error the lowering raises at it points there (no search for it later)."""
+    read from, so an error the lowering raises at it points there (no search for it later); one
+    the reader refuses (over its 400 digits) is refused there too."""
+    return _literal(sched_text(_exact(value, span)), span)
+
+
+def duration(value, unit: str, span: Span | None) -> ir.Node:
+    """An exact amount of a time unit (``3200tok``, ``100ba``, ``0.125dur``, ``3ep``) at ``span``:
+    the configuration's value it was read from; a whole number is its ``ir.Duration``, another
+    amount the node ``.sched`` reads its text back as, as ``number``."""
+    amount = _exact(value, span)
+    if amount.is_Integer and amount >= 0:
+        return ir.Duration(span or _NOWHERE, Fraction(int(amount)), unit, f"{int(amount)}{unit}")
+    return _literal(sched_text(amount) + unit, span)
+
+
+def _exact(value, span: Span | None):
+    if isinstance(value, Fraction):
+        return Rational(value.numerator, value.denominator)
     found = value if getattr(value, "is_Rational", False) else exact(value)
     if found is None:  # pragma: no cover - the formats read their numbers with ``exact`` first
         raise SchedlangError(f"not an exact number: {value!r}", span)
-    return at(expression(sched_text(found)), span)
+    return found
+
+
+def _literal(text: str, span: Span | None) -> ir.Node:
+    """``sched_text``'s literal parsed, at ``span``; one the reader refuses there."""
+    try:
+        return at(expression(text), span)
+    except SchedlangError as exc:
+        raise SchedlangError(exc.message, span or exc.span, hint=exc.hint) from None
 
 
 def call(name: str, *args: ir.Node, span: Span | None = None, **keywords: ir.Node) -> ir.Call:
@@ -69,12 +98,6 @@ def string(value: str, span: Span | None) -> ir.String:
 
 def boolean(value: bool, span: Span | None) -> ir.Bool:
     return ir.Bool(span or _NOWHERE, value)
-
-
-def duration(value: int, unit: str, span: Span | None) -> ir.Duration:
-    """A whole number of ``unit`` (``3200tok``, a run on the token clock) at ``span``: the
-    configuration's value it was read from."""
-    return ir.Duration(span or _NOWHERE, Fraction(value), unit, f"{value}{unit}")
 
 
 def at(node: ir.Node, span: Span | None) -> ir.Node:
@@ -98,6 +121,59 @@ def formula(text: str, span: Span | None, **values: ir.Node) -> ir.Node:
     if missing:  # pragma: no cover - the formats give every value their formulas name
         raise SchedlangError(f"formula {text!r} is given no {', '.join(sorted(missing))}")
     return at(_filled(parsed, values), span)
+
+
+def computed(value, span: Span | None) -> ir.Node:
+    """A value a format computes from the configuration's numbers and parameters (a sympy number,
+    a parameter, a product of them, its ``floor``: Megatron's length divided by the batch, a warmup
+    fraction of the decay) as a node, every part at ``span`` (the value it is computed from), laid
+    out as ``codegen.sched`` prints it: factors, then ``/`` and the divisors."""
+    value, span = sympify(value), span or _NOWHERE
+    if value.is_Rational:
+        return number(value, span)
+    if value.is_Symbol:
+        return ir.Name(span, value.name)
+    if isinstance(value, floor):
+        return call("floor", computed(value.args[0], span), span=span)
+    if value.is_Pow and value.exp.is_Integer and value.exp > 0:
+        return ir.BinOp(span, "**", _atom(computed(value.base, span)), _atom(number(value.exp, span)))
+    if value.is_Mul or value.is_Pow:
+        return _product(value, span)
+    raise SchedlangError(f"no node for the value {value}", span)  # pragma: no cover - products only
+
+
+def _product(value: Expr, span: Span | None) -> ir.Node:
+    """A product as ``codegen.sched._product`` writes it: ``-(...)`` for a negative one, the
+    factors of the numerator, then ``/`` one divisor or ``(`` several ``)``."""
+    if value.as_coeff_Mul()[0] < 0:
+        return ir.Unary(span, "-", _atom(computed(-value, span)))
+    top, bottom = [], []
+    for factor in Mul.make_args(value):
+        if factor.is_Pow and factor.exp.is_number and factor.exp < 0:
+            bottom.append(Pow(factor.base, -factor.exp))
+        elif factor.is_Rational and factor.q != 1:
+            top += [Integer(factor.p)] if factor.p != 1 else []
+            bottom.append(Integer(factor.q))
+        else:
+            top.append(factor)
+    numerator = _times(top or [Integer(1)], span)
+    if not bottom:
+        return numerator
+    divisor = _times(bottom, span)
+    return ir.BinOp(span, "/", numerator, replace(divisor, parens=1) if len(bottom) > 1 else divisor)
+
+
+def _times(factors: list, span: Span | None) -> ir.Node:
+    """``a * b * ...``, each factor an operand (parenthesised unless a name, number or call)."""
+    nodes = [_atom(computed(f, span)) for f in factors]
+    out = nodes[0]
+    for node in nodes[1:]:
+        out = ir.BinOp(span, "*", out, node)
+    return out
+
+
+def _atom(node: ir.Node) -> ir.Node:
+    return replace(node, parens=1) if isinstance(node, (ir.BinOp, ir.Unary)) and not node.parens else node
 
 
 def _names(node: ir.Node):
