@@ -22,25 +22,31 @@ The file's ``run = N`` is ModelZoo's loop length (``_loop``): the output is then
 ``trainer: init:`` block with ``schedulers:`` and ``loop: max_steps: N`` (into an original, the
 ``num_steps`` / ``max_steps`` keys it has), a run in ``tok``/``sp`` written as the steps it trains.
 
-Anything else is a ``SchedlangError`` at the construct, saying why ModelZoo
-cannot carry it.  The export is then read back and proven equal to the
+Anything else is exported **by proof** (``_by_proof``, over ``common/by_proof``): the Cerebras
+scheduler the prover proves equal to the schedule, however the file spells it (``0.5 * cosine(1,
+0, 10)`` is ``CosineDecayLR(0.5, 0, 10)``, ``if t < 10 then 1 else 0.5`` a
+``PiecewiseConstantLR``), or else a ``SequentialLR`` of them cut at the schedule's breakpoints,
+each child proven equal to its piece over its ``total_iters``.  A schedule equal to none is
+refused at the schedule with the closest scheduler and its first differing step, and why its
+syntax has no Cerebras form.  The export is then read back and proven equal to the
 original with ``schedlang.equivalent`` before it is returned.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy as sp
 
-from ..core.algebra import bind
+from ..core.algebra import bind, t
 from ..errors import SchedlangError
 from ..library.presets import PRESETS
 from ..library.presets.cerebras import CORE_TWINS
 from ..library.stdlib import SCHEDULES, Kind
-from ..program import Program
+from ..program import Program, Schedule
 from ..semantics.lower import Lowered, lower
 from ..semantics.lower_expressions import flatten_seq
 from ..semantics.run import RunLength
@@ -49,11 +55,13 @@ from ..syntax.parser import parse
 from . import cerebras_model as cm
 from .cerebras_loop import loop_of
 from .cerebras_model import Sched
+from .common.by_proof import piece_at, proven_call
 from .common.into import document, dumped
 from .common.numbers import yaml_float_text
 from .common.proof import proven
 from .common.source_text import comment_safe
-from .common.statements import run_stmt
+from .common.statements import module as statements_module
+from .common.statements import run_stmt, schedule_stmt
 from .common.yaml_source import load as load_yaml
 
 # -- the writer: .sched -> a ModelZoo schedulers: block --------------------------------------
@@ -108,7 +116,7 @@ def export(source: str | bytes, filename: str = "<string>", params: dict | None 
             raise SchedlangError(f"Cerebras schedules only lr and weight_decay (lr__TAG for the groups "
                                  f"tagged TAG), not '{stmt.name}'", stmt.span,
                                  hint="rename it, or pick the others with --schedule lr")
-        sched = translator.scaled(stmt.value)
+        sched = _translated(translator, program, stmt)
         sched.target, sched.tags = key, (tag,) if tag else ()
         if sched.name == "ScalePerParamLR":  # cstorch requires its scheduler to carry the same tags
             sched.children[0].tags = sched.tags
@@ -236,6 +244,110 @@ _RTOL = sp.Rational(1, 10**12)
 
 def _inexact(text: str) -> bool:
     return "# ~" in text
+
+
+# -- by proof: the Cerebras scheduler, or SequentialLR of them, proven equal to a schedule ----------
+
+#: The cstorch 2.10 classes whose presets follow the documented intent, not 2.10 itself
+#: (``presets.cerebras``, docs/presets.md): a proof against the preset says nothing of the run.
+_DEVIATING = ("CosineAnnealingWarmRestarts", "OneCycleLR")
+#: The classes written by proof: each LR class whose preset is what 2.10 runs and whose YAML
+#: holds a closed form, no composite (a SequentialLR is ``_chain``'s, cut at breakpoints); the
+#: plainest first, as the search writes the first of those proven equal (a ramp as LinearLR, not
+#: PolynomialLR of power 1).
+WRITES = tuple(sorted((f"cerebras.{name}" for name in cm.CLASSES if name not in (
+    *cm.UNSUPPORTED, *_DEVIATING, "SequentialLR", "ChainedScheduler", "ScalePerParamLR")),
+    key=lambda name: name not in ("cerebras.ConstantLR", "cerebras.LinearLR", "cerebras.CosineDecayLR")))
+#: Those that may stand before another child of a SequentialLR: ModelZoo derives its milestones
+#: from their ``total_iters``.
+SIZED = tuple(n for n in WRITES if any(a[0] == "total_iters" for a in cm.CLASSES[n.split(".", 1)[1]]))
+
+
+def _translated(translator: _Translator, program: Program, stmt: ir.ScheduleDecl) -> Sched:
+    """``stmt``'s scheduler by its syntax (``_Translator``), or where that has no Cerebras form,
+    by proof (``_by_proof``)."""
+    try:
+        return translator.scaled(stmt.value)
+    except SchedlangError as refused:
+        return _by_proof(program, stmt, refused, bool(translator.group))
+
+
+def _by_proof(program: Program, stmt: ir.ScheduleDecl, refused: SchedlangError, grouped: bool) -> Sched:
+    """The Cerebras scheduler proven equal to ``stmt``'s schedule at every step (of the file's
+    run, where it declares one), or a SequentialLR of them (``_chain``); else the refusal at the
+    schedule naming the closest scheduler and its first differing step, and why its syntax has no
+    Cerebras form (``refused``, the construct's refusal).  A schedule of a file with a group
+    parameter is refused as its construct is (ScalePerParamLR wraps a construct); one with a
+    parameter left unbound as ``proven_call`` refuses it (naming the parameter to bind), at the
+    argument where the construct's refusal is the same."""
+    if grouped:
+        raise refused
+    schedule = program[stmt.name]
+    run = program.run if program.run_length is not None else None
+    span = stmt.value.span
+    try:
+        return _sched_of(proven_call(schedule, "cerebras", WRITES, run, span), span)
+    except SchedlangError as single:
+        if schedule.expr.free_symbols - {t}:  # the construct's own refusal where it says so too:
+            raise (refused if refused.message == single.message else single) from None  # at the argument
+        chain, why = _chain(schedule, run, span)
+        if chain is not None:
+            return chain
+        hint = f"nor is it a SequentialLR of them ({why}); by its syntax, {refused.message}"
+        raise SchedlangError(single.message, span,
+                             hint=hint + (f" ({refused.hint})" if refused.hint else "")) from None
+
+
+def _chain(schedule: Schedule, run: int | None, span) -> tuple[Sched | None, str]:
+    """A SequentialLR equal to ``schedule``: cut at its breakpoints (``_cuts``), each piece but
+    the last proven equal over its own steps to a scheduler running exactly those
+    (``total_iters``, whence ModelZoo derives the milestones), the last at every step after it
+    (to the run's end); ``(None, why)`` where a piece is no Cerebras scheduler."""
+    cuts = _cuts(schedule, run)
+    if not cuts:
+        return None, "it has no breakpoint to cut it at"
+    children = []
+    for (start, branch), (stop, _) in zip([(0, 0), *cuts], [*cuts, (run, None)]):
+        last, length = start == cuts[-1][0], None if stop is None else stop - start
+        piece = Schedule.from_sympy(piece_at(schedule.expr, branch).subs(t, t + start), length)
+        try:
+            child = _sched_of(proven_call(piece, "cerebras", WRITES if last else SIZED, length, span), span)
+        except SchedlangError:
+            child = None
+        if child is not None and not last and child.name == "ConstantLR":
+            child.args["total_iters"] = length
+        if child is None or not (last or child.args.get("total_iters") == length):
+            return None, f"no Cerebras scheduler is its piece from step {start}" + (
+                "" if stop is None else f" to {stop}")
+        children.append(child)
+    sequence = Sched("SequentialLR", children=children, span=span)
+    sequence.args["milestones"] = cm.milestones_from_total_iters(children)
+    return sequence, ""
+
+
+def _cuts(schedule: Schedule, run: int | None) -> list[tuple[int, int]]:
+    """Where a chain's pieces start, with the step whose branch is the piece's formula: each
+    breakpoint (a whole step: a scheduler switches at one), or the step before it where the next
+    branch already holds there (a one-cycle's phase peaks at torch's ``pct_start * total - 1``,
+    the step before its branch ends: the next phase is one step longer than the branch)."""
+    cuts = []
+    for b in sorted({int(math.ceil(b)) for b in schedule.breakpoints if b > 0}):
+        if run is not None and b >= run:
+            break
+        early = b - 1 > (cuts[-1][0] if cuts else 0) and \
+            piece_at(schedule.expr, b).subs(t, b - 1) == schedule.expr.subs(t, b - 1)
+        cuts.append((b - 1 if early else b, b))
+    return cuts
+
+
+def _sched_of(call: str, span) -> Sched:
+    """The scheduler of a ``cerebras.*`` call (``by_proof``'s text: numbers only), translated as
+    a file's own call is, placed at ``span`` (the schedule it was proven equal to)."""
+    tree = statements_module(schedule_stmt("lr", call))
+    lowered = lower(tree)
+    sched = _Translator(lowered, Program(lowered, {}), tree).top(tree.statements[0].value)
+    sched.span = span
+    return sched
 
 
 class _Translator:

@@ -5,6 +5,7 @@ schedules (``param_group_tags``) driving their groups as cstorch does."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -430,9 +431,9 @@ def test_docs_example_round_trip_through_the_cli(tmp_path):
     assert run_cli("export", sched).stdout == first.stdout
 
 
-def test_exported_yaml_runs_in_cstorch_with_the_same_values():
-    source = "warmup(linear, 4) >> cosine(1, 0.1, 6) >> constant(0.1)"
-    block = yaml.safe_load(export(source))["schedulers"][0]
+def _cstorch(block: dict, steps) -> list[float]:
+    """cstorch 2.10's own values at ``steps`` of an exported ``schedulers:`` entry (the anchor
+    cache's wheel sources, ``R.cerebras_values``); skipped where the anchor is unavailable."""
 
     def child(entry):
         (name, kwargs), = entry.items()
@@ -441,11 +442,15 @@ def test_exported_yaml_runs_in_cstorch_with_the_same_values():
             kwargs["schedulers"] = [child(c) for c in kwargs["schedulers"]]
         return name, kwargs
 
-    name, kwargs = child(block)
     try:
-        expected = R.cerebras_values(name, kwargs, range(14))
+        return R.cerebras_values(*child(block), steps)
     except R.AnchorUnavailable as exc:
         pytest.skip(f"anchor unavailable: {exc}")
+
+
+def test_exported_yaml_runs_in_cstorch_with_the_same_values():
+    source = "warmup(linear, 4) >> cosine(1, 0.1, 6) >> constant(0.1)"
+    expected = _cstorch(yaml.safe_load(export(source))["schedulers"][0], range(14))
     schedule = schedlang.compile(source)["lr"]
     assert [schedule(s) for s in range(14)] == pytest.approx(expected, rel=2e-6, abs=1e-7)
 
@@ -474,17 +479,86 @@ def test_floats_are_yaml_floats_and_inexact_values_are_marked():
     assert "# ~ 1/3" in third
 
 
-@pytest.mark.parametrize("source, message, column", [
-    ("0.5 * cosine(1, 0, 10)", "arithmetic on schedules (`*`) has no Cerebras scheduler", 1),
-    ("if t < 10 then 1 else 0.5", "`if ... then ... else` has no Cerebras scheduler", 1),
+#: Files with no Cerebras form by their syntax (arithmetic, `if`, a core schedule cut by `for`, a
+#: user function, another library's preset, a one-cycle), each equal to a Cerebras scheduler or a
+#: SequentialLR of them cut at its breakpoints: exported by proof (issue 41 item 3), what the
+#: export writes.
+BY_PROOF = [
+    ("0.5 * cosine(1, 0, 10)", ["CosineDecayLR", "initial_learning_rate: 0.5", "total_iters: 10"]),
+    ("if t < 10 then 1 else 0.5", ["PiecewiseConstantLR", "learning_rates: [1, 0.5]", "milestones: [10]"]),
+    ("step(1, 0.5, 10) for 30 >> constant(0.1)",
+     ["PiecewiseConstantLR", "learning_rates: [1, 0.5, 0.25, 0.1]", "milestones: [10, 20, 30]"]),
+    ("torch.StepLR(lr=1, step_size=10)", ["StepLR", "step_size: 10", "gamma: 0.1"]),
+    ("def half(v) = v / 2\nschedule lr = half(constant(1))", ["ConstantLR", "learning_rate: 0.5"]),
+    ("1e-3 * 0.99 ** t", ["ExponentialLR", "decay_rate: 0.99", "total_iters: 1"]),
+    # a core formula: a SequentialLR cut at its breakpoint
+    ("5e-4 * (if t < 100 then t / 100 else 1)",
+     ["SequentialLR", "LinearLR", "end_learning_rate: 0.0005", "total_iters: 100", "ConstantLR"]),
+    # torch's one-cycle peaks at pct_start * total - 1: its phases are cut there, each a CosineDecayLR
+    ("warmup(linear, 5) >> onecycle(1, 100)",
+     ["SequentialLR", "LinearLR", "total_iters: 29", "total_iters: 70", "end_learning_rate: 4.0e-06"]),
+    ("schedule weight_decay = 0.5 * cosine(0.1, 0, 10)", ["CosineDecayWD", "initial_val: 0.05"]),
+    ("run = 100\nschedule lr = 0.5 * cosine(1, 0, 100)", ["CosineDecayLR", "max_steps: 100"]),
+]
+
+
+@pytest.mark.parametrize("source, says", BY_PROOF, ids=[s for s, _ in BY_PROOF])
+def test_a_file_equal_to_a_cerebras_scheduler_is_exported_by_proof(source, says):
+    """Read back by the cerebras importer and proven equal (the writer proves it too), and run by
+    cstorch 2.10 itself at every step, past the schedule's last breakpoint."""
+    text = export(source, "f.sched")
+    for fragment in says:
+        assert fragment in text, text
+    original, again = schedlang.compile(source), back(text)
+    assert set(again.schedules) == set(original.schedules)
+    for name in original.schedules:
+        verdict = schedlang.equivalent(original[name], again[name])
+        assert verdict, (name, verdict, text)
+    data = yaml.safe_load(text)
+    block = (data["trainer"]["init"] if "trainer" in data else data)["schedulers"][0]
+    steps = range(130)
+    schedule = original[next(iter(original.schedules))]
+    assert [schedule(s) for s in steps] == pytest.approx(_cstorch(block, steps), rel=2e-6, abs=1e-7)
+
+
+#: Files equal to no Cerebras scheduler nor SequentialLR of them: refused at the schedule with the
+#: closest and its first differing step, and why the syntax has no Cerebras form (the hint).
+NO_CEREBRAS = [
     ("cosine_restarts(1, 0, 10)", "cosine_restarts(...) cannot be exported", 1),
-    ("warmup(linear, 5) >> onecycle(1, 100)", "onecycle(...) cannot be exported", 22),
     ("cosine(1, 0, 100) for 10", "`for` cuts this schedule before its end", 1),
     ("(cosine(1, 0, 100) for 10) >> constant(0)", "runs 100 steps but `for` gives it 10", 2),
-    ("step(1, 0.5, 10) for 30 >> constant(0.1)", "StepLR has no total_iters", 1),
-    ("torch.StepLR(lr=1, step_size=10)", "torch.StepLR cannot be exported", 1),
-    ("def half(v) = v / 2\nschedule lr = half(constant(1))", "user function 'half'", 15),
+]
+
+
+@pytest.mark.parametrize("source, why, column", NO_CEREBRAS, ids=[s for s, _, _ in NO_CEREBRAS])
+def test_a_file_equal_to_none_is_refused_with_the_closest_and_its_first_differing_step(source, why, column):
+    with pytest.raises(schedlang.SchedlangError) as info:
+        export(source, "f.sched")
+    found = re.search(r"no cerebras scheduler equals this lr schedule: the closest, (cerebras\.\w+\(.*\)), "
+                      r"first differs at step (\d+) \((\S+) here vs (\S+) there\)", info.value.message)
+    assert found, info.value.message
+    assert (info.value.line, info.value.column) == (1, column), str(info.value)  # at the schedule
+    assert why in info.value.hint and "nor is it a SequentialLR" in info.value.hint, info.value.hint
+    at = int(found.group(2))
+    assert float(found.group(3)) == pytest.approx(schedlang.compile(source)["lr"](at), rel=1e-12)
+    assert float(found.group(4)) == pytest.approx(schedlang.compile(found.group(1))["lr"](at), rel=1e-12)
+
+
+def test_the_docs_refusal_is_what_export_says(tmp_path):
+    """docs/import_export.md, the cerebras-yaml "Export", quotes a refusal: it is the command's own."""
+    docs = (ROOT / "docs" / "import_export.md").read_text(encoding="utf-8").splitlines()
+    quoted = next(i for i, line in enumerate(docs) if line.startswith("f.sched:1:1: error: no cerebras"))
+    (tmp_path / "f.sched").write_text("cosine_restarts(1, 0, 10)\n")
+    run = subprocess.run([sys.executable, "-m", "schedlang", "export", "f.sched"], capture_output=True,
+                         text=True, cwd=tmp_path)
+    said = run.stderr.splitlines()
+    assert run.returncode == 2 and said[0] == docs[quoted] and said[-1] == docs[quoted + 1]
+
+
+@pytest.mark.parametrize("source, message, column", [
     ("schedule momentum = constant(0.9)", "only lr and weight_decay", 10),
+    # a parameter without a value is refused at it, not searched
+    ("param k: float\nschedule lr = k * cosine(1, 0, 10)", "parameter 'k' has no value", 15),
 ])
 def test_refusals_name_the_construct(source, message, column):
     with pytest.raises(schedlang.SchedlangError) as info:

@@ -63,6 +63,9 @@ EQUAL = [
     ("torchtitan-toml", TITAN, ["lr = 0.001", "steps = 1000", "warmup_steps = 100", 'decay_type = "cosine"',
                                 "min_lr_factor = 0.1"]),
     ("cerebras-yaml", ISSUE, ["SequentialLR", "LinearLR", "CosineDecayLR"]),  # any chain, by construct
+    # no Cerebras form by its syntax: the class, or a SequentialLR cut at breakpoints, by proof
+    ("cerebras-yaml", "0.5 * cosine(2e-3, 0, 1000)", ["CosineDecayLR", "initial_learning_rate: 0.001"]),
+    ("cerebras-yaml", "1e-3 * (if t < 100 then t / 100 else 1)", ["SequentialLR", "LinearLR", "ConstantLR"]),
     # step shapes: the drops read off the file (milestones, period, factor)
     ("composer-yaml", "step(1e-3, 0.5, 100)", ["name: step", "step_size: 100ba", "gamma: 0.5"]),
     ("composer-yaml", "constant(1e-3) for 300 >> constant(1e-4) for 300 >> constant(1e-5)",
@@ -191,6 +194,7 @@ NONE = [
     ("olmo-core-json", "run = 1000\nschedule lr = warmup(linear, 100) >> cosine(3e-4, 3e-5, 900)",
      "olmo_core.", None),
     ("composer-yaml", "constant(1e-3) for 100 >> constant(5e-4) for 100 >> constant(1e-4)", "composer.", 200),
+    ("cerebras-yaml", "cosine(1e-3, 0, 1000) for 100", "cerebras.", None),  # no class stops a cosine early
 ]
 
 

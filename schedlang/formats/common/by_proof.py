@@ -66,6 +66,7 @@ class Shape:
     base: tuple[sp.Expr, int] | None = None  # (g, n) of a smooth exponential, ``g ** (t / n)``
     growth: sp.Expr | None = None  # the value's relative rise over one period (or step) from step 0
     decay_rate: sp.Expr | None = None  # after the end, ``floor / (1 + r * d)``: r (DeepSpeed OneCycle's)
+    levels: tuple[sp.Expr, ...] = ()  # the values held from step 0 and from each drop (a piecewise's)
 
     def ratio(self, value: sp.Expr) -> sp.Expr | None:
         return value / self.peak if self.peak != 0 else None
@@ -100,6 +101,17 @@ ROLES: dict[str, Callable[[Shape], object]] = {
     "lr_range_test_step_rate": lambda s: s.growth,
     "decay_lr_rate": lambda s: s.decay_rate,
     "decay_step_size": lambda s: 1 if s.decay_rate else None,
+    # Cerebras's names (cstorch's): a decay from its start to its floor at its end, a cosine's
+    # period, the factor of an exponential over its period, a piecewise constant's levels
+    "initial_learning_rate": lambda s: s.init,
+    **dict.fromkeys(("end_learning_rate", "eta_min"), lambda s: s.floor),
+    "total_iters": lambda s: s.end if s.end is not None else s.period or s.base and s.base[1],
+    "T_max": lambda s: s.end if s.end is not None else s.period,
+    "decay_rate": lambda s: s.base and s.base[0],
+    "coefficient": lambda s: s.base[0] if s.base and s.base[1] == 1 else None,
+    "learning_rates": lambda s: s.levels if s.drops else None,
+    "base_lr": lambda s: s.init,
+    "step_size_up": lambda s: s.warmup,
 }
 #: The ``ROLES`` arguments that are lengths in steps: what a file on the sample or token clock
 #: writes in samples or tokens (``on_axis``), with the arguments the preset's kinds call lengths.
@@ -108,11 +120,11 @@ LENGTHS = frozenset(("lr_warmup_steps", "num_warmup_steps", "warmup_num_steps", 
                      "t_max", "training_steps", "wsd_decay_steps", "num_decay_steps", "decay_steps",
                      "cycle_second_step_size", "num_stable_steps", "milestones", "step_size", "t_0",
                      "warmup", "decay", "total_steps", "decay_period", "lr_range_test_step_size",
-                     "decay_step_size", "period_lengths"))
+                     "decay_step_size", "period_lengths", "total_iters", "T_max", "step_size_up"))
 #: The option and flag arguments that choose the curve (each of their choices is a candidate):
 #: DeepSpeed's ``LRRangeTest`` rises smoothly, or by a stair every ``lr_range_test_step_size``.
 SHAPE_OPTIONS = ("lr_decay_style", "lr_wsd_decay_style", "warmup_type", "decay_type",
-                 "lr_range_test_staircase")
+                 "lr_range_test_staircase", "staircase", "mode")
 
 
 @dataclass(frozen=True)
@@ -204,7 +216,7 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
         end -= 1  # the floor is reached a step before the branch that holds it begins
     peak, lag = exact[top], 0
     if top > 0:
-        ramp = _piece_at(expr, top - 1)
+        ramp = piece_at(expr, top - 1)
         if ramp.subs(t, top).is_Rational and float(ramp.subs(t, top)) >= float(peak):
             peak = ramp.subs(t, top)
         lag = _zero(ramp)
@@ -218,7 +230,8 @@ def _read(expr: sp.Expr, breaks: list[int], run: int | None) -> list[Shape]:
     after = _value(expr, end + 1) if end is not None else None
     shape = Shape(exact[0], peak, top - lag, at_peak[-1] - lag, end, floor, ranked,
                   tuple(drops), period, gamma, _base(expr), _growth(expr, period, exact[0]),
-                  floor / after - 1 if after not in (None, 0, floor) and floor.is_Rational else None)
+                  floor / after - 1 if after not in (None, 0, floor) and floor.is_Rational else None,
+                  (exact[0], *(exact.get(d, _value(expr, d)) for d in drops)))
     if lag != 0 and end is not None:  # a late ramp's framework may count its total from the ramp too
         return [shape, dataclasses.replace(shape, end=end - lag)]
     if period is not None and end is None:  # a cosine restarted each period never shows its floor:
@@ -297,7 +310,7 @@ def _drops(expr: sp.Expr, breaks: list[int], exact: dict) -> list[int]:
         if b < 2:
             continue
         before, held, at = (exact.get(s, _value(expr, s)) for s in (b - 2, b - 1, b))
-        if before == held and at != held and _piece_at(expr, b - 1).is_constant():
+        if before == held and at != held and piece_at(expr, b - 1).is_constant():
             found.append(b)
     return found
 
@@ -313,8 +326,10 @@ def _zero(ramp: sp.Expr) -> int:
     return int(zero) if zero.is_Integer and abs(zero) <= 2 else 0
 
 
-def _piece_at(expr: sp.Expr, step: int) -> sp.Expr:
-    """The branch of a piecewise formula that holds at ``step`` (the formula itself elsewhere)."""
+def piece_at(expr: sp.Expr, step: int) -> sp.Expr:
+    """The branch of a piecewise formula that holds at ``step`` (the formula itself elsewhere):
+    the formula of the piece from ``step`` to the next breakpoint (a chain's piece, as
+    ``cerebras_export`` cuts one)."""
     while isinstance(expr, sp.Piecewise):
         expr = next((e for e, c in expr.args if bool(c.subs(t, step))), expr.args[-1][0])
     return expr
