@@ -25,7 +25,7 @@ from ...limits import check_size
 from ...program import compile_parsed
 from ...syntax import ir, unparse
 from ...syntax.fmt import format_source
-from .source_text import GENERATED, located, recording
+from .source_text import GENERATED, imported_error, recording
 
 STYLES = ("presets", "core")
 #: The file names of a command line or shell script (one command per file).
@@ -88,20 +88,23 @@ def reader(name: str, read: Callable | None, source: Callable, *, takes_options:
 @contextlib.contextmanager
 def importing(text: str, filename: str):
     """The shared path of every reader: the text within the size limit (text given to the API as
-    well as files), and every value written remembered with its span, so that an error in the
-    generated text, raised here or by ``checked``, points at the configuration (``--lower`` too)."""
+    well as files); the scripts' parameters recorded for their declarations; an error at a part
+    of the tree no configuration span was given for named as the configuration's refusal."""
     check_size(text, filename)
     with recording(text, filename):
         try:
             yield
         except SchedlangError as exc:
-            raise located(exc, filename) from None
+            raise imported_error(exc, filename) from None
 
 
 def checked(generated: ir.Module, filename: str) -> str:
     """What every import returns: the format's tree, lowered as it is (``lowered``), printed by
     ``unparse`` in the canonical layout (``schedlang fmt``'s), so ``import``'s output, to standard
     output or ``-o``, passes ``fmt --check`` as written."""
+    if not isinstance(generated, ir.Module):  # a format written against the old recipe: text
+        raise TypeError(f"a format's source returns an ir.Module (statements.module), not "
+                        f"{type(generated).__name__}")
     lowered(generated, filename)
     return format_source(unparse.module(generated), GENERATED)
 
@@ -109,12 +112,12 @@ def checked(generated: ir.Module, filename: str) -> str:
 def lowered(tree: ir.Module, filename: str) -> None:
     """The format's tree compiled as it is: an error at a node that carries the configuration's
     span is that span's (a preset's numbers past the largest step too: lowering refuses them at
-    the argument, ``steps.refuse_call_past_steps``); one in expression text a format still writes
-    is moved by ``located``."""
+    the argument, ``steps.refuse_call_past_steps``); one at a part the format made up itself is
+    the configuration's refusal (``source_text.imported_error``)."""
     try:
         compile_parsed(tree)
     except SchedlangError as exc:
-        raise located(exc, filename) from None
+        raise imported_error(exc, filename) from None
 
 
 def check_style(style: str) -> None:

@@ -6,13 +6,12 @@ takes the configuration's span of what it states (the key, flag or call it was r
 tree can say where each statement came from.  Expressions are built the same way: ``number`` is
 a value at the span it was read from, ``call`` a call of such nodes, so the reader lowers the tree
 as it is and an error lands on the configuration by construction (``format.lowered``; sambaflow,
-deepspeed_json, optax_script and hf_args are built so; ``string``/``boolean`` for checked values,
+``string``/``boolean`` for checked values,
 ``formula`` for a formula of the format's own whose values are such nodes, ``computed`` for a
 value a format computes with sympy from the configuration's numbers and parameters, ``duration``
-for a time with its unit).  An expression not
-yet built as nodes (a preset call or a core formula a format writes, numbers through
-``source_text``) is given as ``.sched`` text and parsed here; its top node takes the span given,
-and an error inside it is moved by ``source_text.located``.
+for a time with its unit).  Every format builds its expressions so; ``expression`` parses only a
+format's own text (a formula's placeholders, a ``where`` condition, a script symbol's
+parameters), never a value of the configuration.
 Comments are the file's notes: a string item of ``module`` is a line of its own (written
 ``# ...``), ``noted`` puts one at the end of a statement's line.
 """
@@ -22,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from fractions import Fraction
 
-from sympy import Expr, Integer, Mul, Pow, Rational, floor, sympify
+from sympy import Expr, Integer, Mul, Pow, Rational, floor
 
 from ...codegen.sched import sched_text
 from ...errors import SchedlangError, Source, Span
@@ -30,8 +29,8 @@ from ...syntax import ir
 from ...syntax.parser import parse
 from .numbers import exact
 
-#: The file name of generated ``.sched`` text while it is checked (never shown: errors in it are
-#: moved to the configuration, ``source_text.located``).
+#: The file name of the parts a format makes up itself (an error there names the configuration,
+#: ``source_text.imported_error``).
 GENERATED = "<import>"
 #: The span of what no configuration span is given for.
 _NOWHERE = Span(Source("", GENERATED), 1, 1, 1, 1)
@@ -128,7 +127,7 @@ def computed(value, span: Span | None) -> ir.Node:
     a parameter, a product of them, its ``floor``: Megatron's length divided by the batch, a warmup
     fraction of the decay) as a node, every part at ``span`` (the value it is computed from), laid
     out as ``codegen.sched`` prints it: factors, then ``/`` and the divisors."""
-    value, span = sympify(value), span or _NOWHERE
+    value, span = (Integer(value) if isinstance(value, int) else value), span or _NOWHERE
     if value.is_Rational:
         return number(value, span)
     if value.is_Symbol:
