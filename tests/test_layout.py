@@ -244,6 +244,53 @@ def test_the_statement_scan_finds_templates():
     assert _statement_templates(tree) == [1, 2, 3, 5]
 
 
+#: The modules of formats/ that turn a number into ``.sched`` text (``codegen.sched.sched_text``),
+#: and why: everywhere else a configuration's value reaches the file as a node at its span.
+NUMBERS_AS_TEXT = {
+    "formats/common/statements.py": "number: the one place a value becomes its node",
+    "formats/common/source_text.py": "a script's value computed from its parameters, for a symbol",
+    "formats/common/symbols.py": "a Symbol's text and its parameters' defaults",
+    "formats/composer_yaml.py": "a time in messages and comments",
+    "formats/hf_args.py": "the run's length in a comment",
+    "formats/megatron_args.py": "the values in an error message",
+}
+
+
+#: The modules of formats/ still carrying import state in a context variable (may only shrink):
+#: a script's parameters (``symbols.MADE``, ``source_text._SYMBOLS``) until an explicit carrier
+#: hands each format the ``Symbols`` its reader made.
+CONTEXT_VARIABLES = {"formats/common/symbols.py", "formats/common/source_text.py"}
+
+
+def _names_used(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | \
+        {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+
+
+def test_formats_write_no_value_as_text_and_search_for_nothing():
+    """Issue 40: a format hands the language a tree whose values carry the configuration's spans;
+    no context variable carries spans or values across an import, and nothing moves an error by
+    searching the configuration (the recorders and searches of ``source_text`` are gone)."""
+    carriers, as_text, searches = [], set(), []
+    for path in sorted((PACKAGE / "formats").rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        used = _names_used(ast.parse(path.read_text(encoding="utf-8")))
+        if used & {"ContextVar", "contextvars"}:
+            carriers.append(name)
+        if "sched_text" in used and not name.endswith("core_text.py"):  # core_text: docstring only
+            as_text.add(name)
+        searches += [f"{name}: {n}" for n in used & {"_key_in_config", "_literal_in_config", "_written",
+                                                     "located", "exact_number"}]
+    more = sorted(set(carriers) - CONTEXT_VARIABLES)
+    assert not more, f"these modules carry import state in a ContextVar: {more}"
+    assert not CONTEXT_VARIABLES - set(carriers), "CONTEXT_VARIABLES lists modules that keep none now"
+    assert not searches, f"these modules record or search for spans: {searches}"
+    more = sorted(as_text - set(NUMBERS_AS_TEXT))
+    assert not more, f"these modules write numbers as .sched text: build them with statements.number: {more}"
+    gone = sorted(set(NUMBERS_AS_TEXT) - as_text)
+    assert not gone, f"NUMBERS_AS_TEXT lists modules that write none now; remove them: {gone}"
+
+
 # -- codegen reads a ModuleSpec, not a Program (issue 40 item 3) ---------------------------------
 
 def test_codegen_is_given_a_module_spec_and_nothing_else():
