@@ -248,18 +248,11 @@ def test_the_statement_scan_finds_templates():
 #: and why: everywhere else a configuration's value reaches the file as a node at its span.
 NUMBERS_AS_TEXT = {
     "formats/common/statements.py": "number: the one place a value becomes its node",
-    "formats/common/source_text.py": "a script's value computed from its parameters, for a symbol",
     "formats/common/symbols.py": "a Symbol's text and its parameters' defaults",
     "formats/composer_yaml.py": "a time in messages and comments",
     "formats/hf_args.py": "the run's length in a comment",
     "formats/megatron_args.py": "the values in an error message",
 }
-
-
-#: The modules of formats/ still carrying import state in a context variable (may only shrink):
-#: a script's parameters (``symbols.MADE``, ``source_text._SYMBOLS``) until an explicit carrier
-#: hands each format the ``Symbols`` its reader made.
-CONTEXT_VARIABLES = {"formats/common/symbols.py", "formats/common/source_text.py"}
 
 
 def _names_used(tree: ast.AST) -> set[str]:
@@ -281,9 +274,7 @@ def test_formats_write_no_value_as_text_and_search_for_nothing():
             as_text.add(name)
         searches += [f"{name}: {n}" for n in used & {"_key_in_config", "_literal_in_config", "_written",
                                                      "located", "exact_number"}]
-    more = sorted(set(carriers) - CONTEXT_VARIABLES)
-    assert not more, f"these modules carry import state in a ContextVar: {more}"
-    assert not CONTEXT_VARIABLES - set(carriers), "CONTEXT_VARIABLES lists modules that keep none now"
+    assert not carriers, f"these modules carry import state in a ContextVar: {carriers}"
     assert not searches, f"these modules record or search for spans: {searches}"
     more = sorted(as_text - set(NUMBERS_AS_TEXT))
     assert not more, f"these modules write numbers as .sched text: build them with statements.number: {more}"

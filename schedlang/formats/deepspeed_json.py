@@ -92,7 +92,7 @@ def source(root: Node, origin: str, style: str = "presets") -> ir.Module:
     made = call(preset, span=kind.span, **args)
     schedules = [*_lr_schedules(made, halves, kind.value, root.key_spans.get("scheduler", kind.span), notes),
                  *_momentum(made, kind, optimizer, notes)]
-    declared_params, lines = declared()
+    declared_params, lines = declared(root.symbols)
     head = _head(origin, notes, declared_params)
     preset_module = module(head, lines, list(decls.values()), schedules)
     if style == "presets":
@@ -368,7 +368,9 @@ def deepspeed_config(text: str, filename: str):
                              + ", ".join(name for name, _ in chosen), chosen[1][1].span,
                              hint="keep the one to import in the file")
     name, item = chosen[0]
-    return to_node(module.get(name) if module.env.get(name) is item else _checked(module, item))
+    root = to_node(module.get(name) if module.env.get(name) is item else _checked(module, item))
+    root.symbols = module.symbols
+    return root
 
 
 def _checked(module: Module, item: Item) -> Item:

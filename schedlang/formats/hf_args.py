@@ -56,7 +56,7 @@ from .common.statements import (
     schedule_stmt,
     string,
 )
-from .common.symbols import Symbol
+from .common.symbols import Symbol, Symbols
 from .common.yaml_source import Node
 from .common.yaml_source import load as load_yaml
 from .core_text import core_module
@@ -86,6 +86,8 @@ class Imported:
     #: Where each value was read: a field's value span by its name (``warmup``: the field the warmup
     #: came from), a kwarg's by its key; what is not there is at ``span`` (a default).
     spans: dict = field(default_factory=dict)
+    #: The script's parameters its values may be computed from (``symbols.Symbols``); None for data.
+    symbols: Symbols | None = None
 
     def at(self, name: str) -> Span | None:
         return self.spans.get(name, self.span)
@@ -115,7 +117,7 @@ def imported(root: Node) -> Imported:
         known = [n.split(".", 1)[1] for n in PRESETS if n.startswith("hf.")]
         raise SchedlangError(f"unknown lr_scheduler_type '{kind}'", span,
                              hint=did_you_mean(kind, known) or "one of " + ", ".join(known))
-    found = Imported(kind, _number(fields, "learning_rate", carried=True), span=span,
+    found = Imported(kind, _number(fields, "learning_rate", carried=True), span=span, symbols=root.symbols,
                      spans={k: v.span for k, v in fields.items() if k in DEFAULTS})
     max_steps = _number(fields, "max_steps")
     if max_steps > 0:
@@ -236,7 +238,7 @@ def source(found: Imported, origin: str, style: str = "presets") -> ir.Module:
     items = [header(origin, what),
              "# Step t = 0 is the first optimizer update (the Trainer steps the scheduler after it)."]
     lr = _lr(found)  # before the declarations: it records the parameters it reads
-    params, decls = declared()
+    params, decls = declared(found.symbols)
     if params:
         items.append(PARAMETERS)
     items.extend(decls)

@@ -90,10 +90,12 @@ def training_arguments(text: str, filename: str) -> Node:
     module = Module(text, filename, lambda p: _arguments(p) or _trainer(p) or _optimizer(p) or _scheduler(p),
                     script=True, lazy_calls=True)
     try:
-        return _chosen(module)
+        root = _chosen(module)
     except SchedlangError:
         _parsed(module)  # arguments the script parses from its command line: refused at that call
         raise
+    root.symbols = module.symbols
+    return root
 
 
 def _chosen(module: Module) -> Node:

@@ -89,7 +89,7 @@ def source(root: Node | Traced, origin: str, style: str = "presets") -> ir.Modul
     spans = {key: config.value[key].span for key in parts}
     what = "a Keras schedule built in a Python script, followed, never run" if origin.endswith(".py") \
         else "a serialized Keras LearningRateSchedule"
-    params, decls = declared()
+    params, decls = declared(root.symbols)
     head = [header(origin, what), _KERAS_CLOCK,
             *([PARAMETERS] if params else [])]
     preset = module(head, decls, schedule_stmt("lr", call(f"keras.{name}", span=root.span, **parts),
@@ -237,7 +237,8 @@ def keras_schedule(text: str, filename: str, classes, positional):
     head = Span(module.source, call.span.line, call.span.column, call.span.line, call.span.column + 1)
 
     return Node({"class_name": Node(call.name, call.span),
-                 "config": Node({k: to_node(v, k) for k, v in config.items()}, head, keys)}, call.span)
+                 "config": Node({k: to_node(v, k) for k, v in config.items()}, head, keys)}, call.span,
+                symbols=module.symbols)
 
 
 def _schedule(path: str, classes) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 from ..errors import SchedlangError, Span, did_you_mean
 from ..library.presets import PRESETS
@@ -35,6 +36,7 @@ from .common.pyconfig.literal import Call, Item, Module, Unread, ended_before, u
 from .common.source_text import PARAMETERS, declared, expression_node, flag_node, header, option_node
 from .common.statements import call as called
 from .common.statements import module, schedule_stmt
+from .common.symbols import Symbols
 from .core_text import core_module
 
 #: The schedule functions: the presets' names (optax 0.2.8, ``library/presets/optax.py``).
@@ -53,7 +55,16 @@ def _is_schedule(path: str) -> bool:
     return _optax(path) in SCHEDULES
 
 
-def read(text: str, filename: str = "<string>") -> Item:
+@dataclass
+class Chosen:
+    """The schedule the script's optax optimizer is given, and the script's parameters
+    (``symbols.Symbols``) its values may be computed from, for the file's declarations."""
+
+    item: Item
+    symbols: Symbols
+
+
+def read(text: str, filename: str = "<string>") -> Chosen:
     """The ``Call`` of the schedule the script's optax optimizer is given (see the module)."""
     module = Module(text, filename, lambda path: _optax(path) is not None, script=True, lazy_calls=True)
     found = [(item, node) for item, node, path in module.calls if _is_schedule(path)]
@@ -89,7 +100,7 @@ def read(text: str, filename: str = "<string>") -> Item:
     if not isinstance(chosen.raw, Call) or not _is_schedule(chosen.raw.path):
         raise SchedlangError("this learning_rate is not an optax schedule this file builds", chosen.span,
                              hint="a number is a constant learning rate; optax.*_schedule(...) a schedule")
-    return chosen
+    return Chosen(chosen, module.symbols)
 
 
 def _learning_rate(item: Item) -> Item | None:
@@ -123,13 +134,13 @@ def _inside(call: Call):
 # -- the .sched tree: each value a node at its span in the script -------------------------------
 
 
-def source(chosen: Item, origin: str, style: str = "presets") -> ir.Module:
-    body = _call(chosen)
-    params, decls = declared()
+def source(chosen: Chosen, origin: str, style: str = "presets") -> ir.Module:
+    body = _call(chosen.item)
+    params, decls = declared(chosen.symbols)
     head = [header(origin, "an optax schedule built in a Python script, followed, never run"),
             "# t is the optimizer's count: update t uses schedule(t).  optax computes in float32 unless "
             "jax_enable_x64.", *([PARAMETERS] if params else [])]
-    preset = module(head, decls, schedule_stmt("lr", body, chosen.span))
+    preset = module(head, decls, schedule_stmt("lr", body, chosen.item.span))
     if style == "presets":
         return preset
     return core_module(preset, [*head, "# Core style: the same schedule written without presets."], params)

@@ -25,7 +25,7 @@ from ...limits import check_size
 from ...program import compile_parsed
 from ...syntax import ir, unparse
 from ...syntax.fmt import format_source
-from .source_text import GENERATED, imported_error, recording
+from .source_text import GENERATED, imported_error
 
 STYLES = ("presets", "core")
 #: The file names of a command line or shell script (one command per file).
@@ -88,14 +88,13 @@ def reader(name: str, read: Callable | None, source: Callable, *, takes_options:
 @contextlib.contextmanager
 def importing(text: str, filename: str):
     """The shared path of every reader: the text within the size limit (text given to the API as
-    well as files); the scripts' parameters recorded for their declarations; an error at a part
-    of the tree no configuration span was given for named as the configuration's refusal."""
+    well as files); an error at a part of the tree no configuration span was given for named as
+    the configuration's refusal."""
     check_size(text, filename)
-    with recording(text, filename):
-        try:
-            yield
-        except SchedlangError as exc:
-            raise imported_error(exc, filename) from None
+    try:
+        yield
+    except SchedlangError as exc:
+        raise imported_error(exc, filename) from None
 
 
 def checked(generated: ir.Module, filename: str) -> str:

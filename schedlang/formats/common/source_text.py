@@ -20,36 +20,19 @@ span (an error the lowering raises at it is there by construction, nothing is se
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import re
 
-from ...codegen.sched import sched_text
 from ...errors import SchedlangError, split_lines
 from ...library.presets import PRESETS
 from ...syntax import ir
 from . import statements
 from .numbers import PythonString, exact
 from .statements import GENERATED, noted
-from .symbols import MADE, Symbol
+from .symbols import Symbol, Symbols
 
-#: The script parameters written in the current import (``symbols.Symbol``), for their declarations.
-_SYMBOLS: contextvars.ContextVar[list | None] = contextvars.ContextVar("symbols", default=None)
 #: What a symbol's text is made of: names, exact numbers, operators, parentheses, commas and the
 #: words of ``trunc``; nothing else (no quote, no comment, no line break) can reach the file.
 _SYMBOL_TEXT = re.compile(r"[A-Za-z0-9_ .+\-*/(),]*\Z")
-
-
-@contextlib.contextmanager
-def recording(text: str = "", filename: str = "<string>"):
-    """Remember the scripts read and the symbols used while importing ``text``, the
-    configuration named ``filename``, for ``declared``."""
-    symbols, made = _SYMBOLS.set([]), MADE.set([])
-    try:
-        yield
-    finally:
-        _SYMBOLS.reset(symbols)
-        MADE.reset(made)
 
 
 def imported_error(exc: SchedlangError, origin: str) -> SchedlangError:
@@ -78,22 +61,6 @@ def _exact(value, span, what: str):
     return found
 
 
-def expression(value, span=None, what: str = "this value") -> str:
-    """An exact number (a located error for anything else), or for a value a script computes from
-    its argparse defaults (a ``Symbol``) the text computing it from the file's parameters, whose
-    declarations ``declarations`` writes.  A plain number is not recorded for ``located`` (the
-    Keras and DeepSpeed readers never did: equal numbers on one line would take each other's
-    caret, and their keys find it instead)."""
-    if not isinstance(value, Symbol):
-        return sched_text(_exact(value, span, what))
-    if not _SYMBOL_TEXT.match(value.text):  # pragma: no cover - symbols.py writes only these
-        raise SchedlangError(f"{what} cannot be written as an expression", span)
-    found = _SYMBOLS.get()
-    if found is not None:
-        found.append(value)
-    return value.text
-
-
 def number_node(value, span=None, what: str = "this value") -> ir.Node:
     """An exact number as a node at ``span`` (``statements.number``), or an error there: an error
     the lowering raises at it is the configuration's by construction."""
@@ -101,11 +68,16 @@ def number_node(value, span=None, what: str = "this value") -> ir.Node:
 
 
 def expression_node(value, span=None, what: str = "this value") -> ir.Node:
-    """``expression`` as a node at ``span``: a number as ``number_node``; a ``Symbol``'s text
-    parsed and every part of it put at ``span``, the symbol still recorded for ``declared``."""
+    """An exact number as ``number_node``, or a value a script computes from its argparse
+    defaults (a ``Symbol``): the text computing it from the file's parameters, parsed and every
+    part of it put at ``span``, the symbol recorded by its script's ``Symbols`` (``used``) for
+    ``declared`` to declare."""
     if not isinstance(value, Symbol):
         return number_node(value, span, what)
-    return statements.at(statements.expression(expression(value, span, what)), span)
+    if not _SYMBOL_TEXT.match(value.text):  # pragma: no cover - symbols.py writes only these
+        raise SchedlangError(f"{what} cannot be written as an expression", span)
+    value.owner.used.append(value)
+    return statements.at(statements.expression(value.text), span)
 
 
 #: The comment above the parameters a script's argparse defaults became.
@@ -113,15 +85,14 @@ PARAMETERS = ("# The script's argparse defaults are parameters: -D NAME=VALUE ru
               "given.")
 
 
-def declared() -> tuple[list, list]:
-    """The statements declaring what ``expression`` wrote, as ``statements.module`` items: (the
-    ``param``s; every statement, the ``let``s after them), each with its comment made safe (a
-    comment alone is a line of its own)."""
-    used = _SYMBOLS.get() or []
-    owners = [used[0].owner] if used else MADE.get() or []
-    if not owners:
+def declared(symbols: Symbols | None) -> tuple[list, list]:
+    """The statements declaring the parameters of a script (``symbols``, its reader's; None for a
+    file of data) that ``expression_node`` used, as ``statements.module`` items: (the ``param``s;
+    every statement, the ``let``s after them; the flags frozen noted), each with its comment made
+    safe (a comment alone is a line of its own)."""
+    if symbols is None:
         return [], []
-    params, lines = owners[-1].declarations(used)
+    params, lines = symbols.declarations(symbols.used)
     return [_item(*p) for p in params], [_item(*p) for p in lines]
 
 

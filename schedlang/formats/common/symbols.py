@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import re
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -47,10 +46,6 @@ MAX_TEXT = 2000
 _TOLERANCE = Fraction(1, 10**12)
 
 
-#: The ``Symbols`` of the scripts read during the import in progress (``source_text.recording``).
-MADE: ContextVar[list | None] = ContextVar("symbols_made", default=None)
-
-
 @dataclass
 class Param:
     name: str
@@ -69,11 +64,10 @@ class Symbols:
     frozen: dict[str, str] = field(default_factory=dict)
     suffixes: dict[str, int] = field(default_factory=dict)
     frozen_lets: set = field(default_factory=set)
-
-    def __post_init__(self):
-        made = MADE.get()
-        if made is not None:  # the import in progress (``source_text.recording``) writes its notes
-            made.append(self)
+    #: The symbols turned into nodes of the imported file (``source_text.expression_node``), in
+    #: order: what ``declarations`` declares (``source_text.declared``, handed this owner by the
+    #: format whose reader made it: no state of the import is kept anywhere else).
+    used: list = field(default_factory=list)
 
     def _free(self, wanted: str, prefix: str) -> str:
         name = wanted if _NAME.match(wanted) and wanted.isascii() else "value"

@@ -34,6 +34,9 @@ class Node:
     value: object  # dict[str, Node] | list[Node] | scalar
     span: Span
     key_spans: dict[str, Span] = field(default_factory=dict)
+    #: On the root a Python script's reader returns: the script's parameters (``symbols.Symbols``)
+    #: that its values may be computed from, for the imported file's declarations; None for data.
+    symbols: object = field(default=None, compare=False, repr=False)
 
     @property
     def is_mapping(self) -> bool:
